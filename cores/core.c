@@ -1,0 +1,169 @@
+/* Core lifecycle: one OS thread per baby RISC-V core. A core held in reset sleeps on its
+ * condition variable (no CPU); releasing reset re-initialises it and runs the interpreter on
+ * that thread until it exits, faults, hits its limit, or is asked to stop. */
+#include <string.h>
+
+#include "cores/core.h"
+#include "cores/rv32_insns.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "host/device.h"
+
+/* cfg0 reset value: all chicken bits clear except StMergeTimer (bits 13..17) = 16. */
+#define CFG0_RESET (16u << 13)
+
+
+void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
+{
+	memset(c, 0, sizeof *c);
+	c->tile = t;
+	c->kind = kind;
+	c->l1 = t->l1;
+	c->ldm = t->ldm[kind];
+	c->ldm_size = bh_ldm_size(kind);
+	c->code_pages = t->code_pages;
+	c->held = true;
+	c->state = BH_CORE_IN_RESET;
+	c->cfg0 = CFG0_RESET;
+	pthread_cond_init(&c->cond, NULL);
+	atomic_store_explicit(&bh_tile_code_written_hook, bh_core_code_written, memory_order_relaxed);
+}
+
+void bh_core_destroy(struct bh_core *c)
+{
+	rv32_free_decoded(c);
+	pthread_cond_destroy(&c->cond);
+}
+
+uint32_t bh_core_reset_pc(const struct bh_core *c)
+{
+	const struct bh_tile *t = c->tile;
+	static const uint32_t trisc_default[3] = { 0x06000, 0x0A000, 0x0E000 };
+	switch (c->kind) {
+	case BH_BRISC:
+		return 0;   /* always 0: the host places a jal to the firmware at L1[0] */
+	case BH_NCRISC:
+		return t->ncrisc_reset_pc_override & 1 ? t->ncrisc_reset_pc : 0x12000;
+	default: {
+		unsigned n = c->kind - BH_TRISC0;
+		return t->trisc_reset_pc_override >> n & 1 ? t->trisc_reset_pc[n] : trisc_default[n];
+	}
+	}
+}
+
+/* DISABLE_RESET bit that keeps core k's local RAM across reset: T0 0, T1 2, T2 4, B 6, NC 8. */
+static unsigned disable_reset_ldm_bit(enum bh_core_kind k)
+{
+	static const unsigned char idx[BH_CORES_PER_TILE] = { 3, 4, 0, 1, 2 };
+	return 2u * idx[k];
+}
+
+/* Leaving reset (memory-map.md 4.1): registers zeroed, decoded code dropped, local RAM zeroed
+ * unless DISABLE_RESET keeps it, pc from the reset-pc rules. Caller holds tile->lock. */
+static void core_leave_reset(struct bh_core *c)
+{
+	struct bh_tile *t = c->tile;
+	memset(c->x, 0, sizeof c->x);
+	if (c->start_pc_valid) {
+		c->pc = c->start_pc;
+		c->start_pc_valid = false;
+	} else {
+		c->pc = bh_core_reset_pc(c);
+	}
+	c->instret = 0;
+	c->cycle_offset = 0;
+	c->instret_offset = 0;
+	c->cfg0 = CFG0_RESET;
+	memset(c->pmacfg, 0, sizeof c->pmacfg);
+	memset(c->csr_scratch, 0, sizeof c->csr_scratch);
+	memset(c->sstatus, 0, sizeof c->sstatus);
+	c->intp_restore_pc = 0;
+	c->exit_status = 0;
+	memset(&c->fault, 0, sizeof c->fault);
+	if (!(t->disable_reset >> disable_reset_ldm_bit(c->kind) & 1))
+		for (uint32_t off = 0; off < c->ldm_size; off += 4)
+			bh_mem_st(c->ldm + off, 4, 0);
+	atomic_fetch_and_explicit(&c->events, ~(uint32_t)(BH_EV_STOP | BH_EV_FLUSH_ALL | BH_EV_CODE_STALE),
+				  memory_order_acq_rel);
+	rv32_flush_decoded(c);
+	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
+}
+
+static void *core_thread(void *arg)
+{
+	struct bh_core *c = arg;
+	struct bh_tile *t = c->tile;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		while (!t->shutdown && !(c->restart && !c->held))
+			pthread_cond_wait(&c->cond, &t->lock);
+		if (t->shutdown)
+			break;
+		c->restart = false;
+		core_leave_reset(c);
+		c->state = BH_CORE_RUNNING;
+		pthread_mutex_unlock(&t->lock);
+		bh_device_notify(t->dev);
+
+		enum rv_stop why = rv32_run(c);
+
+		pthread_mutex_lock(&t->lock);
+		switch (why) {
+		case RV_STOP_EXIT: c->state = BH_CORE_EXITED; break;
+		case RV_STOP_FAULT: c->state = BH_CORE_FAULTED; break;
+		case RV_STOP_LIMIT: c->state = BH_CORE_LIMIT; break;
+		case RV_STOP_EVENT: c->state = BH_CORE_IN_RESET; break;   /* held, restarting or shutting down */
+		}
+		pthread_mutex_unlock(&t->lock);
+		bh_device_notify(t->dev);
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+int bh_core_thread_start(struct bh_core *c)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);   /* the interpreter needs little stack */
+	int rc = pthread_create(&c->thread, &attr, core_thread, c);
+	pthread_attr_destroy(&attr);
+	if (rc == 0)
+		c->thread_started = true;
+	return rc;
+}
+
+/* An L1 store hit a page that holds decoded code: the writer drops its own copy now (its
+ * interpreter re-decodes the next instruction from memory); other cores are told through
+ * their stale-page bits and pick it up at their next event check. */
+void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr)
+{
+	unsigned page = addr >> BH_L1_PAGE_SHIFT;
+	unsigned mask = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		if (!(mask >> k & 1))
+			continue;
+		struct bh_core *c = &t->core[k];
+		if (c == writer) {
+			rv32_drop_page(c, page);
+			continue;
+		}
+		atomic_fetch_or_explicit(&c->stale_pages[page / 32], 1u << (page % 32), memory_order_relaxed);
+		atomic_fetch_or_explicit(&c->events, BH_EV_CODE_STALE, memory_order_release);
+	}
+}
+
+bool bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
+{
+	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault);
+}
+
+bool bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	if (!bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault))
+		return false;
+	/* A misaligned-path L1 store cannot happen (it faults), so only MMIO gets here. */
+	return true;
+}

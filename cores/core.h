@@ -1,0 +1,121 @@
+/* One baby RISC-V core (BRISC, NCRISC or TRISC0..2) of a Tensix tile, run on its own OS thread. */
+#ifndef BH_CORES_CORE_H
+#define BH_CORES_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/fault.h"
+#include "fabric/hw.h"
+
+struct bh_core;
+struct bh_tile;
+struct rv_page;
+
+enum bh_core_state {
+	BH_CORE_IN_RESET = 0,  /* held by SOFT_RESET_0; thread sleeps */
+	BH_CORE_RUNNING,
+	BH_CORE_EXITED,        /* host call exit(status) */
+	BH_CORE_FAULTED,
+	BH_CORE_LIMIT,         /* instruction limit reached */
+};
+
+/* Why rv32_run() returned. */
+enum rv_stop {
+	RV_STOP_EVENT,     /* events word asked the core to leave the interpreter (reset, shutdown) */
+	RV_STOP_EXIT,      /* guest exit host call */
+	RV_STOP_FAULT,
+	RV_STOP_LIMIT,
+};
+
+/* Bits of bh_core.events: set by other threads, consumed by the core's own thread. */
+enum {
+	BH_EV_STOP = 1u << 0,        /* leave the interpreter: reset asserted, restart or shutdown */
+	BH_EV_CODE_STALE = 1u << 1,  /* some decoded pages were overwritten: see stale_pages */
+	BH_EV_FLUSH_ALL = 1u << 2,   /* I-cache invalidate register: drop every decoded page */
+};
+
+/* Host-call (ecall) handler. Return 0 to continue, 1 when the guest exited (status in *exit_status),
+ * -1 to fault (the handler filled core->fault.detail). */
+typedef int (*bh_ecall_fn)(struct bh_core *core, void *opaque, int *exit_status);
+
+struct bh_core {
+	/* Hot interpreter state first. x[32] is a write sink: decode maps rd = x0 to it so that no
+	 * handler needs an x0 special case. Only the core's own thread touches x[], pc, pages. */
+	uint32_t x[33];
+	uint32_t pc;
+	uint64_t instret;
+	uint64_t max_instructions;      /* 0 = unlimited */
+	uint8_t *l1;                    /* tile L1 */
+	uint8_t *ldm;                   /* this core's local data RAM */
+	uint32_t ldm_size;
+	_Atomic uint8_t *code_pages;    /* tile's per-page mask of cores holding decoded code */
+	_Atomic uint32_t events;        /* BH_EV_*, written by any thread (release), read relaxed then acquire */
+	struct rv_page *pages[BH_L1_PAGES]; /* decoded instructions per L1 page, owner thread only */
+	_Atomic uint32_t stale_pages[BH_L1_PAGES / 32];
+
+	struct bh_tile *tile;
+	enum bh_core_kind kind;
+
+	/* CSRs (owner thread only). */
+	uint32_t cfg0;
+	uint32_t pmacfg[2];
+	uint32_t csr_scratch[4];       /* 0x7C3..0x7C6 */
+	uint32_t sstatus[8];           /* 0xBC2..0xBC9 */
+	uint32_t intp_restore_pc;
+	uint64_t cycle_offset;         /* cycle = wall clock + offset (written through the aliases) */
+	uint64_t instret_offset;
+
+	/* Published pc for the PC-snapshot registers and reports (relaxed; may lag). */
+	_Atomic uint32_t pc_snapshot;
+
+	/* Host calls: NULL means ecall is a fault, as for firmware. */
+	bh_ecall_fn ecall;
+	void *ecall_opaque;
+
+	/* Lifecycle, protected by tile->lock. */
+	pthread_t thread;
+	bool thread_started;
+	pthread_cond_t cond;           /* the core thread sleeps on it while held or stopped */
+	enum bh_core_state state;
+	bool held;                     /* mirrors this core's SOFT_RESET_0 bit */
+	bool restart;                  /* a release happened; the thread must re-initialise and run */
+	bool start_pc_valid;           /* one-shot start pc for the next release (host API) */
+	uint32_t start_pc;
+	int exit_status;
+	struct bh_fault fault;         /* valid when state == BH_CORE_FAULTED */
+};
+
+/* Interpreter: run from core->pc until an event, exit, fault or the instruction limit. */
+enum rv_stop rv32_run(struct bh_core *core);
+/* Drop every decoded page of the core (owner thread, or while the core is stopped). */
+void rv32_flush_decoded(struct bh_core *core);
+void rv32_free_decoded(struct bh_core *core);
+/* Drop the decoded copy of one L1 page (owner thread only). */
+void rv32_drop_page(struct bh_core *core, unsigned page);
+
+/* Lifecycle (cores/core.c). */
+void bh_core_init(struct bh_core *core, struct bh_tile *tile, enum bh_core_kind kind);
+int bh_core_thread_start(struct bh_core *core);
+void bh_core_destroy(struct bh_core *core);
+/* Reset value of pc when the core leaves reset (memory-map.md 4.2). Caller holds tile->lock. */
+uint32_t bh_core_reset_pc(const struct bh_core *core);
+
+/* Faults: fill core->fault. Cold; returns false so callers can `return bh_fault_set(...)`. */
+#define bh_fault_set(core, ...) bh_fault_fill(&(core)->fault, __VA_ARGS__)
+
+/* CSR access (cores/rv32_csr.c). Return false with core->fault set when the CSR is not accessible. */
+bool rv32_csr_read(struct bh_core *core, uint32_t csr, uint32_t *val);
+bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
+
+/* An L1 store hit a page holding decoded code (see fabric/tile.h). */
+__attribute__((cold, noinline))
+void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr);
+
+/* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast window. */
+bool bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t *val);
+bool bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
+
+#endif

@@ -1,0 +1,132 @@
+/* CSRs of the baby RISC-V cores (riscv-cores.md section 3). One table: number, name, access,
+ * and where the value lives. Unknown CSRs and writes to read-only ones fault. */
+#include <stdio.h>
+
+#include "cores/core.h"
+#include "fabric/wallclock.h"
+
+enum csr_kind { CSR_CFG0, CSR_PMACFG, CSR_SCRATCH, CSR_CONST, CSR_CYCLE, CSR_INSTRET, CSR_QSTATUS,
+		CSR_SSTATUS, CSR_INTP_PC };
+
+struct csr_def {
+	uint16_t num;
+	uint8_t kind;
+	uint8_t ro;        /* writes fault */
+	uint8_t high;      /* upper half of a 64-bit counter */
+	uint8_t index;     /* element of an array CSR */
+	uint32_t value;    /* CSR_CONST */
+	const char *name;
+};
+
+static const struct csr_def csr_defs[] = {
+	{ 0x7C0, CSR_CFG0, 0, 0, 0, 0, "cfg0" },
+	{ 0x7C1, CSR_PMACFG, 0, 0, 0, 0, "pmacfg0" },
+	{ 0x7C2, CSR_PMACFG, 0, 0, 1, 0, "pmacfg1" },
+	{ 0x7C3, CSR_SCRATCH, 0, 0, 0, 0, "scratch0" },
+	{ 0x7C4, CSR_SCRATCH, 0, 0, 1, 0, "scratch1" },
+	{ 0x7C5, CSR_SCRATCH, 0, 0, 2, 0, "scratch2" },
+	{ 0x7C6, CSR_SCRATCH, 0, 0, 3, 0, "scratch3" },
+	{ 0x300, CSR_CONST, 1, 0, 0, 0x80006600, "mstatus" },
+	{ 0x301, CSR_CONST, 1, 0, 0, 0x40201123, "misa" },
+	{ 0xF14, CSR_CONST, 1, 0, 0, 0, "mhartid" },
+	/* Counters; the user-level names are read/write aliases on this hardware (non-conformant). */
+	{ 0xB00, CSR_CYCLE, 0, 0, 0, 0, "mcycle" },
+	{ 0xB80, CSR_CYCLE, 0, 1, 0, 0, "mcycleh" },
+	{ 0xB02, CSR_INSTRET, 0, 0, 0, 0, "minstret" },
+	{ 0xB82, CSR_INSTRET, 0, 1, 0, 0, "minstreth" },
+	{ 0xC00, CSR_CYCLE, 0, 0, 0, 0, "cycle" },
+	{ 0xC80, CSR_CYCLE, 0, 1, 0, 0, "cycleh" },
+	{ 0xC02, CSR_INSTRET, 0, 0, 0, 0, "instret" },
+	{ 0xC82, CSR_INSTRET, 0, 1, 0, 0, "instreth" },
+	/* Tensix queue status: nothing is ever queued until the coprocessor exists, so "idle". */
+	{ 0xBC0, CSR_QSTATUS, 1, 0, 0, 0, "tt_cfg_qstatus" },
+	{ 0xBC1, CSR_QSTATUS, 1, 0, 1, 0, "tt_cfg_bstatus" },
+	{ 0xBC2, CSR_SSTATUS, 0, 0, 0, 0, "tt_cfg_sstatus0" },
+	{ 0xBC3, CSR_SSTATUS, 0, 0, 1, 0, "tt_cfg_sstatus1" },
+	{ 0xBC4, CSR_SSTATUS, 0, 0, 2, 0, "tt_cfg_sstatus2" },
+	{ 0xBC5, CSR_SSTATUS, 0, 0, 3, 0, "tt_cfg_sstatus3" },
+	{ 0xBC6, CSR_SSTATUS, 0, 0, 4, 0, "tt_cfg_sstatus4" },
+	{ 0xBC7, CSR_SSTATUS, 0, 0, 5, 0, "tt_cfg_sstatus5" },
+	{ 0xBC8, CSR_SSTATUS, 0, 0, 6, 0, "tt_cfg_sstatus6" },
+	{ 0xBC9, CSR_SSTATUS, 0, 0, 7, 0, "tt_cfg_sstatus7" },
+	{ 0xBCA, CSR_INTP_PC, 0, 0, 0, 0, "intp_restore_pc" },
+};
+
+static const struct csr_def *csr_find(uint32_t num)
+{
+	for (size_t k = 0; k < sizeof csr_defs / sizeof csr_defs[0]; k++)
+		if (csr_defs[k].num == num)
+			return &csr_defs[k];
+	return NULL;
+}
+
+static bool csr_unknown(struct bh_core *c, uint32_t num, bool write)
+{
+	return bh_fault_set(c, BH_FAULT_CSR, 0, NULL, "%s of unknown CSR 0x%03x (Blackhole implements cfg0 0x7C0, "
+			    "pmacfg/scratch 0x7C1-0x7C6, mstatus, misa, mhartid, the counters and 0xBC0-0xBCA)",
+			    write ? "write" : "read", num);
+}
+
+static bool csr_sstatus_check(struct bh_core *c, const struct csr_def *d)
+{
+	if (c->kind == BH_BRISC || c->kind == BH_NCRISC)
+		return true;
+	return bh_fault_set(c, BH_FAULT_NOT_MODELLED, 0, NULL,
+			    "%s on a TRISC reports Tensix stream status, which is not modelled yet", d->name);
+}
+
+bool rv32_csr_read(struct bh_core *c, uint32_t num, uint32_t *val)
+{
+	const struct csr_def *d = csr_find(num);
+	uint64_t v64;
+	if (!d)
+		return csr_unknown(c, num, false);
+	switch (d->kind) {
+	case CSR_CFG0: *val = c->cfg0; return true;
+	case CSR_PMACFG: *val = c->pmacfg[d->index]; return true;
+	case CSR_SCRATCH: *val = c->csr_scratch[d->index]; return true;
+	case CSR_CONST: *val = d->value; return true;
+	case CSR_QSTATUS: *val = 0; return true;
+	case CSR_INTP_PC: *val = c->intp_restore_pc; return true;
+	case CSR_SSTATUS:
+		if (!csr_sstatus_check(c, d))
+			return false;
+		*val = c->sstatus[d->index];
+		return true;
+	case CSR_CYCLE: v64 = bh_wallclock_ticks() + c->cycle_offset; break;
+	default: v64 = c->instret + c->instret_offset; break;
+	}
+	*val = d->high ? (uint32_t)(v64 >> 32) : (uint32_t)v64;
+	return true;
+}
+
+bool rv32_csr_write(struct bh_core *c, uint32_t num, uint32_t val)
+{
+	const struct csr_def *d = csr_find(num);
+	if (!d)
+		return csr_unknown(c, num, true);
+	if (d->ro)
+		return bh_fault_set(c, BH_FAULT_CSR, 0, NULL, "write of 0x%08x to read-only CSR %s (0x%03x)", val,
+				    d->name, num);
+	switch (d->kind) {
+	case CSR_CFG0: c->cfg0 = val; return true;
+	case CSR_PMACFG: c->pmacfg[d->index] = val; return true;
+	case CSR_SCRATCH: c->csr_scratch[d->index] = val; return true;
+	case CSR_INTP_PC: c->intp_restore_pc = val; return true;
+	case CSR_SSTATUS:
+		if (!csr_sstatus_check(c, d))
+			return false;
+		c->sstatus[d->index] = val;
+		return true;
+	default: break;
+	}
+	/* Counter writes set one half of the 64-bit value; keep it as an offset from the source. */
+	uint64_t base = d->kind == CSR_CYCLE ? bh_wallclock_ticks() : c->instret;
+	uint64_t *off = d->kind == CSR_CYCLE ? &c->cycle_offset : &c->instret_offset;
+	uint64_t cur = base + *off;
+	uint64_t nv = d->high ? (cur & 0xffffffffull) | (uint64_t)val << 32 : (cur & ~0xffffffffull) | val;
+	/* The write replaces the writing instruction's own increment, and c->instret does not count
+	 * that instruction yet: the next instruction must read nv (RISC-V Zicsr). */
+	*off = nv - (d->kind == CSR_INSTRET ? base + 1 : base);
+	return true;
+}

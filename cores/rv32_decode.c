@@ -1,0 +1,89 @@
+/* Decode of RV32 words into pre-decoded instructions, driven by the table in rv32_insns.h. */
+#include "cores/rv32_insns.h"
+
+const struct rv_opinfo rv_opinfo[RV_OP_NUM_REAL] = {
+#define RV_X_INFO(name, mn, mask, match, fmt) [RV_OP_##name] = { mn, mask, match, RV_FMT_##fmt },
+	RV32_INSNS(RV_X_INFO)
+#undef RV_X_INFO
+};
+
+static const struct {
+	uint32_t mask, match;
+	const char *reason;
+} rv_unsupported[] = {
+#define RV_X_UNSUP(name, mn, mask, match, why) { mask, match, mn ": " why },
+	RV32_UNSUPPORTED(RV_X_UNSUP)
+#undef RV_X_UNSUP
+};
+
+static inline int32_t imm_i(uint32_t w) { return (int32_t)w >> 20; }
+static inline int32_t imm_s(uint32_t w) { return ((int32_t)w >> 25 << 5) | ((w >> 7) & 0x1f); }
+
+static inline int32_t imm_b(uint32_t w)
+{
+	return ((int32_t)w >> 31 << 12) | ((w >> 7 & 1) << 11) | ((w >> 25 & 0x3f) << 5) | ((w >> 8 & 0xf) << 1);
+}
+
+static inline int32_t imm_j(uint32_t w)
+{
+	return ((int32_t)w >> 31 << 20) | (w & 0xff000) | ((w >> 20 & 1) << 11) | ((w >> 21 & 0x3ff) << 1);
+}
+
+/* 1 when a branch/jal target is aligned and on the same 4 KiB page as the instruction: the
+ * interpreter then jumps by imm / 4 decoded slots without any lookup. Branches keep the flag
+ * in rd, jal in rs1 (fields those formats do not have). */
+static inline uint8_t rv_local_target(uint32_t pc, int32_t imm)
+{
+	uint32_t t = pc + (uint32_t)imm;
+	return !(t & 3) && (t >> 12) == (pc >> 12);
+}
+
+const char *rv32_unsupported_reason(uint32_t word)
+{
+	for (size_t k = 0; k < sizeof rv_unsupported / sizeof rv_unsupported[0]; k++)
+		if ((word & rv_unsupported[k].mask) == rv_unsupported[k].match)
+			return rv_unsupported[k].reason;
+	return NULL;
+}
+
+static int rv32_lookup(uint32_t word)
+{
+	for (int op = 0; op < RV_OP_NUM_REAL; op++)
+		if ((word & rv_opinfo[op].mask) == rv_opinfo[op].match)
+			return op;
+	return -1;
+}
+
+void rv32_decode(uint32_t w, uint32_t pc, struct rv_insn *d)
+{
+	d->rd = 0;
+	d->rs1 = 0;
+	d->rs2 = 0;
+	d->imm = (int32_t)w;
+	if ((w & 3) != 3) {            /* .ttinsn: a Tensix instruction push (riscv-cores.md 2) */
+		d->op = RV_OP_ttinsn;
+		return;
+	}
+	int op = rv32_lookup(w);
+	if (op < 0) {
+		d->op = rv32_unsupported_reason(w) ? RV_OP_unsupported : RV_OP_illegal;
+		return;
+	}
+	d->op = (uint8_t)op;
+	unsigned rd = w >> 7 & 31;
+	d->rd = rd ? rd : 32;
+	d->rs1 = w >> 15 & 31;
+	d->rs2 = w >> 20 & 31;
+	switch (rv_opinfo[op].fmt) {
+	case RV_FMT_I: case RV_FMT_L: d->imm = imm_i(w); break;
+	case RV_FMT_S: d->imm = imm_s(w); break;
+	case RV_FMT_B: d->imm = imm_b(w); d->rd = rv_local_target(pc, d->imm); break;
+	case RV_FMT_J: d->imm = imm_j(w); d->rs1 = rv_local_target(pc, d->imm); break;
+	case RV_FMT_U: d->imm = (int32_t)(w & 0xfffff000u); break;
+	case RV_FMT_SH: d->imm = w >> 20 & 31; break;
+	case RV_FMT_CSR: case RV_FMT_CSRI: d->imm = w >> 20; break;  /* CSR number; rs1 = uimm */
+	default: d->imm = 0; break;
+	}
+	if (op == RV_OP_auipc)
+		d->imm = (int32_t)(pc + (uint32_t)d->imm);
+}

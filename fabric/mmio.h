@@ -1,0 +1,63 @@
+/* The tile's address decode: one table of regions above L1 (memory-map.md section 1), each with
+ * the requesters allowed to read and write it and the device module that serves it. Every
+ * core kind, the host and (later) the NoC go through bh_mmio_access(). */
+#ifndef BH_FABRIC_MMIO_H
+#define BH_FABRIC_MMIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/fault.h"
+#include "fabric/hw.h"
+
+struct bh_tile;
+struct bh_region;
+
+/* Requesters: core kinds 0..4, and the host/NoC side. */
+#define BH_REQ_HOST 5
+#define BH_REQ_BIT(r) (1u << (r))
+
+struct bh_access {
+	struct bh_tile *tile;
+	unsigned who;              /* enum bh_core_kind or BH_REQ_HOST */
+	uint32_t addr;
+	uint32_t off;              /* addr - region base */
+	unsigned size;             /* 1, 2 or 4 */
+	const struct bh_region *region;
+	struct bh_fault *fault;
+};
+
+typedef bool (*bh_dev_read_fn)(struct bh_access *a, uint32_t *val);
+typedef bool (*bh_dev_write_fn)(struct bh_access *a, uint32_t val);
+
+struct bh_region {
+	uint32_t base, size;
+	const char *name;
+	uint8_t read_mask, write_mask;   /* BH_REQ_BIT of allowed requesters */
+	uint8_t widths;                  /* allowed access sizes: bit 1/2/4 */
+	bh_dev_read_fn read;             /* NULL: the device is not modelled yet */
+	bh_dev_write_fn write;
+	const char *missing;             /* why it is not modelled, when read/write are NULL */
+};
+
+/* Read or write `size` bytes at addr above L1 (or misaligned in L1) for requester `who`.
+ * Returns false with *fault filled when the access is not possible. */
+bool bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
+		    uint32_t *val, struct bh_fault *fault);
+const struct bh_region *bh_mmio_region(uint32_t addr);
+const char *bh_requester_name(unsigned who);
+
+/* Device modules (fabric/tile_ctrl.c, fabric/tensix_cfg.c). */
+bool bh_tile_ctrl_read(struct bh_access *a, uint32_t *val);
+bool bh_tile_ctrl_write(struct bh_access *a, uint32_t val);
+bool bh_tdma_read(struct bh_access *a, uint32_t *val);
+bool bh_tdma_write(struct bh_access *a, uint32_t val);
+bool bh_pc_snapshot_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_cfg_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_cfg_write(struct bh_access *a, uint32_t val);
+bool bh_ldm_fast_read(struct bh_access *a, uint32_t *val);
+bool bh_ldm_fast_write(struct bh_access *a, uint32_t val);
+bool bh_ldm_slow_read(struct bh_access *a, uint32_t *val);
+bool bh_ldm_slow_write(struct bh_access *a, uint32_t val);
+
+#endif

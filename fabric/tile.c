@@ -1,0 +1,175 @@
+/* Tile state: L1, local RAMs, reset control, and host-side access. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+
+_Atomic bh_code_written_fn bh_tile_code_written_hook;
+
+const char *bh_core_kind_name(enum bh_core_kind k)
+{
+	static const char *const names[BH_CORES_PER_TILE] = { "brisc", "ncrisc", "trisc0", "trisc1", "trisc2" };
+	return (unsigned)k < BH_CORES_PER_TILE ? names[k] : "?";
+}
+
+int bh_tile_init(struct bh_tile *t, struct bh_device *dev, unsigned index, unsigned x, unsigned y)
+{
+	memset(t, 0, sizeof *t);
+	t->dev = dev;
+	t->index = index;
+	t->x = x;
+	t->y = y;
+	/* calloc: untouched L1 costs no host memory until written. */
+	t->l1 = calloc(1, BH_L1_SIZE + BH_L1_PAGES);
+	if (!t->l1)
+		return -1;
+	t->code_pages = (_Atomic uint8_t *)(t->l1 + BH_L1_SIZE);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		t->ldm[k] = aligned_alloc(64, BH_LDM_SIZE_DM);
+		if (!t->ldm[k]) {
+			bh_tile_destroy(t);
+			return -1;
+		}
+		memset(t->ldm[k], 0, BH_LDM_SIZE_DM);
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	atomic_store_explicit(&t->soft_reset, BH_SOFT_RESET_INIT, memory_order_relaxed);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		bh_core_init(&t->core[k], t, (enum bh_core_kind)k);
+	return 0;
+}
+
+void bh_tile_destroy(struct bh_tile *t)
+{
+	if (t->l1) {
+		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+			if (t->core[k].tile)
+				bh_core_destroy(&t->core[k]);
+		pthread_mutex_destroy(&t->lock);
+	}
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		free(t->ldm[k]);
+	free(t->l1);
+	t->l1 = NULL;
+}
+
+void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)
+{
+	pthread_mutex_lock(&t->lock);
+	uint32_t old = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
+	atomic_store_explicit(&t->soft_reset, value, memory_order_release);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		struct bh_core *c = &t->core[k];
+		unsigned bit = bh_soft_reset_bit((enum bh_core_kind)k);
+		bool was = old >> bit & 1, now = value >> bit & 1;
+		c->held = now;
+		if (now && !was) {
+			/* Entering reset abandons whatever the core was doing. */
+			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+		} else if (!now && was) {
+			c->restart = true;
+			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+			pthread_cond_signal(&c->cond);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
+{
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		if (core_mask >> k & 1)
+			atomic_fetch_or_explicit(&t->core[k].events, BH_EV_FLUSH_ALL, memory_order_release);
+}
+
+static void tile_code_check(struct bh_tile *t, uint32_t addr, uint32_t len)
+{
+	bh_code_written_fn hook = atomic_load_explicit(&bh_tile_code_written_hook, memory_order_relaxed);
+	if (!len || !hook)
+		return;
+	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT; p++)
+		if (atomic_load_explicit(&t->code_pages[p], memory_order_relaxed))
+			hook(t, NULL, p << BH_L1_PAGE_SHIFT);
+}
+
+/* Byte-wise relaxed copies: the other side may be a running core (no C data race). */
+static void copy_in(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	for (uint32_t k = 0; k < len; k++)
+		__atomic_store_n(dst + k, src[k], __ATOMIC_RELAXED);
+}
+
+static void copy_out(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	for (uint32_t k = 0; k < len; k++)
+		dst[k] = __atomic_load_n(src + k, __ATOMIC_RELAXED);
+}
+
+void bh_tile_l1_write(struct bh_tile *t, uint32_t addr, const void *src, uint32_t len)
+{
+	copy_in(t->l1 + addr, src, len);
+	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the fence in op_decode's page marking */
+	tile_code_check(t, addr, len);
+}
+
+void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)
+{
+	copy_out(dst, t->l1 + addr, len);
+}
+
+void bh_tile_ldm_write(struct bh_tile *t, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len)
+{
+	copy_in(t->ldm[k] + off, src, len);
+}
+
+void bh_tile_ldm_read(struct bh_tile *t, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len)
+{
+	copy_out(dst, t->ldm[k] + off, len);
+}
+
+/* Local data RAM windows. The fast window is the requester's own RAM (aligned accesses never
+ * get here: the interpreter serves them inline). */
+bool bh_ldm_fast_read(struct bh_access *a, uint32_t *val)
+{
+	*val = bh_mem_ld(a->tile->ldm[a->who] + (a->addr - BH_LDM_BASE), a->size);
+	return true;
+}
+
+bool bh_ldm_fast_write(struct bh_access *a, uint32_t val)
+{
+	bh_mem_st(a->tile->ldm[a->who] + (a->addr - BH_LDM_BASE), a->size, val);
+	return true;
+}
+
+/* Slow-path windows: 8 KiB slots in the order B, NC, T0, T1, T2. */
+static bool ldm_slow_locate(struct bh_access *a, uint8_t **p)
+{
+	static const enum bh_core_kind slot_core[5] = { BH_BRISC, BH_NCRISC, BH_TRISC0, BH_TRISC1, BH_TRISC2 };
+	enum bh_core_kind k = slot_core[a->off >> 13];
+	uint32_t off = a->off & 0x1fff;
+	if (off >= bh_ldm_size(k))
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, "local data RAM slow-path window",
+				     "offset 0x%x of the %s slot is past its 4 KiB local RAM (aliasing of the upper half is unverified)",
+				     off, bh_core_kind_name(k));
+	*p = a->tile->ldm[k] + off;
+	return true;
+}
+
+bool bh_ldm_slow_read(struct bh_access *a, uint32_t *val)
+{
+	uint8_t *p = NULL;
+	if (!ldm_slow_locate(a, &p))
+		return false;
+	*val = bh_mem_ld(p, a->size);
+	return true;
+}
+
+bool bh_ldm_slow_write(struct bh_access *a, uint32_t val)
+{
+	uint8_t *p = NULL;
+	if (!ldm_slow_locate(a, &p))
+		return false;
+	bh_mem_st(p, a->size, val);
+	return true;
+}

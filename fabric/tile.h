@@ -1,0 +1,89 @@
+/* A Tensix tile: 1.5 MiB L1 shared by five baby RISC-V cores, their local RAMs, and the tile's
+ * register windows (memory-map.md). */
+#ifndef BH_FABRIC_TILE_H
+#define BH_FABRIC_TILE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cores/core.h"
+#include "fabric/hw.h"
+
+struct bh_device;
+
+struct bh_tile {
+	struct bh_device *dev;
+	unsigned index;          /* position in the device's tile array */
+	unsigned x, y;           /* logical coordinates (NoC coordinates come with the NoC model) */
+
+	/* L1: every guest access is a relaxed atomic of its width (no C data race between cores). */
+	uint8_t *l1;
+	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page. A store
+	 * pays one relaxed load of this byte; non-zero sends it to the code-written hook. The bytes
+	 * live right after L1 in the same allocation (l1 + BH_L1_SIZE), so the interpreter reaches
+	 * them from the same base register as L1. */
+	_Atomic uint8_t *code_pages;
+
+	uint8_t *ldm[BH_CORES_PER_TILE];   /* local data RAMs, also reachable through the slow windows */
+	struct bh_core core[BH_CORES_PER_TILE];
+
+	/* Lifecycle and tile-control state below is protected by lock. */
+	pthread_mutex_t lock;
+	_Atomic uint32_t soft_reset;       /* SOFT_RESET_0; written under lock, read relaxed */
+	uint32_t trisc_reset_pc[3];
+	uint32_t trisc_reset_pc_override;
+	uint32_t ncrisc_reset_pc;
+	uint32_t ncrisc_reset_pc_override;
+	uint32_t disable_reset;
+	_Atomic uint32_t clk_gate_en;      /* TDMA-RISC CLK_GATE_EN */
+	_Atomic uint32_t ctrl_cells[0x1000 / 4];  /* plain storage of tile control registers */
+
+	bool shutdown;                     /* device closing: core threads exit (under lock) */
+
+	_Atomic uint32_t wall_clock_hi_latched;  /* WALL_CLOCK_1_AT, latched by reads of WALL_CLOCK_0 */
+
+	/* Tensix backend configuration, bank 0 as reached through MMIO (index k at 0xFFEF0000 + 4k). */
+	_Atomic uint32_t tensix_cfg[2][224];
+};
+
+int bh_tile_init(struct bh_tile *tile, struct bh_device *dev, unsigned index, unsigned x, unsigned y);
+void bh_tile_destroy(struct bh_tile *tile);
+
+/* Write SOFT_RESET_0: holds or releases cores. Caller must not hold tile->lock. */
+void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value);
+/* Drop decoded code of the cores selected by mask (bit = enum bh_core_kind). */
+void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
+/* An L1 store hit a page holding decoded code: mark it stale for every core that decoded it.
+ * `writer` is the storing core (which drops its own copy at once) or NULL for host/NoC writes.
+ * Implemented by cores/ (decoded code is theirs); fabric reaches it through this pointer. */
+typedef void (*bh_code_written_fn)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr);
+extern _Atomic bh_code_written_fn bh_tile_code_written_hook;
+
+/* Host-side (loader, tests, later NoC) access to L1. Bounds are checked by the caller. */
+void bh_tile_l1_write(struct bh_tile *tile, uint32_t addr, const void *src, uint32_t len);
+void bh_tile_l1_read(struct bh_tile *tile, uint32_t addr, void *dst, uint32_t len);
+void bh_tile_ldm_write(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len);
+void bh_tile_ldm_read(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len);
+
+/* Relaxed atomic guest accesses (the memory model of DESIGN.md). `p` must be naturally aligned. */
+static inline uint32_t bh_mem_ld(const uint8_t *p, unsigned size)
+{
+	switch (size) {
+	case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);
+	case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
+	default: return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+	}
+}
+
+static inline void bh_mem_st(uint8_t *p, unsigned size, uint32_t v)
+{
+	switch (size) {
+	case 1: __atomic_store_n(p, (uint8_t)v, __ATOMIC_RELAXED); break;
+	case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELAXED); break;
+	default: __atomic_store_n((uint32_t *)p, v, __ATOMIC_RELAXED); break;
+	}
+}
+
+#endif

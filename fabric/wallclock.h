@@ -1,0 +1,14 @@
+/* The tile wall clock: 64-bit, one tick per AICLK cycle at a nominal 1.35 GHz, derived from the
+ * host's monotonic clock so that it advances even while cores are parked (memory-map.md 4.3). */
+#ifndef BH_FABRIC_WALLCLOCK_H
+#define BH_FABRIC_WALLCLOCK_H
+
+#include <stdint.h>
+
+#define BH_AICLK_HZ 1350000000ull
+
+uint64_t bh_wallclock_ticks(void);
+/* Host nanoseconds until the wall clock reaches `ticks` (0 if already past). */
+uint64_t bh_wallclock_ns_until(uint64_t ticks);
+
+#endif

@@ -1,0 +1,292 @@
+/* The public API: a device of tiles, each core on its own thread, host access and host calls. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/mmio.h"
+#include "host/device.h"
+
+int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
+{
+	unsigned n = cfg && cfg->num_tiles ? cfg->num_tiles : 1;
+	struct bh_device *dev = calloc(1, sizeof *dev);
+	*out = NULL;
+	if (!dev)
+		return BH_ERR_SYS;
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_cond_init(&dev->cond, NULL);
+	dev->tiles = calloc(n, sizeof *dev->tiles);
+	dev->elf = calloc((size_t)n * BH_CORES_PER_TILE, sizeof *dev->elf);
+	if (!dev->tiles || !dev->elf)
+		goto fail;
+	for (unsigned k = 0; k < n; k++) {
+		dev->tiles[k] = aligned_alloc(64, (sizeof(struct bh_tile) + 63) & ~(size_t)63);
+		if (!dev->tiles[k] || bh_tile_init(dev->tiles[k], dev, k, k, 0) != 0) {
+			free(dev->tiles[k]);
+			dev->tiles[k] = NULL;
+			goto fail;
+		}
+		dev->ntiles = k + 1;
+	}
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
+			if (bh_core_thread_start(&dev->tiles[k]->core[c]) != 0)
+				goto fail;
+	*out = dev;
+	return BH_OK;
+fail:
+	bh_device_close(dev);
+	return BH_ERR_SYS;
+}
+
+void bh_device_close(struct bh_device *dev)
+{
+	if (!dev)
+		return;
+	for (unsigned k = 0; k < dev->ntiles; k++) {
+		struct bh_tile *t = dev->tiles[k];
+		pthread_mutex_lock(&t->lock);
+		t->shutdown = true;
+		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
+			atomic_fetch_or_explicit(&t->core[c].events, BH_EV_STOP, memory_order_release);
+			pthread_cond_signal(&t->core[c].cond);
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	for (unsigned k = 0; k < dev->ntiles; k++) {
+		struct bh_tile *t = dev->tiles[k];
+		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
+			if (t->core[c].thread_started)
+				pthread_join(t->core[c].thread, NULL);
+		bh_tile_destroy(t);
+		free(t);
+	}
+	if (dev->elf)
+		for (unsigned k = 0; k < dev->ntiles * BH_CORES_PER_TILE; k++)
+			bh_elf_close(dev->elf[k]);
+	free(dev->elf);
+	free(dev->tiles);
+	pthread_cond_destroy(&dev->cond);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+unsigned bh_device_num_tiles(const struct bh_device *dev)
+{
+	return dev->ntiles;
+}
+
+void bh_device_notify(struct bh_device *dev)
+{
+	pthread_mutex_lock(&dev->lock);
+	pthread_cond_broadcast(&dev->cond);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static struct bh_core *dev_core(struct bh_device *dev, unsigned tile, enum bh_core_id core)
+{
+	if (!dev || tile >= dev->ntiles || (unsigned)core >= BH_CORES_PER_TILE)
+		return NULL;
+	return &dev->tiles[tile]->core[core];
+}
+
+const char *bh_core_name(enum bh_core_id core)
+{
+	return bh_core_kind_name((enum bh_core_kind)core);
+}
+
+int bh_core_parse(const char *name)
+{
+	for (int k = 0; k < BH_CORES_PER_TILE; k++)
+		if (strcmp(name, bh_core_kind_name((enum bh_core_kind)k)) == 0)
+			return k;
+	return -1;
+}
+
+/* Host calls with the RISC-V Linux numbers, so that the same ELF runs under qemu-riscv32. */
+enum { HOSTCALL_WRITE = 64, HOSTCALL_EXIT = 93 };
+
+static int host_call(struct bh_core *c, void *opaque, int *exit_status)
+{
+	uint32_t nr = c->x[17], a0 = c->x[10], a1 = c->x[11], a2 = c->x[12];
+	(void)opaque;
+	if (nr == HOSTCALL_EXIT) {
+		*exit_status = (int)a0;
+		return 1;
+	}
+	if (nr != HOSTCALL_WRITE) {
+		bh_fault_set(c, BH_FAULT_ECALL, 0, NULL,
+			     "ecall a7=%u is not a host call (supported: 64 write, 93 exit)", nr);
+		return -1;
+	}
+	if (a0 != 1 && a0 != 2) {
+		bh_fault_set(c, BH_FAULT_ECALL, 0, NULL, "write host call to fd %u (only 1 stdout and 2 stderr exist)", a0);
+		return -1;
+	}
+	const uint8_t *src;
+	if (a1 < BH_L1_SIZE && a2 <= BH_L1_SIZE - a1)
+		src = c->l1 + a1;
+	else if (a1 - BH_LDM_BASE < c->ldm_size && a2 <= c->ldm_size - (a1 - BH_LDM_BASE))
+		src = c->ldm + (a1 - BH_LDM_BASE);
+	else {
+		bh_fault_set(c, BH_FAULT_ECALL, a1, NULL,
+			     "write host call: buffer [0x%08x, +%u) is not inside L1 or this core's local RAM", a1, a2);
+		c->fault.has_addr = true;
+		return -1;
+	}
+	char buf[4096];
+	uint32_t done = 0;
+	while (done < a2) {
+		uint32_t n = a2 - done < sizeof buf ? a2 - done : (uint32_t)sizeof buf;
+		for (uint32_t k = 0; k < n; k++)
+			buf[k] = (char)__atomic_load_n(src + done + k, __ATOMIC_RELAXED);
+		fflush(a0 == 1 ? stdout : stderr);
+		ssize_t w = write((int)a0, buf, n);
+		if (w <= 0 && errno != EINTR)
+			break;
+		if (w > 0)
+			done += (uint32_t)w;
+	}
+	c->x[10] = done;
+	return 0;
+}
+
+void bh_core_enable_host_calls(struct bh_device *dev, unsigned tile, enum bh_core_id core, bool on)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->tile->lock);
+	c->ecall = on ? host_call : NULL;   /* read by the core thread after it leaves reset (lock) */
+	pthread_mutex_unlock(&c->tile->lock);
+}
+
+void bh_core_set_max_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint64_t n)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->tile->lock);
+	c->max_instructions = n;
+	pthread_mutex_unlock(&c->tile->lock);
+}
+
+int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t pc)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	if (!c)
+		return BH_ERR_ARG;
+	struct bh_tile *t = c->tile;
+	pthread_mutex_lock(&t->lock);
+	c->start_pc = pc;
+	c->start_pc_valid = true;
+	uint32_t v = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
+	pthread_mutex_unlock(&t->lock);
+	/* Assert then release that core's reset bit: a running core restarts at pc. */
+	unsigned bit = 1u << bh_soft_reset_bit((enum bh_core_kind)core);
+	bh_tile_soft_reset_write(t, v | bit);
+	bh_tile_soft_reset_write(t, v & ~bit);
+	return BH_OK;
+}
+
+static void core_result_locked(struct bh_device *dev, struct bh_core *c, struct bh_core_result *res)
+{
+	static const enum bh_run_status map[] = {
+		[BH_CORE_IN_RESET] = BH_RUN_IN_RESET, [BH_CORE_RUNNING] = BH_RUN_RUNNING,
+		[BH_CORE_EXITED] = BH_RUN_EXITED, [BH_CORE_FAULTED] = BH_RUN_FAULTED, [BH_CORE_LIMIT] = BH_RUN_LIMIT,
+	};
+	/* A released core that has not been picked up by its thread yet counts as running. */
+	res->status = c->restart && !c->held ? BH_RUN_RUNNING : map[c->state];
+	/* exit_status is written by the running core without the lock: read it only once the
+	 * core has stopped (state changes under the lock order it before this read). */
+	res->exit_status = res->status == BH_RUN_EXITED ? c->exit_status : 0;
+	res->instructions = c->state == BH_CORE_RUNNING ? 0 : c->instret;
+	res->report[0] = 0;
+	if (res->status == BH_RUN_FAULTED)
+		bh_fault_format(dev, c, res->report, sizeof res->report);
+}
+
+void bh_core_result(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_core_result *res)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->tile->lock);
+	core_result_locked(dev, c, res);
+	pthread_mutex_unlock(&c->tile->lock);
+}
+
+int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int timeout_ms,
+		 struct bh_core_result *res)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	struct timespec deadline;
+	int rc = BH_OK;
+	if (!c)
+		return BH_ERR_ARG;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	if (timeout_ms >= 0) {
+		deadline.tv_sec += timeout_ms / 1000;
+		deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	/* Lock order: dev->lock, then tile->lock. State changes are announced under dev->lock
+	 * after the tile lock is released, so checking under dev->lock loses no wake-up. */
+	pthread_mutex_lock(&dev->lock);
+	for (;;) {
+		pthread_mutex_lock(&c->tile->lock);
+		core_result_locked(dev, c, res);
+		pthread_mutex_unlock(&c->tile->lock);
+		if (res->status != BH_RUN_RUNNING)
+			break;
+		if (timeout_ms < 0)
+			pthread_cond_wait(&dev->cond, &dev->lock);
+		else if (pthread_cond_timedwait(&dev->cond, &dev->lock, &deadline) == ETIMEDOUT) {
+			rc = BH_ERR_TIMEOUT;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
+int bh_l1_write(struct bh_device *dev, unsigned tile, uint32_t addr, const void *src, size_t len)
+{
+	if (!dev || tile >= dev->ntiles || addr > BH_L1_SIZE || len > BH_L1_SIZE - addr)
+		return BH_ERR_ARG;
+	bh_tile_l1_write(dev->tiles[tile], addr, src, (uint32_t)len);
+	return BH_OK;
+}
+
+int bh_l1_read(struct bh_device *dev, unsigned tile, uint32_t addr, void *dst, size_t len)
+{
+	if (!dev || tile >= dev->ntiles || addr > BH_L1_SIZE || len > BH_L1_SIZE - addr)
+		return BH_ERR_ARG;
+	bh_tile_l1_read(dev->tiles[tile], addr, dst, (uint32_t)len);
+	return BH_OK;
+}
+
+static int host_reg_access(struct bh_device *dev, unsigned tile, uint32_t addr, bool store, uint32_t *val)
+{
+	struct bh_fault f;
+	if (!dev || tile >= dev->ntiles || addr < BH_L1_SIZE)
+		return BH_ERR_ARG;
+	memset(&f, 0, sizeof f);
+	return bh_mmio_access(dev->tiles[tile], BH_REQ_HOST, addr, 4, store, val, &f) ? BH_OK : BH_ERR_ARG;
+}
+
+int bh_reg_write(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t val)
+{
+	return host_reg_access(dev, tile, addr, true, &val);
+}
+
+int bh_reg_read(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t *val)
+{
+	return host_reg_access(dev, tile, addr, false, val);
+}

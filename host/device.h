@@ -1,0 +1,33 @@
+/* Internal view of a device: tiles, per-core symbol tables, completion notification. */
+#ifndef BH_HOST_DEVICE_H
+#define BH_HOST_DEVICE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "bhemu/bhemu.h"
+#include "fabric/tile.h"
+#include "host/elf.h"
+
+struct bh_device {
+	unsigned ntiles;
+	struct bh_tile **tiles;
+	/* Symbols for reports, per tile and core: the ELFs last loaded for that core (owned). */
+	struct bh_elf **elf;             /* ntiles * BH_CORES_PER_TILE, NULL where nothing loaded */
+	/* Core state changes (exit, fault, limit, reset) are announced on cond under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool shutdown;                   /* read by core threads under tile->lock */
+};
+
+static inline struct bh_elf **bh_device_elf_slot(struct bh_device *dev, unsigned tile, unsigned core)
+{
+	return &dev->elf[tile * BH_CORES_PER_TILE + core];
+}
+
+/* Called by a core thread (without locks) after its state changed. */
+void bh_device_notify(struct bh_device *dev);
+/* Human-readable fault report for a faulted core (symbolised with the loaded ELFs). */
+void bh_fault_format(struct bh_device *dev, const struct bh_core *core, char *out, size_t outlen);
+
+#endif
