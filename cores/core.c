@@ -79,6 +79,8 @@ static void core_leave_reset(struct bh_core *c)
 	memset(c->sstatus, 0, sizeof c->sstatus);
 	c->intp_restore_pc = 0;
 	c->exit_status = 0;
+	c->stopped_exit_status = 0;
+	c->stopped_instret = 0;
 	memset(&c->fault, 0, sizeof c->fault);
 	if (!(t->disable_reset >> disable_reset_ldm_bit(c->kind) & 1))
 		for (uint32_t off = 0; off < c->ldm_size; off += 4)
@@ -109,6 +111,8 @@ static void *core_thread(void *arg)
 		enum rv_stop why = rv32_run(c);
 
 		pthread_mutex_lock(&t->lock);
+		c->stopped_exit_status = c->exit_status;
+		c->stopped_instret = c->instret;
 		switch (why) {
 		case RV_STOP_EXIT: c->state = BH_CORE_EXITED; break;
 		case RV_STOP_FAULT: c->state = BH_CORE_FAULTED; break;

@@ -54,6 +54,7 @@ struct bh_core {
 	_Atomic uint8_t *code_pages;    /* tile's per-page mask of cores holding decoded code */
 	_Atomic uint32_t events;        /* BH_EV_*, written by any thread (release), read relaxed then acquire */
 	struct rv_page *pages[BH_L1_PAGES]; /* decoded instructions per L1 page, owner thread only */
+	unsigned variant;               /* interpreter variant the pages were decoded for */
 	_Atomic uint32_t stale_pages[BH_L1_PAGES / 32];
 
 	struct bh_tile *tile;
@@ -84,8 +85,11 @@ struct bh_core {
 	bool restart;                  /* a release happened; the thread must re-initialise and run */
 	bool start_pc_valid;           /* one-shot start pc for the next release (host API) */
 	uint32_t start_pc;
-	int exit_status;
+	int exit_status;               /* written by the core thread while running (no lock) */
 	struct bh_fault fault;         /* valid when state == BH_CORE_FAULTED */
+	/* Copies taken by the core thread under the lock when it stops: what other threads read. */
+	int stopped_exit_status;
+	uint64_t stopped_instret;
 };
 
 /* Interpreter: run from core->pc until an event, exit, fault or the instruction limit. */

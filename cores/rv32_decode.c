@@ -16,17 +16,24 @@ static const struct {
 #undef RV_X_UNSUP
 };
 
-static inline int32_t imm_i(uint32_t w) { return (int32_t)w >> 20; }
-static inline int32_t imm_s(uint32_t w) { return ((int32_t)w >> 25 << 5) | ((w >> 7) & 0x1f); }
+/* Immediates are assembled in unsigned arithmetic; sext(v, bits) sign-extends the low bits. */
+static inline int32_t sext(uint32_t v, unsigned bits)
+{
+	uint32_t m = 1u << (bits - 1);
+	return (int32_t)((v ^ m) - m);
+}
+
+static inline int32_t imm_i(uint32_t w) { return sext(w >> 20, 12); }
+static inline int32_t imm_s(uint32_t w) { return sext((w >> 25) << 5 | (w >> 7 & 0x1f), 12); }
 
 static inline int32_t imm_b(uint32_t w)
 {
-	return ((int32_t)w >> 31 << 12) | ((w >> 7 & 1) << 11) | ((w >> 25 & 0x3f) << 5) | ((w >> 8 & 0xf) << 1);
+	return sext((w >> 31) << 12 | (w >> 7 & 1) << 11 | (w >> 25 & 0x3f) << 5 | (w >> 8 & 0xf) << 1, 13);
 }
 
 static inline int32_t imm_j(uint32_t w)
 {
-	return ((int32_t)w >> 31 << 20) | (w & 0xff000) | ((w >> 20 & 1) << 11) | ((w >> 21 & 0x3ff) << 1);
+	return sext((w >> 31) << 20 | (w & 0xff000) | (w >> 20 & 1) << 11 | (w >> 21 & 0x3ff) << 1, 21);
 }
 
 /* 1 when a branch/jal target is aligned and on the same 4 KiB page as the instruction: the

@@ -200,10 +200,10 @@ static void core_result_locked(struct bh_device *dev, struct bh_core *c, struct 
 	};
 	/* A released core that has not been picked up by its thread yet counts as running. */
 	res->status = c->restart && !c->held ? BH_RUN_RUNNING : map[c->state];
-	/* exit_status is written by the running core without the lock: read it only once the
-	 * core has stopped (state changes under the lock order it before this read). */
-	res->exit_status = res->status == BH_RUN_EXITED ? c->exit_status : 0;
-	res->instructions = c->state == BH_CORE_RUNNING ? 0 : c->instret;
+	/* The running core writes exit_status/instret without the lock; their stopped_ copies are
+	 * taken under the lock when it stops. */
+	res->exit_status = res->status == BH_RUN_EXITED ? c->stopped_exit_status : 0;
+	res->instructions = c->stopped_instret;
 	res->report[0] = 0;
 	if (res->status == BH_RUN_FAULTED)
 		bh_fault_format(dev, c, res->report, sizeof res->report);

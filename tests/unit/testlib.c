@@ -1,8 +1,14 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testlib.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Encoders.
+ */
 
 uint32_t enc_r(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t opc)
 {
@@ -44,8 +50,136 @@ void enc_li(uint32_t *out, uint32_t rd, uint32_t value)
 	uint32_t lo = value & 0xfff, hi = value >> 12;
 	if (lo & 0x800)
 		hi = (hi + 1) & 0xfffff;
-	out[0] = enc_u(hi, rd, 0x37);
-	out[1] = enc_i((int32_t)(lo << 20) >> 20, rd, 0, rd, OP_IMM);
+	out[0] = lui(rd, hi);
+	out[1] = addi(rd, rd, (int32_t)(lo << 20) >> 20);
+}
+
+uint32_t r_op(uint32_t f7, uint32_t f3, unsigned rd, unsigned rs1, unsigned rs2)
+{
+	return enc_r(f7, rs2, rs1, f3, rd, OP_REG);
+}
+
+uint32_t i_op(uint32_t f3, unsigned rd, unsigned rs1, int32_t imm)
+{
+	return enc_i(imm, rs1, f3, rd, OP_IMM);
+}
+
+uint32_t addi(unsigned rd, unsigned rs1, int32_t imm) { return i_op(0, rd, rs1, imm); }
+uint32_t add(unsigned rd, unsigned rs1, unsigned rs2) { return r_op(0x00, 0, rd, rs1, rs2); }
+uint32_t sub(unsigned rd, unsigned rs1, unsigned rs2) { return r_op(0x20, 0, rd, rs1, rs2); }
+uint32_t sltu(unsigned rd, unsigned rs1, unsigned rs2) { return r_op(0x00, 3, rd, rs1, rs2); }
+uint32_t or(unsigned rd, unsigned rs1, unsigned rs2) { return r_op(0x00, 6, rd, rs1, rs2); }
+uint32_t mul(unsigned rd, unsigned rs1, unsigned rs2) { return r_op(0x01, 0, rd, rs1, rs2); }
+uint32_t lui(unsigned rd, uint32_t imm20) { return enc_u(imm20, rd, OP_LUI); }
+uint32_t auipc(unsigned rd, uint32_t imm20) { return enc_u(imm20, rd, OP_AUIPC); }
+uint32_t jal(unsigned rd, int32_t off) { return enc_j(off, rd); }
+uint32_t jalr(unsigned rd, unsigned rs1, int32_t off) { return enc_i(off, rs1, 0, rd, OP_JALR); }
+
+uint32_t load(uint32_t width, unsigned rd, int32_t off, unsigned rs1)
+{
+	return enc_i(off, rs1, width, rd, OP_LOAD);
+}
+
+uint32_t store(uint32_t width, unsigned rs2, int32_t off, unsigned rs1)
+{
+	return enc_s(off, rs2, rs1, width, OP_STORE);
+}
+
+uint32_t lw(unsigned rd, int32_t off, unsigned rs1) { return load(W_W, rd, off, rs1); }
+uint32_t sw(unsigned rs2, int32_t off, unsigned rs1) { return store(W_W, rs2, off, rs1); }
+
+uint32_t csr_op(uint32_t f3, unsigned rd, uint32_t csr, unsigned rs1_or_uimm)
+{
+	return enc_i((int32_t)csr, rs1_or_uimm, f3, rd, OP_SYSTEM);
+}
+
+uint32_t csrr(unsigned rd, uint32_t csr) { return csr_op(F3_CSRRS, rd, csr, X0); }
+uint32_t csrw(uint32_t csr, unsigned rs1) { return csr_op(F3_CSRRW, X0, csr, rs1); }
+
+uint32_t amo(uint32_t f5, unsigned rd, unsigned rs2, unsigned rs1, unsigned aqrl)
+{
+	return enc_r(f5 << 2 | aqrl, rs2, rs1, 2, rd, OP_AMO);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Program builder.
+ */
+
+void emit(struct prog *p, uint32_t word)
+{
+	cr_assert_lt(p->n, N(p->w), "program too long");
+	p->w[p->n++] = word;
+}
+
+void emit_li(struct prog *p, unsigned rd, uint32_t value)
+{
+	uint32_t two[2];
+	enc_li(two, rd, value);
+	emit(p, two[0]);
+	emit(p, two[1]);
+}
+
+void emit_exit(struct prog *p)
+{
+	emit_li(p, A7, 93);
+	emit(p, INSN_ECALL);
+}
+
+void emit_exit_with(struct prog *p, uint32_t status)
+{
+	emit_li(p, A0, status);
+	emit_exit(p);
+}
+
+void emit_store_word(struct prog *p, uint32_t addr, uint32_t value)
+{
+	emit_li(p, T0, addr);
+	emit_li(p, T1, value);
+	emit(p, sw(T1, 0, T0));
+}
+
+int32_t prog_here(const struct prog *p)
+{
+	return (int32_t)(p->n * 4);
+}
+
+void emit_branch(struct prog *p, uint32_t f3, unsigned rs1, unsigned rs2, int32_t label)
+{
+	emit(p, enc_b(label - prog_here(p), rs2, rs1, f3));
+}
+
+void emit_j(struct prog *p, int32_t label)
+{
+	emit(p, jal(X0, label - prog_here(p)));
+}
+
+void emit_call(struct prog *p, uint32_t base, uint32_t target)
+{
+	emit(p, jal(RA, (int32_t)(target - (base + (uint32_t)prog_here(p)))));
+}
+
+void emit_wait_nonzero(struct prog *p, uint32_t addr, unsigned scratch)
+{
+	emit_li(p, scratch, addr);
+	int32_t loop = prog_here(p);
+	emit(p, lw(T2, 0, scratch));
+	emit_branch(p, BEQ, T2, X0, loop);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Device, memory and runs.
+ */
+
+const char *const core_names[5] = { "brisc", "ncrisc", "trisc0", "trisc1", "trisc2" };
+
+const enum bh_core_id all_cores[5] = {
+	BH_CORE_BRISC, BH_CORE_NCRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2,
+};
+
+uint32_t reset_bit(enum bh_core_id c)
+{
+	static const unsigned bit[] = { 11, 18, 12, 13, 14 };
+	return 1u << bit[c];
 }
 
 struct bh_device *t_open(void)
@@ -57,28 +191,103 @@ struct bh_device *t_open(void)
 	return dev;
 }
 
+struct bh_core_result *result_new(void)
+{
+	struct bh_core_result *r = calloc(1, sizeof *r);
+	cr_assert_not_null(r);
+	return r;
+}
+
+void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+void l1_put(struct bh_device *dev, uint32_t addr, const uint32_t *words, unsigned n)
+{
+	cr_assert_eq(bh_l1_write(dev, 0, addr, words, n * 4u), BH_OK);
+}
+
+uint32_t l1_get(struct bh_device *dev, uint32_t addr)
+{
+	uint32_t v;
+	cr_assert_eq(bh_l1_read(dev, 0, addr, &v, 4), BH_OK);
+	return v;
+}
+
+void prog_put(struct bh_device *dev, unsigned tile, uint32_t addr, const struct prog *p)
+{
+	cr_assert_eq(bh_l1_write(dev, tile, addr, p->w, p->n * 4u), BH_OK);
+}
+
+void put_exit(struct bh_device *dev, uint32_t addr, uint32_t status)
+{
+	struct prog p = { 0 };
+	emit_exit_with(&p, status);
+	prog_put(dev, 0, addr, &p);
+}
+
 void t_run(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const uint32_t *words, unsigned n,
 	   struct bh_core_result *res)
 {
-	cr_assert_eq(bh_l1_write(dev, 0, addr, words, n * 4u), BH_OK);
+	l1_put(dev, addr, words, n);
 	cr_assert_eq(bh_core_start(dev, 0, core, addr), BH_OK);
 	cr_assert_eq(bh_core_wait(dev, 0, core, 5000, res), BH_OK, "core did not stop within 5 s");
 }
 
-uint32_t t_exec(const uint32_t *words, unsigned n)
+void run_prog(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const struct prog *p,
+	      struct bh_core_result *res)
 {
-	struct bh_device *dev = t_open();
-	uint32_t *code = calloc(n + 3, sizeof *code);
-	cr_assert_not_null(code);
-	enc_li(code, 17, 93);                        /* a7 = 93: exit */
-	memcpy(code + 2, words, n * sizeof *words);
-	code[n + 2] = INSN_ECALL;
-	struct bh_core_result *res = malloc(sizeof *res);
-	t_run(dev, BH_CORE_BRISC, 0x1000, code, n + 3, res);
-	cr_assert_eq(res->status, BH_RUN_EXITED, "snippet did not exit: status %d\n%s", res->status, res->report);
-	uint32_t v = (uint32_t)res->exit_status;
-	free(res);
-	free(code);
-	bh_device_close(dev);
-	return v;
+	t_run(dev, core, addr, p->w, p->n, res);
+}
+
+uint32_t run_to_exit(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const struct prog *p)
+{
+	struct bh_core_result res;
+	run_prog(dev, core, addr, p, &res);
+	cr_assert_eq(res.status, BH_RUN_EXITED, "%s did not exit: status %d\n%s", core_names[core], res.status,
+		     res.report);
+	return (uint32_t)res.exit_status;
+}
+
+void expect_exit(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t status)
+{
+	struct bh_core_result *r = result_new();
+	cr_assert_eq(bh_core_wait(dev, tile, core, 10000, r), BH_OK, "tile %u %s did not stop", tile,
+		     core_names[core]);
+	cr_assert_eq(r->status, BH_RUN_EXITED, "tile %u %s: status %d\n%s", tile, core_names[core], r->status,
+		     r->report);
+	cr_expect_eq((uint32_t)r->exit_status, status, "tile %u %s exited with 0x%x, expected 0x%x", tile,
+		     core_names[core], (uint32_t)r->exit_status, status);
+	free(r);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Report checks.
+ */
+
+void assert_has(const char *text, const char *needle)
+{
+	cr_assert(strstr(text, needle), "lacks \"%s\":\n%s", needle, text);
+}
+
+void expect_in_report(const struct bh_core_result *res, const char *what)
+{
+	cr_expect(strstr(res->report, what) != NULL, "report lacks \"%s\":\n%s", what, res->report);
+}
+
+void expect_fault(const struct bh_core_result *res, enum bh_core_id core, uint32_t pc, const char *kind,
+		  const char *phrase)
+{
+	char buf[96];
+	cr_assert_eq(res->status, BH_RUN_FAULTED, "expected a fault (%s at pc 0x%08x), status %d, exit %d", phrase, pc,
+		     res->status, res->exit_status);
+	snprintf(buf, sizeof buf, "fault: %s on tile", kind);
+	expect_in_report(res, buf);
+	snprintf(buf, sizeof buf, "core %s\n", core_names[core]);
+	expect_in_report(res, buf);
+	snprintf(buf, sizeof buf, "pc 0x%08x", pc);
+	expect_in_report(res, buf);
+	expect_in_report(res, phrase);
 }

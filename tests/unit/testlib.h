@@ -1,4 +1,8 @@
-/* Helpers shared by the unit tests: encoders for RV32 instructions and a one-core runner. */
+/* Helpers shared by the unit tests: RV32 instruction encoders, a program builder, a one-tile
+ * device and runners, and fault-report checks.
+ *
+ * Programs are built as words: emit(&p, addi(A0, A0, 1)), with the operands of the encoders in
+ * assembly order (lw(rd, off, rs1) is "lw rd, off(rs1)") and registers by ABI name. */
 #ifndef BH_TESTS_TESTLIB_H
 #define BH_TESTS_TESTLIB_H
 
@@ -6,7 +10,40 @@
 
 #include "bhemu/bhemu.h"
 
-/* Instruction encoders (RISC-V unprivileged spec formats). */
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---------------------------------------------------------------------------------------------
+ * Encoders.
+ */
+
+/* Registers by ABI name. */
+enum {
+	X0 = 0, RA = 1, SP = 2, T0 = 5, T1 = 6, T2 = 7, S0 = 8, S1 = 9,
+	A0 = 10, A1 = 11, A2 = 12, A3 = 13, A4 = 14, A5 = 15, A6 = 16, A7 = 17,
+};
+
+#define OP_LOAD 0x03
+#define OP_IMM 0x13
+#define OP_AUIPC 0x17
+#define OP_STORE 0x23
+#define OP_AMO 0x2f
+#define OP_REG 0x33
+#define OP_LUI 0x37
+#define OP_JALR 0x67
+#define OP_SYSTEM 0x73
+
+/* funct3 of loads and stores, of branches, of the CSR instructions. */
+enum { W_B = 0, W_H = 1, W_W = 2, W_BU = 4, W_HU = 5 };
+enum { BEQ = 0, BNE = 1, BLT = 4, BGE = 5, BLTU = 6, BGEU = 7 };
+enum { F3_CSRRW = 1, F3_CSRRS = 2, F3_CSRRC = 3, F3_CSRRWI = 5, F3_CSRRSI = 6, F3_CSRRCI = 7 };
+
+#define INSN_NOP 0x00000013u         /* addi x0, x0, 0 */
+#define INSN_FENCE 0x0ff0000fu       /* fence iorw, iorw */
+#define INSN_ECALL 0x00000073u
+#define INSN_RET 0x00008067u         /* jalr x0, 0(ra) */
+#define INSN_SELF_LOOP 0x0000006fu   /* jal x0, 0 */
+
+/* The instruction formats of the RISC-V unprivileged spec, fields in encoding order. */
 uint32_t enc_r(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t opc);
 uint32_t enc_i(int32_t imm, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t opc);
 uint32_t enc_s(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t opc);
@@ -16,21 +53,103 @@ uint32_t enc_j(int32_t imm, uint32_t rd);
 /* li rd, value as lui+addi (2 words). */
 void enc_li(uint32_t *out, uint32_t rd, uint32_t value);
 
-#define OP_IMM 0x13
-#define OP_REG 0x33
-#define OP_LOAD 0x03
-#define OP_STORE 0x23
-#define OP_SYSTEM 0x73
-/* ecall with a7 = 93 (exit), the end of every snippet. */
-#define INSN_ECALL 0x00000073u
+/* Single instructions, operands as written in assembly. */
+uint32_t r_op(uint32_t f7, uint32_t f3, unsigned rd, unsigned rs1, unsigned rs2);   /* OP */
+uint32_t i_op(uint32_t f3, unsigned rd, unsigned rs1, int32_t imm);                 /* OP-IMM */
+uint32_t addi(unsigned rd, unsigned rs1, int32_t imm);
+uint32_t add(unsigned rd, unsigned rs1, unsigned rs2);
+uint32_t sub(unsigned rd, unsigned rs1, unsigned rs2);
+uint32_t sltu(unsigned rd, unsigned rs1, unsigned rs2);
+uint32_t or(unsigned rd, unsigned rs1, unsigned rs2);
+uint32_t mul(unsigned rd, unsigned rs1, unsigned rs2);
+uint32_t lui(unsigned rd, uint32_t imm20);
+uint32_t auipc(unsigned rd, uint32_t imm20);
+uint32_t jal(unsigned rd, int32_t off);
+uint32_t jalr(unsigned rd, unsigned rs1, int32_t off);
+/* width is one of W_B, W_H, W_W (and W_BU, W_HU for loads) */
+uint32_t load(uint32_t width, unsigned rd, int32_t off, unsigned rs1);
+uint32_t store(uint32_t width, unsigned rs2, int32_t off, unsigned rs1);
+uint32_t lw(unsigned rd, int32_t off, unsigned rs1);
+uint32_t sw(unsigned rs2, int32_t off, unsigned rs1);
+/* f3 is one of F3_CSRR*; the rs1 field holds the 5-bit immediate of the *I forms. */
+uint32_t csr_op(uint32_t f3, unsigned rd, uint32_t csr, unsigned rs1_or_uimm);
+uint32_t csrr(unsigned rd, uint32_t csr);
+uint32_t csrw(uint32_t csr, unsigned rs1);
+/* amoXXX.w rd, rs2, (rs1); f5 selects the operation (0 amoadd, 1 amoswap, ...). */
+uint32_t amo(uint32_t f5, unsigned rd, unsigned rs2, unsigned rs1, unsigned aqrl);
 
-/* A device of one tile with host calls enabled on `core`. */
+/* ---------------------------------------------------------------------------------------------
+ * Program builder. Labels are byte offsets from the start of the program (prog_here).
+ */
+
+struct prog {
+	unsigned n;
+	uint32_t w[1024];
+};
+
+void emit(struct prog *p, uint32_t word);
+void emit_li(struct prog *p, unsigned rd, uint32_t value);
+/* exit(a0) through the host call: li a7, 93; ecall. */
+void emit_exit(struct prog *p);
+void emit_exit_with(struct prog *p, uint32_t status);
+/* li t0, addr; li t1, value; sw t1, 0(t0). */
+void emit_store_word(struct prog *p, uint32_t addr, uint32_t value);
+
+int32_t prog_here(const struct prog *p);
+/* f3 is one of BEQ..BGEU. */
+void emit_branch(struct prog *p, uint32_t f3, unsigned rs1, unsigned rs2, int32_t label);
+void emit_j(struct prog *p, int32_t label);
+/* jal ra to an absolute address, given the address the program is placed at. */
+void emit_call(struct prog *p, uint32_t base, uint32_t target);
+/* Spin until the L1 word at addr is non-zero (clobbers t2 and the given scratch register). */
+void emit_wait_nonzero(struct prog *p, uint32_t addr, unsigned scratch);
+
+/* ---------------------------------------------------------------------------------------------
+ * Device, memory and runs.
+ */
+
+#define SOFT_RESET_0 0xFFB121B0u
+#define LDM 0xFFB00000u                  /* local data RAM: each core's private fast window */
+
+/* Core names as fault reports spell them, and the cores in id order. */
+extern const char *const core_names[5];
+extern const enum bh_core_id all_cores[5];
+/* SOFT_RESET_0 bit of each core (memory-map.md 4.1). */
+uint32_t reset_bit(enum bh_core_id c);
+
+/* A device of one tile with host calls enabled on every core. */
 struct bh_device *t_open(void);
-/* Write words at addr, start `core` there, wait (5 s) and return the result. */
+/* A zeroed result on the heap. */
+struct bh_core_result *result_new(void);
+void sleep_ms(long ms);
+
+/* Host access to L1 of tile 0 (l1_put: n words). */
+void l1_put(struct bh_device *dev, uint32_t addr, const uint32_t *words, unsigned n);
+uint32_t l1_get(struct bh_device *dev, uint32_t addr);
+void prog_put(struct bh_device *dev, unsigned tile, uint32_t addr, const struct prog *p);
+/* exit(status) as a program at addr of tile 0. */
+void put_exit(struct bh_device *dev, uint32_t addr, uint32_t status);
+
+/* Write words at addr of tile 0, start `core` there, wait (5 s) and return the result. */
 void t_run(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const uint32_t *words, unsigned n,
 	   struct bh_core_result *res);
-/* Run a snippet on BRISC at 0x1000 that ends in exit(a0); returns a0 (the exit status). The
- * snippet must not clobber a7 (preset to 93). */
-uint32_t t_exec(const uint32_t *words, unsigned n);
+void run_prog(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const struct prog *p,
+	      struct bh_core_result *res);
+/* run_prog, expect the core to exit and return its exit status (a0). */
+uint32_t run_to_exit(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const struct prog *p);
+/* Wait (10 s) for `core` of `tile` to stop and expect it to have exited with `status`. */
+void expect_exit(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t status);
+
+/* ---------------------------------------------------------------------------------------------
+ * Report checks.
+ */
+
+/* text (a report, a program's output) contains needle; the test stops if not. */
+void assert_has(const char *text, const char *needle);
+/* The fault report contains `what`; the test goes on if not. */
+void expect_in_report(const struct bh_core_result *res, const char *what);
+/* The core faulted at pc; the report names the fault kind, the core, the pc and the phrase. */
+void expect_fault(const struct bh_core_result *res, enum bh_core_id core, uint32_t pc, const char *kind,
+		  const char *phrase);
 
 #endif

@@ -1,0 +1,618 @@
+/* Fault reports of ELF programs (tile, core, pc with symbol+offset, instruction, address and
+ * region) and the command-line interface (exit statuses, messages, --stats). The ELFs are
+ * written by a small RV32 ELF writer below. */
+#include <criterion/criterion.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bhemu/bhemu.h"
+#include "host/device.h"
+#include "testlib.h"
+
+#ifndef EM_RISCV
+#define EM_RISCV 243
+#endif
+
+extern char **environ;
+
+/* ------------------------------------------------------------------------- RV32 ELF writer */
+
+struct relf_seg {
+	uint32_t vaddr;
+	const uint32_t *words;
+	unsigned n;
+};
+
+struct relf_sym {
+	const char *name;
+	uint32_t value, size;
+	unsigned char type;      /* STT_FUNC, STT_OBJECT, STT_NOTYPE */
+	unsigned seg;            /* index of the segment (= section) it belongs to */
+};
+
+struct relf {
+	uint32_t entry;
+	unsigned nseg, nsym;
+	struct relf_seg seg[2];
+	struct relf_sym sym[8];
+};
+
+/* Layout: header, program headers, segment bytes, .symtab, .strtab, .shstrtab, section headers.
+ * Sections: 0 null, 1..nseg one PROGBITS per segment, then .symtab, .strtab, .shstrtab. */
+static void relf_write(const char *path, const struct relf *e)
+{
+	static const char shstr[] = "\0.text\0.data\0.symtab\0.strtab\0.shstrtab";
+	enum { SH_TEXT = 1, SH_DATA = 7, SH_SYMTAB = 13, SH_STRTAB = 21, SH_SHSTRTAB = 29 };
+	uint8_t *img = calloc(1, 1 << 16);
+	cr_assert_not_null(img);
+	size_t off = sizeof(Elf32_Ehdr) + e->nseg * sizeof(Elf32_Phdr);
+	size_t seg_off[2];
+	for (unsigned i = 0; i < e->nseg; i++) {
+		seg_off[i] = off;
+		memcpy(img + off, e->seg[i].words, e->seg[i].n * 4u);
+		off += e->seg[i].n * 4u;
+	}
+	/* strings */
+	char strtab[512] = { 0 };
+	size_t strsz = 1, name_off[8];
+	for (unsigned i = 0; i < e->nsym; i++) {
+		name_off[i] = strsz;
+		strcpy(strtab + strsz, e->sym[i].name);
+		strsz += strlen(e->sym[i].name) + 1;
+	}
+	/* symbols: null, then one global per entry */
+	size_t symtab_off = off;
+	Elf32_Sym *sy = (Elf32_Sym *)(img + off);
+	memset(sy, 0, sizeof *sy);
+	for (unsigned i = 0; i < e->nsym; i++) {
+		Elf32_Sym *s = &sy[i + 1];
+		s->st_name = (Elf32_Word)name_off[i];
+		s->st_value = e->sym[i].value;
+		s->st_size = e->sym[i].size;
+		s->st_info = ELF32_ST_INFO(STB_GLOBAL, e->sym[i].type);
+		s->st_shndx = (Elf32_Half)(1 + e->sym[i].seg);
+	}
+	off += (e->nsym + 1) * sizeof(Elf32_Sym);
+	size_t strtab_off = off;
+	memcpy(img + off, strtab, strsz);
+	off += strsz;
+	size_t shstr_off = off;
+	memcpy(img + off, shstr, sizeof shstr);
+	off = (off + sizeof shstr + 3) & ~(size_t)3;
+	size_t shoff = off;
+	unsigned nsh = 1 + e->nseg + 3;
+	Elf32_Shdr *sh = (Elf32_Shdr *)(img + shoff);
+	memset(sh, 0, nsh * sizeof *sh);
+	for (unsigned i = 0; i < e->nseg; i++) {
+		Elf32_Shdr *s = &sh[1 + i];
+		s->sh_name = i == 0 ? SH_TEXT : SH_DATA;
+		s->sh_type = SHT_PROGBITS;
+		s->sh_flags = SHF_ALLOC | (i == 0 ? SHF_EXECINSTR : SHF_WRITE);
+		s->sh_addr = e->seg[i].vaddr;
+		s->sh_offset = (Elf32_Off)seg_off[i];
+		s->sh_size = e->seg[i].n * 4u;
+		s->sh_addralign = 4;
+	}
+	Elf32_Shdr *st = &sh[1 + e->nseg];
+	st->sh_name = SH_SYMTAB;
+	st->sh_type = SHT_SYMTAB;
+	st->sh_offset = (Elf32_Off)symtab_off;
+	st->sh_size = (e->nsym + 1) * sizeof(Elf32_Sym);
+	st->sh_link = 2 + e->nseg;
+	st->sh_info = 1;
+	st->sh_entsize = sizeof(Elf32_Sym);
+	st->sh_addralign = 4;
+	Elf32_Shdr *ss = &sh[2 + e->nseg];
+	ss->sh_name = SH_STRTAB;
+	ss->sh_type = SHT_STRTAB;
+	ss->sh_offset = (Elf32_Off)strtab_off;
+	ss->sh_size = (Elf32_Word)strsz;
+	ss->sh_addralign = 1;
+	Elf32_Shdr *sn = &sh[3 + e->nseg];
+	sn->sh_name = SH_SHSTRTAB;
+	sn->sh_type = SHT_STRTAB;
+	sn->sh_offset = (Elf32_Off)shstr_off;
+	sn->sh_size = sizeof shstr;
+	sn->sh_addralign = 1;
+	off = shoff + nsh * sizeof *sh;
+
+	Elf32_Ehdr *h = (Elf32_Ehdr *)img;
+	memcpy(h->e_ident, ELFMAG, SELFMAG);
+	h->e_ident[EI_CLASS] = ELFCLASS32;
+	h->e_ident[EI_DATA] = ELFDATA2LSB;
+	h->e_ident[EI_VERSION] = EV_CURRENT;
+	h->e_type = ET_EXEC;
+	h->e_machine = EM_RISCV;
+	h->e_version = EV_CURRENT;
+	h->e_entry = e->entry;
+	h->e_phoff = sizeof(Elf32_Ehdr);
+	h->e_shoff = (Elf32_Off)shoff;
+	h->e_ehsize = sizeof(Elf32_Ehdr);
+	h->e_phentsize = sizeof(Elf32_Phdr);
+	h->e_phnum = (Elf32_Half)e->nseg;
+	h->e_shentsize = sizeof(Elf32_Shdr);
+	h->e_shnum = (Elf32_Half)nsh;
+	h->e_shstrndx = (Elf32_Half)(3 + e->nseg);
+	Elf32_Phdr *ph = (Elf32_Phdr *)(img + sizeof(Elf32_Ehdr));
+	for (unsigned i = 0; i < e->nseg; i++) {
+		ph[i].p_type = PT_LOAD;
+		ph[i].p_offset = (Elf32_Off)seg_off[i];
+		ph[i].p_vaddr = ph[i].p_paddr = e->seg[i].vaddr;
+		ph[i].p_filesz = ph[i].p_memsz = e->seg[i].n * 4u;
+		ph[i].p_flags = i == 0 ? PF_R | PF_X : PF_R | PF_W;
+		ph[i].p_align = 4;
+	}
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f, "cannot create %s", path);
+	cr_assert_eq(fwrite(img, 1, off, f), off);
+	fclose(f);
+	free(img);
+}
+
+/* A scratch directory per test, removed at the end. */
+static char scratch[64];
+
+static void scratch_init(void)
+{
+	strcpy(scratch, "/tmp/bhemu-report-XXXXXX");
+	cr_assert_not_null(mkdtemp(scratch));
+}
+
+static void scratch_fini(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", scratch);
+}
+
+static const char *scratch_path(const char *name)
+{
+	static char buf[4][128];
+	static unsigned k;
+	char *p = buf[k++ % 4];
+	snprintf(p, sizeof buf[0], "%s/%s", scratch, name);
+	return p;
+}
+
+/* ------------------------------------------------------------------------ test programs */
+
+/* _start calls bad_access, which loads from 0x180004 (just past L1) at bad_access+0x8.
+ * Data segment: `counter` (object, 8 bytes) at 0x2000. */
+#define TEXT 0x1000u
+#define DATA 0x2000u
+
+static void write_fault_elf(const char *path, uint32_t bad_addr)
+{
+	struct prog p = { 0 };
+	emit_call(&p, TEXT, TEXT + 8);                      /* 0x1000 _start: jal ra, bad_access */
+	emit(&p, INSN_SELF_LOOP);                           /* 0x1004 */
+	emit(&p, addi(T1, X0, 1));                          /* 0x1008 bad_access */
+	emit(&p, lui(T0, bad_addr >> 12));                  /* 0x100c */
+	emit(&p, lw(A0, (int32_t)(bad_addr & 0xfff), T0));  /* 0x1010 */
+	emit(&p, INSN_RET);                                 /* 0x1014 */
+	static const uint32_t data[2] = { 0x11223344, 0x55667788 };
+	struct relf e = {
+		.entry = TEXT, .nseg = 2, .nsym = 3,
+		.seg = { { TEXT, p.w, p.n }, { DATA, data, 2 } },
+		.sym = {
+			{ "_start", TEXT, 8, STT_FUNC, 0 },
+			{ "bad_access", TEXT + 8, 16, STT_FUNC, 0 },
+			{ "counter", DATA, 8, STT_OBJECT, 1 },
+		},
+	};
+	relf_write(path, &e);
+}
+
+/* Exits with `status` after writing "hello from bhemu\n" to stdout. */
+static void write_hello_elf(const char *path, uint32_t status)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A0, 1);
+	emit_li(&p, A1, DATA);
+	emit_li(&p, A2, 17);
+	emit_li(&p, A7, 64);
+	emit(&p, INSN_ECALL);
+	emit_exit_with(&p, status);
+	static const char msg[20] = "hello from bhemu\n";
+	struct relf e = {
+		.entry = TEXT, .nseg = 2, .nsym = 1,
+		.seg = { { TEXT, p.w, p.n }, { DATA, (const uint32_t *)msg, 5 } },
+		.sym = { { "main", TEXT, p.n * 4, STT_FUNC, 0 } },
+	};
+	relf_write(path, &e);
+}
+
+static void write_loop_elf(const char *path)
+{
+	static const uint32_t w[2] = { INSN_NOP, INSN_SELF_LOOP };   /* nop; spin */
+	struct relf e = {
+		.entry = TEXT, .nseg = 1, .nsym = 1,
+		.seg = { { TEXT, w, 2 } },
+		.sym = { { "spin", TEXT, 8, STT_FUNC, 0 } },
+	};
+	relf_write(path, &e);
+}
+
+/* ----------------------------------------------------------------------- fault reports */
+
+/* Loads the ELF for `core` on a fresh device, runs it and expects a fault; the result is the
+ * caller's to free. */
+static struct bh_core_result *run_elf_to_fault(enum bh_core_id core, const char *path)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	char err[512];
+	uint32_t entry = 0;
+	cr_assert_eq(bh_load_elf(dev, 0, core, path, NULL, &entry, err, sizeof err), BH_OK, "%s", err);
+	cr_assert_eq(entry, TEXT);
+	cr_assert_eq(bh_core_start(dev, 0, core, entry), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, core, 5000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_FAULTED, "status %d", r->status);
+	bh_device_close(dev);
+	return r;
+}
+
+Test(report, names_tile_core_pc_symbol_instruction_address_and_region, .init = scratch_init,
+     .fini = scratch_fini)
+{
+	const char *elf = scratch_path("fault.elf");
+	write_fault_elf(elf, 0x180004);
+	struct bh_core_result *r = run_elf_to_fault(BH_CORE_TRISC1, elf);
+	assert_has(r->report, "unmapped address");
+	assert_has(r->report, "tile 0");
+	assert_has(r->report, "core trisc1");
+	assert_has(r->report, "pc 0x00001010");
+	assert_has(r->report, "<bad_access+0x8>");
+	assert_has(r->report, "lw a0,4(t0)");
+	assert_has(r->report, "0x00180004");
+	assert_has(r->report, "unmapped");
+	assert_has(r->report, "4-byte load");
+	free(r);
+}
+
+/* A data address inside an object is named as object+offset, with its region. */
+Test(report, names_the_data_symbol_of_the_address, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("misaligned.elf");
+	write_fault_elf(elf, DATA + 5);
+	struct bh_core_result *r = run_elf_to_fault(BH_CORE_BRISC, elf);
+	assert_has(r->report, "misaligned access");
+	assert_has(r->report, "core brisc");
+	assert_has(r->report, "<bad_access+0x8>");
+	assert_has(r->report, "0x00002005 <counter+0x5>");
+	assert_has(r->report, "in L1");
+	free(r);
+}
+
+/* A fault at the first instruction of a function shows the bare symbol. */
+Test(report, fault_at_a_function_start_shows_the_bare_symbol, .init = scratch_init, .fini = scratch_fini)
+{
+	static const uint32_t w[3] = { INSN_NOP, 0x00100073, INSN_SELF_LOOP };   /* nop; ebreak */
+	struct relf e = {
+		.entry = TEXT, .nseg = 1, .nsym = 2,
+		.seg = { { TEXT, w, 3 } },
+		.sym = { { "_start", TEXT, 4, STT_FUNC, 0 }, { "boom", TEXT + 4, 8, STT_FUNC, 0 } },
+	};
+	const char *elf = scratch_path("ebreak.elf");
+	relf_write(elf, &e);
+	struct bh_core_result *r = run_elf_to_fault(BH_CORE_NCRISC, elf);
+	assert_has(r->report, "ebreak");
+	assert_has(r->report, "pc 0x00001004 <boom>:");
+	free(r);
+}
+
+/* Symbols belong to the core the ELF was loaded for. */
+Test(report, symbols_come_from_the_elf_loaded_for_that_core, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("fault.elf");
+	write_fault_elf(elf, 0x180004);
+	struct bh_device *dev = t_open();
+	char err[256];
+	cr_assert_eq(bh_load_elf(dev, 0, BH_CORE_BRISC, elf, NULL, NULL, err, sizeof err), BH_OK, "%s", err);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, TEXT), BH_OK);
+	struct bh_core_result *r = calloc(1, sizeof *r);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 5000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_FAULTED);
+	assert_has(r->report, "pc 0x00001010:");
+	cr_expect_null(strstr(r->report, "bad_access"), "trisc0 has no ELF but got:\n%s", r->report);
+	free(r);
+	bh_device_close(dev);
+}
+
+/* A real compiler's ELF (the guest test programs, when the cross compiler was found): patch an
+ * ebreak over main's first instruction and the report names <main>. */
+Test(report, guest_elf_from_the_cross_compiler_names_main)
+{
+	glob_t g;
+	if (glob(BHEMU_BINARY_DIR "/guest/*.elf", 0, NULL, &g) != 0 || g.gl_pathc == 0)
+		cr_skip_test("no guest ELF in %s/guest (cross compiler missing or guest targets not built)",
+			     BHEMU_BINARY_DIR);
+	struct bh_device *dev = t_open();
+	char err[512];
+	uint32_t entry = 0, main_addr = 0;
+	const char *elf = NULL;
+	for (size_t k = 0; k < g.gl_pathc && !elf; k++) {
+		if (bh_load_elf(dev, 0, BH_CORE_BRISC, g.gl_pathv[k], NULL, &entry, err, sizeof err) != BH_OK)
+			continue;
+		const struct bh_elf *e = *bh_device_elf_slot(dev, 0, BH_CORE_BRISC);
+		if (bh_elf_symbol_lookup(e, "main", &main_addr) == 0)
+			elf = g.gl_pathv[k];
+	}
+	if (!elf)
+		cr_skip_test("no loadable guest ELF with a main symbol");
+	const uint32_t ebreak = 0x00100073;
+	cr_assert_eq(bh_l1_write(dev, 0, main_addr, &ebreak, 4), BH_OK);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, entry), BH_OK);
+	struct bh_core_result *r = calloc(1, sizeof *r);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_FAULTED, "%s: status %d", elf, r->status);
+	char want[64];
+	snprintf(want, sizeof want, "pc 0x%08x <main>", main_addr);
+	assert_has(r->report, want);
+	assert_has(r->report, "ebreak");
+	free(r);
+	globfree(&g);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------------ CLI */
+
+#define CLI BHEMU_BINARY_DIR "/bhemu"
+
+struct cli_out {
+	int status;          /* exit status, or 128 + signal */
+	char out[16384];
+	char err[16384];
+};
+
+static void slurp(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+	ssize_t k;
+	lseek(fd, 0, SEEK_SET);
+	while (len < n - 1 && (k = read(fd, buf + len, n - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+}
+
+/* Runs the CLI with argv (NULL-terminated, without argv[0]). */
+static struct cli_out *cli(const char *const *args)
+{
+	cr_assert_eq(access(CLI, X_OK), 0, "%s is not built", CLI);
+	const char *argv[16] = { CLI };
+	unsigned n = 1;
+	while (args[n - 1]) {
+		cr_assert_lt(n, 15u);
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	char out_path[] = "/tmp/bhemu-cli-out-XXXXXX", err_path[] = "/tmp/bhemu-cli-err-XXXXXX";
+	int fo = mkstemp(out_path), fe = mkstemp(err_path);
+	cr_assert(fo >= 0 && fe >= 0);
+	unlink(out_path);
+	unlink(err_path);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fo, 1);
+	posix_spawn_file_actions_adddup2(&fa, fe, 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	pid_t pid;
+	int rc = posix_spawn(&pid, CLI, &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert_eq(rc, 0, "posix_spawn: %s", strerror(rc));
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	struct cli_out *o = calloc(1, sizeof *o);
+	cr_assert_not_null(o);
+	o->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	slurp(fo, o->out, sizeof o->out);
+	slurp(fe, o->err, sizeof o->err);
+	close(fo);
+	close(fe);
+	return o;
+}
+
+#define CLI_RUN(...) cli((const char *const[]){ __VA_ARGS__, NULL })
+
+static void expect_status(const struct cli_out *o, int status)
+{
+	cr_expect_eq(o->status, status, "exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", o->status, status,
+		     o->out, o->err);
+}
+
+Test(cli, help_exits_0_with_usage_on_stdout)
+{
+	struct cli_out *o = CLI_RUN("--help");
+	expect_status(o, 0);
+	assert_has(o->out, "usage: bhemu run");
+	assert_has(o->out, "--max-instructions");
+	free(o);
+	o = CLI_RUN("run", "--help");
+	expect_status(o, 0);
+	assert_has(o->out, "usage");
+	free(o);
+	o = CLI_RUN("--version");
+	expect_status(o, 0);
+	assert_has(o->out, "bhemu");
+	free(o);
+}
+
+Test(cli, no_command_or_unknown_command_exits_2)
+{
+	struct cli_out *o = cli((const char *const[]){ NULL });
+	expect_status(o, 2);
+	assert_has(o->err, "missing command");
+	free(o);
+	o = CLI_RUN("frobnicate");
+	expect_status(o, 2);
+	assert_has(o->err, "unknown command 'frobnicate'");
+	free(o);
+}
+
+Test(cli, unknown_option_exits_2_with_a_message, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("hello.elf");
+	write_hello_elf(elf, 0);
+	struct cli_out *o = CLI_RUN("run", "--frobnicate", elf);
+	expect_status(o, 2);
+	assert_has(o->err, "frobnicate");
+	assert_has(o->err, "usage");
+	free(o);
+}
+
+Test(cli, missing_elf_exits_2_with_a_message)
+{
+	struct cli_out *o = CLI_RUN("run");
+	expect_status(o, 2);
+	assert_has(o->err, "PROGRAM.elf");
+	free(o);
+	o = CLI_RUN("run", "--core", "ncrisc");
+	expect_status(o, 2);
+	free(o);
+}
+
+Test(cli, two_elfs_exit_2)
+{
+	struct cli_out *o = CLI_RUN("run", "a.elf", "b.elf");
+	expect_status(o, 2);
+	assert_has(o->err, "exactly one");
+	free(o);
+}
+
+Test(cli, bad_core_exits_2_naming_the_cores, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("hello.elf");
+	write_hello_elf(elf, 0);
+	struct cli_out *o = CLI_RUN("run", "--core", "trisc3", elf);
+	expect_status(o, 2);
+	assert_has(o->err, "unknown core 'trisc3'");
+	assert_has(o->err, "brisc");
+	free(o);
+}
+
+Test(cli, non_numeric_max_instructions_exits_2, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("hello.elf");
+	write_hello_elf(elf, 0);
+	const char *bad[] = { "abc", "12x", "-5", "0", "" };
+	for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		struct cli_out *o = CLI_RUN("run", "--max-instructions", bad[k], elf);
+		expect_status(o, 2);
+		assert_has(o->err, "--max-instructions needs a positive integer");
+		free(o);
+	}
+}
+
+Test(cli, nonexistent_file_exits_2_naming_it, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *missing = scratch_path("no-such-program.elf");
+	struct cli_out *o = CLI_RUN("run", missing);
+	expect_status(o, 2);
+	assert_has(o->err, "no-such-program.elf");
+	free(o);
+}
+
+Test(cli, non_elf_file_exits_2_naming_it, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *txt = scratch_path("notes.txt");
+	FILE *f = fopen(txt, "w");
+	cr_assert_not_null(f);
+	fputs("this is not an ELF file, just some text that is long enough to hold a header\n", f);
+	fclose(f);
+	struct cli_out *o = CLI_RUN("run", txt);
+	expect_status(o, 2);
+	assert_has(o->err, "notes.txt");
+	assert_has(o->err, "ELF");
+	free(o);
+	/* an empty file too */
+	const char *empty = scratch_path("empty.elf");
+	f = fopen(empty, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	o = CLI_RUN("run", empty);
+	expect_status(o, 2);
+	assert_has(o->err, "empty.elf");
+	free(o);
+}
+
+Test(cli, program_exit_status_and_output_pass_through, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("hello.elf");
+	write_hello_elf(elf, 42);
+	struct cli_out *o = CLI_RUN("run", elf);
+	expect_status(o, 42);
+	cr_expect_str_eq(o->out, "hello from bhemu\n");
+	free(o);
+	o = CLI_RUN("run", "-c", "trisc2", elf);
+	expect_status(o, 42);
+	free(o);
+}
+
+Test(cli, faulting_program_exits_3_with_the_report_on_stderr, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("fault.elf");
+	write_fault_elf(elf, 0x180004);
+	struct cli_out *o = CLI_RUN("run", "--core", "ncrisc", elf);
+	expect_status(o, 3);
+	assert_has(o->err, "fault: unmapped address on tile 0");
+	assert_has(o->err, "core ncrisc");
+	assert_has(o->err, "pc 0x00001010 <bad_access+0x8>");
+	assert_has(o->err, "lw a0,4(t0)");
+	assert_has(o->err, "0x00180004");
+	cr_expect_str_empty(o->out);
+	free(o);
+}
+
+Test(cli, max_instructions_on_an_infinite_loop_exits_4, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("loop.elf");
+	write_loop_elf(elf);
+	struct cli_out *o = CLI_RUN("run", "--max-instructions", "100000", elf);
+	expect_status(o, 4);
+	assert_has(o->err, "--max-instructions 100000");
+	free(o);
+	o = CLI_RUN("run", "-n", "0x1000", elf);
+	expect_status(o, 4);
+	free(o);
+}
+
+Test(cli, stats_prints_instructions_seconds_and_mips, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("loop.elf");
+	write_loop_elf(elf);
+	struct cli_out *o = CLI_RUN("run", "--stats", "--max-instructions", "2000000", elf);
+	expect_status(o, 4);
+	const char *line = strstr(o->err, "stats: ");
+	cr_assert_not_null(line, "no stats line:\n%s", o->err);
+	unsigned long long n = 0;
+	double secs = -1, mips = -1;
+	cr_assert_eq(sscanf(line, "stats: instructions=%llu seconds=%lf mips=%lf", &n, &secs, &mips), 3, "%s", line);
+	cr_expect_geq(n, 2000000ull);
+	cr_expect_gt(secs, 0.0);
+	cr_expect_gt(mips, 0.0);
+	free(o);
+
+	/* An exiting program: the count is exact (li a0 (2) + li a7 (2) + ecall after the write). */
+	const char *hello = scratch_path("hello.elf");
+	write_hello_elf(hello, 0);
+	o = CLI_RUN("run", "-s", hello);
+	expect_status(o, 0);
+	line = strstr(o->err, "stats: ");
+	cr_assert_not_null(line, "no stats line:\n%s", o->err);
+	cr_assert_eq(sscanf(line, "stats: instructions=%llu seconds=%lf mips=%lf", &n, &secs, &mips), 3, "%s", line);
+	cr_expect_eq(n, 14ull, "hello: %llu instructions", n);
+	free(o);
+}
