@@ -8,6 +8,7 @@
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "host/device.h"
+#include "sync/park.h"
 
 /* cfg0 reset value: all chicken bits clear except StMergeTimer (bits 13..17) = 16. */
 #define CFG0_RESET (16u << 13)
@@ -159,15 +160,23 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 	}
 }
 
-bool bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
+/* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
+ * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
+int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
-	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault);
+	c->block_seq = bh_park_seq(c);
+	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
 }
 
-bool bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
-	if (!bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault))
-		return false;
-	/* A misaligned-path L1 store cannot happen (it faults), so only MMIO gets here. */
-	return true;
+	c->block_seq = bh_park_seq(c);
+	return bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);
+}
+
+bool bh_core_block(struct bh_core *c)
+{
+	/* Parked on a device: sleep until a waker or an event (reset, shutdown) moves wake_seq. */
+	bh_park_sleep(c, c->block_seq, 0);
+	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
 }

@@ -69,6 +69,12 @@ struct bh_core {
 	uint64_t cycle_offset;         /* cycle = wall clock + offset (written through the aliases) */
 	uint64_t instret_offset;
 
+	/* Parking (sync/park.h): the core sleeps on wake_seq; wakers bump it. */
+	_Atomic uint32_t wake_seq;
+	_Atomic uint32_t sleeping;
+	uint32_t block_seq;             /* wake_seq read before the last device access (owner) */
+	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
+
 	/* Published pc for the PC-snapshot registers and reports (relaxed; may lag). */
 	_Atomic uint32_t pc_snapshot;
 
@@ -118,8 +124,12 @@ bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
 __attribute__((cold, noinline))
 void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr);
 
-/* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast window. */
-bool bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t *val);
-bool bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
+/* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast
+ * window. Return enum bh_acc (fabric/mmio.h): OK, FAULT (core->fault filled) or BLOCKED (the
+ * device registered the core as a waiter: park with bh_core_block(), then retry). */
+int bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t *val);
+int bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
+/* Sleep after a BLOCKED access. Returns true when the core must leave the interpreter. */
+bool bh_core_block(struct bh_core *core);
 
 #endif

@@ -1,5 +1,6 @@
 /* Address decode of a Tensix tile (memory-map.md section 1). The table is the single place
  * that says which requester may reach which window and which module serves it. */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "fabric/mmio.h"
@@ -61,18 +62,20 @@ const struct bh_region *bh_mmio_region(uint32_t addr)
 	return NULL;
 }
 
-static bool mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
-			uint32_t *val, struct bh_fault *f)
+static bool mmio_access(struct bh_access *a, bool store, uint32_t *val)
 {
+	struct bh_fault *f = a->fault;
+	uint32_t addr = a->addr;
+	unsigned size = a->size, who = a->who;
 	if (addr < BH_L1_SIZE) {
 		if (addr & (size - 1))
 			return bh_fault_fill(f, BH_FAULT_MISALIGNED, addr, "L1",
 					     "%u-byte %s at 0x%08x is not naturally aligned (Blackhole has no misaligned access)",
 					     size, store ? "store" : "load", addr);
 		if (store)
-			bh_mem_st(tile->l1 + addr, size, *val);
+			bh_mem_st(a->tile->l1 + addr, size, *val);
 		else
-			*val = bh_mem_ld(tile->l1 + addr, size);
+			*val = bh_mem_ld(a->tile->l1 + addr, size);
 		return true;
 	}
 	const struct bh_region *r = bh_mmio_region(addr);
@@ -90,21 +93,39 @@ static bool mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsig
 	if (!(r->widths & (1u << size)))
 		return bh_fault_fill(f, BH_FAULT_ACCESS, addr, r->name, "%u-byte access: %s takes %s accesses only",
 				     size, r->name, r->widths == W32 ? "32-bit" : "16- or 32-bit");
-	struct bh_access a = { tile, who, addr, addr - r->base, size, r, f };
+	a->region = r;
+	a->off = addr - r->base;
 	bh_dev_read_fn rd = r->read;
 	bh_dev_write_fn wr = r->write;
 	if (store ? !wr : !rd)
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, addr, r->name, "%s", r->missing);
-	return store ? wr(&a, *val) : rd(&a, val);
+	return store ? wr(a, *val) : rd(a, val);
 }
 
-bool bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
-		    uint32_t *val, struct bh_fault *f)
+enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
+			   uint32_t *val, struct bh_fault *f, char *wait_what, unsigned wait_len)
 {
-	if (mmio_access(tile, who, addr, size, store, val, f))
-		return true;
+	struct bh_access a = { .tile = tile, .who = who, .addr = addr, .size = size, .fault = f,
+			       .wait_what = wait_what, .wait_len = wait_len };
+	if (mmio_access(&a, store, val))
+		return BH_ACC_OK;
+	if (a.blocked)
+		return BH_ACC_BLOCKED;
 	f->has_addr = true;
 	f->is_store = store;
 	f->size = size;
+	return BH_ACC_FAULT;
+}
+
+bool bh_access_block(struct bh_access *a, const char *fmt, ...)
+{
+	va_list ap;
+	if (!a->wait_what)
+		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, a->region ? a->region->name : NULL,
+				     "the host cannot wait on this register");
+	a->blocked = true;
+	va_start(ap, fmt);
+	vsnprintf(a->wait_what, a->wait_len, fmt, ap);
+	va_end(ap);
 	return false;
 }

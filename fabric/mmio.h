@@ -25,7 +25,23 @@ struct bh_access {
 	unsigned size;             /* 1, 2 or 4 */
 	const struct bh_region *region;
 	struct bh_fault *fault;
+	/* A device that must make the requester wait (PCBuf pop on empty, ...) registers it on its
+	 * bh_waitq, re-checks, and returns bh_access_block(): the core parks and retries the
+	 * instruction when woken. Host requests cannot wait (wait_what == NULL): they fail. */
+	bool blocked;
+	char *wait_what;
+	unsigned wait_len;
 };
+
+enum bh_acc {
+	BH_ACC_FAULT = 0,
+	BH_ACC_OK = 1,
+	BH_ACC_BLOCKED = 2,
+};
+
+/* Mark the access as blocked and say on what (for deadlock reports). Returns false. */
+__attribute__((format(printf, 2, 3)))
+bool bh_access_block(struct bh_access *a, const char *fmt, ...);
 
 typedef bool (*bh_dev_read_fn)(struct bh_access *a, uint32_t *val);
 typedef bool (*bh_dev_write_fn)(struct bh_access *a, uint32_t val);
@@ -41,9 +57,10 @@ struct bh_region {
 };
 
 /* Read or write `size` bytes at addr above L1 (or misaligned in L1) for requester `who`.
- * Returns false with *fault filled when the access is not possible. */
-bool bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
-		    uint32_t *val, struct bh_fault *fault);
+ * BH_ACC_FAULT: *fault says why. BH_ACC_BLOCKED: the device registered the requesting core as a
+ * waiter and wrote what it waits for into wait_what (NULL for the host: never blocks). */
+enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
+			   uint32_t *val, struct bh_fault *fault, char *wait_what, unsigned wait_len);
 const struct bh_region *bh_mmio_region(uint32_t addr);
 const char *bh_requester_name(unsigned who);
 

@@ -4,6 +4,7 @@
 
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/park.h"
 
 _Atomic bh_code_written_fn bh_tile_code_written_hook;
 
@@ -65,11 +66,13 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)
 		bool was = old >> bit & 1, now = value >> bit & 1;
 		c->held = now;
 		if (now && !was) {
-			/* Entering reset abandons whatever the core was doing. */
+			/* Entering reset abandons whatever the core was doing, parked or not. */
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+			bh_park_wake(c);
 		} else if (!now && was) {
 			c->restart = true;
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+			bh_park_wake(c);
 			pthread_cond_signal(&c->cond);
 		}
 	}

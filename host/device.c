@@ -8,6 +8,7 @@
 
 #include "fabric/mmio.h"
 #include "host/device.h"
+#include "sync/park.h"
 
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 {
@@ -52,6 +53,7 @@ void bh_device_close(struct bh_device *dev)
 		t->shutdown = true;
 		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
 			atomic_fetch_or_explicit(&t->core[c].events, BH_EV_STOP, memory_order_release);
+			bh_park_wake(&t->core[c]);
 			pthread_cond_signal(&t->core[c].cond);
 		}
 		pthread_mutex_unlock(&t->lock);
@@ -278,7 +280,8 @@ static int host_reg_access(struct bh_device *dev, unsigned tile, uint32_t addr, 
 	if (!dev || tile >= dev->ntiles || addr < BH_L1_SIZE)
 		return BH_ERR_ARG;
 	memset(&f, 0, sizeof f);
-	return bh_mmio_access(dev->tiles[tile], BH_REQ_HOST, addr, 4, store, val, &f) ? BH_OK : BH_ERR_ARG;
+	return bh_mmio_access(dev->tiles[tile], BH_REQ_HOST, addr, 4, store, val, &f, NULL, 0) == BH_ACC_OK
+		       ? BH_OK : BH_ERR_ARG;
 }
 
 int bh_reg_write(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t val)

@@ -1,0 +1,76 @@
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/tile.h"
+#include "sync/park.h"
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, (uint32_t *)word, op, val, ts, NULL, 0);
+}
+
+uint32_t bh_park_seq(struct bh_core *c)
+{
+	return atomic_load_explicit(&c->wake_seq, memory_order_acquire);
+}
+
+void bh_park_sleep(struct bh_core *c, uint32_t seq, uint64_t timeout_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	if (timeout_ns) {
+		ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
+		ts.tv_nsec = (long)(timeout_ns % 1000000000u);
+		tsp = &ts;
+	}
+	atomic_store_explicit(&c->sleeping, 1, memory_order_seq_cst);
+	/* Returns at once (EAGAIN) if wake_seq moved since seq was read: no lost wake-up. */
+	futex(&c->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
+	atomic_store_explicit(&c->sleeping, 0, memory_order_relaxed);
+}
+
+void bh_park_wake(struct bh_core *c)
+{
+	atomic_fetch_add_explicit(&c->wake_seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&c->sleeping, memory_order_seq_cst))
+		futex(&c->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+void bh_waitq_add(struct bh_waitq *q, unsigned kind)
+{
+	atomic_fetch_or_explicit(&q->waiters, 1u << kind, memory_order_seq_cst);
+}
+
+void bh_waitq_wake(struct bh_tile *t, struct bh_waitq *q)
+{
+	if (!atomic_load_explicit(&q->waiters, memory_order_seq_cst))
+		return;
+	uint32_t w = atomic_exchange_explicit(&q->waiters, 0, memory_order_seq_cst);
+	while (w) {
+		unsigned k = (unsigned)__builtin_ctz(w);
+		w &= w - 1;
+		bh_park_wake(&t->core[k]);
+	}
+}
+
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+static bool membarrier_ok;
+
+static void membarrier_init(void)
+{
+	membarrier_ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+bool bh_park_heavy_fence(void)
+{
+	pthread_once(&membarrier_once, membarrier_init);
+	if (membarrier_ok && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return true;
+	atomic_thread_fence(memory_order_seq_cst);
+	return false;
+}

@@ -1,0 +1,45 @@
+/* Parking: how a core thread sleeps while it waits, and how whoever changes what it waits on
+ * wakes it. Every sleeping core sleeps on its own futex word (core->wake_seq); every waker bumps
+ * that word. Waits never lose a wake-up: the core reads wake_seq *before* it checks the thing it
+ * waits on, and sleeps only if wake_seq still has that value.
+ *
+ *   core:   seq = bh_park_seq(c);  register as waiter;  re-check (seq_cst);  bh_park_sleep(c, seq, t)
+ *   waker:  change state (seq_cst);  for each registered waiter: bh_park_wake(core)
+ *
+ * Device modules that block a requester (PCBuf pop on empty, mailbox read, ...) keep a
+ * struct bh_waitq and follow the same order. */
+#ifndef BH_SYNC_PARK_H
+#define BH_SYNC_PARK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bh_core;
+struct bh_tile;
+
+/* Value to pass to bh_park_sleep(); read it before checking the wait condition. */
+uint32_t bh_park_seq(struct bh_core *c);
+/* Sleep until the core is woken after `seq` was read, or timeout_ns passes (0: no timeout).
+ * Spurious returns are allowed: the caller re-checks. */
+void bh_park_sleep(struct bh_core *c, uint32_t seq, uint64_t timeout_ns);
+/* Wake a core (any thread). Cheap when nobody sleeps: one atomic add and one futex call. */
+void bh_park_wake(struct bh_core *c);
+
+/* A set of cores of one tile waiting on one device condition. */
+struct bh_waitq {
+	_Atomic uint32_t waiters;   /* bit k: core kind k of the owning tile */
+};
+
+/* Register core `kind` as a waiter (seq_cst: pairs with the load in bh_waitq_wake). The caller
+ * must re-check its condition after this and before blocking. */
+void bh_waitq_add(struct bh_waitq *q, unsigned kind);
+/* Wake every registered waiter of `tile` and clear the set. Call after the state change. */
+void bh_waitq_wake(struct bh_tile *tile, struct bh_waitq *q);
+
+/* Asymmetric fence: makes every other thread's earlier stores visible before the caller's
+ * later loads, so that the store hot path needs no fence of its own (Linux membarrier; falls
+ * back to bounded sleeps when the kernel refuses it). Returns false when unavailable. */
+bool bh_park_heavy_fence(void);
+
+#endif
