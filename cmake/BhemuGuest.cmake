@@ -6,15 +6,21 @@
 #   BHEMU_GUEST_CC                 the cross compiler
 #   BHEMU_GUEST_CFLAGS             compile flags of every guest source
 #   BHEMU_GUEST_LDFLAGS            link flags (before objects; -lgcc comes last)
-#   BHEMU_GUEST_RUNTIME_DIR        firmware/baremetal: crt0.S, bare.ld, bare.h, bare.c
+#   BHEMU_GUEST_RUNTIME_DIR        firmware/baremetal: crt0.S, bare.ld, bare.h, bare.c (and the
+#                                  multi-core crt0_multi.S, bare_multi.ld, multicore.h)
+#   BHEMU_GUEST_DATAFLOW_DIR       firmware/dataflow: cb.h, cb.c (on every guest include path)
 #   BHEMU_GUEST_LINKER_SCRIPT      the default linker script (bare.ld)
+#   BHEMU_GUEST_MULTICORE_LINKER_SCRIPT   bare_multi.ld
 #   BHEMU_GUEST_DIR                ${CMAKE_BINARY_DIR}/guest: where the ELFs go
 #   BHEMU_QEMU_RISCV32             qemu-riscv32, or empty; BHEMU_HAVE_QEMU says which
 #   BHEMU_QEMU_CPU                 the one -cpu value every qemu-riscv32 run uses
 #   bhemu_guest_objects(OUT_VAR OBJDIR src...)   compile rules, object paths in OUT_VAR
-#   bhemu_guest_executable(NAME SOURCES src... [CFLAGS f...] [LINKER_SCRIPT ld] [NO_RUNTIME])
+#   bhemu_guest_executable(NAME SOURCES src... [CFLAGS f...] [LINKER_SCRIPT ld] [NO_RUNTIME] [MULTICORE])
 #       builds ${CMAKE_BINARY_DIR}/guest/NAME.elf from target guest_NAME (part of ALL).
 #       The bare runtime (crt0 + bare.c, built once by firmware/) is linked in unless NO_RUNTIME.
+#       MULTICORE: a program for several cores of a tile (`bhemu run --cores`, multicore.h):
+#       crt0_multi + bare.c + the CB library, linked with bare_multi.ld. Such ELFs need local
+#       data RAM, so they never run under qemu: do not make difftests of them.
 #   global property BHEMU_GUEST_ELFS     every guest ELF defined so far
 #   global property BHEMU_GUEST_TARGETS  every guest_NAME target defined so far
 #   target property BHEMU_GUEST_ELF on guest_NAME: its ELF path
@@ -22,6 +28,8 @@
 set(BHEMU_GUEST_RUNTIME_DIR ${CMAKE_CURRENT_LIST_DIR}/../firmware/baremetal)
 get_filename_component(BHEMU_GUEST_RUNTIME_DIR ${BHEMU_GUEST_RUNTIME_DIR} ABSOLUTE)
 set(BHEMU_GUEST_LINKER_SCRIPT ${BHEMU_GUEST_RUNTIME_DIR}/bare.ld)
+set(BHEMU_GUEST_MULTICORE_LINKER_SCRIPT ${BHEMU_GUEST_RUNTIME_DIR}/bare_multi.ld)
+get_filename_component(BHEMU_GUEST_DATAFLOW_DIR ${CMAKE_CURRENT_LIST_DIR}/../firmware/dataflow ABSOLUTE)
 set(BHEMU_GUEST_DIR ${CMAKE_BINARY_DIR}/guest)
 
 find_program(BHEMU_GUEST_CC riscv64-unknown-elf-gcc)
@@ -53,7 +61,7 @@ set(BHEMU_GUEST_CFLAGS
   -march=rv32im_zicsr_zba_zbb -mabi=ilp32 -O2 -g
   -ffreestanding -fno-builtin -nostdlib -nostartfiles -mcmodel=medany
   -fno-tree-loop-distribute-patterns -Wall -Wextra
-  -I${BHEMU_GUEST_RUNTIME_DIR})
+  -I${BHEMU_GUEST_RUNTIME_DIR} -I${BHEMU_GUEST_DATAFLOW_DIR})
 set(BHEMU_GUEST_LDFLAGS -march=rv32im -mabi=ilp32 -nostdlib -nostartfiles -static)
 
 # Compile rules for guest sources (.c or .S) into OBJDIR; object paths go to OUT_VAR.
@@ -80,26 +88,35 @@ function(bhemu_guest_objects OUT_VAR OBJDIR)
 endfunction()
 
 function(bhemu_guest_executable NAME)
-  cmake_parse_arguments(PARSE_ARGV 1 G "NO_RUNTIME" "LINKER_SCRIPT" "SOURCES;CFLAGS")
+  cmake_parse_arguments(PARSE_ARGV 1 G "NO_RUNTIME;MULTICORE" "LINKER_SCRIPT" "SOURCES;CFLAGS")
   if(NOT BHEMU_HAVE_GUEST_CC)
     return()
   endif()
   if(NOT G_SOURCES)
     message(FATAL_ERROR "bhemu_guest_executable(${NAME}): no SOURCES")
   endif()
+  if(G_MULTICORE AND G_NO_RUNTIME)
+    message(FATAL_ERROR "bhemu_guest_executable(${NAME}): MULTICORE is a runtime; not with NO_RUNTIME")
+  endif()
   if(NOT G_LINKER_SCRIPT)
-    set(G_LINKER_SCRIPT ${BHEMU_GUEST_LINKER_SCRIPT})
+    if(G_MULTICORE)
+      set(G_LINKER_SCRIPT ${BHEMU_GUEST_MULTICORE_LINKER_SCRIPT})
+    else()
+      set(G_LINKER_SCRIPT ${BHEMU_GUEST_LINKER_SCRIPT})
+    endif()
   endif()
   get_filename_component(G_LINKER_SCRIPT ${G_LINKER_SCRIPT} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
 
   bhemu_guest_objects(objects ${BHEMU_GUEST_DIR}/obj/${NAME} ${G_SOURCES} CFLAGS ${G_CFLAGS})
   set(runtime)
-  if(NOT G_NO_RUNTIME)
+  if(G_MULTICORE)
+    get_property(runtime GLOBAL PROPERTY BHEMU_GUEST_MULTICORE_RUNTIME_OBJECTS)
+  elseif(NOT G_NO_RUNTIME)
     get_property(runtime GLOBAL PROPERTY BHEMU_GUEST_RUNTIME_OBJECTS)
-    if(NOT runtime)
-      message(FATAL_ERROR "bhemu_guest_executable(${NAME}): the bare runtime is not defined yet "
-                          "(add_subdirectory(firmware) must come first)")
-    endif()
+  endif()
+  if(NOT G_NO_RUNTIME AND NOT runtime)
+    message(FATAL_ERROR "bhemu_guest_executable(${NAME}): the bare runtime is not defined yet "
+                        "(add_subdirectory(firmware) must come first)")
   endif()
 
   set(elf ${BHEMU_GUEST_DIR}/${NAME}.elf)

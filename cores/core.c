@@ -89,6 +89,8 @@ static void core_leave_reset(struct bh_core *c)
 	atomic_fetch_and_explicit(&c->events, ~(uint32_t)(BH_EV_STOP | BH_EV_FLUSH_ALL | BH_EV_CODE_STALE),
 				  memory_order_acq_rel);
 	rv32_flush_decoded(c);
+	memset(&c->spin, 0, sizeof c->spin);
+	c->monitoring = false;
 	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
 }
 
@@ -104,6 +106,7 @@ static void *core_thread(void *arg)
 		if (t->shutdown)
 			break;
 		c->restart = false;
+		c->ever_ran = true;
 		core_leave_reset(c);
 		c->state = BH_CORE_RUNNING;
 		pthread_mutex_unlock(&t->lock);
@@ -118,7 +121,7 @@ static void *core_thread(void *arg)
 		case RV_STOP_EXIT: c->state = BH_CORE_EXITED; break;
 		case RV_STOP_FAULT: c->state = BH_CORE_FAULTED; break;
 		case RV_STOP_LIMIT: c->state = BH_CORE_LIMIT; break;
-		case RV_STOP_EVENT: c->state = BH_CORE_IN_RESET; break;   /* held, restarting or shutting down */
+		default: c->state = BH_CORE_IN_RESET; break;   /* event: held, restarting or shutting down */
 		}
 		pthread_mutex_unlock(&t->lock);
 		bh_device_notify(t->dev);
@@ -140,13 +143,16 @@ int bh_core_thread_start(struct bh_core *c)
 	return rc;
 }
 
-/* An L1 store hit a page that holds decoded code: the writer drops its own copy now (its
- * interpreter re-decodes the next instruction from memory); other cores are told through
- * their stale-page bits and pick it up at their next event check. */
-void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr)
+/* An L1 write hit a page whose code_pages byte is non-zero. Decoded code: the writer drops its
+ * own copy now (its interpreter re-decodes the next instruction from memory); other cores are
+ * told through their stale-page bits and pick it up at their next event check. Watched words:
+ * the parked cores whose words overlap the write are woken. */
+void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
 {
 	unsigned page = addr >> BH_L1_PAGE_SHIFT;
 	unsigned mask = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
+	if (mask & BH_PAGE_WATCHED)
+		bh_watch_l1_written(t, addr, len);
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		if (!(mask >> k & 1))
 			continue;
@@ -177,6 +183,8 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 bool bh_core_block(struct bh_core *c)
 {
 	/* Parked on a device: sleep until a waker or an event (reset, shutdown) moves wake_seq. */
+	atomic_store_explicit(&c->park_state, BH_PARK_BLOCKED, memory_order_release);
 	bh_park_sleep(c, c->block_seq, 0);
+	atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
 	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
 }

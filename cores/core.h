@@ -9,6 +9,7 @@
 
 #include "fabric/fault.h"
 #include "fabric/hw.h"
+#include "cores/spin.h"
 
 struct bh_core;
 struct bh_tile;
@@ -28,6 +29,10 @@ enum rv_stop {
 	RV_STOP_EXIT,      /* guest exit host call */
 	RV_STOP_FAULT,
 	RV_STOP_LIMIT,
+	/* Internal to rv32_run(): switch interpreter variant, or park a detected poll loop. */
+	RV_STOP_MONITOR,
+	RV_STOP_UNMONITOR,
+	RV_STOP_PARK,
 };
 
 /* Bits of bh_core.events: set by other threads, consumed by the core's own thread. */
@@ -53,8 +58,9 @@ struct bh_core {
 	uint32_t ldm_size;
 	_Atomic uint8_t *code_pages;    /* tile's per-page mask of cores holding decoded code */
 	_Atomic uint32_t events;        /* BH_EV_*, written by any thread (release), read relaxed then acquire */
-	struct rv_page *pages[BH_L1_PAGES]; /* decoded instructions per L1 page, owner thread only */
-	unsigned variant;               /* interpreter variant the pages were decoded for */
+	/* Decoded instructions per L1 page and interpreter variant (rv32_run.inc), owner only. */
+#define RV_VARIANTS 3
+	struct rv_page *pages[RV_VARIANTS][BH_L1_PAGES];
 	_Atomic uint32_t stale_pages[BH_L1_PAGES / 32];
 
 	struct bh_tile *tile;
@@ -74,6 +80,10 @@ struct bh_core {
 	_Atomic uint32_t sleeping;
 	uint32_t block_seq;             /* wake_seq read before the last device access (owner) */
 	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
+	_Atomic uint32_t park_state;    /* enum bh_park_state: release by the owner, acquire by monitors */
+	_Atomic uint64_t parks;         /* times this core parked (statistics, tests) */
+	struct bh_spin spin;            /* poll-loop detection (owner thread) */
+	bool monitoring;                /* running the monitor variant of the interpreter */
 
 	/* Published pc for the PC-snapshot registers and reports (relaxed; may lag). */
 	_Atomic uint32_t pc_snapshot;
@@ -89,6 +99,7 @@ struct bh_core {
 	enum bh_core_state state;
 	bool held;                     /* mirrors this core's SOFT_RESET_0 bit */
 	bool restart;                  /* a release happened; the thread must re-initialise and run */
+	bool ever_ran;                 /* left reset at least once (reports skip idle cores) */
 	bool start_pc_valid;           /* one-shot start pc for the next release (host API) */
 	uint32_t start_pc;
 	int exit_status;               /* written by the core thread while running (no lock) */
@@ -122,7 +133,7 @@ bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
 
 /* An L1 store hit a page holding decoded code (see fabric/tile.h). */
 __attribute__((cold, noinline))
-void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr);
+void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
 
 /* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast
  * window. Return enum bh_acc (fabric/mmio.h): OK, FAULT (core->fault filled) or BLOCKED (the

@@ -8,6 +8,11 @@ static const char *const rv_abi[32] = {
 	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
 };
 
+const char *rv32_reg_name(unsigned r)
+{
+	return rv_abi[r & 31];
+}
+
 void rv32_disasm(uint32_t w, uint32_t pc, char *out, size_t n)
 {
 	struct rv_insn d;

@@ -23,65 +23,71 @@
 struct rv_page {
 	struct rv_insn insn[RV_PAGE_INSNS + 1];   /* + sentinel: falls through to the next page */
 	uint32_t base;
+	unsigned variant;                         /* whose handler addresses the slots hold */
 };
 
-/* Interpreter variants (macros: rv32_run.inc tests them with #if). */
+/* Interpreter variants (macros: rv32_run.inc tests them with #if); see rv32_run.inc. */
 #define RV_FAST 0
-#define RV_EXACT 1
+#define RV_MONITOR 1
+#define RV_EXACT 2
+_Static_assert(RV_VARIANTS == 3, "bh_core.pages has one table per interpreter variant");
+/* Instructions a suspected poll loop may run in the monitor variant before it gives up. */
+#define RV_MONITOR_BUDGET 2048u
 
 /* Handler addresses of each interpreter variant, published on its first call so that pages can
  * be reset to "decode me" outside it. Written with the same value by any thread. */
-static const void *_Atomic rv_decode_handler[2];
-static const void *_Atomic rv_page_end_handler[2];
+static const void *_Atomic rv_decode_handler[RV_VARIANTS];
+static const void *_Atomic rv_page_end_handler[RV_VARIANTS];
 
-static void rv_page_reset(const struct bh_core *c, struct rv_page *pg)
+static void rv_page_reset(struct rv_page *pg)
 {
-	const void *dec = atomic_load_explicit(&rv_decode_handler[c->variant], memory_order_relaxed);
+	const void *dec = atomic_load_explicit(&rv_decode_handler[pg->variant], memory_order_relaxed);
 	for (unsigned k = 0; k < RV_PAGE_INSNS; k++) {
 		pg->insn[k].h = dec;
 		pg->insn[k].op = RV_OP_decode;
 	}
-	pg->insn[RV_PAGE_INSNS].h = atomic_load_explicit(&rv_page_end_handler[c->variant], memory_order_relaxed);
+	pg->insn[RV_PAGE_INSNS].h = atomic_load_explicit(&rv_page_end_handler[pg->variant], memory_order_relaxed);
 	pg->insn[RV_PAGE_INSNS].op = RV_OP_page_end;
 }
 
 __attribute__((cold, noinline))
-static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc)
+static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned variant)
 {
 	struct rv_page *pg = aligned_alloc(64, (sizeof(struct rv_page) + 63) & ~(size_t)63);
 	if (!pg)
 		abort();   /* host out of memory: nothing sensible left to emulate */
 	pg->base = pc & ~((1u << BH_L1_PAGE_SHIFT) - 1);
-	rv_page_reset(c, pg);
-	c->pages[pc >> BH_L1_PAGE_SHIFT] = pg;
+	pg->variant = variant;
+	rv_page_reset(pg);
+	c->pages[variant][pc >> BH_L1_PAGE_SHIFT] = pg;
 	return pg;
 }
 
-/* Drop the decoded copy of one page: entries go back to "decode me" (the page stays allocated,
- * so an interpreter pointer into it stays valid and simply re-decodes). */
+/* Drop the decoded copies of one page: slots go back to "decode me" (pages stay allocated, so
+ * an interpreter pointer into one stays valid and simply re-decodes). */
 void rv32_drop_page(struct bh_core *c, unsigned page)
 {
-	struct rv_page *pg = c->pages[page];
-	if (pg)
-		rv_page_reset(c, pg);
+	for (unsigned v = 0; v < RV_VARIANTS; v++)
+		if (c->pages[v][page])
+			rv_page_reset(c->pages[v][page]);
 	atomic_fetch_and_explicit(&c->code_pages[page], (uint8_t)~(1u << c->kind), memory_order_relaxed);
 }
 
 void rv32_flush_decoded(struct bh_core *c)
 {
 	for (unsigned p = 0; p < BH_L1_PAGES; p++)
-		if (c->pages[p])
-			rv32_drop_page(c, p);
+		rv32_drop_page(c, p);
 	for (unsigned w = 0; w < BH_L1_PAGES / 32; w++)
 		atomic_store_explicit(&c->stale_pages[w], 0, memory_order_relaxed);
 }
 
 void rv32_free_decoded(struct bh_core *c)
 {
-	for (unsigned p = 0; p < BH_L1_PAGES; p++) {
-		free(c->pages[p]);
-		c->pages[p] = NULL;
-	}
+	for (unsigned v = 0; v < RV_VARIANTS; v++)
+		for (unsigned p = 0; p < BH_L1_PAGES; p++) {
+			free(c->pages[v][p]);
+			c->pages[v][p] = NULL;
+		}
 }
 
 /* Events from other threads. Returns true when the core must leave the interpreter. */
@@ -172,11 +178,37 @@ static inline uint32_t rv_amo(unsigned op, uint32_t *p, uint32_t v)
 #define RV_RUN_FN rv32_run_fast
 #include "cores/rv32_run.inc"
 
+#define RV_VARIANT RV_MONITOR
+#define RV_RUN_FN rv32_run_monitor
+#include "cores/rv32_run.inc"
+
 #define RV_VARIANT RV_EXACT
 #define RV_RUN_FN rv32_run_exact
 #include "cores/rv32_run.inc"
 
 enum rv_stop rv32_run(struct bh_core *c)
 {
-	return c->max_instructions ? rv32_run_exact(c) : rv32_run_fast(c);
+	if (c->max_instructions)
+		return rv32_run_exact(c);   /* exact limits: no spin detection */
+	for (;;) {
+		enum rv_stop r = c->monitoring ? rv32_run_monitor(c) : rv32_run_fast(c);
+		switch (r) {
+		case RV_STOP_MONITOR:
+			c->monitoring = true;
+			bh_spin_begin(c);
+			break;
+		case RV_STOP_UNMONITOR:
+			c->monitoring = false;
+			bh_spin_abort(c);
+			break;
+		case RV_STOP_PARK:
+			c->monitoring = false;
+			if (bh_spin_park(c))
+				return RV_STOP_EVENT;
+			break;
+		default:
+			c->monitoring = false;
+			return r;
+		}
+	}
 }

@@ -153,5 +153,7 @@ void rv32_decode(uint32_t word, uint32_t pc, struct rv_insn *insn);
 /* Human-readable disassembly of word at pc, for reports and traces. */
 void rv32_disasm(uint32_t word, uint32_t pc, char *out, size_t outlen);
 const char *rv32_unsupported_reason(uint32_t word);
+/* ABI name of integer register r ("zero", "ra", "sp", ...). */
+const char *rv32_reg_name(unsigned r);
 
 #endif

@@ -34,6 +34,7 @@ const char *bh_fault_kind_name(enum bh_fault_kind kind)
 		[BH_FAULT_ECALL] = "ecall",
 		[BH_FAULT_EBREAK] = "ebreak",
 		[BH_FAULT_BAD_VALUE] = "bad register value",
+		[BH_FAULT_PROTOCOL] = "CB protocol violation",
 	};
 	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "fault";
 }

@@ -18,6 +18,7 @@ enum bh_fault_kind {
 	BH_FAULT_ECALL,            /* ecall that is not a supported host call */
 	BH_FAULT_EBREAK,
 	BH_FAULT_BAD_VALUE,        /* a register written with a value the hardware does not allow */
+	BH_FAULT_PROTOCOL,         /* a legal access that breaks a firmware protocol (CB counters) */
 };
 
 struct bh_fault {

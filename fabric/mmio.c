@@ -5,6 +5,9 @@
 
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/mailbox.h"
+#include "sync/pcbuf.h"
+#include "sync/streams.h"
 
 #define B  BH_REQ_BIT(BH_BRISC)
 #define NC BH_REQ_BIT(BH_NCRISC)
@@ -28,8 +31,8 @@ static const struct bh_region bh_regions[] = {
 	  bh_ldm_slow_read, bh_ldm_slow_write, NULL },
 	{ 0xFFB20000, 0x10000, "NoC0 NIU", ALL | H, ALL | H, W32, NULL, NULL, "the NoC is not modelled yet" },
 	{ 0xFFB30000, 0x10000, "NoC1 NIU", ALL | H, ALL | H, W32, NULL, NULL, "the NoC is not modelled yet" },
-	{ 0xFFB40000, 0x40000, "NoC overlay stream registers", ALL | H, ALL | H, W32, NULL, NULL,
-	  "stream registers are not modelled yet" },
+	{ 0xFFB40000, 0x40000, "NoC overlay stream registers", ALL | H, ALL | H, W32,
+	  bh_stream_mmio_read, bh_stream_mmio_write, NULL },
 	{ 0xFFB80000, 0x24, "MOP expander configuration", 0, T, W32, NULL, NULL,
 	  "the Tensix MOP expander is not modelled yet" },
 	{ 0xFFBD8000, 0x8000, "Tensix Dst (RISC-V view)", T, T, W_ANY, NULL, NULL, "Tensix Dst is not modelled" },
@@ -40,11 +43,11 @@ static const struct bh_region bh_regions[] = {
 	  "Tensix instruction not modelled yet" },
 	{ 0xFFE60000, 0x10000, "Tensix instruction push, thread 2 (BRISC only; hangs a TRISC)", 0, B, W32, NULL, NULL,
 	  "Tensix instruction not modelled yet" },
-	{ 0xFFE80000, 0x10000, "PCBuf 0 / TTSync / Tensix semaphores", B | T, B | T, W32, NULL, NULL,
-	  "PCBufs and Tensix semaphores are not modelled yet" },
-	{ 0xFFE90000, 0x10000, "PCBuf 1 (BRISC side)", B, B, W32, NULL, NULL, "PCBufs are not modelled yet" },
-	{ 0xFFEA0000, 0x10000, "PCBuf 2 (BRISC side)", B, B, W32, NULL, NULL, "PCBufs are not modelled yet" },
-	{ 0xFFEC0000, 0x4000, "RISC-V mailboxes", B | T, B | T, W32, NULL, NULL, "mailboxes are not modelled yet" },
+	{ 0xFFE80000, 0x10000, "PCBuf 0 / TTSync / Tensix semaphores", B | T, B | T, W32,
+	  bh_pcbuf_read, bh_pcbuf_write, NULL },
+	{ 0xFFE90000, 0x10000, "PCBuf 1 (BRISC side)", B, B, W32, bh_pcbuf_read, bh_pcbuf_write, NULL },
+	{ 0xFFEA0000, 0x10000, "PCBuf 2 (BRISC side)", B, B, W32, bh_pcbuf_read, bh_pcbuf_write, NULL },
+	{ 0xFFEC0000, 0x4000, "RISC-V mailboxes", B | T, B | T, W32, bh_mailbox_read, bh_mailbox_write, NULL },
 	{ 0xFFEF0000, 0x10000, "Tensix backend configuration", B | T | H, B | T | H, W16_32,
 	  bh_tensix_cfg_read, bh_tensix_cfg_write, NULL },
 };

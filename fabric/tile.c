@@ -5,6 +5,7 @@
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
+#include "sync/streams.h"
 
 _Atomic bh_code_written_fn bh_tile_code_written_hook;
 
@@ -26,6 +27,11 @@ int bh_tile_init(struct bh_tile *t, struct bh_device *dev, unsigned index, unsig
 	if (!t->l1)
 		return -1;
 	t->code_pages = (_Atomic uint8_t *)(t->l1 + BH_L1_SIZE);
+	t->streams = bh_stream_create();
+	if (!t->streams) {
+		bh_tile_destroy(t);
+		return -1;
+	}
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		t->ldm[k] = aligned_alloc(64, BH_LDM_SIZE_DM);
 		if (!t->ldm[k]) {
@@ -35,6 +41,9 @@ int bh_tile_init(struct bh_tile *t, struct bh_device *dev, unsigned index, unsig
 		memset(t->ldm[k], 0, BH_LDM_SIZE_DM);
 	}
 	pthread_mutex_init(&t->lock, NULL);
+	bh_pcbuf_init(&t->pcbuf);
+	bh_mailbox_init(&t->mbox);
+	bh_watch_init(&t->watch);
 	atomic_store_explicit(&t->soft_reset, BH_SOFT_RESET_INIT, memory_order_relaxed);
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		bh_core_init(&t->core[k], t, (enum bh_core_kind)k);
@@ -47,12 +56,27 @@ void bh_tile_destroy(struct bh_tile *t)
 		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 			if (t->core[k].tile)
 				bh_core_destroy(&t->core[k]);
+		bh_watch_destroy(&t->watch);
+		bh_pcbuf_destroy(&t->pcbuf);
+		bh_mailbox_destroy(&t->mbox);
 		pthread_mutex_destroy(&t->lock);
 	}
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		free(t->ldm[k]);
+	bh_stream_free(t->streams);
+	t->streams = NULL;
 	free(t->l1);
 	t->l1 = NULL;
+}
+
+/* Reset edges of the sync devices a core takes part in (memory-map.md 4.1): entering reset
+ * empties the mailboxes it writes and abandons a parked PCBuf pop; a TRISC leaving reset empties
+ * its PCBuf. Caller holds tile->lock; the devices take only their own locks. */
+static void tile_sync_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
+{
+	if (entering)
+		bh_mailbox_reset_enter(t, k);
+	bh_pcbuf_reset_edge(t, k, entering);
 }
 
 void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)
@@ -69,7 +93,9 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)
 			/* Entering reset abandons whatever the core was doing, parked or not. */
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
 			bh_park_wake(c);
+			tile_sync_reset_edge(t, (enum bh_core_kind)k, true);
 		} else if (!now && was) {
+			tile_sync_reset_edge(t, (enum bh_core_kind)k, false);
 			c->restart = true;
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
 			bh_park_wake(c);
@@ -86,14 +112,15 @@ void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
 			atomic_fetch_or_explicit(&t->core[k].events, BH_EV_FLUSH_ALL, memory_order_release);
 }
 
-static void tile_code_check(struct bh_tile *t, uint32_t addr, uint32_t len)
+/* After a host/NoC write: pages that hold decoded code or watched words take the cold path. */
+static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 {
 	bh_code_written_fn hook = atomic_load_explicit(&bh_tile_code_written_hook, memory_order_relaxed);
 	if (!len || !hook)
 		return;
 	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT; p++)
 		if (atomic_load_explicit(&t->code_pages[p], memory_order_relaxed))
-			hook(t, NULL, p << BH_L1_PAGE_SHIFT);
+			hook(t, NULL, addr, len);
 }
 
 /* Byte-wise relaxed copies: the other side may be a running core (no C data race). */
@@ -113,7 +140,7 @@ void bh_tile_l1_write(struct bh_tile *t, uint32_t addr, const void *src, uint32_
 {
 	copy_in(t->l1 + addr, src, len);
 	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the fence in op_decode's page marking */
-	tile_code_check(t, addr, len);
+	tile_page_check(t, addr, len);
 }
 
 void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)
@@ -174,5 +201,6 @@ bool bh_ldm_slow_write(struct bh_access *a, uint32_t val)
 	if (!ldm_slow_locate(a, &p))
 		return false;
 	bh_mem_st(p, a->size, val);
+	bh_tile_mmio_written(a->tile, a->addr);   /* a core may poll its own RAM for this */
 	return true;
 }

@@ -10,8 +10,13 @@
 
 #include "cores/core.h"
 #include "fabric/hw.h"
+#include "sync/mailbox.h"
+#include "sync/pcbuf.h"
+#include "sync/tensix_sem.h"
+#include "sync/watch.h"
 
 struct bh_device;
+struct bh_streams;
 
 struct bh_tile {
 	struct bh_device *dev;
@@ -42,10 +47,18 @@ struct bh_tile {
 
 	bool shutdown;                     /* device closing: core threads exit (under lock) */
 
+	struct bh_watch_set watch;         /* words parked cores wait on (sync/watch.h) */
+
 	_Atomic uint32_t wall_clock_hi_latched;  /* WALL_CLOCK_1_AT, latched by reads of WALL_CLOCK_0 */
 
 	/* Tensix backend configuration, bank 0 as reached through MMIO (index k at 0xFFEF0000 + 4k). */
 	_Atomic uint32_t tensix_cfg[2][224];
+
+	struct bh_streams *streams;        /* NoC overlay stream registers (sync/streams.c) */
+
+	struct bh_pcbufs pcbuf;            /* PCBufs BRISC -> TRISC0..2, override register (sync/pcbuf.c) */
+	struct bh_sems sem;                /* Tensix semaphores (sync/tensix_sem.c) */
+	struct bh_mailboxes mbox;          /* RISC-V mailboxes (sync/mailbox.c) */
 };
 
 int bh_tile_init(struct bh_tile *tile, struct bh_device *dev, unsigned index, unsigned x, unsigned y);
@@ -55,11 +68,16 @@ void bh_tile_destroy(struct bh_tile *tile);
 void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value);
 /* Drop decoded code of the cores selected by mask (bit = enum bh_core_kind). */
 void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
-/* An L1 store hit a page holding decoded code: mark it stale for every core that decoded it.
- * `writer` is the storing core (which drops its own copy at once) or NULL for host/NoC writes.
+/* An L1 write of len bytes hit a page whose byte in code_pages is non-zero (decoded code or a
+ * watched word): drop stale decoded code and wake watchers. `writer` is the storing core (which
+ * drops its own copy at once) or NULL for host/NoC writes.
  * Implemented by cores/ (decoded code is theirs); fabric reaches it through this pointer. */
-typedef void (*bh_code_written_fn)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr);
+typedef void (*bh_code_written_fn)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
 extern _Atomic bh_code_written_fn bh_tile_code_written_hook;
+
+/* A device register at addr changed (stream register, semaphore, ...): wake cores parked on it.
+ * One relaxed load when nothing outside L1 is watched (sync/watch.c). */
+void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
 
 /* Host-side (loader, tests, later NoC) access to L1. Bounds are checked by the caller. */
 void bh_tile_l1_write(struct bh_tile *tile, uint32_t addr, const void *src, uint32_t len);

@@ -37,7 +37,7 @@ struct tile_reg {
 	X(0x084, RISC_DBG_CNTL_1, RW, REG_UNMODELLED) \
 	X(0x088, RISC_DBG_STATUS_0, RO, REG_UNMODELLED) \
 	X(0x08C, RISC_DBG_STATUS_1, RO, REG_UNMODELLED) \
-	X(0x090, TRISC_PC_BUF_OVERRIDE, RW, REG_UNMODELLED) \
+	X(0x090, TRISC_PC_BUF_OVERRIDE, RW, REG_SPECIAL) \
 	X(0x094, DBG_INVALID_INSTRN, RW, REG_UNMODELLED) \
 	X(0x0A0, DBG_INSTRN_BUF_CTRL0, RW, REG_UNMODELLED) \
 	X(0x0A4, DBG_INSTRN_BUF_CTRL1, RW, REG_UNMODELLED) \
@@ -131,6 +131,9 @@ bool bh_tile_ctrl_read(struct bh_access *a, uint32_t *val)
 	case TC_WALL_CLOCK_1_AT:
 		*val = atomic_load_explicit(&t->wall_clock_hi_latched, memory_order_relaxed);
 		return true;
+	case TC_TRISC_PC_BUF_OVERRIDE:
+		*val = bh_pcbuf_override_read(t);
+		return true;
 	default:
 		break;
 	}
@@ -165,6 +168,8 @@ bool bh_tile_ctrl_write(struct bh_access *a, uint32_t val)
 		bh_tile_soft_reset_write(t, val);
 		return true;
 	}
+	if (a->off == TC_TRISC_PC_BUF_OVERRIDE)
+		return bh_pcbuf_override_write(a, val);   /* wakes PCBuf waiters (sync/pcbuf.c) */
 	if (r->kind == REG_PLAIN) {
 		atomic_store_explicit(tile_ctrl_cell(t, a->off), val, memory_order_relaxed);
 		return true;

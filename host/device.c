@@ -8,7 +8,62 @@
 
 #include "fabric/mmio.h"
 #include "host/device.h"
+#include "sync/deadlock.h"
 #include "sync/park.h"
+
+#define DEADLOCK_MS_DEFAULT 400
+#define DEADLOCK_LOOKS 4
+
+/* The deadlock monitor: looks every deadlock_ms / DEADLOCK_LOOKS; after DEADLOCK_LOOKS quiet
+ * looks in a row the device is deadlocked, and whoever waits in bh_core_wait() is told. */
+static void *device_monitor(void *arg)
+{
+	struct bh_device *dev = arg;
+	struct bh_deadlock_snap snap;
+	if (bh_deadlock_snap_init(&snap, dev->ntiles) != 0)
+		return NULL;
+	long step_ns = (long)dev->deadlock_ms * 1000000L / DEADLOCK_LOOKS;
+	pthread_mutex_lock(&dev->lock);
+	while (!dev->monitor_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += step_ns;
+		while (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&dev->monitor_cond, &dev->lock, &ts);
+		if (dev->monitor_stop)
+			break;
+		pthread_mutex_unlock(&dev->lock);
+		bool dead = bh_deadlock_look(&snap, dev->tiles,
+					     atomic_load_explicit(&dev->host_epoch, memory_order_acquire), DEADLOCK_LOOKS);
+		pthread_mutex_lock(&dev->lock);
+		if (dead && !dev->deadlocked) {
+			dev->deadlocked = true;
+			pthread_cond_broadcast(&dev->cond);
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	bh_deadlock_snap_free(&snap);
+	return NULL;
+}
+
+void bh_device_host_acted(struct bh_device *dev)
+{
+	atomic_fetch_add_explicit(&dev->host_epoch, 1, memory_order_release);
+	pthread_mutex_lock(&dev->lock);
+	dev->deadlocked = false;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+bool bh_device_deadlocked(struct bh_device *dev)
+{
+	pthread_mutex_lock(&dev->lock);
+	bool d = dev->deadlocked;
+	pthread_mutex_unlock(&dev->lock);
+	return d;
+}
 
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 {
@@ -19,6 +74,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		return BH_ERR_SYS;
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->cond, NULL);
+	pthread_cond_init(&dev->monitor_cond, NULL);
+	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
 	dev->tiles = calloc(n, sizeof *dev->tiles);
 	dev->elf = calloc((size_t)n * BH_CORES_PER_TILE, sizeof *dev->elf);
 	if (!dev->tiles || !dev->elf)
@@ -36,6 +93,11 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
 			if (bh_core_thread_start(&dev->tiles[k]->core[c]) != 0)
 				goto fail;
+	if (dev->deadlock_ms > 0) {
+		if (pthread_create(&dev->monitor, NULL, device_monitor, dev) != 0)
+			goto fail;
+		dev->monitor_started = true;
+	}
 	*out = dev;
 	return BH_OK;
 fail:
@@ -47,6 +109,13 @@ void bh_device_close(struct bh_device *dev)
 {
 	if (!dev)
 		return;
+	if (dev->monitor_started) {
+		pthread_mutex_lock(&dev->lock);
+		dev->monitor_stop = true;
+		pthread_cond_signal(&dev->monitor_cond);
+		pthread_mutex_unlock(&dev->lock);
+		pthread_join(dev->monitor, NULL);
+	}
 	for (unsigned k = 0; k < dev->ntiles; k++) {
 		struct bh_tile *t = dev->tiles[k];
 		pthread_mutex_lock(&t->lock);
@@ -71,6 +140,7 @@ void bh_device_close(struct bh_device *dev)
 			bh_elf_close(dev->elf[k]);
 	free(dev->elf);
 	free(dev->tiles);
+	pthread_cond_destroy(&dev->monitor_cond);
 	pthread_cond_destroy(&dev->cond);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -182,6 +252,7 @@ int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, ui
 	if (!c)
 		return BH_ERR_ARG;
 	struct bh_tile *t = c->tile;
+	bh_device_host_acted(dev);
 	pthread_mutex_lock(&t->lock);
 	c->start_pc = pc;
 	c->start_pc_valid = true;
@@ -247,6 +318,10 @@ int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int
 		pthread_mutex_unlock(&c->tile->lock);
 		if (res->status != BH_RUN_RUNNING)
 			break;
+		if (dev->deadlocked) {
+			rc = BH_ERR_DEADLOCK;
+			break;
+		}
 		if (timeout_ms < 0)
 			pthread_cond_wait(&dev->cond, &dev->lock);
 		else if (pthread_cond_timedwait(&dev->cond, &dev->lock, &deadline) == ETIMEDOUT) {
@@ -263,6 +338,7 @@ int bh_l1_write(struct bh_device *dev, unsigned tile, uint32_t addr, const void 
 	if (!dev || tile >= dev->ntiles || addr > BH_L1_SIZE || len > BH_L1_SIZE - addr)
 		return BH_ERR_ARG;
 	bh_tile_l1_write(dev->tiles[tile], addr, src, (uint32_t)len);
+	bh_device_host_acted(dev);
 	return BH_OK;
 }
 
@@ -280,6 +356,8 @@ static int host_reg_access(struct bh_device *dev, unsigned tile, uint32_t addr, 
 	if (!dev || tile >= dev->ntiles || addr < BH_L1_SIZE)
 		return BH_ERR_ARG;
 	memset(&f, 0, sizeof f);
+	if (store)
+		bh_device_host_acted(dev);
 	return bh_mmio_access(dev->tiles[tile], BH_REQ_HOST, addr, 4, store, val, &f, NULL, 0) == BH_ACC_OK
 		       ? BH_OK : BH_ERR_ARG;
 }

@@ -18,7 +18,18 @@ struct bh_device {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool shutdown;                   /* read by core threads under tile->lock */
+	/* Deadlock monitor (sync/deadlock.h): a thread that looks every deadlock_ms / 4. */
+	_Atomic uint64_t host_epoch;     /* bumped by every host write or start */
+	pthread_t monitor;
+	pthread_cond_t monitor_cond;     /* wakes the monitor for shutdown */
+	bool monitor_started;
+	bool monitor_stop;               /* under lock */
+	bool deadlocked;                 /* under lock; sticky until the host acts again */
+	int deadlock_ms;
 };
+
+/* Any host write or start: the device is not deadlocked while the host acts. */
+void bh_device_host_acted(struct bh_device *dev);
 
 static inline struct bh_elf **bh_device_elf_slot(struct bh_device *dev, unsigned tile, unsigned core)
 {

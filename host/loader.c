@@ -155,3 +155,17 @@ int bh_load_elf(struct bh_device *dev, unsigned tile, enum bh_core_id core, cons
 	bh_elf_close(old);
 	return BH_OK;
 }
+
+int bh_core_symbol_lookup(struct bh_device *dev, unsigned tile, enum bh_core_id core, const char *name,
+			  uint32_t *addr)
+{
+	if (!dev || !name || !addr || tile >= dev->ntiles || (unsigned)core >= BH_CORES_PER_TILE)
+		return BH_ERR_ARG;
+	/* bh_load_elf swaps the slot under the tile lock; hold it so the ELF cannot be freed under us. */
+	struct bh_tile *t = dev->tiles[tile];
+	pthread_mutex_lock(&t->lock);
+	const struct bh_elf *elf = *bh_device_elf_slot(dev, tile, core);
+	int rc = elf && bh_elf_symbol_lookup(elf, name, addr) == 0 ? BH_OK : BH_ERR_ARG;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}

@@ -32,10 +32,14 @@ enum bh_err {
 	BH_ERR_ELF = -2,      /* ELF rejected: message says why */
 	BH_ERR_SYS = -3,      /* host resource failure (memory, threads) */
 	BH_ERR_TIMEOUT = -4,
+	BH_ERR_DEADLOCK = -5, /* every running core waits and nothing can wake one */
 };
 
 struct bh_device_config {
 	unsigned num_tiles;   /* 0 means 1 */
+	/* A deadlock is declared after this long with every running core parked without a timeout
+	 * and nothing moving: 0 = default (400 ms), negative = never. */
+	int deadlock_ms;
 };
 
 /* Where a core is. */
@@ -69,6 +73,11 @@ struct bh_load_options {
 };
 int bh_load_elf(struct bh_device *dev, unsigned tile, enum bh_core_id core, const char *path,
 		const struct bh_load_options *opt, uint32_t *entry, char *err, size_t errlen);
+/* Address of a symbol in the ELF last loaded for this core by bh_load_elf (e.g. a per-core entry
+ * "_start_ncrisc", or a parameter word the host patches with bh_l1_write). Returns BH_OK, or
+ * BH_ERR_ARG when the tile or core does not exist, nothing was loaded for it, or the symbol is absent. */
+int bh_core_symbol_lookup(struct bh_device *dev, unsigned tile, enum bh_core_id core, const char *name,
+			  uint32_t *addr);
 
 /* Host calls (ecall, Linux convention: a7 = 93 exit, a7 = 64 write to fd 1/2). Off by default:
  * firmware never uses ecall, so it faults. */
@@ -77,10 +86,18 @@ void bh_core_enable_host_calls(struct bh_device *dev, unsigned tile, enum bh_cor
 void bh_core_set_max_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint64_t n);
 /* Release the core from reset with its first instruction at pc (instead of its reset pc). */
 int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t pc);
-/* Wait until the core leaves BH_RUN_RUNNING or timeout_ms passes (negative: forever). */
+/* Wait until the core leaves BH_RUN_RUNNING or timeout_ms passes (negative: forever).
+ * Returns BH_ERR_DEADLOCK when the device deadlocks meanwhile (bh_device_report says how). */
 int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int timeout_ms,
 		 struct bh_core_result *res);
 void bh_core_result(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_core_result *res);
+
+/* What every core that ever ran is doing: running (near which pc), exited, faulted, or parked
+ * and on what (words by name and value, blocked device accesses, the loop it polls in).
+ * Always NUL-terminated; cut at len. */
+int bh_device_report(struct bh_device *dev, char *buf, size_t len);
+/* True once the deadlock monitor found every running core waiting with nothing to wake one. */
+bool bh_device_deadlocked(struct bh_device *dev);
 
 /* Host access to a tile, as the host driver does over PCIe. */
 int bh_l1_write(struct bh_device *dev, unsigned tile, uint32_t addr, const void *src, size_t len);

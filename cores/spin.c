@@ -1,0 +1,205 @@
+/* Spin-wait detection and parking of poll loops (see spin.h). */
+#include <string.h>
+
+#include "cores/core.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "sync/park.h"
+#include "sync/watch.h"
+
+#define SPIN_STABLE_ITERS 2          /* identical iterations before parking */
+#define SPIN_MAX_INSNS 2048u         /* monitoring budget */
+#define SPIN_BACKOFF_MIN 64u
+#define SPIN_BACKOFF_MAX (1u << 22)
+#define SPIN_TIMED_MIN_NS 2000u      /* first sleep of a wall-clock poll */
+#define SPIN_TIMED_MAX_NS 1000000u
+
+/* Words a parked core may watch: memory and registers whose reads have no side effects and
+ * whose writers call the wake-up hooks. */
+static bool spin_watchable(uint32_t addr)
+{
+	return addr < BH_L1_SIZE ||
+	       addr - BH_LDM_BASE < 0x2000 ||              /* own local RAM (watched via its slow window) */
+	       addr - 0xFFB12000u < 0x1000 ||             /* tile control (wall clock, reset PCs) */
+	       addr - BH_LDM_SLOW_BASE < 0xA000 ||         /* local RAM slow windows */
+	       addr - 0xFFB40000u < 0x40000 ||            /* stream registers */
+	       addr - 0xFFE80020u < 0x20 ||               /* Tensix semaphores */
+	       addr - BH_TENSIX_CFG_BASE < 0x10000;        /* Tensix configuration */
+}
+
+static bool spin_timed(uint32_t addr)
+{
+	return addr - (BH_TILE_CTRL_BASE + 0x1F0) < 12;   /* WALL_CLOCK_0 / _1 / _1_AT */
+}
+
+void bh_spin_begin(struct bh_core *c)
+{
+	struct bh_spin *s = &c->spin;
+	s->head = 0;
+	s->branch_pc = 0;
+	s->iters = 0;
+	s->stable = 0;
+	s->n = 0;
+	s->prev_n = 0;
+	s->overflow = false;
+	s->timed_rd = 0;
+	s->started = c->instret;
+}
+
+void bh_spin_abort(struct bh_core *c)
+{
+	struct bh_spin *s = &c->spin;
+	s->backoff = s->backoff < SPIN_BACKOFF_MIN ? SPIN_BACKOFF_MIN : s->backoff * 2;
+	if (s->backoff > SPIN_BACKOFF_MAX)
+		s->backoff = SPIN_BACKOFF_MAX;
+	s->next_allowed = c->instret + s->backoff;
+}
+
+bool bh_spin_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd)
+{
+	struct bh_spin *s = &c->spin;
+	if (!spin_watchable(addr))
+		return false;
+	bool timed = spin_timed(addr);
+	if (timed && rd < 32)
+		s->timed_rd |= 1u << rd;
+	for (unsigned k = 0; k < s->n; k++)
+		if (s->cur[k].addr == addr && s->cur[k].size == size) {
+			if (!timed && s->cur[k].value != value)
+				return false;   /* the same word changed within one iteration: progress */
+			return true;
+		}
+	if (s->n == BH_WATCH_MAX)
+		return false;
+	s->cur[s->n++] = (struct bh_spin_load){ addr, (uint8_t)size, timed, value };
+	return true;
+}
+
+static bool spin_same_loads(const struct bh_spin *s)
+{
+	if (s->n != s->prev_n)
+		return false;
+	for (unsigned k = 0; k < s->n; k++) {
+		const struct bh_spin_load *a = &s->cur[k], *b = &s->prev[k];
+		if (a->addr != b->addr || a->size != b->size || (!a->timed && a->value != b->value))
+			return false;
+	}
+	return true;
+}
+
+enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t target)
+{
+	struct bh_spin *s = &c->spin;
+	if (c->instret - s->started > SPIN_MAX_INSNS)
+		return BH_SPIN_ABORT;
+	if (s->iters == 0 || target != s->head || pc != s->branch_pc) {
+		/* First loop seen (or a different one): start recording its iterations. */
+		if (s->iters && (target != s->head || pc != s->branch_pc))
+			return BH_SPIN_ABORT;
+		s->head = target;
+		s->branch_pc = pc;
+		s->iters = 1;
+		s->stable = 0;
+	} else {
+		/* Same loads, same values, same registers: the loop can only leave when a loaded word
+		 * changes. A loop that reads the wall clock may differ in registers (whatever it
+		 * computes from the time): it parks with a timeout, which only makes the core look
+		 * slower against the clock, never changes what it computes. */
+		bool same = spin_same_loads(s);
+		bool reads_clock = s->timed_rd != 0;
+		for (unsigned r = 1; same && !reads_clock && r < 32; r++)
+			if (c->x[r] != s->regs[r])
+				same = false;
+		if (!same)
+			return BH_SPIN_ABORT;
+		s->iters++;
+		if (++s->stable >= SPIN_STABLE_ITERS && s->n)
+			return BH_SPIN_PARK;
+	}
+	memcpy(s->regs, c->x, sizeof s->regs);
+	memcpy(s->prev, s->cur, sizeof s->prev);
+	s->prev_n = s->n;
+	s->n = 0;
+	s->timed_rd = 0;
+	return BH_SPIN_CONTINUE;
+}
+
+/* The word a waker names when it changes the location: the own local RAM is written by others
+ * only through its slow-path window. */
+static uint32_t spin_wake_addr(const struct bh_core *c, uint32_t addr)
+{
+	if (addr - BH_LDM_BASE < 0x2000)
+		return BH_LDM_SLOW_BASE + 0x2000u * (unsigned)c->kind + (addr - BH_LDM_BASE);
+	return addr;
+}
+
+static bool spin_reread(struct bh_core *c, const struct bh_spin_load *l, uint32_t *v)
+{
+	struct bh_fault f;
+	if (l->addr < BH_L1_SIZE) {
+		*v = bh_mem_ld(c->l1 + l->addr, l->size);
+		return true;
+	}
+	if (l->addr - BH_LDM_BASE < c->ldm_size) {
+		*v = bh_mem_ld(c->ldm + (l->addr - BH_LDM_BASE), l->size);
+		return true;
+	}
+	memset(&f, 0, sizeof f);
+	return bh_mmio_access(c->tile, c->kind, l->addr, l->size, false, v, &f, NULL, 0) == BH_ACC_OK;
+}
+
+bool bh_spin_park(struct bh_core *c)
+{
+	struct bh_spin *s = &c->spin;
+	struct bh_tile *t = c->tile;
+	uint32_t addr[BH_WATCH_MAX];
+	uint8_t size[BH_WATCH_MAX];
+	unsigned n = 0;
+	bool timed = false;
+
+	uint32_t seq = bh_park_seq(c);
+	for (unsigned k = 0; k < s->prev_n; k++) {
+		if (s->prev[k].timed) {
+			timed = true;
+			continue;
+		}
+		addr[n] = spin_wake_addr(c, s->prev[k].addr);
+		size[n++] = s->prev[k].size;
+	}
+	bh_watch_register(t, c->kind, addr, size, n);
+	bh_park_heavy_fence();   /* pairs with the writers' store-then-check (sync/watch.h) */
+
+	bool changed = false;
+	for (unsigned k = 0; k < s->prev_n && !changed; k++) {
+		uint32_t v;
+		if (s->prev[k].timed)
+			continue;
+		if (!spin_reread(c, &s->prev[k], &v) || v != s->prev[k].value)
+			changed = true;
+	}
+	if (!changed) {
+		memcpy(s->watched, s->prev, sizeof s->watched);
+		s->nwatched = s->prev_n;
+		s->park_pc = s->head;
+		s->park_branch = s->branch_pc;
+		s->branch_word = bh_mem_ld(c->l1 + s->branch_pc, 4);
+		s->branch_rs1 = c->x[s->branch_word >> 15 & 31];
+		s->branch_rs2 = c->x[s->branch_word >> 20 & 31];
+		if (!timed || !s->timed_ns)
+			s->timed_ns = SPIN_TIMED_MIN_NS;
+		atomic_fetch_add_explicit(&c->parks, 1, memory_order_relaxed);
+		atomic_store_explicit(&c->park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
+		bh_park_sleep(c, seq, timed ? s->timed_ns : 0);
+		atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+		if (timed) {
+			s->timed_ns *= 2;
+			if (s->timed_ns > SPIN_TIMED_MAX_NS)
+				s->timed_ns = SPIN_TIMED_MAX_NS;
+		}
+	}
+	bh_watch_unregister(t, c->kind);
+	/* Back in the loop: suspect it again soon (it may still be waiting). */
+	s->backoff = SPIN_BACKOFF_MIN;
+	s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
+	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
+}

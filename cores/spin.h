@@ -1,0 +1,75 @@
+/* Spin-wait detection: firmware waits by polling. A core that runs the same short loop with the
+ * same registers and the same loaded values, and no stores, can only leave it when one of the
+ * loaded words changes: such a core parks until a watched word is written (sync/watch.h).
+ *
+ * The fast interpreter never pays for this: suspicion comes from events it already handles out
+ * of line (a fence, a register-window load, the periodic check landing on the same loop head
+ * twice). Then the core runs a few iterations in the monitor variant of the interpreter, which
+ * logs loads and gives up at the first store, AMO, CSR access or host call. */
+#ifndef BH_CORES_SPIN_H
+#define BH_CORES_SPIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sync/watch.h"
+
+struct bh_core;
+
+struct bh_spin_load {
+	uint32_t addr;
+	uint8_t size;
+	uint8_t timed;    /* wall-clock register: value advances on its own */
+	uint32_t value;
+};
+
+enum bh_park_state {
+	BH_PARK_NONE = 0,
+	BH_PARK_WATCH,    /* parked on watched words, no timeout */
+	BH_PARK_TIMED,    /* parked on the wall clock (and maybe words): wakes by itself */
+	BH_PARK_BLOCKED,  /* a device access blocked (PCBuf, mailbox, ...) */
+};
+
+struct bh_spin {
+	/* Monitoring state (owner thread). */
+	uint32_t head;                  /* loop head: target of the backward jump */
+	uint32_t branch_pc;             /* the backward jump */
+	unsigned iters, stable;
+	unsigned n, prev_n;             /* loads logged this / last iteration */
+	bool overflow;
+	uint32_t timed_rd;              /* registers written by wall-clock loads this iteration */
+	struct bh_spin_load cur[BH_WATCH_MAX], prev[BH_WATCH_MAX];
+	uint32_t regs[32];              /* registers at the last backward jump */
+	uint64_t started;               /* instret when monitoring began */
+	/* Throttling of suspicion (owner thread). */
+	uint64_t next_allowed;          /* no new monitoring before this instret */
+	uint64_t backoff;
+	uint32_t last_check_pc;
+	uint64_t timed_ns;              /* next timed sleep */
+	/* What the core is parked on, for deadlock reports: written by the owner before it parks
+	 * (release via park_state), read by the monitor thread after an acquire of park_state. */
+	struct bh_spin_load watched[BH_WATCH_MAX];
+	unsigned nwatched;
+	uint32_t park_pc, park_branch;
+	uint32_t branch_word;           /* the loop's backward jump and its source registers' values */
+	uint32_t branch_rs1, branch_rs2;
+};
+
+enum bh_spin_verdict { BH_SPIN_CONTINUE, BH_SPIN_ABORT, BH_SPIN_PARK };
+
+/* Called by the fast interpreter at a suspicious event; true: switch to the monitor variant. */
+static inline bool bh_spin_suspect(const struct bh_spin *s, uint64_t instret)
+{
+	return instret >= s->next_allowed;
+}
+void bh_spin_begin(struct bh_core *c);
+/* Monitor variant: a load of `size` bytes at addr gave value into register rd. false: give up. */
+bool bh_spin_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd);
+/* Monitor variant: a taken jump from pc to target <= pc. */
+enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t target);
+/* Monitoring ended without a park: back off before suspecting again. */
+void bh_spin_abort(struct bh_core *c);
+/* Park on the logged loads. Returns true when the core must leave the interpreter (reset). */
+bool bh_spin_park(struct bh_core *c);
+
+#endif

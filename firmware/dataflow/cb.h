@@ -1,0 +1,261 @@
+/* Circular buffers (CBs) for bhemu guest programs, with tt-metal's kernel API names.
+ *
+ * A CB is a FIFO of pages in L1 plus two shared 17-bit counters in the CB's overlay stream
+ * (sync.md section 2): tiles_received (stream reg 10, bumped by the producer) and tiles_acked
+ * (stream reg 8, bumped by the consumer). Both sides use them as free-running 16-bit counts:
+ * pages ready = (u16)(received - acked), free pages = num_pages - that. Each core keeps its
+ * own read/write pointers in a struct cb_interface (LocalCBInterface, sync.md 3.2), one per CB,
+ * in that core's private local RAM (BARE_LDM).
+ *
+ * Three flavours, each with the exact stream-register traffic of the real firmware:
+ *  - data-movement cores (BRISC, NCRISC; pointers in bytes), sync.md 2.1:
+ *      cb_interface_setup, cb_reserve_back, cb_push_back, cb_wait_front, cb_pop_front,
+ *      get_write_ptr, get_read_ptr;
+ *  - TRISC0 "unpacker" side (consumer, 16-byte units), sync.md 2.2:
+ *      cb_interface_setup_unpacker, cb_wait_front_unpacker, cb_pop_front_unpacker_nocp,
+ *      get_read_ptr_unpacker (returns bytes);
+ *  - TRISC2 "packer" side (producer, 16-byte units), sync.md 2.2:
+ *      cb_interface_setup_packer, cb_reserve_back_packer, cb_push_back_packer_nocp,
+ *      get_write_ptr_packer (returns bytes).
+ * Plus get_local_cb_interface and cb_counters_reset (zero the counters, as TRISC0 firmware does).
+ * For MULTICORE programs (cmake/BhemuGuest.cmake): they link cb.c and place the per-core table.
+ *
+ * NO COPROCESSOR: on hardware the compute-side pop/push publish the new 16-bit count through
+ * the Tensix scalar unit (SETDMAREG, STALLWAIT, STOREREG), so the stream write happens only once
+ * the unpacker/packer has finished with the pages. bhemu has no Tensix coprocessor yet, so the
+ * *_nocp variants store the same 16-bit count to the same stream register with a plain `sw`,
+ * immediately. They are right for programs whose TRISCs move data with their own loads and
+ * stores; they are not what real compute kernels do.
+ *
+ * Nothing here may be used from two cores for the same side of a CB: one producer, one consumer
+ * (the counters are updated by read-modify-write). Any core can use the data-movement flavour
+ * (bhemu's TRISCs can reach the streams too), which is how programs without a coprocessor move
+ * pages through TRISCs. */
+#ifndef BHEMU_DATAFLOW_CB_H
+#define BHEMU_DATAFLOW_CB_H
+
+#include <stdint.h>
+
+/* First overlay stream used for CB counters: CB n uses stream CB_FIRST_STREAM + n. p100a
+ * firmware: 8 (streams 8..39); newer tt-metal builds: 0. */
+#ifndef CB_FIRST_STREAM
+#define CB_FIRST_STREAM 8
+#endif
+/* CBs per tile and width of the CB mask (p100a: 32, a u32 mask). */
+#define CB_NUM 32
+
+#define CB_STREAM_REG_BASE	0xFFB40000u
+#define CB_STREAM_STRIDE	0x1000u
+#define CB_REG_TILES_ACKED	8	/* REMOTE_DEST_BUF_START, used as tiles_acked */
+#define CB_REG_TILES_RECEIVED	10	/* REMOTE_DEST_BUF_SIZE, used as tiles_received */
+
+/* Compiler-only barrier: keeps the page accesses of the program on their side of the counter
+ * accesses (volatile orders only volatile accesses). Emits no instruction, so the register
+ * traffic stays exactly that of the firmware. */
+#define CB_COMPILER_BARRIER() __asm__ volatile("" ::: "memory")
+
+/* Compute cores count addresses and sizes in 16-byte units. */
+#define CB_COMPUTE_ADDR_SHIFT	4
+
+/* LocalCBInterface of the p100a firmware (sync.md 3.2), 32 bytes. Units: bytes on data-movement
+ * cores, 16-byte units on TRISCs (fifo_num_pages is always a page count). */
+struct cb_interface {
+	uint32_t fifo_size;
+	uint32_t fifo_limit;		/* fifo start + fifo_size */
+	uint32_t fifo_page_size;
+	uint32_t fifo_num_pages;
+	uint32_t fifo_rd_ptr;
+	uint32_t fifo_wr_ptr;
+	union {
+		uint32_t tiles_acked_received_init;
+		struct {
+			uint16_t tiles_acked;		/* TRISC0's private shadow of reg 8 */
+			uint16_t tiles_received;	/* TRISC2's private shadow of reg 10 */
+		};
+	};
+	uint32_t fifo_wr_tile_ptr;
+};
+_Static_assert(sizeof(struct cb_interface) == 32, "LocalCBInterface is 32 bytes");
+
+/* One per CB, private to each core (local data RAM). */
+extern struct cb_interface cb_interface[CB_NUM];
+
+static inline struct cb_interface *get_local_cb_interface(uint32_t cb)
+{
+	return &cb_interface[cb];
+}
+
+/* The stream register r of CB cb's counter stream. Every access is one 32-bit MMIO access. */
+static inline volatile uint32_t *cb_stream_reg(uint32_t cb, uint32_t reg)
+{
+	return (volatile uint32_t *)(uintptr_t)(CB_STREAM_REG_BASE + (CB_FIRST_STREAM + cb) * CB_STREAM_STRIDE +
+						reg * 4);
+}
+
+/* ---- Set-up (sync.md 3.1/3.2) -----------------------------------------------------------------
+ * config: the L1 CB config block, 4 words per CB index (fifo start address, fifo size in bytes,
+ * number of pages, page size in bytes), one 16-byte slot per index whether used or not.
+ * Only the CBs whose bit is set in mask are set up; each fills exactly the fields its side's
+ * firmware fills, with tiles_acked/received = 0. */
+
+/* BRISC/NCRISC: bytes; size, limit, page size, num pages, rd_ptr = wr_ptr = start. */
+void cb_interface_setup(const volatile uint32_t *config, uint32_t mask);
+/* TRISC0: 16-byte units; size, limit, page size, rd_ptr (not num_pages, not wr_ptr). */
+void cb_interface_setup_unpacker(const volatile uint32_t *config, uint32_t mask);
+/* TRISC2: 16-byte units; size, limit, page size, num_pages, wr_ptr, wr_tile_ptr = 0 (not rd_ptr). */
+void cb_interface_setup_packer(const volatile uint32_t *config, uint32_t mask);
+
+/* Writes 0 to tiles_received (reg 10) then tiles_acked (reg 8) of every CB in mask, as TRISC0
+ * firmware does between runs. Only while no core uses those CBs. */
+static inline void cb_counters_reset(uint32_t mask)
+{
+	for (uint32_t cb = 0; cb < CB_NUM; cb++) {
+		if (!(mask & (1u << cb)))
+			continue;
+		*cb_stream_reg(cb, CB_REG_TILES_RECEIVED) = 0;
+		*cb_stream_reg(cb, CB_REG_TILES_ACKED) = 0;
+	}
+}
+
+/* Advances a FIFO pointer by n pages, wrapping once at the limit (both sides, both units). */
+static inline uint32_t cb_ptr_advance(const struct cb_interface *ci, uint32_t ptr, uint32_t n)
+{
+	ptr += n * ci->fifo_page_size;
+	if (ptr >= ci->fifo_limit)
+		ptr -= ci->fifo_size;
+	return ptr;
+}
+
+/* ---- Data-movement cores (sync.md 2.1) -------------------------------------------------------- */
+
+/* Waits until n pages are free. Reads tiles_received once, then polls tiles_acked behind a fence. */
+static inline void cb_reserve_back(uint32_t cb, uint32_t n)
+{
+	const struct cb_interface *ci = &cb_interface[cb];
+	volatile uint32_t *acked = cb_stream_reg(cb, CB_REG_TILES_ACKED);
+	uint16_t received = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+	uint16_t free_pages;
+
+	do {
+		__asm__ volatile("fence" ::: "memory");
+		uint16_t a = (uint16_t)*acked;
+		free_pages = (uint16_t)(ci->fifo_num_pages - (uint16_t)(received - a));
+	} while (free_pages < n);
+	CB_COMPILER_BARRIER();
+}
+
+/* Publishes n written pages: tiles_received += n (read-modify-write; single producer), then
+ * moves the write pointer on. */
+static inline void cb_push_back(uint32_t cb, uint32_t n)
+{
+	struct cb_interface *ci = &cb_interface[cb];
+	volatile uint32_t *received = cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+
+	CB_COMPILER_BARRIER();
+	*received = *received + n;
+	ci->fifo_wr_ptr = cb_ptr_advance(ci, ci->fifo_wr_ptr, n);
+}
+
+/* Waits until n pages are ready. Reads tiles_acked once, then polls tiles_received. */
+static inline void cb_wait_front(uint32_t cb, uint32_t n)
+{
+	uint16_t acked = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_ACKED);
+	volatile uint32_t *received = cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+
+	while ((uint16_t)((uint16_t)*received - acked) < n)
+		;
+	CB_COMPILER_BARRIER();
+}
+
+/* Frees n read pages: tiles_acked += n (read-modify-write; single consumer), then moves the
+ * read pointer on. */
+static inline void cb_pop_front(uint32_t cb, uint32_t n)
+{
+	struct cb_interface *ci = &cb_interface[cb];
+	volatile uint32_t *acked = cb_stream_reg(cb, CB_REG_TILES_ACKED);
+
+	CB_COMPILER_BARRIER();
+	*acked = *acked + n;
+	ci->fifo_rd_ptr = cb_ptr_advance(ci, ci->fifo_rd_ptr, n);
+}
+
+/* L1 byte address of the next page to write / read. */
+static inline uint32_t get_write_ptr(uint32_t cb)
+{
+	return cb_interface[cb].fifo_wr_ptr;
+}
+
+static inline uint32_t get_read_ptr(uint32_t cb)
+{
+	return cb_interface[cb].fifo_rd_ptr;
+}
+
+/* ---- TRISC0, consumer side (sync.md 2.2; llk_wait_tiles / llk_pop_tiles) --------------------- */
+
+/* Waits until n pages are ready: polls tiles_received against the private tiles_acked shadow. */
+static inline void cb_wait_front_unpacker(uint32_t cb, uint32_t n)
+{
+	const struct cb_interface *ci = &cb_interface[cb];
+	volatile uint32_t *received = cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+
+	while ((uint16_t)((uint16_t)*received - ci->tiles_acked) < n)
+		;
+	CB_COMPILER_BARRIER();
+}
+
+/* Frees n pages: shadow tiles_acked += n, published as a 16-bit value to reg 8 with a plain
+ * store (hardware: STOREREG after the unpackers are idle; see NO COPROCESSOR above), then the
+ * read pointer (16-byte units) moves on. */
+static inline void cb_pop_front_unpacker_nocp(uint32_t cb, uint32_t n)
+{
+	struct cb_interface *ci = &cb_interface[cb];
+
+	CB_COMPILER_BARRIER();
+	ci->tiles_acked = (uint16_t)(ci->tiles_acked + n);
+	*cb_stream_reg(cb, CB_REG_TILES_ACKED) = ci->tiles_acked;
+	ci->fifo_rd_ptr = cb_ptr_advance(ci, ci->fifo_rd_ptr, n);
+}
+
+/* L1 byte address of the next page to read (the interface holds 16-byte units). */
+static inline uint32_t get_read_ptr_unpacker(uint32_t cb)
+{
+	return cb_interface[cb].fifo_rd_ptr << CB_COMPUTE_ADDR_SHIFT;
+}
+
+/* ---- TRISC2, producer side (sync.md 2.2; llk_wait_for_free_tiles / llk_push_tiles) ----------- */
+
+/* Waits until n pages are free: tiles_received from the private shadow (the register may lag
+ * the packer on hardware), polls tiles_acked. */
+static inline void cb_reserve_back_packer(uint32_t cb, uint32_t n)
+{
+	const struct cb_interface *ci = &cb_interface[cb];
+	volatile uint32_t *acked = cb_stream_reg(cb, CB_REG_TILES_ACKED);
+	uint16_t free_pages;
+
+	do {
+		uint16_t a = (uint16_t)*acked;
+		free_pages = (uint16_t)(ci->fifo_num_pages - (uint16_t)(ci->tiles_received - a));
+	} while (free_pages < n);
+	CB_COMPILER_BARRIER();
+}
+
+/* Publishes n pages: the write pointer (16-byte units) moves on, shadow tiles_received += n,
+ * published as a 16-bit value to reg 10 with a plain store (hardware: STOREREG after the packer
+ * is idle; see NO COPROCESSOR above). */
+static inline void cb_push_back_packer_nocp(uint32_t cb, uint32_t n)
+{
+	struct cb_interface *ci = &cb_interface[cb];
+
+	CB_COMPILER_BARRIER();
+	ci->fifo_wr_ptr = cb_ptr_advance(ci, ci->fifo_wr_ptr, n);
+	ci->tiles_received = (uint16_t)(ci->tiles_received + n);
+	*cb_stream_reg(cb, CB_REG_TILES_RECEIVED) = ci->tiles_received;
+}
+
+/* L1 byte address of the next page to write (the interface holds 16-byte units). */
+static inline uint32_t get_write_ptr_packer(uint32_t cb)
+{
+	return cb_interface[cb].fifo_wr_ptr << CB_COMPUTE_ADDR_SHIFT;
+}
+
+#endif

@@ -1,0 +1,127 @@
+/* Device-wide reports: what every core is doing, and what parked cores wait on, by name and
+ * value ("stream 8 reg 10 (CB0 tiles_received) = 3"). Used for deadlock and timeout reports. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cores/rv32_insns.h"
+#include "fabric/mmio.h"
+#include "host/device.h"
+#include "sync/streams.h"
+
+struct out {
+	char *buf;
+	size_t len, used;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	if (o->used >= o->len)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->used = o->used + (size_t)n < o->len ? o->used + (size_t)n : o->len - 1;
+}
+
+static void sym(const struct bh_elf *elf, uint32_t addr, char *b, size_t n)
+{
+	uint32_t off;
+	const struct bh_elf_symbol *s = elf ? bh_elf_symbol_at(elf, addr, &off) : NULL;
+	if (!s)
+		b[0] = 0;
+	else if (off)
+		snprintf(b, n, " <%s+0x%x>", s->name, off);
+	else
+		snprintf(b, n, " <%s>", s->name);
+}
+
+/* Name of a watched word: L1 with its symbol, a stream register, a semaphore, a region. */
+static void name_word(struct bh_tile *t, const struct bh_elf *elf, uint32_t addr, char *b, size_t n)
+{
+	char s[128];
+	if (addr < BH_L1_SIZE) {
+		sym(elf, addr, s, sizeof s);
+		snprintf(b, n, "L1 0x%08x%s", addr, s);
+	} else if (addr - BH_LDM_BASE < 0x2000) {
+		snprintf(b, n, "local RAM 0x%08x", addr);
+	} else if (addr - 0xFFB40000u < 0x40000) {
+		bh_stream_describe(t, addr, b, n);
+	} else if (addr - 0xFFE80020u < 0x20) {
+		snprintf(b, n, "Tensix semaphore %u", (addr - 0xFFE80020u) / 4);
+	} else {
+		const struct bh_region *r = bh_mmio_region(addr);
+		snprintf(b, n, "%s 0x%08x", r ? r->name : "address", addr);
+	}
+}
+
+static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core *c, struct out *o)
+{
+	const struct bh_elf *elf = *bh_device_elf_slot(dev, t->index, c->kind);
+	char s[128], dis[128], nm[160];
+	put(o, "  tile %u (%u,%u) %-6s: ", t->index, t->x, t->y, bh_core_kind_name(c->kind));
+	pthread_mutex_lock(&t->lock);
+	enum bh_core_state st = c->state;
+	bool starting = c->restart && !c->held;
+	int exit_status = c->stopped_exit_status;
+	pthread_mutex_unlock(&t->lock);
+	if (starting)
+		st = BH_CORE_RUNNING;
+	switch (st) {
+	case BH_CORE_IN_RESET: put(o, "held in reset\n"); return;
+	case BH_CORE_EXITED: put(o, "exited with status %d\n", exit_status); return;
+	case BH_CORE_FAULTED: put(o, "stopped by a fault\n"); return;
+	case BH_CORE_LIMIT: put(o, "stopped at its instruction limit\n"); return;
+	default: break;
+	}
+	uint32_t ps = atomic_load_explicit(&c->park_state, memory_order_acquire);  /* pairs with the owner's release */
+	uint32_t pc = atomic_load_explicit(&c->pc_snapshot, memory_order_relaxed);
+	if (ps == BH_PARK_NONE) {
+		sym(elf, pc, s, sizeof s);
+		put(o, "running, near pc 0x%08x%s\n", pc, s);
+		return;
+	}
+	if (ps == BH_PARK_BLOCKED) {
+		sym(elf, pc, s, sizeof s);
+		put(o, "blocked at pc 0x%08x%s: %s\n", pc, s, c->wait_what);
+		return;
+	}
+	const struct bh_spin *sp = &c->spin;
+	sym(elf, sp->park_pc, s, sizeof s);
+	rv32_disasm(sp->branch_word, sp->park_branch, dis, sizeof dis);
+	put(o, "polling in the loop at 0x%08x%s..0x%08x (%s with %s = 0x%x, %s = 0x%x)%s\n", sp->park_pc, s,
+	    sp->park_branch, dis, rv32_reg_name(sp->branch_word >> 15), sp->branch_rs1,
+	    rv32_reg_name(sp->branch_word >> 20), sp->branch_rs2,
+	    ps == BH_PARK_TIMED ? ", sleeping on the wall clock" : "");
+	for (unsigned k = 0; k < sp->nwatched; k++) {
+		const struct bh_spin_load *w = &sp->watched[k];
+		if (w->timed) {
+			put(o, "      reads the wall clock (0x%08x)\n", w->addr);
+			continue;
+		}
+		name_word(t, elf, w->addr, nm, sizeof nm);
+		put(o, "      waits on %s = %u (0x%x, %u bytes)\n", nm, w->value, w->value, w->size);
+	}
+}
+
+int bh_device_report(struct bh_device *dev, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+	if (!dev || !buf || !len)
+		return BH_ERR_ARG;
+	buf[0] = 0;
+	for (unsigned t = 0; t < dev->ntiles; t++)
+		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+			struct bh_tile *tile = dev->tiles[t];
+			struct bh_core *c = &tile->core[k];
+			pthread_mutex_lock(&tile->lock);
+			bool idle = c->state == BH_CORE_IN_RESET && !(c->restart && !c->held) && !c->ever_ran;
+			pthread_mutex_unlock(&tile->lock);
+			if (!idle)   /* cores never started are left out: a chip has hundreds */
+				report_core(dev, tile, c, &o);
+		}
+	return BH_OK;
+}

@@ -1,0 +1,406 @@
+/* NoC overlay stream registers (reference/sync.md sections 1-2). Each register access is one
+ * atomic operation on the stream's cells, so many cores and (later) NoC writes from many tiles
+ * can hit one stream at once. Writes to the CB counters are checked against the CB protocol.
+ *
+ * Memory order: every access is seq_cst. The CB counters publish L1 data (a producer's tile
+ * stores happen before its reg 10 write; the consumer reads reg 10, then the data), which needs
+ * release/acquire at least; seq_cst also puts all stream accesses of all cores in one order, so
+ * a core's store to one stream register is never passed by its later load of another (the
+ * silicon may reorder those; bhemu does not model that). On x86-64 a seq_cst load is a plain
+ * load and the RMWs are locked instructions either way. Waking after a change goes through
+ * bh_tile_mmio_written() (sync/watch.h), which pairs with the watcher's bh_park_heavy_fence(). */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "sync/streams.h"
+
+#define MASK17 0x1FFFFu
+
+_Static_assert(ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
+	       "reg 10 and reg 297 share one lock-free 64-bit atomic");
+
+/* One stream; a cache line each, so cores working on different CBs do not share lines. */
+struct bh_stream {
+	/* reg 10 (REMOTE_DEST_BUF_SIZE) in bits 16:0 and reg 297 (SPACE_AVAILABLE) in bits 63:32
+	 * (read masked to 17 bits). A reg 10 write stores both halves in one atomic step; a reg 270
+	 * write is one fetch_add on the upper half, whose carries leave through bit 63 and never
+	 * reach reg 10. Separate cells would lose a reg 270 increment that lands between the two
+	 * stores of a reg 10 write, and would let a reader see the new reg 10 with the old 297. */
+	_Atomic uint64_t size_avail;
+	_Atomic uint32_t acked;             /* reg 8, REMOTE_DEST_BUF_START (17 bits) */
+	_Atomic uint32_t remote_src;        /* reg 4 (24 bits) */
+	_Atomic uint32_t phase_auto_cfg;    /* reg 31 (17 bits) */
+} __attribute__((aligned(64)));
+
+struct bh_streams {
+	struct bh_stream s[BH_STREAM_COUNT];
+	/* Configuration, written by the host before cores run (ordered by their release from
+	 * reset), read relaxed by the handlers. */
+	_Atomic uint32_t cb_layout;                  /* first CB stream in bits 7:0, CB count in 15:8 */
+	_Atomic uint32_t cb_pages[BH_STREAM_MAX_CBS]; /* per CB index; 0 = unknown */
+	_Atomic bool checks;
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * The register table.
+ */
+
+struct stream_reg {
+	uint16_t idx;
+	uint8_t rw;
+	uint8_t bits;
+	const char *name;
+};
+
+enum {
+#define X(idx, name, rw, bits) SR_##name,
+	BH_STREAM_REGS(X)
+#undef X
+	SR_COUNT
+};
+
+static const struct stream_reg stream_regs[SR_COUNT] = {
+#define X(idx, name, rw, bits) { idx, rw, bits, #name },
+	BH_STREAM_REGS(X)
+#undef X
+};
+
+static const struct stream_reg *stream_reg_find(unsigned r)
+{
+	switch (r) {
+#define X(idx, name, rw, bits) case idx: return &stream_regs[SR_##name];
+	BH_STREAM_REGS(X)
+#undef X
+	default: return NULL;
+	}
+}
+
+static uint32_t stream_reg_mask(const struct stream_reg *reg)
+{
+	return reg->bits >= 32 ? 0xFFFFFFFFu : (1u << reg->bits) - 1;
+}
+
+/* CB index of stream s on this tile, or -1. */
+static int stream_cb(const struct bh_streams *st, unsigned s)
+{
+	uint32_t layout = atomic_load_explicit(&st->cb_layout, memory_order_relaxed);
+	unsigned first = layout & 0xFF, num = layout >> 8 & 0xFF;
+	return s - first < num ? (int)(s - first) : -1;
+}
+
+const char *bh_stream_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n)
+{
+	uint32_t off = addr - BH_STREAM_BASE;
+	if (off >= BH_STREAM_COUNT * BH_STREAM_STRIDE || (off & 3)) {
+		snprintf(buf, n, "0x%08x (not a stream register)", addr);
+		return buf;
+	}
+	unsigned s = off / BH_STREAM_STRIDE, r = off % BH_STREAM_STRIDE / 4;
+	const struct stream_reg *reg = stream_reg_find(r);
+	const char *name = reg ? reg->name : "not modelled";
+	int cb = stream_cb(t->streams, s);
+	bool dispatch = s - BH_STREAM_DISPATCH_FIRST < BH_STREAM_DISPATCH_COUNT;
+	/* The completion counters use only regs 270/297, which no CB uses: there the dispatch
+	 * role wins when a 64-CB layout also covers streams 48..55. */
+	if (dispatch && (cb < 0 || r == BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE ||
+			 r == BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE))
+		snprintf(buf, n, "stream %u reg %u (dispatch completion counter %u, %s)", s, r,
+			 s - BH_STREAM_DISPATCH_FIRST, name);
+	else if (cb >= 0 && r == BH_STREAM_REG_CB_ACKED)
+		snprintf(buf, n, "stream %u reg %u (CB%d tiles_acked)", s, r, cb);
+	else if (cb >= 0 && r == BH_STREAM_REG_CB_RECEIVED)
+		snprintf(buf, n, "stream %u reg %u (CB%d tiles_received)", s, r, cb);
+	else if (cb >= 0)
+		snprintf(buf, n, "stream %u reg %u (CB%d, %s)", s, r, cb, name);
+	else
+		snprintf(buf, n, "stream %u reg %u (%s)", s, r, name);
+	return buf;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Faults (cold).
+ */
+
+__attribute__((cold, noinline))
+static bool stream_fault_unmodelled(struct bh_access *a, unsigned s, unsigned r)
+{
+	char region[64], list[64];
+	size_t len = 0;
+	for (unsigned k = 0; k < SR_COUNT; k++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%u", k ? ", " : "", stream_regs[k].idx);
+	snprintf(region, sizeof region, "stream %u register %u (0x%08x)", s, r, a->addr);
+	return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, region,
+			     "register %u is not modelled: bhemu models stream registers %s only", r, list);
+}
+
+__attribute__((cold, noinline))
+static bool stream_fault_direction(struct bh_access *a, const struct stream_reg *reg, bool store)
+{
+	char region[96];
+	bh_stream_describe(a->tile, a->addr, region, sizeof region);
+	if (store)
+		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, region,
+				     "%s (reg %u) is read-only: it is loaded by writes to reg 10 and incremented through reg 270",
+				     reg->name, reg->idx);
+	return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, region,
+			     "%s (reg %u) is write-only; the counter it updates is reg 297", reg->name, reg->idx);
+}
+
+__attribute__((cold, noinline))
+static bool stream_fault_subcounter(struct bh_access *a, uint32_t val)
+{
+	char region[96];
+	bh_stream_describe(a->tile, a->addr, region, sizeof region);
+	return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, region,
+			     "REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE written with 0x%08x: low 6 bits %u select "
+			     "multicast sub-counter %u, which is not modelled (only sub-counter 0: value = n << 6)",
+			     val, val & 0x3F, val & 0x3F);
+}
+
+static const char *plural(uint32_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+__attribute__((cold, noinline))
+static bool stream_fault_pop(struct bh_access *a, int cb, uint32_t pages, uint32_t old, uint32_t v, uint32_t rcv)
+{
+	char region[96], size[40];
+	uint32_t n = (uint16_t)(v - old), m = (uint16_t)(rcv - old);
+	bh_stream_describe(a->tile, a->addr, region, sizeof region);
+	if (pages)
+		snprintf(size, sizeof size, "the CB has %u page%s", pages, plural(pages));
+	else
+		snprintf(size, sizeof size, "page count unknown");
+	return bh_fault_fill(a->fault, BH_FAULT_PROTOCOL, a->addr, region,
+			     "pop of %u page%s from CB %d but only %u %s received (%s wrote tiles_acked 0x%x -> 0x%x, "
+			     "tiles_received is 0x%x; %s)",
+			     n, plural(n), cb, m, m == 1 ? "was" : "were", bh_requester_name(a->who), old, v, rcv, size);
+}
+
+__attribute__((cold, noinline))
+static bool stream_fault_push(struct bh_access *a, int cb, uint32_t pages, uint32_t old, uint32_t v, uint32_t acked)
+{
+	char region[96];
+	uint32_t n = (uint16_t)(v - old), fill = (uint16_t)(old - acked) + n;
+	bh_stream_describe(a->tile, a->addr, region, sizeof region);
+	return bh_fault_fill(a->fault, BH_FAULT_PROTOCOL, a->addr, region,
+			     "push of %u page%s into CB %d overfills it: received-acked would be %u, the CB has %u page%s "
+			     "(%s wrote tiles_received 0x%x -> 0x%x, tiles_acked is 0x%x)",
+			     n, plural(n), cb, fill, pages, plural(pages), bh_requester_name(a->who), old, v, acked);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * CB counters. Only the owning core writes a counter (single producer, single consumer), but
+ * each write is a compare-and-swap so that the check and the update see the same old value
+ * and a faulting write changes nothing. The other counter is read once per attempt: it can
+ * only move in the direction that makes the write more legal, and the requester's own earlier
+ * read of it (in cb_wait_front / cb_reserve_back) is not newer than this one (read-read
+ * coherence), so the check never flags a write the firmware had a right to make.
+ */
+
+/* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
+static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t v)
+{
+	struct bh_stream *sp = &st->s[s];
+	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? stream_cb(st, s) : -1;
+	uint32_t old = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+	do {
+		if (cb >= 0) {
+			uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
+			if ((uint16_t)(v - old) > (uint16_t)(rcv - old))
+				return stream_fault_pop(a, cb, atomic_load_explicit(&st->cb_pages[cb], memory_order_relaxed),
+							old, v, rcv);
+		}
+	} while (!atomic_compare_exchange_weak_explicit(&sp->acked, &old, v, memory_order_seq_cst,
+							memory_order_seq_cst));
+	/* The silicon also zeroes REMOTE_DEST_WR_PTR here, which bhemu does not model. */
+	bh_tile_mmio_written(a->tile, a->addr);
+	return true;
+}
+
+/* push: reg 10 moves by n; legal while (u16)(old - acked) + n <= pages (when pages is known). */
+static bool stream_write_received(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t v)
+{
+	struct bh_stream *sp = &st->s[s];
+	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? stream_cb(st, s) : -1;
+	uint32_t pages = cb >= 0 ? atomic_load_explicit(&st->cb_pages[cb], memory_order_relaxed) : 0;
+	uint64_t old = atomic_load_explicit(&sp->size_avail, memory_order_seq_cst);
+	do {
+		uint32_t old_rcv = (uint32_t)old & MASK17, n = (uint16_t)(v - old_rcv);
+		if (pages && n) {
+			uint32_t acked = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+			if ((uint16_t)(old_rcv - acked) + n > pages)
+				return stream_fault_push(a, cb, pages, old_rcv, v, acked);
+		}
+	} while (!atomic_compare_exchange_weak_explicit(&sp->size_avail, &old, (uint64_t)v << 32 | v,
+							memory_order_seq_cst, memory_order_seq_cst));
+	bh_tile_mmio_written(a->tile, a->addr);
+	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
+	return true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Address-decode handlers.
+ */
+
+static const struct stream_reg *stream_decode(struct bh_access *a, bool store, unsigned *s, unsigned *r)
+{
+	*s = a->off / BH_STREAM_STRIDE;
+	*r = a->off % BH_STREAM_STRIDE / 4;
+	const struct stream_reg *reg = stream_reg_find(*r);
+	if (!reg) {
+		stream_fault_unmodelled(a, *s, *r);
+		return NULL;
+	}
+	if (!(reg->rw & (store ? BH_STREAM_WO : BH_STREAM_RO))) {
+		stream_fault_direction(a, reg, store);
+		return NULL;
+	}
+	return reg;
+}
+
+bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
+{
+	unsigned s, r;
+	if (!stream_decode(a, false, &s, &r))
+		return false;
+	struct bh_stream *sp = &a->tile->streams->s[s];
+	switch (r) {
+	case BH_STREAM_REG_REMOTE_SRC:
+		*val = atomic_load_explicit(&sp->remote_src, memory_order_seq_cst);
+		break;
+	case BH_STREAM_REG_REMOTE_DEST_BUF_START:
+		*val = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+		break;
+	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE:
+		*val = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
+		break;
+	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
+		*val = atomic_load_explicit(&sp->phase_auto_cfg, memory_order_seq_cst);
+		break;
+	case BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE:
+		*val = (uint32_t)(atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) >> 32) & MASK17;
+		break;
+	default:
+		break;   /* write-only registers were refused by stream_decode */
+	}
+	return true;
+}
+
+bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
+{
+	unsigned s, r;
+	const struct stream_reg *reg = stream_decode(a, true, &s, &r);
+	if (!reg)
+		return false;
+	struct bh_streams *st = a->tile->streams;
+	struct bh_stream *sp = &st->s[s];
+	uint32_t v = val & stream_reg_mask(reg);
+	switch (r) {
+	case BH_STREAM_REG_REMOTE_SRC:
+		atomic_store_explicit(&sp->remote_src, v, memory_order_seq_cst);
+		break;
+	case BH_STREAM_REG_REMOTE_DEST_BUF_START:
+		return stream_write_acked(a, st, s, v);
+	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE:
+		return stream_write_received(a, st, s, v);
+	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
+		/* The "sync register" of get_sync_register_ptr(). On Wormhole a base register is added
+		 * on write and subtracted on read; unverified for Blackhole and unused by p100a
+		 * firmware, so it is a plain 17-bit cell here. */
+		atomic_store_explicit(&sp->phase_auto_cfg, v, memory_order_seq_cst);
+		break;
+	case BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE:
+		/* (j << 6) + i adds j to sub-counter i; i > 0 exists only on multicast streams. A
+		 * logical shift, and 2^26 being a multiple of 2^17, make (uint32)(-v) << 6 subtract v. */
+		if (v & 0x3F)
+			return stream_fault_subcounter(a, v);
+		atomic_fetch_add_explicit(&sp->size_avail, (uint64_t)(v >> 6) << 32, memory_order_seq_cst);
+		bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
+		return true;
+	default:
+		break;   /* read-only registers were refused by stream_decode */
+	}
+	bh_tile_mmio_written(a->tile, a->addr);
+	return true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Host and C-code access, configuration, lifecycle.
+ */
+
+bool bh_stream_access(struct bh_tile *t, unsigned who, unsigned s, unsigned r, bool store, uint32_t *val,
+		      struct bh_fault *f)
+{
+	if (s >= BH_STREAM_COUNT || r >= BH_STREAM_REG_COUNT)
+		return bh_fault_fill(f, BH_FAULT_UNMAPPED, 0, "NoC overlay stream registers",
+				     "stream %u register %u is outside the stream window (%u streams of %u registers)", s, r,
+				     BH_STREAM_COUNT, BH_STREAM_REG_COUNT);
+	return bh_mmio_access(t, who, BH_STREAM_ADDR(s, r), 4, store, val, f, NULL, 0) == BH_ACC_OK;
+}
+
+uint32_t bh_stream_read(struct bh_tile *t, unsigned s, unsigned r)
+{
+	struct bh_fault f = { 0 };
+	uint32_t v = 0;
+	if (!bh_stream_access(t, BH_REQ_HOST, s, r, false, &v, &f)) {
+		fprintf(stderr, "bhemu: bh_stream_read(stream %u, reg %u): %s: %s\n", s, r, f.region, f.detail);
+		abort();
+	}
+	return v;
+}
+
+bool bh_stream_write(struct bh_tile *t, unsigned s, unsigned r, uint32_t val)
+{
+	struct bh_fault f = { 0 };
+	return bh_stream_access(t, BH_REQ_HOST, s, r, true, &val, &f);
+}
+
+bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned num_cbs)
+{
+	if (first_stream >= BH_STREAM_COUNT || num_cbs > BH_STREAM_COUNT - first_stream)
+		return false;
+	atomic_store_explicit(&t->streams->cb_layout, first_stream | num_cbs << 8, memory_order_relaxed);
+	return true;
+}
+
+bool bh_stream_set_cb_pages(struct bh_tile *t, unsigned cb_index, uint32_t pages)
+{
+	if (cb_index >= BH_STREAM_MAX_CBS || pages > 0xFFFF)
+		return false;
+	atomic_store_explicit(&t->streams->cb_pages[cb_index], pages, memory_order_relaxed);
+	return true;
+}
+
+void bh_stream_set_checks(struct bh_tile *t, bool on)
+{
+	atomic_store_explicit(&t->streams->checks, on, memory_order_relaxed);
+}
+
+struct bh_streams *bh_stream_create(void)
+{
+	struct bh_streams *st = aligned_alloc(_Alignof(struct bh_streams), sizeof *st);
+	if (!st)
+		return NULL;
+	for (unsigned s = 0; s < BH_STREAM_COUNT; s++) {
+		atomic_init(&st->s[s].size_avail, 0);
+		atomic_init(&st->s[s].acked, 0);
+		atomic_init(&st->s[s].remote_src, 0);
+		atomic_init(&st->s[s].phase_auto_cfg, 0);
+	}
+	for (unsigned k = 0; k < BH_STREAM_MAX_CBS; k++)
+		atomic_init(&st->cb_pages[k], 0);
+	atomic_init(&st->cb_layout, 8u | 32u << 8);   /* p100a: CB k on stream 8 + k, 32 CBs */
+	atomic_init(&st->checks, true);
+	return st;
+}
+
+void bh_stream_free(struct bh_streams *st)
+{
+	free(st);
+}
+

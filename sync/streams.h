@@ -1,0 +1,89 @@
+/* NoC overlay stream registers (reference/sync.md section 1): 64 streams per tile at
+ * 0xFFB40000 + s*0x1000 + r*4. bhemu models the six registers firmware and fast dispatch use;
+ * every other index faults. Streams carry the circular-buffer counters (reg 8 tiles_acked,
+ * reg 10 tiles_received) and the fast-dispatch completion counters (reg 270 -> reg 297).
+ *
+ * Reached by every core kind and the host/NoC through the tile's address decode (fabric/mmio.c),
+ * and by C code through bh_stream_read() / bh_stream_write(), which take the same path. After
+ * every change the handlers call bh_tile_mmio_written() (fabric/tile.h) with the address of each
+ * readable register that changed (a reg 10 write: reg 10 and reg 297; reg 270: reg 297), so
+ * that cores parked on it wake. */
+#ifndef BH_SYNC_STREAMS_H
+#define BH_SYNC_STREAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fault.h"
+
+struct bh_access;
+struct bh_tile;
+struct bh_streams;
+
+#define BH_STREAM_BASE       0xFFB40000u
+#define BH_STREAM_COUNT      64u
+#define BH_STREAM_STRIDE     0x1000u
+#define BH_STREAM_REG_COUNT  (BH_STREAM_STRIDE / 4u)
+#define BH_STREAM_ADDR(s, r) (BH_STREAM_BASE + (uint32_t)(s) * BH_STREAM_STRIDE + (uint32_t)(r) * 4u)
+#define BH_STREAM_MAX_CBS    64u
+
+/* The modelled registers: X(index, NAME, access, width in bits). Names as in tt-metal's
+ * stream_io_map.h without the STREAM_ prefix and _REG_INDEX suffix. */
+#define BH_STREAM_REGS(X) \
+	X(4, REMOTE_SRC, BH_STREAM_RW, 24) \
+	X(8, REMOTE_DEST_BUF_START, BH_STREAM_RW, 17) \
+	X(10, REMOTE_DEST_BUF_SIZE, BH_STREAM_RW, 17) \
+	X(31, PHASE_AUTO_CFG_PTR, BH_STREAM_RW, 17) \
+	X(270, REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE, BH_STREAM_WO, 32) \
+	X(297, REMOTE_DEST_BUF_SPACE_AVAILABLE, BH_STREAM_RO, 17)
+
+enum { BH_STREAM_RO = 1, BH_STREAM_WO = 2, BH_STREAM_RW = 3 };
+
+enum bh_stream_reg {
+#define X(idx, name, rw, bits) BH_STREAM_REG_##name = idx,
+	BH_STREAM_REGS(X)
+#undef X
+};
+
+/* Roles of the registers in tt-metal. */
+#define BH_STREAM_REG_CB_ACKED      BH_STREAM_REG_REMOTE_DEST_BUF_START
+#define BH_STREAM_REG_CB_RECEIVED   BH_STREAM_REG_REMOTE_DEST_BUF_SIZE
+#define BH_STREAM_DISPATCH_FIRST    48u   /* FIRST_STREAM_USED: completion counters 48..55 */
+#define BH_STREAM_DISPATCH_COUNT    8u    /* MAX_NUM_WORKER_SEMS */
+
+/* Lifecycle (fabric/tile.c). Defaults: CBs on streams 8..39 (p100a), page counts unknown,
+ * protocol checks on, every register 0. */
+struct bh_streams *bh_stream_create(void);
+void bh_stream_free(struct bh_streams *st);
+
+/* Address-decode handlers of the stream window (fabric/mmio.c): a->off = s*0x1000 + r*4. */
+bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val);
+bool bh_stream_mmio_write(struct bh_access *a, uint32_t val);
+
+/* One access as requester `who` (core kind or BH_REQ_HOST) through the tile's address decode.
+ * Returns false with *f filled (the register, what was wrong) when the access faults. */
+bool bh_stream_access(struct bh_tile *t, unsigned who, unsigned s, unsigned r, bool store, uint32_t *val,
+		      struct bh_fault *f);
+/* Host/NoC-side helpers for C code that knows which registers exist. Reading a register that
+ * cannot be read (unmodelled, write-only, s or r out of range) is a bug in the caller: the
+ * fault is printed and the process aborts. bh_stream_write returns false when the write
+ * faulted (read-only register, CB protocol violation); the register is then unchanged. */
+uint32_t bh_stream_read(struct bh_tile *t, unsigned s, unsigned r);
+bool bh_stream_write(struct bh_tile *t, unsigned s, unsigned r, uint32_t val);
+
+/* "stream 8 reg 10 (CB0 tiles_received)": the register at addr with its role on this tile.
+ * Returns buf. */
+const char *bh_stream_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
+
+/* CB layout of the firmware build: CB k lives on stream first_stream + k, k < num_cbs
+ * (p100a: 8, 32; newer tt-metal: 0, 64). Returns false (nothing changed) if it does not fit
+ * in 64 streams. Set it before cores run. */
+bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned num_cbs);
+/* Page count of CB cb_index from its config block, 0 = unknown (the overfill check is then
+ * skipped). The host rejects CBs above 65535 pages: so does this (returns false). */
+bool bh_stream_set_cb_pages(struct bh_tile *t, unsigned cb_index, uint32_t pages);
+/* CB protocol checks on reg 8/10 writes (default on). */
+void bh_stream_set_checks(struct bh_tile *t, bool on);
+
+#endif

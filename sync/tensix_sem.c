@@ -1,0 +1,91 @@
+/* Tensix semaphores (sync.md section 5). All eight live in one 64-bit word per tile, changed
+ * by compare-and-swap: a masked operation is one atomic step, and reads take no lock. */
+#include <assert.h>
+
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "sync/tensix_sem.h"
+
+#define SEM_VALUE(s, k) ((unsigned)((s) >> (8 * (k))) & 0xfu)
+#define SEM_MAX(s, k) ((unsigned)((s) >> (8 * (k) + 4)) & 0xfu)
+
+enum sem_op { SEM_OP_INIT, SEM_OP_POST, SEM_OP_GET };
+
+static uint64_t sem_apply(uint64_t s, enum sem_op op, unsigned mask, unsigned max, unsigned value)
+{
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++) {
+		if (!(mask >> k & 1))
+			continue;
+		unsigned v = SEM_VALUE(s, k), m = SEM_MAX(s, k);
+		switch (op) {
+		case SEM_OP_INIT: v = value; m = max; break;
+		case SEM_OP_POST: v += v < BH_SEM_FIELD_MAX; break;   /* saturates at 15; Max ignored */
+		case SEM_OP_GET: v -= v > 0; break;                   /* floor 0 */
+		}
+		s = (s & ~(0xffull << (8 * k))) | (uint64_t)(m << 4 | v) << (8 * k);
+	}
+	return s;
+}
+
+static void sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigned max, unsigned value)
+{
+	struct bh_sems *sm = &t->sem;
+	uint64_t old = atomic_load_explicit(&sm->state, memory_order_relaxed), new;
+	do
+		new = sem_apply(old, op, mask & 0xffu, max, value);
+	while (new != old &&
+	       !atomic_compare_exchange_weak_explicit(&sm->state, &old, new, memory_order_seq_cst,
+						      memory_order_relaxed));
+	if (new == old)
+		return;
+	/* Changed: wake SEMWAIT waiters (seq_cst CAS above pairs with their register-then-re-read)
+	 * and cores parked polling one of the changed words. */
+	bh_waitq_wake(t, &sm->waiters);
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
+		if ((old ^ new) >> (8 * k) & 0xff)
+			bh_tile_mmio_written(t, BH_SEM_MMIO_BASE + 4 * k);
+}
+
+void bh_sem_init(struct bh_tile *t, unsigned mask, unsigned max, unsigned value)
+{
+	assert(max <= BH_SEM_FIELD_MAX && value <= BH_SEM_FIELD_MAX);
+	sem_update(t, SEM_OP_INIT, mask, max, value);
+}
+
+void bh_sem_post(struct bh_tile *t, unsigned mask)
+{
+	sem_update(t, SEM_OP_POST, mask, 0, 0);
+}
+
+void bh_sem_get(struct bh_tile *t, unsigned mask)
+{
+	sem_update(t, SEM_OP_GET, mask, 0, 0);
+}
+
+unsigned bh_sem_value(struct bh_tile *t, unsigned k)
+{
+	return SEM_VALUE(atomic_load_explicit(&t->sem.state, memory_order_seq_cst), k);
+}
+
+unsigned bh_sem_max(struct bh_tile *t, unsigned k)
+{
+	return SEM_MAX(atomic_load_explicit(&t->sem.state, memory_order_seq_cst), k);
+}
+
+bool bh_sem_mmio_read(struct bh_access *a, unsigned k, uint32_t *val)
+{
+	*val = bh_sem_value(a->tile, k);
+	return true;
+}
+
+/* Bit 0 selects SEMGET (1) or SEMPOST (0), per the ISA; the other bits are ignored. ttsim
+ * rejects values other than 0 and 1, but that is a simulator check: the reference does not say
+ * silicon faults, and firmware only writes 0 and 1, so the model follows the ISA. */
+bool bh_sem_mmio_write(struct bh_access *a, unsigned k, uint32_t val)
+{
+	if (val & 1)
+		bh_sem_get(a->tile, 1u << k);
+	else
+		bh_sem_post(a->tile, 1u << k);
+	return true;
+}

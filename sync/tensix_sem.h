@@ -1,0 +1,47 @@
+/* Tensix semaphores (sync.md section 5): eight {Value, Max} pairs of 4 bits per tile, shared by
+ * the three Tensix threads. The instruction forms (SEMINIT, SEMPOST, SEMGET; SEMWAIT waits on
+ * `waiters`) are for the coprocessor model; the TRISCs reach them at 0xFFE80020 + 4k through the
+ * PCBuf window (sync/pcbuf.c dispatches there). */
+#ifndef BH_SYNC_TENSIX_SEM_H
+#define BH_SYNC_TENSIX_SEM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sync/park.h"
+
+struct bh_access;
+struct bh_tile;
+
+#define BH_SEM_COUNT 8
+#define BH_SEM_MMIO_BASE 0xFFE80020u   /* semaphore k at + 4k (TRISC view) */
+#define BH_SEM_FIELD_MAX 15u           /* Value and Max are 4-bit fields */
+
+struct bh_sems {
+	/* Byte k is semaphore k: Value in bits 3:0, Max in bits 7:4. One word, so that an
+	 * instruction selecting several semaphores changes them at once. Written by compare-and-
+	 * swap (seq_cst: a SEMWAIT waiter registers on `waiters`, then re-reads), read seq_cst.
+	 * Reset value 0/0 for all eight: unverified (sync.md 5; firmware SEMINITs what it uses). */
+	_Atomic uint64_t state;
+	/* Whoever waits for a semaphore to change (future SEMWAIT of the Tensix threads). Woken on
+	 * every change. */
+	struct bh_waitq waiters;
+};
+
+/* SEMINIT: for each semaphore k selected by mask (bit k), Value = value and Max = max. The
+ * instruction fields are 4 bits wide; larger arguments are a caller bug (asserted). */
+void bh_sem_init(struct bh_tile *tile, unsigned mask, unsigned max, unsigned value);
+/* SEMPOST: Value += 1 where Value < 15 (Max is ignored: only SEMWAIT reads it). */
+void bh_sem_post(struct bh_tile *tile, unsigned mask);
+/* SEMGET: Value -= 1 where Value > 0. */
+void bh_sem_get(struct bh_tile *tile, unsigned mask);
+unsigned bh_sem_value(struct bh_tile *tile, unsigned k);
+unsigned bh_sem_max(struct bh_tile *tile, unsigned k);
+
+/* TRISC access to semaphore k (0..7) at 0xFFE80020 + 4k. Read: Value. Write: bit 0 set acts as
+ * SEMGET, clear as SEMPOST; the other bits are ignored, as the ISA describes. */
+bool bh_sem_mmio_read(struct bh_access *a, unsigned k, uint32_t *val);
+bool bh_sem_mmio_write(struct bh_access *a, unsigned k, uint32_t val);
+
+#endif

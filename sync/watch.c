@@ -1,0 +1,93 @@
+#include <string.h>
+
+#include "fabric/tile.h"
+#include "sync/park.h"
+#include "sync/watch.h"
+
+#define ENTRY_VALID (1ull << 40)
+
+void bh_watch_init(struct bh_watch_set *w)
+{
+	memset(w->page_refs, 0, sizeof w->page_refs);
+	pthread_mutex_init(&w->lock, NULL);
+	atomic_store_explicit(&w->reg_watches, 0, memory_order_relaxed);
+	for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
+		for (unsigned k = 0; k < BH_WATCH_MAX; k++)
+			atomic_store_explicit(&w->entry[c][k], 0, memory_order_relaxed);
+}
+
+void bh_watch_destroy(struct bh_watch_set *w)
+{
+	pthread_mutex_destroy(&w->lock);
+}
+
+void bh_watch_register(struct bh_tile *t, unsigned core, const uint32_t *addr, const uint8_t *size, unsigned n)
+{
+	struct bh_watch_set *w = &t->watch;
+	if (n > BH_WATCH_MAX)
+		n = BH_WATCH_MAX;
+	pthread_mutex_lock(&w->lock);
+	for (unsigned k = 0; k < n; k++) {
+		atomic_store_explicit(&w->entry[core][k], addr[k] | (uint64_t)size[k] << 32 | ENTRY_VALID,
+				      memory_order_relaxed);
+		if (addr[k] < BH_L1_SIZE) {
+			unsigned p = addr[k] >> BH_L1_PAGE_SHIFT;
+			if (w->page_refs[p]++ == 0)
+				atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_WATCHED, memory_order_relaxed);
+		} else {
+			atomic_fetch_add_explicit(&w->reg_watches, 1, memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+void bh_watch_unregister(struct bh_tile *t, unsigned core)
+{
+	struct bh_watch_set *w = &t->watch;
+	pthread_mutex_lock(&w->lock);
+	for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
+		uint64_t e = atomic_exchange_explicit(&w->entry[core][k], 0, memory_order_relaxed);
+		if (!(e & ENTRY_VALID))
+			continue;
+		uint32_t addr = (uint32_t)e;
+		if (addr < BH_L1_SIZE) {
+			unsigned p = addr >> BH_L1_PAGE_SHIFT;
+			if (--w->page_refs[p] == 0)
+				atomic_fetch_and_explicit(&t->code_pages[p], (uint8_t)~BH_PAGE_WATCHED, memory_order_relaxed);
+		} else {
+			atomic_fetch_sub_explicit(&w->reg_watches, 1, memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Wake every core with a watched word overlapping [addr, addr + len). */
+static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len)
+{
+	struct bh_watch_set *w = &t->watch;
+	for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
+		for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
+			uint64_t e = atomic_load_explicit(&w->entry[c][k], memory_order_relaxed);
+			if (!(e & ENTRY_VALID))
+				break;
+			uint32_t a = (uint32_t)e, sz = (uint32_t)(e >> 32) & 0xff;
+			if (a < addr + len && addr < a + sz) {
+				bh_park_wake(&t->core[c]);
+				break;
+			}
+		}
+	}
+}
+
+void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
+{
+	watch_wake_range(t, addr, len);
+}
+
+void bh_tile_mmio_written(struct bh_tile *t, uint32_t addr)
+{
+	/* Pairs with bh_park_heavy_fence() on the registering side. */
+	if (!atomic_load_explicit(&t->watch.reg_watches, memory_order_relaxed))
+		return;
+	watch_wake_range(t, addr & ~3u, 4);
+}

@@ -1,0 +1,46 @@
+/* Watch tables: which words each parked core waits on, so that whoever writes them wakes it.
+ *
+ * L1 words: the tile's per-page byte (tile->code_pages) gets BH_PAGE_WATCHED while any core
+ * watches a word in that 4 KiB page. The store hot path already loads that byte (decoded-code
+ * bookkeeping), so a store with no waiter pays nothing more; a store into a watched page takes
+ * the cold path and wakes the cores whose words it overlaps.
+ * Registers (stream registers, semaphores, local RAM through the slow window, ...): devices call
+ * bh_tile_mmio_written() after a change; it costs one relaxed load while nothing is watched.
+ *
+ * Order (no lost wake-ups): the core registers, issues bh_park_heavy_fence(), re-reads the words,
+ * then sleeps on the wake_seq it read before registering. Writers store, then look at the page
+ * byte / watch count: the heavy fence makes either the writer see the registration or the core
+ * see the store. */
+#ifndef BH_SYNC_WATCH_H
+#define BH_SYNC_WATCH_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/hw.h"
+
+#define BH_WATCH_MAX 8
+#define BH_PAGE_WATCHED 0x20u   /* bit of tile->code_pages[page]; bits 0..4 are the cores' code bits */
+
+struct bh_tile;
+
+struct bh_watch_set {
+	pthread_mutex_t lock;                      /* registration and unregistration */
+	uint16_t page_refs[BH_L1_PAGES];           /* watches per L1 page (under lock) */
+	_Atomic uint32_t reg_watches;              /* watches outside L1, whole tile */
+	/* entry = addr | (uint64_t)size << 32 | 1ull << 40 (valid); written by the owner core under
+	 * lock, scanned by any waker without it. */
+	_Atomic uint64_t entry[BH_CORES_PER_TILE][BH_WATCH_MAX];
+};
+
+void bh_watch_init(struct bh_watch_set *w);
+void bh_watch_destroy(struct bh_watch_set *w);
+/* Core `core` of tile watches n words (addr, size). */
+void bh_watch_register(struct bh_tile *t, unsigned core, const uint32_t *addr, const uint8_t *size, unsigned n);
+void bh_watch_unregister(struct bh_tile *t, unsigned core);
+/* Cold path of a write of len bytes at L1 addr into a watched page: wake overlapping watchers. */
+void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len);
+
+#endif

@@ -1,0 +1,208 @@
+/* CB chain through all five cores of a tile:
+ *   BRISC --CB0--> NCRISC --CB1--> TRISC0 --CB2--> TRISC1 --CB3--> TRISC2
+ * BRISC makes the pages; each middle stage checks every page it receives (sequence, stage,
+ * payload, checksum), forwards it one stage further on (payload transformed, see cb_page.h) and
+ * frees it; TRISC2 checks the final pages. Run with
+ *   bhemu run --cores brisc,ncrisc,trisc0,trisc1,trisc2 cb_chain5.elf
+ *
+ * Every core uses the data-movement CB calls (bytes, direct stream-register traffic): there is
+ * no Tensix coprocessor yet, and bhemu's TRISCs reach the stream registers like the others.
+ *
+ * Parameters are L1 words a host may patch before the start: chain_pages, chain_batch (pages
+ * per call at both ends) and the config block chain_cb_config (CB0..CB3, sync.md 3.1; every CB
+ * must have the same page size). Every core exits 0 on success, else an mc_status. */
+#include "cb.h"
+#include "cb_page.h"
+#include "multicore.h"
+
+#ifndef CHAIN_PAGES
+#define CHAIN_PAGES 100000
+#endif
+#ifndef CHAIN_PAGE_SIZE
+#define CHAIN_PAGE_SIZE 64
+#endif
+#ifndef CHAIN_BATCH
+#define CHAIN_BATCH 1
+#endif
+/* Pages per CB: different depths so that the stages run out of step. */
+#ifndef CHAIN_CB0_PAGES
+#define CHAIN_CB0_PAGES 4
+#endif
+#ifndef CHAIN_CB1_PAGES
+#define CHAIN_CB1_PAGES 2
+#endif
+#ifndef CHAIN_CB2_PAGES
+#define CHAIN_CB2_PAGES 1
+#endif
+#ifndef CHAIN_CB3_PAGES
+#define CHAIN_CB3_PAGES 3
+#endif
+
+#define NUM_CBS 4
+#define FIFO_MEM_BYTES (4 * 32 * 1024)
+
+static uint8_t fifo_mem[FIFO_MEM_BYTES] __attribute__((aligned(16)));
+
+#define FIFO_SLICE (FIFO_MEM_BYTES / NUM_CBS)
+#define CB_SLOT(cb, pages) \
+	(uint32_t)(uintptr_t)(fifo_mem + (cb) * FIFO_SLICE), (pages) * CHAIN_PAGE_SIZE, (pages), CHAIN_PAGE_SIZE
+
+volatile uint32_t chain_pages = CHAIN_PAGES;
+volatile uint32_t chain_batch = CHAIN_BATCH;
+/* CB0..CB3 as the host writes them: fifo start, fifo size, pages, page size (bytes). */
+volatile uint32_t chain_cb_config[NUM_CBS * 4] __attribute__((aligned(16))) = {
+	CB_SLOT(0, CHAIN_CB0_PAGES), CB_SLOT(1, CHAIN_CB1_PAGES), CB_SLOT(2, CHAIN_CB2_PAGES), CB_SLOT(3, CHAIN_CB3_PAGES),
+};
+
+void multicore_init(void)
+{
+	cb_counters_reset((1u << NUM_CBS) - 1);
+}
+
+static int config_check(const char *who, uint32_t cb)
+{
+	int rc = page_config_check(&chain_cb_config[cb * 4], (uintptr_t)fifo_mem, FIFO_MEM_BYTES, who, cb);
+	if (rc == MC_OK && chain_cb_config[cb * 4 + 3] != chain_cb_config[3]) {
+		bare_printf("%s: CB%u page size %u differs from CB0's %u\n", who, cb, chain_cb_config[cb * 4 + 3],
+			    chain_cb_config[3]);
+		rc = MC_ERR_CONFIG;
+	}
+	if (rc == MC_OK && (chain_batch == 0 || chain_batch > chain_cb_config[cb * 4 + 2])) {
+		bare_printf("%s: batch of %u pages does not fit the %u-page CB%u\n", who, chain_batch,
+			    chain_cb_config[cb * 4 + 2], cb);
+		rc = MC_ERR_CONFIG;
+	}
+	return rc;
+}
+
+static volatile uint32_t *cb_page(uint32_t cb, uint32_t ptr, uint32_t k)
+{
+	const volatile uint32_t *slot = &chain_cb_config[cb * 4];
+	return page_at(ptr, k, slot[3], slot[0], slot[1]);
+}
+
+/* After its last pop, a consumer's input CB is settled: the producer pushed every page and the
+ * consumer popped every page, so both 16-bit counts equal the page count (they started at 0). */
+static int counters_check(const char *who, uint32_t cb, uint32_t pages)
+{
+	uint16_t received = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+	uint16_t acked = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_ACKED);
+	if (received != (uint16_t)pages || acked != (uint16_t)pages) {
+		bare_printf("%s: CB%u counters after %u pages: received %u acked %u, expected %u\n", who, cb, pages,
+			    received, acked, (uint16_t)pages);
+		return MC_ERR_COUNTERS;
+	}
+	return MC_OK;
+}
+
+/* Stage 0: makes the pages. */
+static int chain_source(const char *who, uint32_t out)
+{
+	int rc = config_check(who, out);
+	if (rc != MC_OK)
+		return rc;
+	cb_interface_setup(chain_cb_config, 1u << out);
+	const uint32_t pages = chain_pages, batch = chain_batch, nwords = chain_cb_config[3] / 4;
+
+	for (uint32_t seq = 0; seq < pages;) {
+		uint32_t n = pages - seq < batch ? pages - seq : batch;
+		cb_reserve_back(out, n);
+		uint32_t ptr = get_write_ptr(out);
+		for (uint32_t k = 0; k < n; k++)
+			page_fill(cb_page(out, ptr, k), nwords, seq + k, 0);
+		cb_push_back(out, n);
+		seq += n;
+	}
+	return MC_OK;
+}
+
+/* Stage `stage` (1..3): checks each page of CB in, writes it transformed to CB in + 1. */
+static int chain_forward(const char *who, uint32_t in, uint32_t stage)
+{
+	uint32_t out = in + 1;
+	int rc = config_check(who, in);
+	if (rc == MC_OK)
+		rc = config_check(who, out);
+	if (rc != MC_OK)
+		return rc;
+	cb_interface_setup(chain_cb_config, (1u << in) | (1u << out));
+	const uint32_t pages = chain_pages, nwords = chain_cb_config[3] / 4;
+
+	for (uint32_t seq = 0; seq < pages; seq++) {
+		cb_wait_front(in, 1);
+		volatile uint32_t *src = cb_page(in, get_read_ptr(in), 0);
+		rc = page_check(src, nwords, seq, stage - 1, who, in);
+		if (rc != MC_OK)
+			return rc;
+		cb_reserve_back(out, 1);
+		volatile uint32_t *dst = cb_page(out, get_write_ptr(out), 0);
+		/* Forward from the source words, not recomputed ones: a corruption here would show. */
+		uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), stage);
+		dst[0] = src[0];
+		dst[1] = stage;
+		for (uint32_t i = 2; i < nwords - 1; i++) {
+			uint32_t w = src[i] + PAGE_STAGE_STEP;
+			dst[i] = w;
+			h = page_hash(h, w);
+		}
+		dst[nwords - 1] = h;
+		cb_push_back(out, 1);
+		cb_pop_front(in, 1);
+	}
+	return counters_check(who, in, pages);
+}
+
+/* Last stage: checks the pages of CB in. */
+static int chain_sink(const char *who, uint32_t in, uint32_t stage)
+{
+	int rc = config_check(who, in);
+	if (rc != MC_OK)
+		return rc;
+	cb_interface_setup(chain_cb_config, 1u << in);
+	const uint32_t pages = chain_pages, batch = chain_batch, nwords = chain_cb_config[3] / 4;
+
+	for (uint32_t seq = 0; seq < pages;) {
+		uint32_t n = pages - seq < batch ? pages - seq : batch;
+		cb_wait_front(in, n);
+		uint32_t ptr = get_read_ptr(in);
+		for (uint32_t k = 0; k < n; k++) {
+			rc = page_check(cb_page(in, ptr, k), nwords, seq + k, stage, who, in);
+			if (rc != MC_OK)
+				return rc;
+		}
+		cb_pop_front(in, n);
+		seq += n;
+	}
+	rc = counters_check(who, in, pages);
+	if (rc != MC_OK)
+		return rc;
+	bare_printf("cb_chain5: %u pages of %u bytes through CB0..CB3 (%u/%u/%u/%u pages): ok\n", pages,
+		    chain_cb_config[3], chain_cb_config[2], chain_cb_config[6], chain_cb_config[10],
+		    chain_cb_config[14]);
+	return MC_OK;
+}
+
+int main_brisc(void)
+{
+	return chain_source("brisc", 0);
+}
+
+int main_ncrisc(void)
+{
+	return chain_forward("ncrisc", 0, 1);
+}
+
+int main_trisc0(void)
+{
+	return chain_forward("trisc0", 1, 2);
+}
+
+int main_trisc1(void)
+{
+	return chain_forward("trisc1", 2, 3);
+}
+
+int main_trisc2(void)
+{
+	return chain_sink("trisc2", 3, 3);
+}

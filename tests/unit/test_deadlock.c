@@ -1,0 +1,103 @@
+/* Deadlock detection and the wait report: when every running core is parked with no timeout and
+ * nothing moves, bh_core_wait() says BH_ERR_DEADLOCK and bh_device_report() names, per core,
+ * the loop it polls in and the words it waits on with their values. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#define CODE_A 0x1000u
+#define CODE_B 0x2000u
+#define FLAG_A 0x8000u
+#define FLAG_B 0x8004u
+
+static char report[8192];
+
+/* Wait for FLAG (fence; lw; beqz), then store 1 to OTHER and exit 0. */
+static void emit_wait_then_signal(struct prog *p, uint32_t flag, uint32_t other)
+{
+	emit_li(p, A1, flag);
+	int32_t loop = prog_here(p);
+	emit(p, INSN_FENCE);
+	emit(p, lw(A0, 0, A1));
+	emit_branch(p, BEQ, A0, X0, loop);
+	emit_store_word(p, other, 1);
+	emit_exit_with(p, 0);
+}
+
+Test(deadlock, two_cores_waiting_on_each_other_are_reported_with_their_words)
+{
+	struct bh_device *dev = t_open();
+	struct prog a = { 0 }, b = { 0 };
+	emit_wait_then_signal(&a, FLAG_A, FLAG_B);
+	emit_wait_then_signal(&b, FLAG_B, FLAG_A);
+	prog_put(dev, 0, CODE_A, &a);
+	prog_put(dev, 0, CODE_B, &b);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_NCRISC, CODE_B), BH_OK);
+	struct bh_core_result *res = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, res), BH_ERR_DEADLOCK);
+	cr_assert(bh_device_deadlocked(dev));
+	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
+	assert_has(report, "brisc : polling in the loop at 0x00001008");
+	assert_has(report, "waits on L1 0x00008000 = 0 (0x0, 4 bytes)");
+	assert_has(report, "ncrisc: polling in the loop at 0x00002008");
+	assert_has(report, "waits on L1 0x00008004 = 0 (0x0, 4 bytes)");
+	assert_has(report, "beq a0,zero,0x1008");
+	/* The host breaks the deadlock: both finish. */
+	uint32_t one = 1;
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG_A, &one, 4), BH_OK);
+	cr_assert_not(bh_device_deadlocked(dev));
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	expect_exit(dev, 0, BH_CORE_NCRISC, 0);
+	free(res);
+	bh_device_close(dev);
+}
+
+Test(deadlock, a_core_waiting_on_the_wall_clock_is_not_deadlocked)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_li(&p, A1, 0xFFB121F0u);          /* WALL_CLOCK_0 */
+	emit(&p, lw(A2, 0, A1));
+	emit_li(&p, A3, 1350000000u);           /* one second */
+	int32_t loop = prog_here(&p);
+	emit(&p, lw(A4, 0, A1));
+	emit(&p, sub(A5, A4, A2));
+	emit_branch(&p, BLTU, A5, A3, loop);
+	emit_exit_with(&p, 4);
+	prog_put(dev, 0, CODE_A, &p);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC2, CODE_A), BH_OK);
+	struct bh_core_result *res = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC2, 10000, res), BH_OK);
+	cr_expect_eq(res->status, BH_RUN_EXITED);
+	cr_expect_eq(res->exit_status, 4);
+	free(res);
+	bh_device_close(dev);
+}
+
+Test(deadlock, report_names_running_exited_and_never_started_cores_correctly)
+{
+	struct bh_device *dev = t_open();
+	struct prog spin = { 0 };
+	emit_li(&spin, A2, 0);
+	int32_t loop = prog_here(&spin);
+	emit(&spin, addi(A2, A2, 1));            /* progress every iteration: never parks */
+	emit_j(&spin, loop);
+	prog_put(dev, 0, CODE_A, &spin);
+	put_exit(dev, CODE_B, 3);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, CODE_B), BH_OK);
+	expect_exit(dev, 0, BH_CORE_TRISC0, 3);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
+	sleep_ms(50);
+	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
+	assert_has(report, "brisc : running, near pc 0x0000100");
+	assert_has(report, "trisc0: exited with status 3");
+	cr_expect_null(strstr(report, "ncrisc"), "a core that never ran is listed:\n%s", report);
+	struct bh_core_result *res = result_new();
+	cr_expect_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 700, res), BH_ERR_TIMEOUT);
+	cr_expect_not(bh_device_deadlocked(dev));
+	free(res);
+	bh_device_close(dev);
+}

@@ -1,0 +1,179 @@
+/* Spin-wait parking (issue: waiting costs nothing): a core polling without progress parks its
+ * thread until a word it reads is written; loops that make progress never park; wall-clock
+ * polls sleep with timeouts and still end on time. */
+#include <criterion/criterion.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "host/device.h"
+#include "testlib.h"
+
+#define CODE 0x1000u
+#define FLAG 0x8000u
+#define WALL_CLOCK_0 0xFFB121F0u
+#define WALL_CLOCK_1_AT 0xFFB121F8u
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t parks(struct bh_device *dev, enum bh_core_id core)
+{
+	return atomic_load(&dev->tiles[0]->core[core].parks);
+}
+
+/* loop: [fence;] lw a0, FLAG; beqz a0, loop; exit(a0) */
+static void emit_poll_flag(struct prog *p, bool with_fence)
+{
+	emit_li(p, A1, FLAG);
+	int32_t loop = prog_here(p);
+	if (with_fence)
+		emit(p, INSN_FENCE);
+	emit(p, lw(A0, 0, A1));
+	emit_branch(p, BEQ, A0, X0, loop);
+	emit_exit(p);
+}
+
+/* Start the program on `core`, let it poll for 300 ms, measure the process CPU time it used,
+ * then write the flag from the host and expect the exit. */
+static void poll_parks_and_wakes(enum bh_core_id core, bool with_fence)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_poll_flag(&p, with_fence);
+	prog_put(dev, 0, CODE, &p);
+	cr_assert_eq(bh_core_start(dev, 0, core, CODE), BH_OK);
+	sleep_ms(100);                          /* detection happens within microseconds */
+	double c0 = cpu_s(), w0 = wall_s();
+	sleep_ms(300);
+	double used = cpu_s() - c0, wall = wall_s() - w0;
+	cr_expect_lt(used, 0.1 * wall, "a parked poll loop used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
+	cr_expect_gt(parks(dev, core), 0, "the poll loop never parked");
+	uint32_t v = 7;
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG, &v, 4), BH_OK);
+	expect_exit(dev, 0, core, 7);
+	bh_device_close(dev);
+}
+
+Test(park, l1_poll_loop_parks_and_host_write_wakes_it)
+{
+	poll_parks_and_wakes(BH_CORE_BRISC, false);
+}
+
+Test(park, fenced_poll_loop_parks_and_host_write_wakes_it)
+{
+	poll_parks_and_wakes(BH_CORE_TRISC1, true);
+}
+
+Test(park, store_by_another_core_wakes_a_parked_poller)
+{
+	struct bh_device *dev = t_open();
+	struct prog poll = { 0 }, writer = { 0 };
+	emit_poll_flag(&poll, true);
+	prog_put(dev, 0, CODE, &poll);
+	/* The writer burns ~1M instructions of its own work, then stores 42 to the flag. */
+	emit_li(&writer, A2, 1000000);
+	int32_t delay = prog_here(&writer);
+	emit(&writer, addi(A2, A2, -1));
+	emit_branch(&writer, BNE, A2, X0, delay);
+	emit_store_word(&writer, FLAG, 42);
+	emit_exit_with(&writer, 0);
+	prog_put(dev, 0, 0x2000, &writer);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_NCRISC, CODE), BH_OK);
+	sleep_ms(100);
+	cr_expect_gt(parks(dev, BH_CORE_NCRISC), 0);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x2000), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	expect_exit(dev, 0, BH_CORE_NCRISC, 42);
+	bh_device_close(dev);
+}
+
+/* A bounded poll (timeout counter in a register) makes progress every iteration: it must never
+ * park, and must run out exactly as the program says. */
+Test(park, poll_with_a_register_counter_does_not_park)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_li(&p, A1, FLAG);
+	emit_li(&p, A2, 2000000);
+	int32_t loop = prog_here(&p);
+	emit(&p, INSN_FENCE);
+	emit(&p, lw(A0, 0, A1));
+	int32_t at_branch = prog_here(&p);
+	emit(&p, 0);                             /* patched: bne a0, zero, done */
+	emit(&p, addi(A2, A2, -1));
+	emit_branch(&p, BNE, A2, X0, loop);
+	emit_exit_with(&p, 3);                   /* timed out */
+	int32_t done = prog_here(&p);
+	emit_exit_with(&p, 9);
+	p.w[at_branch / 4] = enc_b(done - at_branch, X0, A0, BNE);
+	cr_assert_eq(run_to_exit(dev, BH_CORE_BRISC, CODE, &p), 3);
+	cr_expect_eq(parks(dev, BH_CORE_BRISC), 0);
+	bh_device_close(dev);
+}
+
+/* Busy-wait on the wall clock for 20 ms (1.35 GHz ticks), as TRISC firmware does at boot:
+ * the loop must end no earlier than the deadline, soon after it, and mostly asleep. */
+Test(park, wall_clock_wait_sleeps_and_ends_on_time)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	const uint32_t ticks = 27000000;         /* 20 ms */
+	emit_li(&p, A1, WALL_CLOCK_0);
+	emit(&p, lw(A2, 0, A1));                 /* start (low word) */
+	emit_li(&p, A3, ticks);
+	int32_t loop = prog_here(&p);
+	emit(&p, lw(A4, 0, A1));
+	emit(&p, sub(A5, A4, A2));
+	emit_branch(&p, BLTU, A5, A3, loop);
+	emit_exit_with(&p, 1);
+	prog_put(dev, 0, CODE, &p);
+	double c0 = cpu_s(), w0 = wall_s();
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, CODE), BH_OK);
+	expect_exit(dev, 0, BH_CORE_TRISC0, 1);
+	double wall = wall_s() - w0, used = cpu_s() - c0;
+	cr_expect_geq(wall, 0.020, "the wait ended after %.1f ms, before its 20 ms deadline", wall * 1e3);
+	cr_expect_lt(wall, 0.5, "the wait took %.1f ms", wall * 1e3);
+	cr_expect_lt(used, 0.5 * wall + 0.005, "the wait used %.1f ms of CPU in %.1f ms", used * 1e3, wall * 1e3);
+	cr_expect_gt(parks(dev, BH_CORE_TRISC0), 0);
+	bh_device_close(dev);
+}
+
+/* A chip full of idle cores: 8 tiles x 5 cores, all polling L1 words nobody writes. */
+Test(park, forty_polling_cores_use_almost_no_cpu)
+{
+	struct bh_device_config cfg = { .num_tiles = 8 };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	struct prog p = { 0 };
+	emit_poll_flag(&p, true);
+	for (unsigned t = 0; t < 8; t++) {
+		prog_put(dev, t, CODE, &p);
+		for (unsigned c = 0; c < 5; c++) {
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
+			cr_assert_eq(bh_core_start(dev, t, (enum bh_core_id)c, CODE), BH_OK);
+		}
+	}
+	sleep_ms(200);
+	double c0 = cpu_s(), w0 = wall_s();
+	sleep_ms(400);
+	double used = cpu_s() - c0, wall = wall_s() - w0;
+	cr_expect_lt(used, 0.05 * wall, "40 parked cores used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
+	uint32_t v = 5;
+	for (unsigned t = 0; t < 8; t++)
+		cr_assert_eq(bh_l1_write(dev, t, FLAG, &v, 4), BH_OK);
+	for (unsigned t = 0; t < 8; t++)
+		for (unsigned c = 0; c < 5; c++)
+			expect_exit(dev, t, (enum bh_core_id)c, 5);
+	bh_device_close(dev);
+}
