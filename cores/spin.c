@@ -24,6 +24,7 @@ static bool spin_watchable(uint32_t addr)
 	       addr - BH_LDM_SLOW_BASE < 0xA000 ||         /* local RAM slow windows */
 	       addr - 0xFFB40000u < 0x40000 ||            /* stream registers */
 	       addr - 0xFFE80020u < 0x20 ||               /* Tensix semaphores */
+	       (addr - 0xFFEC0000u < 0x4000 && (addr & 4)) || /* mailbox "has data" queries (never pops) */
 	       addr - BH_TENSIX_CFG_BASE < 0x10000;        /* Tensix configuration */
 }
 
@@ -130,6 +131,8 @@ static uint32_t spin_wake_addr(const struct bh_core *c, uint32_t addr)
 {
 	if (addr - BH_LDM_BASE < 0x2000)
 		return BH_LDM_SLOW_BASE + 0x2000u * (unsigned)c->kind + (addr - BH_LDM_BASE);
+	if (addr - 0xFFEC0000u < 0x4000)
+		return (addr & ~0xFFFu) | 4;   /* sync/mailbox.c announces changes at +4 of the page */
 	return addr;
 }
 
