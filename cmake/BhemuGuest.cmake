@@ -7,8 +7,9 @@
 #   BHEMU_GUEST_CFLAGS             compile flags of every guest source
 #   BHEMU_GUEST_LDFLAGS            link flags (before objects; -lgcc comes last)
 #   BHEMU_GUEST_RUNTIME_DIR        firmware/baremetal: crt0.S, bare.ld, bare.h, bare.c (and the
-#                                  multi-core crt0_multi.S, bare_multi.ld, multicore.h)
-#   BHEMU_GUEST_DATAFLOW_DIR       firmware/dataflow: cb.h, cb.c (on every guest include path)
+#                                  multi-core crt0_multi.S, bare_multi.ld, multicore.h; grid.h)
+#   BHEMU_GUEST_DATAFLOW_DIR       firmware/dataflow: cb.h/cb.c, noc.h/noc.c (on every guest
+#                                  include path)
 #   BHEMU_GUEST_LINKER_SCRIPT      the default linker script (bare.ld)
 #   BHEMU_GUEST_MULTICORE_LINKER_SCRIPT   bare_multi.ld
 #   BHEMU_GUEST_DIR                ${CMAKE_BINARY_DIR}/guest: where the ELFs go
@@ -19,8 +20,8 @@
 #       builds ${CMAKE_BINARY_DIR}/guest/NAME.elf from target guest_NAME (part of ALL).
 #       The bare runtime (crt0 + bare.c, built once by firmware/) is linked in unless NO_RUNTIME.
 #       MULTICORE: a program for several cores of a tile (`bhemu run --cores`, multicore.h):
-#       crt0_multi + bare.c + the CB library, linked with bare_multi.ld. Such ELFs need local
-#       data RAM, so they never run under qemu: do not make difftests of them.
+#       crt0_multi + bare.c + the CB and NoC libraries, linked with bare_multi.ld. Such ELFs
+#       need local data RAM, so they never run under qemu: do not make difftests of them.
 #   global property BHEMU_GUEST_ELFS     every guest ELF defined so far
 #   global property BHEMU_GUEST_TARGETS  every guest_NAME target defined so far
 #   target property BHEMU_GUEST_ELF on guest_NAME: its ELF path

@@ -1,5 +1,7 @@
 /* Spin-wait detection and parking of poll loops (see spin.h). */
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "cores/core.h"
 #include "fabric/mmio.h"
@@ -10,7 +12,11 @@
 #define SPIN_STABLE_ITERS 2          /* identical iterations before parking */
 #define SPIN_MAX_INSNS 2048u         /* monitoring budget */
 #define SPIN_BACKOFF_MIN 64u
-#define SPIN_BACKOFF_MAX (1u << 22)
+#define SPIN_BACKOFF_MAX (1u << 16)
+/* A detected wait first yields the host CPU for this long before it parks: a handshake that
+ * completes within a few microseconds costs less than a futex sleep and wake (~5 us), and on
+ * an oversubscribed host the yield lets the core it waits for run. */
+#define SPIN_YIELD_NS 20000u
 #define SPIN_TIMED_MIN_NS 2000u      /* first sleep of a wall-clock poll */
 #define SPIN_TIMED_MAX_NS 1000000u
 
@@ -93,19 +99,21 @@ enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t t
 	struct bh_spin *s = &c->spin;
 	if (c->instret - s->started > SPIN_MAX_INSNS)
 		return BH_SPIN_ABORT;
-	if (s->iters == 0 || target != s->head || pc != s->branch_pc) {
-		/* First loop seen (or a different one): start recording its iterations. */
-		if (s->iters && (target != s->head || pc != s->branch_pc))
-			return BH_SPIN_ABORT;
+	if (s->iters && (target != s->head || pc != s->branch_pc))
+		return BH_SPIN_ABORT;   /* another loop: not a simple poll */
+	if (s->iters == 0) {
+		/* The first back-edge: monitoring may have begun mid-iteration, so what was logged
+		 * so far is partial. Record from the loop head on. */
 		s->head = target;
 		s->branch_pc = pc;
 		s->iters = 1;
 		s->stable = 0;
-	} else {
-		/* Same loads, same values, same registers: the loop can only leave when a loaded word
-		 * changes. A loop that reads the wall clock may differ in registers (whatever it
-		 * computes from the time): it parks with a timeout, which only makes the core look
-		 * slower against the clock, never changes what it computes. */
+	} else if (s->iters >= 2) {
+		/* Same loads, same values, same registers as the previous full iteration: the loop
+		 * can only leave when a loaded word changes. A loop that reads the wall clock may
+		 * differ in registers (whatever it computes from the time): it parks with a timeout,
+		 * which only makes the core look slower against the clock, never changes what it
+		 * computes. */
 		bool same = spin_same_loads(s);
 		bool reads_clock = s->timed_rd != 0;
 		for (unsigned r = 1; same && !reads_clock && r < 32; r++)
@@ -116,6 +124,8 @@ enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t t
 		s->iters++;
 		if (++s->stable >= SPIN_STABLE_ITERS && s->n)
 			return BH_SPIN_PARK;
+	} else {
+		s->iters = 2;   /* the first full iteration: the reference for the next ones */
 	}
 	memcpy(s->regs, c->x, sizeof s->regs);
 	memcpy(s->prev, s->cur, sizeof s->prev);
@@ -151,10 +161,38 @@ static bool spin_reread(struct bh_core *c, const struct bh_spin_load *l, uint32_
 	return bh_mmio_access(c->tile, c->kind, l->addr, l->size, false, v, &f, NULL, 0) == BH_ACC_OK;
 }
 
+static uint64_t spin_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* True while the wait just detected is young: the caller yields instead of parking. */
+static bool spin_still_young(struct bh_spin *s)
+{
+	uint32_t h = 2166136261u;
+	for (unsigned k = 0; k < s->prev_n; k++)
+		h = (h ^ s->prev[k].addr ^ (s->prev[k].timed ? 0 : s->prev[k].value)) * 16777619u;
+	uint64_t now = spin_now_ns();
+	if (s->wait_head != s->head || s->wait_hash != h) {
+		s->wait_head = s->head;
+		s->wait_hash = h;
+		s->wait_start_ns = now;
+	}
+	return now - s->wait_start_ns < SPIN_YIELD_NS;
+}
+
 bool bh_spin_park(struct bh_core *c)
 {
 	struct bh_spin *s = &c->spin;
 	struct bh_tile *t = c->tile;
+	if (spin_still_young(s)) {
+		sched_yield();
+		s->backoff = SPIN_BACKOFF_MIN;
+		s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
+		return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
+	}
 	uint32_t addr[BH_WATCH_MAX];
 	uint8_t size[BH_WATCH_MAX];
 	unsigned n = 0;

@@ -46,6 +46,11 @@ struct bh_spin {
 	uint64_t backoff;
 	uint32_t last_check_pc;
 	uint64_t timed_ns;              /* next timed sleep */
+	/* The wait being decided on: the same loop head with the same watched values is the same
+	 * wait; it yields the host CPU for a short while before it really parks. */
+	uint32_t wait_head;
+	uint32_t wait_hash;
+	uint64_t wait_start_ns;
 	/* What the core is parked on, for deadlock reports: written by the owner before it parks
 	 * (release via park_state), read by the monitor thread after an acquire of park_state. */
 	struct bh_spin_load watched[BH_WATCH_MAX];

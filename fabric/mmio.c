@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "fabric/mmio.h"
+#include "fabric/niu.h"
 #include "fabric/tile.h"
 #include "sync/mailbox.h"
 #include "sync/pcbuf.h"
@@ -29,8 +30,8 @@ static const struct bh_region bh_regions[] = {
 	{ 0xFFB13138, 0x14, "RISC-V pc snapshots", ALL | H, 0, W32, bh_pc_snapshot_read, NULL, NULL },
 	{ 0xFFB14000, 0xA000, "local data RAM slow-path windows", ALL | H, ALL | H, W_ANY,
 	  bh_ldm_slow_read, bh_ldm_slow_write, NULL },
-	{ 0xFFB20000, 0x10000, "NoC0 NIU", ALL | H, ALL | H, W32, NULL, NULL, "the NoC is not modelled yet" },
-	{ 0xFFB30000, 0x10000, "NoC1 NIU", ALL | H, ALL | H, W32, NULL, NULL, "the NoC is not modelled yet" },
+	{ 0xFFB20000, 0x10000, "NoC0 NIU", ALL | H, ALL | H, W32, bh_niu_read, bh_niu_write, NULL },
+	{ 0xFFB30000, 0x10000, "NoC1 NIU", ALL | H, ALL | H, W32, bh_niu_read, bh_niu_write, NULL },
 	{ 0xFFB40000, 0x40000, "NoC overlay stream registers", ALL | H, ALL | H, W32,
 	  bh_stream_mmio_read, bh_stream_mmio_write, NULL },
 	{ 0xFFB80000, 0x24, "MOP expander configuration", 0, T, W32, NULL, NULL,

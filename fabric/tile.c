@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -15,13 +16,15 @@ const char *bh_core_kind_name(enum bh_core_kind k)
 	return (unsigned)k < BH_CORES_PER_TILE ? names[k] : "?";
 }
 
-int bh_tile_init(struct bh_tile *t, struct bh_device *dev, unsigned index, unsigned x, unsigned y)
+int bh_tile_init(struct bh_tile *t, struct bh_device *dev, struct bh_chip *chip, unsigned index)
 {
 	memset(t, 0, sizeof *t);
 	t->dev = dev;
+	t->chip = chip;
 	t->index = index;
-	t->x = x;
-	t->y = y;
+	t->lx = index % chip->topo.cols;
+	t->ly = index / chip->topo.cols;
+	bh_topology_tile_xy(&chip->topo, index, &t->x, &t->y);
 	/* calloc: untouched L1 costs no host memory until written. */
 	t->l1 = calloc(1, BH_L1_SIZE + BH_L1_PAGES);
 	if (!t->l1)
@@ -44,6 +47,8 @@ int bh_tile_init(struct bh_tile *t, struct bh_device *dev, unsigned index, unsig
 	bh_pcbuf_init(&t->pcbuf);
 	bh_mailbox_init(&t->mbox);
 	bh_watch_init(&t->watch);
+	bh_niu_init(&t->niu[0], 0);
+	bh_niu_init(&t->niu[1], 1);
 	atomic_store_explicit(&t->soft_reset, BH_SOFT_RESET_INIT, memory_order_relaxed);
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		bh_core_init(&t->core[k], t, (enum bh_core_kind)k);
@@ -136,11 +141,16 @@ static void copy_out(uint8_t *dst, const uint8_t *src, uint32_t len)
 		dst[k] = __atomic_load_n(src + k, __ATOMIC_RELAXED);
 }
 
+void bh_tile_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
+{
+	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the fence in op_decode's page marking */
+	tile_page_check(t, addr, len);
+}
+
 void bh_tile_l1_write(struct bh_tile *t, uint32_t addr, const void *src, uint32_t len)
 {
 	copy_in(t->l1 + addr, src, len);
-	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the fence in op_decode's page marking */
-	tile_page_check(t, addr, len);
+	bh_tile_l1_written(t, addr, len);
 }
 
 void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)

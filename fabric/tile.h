@@ -10,18 +10,22 @@
 
 #include "cores/core.h"
 #include "fabric/hw.h"
+#include "fabric/niu.h"
 #include "sync/mailbox.h"
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 #include "sync/watch.h"
 
+struct bh_chip;
 struct bh_device;
 struct bh_streams;
 
 struct bh_tile {
 	struct bh_device *dev;
-	unsigned index;          /* position in the device's tile array */
-	unsigned x, y;           /* logical coordinates (NoC coordinates come with the NoC model) */
+	struct bh_chip *chip;    /* topology, other tiles, DRAM and host memory (fabric/chip.h) */
+	unsigned index;          /* position in the device's tile array: row-major logical position */
+	unsigned x, y;           /* translated NoC coordinates (both NoCs; what firmware and reports use) */
+	unsigned lx, ly;         /* logical column and row in the worker grid */
 
 	/* L1: every guest access is a relaxed atomic of its width (no C data race between cores). */
 	uint8_t *l1;
@@ -59,9 +63,12 @@ struct bh_tile {
 	struct bh_pcbufs pcbuf;            /* PCBufs BRISC -> TRISC0..2, override register (sync/pcbuf.c) */
 	struct bh_sems sem;                /* Tensix semaphores (sync/tensix_sem.c) */
 	struct bh_mailboxes mbox;          /* RISC-V mailboxes (sync/mailbox.c) */
+
+	struct bh_niu niu[2];              /* NoC0 and NoC1 interface units (fabric/niu.c) */
 };
 
-int bh_tile_init(struct bh_tile *tile, struct bh_device *dev, unsigned index, unsigned x, unsigned y);
+/* Tile `index` of chip (chip->topo must be built): coordinates come from the topology. */
+int bh_tile_init(struct bh_tile *tile, struct bh_device *dev, struct bh_chip *chip, unsigned index);
 void bh_tile_destroy(struct bh_tile *tile);
 
 /* Write SOFT_RESET_0: holds or releases cores. Caller must not hold tile->lock. */
@@ -82,6 +89,9 @@ void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
 /* Host-side (loader, tests, later NoC) access to L1. Bounds are checked by the caller. */
 void bh_tile_l1_write(struct bh_tile *tile, uint32_t addr, const void *src, uint32_t len);
 void bh_tile_l1_read(struct bh_tile *tile, uint32_t addr, void *dst, uint32_t len);
+/* Someone outside the tile's cores (NoC) has written [addr, addr + len) of L1 with relaxed
+ * atomics: take the page check of bh_tile_l1_write (decoded code, watched words). */
+void bh_tile_l1_written(struct bh_tile *tile, uint32_t addr, uint32_t len);
 void bh_tile_ldm_write(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len);
 void bh_tile_ldm_read(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len);
 

@@ -1,6 +1,7 @@
 /* bhemu command-line interface. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "bhemu/bhemu.h"
+#include "firmware/baremetal/grid.h"
 
 /* Exit statuses (documented in --help and the README). */
 enum {
@@ -26,10 +28,10 @@ static void usage(FILE *f)
 		"       bhemu --help | --version\n"
 		"\n"
 		"Runs a bare-metal RV32 program on one core of an emulated Blackhole Tensix tile\n"
-		"(tile 0), or on several cores of it at once (--cores). Host calls use the RISC-V\n"
-		"Linux numbers, so the same ELF runs under qemu-riscv32: ecall a7=93 exits with\n"
-		"status a0; a7=64 writes a2 bytes at a1 to fd a0 (1 stdout, 2 stderr). Any other\n"
-		"ecall is a fault.\n"
+		"(tile 0), on several cores of it at once (--cores), or on every tile of the chip\n"
+		"(--grid). Host calls use the RISC-V Linux numbers, so the same ELF runs under\n"
+		"qemu-riscv32: ecall a7=93 exits with status a0; a7=64 writes a2 bytes at a1 to fd\n"
+		"a0 (1 stdout, 2 stderr). Any other ecall is a fault.\n"
 		"\n"
 		"options of run:\n"
 		"  -c, --core NAME             brisc (default), ncrisc, trisc0, trisc1 or trisc2;\n"
@@ -40,17 +42,30 @@ static void usage(FILE *f)
 		"                              ELF entry. Ends when every listed core has exited, or\n"
 		"                              at the first fault or instruction limit of any core.\n"
 		"                              Not with --core\n"
+		"  -b, --board BOARD           the chip: p150 (default: 140 Tensix tiles, 8 DRAM\n"
+		"                              banks), p100 (120 tiles, 7 banks) or grid:CxR (the\n"
+		"                              first C columns and R rows of the P150 grid, C 1..14,\n"
+		"                              R 1..10, 8 banks). Tile 0 is at NoC (1,2)\n"
+		"  -g, --grid                  load the ELF into every Tensix tile of the board and\n"
+		"                              start the --core or --cores cores on every tile; the\n"
+		"                              run ends as with --cores, over all tiles. Tiles find\n"
+		"                              their position in NOC_ID_LOGICAL\n"
 		"  -n, --max-instructions N    stop after N instructions (exit status 4); with\n"
-		"                              --cores the limit is per core\n"
+		"                              --cores or --grid the limit is per core\n"
 		"  -s, --stats                 print 'stats: instructions=N seconds=S mips=M' to stderr;\n"
 		"                              with --cores also one 'stats: core=NAME ...' line per core\n"
+		"                              (with --grid summed over the tiles)\n"
 		"  -t, --timeout SECONDS       watchdog: stop after SECONDS of wall time and report where\n"
 		"                              every core is and what it waits on (exit status 6)\n"
 		"  -h, --help                  this text\n"
 		"\n"
+		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
+		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"
+		"DRAM/L1 bank tables (0x2000), as firmware/baremetal/grid.h lays them out.\n"
+		"\n"
 		"exit status: the program's own exit status (low 8 bits) when it exits; with\n"
-		"  --cores the first listed core's, unless another core exited non-zero: then\n"
-		"  the first such core's (named on stderr);\n"
+		"  --cores or --grid that of the first core, in tile order then listed order,\n"
+		"  that exited non-zero (named on stderr with its tile), else 0;\n"
 		"  1 host failure; 2 bad usage or ELF rejected; 3 the program faulted (report on\n"
 		"  stderr: tile, core, pc, symbol, instruction, address, region, why);\n"
 		"  4 --max-instructions reached; 5 deadlock: every running core polls or waits\n"
@@ -80,17 +95,52 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 #define RUN_MAX_CORES 5
+/* With --grid, how many cores are named one by one in a summary before "and N more". */
+#define RUN_LIST_MAX 8
 
 /* What `bhemu run` was asked to do. */
 struct run_plan {
 	unsigned ncores;
 	enum bh_core_id cores[RUN_MAX_CORES];   /* in command-line order */
 	bool multi;                             /* --cores: per-core entries, per-core reporting */
+	bool grid;                              /* --grid: every tile, not just tile 0 */
+	struct bh_device_config cfg;            /* --board */
 	uint64_t max;                           /* per core; 0 = no limit */
 	double timeout;                         /* seconds; 0 = none */
 	bool stats;
 	const char *path;
 };
+
+/* One run: the plan on a device. Core (tile t, plan core k) is slot t * ncores + k. */
+struct run {
+	const struct run_plan *plan;
+	struct bh_device *dev;
+	unsigned ntiles;                        /* tiles whose cores run */
+	unsigned nslots;
+	uint32_t entry[RUN_MAX_CORES];
+	struct bh_core_result *res;             /* nslots */
+};
+
+static unsigned slot_tile(const struct run *r, unsigned s)
+{
+	return s / r->plan->ncores;
+}
+
+static enum bh_core_id slot_core(const struct run *r, unsigned s)
+{
+	return r->plan->cores[s % r->plan->ncores];
+}
+
+/* "ncrisc", or with --grid "tile 17 (4,3) ncrisc". */
+static const char *slot_name(const struct run *r, unsigned s, char *buf, size_t len)
+{
+	if (!r->plan->grid)
+		return bh_core_name(slot_core(r, s));
+	unsigned x = 0, y = 0;
+	bh_device_tile_xy(r->dev, slot_tile(r, s), &x, &y);
+	snprintf(buf, len, "tile %u (%u,%u) %s", slot_tile(r, s), x, y, bh_core_name(slot_core(r, s)));
+	return buf;
+}
 
 static int core_from_name(const char *name, enum bh_core_id *out)
 {
@@ -133,22 +183,97 @@ static int parse_core_list(const char *list, struct run_plan *plan)
 	return 0;
 }
 
-/* Loads the ELF for every core of the plan and finds each core's entry. Loading the same L1
- * bytes once per core is harmless before any core starts, and gives each core the symbol
- * table its fault reports need. */
-static int run_load(struct bh_device *dev, const struct run_plan *plan, uint32_t entry[])
+/* "p150", "p100" or "grid:CxR" -> plan->cfg. */
+static int parse_board(const char *s, struct run_plan *plan)
 {
-	char err[512];
-	for (unsigned k = 0; k < plan->ncores; k++) {
-		enum bh_core_id core = plan->cores[k];
-		if (bh_load_elf(dev, 0, core, plan->path, NULL, &entry[k], err, sizeof err) != BH_OK) {
-			fprintf(stderr, "bhemu: %s\n", err);
+	unsigned cols, rows;
+	char tail;
+	memset(&plan->cfg, 0, sizeof plan->cfg);
+	if (strncmp(s, "grid:", 5) == 0) {
+		if (sscanf(s + 5, "%ux%u%c", &cols, &rows, &tail) != 2 || cols < 1 || cols > 14 || rows < 1 ||
+		    rows > 10 || s[5] < '0' || s[5] > '9') {
+			fprintf(stderr, "bhemu run: --board grid:CxR needs 1 <= C <= 14 and 1 <= R <= 10, not '%s'\n", s);
 			return -1;
 		}
-		if (plan->multi) {
-			char sym[32];
-			snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
-			bh_core_symbol_lookup(dev, 0, core, sym, &entry[k]);   /* absent: keep the ELF entry */
+		plan->cfg.board = BH_BOARD_GRID;
+		plan->cfg.grid_cols = cols;
+		plan->cfg.grid_rows = rows;
+		return 0;
+	}
+	if (bh_board_parse(s, &plan->cfg.board) != 0 || plan->cfg.board == BH_BOARD_GRID) {
+		fprintf(stderr, "bhemu run: unknown board '%s' (p150, p100 or grid:CxR)\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run-information block and bank tables of firmware/baremetal/grid.h, into every tile of the
+ * run. Written before the ELF, so that an ELF segment in low L1 wins over them. */
+static int run_write_grid_info(struct run *r)
+{
+	struct bare_grid_info info;
+	uint8_t tables[BARE_BANK_TABLES_END - BARE_BANK_TABLES_ADDR];
+	unsigned ndram = bh_dram_num_banks(r->dev), nl1 = bh_num_l1_banks(r->dev);
+	int tables_len = bh_bank_tables(r->dev, tables, sizeof tables, ndram, nl1);
+	void *host_ptr;
+	uint64_t host_size = 0, host_base = 0;
+	unsigned x, y;
+
+	if (tables_len < 0 || r->ntiles > BARE_GRID_MAX_TILES) {
+		fprintf(stderr, "bhemu: %u tiles, %u DRAM and %u L1 banks do not fit the run-information block\n",
+			r->ntiles, ndram, nl1);
+		return -1;
+	}
+	memset(&info, 0, sizeof info);
+	info.magic = BARE_GRID_MAGIC;
+	info.num_tiles = r->ntiles;
+	info.num_dram_banks = ndram;
+	info.num_l1_banks = nl1;
+	info.bank_tables = BARE_BANK_TABLES_ADDR;
+	if (bh_pcie_xy(r->dev, &x, &y) == BH_OK)
+		info.pcie_xy = (y << 6) | x;
+	if (bh_host_mem(r->dev, &host_ptr, &host_size, &host_base) == BH_OK) {
+		uint64_t local = host_base & ~(1ull << 60);
+		info.host_mem_lo = (uint32_t)local;
+		info.host_mem_hi = (uint32_t)(local >> 32);
+		info.host_mem_size = host_size > UINT32_MAX ? UINT32_MAX : (uint32_t)host_size;
+	}
+	for (unsigned t = 0; t < r->ntiles; t++) {
+		bh_device_tile_xy(r->dev, t, &x, &y);
+		info.tile_xy[t] = (uint16_t)((y << 6) | x);
+	}
+	for (unsigned t = 0; t < r->ntiles; t++) {
+		if (bh_l1_write(r->dev, t, BARE_GRID_INFO_ADDR, &info, sizeof info) != BH_OK ||
+		    bh_l1_write(r->dev, t, BARE_BANK_TABLES_ADDR, tables, (size_t)tables_len) != BH_OK) {
+			fprintf(stderr, "bhemu: cannot write the run-information block of tile %u\n", t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Loads the ELF for every core of the plan on every tile of the run and finds each core's
+ * entry. Loading the same L1 bytes once per core is harmless before any core starts, and gives
+ * each core the symbol table its fault reports need. */
+static int run_load(struct run *r)
+{
+	const struct run_plan *plan = r->plan;
+	char err[512];
+	for (unsigned t = 0; t < r->ntiles; t++) {
+		for (unsigned k = 0; k < plan->ncores; k++) {
+			enum bh_core_id core = plan->cores[k];
+			uint32_t entry;
+			if (bh_load_elf(r->dev, t, core, plan->path, NULL, &entry, err, sizeof err) != BH_OK) {
+				fprintf(stderr, "bhemu: %s\n", err);
+				return -1;
+			}
+			if (plan->multi) {
+				char sym[32];
+				snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
+				bh_core_symbol_lookup(r->dev, t, core, sym, &entry);   /* absent: keep the ELF entry */
+			}
+			if (t == 0)
+				r->entry[k] = entry;
 		}
 	}
 	return 0;
@@ -161,23 +286,27 @@ static bool core_stopped_run(enum bh_run_status st)
 
 /* Waits until every core has left BH_RUN_RUNNING or one of them faulted or hit its limit.
  * bh_core_wait watches one core, so a fault elsewhere is seen within RUN_POLL_MS. Returns
- * BH_OK, or the error that ended bh_core_wait (the cores still running then stay so). */
+ * BH_OK, or the error that ended bh_core_wait (the cores still running then stay so). A core
+ * that has exited stays so: it is not asked again. */
 #define RUN_POLL_MS 20
-static int run_wait(struct bh_device *dev, const struct run_plan *plan, struct bh_core_result res[])
+static int run_wait(struct run *r)
 {
+	const struct run_plan *plan = r->plan;
 	double deadline = plan->timeout > 0 ? now_s() + plan->timeout : 0;
 	for (;;) {
 		int running = -1;
-		for (unsigned k = 0; k < plan->ncores; k++) {
-			bh_core_result(dev, 0, plan->cores[k], &res[k]);
-			if (core_stopped_run(res[k].status))
+		for (unsigned s = 0; s < r->nslots; s++) {
+			if (r->res[s].status == BH_RUN_EXITED)
+				continue;
+			bh_core_result(r->dev, slot_tile(r, s), slot_core(r, s), &r->res[s]);
+			if (core_stopped_run(r->res[s].status))
 				return BH_OK;
-			if (res[k].status == BH_RUN_RUNNING && running < 0)
-				running = (int)k;
+			if (r->res[s].status == BH_RUN_RUNNING && running < 0)
+				running = (int)s;
 		}
 		if (running < 0)
 			return BH_OK;
-		int ms = plan->ncores == 1 ? -1 : RUN_POLL_MS;
+		int ms = r->nslots == 1 ? -1 : RUN_POLL_MS;
 		if (deadline > 0) {
 			double left = deadline - now_s();
 			if (left <= 0)
@@ -185,10 +314,11 @@ static int run_wait(struct bh_device *dev, const struct run_plan *plan, struct b
 			if (ms < 0 || left * 1000 < ms)
 				ms = (int)(left * 1000) + 1;
 		}
-		int rc = bh_core_wait(dev, 0, plan->cores[running], ms, &res[running]);
+		unsigned s = (unsigned)running;
+		int rc = bh_core_wait(r->dev, slot_tile(r, s), slot_core(r, s), ms, &r->res[s]);
 		if (rc != BH_OK && rc != BH_ERR_TIMEOUT) {
-			for (unsigned k = 0; k < plan->ncores; k++)
-				bh_core_result(dev, 0, plan->cores[k], &res[k]);
+			for (unsigned k = 0; k < r->nslots; k++)
+				bh_core_result(r->dev, slot_tile(r, k), slot_core(r, k), &r->res[k]);
 			return rc;
 		}
 	}
@@ -206,150 +336,264 @@ static const char *run_status_name(enum bh_run_status st)
 	return "in an unknown state";
 }
 
-/* After a fault, a limit or a failed wait: where every core was, to tell a victim from a cause. */
-static void run_report_others(const struct run_plan *plan, const struct bh_core_result res[])
+static bool exited_nonzero(const struct bh_core_result *res)
 {
-	fprintf(stderr, "bhemu: at that point:");
-	for (unsigned k = 0; k < plan->ncores; k++) {
-		fprintf(stderr, "%s %s %s", k ? "," : "", bh_core_name(plan->cores[k]), run_status_name(res[k].status));
-		if (res[k].status == BH_RUN_EXITED)
-			fprintf(stderr, " (%d)", res[k].exit_status & 0xff);
-		if (res[k].status != BH_RUN_RUNNING)   /* a running core's count is not current */
-			fprintf(stderr, " after %" PRIu64 " instructions", res[k].instructions);
+	return res->status == BH_RUN_EXITED && (res->exit_status & 0xff) != 0;
+}
+
+/* A line of a report, built whole and written with one call: the cores still running print to
+ * stdout meanwhile, and must not land in the middle of it. */
+struct report_line {
+	char buf[4096];
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void line_add(struct report_line *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(l->buf + l->len, sizeof l->buf - l->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len = l->len + (size_t)n < sizeof l->buf ? l->len + (size_t)n : sizeof l->buf - 1;
+}
+
+static void line_flush(struct report_line *l)
+{
+	fputs(l->buf, stderr);
+	l->len = 0;
+	l->buf[0] = 0;
+}
+
+/* One core of the "at that point" line. */
+static void run_report_core(struct report_line *l, const struct run *r, unsigned s, bool first)
+{
+	char name[64];
+	const struct bh_core_result *res = &r->res[s];
+	line_add(l, "%s %s %s", first ? "" : ",", slot_name(r, s, name, sizeof name), run_status_name(res->status));
+	if (res->status == BH_RUN_EXITED)
+		line_add(l, " (%d)", res->exit_status & 0xff);
+	if (res->status != BH_RUN_RUNNING)   /* a running core's count is not current */
+		line_add(l, " after %" PRIu64 " instructions", res->instructions);
+}
+
+/* After a fault, a limit or a failed wait: where every core was, to tell a victim from a cause.
+ * With --grid: how many cores were in each state, then the ones that did not run or exit 0. */
+static void run_report_others(const struct run *r)
+{
+	struct report_line l = { .len = 0 };
+	line_add(&l, "bhemu: at that point:");
+	if (!r->plan->grid) {
+		for (unsigned s = 0; s < r->nslots; s++)
+			run_report_core(&l, r, s, s == 0);
+		line_add(&l, "\n");
+		line_flush(&l);
+		return;
 	}
-	fprintf(stderr, "\n");
+	unsigned count[BH_RUN_LIMIT + 1] = { 0 }, nonzero = 0;
+	for (unsigned s = 0; s < r->nslots; s++) {
+		count[r->res[s].status <= BH_RUN_LIMIT ? r->res[s].status : BH_RUN_IN_RESET]++;
+		nonzero += exited_nonzero(&r->res[s]);
+	}
+	bool first = true;
+	for (unsigned st = 0; st <= BH_RUN_LIMIT; st++) {
+		if (count[st]) {
+			line_add(&l, "%s %u %s", first ? "" : ",", count[st], run_status_name((enum bh_run_status)st));
+			if (st == BH_RUN_EXITED && nonzero)
+				line_add(&l, " (%u with a non-zero status)", nonzero);
+			first = false;
+		}
+	}
+	line_add(&l, " of %u cores on %u tiles\n", r->nslots, r->ntiles);
+	line_flush(&l);
+	unsigned listed = 0, more = 0;
+	for (unsigned s = 0; s < r->nslots; s++) {
+		const struct bh_core_result *res = &r->res[s];
+		if (res->status == BH_RUN_RUNNING || (res->status == BH_RUN_EXITED && !exited_nonzero(res)))
+			continue;
+		if (listed == RUN_LIST_MAX) {
+			more++;
+			continue;
+		}
+		if (listed == 0)
+			line_add(&l, "bhemu:");
+		run_report_core(&l, r, s, listed == 0);
+		listed++;
+	}
+	if (more)
+		line_add(&l, ", and %u more", more);
+	if (listed) {
+		line_add(&l, "\n");
+		line_flush(&l);
+	}
 }
 
 /* Waiting ended (wait_rc, e.g. the device deadlocked) before every core stopped: the status of
  * the first core that exited non-zero, since that is what the program reported, else 1. */
-static int run_status_unfinished(const struct run_plan *plan, const struct bh_core_result res[], int wait_rc)
+static int run_status_unfinished(const struct run *r, int wait_rc)
 {
+	char name[64];
 	fprintf(stderr, "bhemu: waiting for the cores failed (error %d) while some still ran\n", wait_rc);
-	run_report_others(plan, res);
-	for (unsigned k = 0; k < plan->ncores; k++) {
-		if (res[k].status == BH_RUN_EXITED && (res[k].exit_status & 0xff) != 0) {
-			fprintf(stderr, "bhemu: %s exited with status %d\n", bh_core_name(plan->cores[k]),
-				res[k].exit_status & 0xff);
-			return res[k].exit_status & 0xff;
+	run_report_others(r);
+	for (unsigned s = 0; s < r->nslots; s++) {
+		if (exited_nonzero(&r->res[s])) {
+			fprintf(stderr, "bhemu: %s exited with status %d\n", slot_name(r, s, name, sizeof name),
+				r->res[s].exit_status & 0xff);
+			return r->res[s].exit_status & 0xff;
 		}
 	}
 	return EXIT_HOST;
 }
 
+/* Every faulted core's report (with --grid the first RUN_LIST_MAX, then how many more). */
+static bool run_report_faults(const struct run *r)
+{
+	unsigned faults = 0;
+	for (unsigned s = 0; s < r->nslots; s++) {
+		if (r->res[s].status != BH_RUN_FAULTED)
+			continue;
+		if (!r->plan->grid || faults < RUN_LIST_MAX)
+			fprintf(stderr, "bhemu: %s\n", r->res[s].report);
+		faults++;
+	}
+	if (r->plan->grid && faults > RUN_LIST_MAX)
+		fprintf(stderr, "bhemu: %u more cores faulted (reports not shown)\n", faults - RUN_LIST_MAX);
+	return faults > 0;
+}
+
 /* The exit status of the run (see usage()); reports faults and limits on stderr. wait_rc is what
  * run_wait returned. */
-static int run_status(const struct run_plan *plan, const struct bh_core_result res[], int wait_rc)
+static int run_status(const struct run *r, int wait_rc)
 {
-	int rc = -1;
-	for (unsigned k = 0; k < plan->ncores; k++) {
-		if (res[k].status == BH_RUN_FAULTED) {
-			fprintf(stderr, "bhemu: %s\n", res[k].report);
-			rc = EXIT_FAULT;
-		}
-	}
-	for (unsigned k = 0; k < plan->ncores && rc < 0; k++) {
-		if (res[k].status == BH_RUN_LIMIT) {
-			if (plan->multi)
+	const struct run_plan *plan = r->plan;
+	char name[64];
+	int rc = run_report_faults(r) ? EXIT_FAULT : -1;
+	for (unsigned s = 0; s < r->nslots && rc < 0; s++) {
+		if (r->res[s].status == BH_RUN_LIMIT) {
+			if (plan->multi || plan->grid)
 				fprintf(stderr, "bhemu: %s stopped after %" PRIu64 " instructions (--max-instructions %" PRIu64 ")\n",
-					bh_core_name(plan->cores[k]), res[k].instructions, plan->max);
+					slot_name(r, s, name, sizeof name), r->res[s].instructions, plan->max);
 			else
 				fprintf(stderr, "bhemu: stopped after %" PRIu64 " instructions (--max-instructions %" PRIu64 ")\n",
-					res[k].instructions, plan->max);
+					r->res[s].instructions, plan->max);
 			rc = EXIT_LIMIT;
 		}
 	}
 	if (rc >= 0) {
-		if (plan->multi && plan->ncores > 1)
-			run_report_others(plan, res);
+		if (r->nslots > 1 && (plan->multi || plan->grid))
+			run_report_others(r);
 		return rc;
 	}
-	for (unsigned k = 0; k < plan->ncores; k++) {
-		if (res[k].status != BH_RUN_EXITED)
-			return run_status_unfinished(plan, res, wait_rc);
+	for (unsigned s = 0; s < r->nslots; s++) {
+		if (r->res[s].status != BH_RUN_EXITED)
+			return run_status_unfinished(r, wait_rc);
 	}
-	/* Every core exited: the first core's status, unless it is 0 and another core's is not. */
-	unsigned chosen = 0;
-	for (unsigned k = 1; k < plan->ncores && (res[0].exit_status & 0xff) == 0; k++) {
-		if ((res[k].exit_status & 0xff) != 0) {
-			chosen = k;
+	/* Every core exited: the first non-zero status in tile order, then listed order, else 0. */
+	int chosen = -1;
+	unsigned named = 0, more = 0;
+	for (unsigned s = 0; s < r->nslots; s++) {
+		if (!exited_nonzero(&r->res[s]))
+			continue;
+		if (chosen < 0)
+			chosen = (int)s;
+		if (r->nslots == 1)
 			break;
+		if (plan->grid && named == RUN_LIST_MAX) {
+			more++;
+			continue;
 		}
+		fprintf(stderr, "bhemu: %s exited with status %d%s\n", slot_name(r, s, name, sizeof name),
+			r->res[s].exit_status & 0xff, (int)s == chosen ? "" : " (not the status of the run)");
+		named++;
 	}
-	for (unsigned k = 0; k < plan->ncores && plan->ncores > 1; k++) {
-		if ((res[k].exit_status & 0xff) != 0)
-			fprintf(stderr, "bhemu: %s exited with status %d%s\n", bh_core_name(plan->cores[k]),
-				res[k].exit_status & 0xff, k == chosen ? "" : " (not the status of the run)");
-	}
-	return res[chosen].exit_status & 0xff;
+	if (more)
+		fprintf(stderr, "bhemu: %u more cores exited non-zero\n", more);
+	return chosen < 0 ? 0 : r->res[chosen].exit_status & 0xff;
 }
 
 /* Deadlock or watchdog: the device-wide picture of who waits on what. */
-static int run_report_stuck(struct bh_device *dev, const struct run_plan *plan, int wait_rc, double secs)
+static int run_report_stuck(const struct run *r, int wait_rc, double secs)
 {
-	size_t len = 64 * 1024;
+	size_t len = (r->plan->grid ? 1024 : 64) * 1024;
 	char *buf = malloc(len);
 	if (wait_rc == BH_ERR_DEADLOCK)
 		fprintf(stderr, "bhemu: deadlock after %.3f s: every running core waits and nothing can wake one\n", secs);
 	else
-		fprintf(stderr, "bhemu: timeout: still running after %.3f s (--timeout %g)\n", secs, plan->timeout);
-	if (buf && bh_device_report(dev, buf, len) == BH_OK)
+		fprintf(stderr, "bhemu: timeout: still running after %.3f s (--timeout %g)\n", secs, r->plan->timeout);
+	if (buf && bh_device_report(r->dev, buf, len) == BH_OK)
 		fputs(buf, stderr);
 	free(buf);
 	return wait_rc == BH_ERR_DEADLOCK ? EXIT_DEADLOCK : EXIT_TIMEOUT;
 }
 
-static void run_stats(const struct run_plan *plan, const struct bh_core_result res[], double secs)
+/* Totals, and with --cores one line per core (with --grid summed over the tiles). */
+static void run_stats(const struct run *r, double secs)
 {
+	const struct run_plan *plan = r->plan;
 	uint64_t total = 0;
 	for (unsigned k = 0; k < plan->ncores; k++) {
-		total += res[k].instructions;
+		uint64_t n = 0;
+		for (unsigned t = 0; t < r->ntiles; t++)
+			n += r->res[t * plan->ncores + k].instructions;
+		total += n;
 		if (plan->multi)
 			fprintf(stderr, "stats: core=%s instructions=%" PRIu64 " seconds=%.6f mips=%.2f\n",
-				bh_core_name(plan->cores[k]), res[k].instructions, secs,
-				secs > 0 ? (double)res[k].instructions / secs / 1e6 : 0.0);
+				bh_core_name(plan->cores[k]), n, secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
 	}
 	fprintf(stderr, "stats: instructions=%" PRIu64 " seconds=%.6f mips=%.2f\n", total, secs,
 		secs > 0 ? (double)total / secs / 1e6 : 0.0);
 }
 
-static int run_plan_execute(const struct run_plan *plan)
+/* Opens the device, writes the run information, loads the ELF; 0 or an exit status. */
+static int run_prepare(struct run *r)
 {
-	struct bh_device *dev;
-	if (bh_device_open(NULL, &dev) != BH_OK) {
+	const struct run_plan *plan = r->plan;
+	if (bh_device_open(&plan->cfg, &r->dev) != BH_OK) {
 		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
 		return EXIT_HOST;
 	}
-	uint32_t entry[RUN_MAX_CORES];
-	if (run_load(dev, plan, entry) != 0) {
-		bh_device_close(dev);
-		return EXIT_USAGE;
-	}
-	struct bh_core_result *res = calloc(plan->ncores, sizeof *res);
-	if (!res) {
-		bh_device_close(dev);
+	r->ntiles = plan->grid ? bh_device_num_tiles(r->dev) : 1;
+	r->nslots = r->ntiles * plan->ncores;
+	r->res = calloc(r->nslots, sizeof *r->res);
+	if (!r->res)
 		return EXIT_HOST;
+	if (run_write_grid_info(r) != 0)
+		return EXIT_HOST;
+	if (run_load(r) != 0)
+		return EXIT_USAGE;
+	for (unsigned s = 0; s < r->nslots; s++) {
+		bh_core_enable_host_calls(r->dev, slot_tile(r, s), slot_core(r, s), true);
+		bh_core_set_max_instructions(r->dev, slot_tile(r, s), slot_core(r, s), plan->max);
 	}
-	for (unsigned k = 0; k < plan->ncores; k++) {
-		bh_core_enable_host_calls(dev, 0, plan->cores[k], true);
-		bh_core_set_max_instructions(dev, 0, plan->cores[k], plan->max);
+	return 0;
+}
+
+static int run_plan_execute(const struct run_plan *plan)
+{
+	struct run r = { .plan = plan };
+	int rc = run_prepare(&r);
+	if (rc != 0) {
+		free(r.res);
+		bh_device_close(r.dev);
+		return rc;
 	}
 
 	double t0 = now_s();
-	for (unsigned k = 0; k < plan->ncores; k++)
-		bh_core_start(dev, 0, plan->cores[k], entry[k]);
-	int wait_rc = run_wait(dev, plan, res);
+	for (unsigned s = 0; s < r.nslots; s++)
+		bh_core_start(r.dev, slot_tile(&r, s), slot_core(&r, s), r.entry[s % plan->ncores]);
+	int wait_rc = run_wait(&r);
 	double secs = now_s() - t0;
 	fflush(stdout);
 
-	int rc;
 	if (wait_rc == BH_ERR_DEADLOCK || wait_rc == BH_ERR_TIMEOUT)
-		rc = run_report_stuck(dev, plan, wait_rc, secs);
+		rc = run_report_stuck(&r, wait_rc, secs);
 	else
-		rc = run_status(plan, res, wait_rc);
+		rc = run_status(&r, wait_rc);
 	if (plan->stats)
-		run_stats(plan, res, secs);
-	free(res);
-	bh_device_close(dev);   /* stops the cores still running after a fault or limit */
+		run_stats(&r, secs);
+	free(r.res);
+	bh_device_close(r.dev);   /* stops the cores still running after a fault or limit */
 	return rc;
 }
 
@@ -358,18 +602,20 @@ static int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "core", required_argument, NULL, 'c' },
 		{ "cores", required_argument, NULL, 'C' },
+		{ "board", required_argument, NULL, 'b' },
+		{ "grid", no_argument, NULL, 'g' },
 		{ "max-instructions", required_argument, NULL, 'n' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_plan plan = { .ncores = 1, .cores = { BH_CORE_BRISC } };
+	struct run_plan plan = { .ncores = 1, .cores = { BH_CORE_BRISC }, .cfg = { .board = BH_BOARD_P150 } };
 	bool have_core = false;
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:C:n:st:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:C:b:gn:st:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (core_from_name(optarg, &plan.cores[0]) != 0)
@@ -381,6 +627,11 @@ static int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			plan.multi = true;
 			break;
+		case 'b':
+			if (parse_board(optarg, &plan) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'g': plan.grid = true; break;
 		case 'n':
 			if (parse_u64(optarg, &plan.max) || plan.max == 0) {
 				fprintf(stderr, "bhemu run: --max-instructions needs a positive integer, not '%s'\n", optarg);

@@ -65,10 +65,61 @@ bool bh_device_deadlocked(struct bh_device *dev)
 	return d;
 }
 
+#define GRID_ROW_MAX 14   /* {.num_tiles = n}: rows of up to 14 tiles, */
+#define GRID_ROWS_MAX 10  /* at most 10 rows */
+
+/* The public config as a topology: NULL or {.num_tiles = n} is a test grid of n tiles in rows
+ * of 14 (the layout every test before board support assumed: tile k in row-major order). */
+static void device_topology_config(const struct bh_device_config *cfg, struct bh_topology_config *tc)
+{
+	memset(tc, 0, sizeof *tc);
+	if (!cfg) {
+		tc->cols = tc->rows = 1;
+		return;
+	}
+	tc->board = cfg->board;
+	tc->harvest_cols = cfg->harvest_cols;
+	tc->harvest_dram = cfg->harvest_dram;
+	if (cfg->board != BH_BOARD_GRID)
+		return;
+	if (cfg->grid_cols) {
+		tc->cols = cfg->grid_cols;
+		tc->rows = cfg->grid_rows ? cfg->grid_rows : 1;
+		tc->ntiles = cfg->num_tiles;
+		return;
+	}
+	unsigned n = cfg->num_tiles ? cfg->num_tiles : 1;
+	tc->cols = n < GRID_ROW_MAX ? n : GRID_ROW_MAX;
+	tc->rows = (n + GRID_ROW_MAX - 1) / GRID_ROW_MAX;
+	tc->ntiles = n;
+}
+
+/* Topology and memories; the only failures a caller can act on, so they say why on stderr. */
+static int device_chip_init(struct bh_device *dev, const struct bh_device_config *cfg)
+{
+	struct bh_topology_config tc;
+	char err[160];
+	device_topology_config(cfg, &tc);
+	if (tc.board == BH_BOARD_GRID && cfg && !cfg->grid_cols && cfg->num_tiles > GRID_ROW_MAX * GRID_ROWS_MAX) {
+		fprintf(stderr, "bhemu: device configuration: %u tiles: a test grid holds at most 140 (rows of 14)\n",
+			cfg->num_tiles);
+		return BH_ERR_ARG;
+	}
+	if (bh_topology_init(&dev->chip.topo, &tc, err, sizeof err) != 0) {
+		fprintf(stderr, "bhemu: device configuration: %s\n", err);
+		return BH_ERR_ARG;
+	}
+	if (bh_chip_memories_init(&dev->chip, cfg ? cfg->host_mem_size : 0, err, sizeof err) != 0) {
+		fprintf(stderr, "bhemu: %s\n", err);
+		return BH_ERR_SYS;
+	}
+	return BH_OK;
+}
+
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 {
-	unsigned n = cfg && cfg->num_tiles ? cfg->num_tiles : 1;
 	struct bh_device *dev = calloc(1, sizeof *dev);
+	int rc = BH_ERR_SYS;
 	*out = NULL;
 	if (!dev)
 		return BH_ERR_SYS;
@@ -76,13 +127,19 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	pthread_cond_init(&dev->cond, NULL);
 	pthread_cond_init(&dev->monitor_cond, NULL);
 	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
+	rc = device_chip_init(dev, cfg);
+	if (rc != BH_OK)
+		goto fail;
+	rc = BH_ERR_SYS;
+	unsigned n = dev->chip.topo.ntiles;
 	dev->tiles = calloc(n, sizeof *dev->tiles);
 	dev->elf = calloc((size_t)n * BH_CORES_PER_TILE, sizeof *dev->elf);
 	if (!dev->tiles || !dev->elf)
 		goto fail;
+	dev->chip.tiles = dev->tiles;
 	for (unsigned k = 0; k < n; k++) {
 		dev->tiles[k] = aligned_alloc(64, (sizeof(struct bh_tile) + 63) & ~(size_t)63);
-		if (!dev->tiles[k] || bh_tile_init(dev->tiles[k], dev, k, k, 0) != 0) {
+		if (!dev->tiles[k] || bh_tile_init(dev->tiles[k], dev, &dev->chip, k) != 0) {
 			free(dev->tiles[k]);
 			dev->tiles[k] = NULL;
 			goto fail;
@@ -102,7 +159,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	return BH_OK;
 fail:
 	bh_device_close(dev);
-	return BH_ERR_SYS;
+	return rc;
 }
 
 void bh_device_close(struct bh_device *dev)
@@ -140,6 +197,7 @@ void bh_device_close(struct bh_device *dev)
 			bh_elf_close(dev->elf[k]);
 	free(dev->elf);
 	free(dev->tiles);
+	bh_chip_memories_destroy(&dev->chip);
 	pthread_cond_destroy(&dev->monitor_cond);
 	pthread_cond_destroy(&dev->cond);
 	pthread_mutex_destroy(&dev->lock);

@@ -6,12 +6,15 @@
 #include <stdbool.h>
 
 #include "bhemu/bhemu.h"
+#include "fabric/chip.h"
 #include "fabric/tile.h"
 #include "host/elf.h"
 
 struct bh_device {
-	unsigned ntiles;
-	struct bh_tile **tiles;
+	/* Topology, DRAM, host memory (fabric/chip.h). chip.tiles is the tiles array below. */
+	struct bh_chip chip;
+	unsigned ntiles;                 /* chip.topo.ntiles once open */
+	struct bh_tile **tiles;          /* index = row-major logical position */
 	/* Symbols for reports, per tile and core: the ELFs last loaded for that core (owned). */
 	struct bh_elf **elf;             /* ntiles * BH_CORES_PER_TILE, NULL where nothing loaded */
 	/* Core state changes (exit, fault, limit, reset) are announced on cond under lock. */

@@ -11,56 +11,54 @@ BARE_LDM struct cb_interface cb_interface[CB_NUM];
 /* Words of one CB's slot in the L1 config block (sync.md 3.1). */
 enum { CFG_ADDR, CFG_SIZE, CFG_NUM_PAGES, CFG_PAGE_SIZE, CFG_WORDS };
 
-void cb_interface_setup(const volatile uint32_t *config, uint32_t mask)
+/* Which firmware's set-up to follow: each fills only the fields its side uses. */
+enum cb_side { CB_SIDE_DATA_MOVEMENT, CB_SIDE_UNPACKER, CB_SIDE_PACKER };
+
+static void cb_interface_setup_side(const volatile uint32_t *config, uint32_t mask, enum cb_side side)
 {
+	/* Data-movement cores count in bytes, the TRISCs in 16-byte units. */
+	const unsigned shift = side == CB_SIDE_DATA_MOVEMENT ? 0 : CB_COMPUTE_ADDR_SHIFT;
+
 	for (uint32_t cb = 0; cb < CB_NUM; cb++) {
 		if (!(mask & (1u << cb)))
 			continue;
 		const volatile uint32_t *slot = config + cb * CFG_WORDS;
 		struct cb_interface *ci = &cb_interface[cb];
-		uint32_t addr = slot[CFG_ADDR];
-		ci->fifo_size = slot[CFG_SIZE];
-		ci->fifo_limit = addr + slot[CFG_SIZE];
-		ci->fifo_page_size = slot[CFG_PAGE_SIZE];
-		ci->fifo_num_pages = slot[CFG_NUM_PAGES];
-		ci->fifo_rd_ptr = addr;
-		ci->fifo_wr_ptr = addr;
+		uint32_t addr = slot[CFG_ADDR] >> shift;
+		uint32_t size = slot[CFG_SIZE] >> shift;
+		ci->fifo_size = size;
+		ci->fifo_limit = addr + size;
+		ci->fifo_page_size = slot[CFG_PAGE_SIZE] >> shift;
 		ci->tiles_acked_received_init = 0;
+		switch (side) {
+		case CB_SIDE_DATA_MOVEMENT:
+			ci->fifo_num_pages = slot[CFG_NUM_PAGES];
+			ci->fifo_rd_ptr = addr;
+			ci->fifo_wr_ptr = addr;
+			break;
+		case CB_SIDE_UNPACKER:
+			ci->fifo_rd_ptr = addr;
+			break;
+		case CB_SIDE_PACKER:
+			ci->fifo_num_pages = slot[CFG_NUM_PAGES];
+			ci->fifo_wr_ptr = addr;
+			ci->fifo_wr_tile_ptr = 0;
+			break;
+		}
 	}
+}
+
+void cb_interface_setup(const volatile uint32_t *config, uint32_t mask)
+{
+	cb_interface_setup_side(config, mask, CB_SIDE_DATA_MOVEMENT);
 }
 
 void cb_interface_setup_unpacker(const volatile uint32_t *config, uint32_t mask)
 {
-	for (uint32_t cb = 0; cb < CB_NUM; cb++) {
-		if (!(mask & (1u << cb)))
-			continue;
-		const volatile uint32_t *slot = config + cb * CFG_WORDS;
-		struct cb_interface *ci = &cb_interface[cb];
-		uint32_t addr = slot[CFG_ADDR] >> CB_COMPUTE_ADDR_SHIFT;
-		uint32_t size = slot[CFG_SIZE] >> CB_COMPUTE_ADDR_SHIFT;
-		ci->fifo_size = size;
-		ci->fifo_limit = addr + size;
-		ci->fifo_page_size = slot[CFG_PAGE_SIZE] >> CB_COMPUTE_ADDR_SHIFT;
-		ci->fifo_rd_ptr = addr;
-		ci->tiles_acked_received_init = 0;
-	}
+	cb_interface_setup_side(config, mask, CB_SIDE_UNPACKER);
 }
 
 void cb_interface_setup_packer(const volatile uint32_t *config, uint32_t mask)
 {
-	for (uint32_t cb = 0; cb < CB_NUM; cb++) {
-		if (!(mask & (1u << cb)))
-			continue;
-		const volatile uint32_t *slot = config + cb * CFG_WORDS;
-		struct cb_interface *ci = &cb_interface[cb];
-		uint32_t addr = slot[CFG_ADDR] >> CB_COMPUTE_ADDR_SHIFT;
-		uint32_t size = slot[CFG_SIZE] >> CB_COMPUTE_ADDR_SHIFT;
-		ci->fifo_size = size;
-		ci->fifo_limit = addr + size;
-		ci->fifo_page_size = slot[CFG_PAGE_SIZE] >> CB_COMPUTE_ADDR_SHIFT;
-		ci->fifo_num_pages = slot[CFG_NUM_PAGES];
-		ci->fifo_wr_ptr = addr;
-		ci->tiles_acked_received_init = 0;
-		ci->fifo_wr_tile_ptr = 0;
-	}
+	cb_interface_setup_side(config, mask, CB_SIDE_PACKER);
 }

@@ -126,22 +126,42 @@ static inline uint32_t cb_ptr_advance(const struct cb_interface *ci, uint32_t pt
 	return ptr;
 }
 
+/* ---- The two wait loops, shared by every flavour ---------------------------------------------- */
+
+/* Producer side: polls tiles_acked until n of the CB's pages are free, given the producer's
+ * tiles_received count. fenced: a fence before each poll (data-movement firmware has one). */
+static inline void cb_wait_free(uint32_t cb, uint16_t received, uint32_t n, int fenced)
+{
+	const struct cb_interface *ci = &cb_interface[cb];
+	volatile uint32_t *acked = cb_stream_reg(cb, CB_REG_TILES_ACKED);
+	uint16_t free_pages;
+
+	do {
+		if (fenced)
+			__asm__ volatile("fence" ::: "memory");
+		uint16_t a = (uint16_t)*acked;
+		free_pages = (uint16_t)(ci->fifo_num_pages - (uint16_t)(received - a));
+	} while (free_pages < n);
+	CB_COMPILER_BARRIER();
+}
+
+/* Consumer side: polls tiles_received until n pages are ready, given the consumer's
+ * tiles_acked count. */
+static inline void cb_wait_ready(uint32_t cb, uint16_t acked, uint32_t n)
+{
+	volatile uint32_t *received = cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+
+	while ((uint16_t)((uint16_t)*received - acked) < n)
+		;
+	CB_COMPILER_BARRIER();
+}
+
 /* ---- Data-movement cores (sync.md 2.1) -------------------------------------------------------- */
 
 /* Waits until n pages are free. Reads tiles_received once, then polls tiles_acked behind a fence. */
 static inline void cb_reserve_back(uint32_t cb, uint32_t n)
 {
-	const struct cb_interface *ci = &cb_interface[cb];
-	volatile uint32_t *acked = cb_stream_reg(cb, CB_REG_TILES_ACKED);
-	uint16_t received = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
-	uint16_t free_pages;
-
-	do {
-		__asm__ volatile("fence" ::: "memory");
-		uint16_t a = (uint16_t)*acked;
-		free_pages = (uint16_t)(ci->fifo_num_pages - (uint16_t)(received - a));
-	} while (free_pages < n);
-	CB_COMPILER_BARRIER();
+	cb_wait_free(cb, (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_RECEIVED), n, 1);
 }
 
 /* Publishes n written pages: tiles_received += n (read-modify-write; single producer), then
@@ -159,12 +179,7 @@ static inline void cb_push_back(uint32_t cb, uint32_t n)
 /* Waits until n pages are ready. Reads tiles_acked once, then polls tiles_received. */
 static inline void cb_wait_front(uint32_t cb, uint32_t n)
 {
-	uint16_t acked = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_ACKED);
-	volatile uint32_t *received = cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
-
-	while ((uint16_t)((uint16_t)*received - acked) < n)
-		;
-	CB_COMPILER_BARRIER();
+	cb_wait_ready(cb, (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_ACKED), n);
 }
 
 /* Frees n read pages: tiles_acked += n (read-modify-write; single consumer), then moves the
@@ -195,12 +210,7 @@ static inline uint32_t get_read_ptr(uint32_t cb)
 /* Waits until n pages are ready: polls tiles_received against the private tiles_acked shadow. */
 static inline void cb_wait_front_unpacker(uint32_t cb, uint32_t n)
 {
-	const struct cb_interface *ci = &cb_interface[cb];
-	volatile uint32_t *received = cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
-
-	while ((uint16_t)((uint16_t)*received - ci->tiles_acked) < n)
-		;
-	CB_COMPILER_BARRIER();
+	cb_wait_ready(cb, cb_interface[cb].tiles_acked, n);
 }
 
 /* Frees n pages: shadow tiles_acked += n, published as a 16-bit value to reg 8 with a plain
@@ -225,18 +235,10 @@ static inline uint32_t get_read_ptr_unpacker(uint32_t cb)
 /* ---- TRISC2, producer side (sync.md 2.2; llk_wait_for_free_tiles / llk_push_tiles) ----------- */
 
 /* Waits until n pages are free: tiles_received from the private shadow (the register may lag
- * the packer on hardware), polls tiles_acked. */
+ * the packer on hardware), polls tiles_acked (no fence). */
 static inline void cb_reserve_back_packer(uint32_t cb, uint32_t n)
 {
-	const struct cb_interface *ci = &cb_interface[cb];
-	volatile uint32_t *acked = cb_stream_reg(cb, CB_REG_TILES_ACKED);
-	uint16_t free_pages;
-
-	do {
-		uint16_t a = (uint16_t)*acked;
-		free_pages = (uint16_t)(ci->fifo_num_pages - (uint16_t)(ci->tiles_received - a));
-	} while (free_pages < n);
-	CB_COMPILER_BARRIER();
+	cb_wait_free(cb, cb_interface[cb].tiles_received, n, 0);
 }
 
 /* Publishes n pages: the write pointer (16-byte units) moves on, shadow tiles_received += n,

@@ -35,8 +35,21 @@ enum bh_err {
 	BH_ERR_DEADLOCK = -5, /* every running core waits and nothing can wake one */
 };
 
+enum bh_board {
+	BH_BOARD_GRID = 0,    /* test grid: grid_cols x grid_rows (or num_tiles in a row) */
+	BH_BOARD_P150 = 1,    /* 140 Tensix tiles (columns 1-7, 10-16 x rows 2-11), 8 DRAM banks */
+	BH_BOARD_P100 = 2,    /* 120 Tensix tiles (columns 1-7, 10-14), 7 DRAM banks */
+};
+
+/* NULL or {.num_tiles = n} opens a BH_BOARD_GRID of n tiles in rows of 14 (n <= 140). */
 struct bh_device_config {
-	unsigned num_tiles;   /* 0 means 1 */
+	enum bh_board board;
+	unsigned num_tiles;   /* BH_BOARD_GRID: tiles in rows of 14 (0 means 1); with grid_cols, how many
+			       * positions of the grid to fill row-major (0 = all) */
+	unsigned grid_cols, grid_rows;   /* BH_BOARD_GRID: 1..14 x 1..10 (rows 0 means 1) */
+	uint32_t harvest_cols;   /* bit k: logical Tensix column k disabled */
+	uint8_t harvest_dram;    /* bit b: DRAM bank b disabled */
+	uint64_t host_mem_size;  /* host memory reachable through the PCIe tile; 0 = 256 MiB */
 	/* A deadlock is declared after this long with every running core parked without a timeout
 	 * and nothing moving: 0 = default (400 ms), negative = never. */
 	int deadlock_ms;
@@ -105,6 +118,52 @@ int bh_l1_read(struct bh_device *dev, unsigned tile, uint32_t addr, void *dst, s
 /* 32-bit tile register access from the host (e.g. SOFT_RESET_0 at 0xFFB121B0). */
 int bh_reg_write(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t val);
 int bh_reg_read(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t *val);
+
+/* Where things are on the NoC. Coordinates are translated ("virtual") NoC coordinates, the ones
+ * firmware, kernels and bank tables use on both NoCs (noc.md 2). Tile index k is the row-major
+ * logical position: column k mod cols, row k div cols of the (harvested) worker grid. */
+enum bh_board bh_device_board(const struct bh_device *dev);
+const char *bh_board_name(enum bh_board board);              /* "grid", "p150", "p100" */
+int bh_board_parse(const char *name, enum bh_board *out);     /* 0, or -1 if unknown */
+int bh_device_tile_xy(const struct bh_device *dev, unsigned tile, unsigned *x, unsigned *y);
+/* Index of the Tensix tile at (x, y), or -1 when no tile is there. */
+int bh_device_tile_at(const struct bh_device *dev, unsigned x, unsigned y);
+/* The PCIe endpoint that carries host-memory requests: (19, 24). */
+int bh_pcie_xy(const struct bh_device *dev, unsigned *x, unsigned *y);
+
+/* DRAM: bh_dram_num_banks() banks with dense logical ids, 0xFF000000 usable bytes each (the first
+ * 64 B hold firmware's DRAM barrier word). Backed lazily: untouched DRAM costs no host memory.
+ * bank_xy gives the port firmware addresses on that NoC (0 or 1). Out of range: BH_ERR_ARG. */
+unsigned bh_dram_num_banks(const struct bh_device *dev);
+int bh_dram_bank_xy(const struct bh_device *dev, unsigned noc, unsigned bank, unsigned *x, unsigned *y);
+int bh_dram_write(struct bh_device *dev, unsigned bank, uint64_t offset, const void *src, size_t len);
+int bh_dram_read(struct bh_device *dev, unsigned bank, uint64_t offset, void *dst, size_t len);
+
+/* Host memory the device reaches through the PCIe tile (like a pinned buffer): the host uses *ptr
+ * directly; device code addresses byte i as NoC-local noc_base + i, noc_base =
+ * (1 << 60) | 0x40000000, at the PCIe tile (bh_pcie_xy). */
+int bh_host_mem(struct bh_device *dev, void **ptr, uint64_t *size, uint64_t *noc_base);
+
+/* Interleaved buffers (noc.md 10). L1 banks are the Tensix tiles in tile-index order (L1 bank k
+ * = tile k, so bank order runs along a row first); DRAM banks are the DRAM banks in id order.
+ * Every bank offset is 0. Page p of a buffer at base with page size ps over N banks lives in
+ * bank p mod N at base + (p div N) * align(ps), align = 64 for DRAM, 16 for L1. */
+unsigned bh_num_l1_banks(const struct bh_device *dev);
+int bh_l1_bank_xy(const struct bh_device *dev, unsigned noc, unsigned bank, unsigned *x, unsigned *y);
+/* Write/read len bytes as consecutive pages first_page, first_page + 1, ... (the last page may
+ * be partial) over all banks of the kind. BH_ERR_ARG, with nothing written, if any page would
+ * leave its bank (L1 size or DRAM usable size) or page_size is 0. */
+int bh_interleaved_write(struct bh_device *dev, bool dram, uint32_t base, uint32_t page_size, uint32_t first_page,
+			 const void *src, size_t len);
+int bh_interleaved_read(struct bh_device *dev, bool dram, uint32_t base, uint32_t page_size, uint32_t first_page,
+			void *dst, size_t len);
+/* The bank-table blob firmware copies from MEM_BANK_TO_NOC_SCRATCH (noc.md 9) for its compile-time
+ * NUM_DRAM_BANKS = num_dram and NUM_L1_BANKS = num_l1 (the first banks in the orders above), all
+ * little-endian: uint16 dram_xy[2][D] at 0, uint16 l1_xy[2][L] at 4D, int32 dram_offset[D] at
+ * 4D + 4L, int32 l1_offset[L] at 8D + 4L; xy entries are (y << 6) | x. Returns the blob size
+ * 8D + 8L (writing it when out is non-NULL and len is large enough), or BH_ERR_ARG when the
+ * device has fewer banks or len is too small. */
+int bh_bank_tables(const struct bh_device *dev, uint8_t *out, size_t len, unsigned num_dram, unsigned num_l1);
 
 const char *bh_core_name(enum bh_core_id core);
 /* Parses "brisc", "ncrisc", "trisc0".."trisc2"; returns -1 if unknown. */

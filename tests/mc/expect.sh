@@ -2,6 +2,8 @@
 # expect.sh STATUS [REGEX...] -- COMMAND [ARG...]
 # Runs COMMAND; passes when it exits with STATUS and its output (stdout and stderr together)
 # has a line matching each REGEX (grep -E). Prints the output either way.
+# A REGEX with \n in it spans lines: it is a Perl regex matched against the whole output
+# (grep -Pz, ^ and $ at line ends), e.g. to tie a core's report line to the words it waits on.
 set -u
 want=$1
 shift
@@ -29,8 +31,12 @@ old_ifs=$IFS
 IFS='
 '
 for re in $regexes; do
-	if ! printf '%s\n' "$out" | grep -Eq -- "$re"; then
-		echo "expect.sh: no line matches '$re'" >&2
+	case $re in
+	*'\n'*) printf '%s\n' "$out" | grep -Pzq -- "(?m)$re" ;;
+	*) printf '%s\n' "$out" | grep -Eq -- "$re" ;;
+	esac
+	if [ $? -ne 0 ]; then
+		printf "expect.sh: nothing matches '%s'\n" "$re" >&2
 		fail=1
 	fi
 done

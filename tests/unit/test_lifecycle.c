@@ -6,20 +6,12 @@
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
-#include <time.h>
 
 #include "bhemu/bhemu.h"
 #include "host/device.h"
 #include "testlib.h"
 
 #define IC_INVALIDATE (0xFFEF0000u + 185u * 4u)
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static struct bh_device *open_tiles(unsigned n)
 {
@@ -31,15 +23,6 @@ static struct bh_device *open_tiles(unsigned n)
 		for (unsigned c = 0; c < 5; c++)
 			bh_core_enable_host_calls(dev, t, all_cores[c], true);
 	return dev;
-}
-
-static enum bh_run_status status_of(struct bh_device *dev, unsigned tile, enum bh_core_id core)
-{
-	struct bh_core_result *r = result_new();
-	bh_core_result(dev, tile, core, r);
-	enum bh_run_status s = r->status;
-	free(r);
-	return s;
 }
 
 static void start_self_loop(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t at)
@@ -59,7 +42,7 @@ Test(lifecycle, four_tile_device_opens_held_and_closes)
 		cr_assert_eq(bh_reg_read(dev, t, SOFT_RESET_0, &v), BH_OK);
 		cr_expect_eq(v, 0x47800u);
 		for (unsigned c = 0; c < 5; c++)
-			cr_expect_eq(status_of(dev, t, all_cores[c]), BH_RUN_IN_RESET);
+			cr_expect_eq(core_status(dev, t, all_cores[c]), BH_RUN_IN_RESET);
 	}
 	bh_device_close(dev);
 }
@@ -69,9 +52,7 @@ Test(lifecycle, held_device_uses_no_cpu)
 {
 	struct bh_device *dev = open_tiles(4);
 	sleep_ms(50);   /* let the threads reach their wait */
-	double c0 = cpu_seconds();
-	sleep_ms(300);
-	double used = cpu_seconds() - c0;
+	double used = cpu_used_while_sleeping(300, NULL);
 	cr_expect_lt(used, 0.030, "a held 4-tile device used %.1f ms of CPU in 300 ms", used * 1e3);
 	bh_device_close(dev);
 }
@@ -93,9 +74,7 @@ Test(lifecycle, stopped_cores_use_no_cpu)
 		cr_assert_eq(bh_core_wait(dev, 0, all_cores[c], 5000, r), BH_OK);
 	free(r);
 	sleep_ms(50);
-	double c0 = cpu_seconds();
-	sleep_ms(300);
-	double used = cpu_seconds() - c0;
+	double used = cpu_used_while_sleeping(300, NULL);
 	cr_expect_lt(used, 0.030, "stopped cores used %.1f ms of CPU in 300 ms", used * 1e3);
 	bh_device_close(dev);
 }
@@ -109,7 +88,7 @@ Test(lifecycle, close_joins_cores_spinning_in_infinite_loops, .timeout = 30)
 	sleep_ms(50);
 	for (unsigned t = 0; t < 2; t++)
 		for (unsigned c = 0; c < 5; c++)
-			cr_expect_eq(status_of(dev, t, all_cores[c]), BH_RUN_RUNNING);
+			cr_expect_eq(core_status(dev, t, all_cores[c]), BH_RUN_RUNNING);
 	bh_device_close(dev);
 }
 
@@ -146,7 +125,7 @@ Test(lifecycle, host_reset_bit_stops_a_spinning_core_and_it_restarts, .timeout =
 		cr_expect_eq(r->status, BH_RUN_IN_RESET, "%s: status %d", bh_core_name(all_cores[c]), r->status);
 		cr_expect_gt(r->instructions, 0);
 		for (unsigned o = c + 1; o < 5; o++)
-			cr_expect_eq(status_of(dev, 0, all_cores[o]), BH_RUN_RUNNING, "%s stopped with %s",
+			cr_expect_eq(core_status(dev, 0, all_cores[o]), BH_RUN_RUNNING, "%s stopped with %s",
 				     bh_core_name(all_cores[o]), bh_core_name(all_cores[c]));
 	}
 
@@ -205,7 +184,7 @@ Test(lifecycle, fault_on_one_core_leaves_the_others_running)
 	cr_expect_eq(r->status, BH_RUN_FAULTED);
 	sleep_ms(10);
 	for (unsigned c = 1; c < 5; c++)
-		cr_expect_eq(status_of(dev, 0, all_cores[c]), BH_RUN_RUNNING);
+		cr_expect_eq(core_status(dev, 0, all_cores[c]), BH_RUN_RUNNING);
 	free(r);
 	bh_device_close(dev);
 }
@@ -412,7 +391,7 @@ Test(lifecycle, code_rewritten_by_the_host_is_executed)
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
 	wait_called(dev);
 	sleep_ms(10);
-	cr_assert_eq(status_of(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING);
+	cr_assert_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING);
 	const uint32_t ret2 = addi(A0, X0, 2);
 	cr_assert_eq(bh_l1_write(dev, 0, FUNC, &ret2, 4), BH_OK);
 	expect_exit(dev, 0, BH_CORE_BRISC, 2);
@@ -464,12 +443,12 @@ Test(lifecycle, ic_invalidate_from_the_host_flushes_decoded_code)
 	wait_called(dev);
 	rewrite_behind_the_back(dev);
 	sleep_ms(50);
-	cr_assert_eq(status_of(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING,
+	cr_assert_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING,
 		     "the core saw an unannounced write: this test no longer exercises the invalidate");
 	/* Every core but BRISC (T0 2, T1 4, T2 8, NC 0x10): BRISC keeps its copy. */
 	cr_assert_eq(bh_reg_write(dev, 0, IC_INVALIDATE, 0x1E), BH_OK);
 	sleep_ms(50);
-	cr_expect_eq(status_of(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING, "mask 0x1E flushed BRISC");
+	cr_expect_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING, "mask 0x1E flushed BRISC");
 	cr_assert_eq(bh_reg_write(dev, 0, IC_INVALIDATE, 0x1), BH_OK);
 	expect_exit(dev, 0, BH_CORE_BRISC, 2);
 	bh_device_close(dev);
@@ -483,7 +462,7 @@ Test(lifecycle, ic_invalidate_written_by_a_core_flushes_decoded_code)
 	wait_called(dev);
 	rewrite_behind_the_back(dev);
 	sleep_ms(20);
-	cr_assert_eq(status_of(dev, 0, BH_CORE_NCRISC), BH_RUN_RUNNING);
+	cr_assert_eq(core_status(dev, 0, BH_CORE_NCRISC), BH_RUN_RUNNING);
 	/* TRISC0 writes 0x1F (every core), as firmware does before each launch. */
 	struct prog w = { 0 };
 	emit_store_word(&w, IC_INVALIDATE, 0x1F);

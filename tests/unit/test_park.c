@@ -3,7 +3,6 @@
  * polls sleep with timeouts and still end on time. */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
-#include <time.h>
 
 #include "host/device.h"
 #include "testlib.h"
@@ -12,20 +11,6 @@
 #define FLAG 0x8000u
 #define WALL_CLOCK_0 0xFFB121F0u
 #define WALL_CLOCK_1_AT 0xFFB121F8u
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint64_t parks(struct bh_device *dev, enum bh_core_id core)
 {
@@ -54,9 +39,8 @@ static void poll_parks_and_wakes(enum bh_core_id core, bool with_fence)
 	prog_put(dev, 0, CODE, &p);
 	cr_assert_eq(bh_core_start(dev, 0, core, CODE), BH_OK);
 	sleep_ms(100);                          /* detection happens within microseconds */
-	double c0 = cpu_s(), w0 = wall_s();
-	sleep_ms(300);
-	double used = cpu_s() - c0, wall = wall_s() - w0;
+	double wall;
+	double used = cpu_used_while_sleeping(300, &wall);
 	cr_expect_lt(used, 0.1 * wall, "a parked poll loop used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
 	cr_expect_gt(parks(dev, core), 0, "the poll loop never parked");
 	uint32_t v = 7;
@@ -138,10 +122,10 @@ Test(park, wall_clock_wait_sleeps_and_ends_on_time)
 	emit_branch(&p, BLTU, A5, A3, loop);
 	emit_exit_with(&p, 1);
 	prog_put(dev, 0, CODE, &p);
-	double c0 = cpu_s(), w0 = wall_s();
+	double c0 = cpu_seconds(), w0 = wall_seconds();
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, CODE), BH_OK);
 	expect_exit(dev, 0, BH_CORE_TRISC0, 1);
-	double wall = wall_s() - w0, used = cpu_s() - c0;
+	double wall = wall_seconds() - w0, used = cpu_seconds() - c0;
 	cr_expect_geq(wall, 0.020, "the wait ended after %.1f ms, before its 20 ms deadline", wall * 1e3);
 	cr_expect_lt(wall, 0.5, "the wait took %.1f ms", wall * 1e3);
 	cr_expect_lt(used, 0.5 * wall + 0.005, "the wait used %.1f ms of CPU in %.1f ms", used * 1e3, wall * 1e3);
@@ -165,9 +149,8 @@ Test(park, forty_polling_cores_use_almost_no_cpu)
 		}
 	}
 	sleep_ms(200);
-	double c0 = cpu_s(), w0 = wall_s();
-	sleep_ms(400);
-	double used = cpu_s() - c0, wall = wall_s() - w0;
+	double wall;
+	double used = cpu_used_while_sleeping(400, &wall);
 	cr_expect_lt(used, 0.05 * wall, "40 parked cores used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
 	uint32_t v = 5;
 	for (unsigned t = 0; t < 8; t++)

@@ -270,7 +270,7 @@ Test(report, names_tile_core_pc_symbol_instruction_address_and_region, .init = s
 	write_fault_elf(elf, 0x180004);
 	struct bh_core_result *r = run_elf_to_fault(BH_CORE_TRISC1, elf);
 	assert_has(r->report, "unmapped address");
-	assert_has(r->report, "tile 0");
+	assert_has(r->report, "tile 0 (1,2)");
 	assert_has(r->report, "core trisc1");
 	assert_has(r->report, "pc 0x00001010");
 	assert_has(r->report, "<bad_access+0x8>");

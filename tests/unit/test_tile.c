@@ -473,8 +473,8 @@ static void not_modelled(enum bh_core_id core, bool store, uint32_t addr, const 
 
 Test(tile_faults, unmodelled_windows_fault_as_not_modelled_with_their_name)
 {
-	not_modelled(BH_CORE_BRISC, false, 0xFFB20000, "NoC0 NIU");
-	not_modelled(BH_CORE_NCRISC, true, 0xFFB30048, "NoC1 NIU");
+	not_modelled(BH_CORE_BRISC, false, 0xFFB20300, "NoC0 NIU");
+	not_modelled(BH_CORE_NCRISC, true, 0xFFB30064, "NoC1 NIU");
 	not_modelled(BH_CORE_BRISC, false, 0xFFB40000, "stream");
 	not_modelled(BH_CORE_TRISC0, false, 0xFFE8000C, "PCBuf");
 	not_modelled(BH_CORE_TRISC1, true, 0xFFB80000, "MOP expander");
@@ -491,7 +491,7 @@ Test(tile_faults, fault_report_has_tile_core_pc_and_instruction)
 	emit(&p, lw(A0, 8, T0));                   /* 0x1008 */
 	emit_exit_with(&p, 0);
 	char *rep = run_faults(BH_CORE_TRISC1, &p);
-	assert_has(rep, "tile 0");
+	assert_has(rep, "tile 0 (1,2)");
 	assert_has(rep, "core trisc1");
 	assert_has(rep, "pc 0x00001008");
 	assert_has(rep, "lw a0,8(t0)");
@@ -899,7 +899,7 @@ Test(tile_host, reg_access_errors_for_bad_addresses)
 	cr_expect_eq(bh_reg_read(NULL, 0, SOFT_RESET_0, &v), BH_ERR_ARG, "no device");
 	cr_expect_eq(bh_reg_write(dev, 0, PC_SNAPSHOT, 0), BH_ERR_ARG, "read-only");
 	cr_expect_eq(bh_reg_read(dev, 0, LDM, &v), BH_ERR_ARG, "the fast window belongs to the cores");
-	cr_expect_eq(bh_reg_read(dev, 0, 0xFFB20000, &v), BH_ERR_ARG, "not modelled");
+	cr_expect_eq(bh_reg_read(dev, 0, 0xFFB20300, &v), BH_ERR_ARG, "not modelled");
 	cr_expect_eq(bh_reg_read(dev, 0, 0xFFB12300, &v), BH_ERR_ARG, "no register there");
 	cr_expect_eq(bh_reg_read(dev, 0, 0xFFEC0000, &v), BH_ERR_ARG, "mailboxes: cores only");
 	/* and the ones that work */

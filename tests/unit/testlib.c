@@ -1,9 +1,11 @@
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "host/device.h"
 #include "testlib.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -166,6 +168,86 @@ void emit_wait_nonzero(struct prog *p, uint32_t addr, unsigned scratch)
 	emit_branch(p, BEQ, T2, X0, loop);
 }
 
+void emit_load_word(struct prog *p, unsigned rd, uint32_t addr)
+{
+	emit_li(p, T0, addr);
+	emit(p, lw(rd, 0, T0));
+}
+
+void emit_pack(struct prog *p, unsigned reg)
+{
+	emit(p, enc_i(8, A0, 1, A0, OP_IMM));   /* slli a0, a0, 8 */
+	emit(p, or(A0, A0, reg));
+}
+
+void emit_push_count(struct prog *p, uint32_t fifo, uint32_t n, uint32_t progress)
+{
+	emit_li(p, S0, fifo);
+	emit_li(p, S1, progress);
+	emit_li(p, A0, 0);
+	emit_li(p, A1, n);
+	int32_t loop = prog_here(p);
+	emit(p, addi(A0, A0, 1));
+	emit(p, sw(A0, 0, S0));
+	emit(p, sw(A0, 0, S1));
+	emit_branch(p, BNE, A0, A1, loop);
+	emit_exit_with(p, 0);
+}
+
+void emit_pop_expect_count(struct prog *p, uint32_t fifo, uint32_t n)
+{
+	emit_li(p, S0, fifo);
+	emit_li(p, A0, 0);
+	emit_li(p, A1, n);
+	emit_li(p, A2, 0);
+	int32_t loop = prog_here(p);
+	emit(p, addi(A0, A0, 1));
+	emit(p, lw(T0, 0, S0));
+	emit_branch(p, BEQ, T0, A0, prog_here(p) + 8);
+	emit(p, addi(A2, A2, 1));
+	emit_branch(p, BNE, A0, A1, loop);
+	emit(p, addi(A0, A2, 0));
+	emit_exit(p);
+}
+
+void emit_push_round_robin(struct prog *p, const uint32_t fifo[3], uint32_t n)
+{
+	emit_li(p, A3, fifo[0]);
+	emit_li(p, A4, fifo[1]);
+	emit_li(p, A5, fifo[2]);
+	emit_li(p, A6, 1u << 24);
+	emit_li(p, A7, 2u << 24);
+	emit_li(p, A0, 0);
+	emit_li(p, A1, n);
+	int32_t loop = prog_here(p);
+	emit(p, sw(A0, 0, A3));
+	emit(p, add(T0, A0, A6));
+	emit(p, sw(T0, 0, A4));
+	emit(p, add(T1, A0, A7));
+	emit(p, sw(T1, 0, A5));
+	emit(p, addi(A0, A0, 1));
+	emit_branch(p, BNE, A0, A1, loop);
+	emit_exit_with(p, 0);
+}
+
+void emit_pop_sequence(struct prog *p, uint32_t fifo, uint32_t tag, uint32_t n)
+{
+	emit_li(p, S0, fifo);
+	emit_li(p, A0, tag);                    /* expected word */
+	emit_li(p, A3, n);                      /* words left */
+	emit_li(p, A2, 0);                      /* mismatches */
+	int32_t loop = prog_here(p);
+	emit(p, lw(T0, 0, S0));
+	emit_branch(p, BEQ, T0, A0, prog_here(p) + 12);
+	emit(p, addi(A2, A2, 1));
+	emit(p, addi(A0, T0, 0));               /* resynchronise on what arrived */
+	emit(p, addi(A0, A0, 1));
+	emit(p, addi(A3, A3, -1));
+	emit_branch(p, BNE, A3, X0, loop);
+	emit(p, addi(A0, A2, 0));
+	emit_exit(p);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Device, memory and runs.
  */
@@ -261,6 +343,144 @@ void expect_exit(struct bh_device *dev, unsigned tile, enum bh_core_id core, uin
 	cr_expect_eq((uint32_t)r->exit_status, status, "tile %u %s exited with 0x%x, expected 0x%x", tile,
 		     core_names[core], (uint32_t)r->exit_status, status);
 	free(r);
+}
+
+void expect_sequence_exit(struct bh_device *dev, enum bh_core_id core)
+{
+	struct bh_core_result *r = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, core, 200000, r), BH_OK, "%s did not finish", core_names[core]);
+	cr_expect_eq(r->status, BH_RUN_EXITED, "%s: status %d\n%s", core_names[core], r->status, r->report);
+	cr_expect_eq(r->exit_status, 0, "%s saw %d words out of sequence", core_names[core], r->exit_status);
+	free(r);
+}
+
+enum bh_run_status core_status(struct bh_device *dev, unsigned tile, enum bh_core_id core)
+{
+	struct bh_core_result *r = result_new();
+	bh_core_result(dev, tile, core, r);
+	enum bh_run_status s = r->status;
+	free(r);
+	return s;
+}
+
+void set_l1(struct bh_device *dev, uint32_t addr, uint32_t value)
+{
+	l1_put(dev, addr, &value, 1);
+}
+
+void wait_l1(struct bh_device *dev, uint32_t addr, uint32_t value)
+{
+	for (int ms = 0; ms < 5000; ms++) {
+		if (l1_get(dev, addr) == value)
+			return;
+		sleep_ms(1);
+	}
+	cr_assert(false, "L1[0x%x] = 0x%x, expected 0x%x within 5 s", addr, l1_get(dev, addr), value);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Several cores of tile 0 at once.
+ */
+
+#define PC_SNAPSHOT 0xFFB13138u   /* + 4 * core, in id order */
+
+const uint32_t core_code_at[5] = { 0x1000, 0x2000, 0x3000, 0x4000, 0x5000 };
+
+void start_core(struct bh_device *dev, enum bh_core_id core, const struct prog *p)
+{
+	prog_put(dev, 0, core_code_at[core], p);
+	cr_assert_eq(bh_core_start(dev, 0, core, core_code_at[core]), BH_OK);
+}
+
+uint32_t run_core(struct bh_device *dev, enum bh_core_id core, const struct prog *p)
+{
+	return run_to_exit(dev, core, core_code_at[core], p);
+}
+
+void run_store_word(struct bh_device *dev, enum bh_core_id core, uint32_t addr, uint32_t value)
+{
+	struct prog p = { 0 };
+	emit_store_word(&p, addr, value);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, core, &p), 0);
+}
+
+void expect_access_faults(struct bh_device *dev, enum bh_core_id core, bool store, uint32_t addr, const char *kind,
+			  const char *phrase)
+{
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_li(&p, S0, addr);
+	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(&p);
+	emit(&p, store ? sw(X0, 0, S0) : lw(A0, 0, S0));
+	emit_exit_with(&p, 0);
+	run_prog(dev, core, core_code_at[core], &p, r);
+	expect_fault(r, core, pc, kind, phrase);
+	free(r);
+}
+
+/* The wait text is read only after the core published `sleeping` (a seq_cst store that follows
+ * writing the text), and callers wait only where nothing can wake the core meanwhile. */
+void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
+{
+	struct bh_core *c = &dev->tiles[0]->core[core];
+	char seen[sizeof c->wait_what] = "";
+	for (int ms = 0; ms < 5000; ms++) {
+		if (atomic_load_explicit(&c->sleeping, memory_order_seq_cst)) {
+			memcpy(seen, c->wait_what, sizeof seen);
+			seen[sizeof seen - 1] = 0;
+			if (strstr(seen, what))
+				return;
+		}
+		sleep_ms(1);
+	}
+	cr_assert(false, "%s did not block on \"%s\" within 5 s (last: \"%s\")", core_names[core], what, seen);
+}
+
+uint32_t pc_snapshot(struct bh_device *dev, enum bh_core_id core)
+{
+	uint32_t v = 0;
+	cr_assert_eq(bh_reg_read(dev, 0, PC_SNAPSHOT + 4u * (unsigned)core, &v), BH_OK);
+	return v;
+}
+
+void expect_stays_parked(struct bh_device *dev, enum bh_core_id core)
+{
+	uint32_t pc = pc_snapshot(dev, core);
+	sleep_ms(100);
+	cr_expect_eq(pc_snapshot(dev, core), pc, "%s moved while blocked", core_names[core]);
+	cr_expect_eq(core_status(dev, 0, core), BH_RUN_RUNNING);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Host CPU time.
+ */
+
+static double clock_seconds(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double cpu_seconds(void)
+{
+	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+double wall_seconds(void)
+{
+	return clock_seconds(CLOCK_MONOTONIC);
+}
+
+double cpu_used_while_sleeping(long ms, double *wall)
+{
+	double c0 = cpu_seconds(), w0 = wall_seconds();
+	sleep_ms(ms);
+	double used = cpu_seconds() - c0;
+	if (wall)
+		*wall = wall_seconds() - w0;
+	return used;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
-/* Helpers shared by the unit tests: RV32 instruction encoders, a program builder, a one-tile
- * device and runners, and fault-report checks.
+/* Helpers shared by the unit tests: RV32 instruction encoders, a program builder (with the
+ * word-FIFO programs of the PCBuf and mailbox tests), a one-tile device and runners, several
+ * cores at once, host CPU time, and fault-report checks.
  *
  * Programs are built as words: emit(&p, addi(A0, A0, 1)), with the operands of the encoders in
  * assembly order (lw(rd, off, rs1) is "lw rd, off(rs1)") and registers by ABI name. */
 #ifndef BH_TESTS_TESTLIB_H
 #define BH_TESTS_TESTLIB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bhemu/bhemu.h"
@@ -103,6 +105,22 @@ void emit_j(struct prog *p, int32_t label);
 void emit_call(struct prog *p, uint32_t base, uint32_t target);
 /* Spin until the L1 word at addr is non-zero (clobbers t2 and the given scratch register). */
 void emit_wait_nonzero(struct prog *p, uint32_t addr, unsigned scratch);
+/* lw rd, addr (clobbers t0). */
+void emit_load_word(struct prog *p, unsigned rd, uint32_t addr);
+/* a0 = (a0 << 8) | reg: packs small results into the exit status. */
+void emit_pack(struct prog *p, unsigned reg);
+
+/* Word-FIFO programs (PCBufs, mailboxes): the FIFO is one address, a store pushes, a load pops. */
+/* Push 1..n to fifo, storing the count pushed so far to the L1 word progress after each push;
+ * exit(0). */
+void emit_push_count(struct prog *p, uint32_t fifo, uint32_t n, uint32_t progress);
+/* Pop n words from fifo, expecting 1..n; exit(number of mismatches). */
+void emit_pop_expect_count(struct prog *p, uint32_t fifo, uint32_t n);
+/* Push (i << 24) + k, k = 0..n-1, to fifo[i], round robin over the three; exit(0). */
+void emit_push_round_robin(struct prog *p, const uint32_t fifo[3], uint32_t n);
+/* Pop n words from fifo expecting tag + 0, 1, ...; a mismatch counts and resynchronises on
+ * what arrived; exit(mismatches). Uses a0, a2, a3, s0, t0. */
+void emit_pop_sequence(struct prog *p, uint32_t fifo, uint32_t tag, uint32_t n);
 
 /* ---------------------------------------------------------------------------------------------
  * Device, memory and runs.
@@ -139,6 +157,47 @@ void run_prog(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const 
 uint32_t run_to_exit(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const struct prog *p);
 /* Wait (10 s) for `core` of `tile` to stop and expect it to have exited with `status`. */
 void expect_exit(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t status);
+/* Wait (200 s) for a core of tile 0 running emit_pop_sequence: it must exit with 0 mismatches. */
+void expect_sequence_exit(struct bh_device *dev, enum bh_core_id core);
+/* Where `core` of `tile` is now (BH_RUN_*). */
+enum bh_run_status core_status(struct bh_device *dev, unsigned tile, enum bh_core_id core);
+/* Host write of one L1 word of tile 0; wait (5 s) until one reads `value`. */
+void set_l1(struct bh_device *dev, uint32_t addr, uint32_t value);
+void wait_l1(struct bh_device *dev, uint32_t addr, uint32_t value);
+
+/* ---------------------------------------------------------------------------------------------
+ * Several cores of tile 0 at once: each core's program at its own address.
+ */
+
+/* Code of each core, in id order: 0x1000 (brisc) .. 0x5000 (trisc2). */
+extern const uint32_t core_code_at[5];
+/* Put p at core_code_at[core] and start the core there. */
+void start_core(struct bh_device *dev, enum bh_core_id core, const struct prog *p);
+/* Run p on core from core_code_at[core]; expect an exit and return its status. */
+uint32_t run_core(struct bh_device *dev, enum bh_core_id core, const struct prog *p);
+/* Run "store value to addr; exit(0)" on core (e.g. a push into a FIFO that has room) and
+ * expect that exit. */
+void run_store_word(struct bh_device *dev, enum bh_core_id core, uint32_t addr, uint32_t value);
+/* One load (or store of 0) at addr by core must fault with `kind` and `phrase` at its pc. */
+void expect_access_faults(struct bh_device *dev, enum bh_core_id core, bool store, uint32_t addr, const char *kind,
+			  const char *phrase);
+/* Wait (5 s) until core sleeps in a blocked device access whose wait text contains `what`. */
+void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what);
+/* The core's PC_SNAPSHOT register (memory-map.md): its pc as a debugger sees it. */
+uint32_t pc_snapshot(struct bh_device *dev, enum bh_core_id core);
+/* A parked core makes no progress: over 100 ms its pc snapshot stays put and it still runs. */
+void expect_stays_parked(struct bh_device *dev, enum bh_core_id core);
+
+/* ---------------------------------------------------------------------------------------------
+ * Host CPU time: parked and held cores must cost (almost) none.
+ */
+
+/* Process CPU time and monotonic wall time, in seconds. */
+double cpu_seconds(void);
+double wall_seconds(void);
+/* Sleep ms and return the CPU seconds the whole process (every core thread) used meanwhile;
+ * the wall seconds that passed go to *wall unless it is NULL. */
+double cpu_used_while_sleeping(long ms, double *wall);
 
 /* ---------------------------------------------------------------------------------------------
  * Report checks.

@@ -61,59 +61,30 @@ void multicore_init(void)
 
 static int config_check(const char *who, uint32_t cb)
 {
-	int rc = page_config_check(&chain_cb_config[cb * 4], (uintptr_t)fifo_mem, FIFO_MEM_BYTES, who, cb);
+	int rc = page_config_check(&chain_cb_config[cb * 4], (uintptr_t)fifo_mem, FIFO_MEM_BYTES, chain_batch, who, cb);
 	if (rc == MC_OK && chain_cb_config[cb * 4 + 3] != chain_cb_config[3]) {
 		bare_printf("%s: CB%u page size %u differs from CB0's %u\n", who, cb, chain_cb_config[cb * 4 + 3],
 			    chain_cb_config[3]);
 		rc = MC_ERR_CONFIG;
 	}
-	if (rc == MC_OK && (chain_batch == 0 || chain_batch > chain_cb_config[cb * 4 + 2])) {
-		bare_printf("%s: batch of %u pages does not fit the %u-page CB%u\n", who, chain_batch,
-			    chain_cb_config[cb * 4 + 2], cb);
-		rc = MC_ERR_CONFIG;
-	}
 	return rc;
 }
 
-static volatile uint32_t *cb_page(uint32_t cb, uint32_t ptr, uint32_t k)
+/* First stage (producer: makes the pages into CB cb) or last (checks the pages of CB cb, which
+ * have been through `stage` stages). */
+static int chain_end(const char *who, uint32_t cb, int producer, uint32_t stage)
 {
-	const volatile uint32_t *slot = &chain_cb_config[cb * 4];
-	return page_at(ptr, k, slot[3], slot[0], slot[1]);
-}
-
-/* After its last pop, a consumer's input CB is settled: the producer pushed every page and the
- * consumer popped every page, so both 16-bit counts equal the page count (they started at 0). */
-static int counters_check(const char *who, uint32_t cb, uint32_t pages)
-{
-	uint16_t received = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
-	uint16_t acked = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_ACKED);
-	if (received != (uint16_t)pages || acked != (uint16_t)pages) {
-		bare_printf("%s: CB%u counters after %u pages: received %u acked %u, expected %u\n", who, cb, pages,
-			    received, acked, (uint16_t)pages);
-		return MC_ERR_COUNTERS;
-	}
-	return MC_OK;
-}
-
-/* Stage 0: makes the pages. */
-static int chain_source(const char *who, uint32_t out)
-{
-	int rc = config_check(who, out);
-	if (rc != MC_OK)
-		return rc;
-	cb_interface_setup(chain_cb_config, 1u << out);
-	const uint32_t pages = chain_pages, batch = chain_batch, nwords = chain_cb_config[3] / 4;
-
-	for (uint32_t seq = 0; seq < pages;) {
-		uint32_t n = pages - seq < batch ? pages - seq : batch;
-		cb_reserve_back(out, n);
-		uint32_t ptr = get_write_ptr(out);
-		for (uint32_t k = 0; k < n; k++)
-			page_fill(cb_page(out, ptr, k), nwords, seq + k, 0);
-		cb_push_back(out, n);
-		seq += n;
-	}
-	return MC_OK;
+	const struct page_end e = {
+		.who = who,
+		.cb = cb,
+		.producer = producer,
+		.calls = PAGE_CALLS_DATA_MOVEMENT,
+		.pages = chain_pages,
+		.batch = chain_batch,
+		.stage = stage,
+	};
+	int rc = config_check(who, cb);
+	return rc == MC_OK ? page_end_run(&e, chain_cb_config) : rc;
 }
 
 /* Stage `stage` (1..3): checks each page of CB in, writes it transformed to CB in + 1. */
@@ -130,12 +101,12 @@ static int chain_forward(const char *who, uint32_t in, uint32_t stage)
 
 	for (uint32_t seq = 0; seq < pages; seq++) {
 		cb_wait_front(in, 1);
-		volatile uint32_t *src = cb_page(in, get_read_ptr(in), 0);
+		volatile uint32_t *src = page_in_cb(chain_cb_config, in, get_read_ptr(in), 0);
 		rc = page_check(src, nwords, seq, stage - 1, who, in);
 		if (rc != MC_OK)
 			return rc;
 		cb_reserve_back(out, 1);
-		volatile uint32_t *dst = cb_page(out, get_write_ptr(out), 0);
+		volatile uint32_t *dst = page_in_cb(chain_cb_config, out, get_write_ptr(out), 0);
 		/* Forward from the source words, not recomputed ones: a corruption here would show. */
 		uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), stage);
 		dst[0] = src[0];
@@ -149,42 +120,12 @@ static int chain_forward(const char *who, uint32_t in, uint32_t stage)
 		cb_push_back(out, 1);
 		cb_pop_front(in, 1);
 	}
-	return counters_check(who, in, pages);
-}
-
-/* Last stage: checks the pages of CB in. */
-static int chain_sink(const char *who, uint32_t in, uint32_t stage)
-{
-	int rc = config_check(who, in);
-	if (rc != MC_OK)
-		return rc;
-	cb_interface_setup(chain_cb_config, 1u << in);
-	const uint32_t pages = chain_pages, batch = chain_batch, nwords = chain_cb_config[3] / 4;
-
-	for (uint32_t seq = 0; seq < pages;) {
-		uint32_t n = pages - seq < batch ? pages - seq : batch;
-		cb_wait_front(in, n);
-		uint32_t ptr = get_read_ptr(in);
-		for (uint32_t k = 0; k < n; k++) {
-			rc = page_check(cb_page(in, ptr, k), nwords, seq + k, stage, who, in);
-			if (rc != MC_OK)
-				return rc;
-		}
-		cb_pop_front(in, n);
-		seq += n;
-	}
-	rc = counters_check(who, in, pages);
-	if (rc != MC_OK)
-		return rc;
-	bare_printf("cb_chain5: %u pages of %u bytes through CB0..CB3 (%u/%u/%u/%u pages): ok\n", pages,
-		    chain_cb_config[3], chain_cb_config[2], chain_cb_config[6], chain_cb_config[10],
-		    chain_cb_config[14]);
-	return MC_OK;
+	return page_counters_check(who, in, pages);
 }
 
 int main_brisc(void)
 {
-	return chain_source("brisc", 0);
+	return chain_end("brisc", 0, 1, 0);
 }
 
 int main_ncrisc(void)
@@ -204,5 +145,10 @@ int main_trisc1(void)
 
 int main_trisc2(void)
 {
-	return chain_sink("trisc2", 3, 3);
+	int rc = chain_end("trisc2", 3, 0, 3);
+	if (rc == MC_OK)
+		bare_printf("cb_chain5: %u pages of %u bytes through CB0..CB3 (%u/%u/%u/%u pages): ok\n", chain_pages,
+			    chain_cb_config[3], chain_cb_config[2], chain_cb_config[6], chain_cb_config[10],
+			    chain_cb_config[14]);
+	return rc;
 }

@@ -1,4 +1,5 @@
-/* Test pages for the circular-buffer stress programs (cb_pingpong.c, cb_chain5.c).
+/* Test pages for the circular-buffer stress programs (cb_pingpong.c, cb_chain5.c), and the
+ * producer and consumer ends those programs share (page_end_run).
  *
  * A page of page_size bytes (a multiple of 16, at least 16) is words
  *   [0] sequence number  [1] stage (hops so far)  [2..n-2] payload  [n-1] checksum of [0..n-2]
@@ -11,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "cb.h"
 #include "multicore.h"
 
 enum mc_status {
@@ -96,8 +98,16 @@ static inline volatile uint32_t *page_at(uint32_t ptr, uint32_t k, uint32_t page
 	return (volatile uint32_t *)(uintptr_t)addr;
 }
 
-/* Checks one CB slot of a config block (sync.md 3.1) against the FIFO memory the program owns. */
-static inline int page_config_check(const volatile uint32_t *slot, uintptr_t mem, uint32_t mem_size,
+/* Address of page k of a batch starting at ptr in CB cb of the config block (sync.md 3.1). */
+static inline volatile uint32_t *page_in_cb(const volatile uint32_t *config, uint32_t cb, uint32_t ptr, uint32_t k)
+{
+	const volatile uint32_t *slot = &config[cb * 4];
+	return page_at(ptr, k, slot[3], slot[0], slot[1]);
+}
+
+/* Checks one CB slot of a config block (sync.md 3.1) against the FIFO memory the program owns,
+ * and that a batch of `batch` pages fits the CB. */
+static inline int page_config_check(const volatile uint32_t *slot, uintptr_t mem, uint32_t mem_size, uint32_t batch,
 				    const char *who, uint32_t cb)
 {
 	uint32_t addr = slot[0], size = slot[1], num_pages = slot[2], page_size = slot[3];
@@ -110,7 +120,112 @@ static inline int page_config_check(const volatile uint32_t *slot, uintptr_t mem
 			    who, cb, addr, size, num_pages, page_size, (uint32_t)mem, (uint32_t)mem + mem_size);
 		return MC_ERR_CONFIG;
 	}
+	if (batch == 0 || batch > num_pages) {
+		bare_printf("%s: batch of %u pages does not fit the %u-page CB%u\n", who, batch, num_pages, cb);
+		return MC_ERR_CONFIG;
+	}
 	return MC_OK;
+}
+
+/* After its last pop, a consumer's CB is settled: the producer pushed every page and the
+ * consumer popped every page, so both 16-bit counts equal the page count (they started at 0). */
+static inline int page_counters_check(const char *who, uint32_t cb, uint32_t pages)
+{
+	uint16_t received = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_RECEIVED);
+	uint16_t acked = (uint16_t)*cb_stream_reg(cb, CB_REG_TILES_ACKED);
+	if (received != (uint16_t)pages || acked != (uint16_t)pages) {
+		bare_printf("%s: CB%u counters after %u pages: received %u acked %u, expected %u\n", who, cb, pages,
+			    received, acked, (uint16_t)pages);
+		return MC_ERR_COUNTERS;
+	}
+	return MC_OK;
+}
+
+/* ---- One end of a CB: makes every page into it, or checks every page out of it --------------- */
+
+/* The CB calls an end uses: the data-movement ones (any core; bytes), or the TRISC compute-side
+ * ones (packer calls for a producer, unpacker calls for a consumer; the *_nocp variants, cb.h). */
+enum page_calls { PAGE_CALLS_DATA_MOVEMENT, PAGE_CALLS_COMPUTE };
+
+struct page_end {
+	const char *who;        /* core name, for messages */
+	uint32_t cb;
+	int producer;           /* 1: fills pages at `stage`; 0: checks they arrive at `stage` */
+	enum page_calls calls;
+	uint32_t pages;         /* pages in all */
+	uint32_t batch;         /* pages per reserve / wait call (checked by page_config_check) */
+	uint32_t stage;
+};
+
+static inline void page_end_setup(const struct page_end *e, const volatile uint32_t *config)
+{
+	if (e->calls == PAGE_CALLS_DATA_MOVEMENT)
+		cb_interface_setup(config, 1u << e->cb);
+	else if (e->producer)
+		cb_interface_setup_packer(config, 1u << e->cb);
+	else
+		cb_interface_setup_unpacker(config, 1u << e->cb);
+}
+
+/* Waits for room for (producer) or arrival of (consumer) n pages; returns the L1 byte address
+ * of the first. */
+static inline uint32_t page_end_acquire(const struct page_end *e, uint32_t n)
+{
+	if (e->producer && e->calls == PAGE_CALLS_DATA_MOVEMENT) {
+		cb_reserve_back(e->cb, n);
+		return get_write_ptr(e->cb);
+	}
+	if (e->producer) {
+		cb_reserve_back_packer(e->cb, n);
+		return get_write_ptr_packer(e->cb);
+	}
+	if (e->calls == PAGE_CALLS_DATA_MOVEMENT) {
+		cb_wait_front(e->cb, n);
+		return get_read_ptr(e->cb);
+	}
+	cb_wait_front_unpacker(e->cb, n);
+	return get_read_ptr_unpacker(e->cb);
+}
+
+/* Pushes (producer) or pops (consumer) n pages. */
+static inline void page_end_release(const struct page_end *e, uint32_t n)
+{
+	if (e->producer && e->calls == PAGE_CALLS_DATA_MOVEMENT)
+		cb_push_back(e->cb, n);
+	else if (e->producer)
+		cb_push_back_packer_nocp(e->cb, n);
+	else if (e->calls == PAGE_CALLS_DATA_MOVEMENT)
+		cb_pop_front(e->cb, n);
+	else
+		cb_pop_front_unpacker_nocp(e->cb, n);
+}
+
+/* Moves e->pages pages through CB e->cb in batches of e->batch (the last may be smaller); a
+ * consumer checks every page and, at the end, the CB counters. Returns an mc_status. */
+static inline int page_end_run(const struct page_end *e, const volatile uint32_t *config)
+{
+	const volatile uint32_t *slot = &config[e->cb * 4];
+	const uint32_t start = slot[0], size = slot[1], page_size = slot[3], nwords = page_size / 4;
+	const uint32_t pages = e->pages, batch = e->batch;
+
+	page_end_setup(e, config);
+	for (uint32_t seq = 0; seq < pages;) {
+		uint32_t n = pages - seq < batch ? pages - seq : batch;
+		uint32_t ptr = page_end_acquire(e, n);
+		for (uint32_t k = 0; k < n; k++) {
+			volatile uint32_t *page = page_at(ptr, k, page_size, start, size);
+			if (e->producer) {
+				page_fill(page, nwords, seq + k, e->stage);
+			} else {
+				int rc = page_check(page, nwords, seq + k, e->stage, e->who, e->cb);
+				if (rc != MC_OK)
+					return rc;
+			}
+		}
+		page_end_release(e, n);
+		seq += n;
+	}
+	return e->producer ? MC_OK : page_counters_check(e->who, e->cb, pages);
 }
 
 #endif

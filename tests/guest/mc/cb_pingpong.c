@@ -54,98 +54,27 @@ void multicore_init(void)
 	cb_counters_reset(1u << CB);
 }
 
-static int params_check(const char *who, uint32_t batch)
+/* One end of CB0: the producer fills every page, the consumer checks every page and, at the
+ * end, the CB counters. calls: data-movement, or the TRISC packer/unpacker calls. */
+static int pingpong_end(const char *who, int producer, enum page_calls calls)
 {
-	int rc = page_config_check(pingpong_cb_config, (uintptr_t)fifo_mem, FIFO_MEM_BYTES, who, CB);
-	if (rc != MC_OK)
-		return rc;
-	if (batch == 0 || batch > pingpong_cb_config[2]) {
-		bare_printf("%s: batch of %u pages does not fit a %u-page CB\n", who, batch, pingpong_cb_config[2]);
-		return MC_ERR_CONFIG;
-	}
-	return MC_OK;
-}
-
-static int produce(const char *who, int packer)
-{
-	uint32_t batch = pingpong_producer_batch;
-	int rc = params_check(who, batch);
-	if (rc != MC_OK)
-		return rc;
-	if (packer)
-		cb_interface_setup_packer(pingpong_cb_config, 1u << CB);
-	else
-		cb_interface_setup(pingpong_cb_config, 1u << CB);
-	const uint32_t pages = pingpong_pages, page_size = pingpong_cb_config[3];
-	const uint32_t start = pingpong_cb_config[0], size = pingpong_cb_config[1], nwords = page_size / 4;
-
-	for (uint32_t seq = 0; seq < pages;) {
-		uint32_t n = pages - seq < batch ? pages - seq : batch;
-		uint32_t ptr;
-		if (packer) {
-			cb_reserve_back_packer(CB, n);
-			ptr = get_write_ptr_packer(CB);
-		} else {
-			cb_reserve_back(CB, n);
-			ptr = get_write_ptr(CB);
-		}
-		for (uint32_t k = 0; k < n; k++)
-			page_fill(page_at(ptr, k, page_size, start, size), nwords, seq + k, 0);
-		if (packer)
-			cb_push_back_packer_nocp(CB, n);
-		else
-			cb_push_back(CB, n);
-		seq += n;
-	}
-	return MC_OK;
-}
-
-static int consume(const char *who, int unpacker)
-{
-	uint32_t batch = pingpong_consumer_batch;
-	int rc = params_check(who, batch);
-	if (rc != MC_OK)
-		return rc;
-	if (unpacker)
-		cb_interface_setup_unpacker(pingpong_cb_config, 1u << CB);
-	else
-		cb_interface_setup(pingpong_cb_config, 1u << CB);
-	const uint32_t pages = pingpong_pages, page_size = pingpong_cb_config[3];
-	const uint32_t start = pingpong_cb_config[0], size = pingpong_cb_config[1], nwords = page_size / 4;
-
-	for (uint32_t seq = 0; seq < pages;) {
-		uint32_t n = pages - seq < batch ? pages - seq : batch;
-		uint32_t ptr;
-		if (unpacker) {
-			cb_wait_front_unpacker(CB, n);
-			ptr = get_read_ptr_unpacker(CB);
-		} else {
-			cb_wait_front(CB, n);
-			ptr = get_read_ptr(CB);
-		}
-		for (uint32_t k = 0; k < n; k++) {
-			rc = page_check(page_at(ptr, k, page_size, start, size), nwords, seq + k, 0, who, CB);
-			if (rc != MC_OK)
-				return rc;
-		}
-		if (unpacker)
-			cb_pop_front_unpacker_nocp(CB, n);
-		else
-			cb_pop_front(CB, n);
-		seq += n;
-	}
-
-	/* Both counters started at 0 and must now both be at the page count (16-bit). */
-	uint16_t received = (uint16_t)*cb_stream_reg(CB, CB_REG_TILES_RECEIVED);
-	uint16_t acked = (uint16_t)*cb_stream_reg(CB, CB_REG_TILES_ACKED);
-	if (received != (uint16_t)pages || acked != (uint16_t)pages) {
-		bare_printf("%s: CB%u counters after %u pages: received %u acked %u, expected %u\n", who, CB, pages,
-			    received, acked, (uint16_t)pages);
-		return MC_ERR_COUNTERS;
-	}
-	bare_printf("cb_pingpong: %s: %u pages of %u bytes through a %u-page CB%u (batches %u/%u): ok\n", who,
-		    pages, page_size, pingpong_cb_config[2], CB, pingpong_producer_batch, pingpong_consumer_batch);
-	return MC_OK;
+	const struct page_end e = {
+		.who = who,
+		.cb = CB,
+		.producer = producer,
+		.calls = calls,
+		.pages = pingpong_pages,
+		.batch = producer ? pingpong_producer_batch : pingpong_consumer_batch,
+		.stage = 0,
+	};
+	int rc = page_config_check(pingpong_cb_config, (uintptr_t)fifo_mem, FIFO_MEM_BYTES, e.batch, who, CB);
+	if (rc == MC_OK)
+		rc = page_end_run(&e, pingpong_cb_config);
+	if (rc == MC_OK && !producer)
+		bare_printf("cb_pingpong: %s: %u pages of %u bytes through a %u-page CB%u (batches %u/%u): ok\n", who,
+			    e.pages, pingpong_cb_config[3], pingpong_cb_config[2], CB, pingpong_producer_batch,
+			    pingpong_consumer_batch);
+	return rc;
 }
 
 #if PINGPONG_COMPUTE
@@ -156,21 +85,21 @@ int main_brisc(void)
 
 int main_trisc2(void)
 {
-	return produce("trisc2", 1);
+	return pingpong_end("trisc2", 1, PAGE_CALLS_COMPUTE);
 }
 
 int main_trisc0(void)
 {
-	return consume("trisc0", 1);
+	return pingpong_end("trisc0", 0, PAGE_CALLS_COMPUTE);
 }
 #else
 int main_brisc(void)
 {
-	return produce("brisc", 0);
+	return pingpong_end("brisc", 1, PAGE_CALLS_DATA_MOVEMENT);
 }
 
 int main_ncrisc(void)
 {
-	return consume("ncrisc", 0);
+	return pingpong_end("ncrisc", 0, PAGE_CALLS_DATA_MOVEMENT);
 }
 #endif

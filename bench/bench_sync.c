@@ -1,0 +1,1205 @@
+/* bench_sync: how fast bhemu's cores synchronise, measured against what the host itself can do.
+ *
+ * Runs multi-core guest programs in-process through the library API (a fresh device per run) and,
+ * in the same run, a native reference of each: host threads doing the same synchronisation
+ * (sync_native.h). Measurements:
+ *   1. CB ping-pong BRISC -> NCRISC (tests/guest/mc/cb_pingpong.c) through a 1-, 2- and 16-page
+ *      CB: pages/s, against a single-producer/single-consumer ring between two host threads.
+ *   2. CB chain through all five cores (tests/guest/mc/cb_chain5.c): pages/s, against a chain of
+ *      five host threads and four rings of the same depths.
+ *   3. Wake-up round trip (bench/guest/sync_wake.c): the host writes an L1 flag that a parked
+ *      core polls, the core answers in another L1 word, which the host polls. Median and p99,
+ *      against two host threads where the waiting one blocks in futex_wait.
+ *   4. Idle device: 140 tiles, all 700 cores parked on a flag nobody writes: process CPU over
+ *      2 s, then the time to wake them all and see them exit; against 700 host threads blocked
+ *      in futex_wait.
+ * The cost of a store on the interpreter's hot path is bench_cores' subject; this only says so. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bhemu/bhemu.h"
+/* Internal view of a device, read-only here: how often each core parked and whether it is
+ * parked now (bh_core.parks, bh_core.park_state). The public API has no statistics yet. */
+#include "host/device.h"
+#include "sync_native.h"
+
+#ifndef BENCH_SYNC_PINGPONG_ELF
+#define BENCH_SYNC_PINGPONG_ELF ""
+#endif
+#ifndef BENCH_SYNC_CHAIN_ELF
+#define BENCH_SYNC_CHAIN_ELF ""
+#endif
+#ifndef BENCH_SYNC_WAKE_ELF
+#define BENCH_SYNC_WAKE_ELF ""
+#endif
+
+#define EXIT_OK 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+#define NCORES 5
+#define PAGE_SIZE 64              /* bytes per CB page in every measurement (the guests' default) */
+#define PINGPONG_BAR 0.25         /* the ping-pong must reach this fraction of the native rate */
+#define IDLE_CPU_BAR 5.0          /* an idle device must use less than this % of one host CPU */
+#define GUEST_TIMEOUT_S 300.0
+#define WAKE_EXIT 0xFFFFFFFFu     /* sync_wake.c: the flag value that makes its cores exit */
+
+/* Which measurements run (--only). */
+enum {
+	M_PINGPONG = 1 << 0,
+	M_CHAIN = 1 << 1,
+	M_WAKE = 1 << 2,
+	M_IDLE = 1 << 3,
+	M_ALL = (1 << 4) - 1,
+};
+
+struct options {
+	const char *json_path;
+	bool quick;
+	bool check_bars;
+	int repeat;
+	uint32_t pingpong_pages;
+	uint32_t chain_pages;
+	unsigned rounds;
+	unsigned warmup;
+	double settle_s;          /* extra wait once a waiter is seen parked, before the flag write */
+	unsigned tiles;
+	double idle_s;
+	unsigned only;
+	const char *pingpong_elf;
+	const char *chain_elf;
+	const char *wake_elf;
+};
+
+enum bar_kind {
+	BAR_NONE,
+	BAR_RATIO_MIN,    /* bhemu / native >= bar */
+	BAR_VALUE_MAX,    /* bhemu < bar */
+};
+
+/* One line of the table and one object of the JSON "measurements" array. */
+struct row {
+	const char *key;          /* JSON name */
+	char name[64];            /* table label */
+	const char *unit;
+	double bhemu, native;     /* < 0: not measured */
+	bool no_ratio;            /* bhemu / native means nothing here (CPU % near zero) */
+	enum bar_kind bar_kind;
+	double bar;
+	char diag[512];           /* diagnostics: one line under the table */
+	char extra[1024];         /* more JSON members: `, "name": value` ... */
+	bool failed;
+	char error[512];
+};
+
+#define MAX_ROWS 12
+#define MAX_REPEAT 20
+
+static void usage(FILE *f, const char *argv0)
+{
+	fprintf(f,
+		"usage: %s [options]\n"
+		"\n"
+		"Measures bhemu's synchronisation paths, each against a native reference of host\n"
+		"threads measured in the same run, and prints a table (and optionally JSON):\n"
+		"  cb pingpong   pages/s through a CB from BRISC to NCRISC (cb_pingpong, 64-byte\n"
+		"                pages, CB of 1, 2 and 16 pages) vs. an SPSC ring between two host\n"
+		"                threads with the same counters, pages and checks (bar: >= %.0f%%)\n"
+		"  cb chain5     pages/s through BRISC -> NCRISC -> TRISC0 -> TRISC1 -> TRISC2\n"
+		"                (cb_chain5) vs. five host threads joined by four rings\n"
+		"  wake-up       round trip host write of an L1 flag -> parked core answers in L1,\n"
+		"                median and p99, vs. a host thread blocked in futex_wait\n"
+		"  idle          CPU of a device whose every core is parked (bar: < %.0f%% of one\n"
+		"                CPU), and the time to wake them all until they exit, vs. as many\n"
+		"                host threads blocked in futex_wait\n"
+		"Throughputs are the best of --repeat runs; each run's time includes starting the\n"
+		"cores (well under 1%% of it at the default page counts).\n"
+		"\n"
+		"options:\n"
+		"  --quick             a few seconds: fewer pages and rounds, 0.5 s idle, one run each\n"
+		"  --repeat N          runs per throughput measurement, best counts (default 3)\n"
+		"  --pages N           pages per ping-pong run (default 200000)\n"
+		"  --chain-pages N     pages per chain run (default 20000)\n"
+		"  --rounds N          wake-up round trips (default 2000)\n"
+		"  --tiles N           tiles of the idle device (default 140, 5 cores each)\n"
+		"  --idle-seconds S    wall time the idle CPU is measured over (default 2)\n"
+		"  --only LIST         comma-separated subset of pingpong,chain,wake,idle\n"
+		"  --check-bars        exit 1 when a bar is missed (default: only reported)\n"
+		"  --pingpong-elf F, --chain-elf F, --wake-elf F\n"
+		"                      guest programs (defaults: those of this build)\n"
+		"  --json FILE         also write the results as JSON to FILE (- for stdout; the\n"
+		"                      table then goes to stderr)\n"
+		"  --help              this text\n"
+		"\n"
+		"exit status: 0 every measurement ran and every guest and native run checked its\n"
+		"pages; 1 one failed (or, with --check-bars, missed its bar); 2 bad usage.\n",
+		argv0, PINGPONG_BAR * 100, IDLE_CPU_BAR);
+}
+
+static void row_fail(struct row *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->failed)   /* keep the first reason */
+		return;
+	r->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	va_end(ap);
+}
+
+/* Appends to a fixed buffer (diag, extra). */
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+static struct row *row_new(struct row *rows, int *n, const char *key, const char *unit)
+{
+	struct row *r = &rows[(*n)++];
+
+	memset(r, 0, sizeof *r);
+	r->key = key;
+	r->unit = unit;
+	r->bhemu = r->native = -1;
+	return r;
+}
+
+/* ---- Internal statistics of a core ------------------------------------------------------------ */
+
+static uint64_t core_parks(struct bh_device *dev, unsigned tile, unsigned core)
+{
+	return atomic_load_explicit(&dev->tiles[tile]->core[core].parks, memory_order_relaxed);
+}
+
+/* True while the core sleeps in a poll-loop park on watched words (no timeout). */
+static bool core_parked(struct bh_device *dev, unsigned tile, unsigned core)
+{
+	return atomic_load_explicit(&dev->tiles[tile]->core[core].park_state, memory_order_acquire) == BH_PARK_WATCH;
+}
+
+/* ---- Guest output ---------------------------------------------------------------------------- *
+ * Guests print through the write host call to fd 1. While they run, fd 1 goes to a temporary
+ * file, so that the table (or JSON on stdout) stays clean; the last line says what went wrong. */
+
+struct capture {
+	FILE *file;
+	int saved_fd;
+};
+
+static bool capture_begin(struct capture *c)
+{
+	fflush(stdout);
+	c->file = tmpfile();
+	c->saved_fd = -1;
+	if (c->file == NULL)
+		return false;
+	c->saved_fd = dup(STDOUT_FILENO);
+	if (c->saved_fd < 0 || dup2(fileno(c->file), STDOUT_FILENO) < 0) {
+		if (c->saved_fd >= 0)
+			close(c->saved_fd);
+		fclose(c->file);
+		c->file = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* Restores fd 1 and keeps the guest's last non-empty line in last. */
+static void capture_end(struct capture *c, char *last, size_t len)
+{
+	char line[512];
+
+	last[0] = '\0';
+	if (c->file == NULL)
+		return;
+	fflush(stdout);
+	dup2(c->saved_fd, STDOUT_FILENO);
+	close(c->saved_fd);
+	rewind(c->file);
+	while (fgets(line, sizeof line, c->file) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		size_t n = strlen(line);
+		if (n == 0)
+			continue;
+		n = n < len - 1 ? n : len - 1;
+		memcpy(last, line, n);
+		last[n] = '\0';
+	}
+	fclose(c->file);
+	c->file = NULL;
+}
+
+/* ---- Running a multi-core guest -------------------------------------------------------------- */
+
+static bool symbol(struct bh_device *dev, unsigned tile, enum bh_core_id core, const char *elf, const char *name,
+		   uint32_t *addr, char *err, size_t errlen)
+{
+	if (bh_core_symbol_lookup(dev, tile, core, name, addr) == BH_OK)
+		return true;
+	snprintf(err, errlen, "%s has no symbol %s", elf, name);
+	return false;
+}
+
+static void l1_put32(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t v)
+{
+	bh_l1_write(dev, tile, addr, &v, sizeof v);   /* little-endian host, like the guest */
+}
+
+static uint32_t l1_get32(struct bh_device *dev, unsigned tile, uint32_t addr)
+{
+	uint32_t v = 0;
+
+	bh_l1_read(dev, tile, addr, &v, sizeof v);
+	return v;
+}
+
+/* Prints the device's who-waits-on-what report to stderr (after a deadlock or a timeout). */
+static void print_device_report(struct bh_device *dev)
+{
+	size_t len = 64 * 1024;
+	char *buf = malloc(len);
+
+	if (buf != NULL && bh_device_report(dev, buf, len) == BH_OK)
+		fprintf(stderr, "%s", buf);
+	free(buf);
+}
+
+/* Waits until cores 0..ncores-1 of tile 0 have all exited; false (err set) at the first fault,
+ * limit or non-zero exit, at a deadlock, or after timeout_s. */
+static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s, struct bh_core_result *res,
+		       char *err, size_t errlen)
+{
+	double deadline = bench_now() + timeout_s;
+
+	for (;;) {
+		int running = -1;
+		for (unsigned k = 0; k < ncores; k++) {
+			const char *name = bh_core_name((enum bh_core_id)k);
+			bh_core_result(dev, 0, (enum bh_core_id)k, &res[k]);
+			if (res[k].status == BH_RUN_FAULTED) {
+				fprintf(stderr, "bench_sync: %s\n", res[k].report);
+				snprintf(err, errlen, "%s faulted (report on stderr)", name);
+				return false;
+			}
+			if (res[k].status == BH_RUN_LIMIT) {
+				snprintf(err, errlen, "%s hit an instruction limit", name);
+				return false;
+			}
+			if (res[k].status == BH_RUN_EXITED && res[k].exit_status != 0) {
+				snprintf(err, errlen, "%s exited with status %d", name, res[k].exit_status);
+				return false;
+			}
+			if (res[k].status == BH_RUN_RUNNING && running < 0)
+				running = (int)k;
+		}
+		if (running < 0)
+			return true;
+		if (bench_now() > deadline) {
+			snprintf(err, errlen, "still running after %.0f s (device report on stderr)", timeout_s);
+			print_device_report(dev);
+			return false;
+		}
+		int rc = bh_core_wait(dev, 0, (enum bh_core_id)running, 50, &res[running]);
+		if (rc == BH_ERR_DEADLOCK) {
+			snprintf(err, errlen, "deadlock: every running core waits (device report on stderr)");
+			print_device_report(dev);
+			return false;
+		}
+	}
+}
+
+/* Writes a guest's parameters between loading and starting (L1 words found by symbol). */
+typedef bool (*guest_patch_fn)(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen);
+
+struct guest_run {
+	double seconds;                 /* first start to last exit */
+	uint64_t instructions[NCORES];
+	uint64_t parks[NCORES];
+};
+
+/* Loads elf for cores 0..ncores-1 of a fresh one-tile device, patches it, starts every core at
+ * its _start_<core> (BRISC first: it releases the others) and waits until all have exited 0. */
+static bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx, struct guest_run *out,
+		      char *err, size_t errlen)
+{
+	struct bh_device *dev;
+	struct bh_core_result res[NCORES];
+	uint32_t entry[NCORES];
+	char msg[512], sym[32];
+	bool ok = false;
+
+	if (elf[0] == '\0') {
+		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
+		return false;
+	}
+	if (bh_device_open(NULL, &dev) != BH_OK) {
+		snprintf(err, errlen, "cannot open a device");
+		return false;
+	}
+	for (unsigned k = 0; k < ncores; k++) {
+		enum bh_core_id core = (enum bh_core_id)k;
+		if (bh_load_elf(dev, 0, core, elf, NULL, &entry[k], msg, sizeof msg) != BH_OK) {
+			snprintf(err, errlen, "%s", msg);
+			goto out;
+		}
+		snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
+		if (!symbol(dev, 0, core, elf, sym, &entry[k], err, errlen))
+			goto out;
+		bh_core_enable_host_calls(dev, 0, core, true);
+	}
+	if (!patch(dev, elf, ctx, err, errlen))
+		goto out;
+
+	struct capture cap;
+	char last[256];
+	if (!capture_begin(&cap)) {
+		snprintf(err, errlen, "cannot redirect the guest's output: %s", strerror(errno));
+		goto out;
+	}
+	double t0 = bench_now();
+	for (unsigned k = 0; k < ncores; k++)
+		bh_core_start(dev, 0, (enum bh_core_id)k, entry[k]);
+	ok = wait_cores(dev, ncores, GUEST_TIMEOUT_S, res, err, errlen);
+	out->seconds = bench_now() - t0;
+	capture_end(&cap, last, sizeof last);
+	if (!ok && last[0] != '\0')
+		appendf(err, errlen, "; guest said: %s", last);
+	for (unsigned k = 0; k < ncores; k++) {
+		out->instructions[k] = res[k].instructions;
+		out->parks[k] = core_parks(dev, 0, k);
+	}
+out:
+	bh_device_close(dev);
+	return ok;
+}
+
+/* ---- 1. CB ping-pong ------------------------------------------------------------------------- */
+
+struct pingpong_params {
+	uint32_t pages, cb_pages, page_size;
+};
+
+/* cb_pingpong.c: pingpong_pages and the CB0 slot of pingpong_cb_config (start kept). */
+static bool pingpong_patch(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen)
+{
+	const struct pingpong_params *p = ctx;
+	uint32_t pages_addr, cfg_addr;
+
+	if (!symbol(dev, 0, BH_CORE_BRISC, elf, "pingpong_pages", &pages_addr, err, errlen) ||
+	    !symbol(dev, 0, BH_CORE_BRISC, elf, "pingpong_cb_config", &cfg_addr, err, errlen))
+		return false;
+	l1_put32(dev, 0, pages_addr, p->pages);
+	l1_put32(dev, 0, cfg_addr + 4, p->cb_pages * p->page_size);
+	l1_put32(dev, 0, cfg_addr + 8, p->cb_pages);
+	l1_put32(dev, 0, cfg_addr + 12, p->page_size);
+	return true;
+}
+
+/* Per-core instructions and parks per page of the best bhemu run, for the diagnostics. */
+static void describe_guest_run(struct row *r, const struct guest_run *g, unsigned ncores, uint32_t pages)
+{
+	appendf(r->extra, sizeof r->extra, ", \"bhemu_per_core\": {");
+	for (unsigned k = 0; k < ncores; k++) {
+		const char *name = bh_core_name((enum bh_core_id)k);
+		double insns = (double)g->instructions[k] / pages, parks = (double)g->parks[k] / pages;
+		appendf(r->diag, sizeof r->diag, "%s%s %.0f insns %.2f parks", k ? ", " : "", name, insns, parks);
+		appendf(r->extra, sizeof r->extra, "%s\"%s\": {\"instructions_per_page\": %.2f, \"parks_per_page\": %.4f}",
+			k ? ", " : "", name, insns, parks);
+	}
+	appendf(r->diag, sizeof r->diag, " per page");
+	appendf(r->extra, sizeof r->extra, "}");
+}
+
+/* Best of --repeat runs of the guest and of the native chain, interleaved so that both see the
+ * same machine load. */
+static void measure_cb(struct row *r, const struct options *opt, const char *elf, unsigned ncores,
+		       guest_patch_fn patch, void *ctx, const struct native_cb *cbs, uint32_t pages)
+{
+	struct guest_run best = { .seconds = -1 };
+	double native_best = -1, bhemu_rates[MAX_REPEAT], native_rates[MAX_REPEAT], bhemu_parks[MAX_REPEAT];
+	int runs = 0;
+	char err[512];
+
+	for (; runs < opt->repeat; runs++) {
+		struct guest_run g;
+		if (!guest_run(elf, ncores, patch, ctx, &g, err, sizeof err)) {
+			row_fail(r, "bhemu: %s", err);
+			break;
+		}
+		if (best.seconds < 0 || g.seconds < best.seconds)
+			best = g;
+		double s = native_cb_chain(ncores, cbs, pages, err, sizeof err);
+		if (s < 0) {
+			row_fail(r, "native: %s", err);
+			break;
+		}
+		if (native_best < 0 || s < native_best)
+			native_best = s;
+		bhemu_rates[runs] = pages / g.seconds;
+		native_rates[runs] = pages / s;
+		bhemu_parks[runs] = 0;
+		for (unsigned k = 0; k < ncores; k++)
+			bhemu_parks[runs] += (double)g.parks[k] / pages;
+	}
+	if (best.seconds > 0) {
+		r->bhemu = pages / best.seconds;
+		describe_guest_run(r, &best, ncores, pages);
+	}
+	if (native_best > 0)
+		r->native = pages / native_best;
+	appendf(r->extra, sizeof r->extra, ", \"pages\": %" PRIu32 ", \"page_size\": %d", pages, PAGE_SIZE);
+	/* Every run, not just the best: the spread says how much parking and machine load varied. */
+	static const char *const run_keys[] = { "bhemu_runs_pages_per_s", "bhemu_runs_parks_per_page",
+						"native_runs_pages_per_s" };
+	const double *run_values[] = { bhemu_rates, bhemu_parks, native_rates };
+	for (int k = 0; k < 3; k++) {
+		appendf(r->extra, sizeof r->extra, ", \"%s\": [", run_keys[k]);
+		for (int i = 0; i < runs; i++)
+			appendf(r->extra, sizeof r->extra, k == 1 ? "%s%.4f" : "%s%.0f", i ? ", " : "", run_values[k][i]);
+		appendf(r->extra, sizeof r->extra, "]");
+	}
+	if (runs > 1) {
+		appendf(r->diag, sizeof r->diag, "; every run, bhemu pages/s (parks/page, all cores):");
+		for (int i = 0; i < runs; i++)
+			appendf(r->diag, sizeof r->diag, " %.0f (%.2f)", bhemu_rates[i], bhemu_parks[i]);
+		appendf(r->diag, sizeof r->diag, ", native:");
+		for (int i = 0; i < runs; i++)
+			appendf(r->diag, sizeof r->diag, " %.0f", native_rates[i]);
+	}
+}
+
+static void bench_pingpong(struct row *r, const struct options *opt, uint32_t cb_pages)
+{
+	struct pingpong_params p = { opt->pingpong_pages, cb_pages, PAGE_SIZE };
+	struct native_cb cb = { cb_pages, PAGE_SIZE };
+
+	snprintf(r->name, sizeof r->name, "cb pingpong, %u-page CB", cb_pages);
+	r->bar_kind = BAR_RATIO_MIN;
+	r->bar = PINGPONG_BAR;
+	measure_cb(r, opt, opt->pingpong_elf, 2, pingpong_patch, &p, &cb, p.pages);
+	appendf(r->extra, sizeof r->extra, ", \"cb_pages\": %u", cb_pages);
+}
+
+/* ---- 2. CB chain through five cores ---------------------------------------------------------- */
+
+struct chain_params {
+	uint32_t pages;
+	struct native_cb cbs[NCORES - 1];   /* read from the ELF: the native rings get the same depths */
+};
+
+/* cb_chain5.c: chain_pages; the CB depths stay the program's (read back for the reference). */
+static bool chain_patch(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen)
+{
+	struct chain_params *p = ctx;
+	uint32_t pages_addr, cfg_addr;
+
+	if (!symbol(dev, 0, BH_CORE_BRISC, elf, "chain_pages", &pages_addr, err, errlen) ||
+	    !symbol(dev, 0, BH_CORE_BRISC, elf, "chain_cb_config", &cfg_addr, err, errlen))
+		return false;
+	l1_put32(dev, 0, pages_addr, p->pages);
+	for (unsigned i = 0; i < NCORES - 1; i++) {
+		p->cbs[i].pages = l1_get32(dev, 0, cfg_addr + 16 * i + 8);
+		p->cbs[i].page_size = l1_get32(dev, 0, cfg_addr + 16 * i + 12);
+	}
+	return true;
+}
+
+static void bench_chain(struct row *r, const struct options *opt)
+{
+	struct chain_params p = { .pages = opt->chain_pages };
+
+	/* Each bhemu run comes before its native one, so the depths are read before they are used. */
+	snprintf(r->name, sizeof r->name, "cb chain5, 5 cores");
+	measure_cb(r, opt, opt->chain_elf, NCORES, chain_patch, &p, p.cbs, p.pages);
+	if (r->failed)
+		return;
+	snprintf(r->name, sizeof r->name, "cb chain5, CBs %u/%u/%u/%u", p.cbs[0].pages, p.cbs[1].pages,
+		 p.cbs[2].pages, p.cbs[3].pages);
+	appendf(r->extra, sizeof r->extra, ", \"cb_pages\": [%u, %u, %u, %u]", p.cbs[0].pages, p.cbs[1].pages,
+		p.cbs[2].pages, p.cbs[3].pages);
+}
+
+/* ---- 3. Wake-up latency ---------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_sorted(const double *v, unsigned n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double p99_sorted(const double *v, unsigned n)
+{
+	unsigned k = (unsigned)ceil(0.99 * n);
+	return v[k > 0 ? k - 1 : 0];
+}
+
+/* The bhemu side: BRISC runs sync_wake.c; round r writes wake_flag = r once BRISC is parked
+ * again, then polls wake_ack until it reads r. */
+static bool wake_bhemu(const struct options *opt, double *rtt, unsigned *unparked, uint64_t *parks, char *err,
+		       size_t errlen)
+{
+	struct bh_device_config cfg = { .num_tiles = 1, .deadlock_ms = -1 };
+	struct bh_device *dev;
+	struct bh_core_result res;
+	uint32_t entry, flag, ack;
+	char msg[512];
+	bool ok = false;
+
+	if (opt->wake_elf[0] == '\0') {
+		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
+		return false;
+	}
+	if (bh_device_open(&cfg, &dev) != BH_OK) {
+		snprintf(err, errlen, "cannot open a device");
+		return false;
+	}
+	if (bh_load_elf(dev, 0, BH_CORE_BRISC, opt->wake_elf, NULL, &entry, msg, sizeof msg) != BH_OK) {
+		snprintf(err, errlen, "%s", msg);
+		goto out;
+	}
+	if (!symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "_start_brisc", &entry, err, errlen) ||
+	    !symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen) ||
+	    !symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_ack", &ack, err, errlen))
+		goto out;
+	bh_core_enable_host_calls(dev, 0, BH_CORE_BRISC, true);
+	bh_core_start(dev, 0, BH_CORE_BRISC, entry);
+
+	*unparked = 0;
+	uint64_t parks0 = core_parks(dev, 0, BH_CORE_BRISC);
+	for (uint32_t r = 1; r <= opt->warmup + opt->rounds; r++) {
+		/* The answer to round r - 1 came from a running core: wait until it parks again. */
+		double deadline = bench_now() + 0.1;
+		while (!core_parked(dev, 0, BH_CORE_BRISC)) {
+			if (bench_now() > deadline) {
+				++*unparked;
+				break;
+			}
+		}
+		bench_spin_for(opt->settle_s);
+		double t0 = bench_now();
+		l1_put32(dev, 0, flag, r);
+		while (l1_get32(dev, 0, ack) != r) {
+			if (bench_now() > t0 + 1.0) {
+				bh_core_result(dev, 0, BH_CORE_BRISC, &res);
+				if (res.status == BH_RUN_FAULTED)
+					fprintf(stderr, "bench_sync: %s\n", res.report);
+				snprintf(err, errlen, "no answer to round %u within 1 s%s", r,
+					 res.status == BH_RUN_FAULTED ? ": brisc faulted (report on stderr)" : "");
+				goto out;
+			}
+		}
+		double t1 = bench_now();
+		if (r > opt->warmup)
+			rtt[r - opt->warmup - 1] = t1 - t0;
+	}
+	*parks = core_parks(dev, 0, BH_CORE_BRISC) - parks0;
+	l1_put32(dev, 0, flag, WAKE_EXIT);
+	if (bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, &res) != BH_OK || res.status != BH_RUN_EXITED ||
+	    res.exit_status != 0) {
+		snprintf(err, errlen, "brisc did not exit 0 after the last round");
+		goto out;
+	}
+	ok = true;
+out:
+	bh_device_close(dev);
+	return ok;
+}
+
+static void bench_wake(struct row *med, struct row *p99, const struct options *opt)
+{
+	unsigned n = opt->rounds, unparked = 0;
+	double *b = calloc(n, sizeof *b), *h = calloc(n, sizeof *h);
+	uint64_t parks = 0;
+	char err[512];
+
+	snprintf(med->name, sizeof med->name, "wake-up round trip, median");
+	snprintf(p99->name, sizeof p99->name, "wake-up round trip, p99");
+	if (b == NULL || h == NULL) {
+		row_fail(med, "out of memory");
+		goto out;
+	}
+	if (!wake_bhemu(opt, b, &unparked, &parks, err, sizeof err))
+		row_fail(med, "bhemu: %s", err);
+	if (native_wake_rtt(n, opt->warmup, opt->settle_s, h, err, sizeof err) != 0)
+		row_fail(med, "native: %s", err);
+	if (med->failed) {
+		row_fail(p99, "%s", med->error);
+		goto out;
+	}
+	qsort(b, n, sizeof *b, cmp_double);
+	qsort(h, n, sizeof *h, cmp_double);
+	med->bhemu = median_sorted(b, n) * 1e6;
+	med->native = median_sorted(h, n) * 1e6;
+	p99->bhemu = p99_sorted(b, n) * 1e6;
+	p99->native = p99_sorted(h, n) * 1e6;
+	snprintf(med->diag, sizeof med->diag,
+		 "%u rounds after %u warm-up, each written %.0f us after the waiter parked; brisc parked %" PRIu64
+		 " times (%u rounds it was not parked)",
+		 n, opt->warmup, opt->settle_s * 1e6, parks, unparked);
+	for (int i = 0; i < 2; i++) {
+		struct row *r = i ? p99 : med;
+		appendf(r->extra, sizeof r->extra,
+			", \"rounds\": %u, \"warmup\": %u, \"settle_us\": %.1f, \"bhemu_parks\": %" PRIu64
+			", \"bhemu_rounds_not_parked\": %u, \"bhemu_min_us\": %.3f, \"native_min_us\": %.3f",
+			n, opt->warmup, opt->settle_s * 1e6, parks, unparked, b[0] * 1e6, h[0] * 1e6);
+	}
+out:
+	free(b);
+	free(h);
+}
+
+/* ---- 4. Idle device -------------------------------------------------------------------------- */
+
+static void sleep_for(double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+struct idle_bhemu {
+	double open_s, load_s, settle_s, cpu_percent, wake_all_s, close_s;
+	uint64_t idle_parks;       /* parks during the idle window: each is a wake-up that re-parked */
+};
+
+static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char *err, size_t errlen)
+{
+	/* No deadlock monitor: every core parked with nothing to wake it is the point here. */
+	struct bh_device_config cfg = { .num_tiles = opt->tiles, .deadlock_ms = -1 };
+	struct bh_device *dev;
+	uint32_t entry[NCORES], flag = 0;
+	char msg[512], sym[32];
+	bool ok = false;
+
+	if (opt->wake_elf[0] == '\0') {
+		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
+		return false;
+	}
+	double t = bench_now();
+	if (bh_device_open(&cfg, &dev) != BH_OK) {
+		snprintf(err, errlen, "cannot open a device of %u tiles", opt->tiles);
+		return false;
+	}
+	o->open_s = bench_now() - t;
+	t = bench_now();
+	for (unsigned tile = 0; tile < opt->tiles; tile++) {
+		for (unsigned k = 0; k < NCORES; k++) {
+			enum bh_core_id core = (enum bh_core_id)k;
+			uint32_t e;
+			if (bh_load_elf(dev, tile, core, opt->wake_elf, NULL, &e, msg, sizeof msg) != BH_OK) {
+				snprintf(err, errlen, "%s", msg);
+				goto out;
+			}
+			bh_core_enable_host_calls(dev, tile, core, true);
+			if (tile > 0)
+				continue;
+			snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
+			if (!symbol(dev, 0, core, opt->wake_elf, sym, &entry[k], err, errlen))
+				goto out;
+		}
+	}
+	if (!symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen))
+		goto out;
+	o->load_s = bench_now() - t;
+
+	t = bench_now();
+	for (unsigned tile = 0; tile < opt->tiles; tile++)
+		for (unsigned k = 0; k < NCORES; k++)
+			bh_core_start(dev, tile, (enum bh_core_id)k, entry[k]);
+	unsigned parked = 0, total = opt->tiles * NCORES;
+	while (parked < total) {
+		if (bench_now() > t + 20) {
+			snprintf(err, errlen, "only %u of %u cores parked within 20 s", parked, total);
+			goto out;
+		}
+		sleep_for(0.001);
+		parked = 0;
+		for (unsigned tile = 0; tile < opt->tiles; tile++)
+			for (unsigned k = 0; k < NCORES; k++)
+				parked += core_parked(dev, tile, k);
+	}
+	o->settle_s = bench_now() - t;
+	sleep_for(0.01);   /* the last ones marked themselves parked just before their futex wait */
+
+	uint64_t parks0 = 0, parks1 = 0;
+	for (unsigned tile = 0; tile < opt->tiles; tile++)
+		for (unsigned k = 0; k < NCORES; k++)
+			parks0 += core_parks(dev, tile, k);
+	double c0 = bench_process_cpu(), w0 = bench_now();
+	sleep_for(opt->idle_s);
+	double c1 = bench_process_cpu(), w1 = bench_now();
+	o->cpu_percent = (c1 - c0) / (w1 - w0) * 100;
+	for (unsigned tile = 0; tile < opt->tiles; tile++)
+		for (unsigned k = 0; k < NCORES; k++)
+			parks1 += core_parks(dev, tile, k);
+	o->idle_parks = parks1 - parks0;
+
+	struct capture cap;
+	char last[256];
+	if (!capture_begin(&cap)) {
+		snprintf(err, errlen, "cannot redirect the guest's output: %s", strerror(errno));
+		goto out;
+	}
+	t = bench_now();
+	for (unsigned tile = 0; tile < opt->tiles; tile++)
+		l1_put32(dev, tile, flag, WAKE_EXIT);
+	ok = true;
+	for (unsigned tile = 0; tile < opt->tiles && ok; tile++) {
+		for (unsigned k = 0; k < NCORES && ok; k++) {
+			struct bh_core_result res;
+			int rc = bh_core_wait(dev, tile, (enum bh_core_id)k, 10000, &res);
+			if (rc != BH_OK || res.status != BH_RUN_EXITED || res.exit_status != 0) {
+				snprintf(err, errlen, "tile %u %s did not exit 0 within 10 s of the wake-up", tile,
+					 bh_core_name((enum bh_core_id)k));
+				ok = false;
+			}
+		}
+	}
+	o->wake_all_s = bench_now() - t;
+	capture_end(&cap, last, sizeof last);
+out:
+	t = bench_now();
+	bh_device_close(dev);
+	o->close_s = bench_now() - t;
+	return ok;
+}
+
+static void bench_idle(struct row *cpu, struct row *wake, const struct options *opt)
+{
+	struct idle_bhemu b = { 0 };
+	struct native_idle h = { 0 };
+	unsigned cores = opt->tiles * NCORES;
+	char err[512];
+
+	snprintf(cpu->name, sizeof cpu->name, "idle %u parked cores, CPU", cores);
+	snprintf(wake->name, sizeof wake->name, "wake %u parked cores, all exit", cores);
+	cpu->no_ratio = true;
+	cpu->bar_kind = BAR_VALUE_MAX;
+	cpu->bar = IDLE_CPU_BAR;
+	if (!idle_bhemu_run(opt, &b, err, sizeof err)) {
+		row_fail(cpu, "bhemu: %s", err);
+		row_fail(wake, "bhemu: %s", err);
+		return;
+	}
+	if (native_idle_run(opt->tiles, NCORES, opt->idle_s, &h, err, sizeof err) != 0) {
+		row_fail(cpu, "native: %s", err);
+		row_fail(wake, "native: %s", err);
+		return;
+	}
+	cpu->bhemu = b.cpu_percent;
+	cpu->native = h.cpu_percent;
+	wake->bhemu = b.wake_all_s * 1e3;
+	wake->native = h.wake_all_s * 1e3;
+	snprintf(cpu->diag, sizeof cpu->diag,
+		 "%u tiles over %.1f s; device open %.2f s, ELF loads %.2f s, all parked %.2f s after the "
+		 "starts (native threads asleep after %.2f s), wake-ups while idle %" PRIu64 ", close %.2f s",
+		 opt->tiles, opt->idle_s, b.open_s, b.load_s, b.settle_s, h.settle_s, b.idle_parks, b.close_s);
+	for (int i = 0; i < 2; i++) {
+		struct row *r = i ? wake : cpu;
+		appendf(r->extra, sizeof r->extra,
+			", \"tiles\": %u, \"cores\": %u, \"idle_seconds\": %.3f, \"bhemu_open_seconds\": %.3f"
+			", \"bhemu_load_seconds\": %.3f, \"bhemu_settle_seconds\": %.3f, \"native_settle_seconds\": %.3f"
+			", \"bhemu_wakeups_while_idle\": %" PRIu64 ", \"bhemu_close_seconds\": %.3f",
+			opt->tiles, cores, opt->idle_s, b.open_s, b.load_s, b.settle_s, h.settle_s, b.idle_parks,
+			b.close_s);
+	}
+}
+
+/* ---- Output ---------------------------------------------------------------------------------- */
+
+static bool has_ratio(const struct row *r)
+{
+	return !r->failed && !r->no_ratio && r->bhemu > 0 && r->native > 0;
+}
+
+/* 1 met, 0 missed, -1 no bar or not measured. */
+static int bar_met(const struct row *r)
+{
+	if (r->failed || r->bhemu < 0)
+		return -1;
+	switch (r->bar_kind) {
+	case BAR_RATIO_MIN:
+		return has_ratio(r) ? r->bhemu / r->native >= r->bar : -1;
+	case BAR_VALUE_MAX:
+		return r->bhemu < r->bar;
+	case BAR_NONE:
+		break;
+	}
+	return -1;
+}
+
+static void bar_text(const struct row *r, char *buf, size_t len)
+{
+	int met = bar_met(r);
+	const char *verdict = met == 1 ? "met" : met == 0 ? "MISSED" : "-";
+
+	if (r->bar_kind == BAR_RATIO_MIN)
+		snprintf(buf, len, "ratio >= %.2f: %s", r->bar, verdict);
+	else if (r->bar_kind == BAR_VALUE_MAX)
+		snprintf(buf, len, "< %g %s: %s", r->bar, r->unit, verdict);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* Numbers with enough digits for their size. */
+static void format_value(char *buf, size_t len, double v)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else if (v >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (v >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.3f", v);
+}
+
+/* The machine the numbers come from. Other processes (and, in a VM, the hypervisor's other
+ * guests: steal time) take CPU time from both sides, not equally: bhemu's parking reacts to a
+ * partner that is not running. */
+struct host_sample {
+	double wall, own_cpu;
+	double busy, steal;             /* all CPUs, seconds: /proc/stat, busy without steal */
+};
+
+struct host_info {
+	long cpus;
+	struct host_sample start, end;
+	bool have_stat;
+};
+
+static bool host_sample(struct host_sample *h)
+{
+	unsigned long long v[8] = { 0 };   /* user nice system idle iowait irq softirq steal */
+	FILE *f = fopen("/proc/stat", "r");
+
+	h->wall = bench_now();
+	h->own_cpu = bench_process_cpu();
+	if (f == NULL)
+		return false;
+	int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		       &v[6], &v[7]);
+	fclose(f);
+	double tick = (double)sysconf(_SC_CLK_TCK);
+	h->busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / tick;
+	h->steal = (double)v[7] / tick;
+	return n == 8;
+}
+
+/* CPUs' worth of time that other processes used, and that was stolen, on average over the run. */
+static double host_others(const struct host_info *h)
+{
+	double wall = h->end.wall - h->start.wall;
+	double own = h->end.own_cpu - h->start.own_cpu;
+	double others = (h->end.busy - h->start.busy - own) / wall;
+	return others > 0 ? others : 0;
+}
+
+static double host_steal(const struct host_info *h)
+{
+	return (h->end.steal - h->start.steal) / (h->end.wall - h->start.wall);
+}
+
+static void print_host(FILE *f, const struct host_info *h)
+{
+	fprintf(f, "host: %ld CPUs", h->cpus);
+	if (h->have_stat) {
+		double others = host_others(h), steal = host_steal(h);
+		fprintf(f, "; during the run other processes used %.2f CPUs and steal took %.2f on average%s", others,
+			steal, others + steal > 0.1 ? " (numbers are noisy: both sides lose CPU time)" : "");
+	}
+	fputc('\n', f);
+}
+
+static void print_table(FILE *f, const struct row *rows, int n)
+{
+	fprintf(f, "%-34s %-8s %12s %12s %12s  %s\n", "measurement", "unit", "bhemu", "native", "bhemu/native",
+		"bar");
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		char b[32], h[32], ratio[32], bar[64];
+		format_value(b, sizeof b, r->failed ? -1 : r->bhemu);
+		format_value(h, sizeof h, r->failed ? -1 : r->native);
+		if (has_ratio(r))
+			snprintf(ratio, sizeof ratio, "%.3f", r->bhemu / r->native);
+		else
+			snprintf(ratio, sizeof ratio, "-");
+		bar_text(r, bar, sizeof bar);
+		fprintf(f, "%-34s %-8s %12s %12s %12s  %s%s\n", r->name, r->unit, b, h, ratio, bar,
+			r->failed ? "  FAILED" : "");
+	}
+	fprintf(f, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
+	for (int i = 0; i < n; i++)
+		if (rows[i].diag[0] != '\0' && !rows[i].failed)
+			fprintf(f, "  %s: %s\n", rows[i].name, rows[i].diag);
+	for (int i = 0; i < n; i++)
+		if (rows[i].failed)
+			fprintf(f, "FAILED %s: %s\n", rows[i].name, rows[i].error);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_number(FILE *f, bool present, double value)
+{
+	if (present)
+		fprintf(f, "%.6g", value);
+	else
+		fputs("null", f);
+}
+
+static bool write_json(const char *path, const struct row *rows, int n, const struct options *opt,
+		       const struct host_info *host, int failed)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (f == NULL) {
+		fprintf(stderr, "bench_sync: cannot write %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n", opt->quick ? "true" : "false", opt->repeat);
+	fprintf(f, "  \"host_cpus\": %ld,\n  \"host_other_processes_cpus\": ", host->cpus);
+	json_number(f, host->have_stat, host->have_stat ? host_others(host) : 0);
+	fputs(",\n  \"host_steal_cpus\": ", f);
+	json_number(f, host->have_stat, host->have_stat ? host_steal(host) : 0);
+	fputs(",\n", f);
+	fputs("  \"measurements\": [", f);
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		bool ok = !r->failed;
+		int met = bar_met(r);
+		fputs(i == 0 ? "\n    {" : ",\n    {", f);
+		fputs("\"key\": ", f);
+		json_string(f, r->key);
+		fputs(", \"name\": ", f);
+		json_string(f, r->name);
+		fputs(", \"unit\": ", f);
+		json_string(f, r->unit);
+		fputs(", \"bhemu\": ", f);
+		json_number(f, ok && r->bhemu >= 0, r->bhemu);
+		fputs(", \"native\": ", f);
+		json_number(f, ok && r->native >= 0, r->native);
+		fputs(", \"ratio\": ", f);
+		json_number(f, has_ratio(r), has_ratio(r) ? r->bhemu / r->native : 0);
+		fputs(", \"bar\": ", f);
+		if (r->bar_kind == BAR_NONE)
+			fputs("null", f);
+		else
+			fprintf(f, "{\"%s\": %g, \"met\": %s}", r->bar_kind == BAR_RATIO_MIN ? "min_ratio" : "max_value",
+				r->bar, met == 1 ? "true" : met == 0 ? "false" : "null");
+		if (ok)
+			fputs(r->extra, f);
+		fputs(", \"status\": ", f);
+		json_string(f, ok ? "ok" : "FAILED");
+		fputs(", \"error\": ", f);
+		if (ok)
+			fputs("null", f);
+		else
+			json_string(f, r->error);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\",\n", f);
+	fprintf(f, "  \"failed\": %d\n}\n", failed);
+	if (f == stdout)
+		return fflush(f) == 0;
+	return fclose(f) == 0;
+}
+
+/* ---- Command line ---------------------------------------------------------------------------- */
+
+static const char *option_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "bench_sync: %s needs a value (see --help)\n", argv[*i]);
+		exit(EXIT_USAGE);
+	}
+	return argv[++*i];
+}
+
+static unsigned long option_ulong(int argc, char **argv, int *i, unsigned long min, unsigned long max)
+{
+	const char *opt = argv[*i], *v = option_value(argc, argv, i);
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (*end != '\0' || v[0] == '-' || n < min || n > max) {
+		fprintf(stderr, "bench_sync: %s wants %lu..%lu, not '%s'\n", opt, min, max, v);
+		exit(EXIT_USAGE);
+	}
+	return n;
+}
+
+static unsigned parse_only(const char *list)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = { { "pingpong", M_PINGPONG }, { "chain", M_CHAIN }, { "wake", M_WAKE }, { "idle", M_IDLE } };
+	char buf[128];
+	unsigned mask = 0;
+
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		unsigned k = 0;
+		while (k < sizeof names / sizeof names[0] && strcmp(tok, names[k].name) != 0)
+			k++;
+		if (k == sizeof names / sizeof names[0]) {
+			fprintf(stderr, "bench_sync: --only: unknown measurement '%s' (pingpong, chain, wake, idle)\n",
+				tok);
+			exit(EXIT_USAGE);
+		}
+		mask |= names[k].bit;
+	}
+	if (mask == 0) {
+		fprintf(stderr, "bench_sync: --only needs a list of pingpong, chain, wake, idle\n");
+		exit(EXIT_USAGE);
+	}
+	return mask;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = {
+		.repeat = -1, .settle_s = 20e-6, .warmup = 50, .only = M_ALL,
+		.pingpong_elf = BENCH_SYNC_PINGPONG_ELF, .chain_elf = BENCH_SYNC_CHAIN_ELF,
+		.wake_elf = BENCH_SYNC_WAKE_ELF,
+	};
+	long pages = -1, chain_pages = -1, rounds = -1, tiles = -1;
+	double idle_s = -1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout, argv[0]);
+			return EXIT_OK;
+		} else if (strcmp(a, "--quick") == 0) {
+			opt.quick = true;
+		} else if (strcmp(a, "--check-bars") == 0) {
+			opt.check_bars = true;
+		} else if (strcmp(a, "--repeat") == 0) {
+			opt.repeat = (int)option_ulong(argc, argv, &i, 1, MAX_REPEAT);
+		} else if (strcmp(a, "--pages") == 0) {
+			pages = (long)option_ulong(argc, argv, &i, 1, 100000000);
+		} else if (strcmp(a, "--chain-pages") == 0) {
+			chain_pages = (long)option_ulong(argc, argv, &i, 1, 100000000);
+		} else if (strcmp(a, "--rounds") == 0) {
+			rounds = (long)option_ulong(argc, argv, &i, 1, 10000000);
+		} else if (strcmp(a, "--tiles") == 0) {
+			tiles = (long)option_ulong(argc, argv, &i, 1, 1024);
+		} else if (strcmp(a, "--idle-seconds") == 0) {
+			const char *v = option_value(argc, argv, &i);
+			char *end;
+			idle_s = strtod(v, &end);
+			if (*end != '\0' || !(idle_s >= 0.01 && idle_s <= 3600)) {
+				fprintf(stderr, "bench_sync: --idle-seconds wants 0.01..3600, not '%s'\n", v);
+				return EXIT_USAGE;
+			}
+		} else if (strcmp(a, "--only") == 0) {
+			opt.only = parse_only(option_value(argc, argv, &i));
+		} else if (strcmp(a, "--pingpong-elf") == 0) {
+			opt.pingpong_elf = option_value(argc, argv, &i);
+		} else if (strcmp(a, "--chain-elf") == 0) {
+			opt.chain_elf = option_value(argc, argv, &i);
+		} else if (strcmp(a, "--wake-elf") == 0) {
+			opt.wake_elf = option_value(argc, argv, &i);
+		} else if (strcmp(a, "--json") == 0) {
+			opt.json_path = option_value(argc, argv, &i);
+		} else {
+			fprintf(stderr, "bench_sync: unknown argument %s (see --help)\n", a);
+			return EXIT_USAGE;
+		}
+	}
+	/* Defaults: about 30 s on two host CPUs; --quick: a few seconds. */
+	if (opt.repeat < 0)
+		opt.repeat = opt.quick ? 1 : 3;
+	opt.pingpong_pages = (uint32_t)(pages > 0 ? pages : opt.quick ? 20000 : 200000);
+	opt.chain_pages = (uint32_t)(chain_pages > 0 ? chain_pages : opt.quick ? 2000 : 20000);
+	opt.rounds = (unsigned)(rounds > 0 ? rounds : opt.quick ? 200 : 2000);
+	opt.warmup = opt.quick ? 10 : opt.warmup;
+	opt.tiles = (unsigned)(tiles > 0 ? tiles : 140);
+	opt.idle_s = idle_s > 0 ? idle_s : opt.quick ? 0.5 : 2.0;
+
+	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
+	FILE *out = json_to_stdout ? stderr : stdout;
+	struct row rows[MAX_ROWS];
+	struct host_info host = { .cpus = sysconf(_SC_NPROCESSORS_ONLN) };
+	int n = 0;
+
+	host.have_stat = host_sample(&host.start);
+#define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
+	if (opt.only & M_PINGPONG) {
+		static const uint32_t depths[] = { 1, 2, 16 };
+		static const char *const keys[] = { "cb_pingpong_1", "cb_pingpong_2", "cb_pingpong_16" };
+		for (int i = 0; i < 3; i++) {
+			PROGRESS("cb pingpong, %u-page CB, %" PRIu32 " pages", depths[i], opt.pingpong_pages);
+			bench_pingpong(row_new(rows, &n, keys[i], "pages/s"), &opt, depths[i]);
+		}
+	}
+	if (opt.only & M_CHAIN) {
+		PROGRESS("cb chain5, %" PRIu32 " pages", opt.chain_pages);
+		bench_chain(row_new(rows, &n, "cb_chain5", "pages/s"), &opt);
+	}
+	if (opt.only & M_WAKE) {
+		PROGRESS("wake-up round trips, %u rounds", opt.rounds);
+		struct row *med = row_new(rows, &n, "wake_rtt_median", "us");
+		bench_wake(med, row_new(rows, &n, "wake_rtt_p99", "us"), &opt);
+	}
+	if (opt.only & M_IDLE) {
+		PROGRESS("idle device, %u tiles, %.1f s", opt.tiles, opt.idle_s);
+		struct row *cpu = row_new(rows, &n, "idle_cpu", "%");
+		bench_idle(cpu, row_new(rows, &n, "wake_all", "ms"), &opt);
+	}
+#undef PROGRESS
+
+	int failed = 0, missed = 0;
+	for (int i = 0; i < n; i++) {
+		failed += rows[i].failed;
+		missed += bar_met(&rows[i]) == 0;
+	}
+	/* /proc/stat counts in ticks: a run under a second says nothing. */
+	host.have_stat = host.have_stat && host_sample(&host.end);
+	host.have_stat = host.have_stat && host.end.wall - host.start.wall >= 1.0;
+	print_host(out, &host);
+	print_table(out, rows, n);
+	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
+		failed++;
+	if (failed)
+		return EXIT_FAILED;
+	return opt.check_bars && missed ? EXIT_FAILED : EXIT_OK;
+}

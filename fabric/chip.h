@@ -1,0 +1,39 @@
+/* The chip as the NoC sees it: the topology, every Tensix tile, the DRAM banks and the host
+ * memory behind the PCIe tile. Owned by the device (host/device.c); fabric modules reach other
+ * tiles and memories through it (tile->chip). */
+#ifndef BH_FABRIC_CHIP_H
+#define BH_FABRIC_CHIP_H
+
+#include <stdint.h>
+
+#include "fabric/topology.h"
+
+struct bh_tile;
+
+struct bh_chip {
+	struct bh_topology topo;
+	struct bh_tile **tiles;          /* topo.ntiles, index = row-major logical position; the
+					  * device's array (dev->tiles), filled before any core runs */
+	/* DRAM banks: 4 GiB each, mapped lazily (untouched DRAM costs no host memory). */
+	uint8_t *dram[BH_DRAM_BANKS_MAX];
+	/* Host memory reachable through the PCIe tile: NoC-local addresses [host_base, +size) with
+	 * bit 60 set map to host_mem (a pinned-like buffer owned by the library). */
+	uint8_t *host_mem;
+	uint64_t host_mem_size;
+	uint64_t host_base;              /* 0x40000000 as in tt-metal's fixed CQ layout */
+};
+
+/* Create the DRAM and host memory mappings for chip->topo (fabric/dram.c): host_mem_size 0 means
+ * 256 MiB. Returns 0, or -1 with a message in err (nothing stays mapped). */
+int bh_chip_memories_init(struct bh_chip *chip, uint64_t host_mem_size, char *err, size_t errlen);
+/* Unmaps whatever is mapped; safe on a zeroed or half-initialised chip. */
+void bh_chip_memories_destroy(struct bh_chip *chip);
+/* Pointer to len bytes of DRAM bank b at offset, or NULL if the bank is absent or the range
+ * leaves the usable 0xFF000000 bytes. Guest and host accesses race like any shared memory: the
+ * NoC model decides the access width and atomicity. */
+uint8_t *bh_dram_ptr(struct bh_chip *chip, unsigned bank, uint64_t offset, uint64_t len);
+/* Pointer to len bytes of host memory at NoC-local address addr: bit 60 must be set, and
+ * addr without it must fall in [host_base, host_base + host_mem_size). NULL otherwise. */
+uint8_t *bh_host_mem_ptr(struct bh_chip *chip, uint64_t addr, uint64_t len);
+
+#endif

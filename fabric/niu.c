@@ -1,0 +1,394 @@
+/* NoC interface unit registers (noc.md section 3): decode of the two NIU windows, register
+ * storage and checks, counters. Transactions themselves are fabric/noc.c. */
+#include <stdio.h>
+
+#include "fabric/mmio.h"
+#include "fabric/niu.h"
+#include "fabric/noc.h"
+#include "fabric/tile.h"
+
+/* NoC grid size reported by NOC_NODE_ID (the same on every NIU of a Blackhole). */
+#define NOC_WIDTH 17u
+#define NOC_HEIGHT 12u
+#define ENDPOINT_TENSIX 0x0100u
+
+void bh_niu_init(struct bh_niu *n, unsigned noc)
+{
+	n->noc = noc;
+	for (unsigned b = 0; b < BH_NIU_CMD_BUFS; b++)
+		for (unsigned k = 0; k < BH_NIU_CMDBUF_CELLS; k++)
+			atomic_store_explicit(&n->cmdbuf[b][k], 0, memory_order_relaxed);
+	for (unsigned k = 0; k < BH_NIU_CFG_CELLS; k++)
+		atomic_store_explicit(&n->cfg[k], 0, memory_order_relaxed);
+	/* ARC firmware leaves translation on before any Tensix core runs. */
+	atomic_store_explicit(&n->cfg[0], BH_NIU_CFG0_RESET, memory_order_relaxed);
+	for (unsigned k = 0; k < BH_NIU_COUNTER_CELLS; k++)
+		atomic_store_explicit(&n->counter[k], 0, memory_order_relaxed);
+	atomic_store_explicit(&n->linked, 0, memory_order_relaxed);
+}
+
+uint32_t bh_niu_node_id(const struct bh_tile *t, unsigned noc)
+{
+	unsigned x = noc ? NOC_WIDTH - 1 - t->x : t->x, y = noc ? NOC_HEIGHT - 1 - t->y : t->y;
+	return (x & 0x3F) | (y & 0x3F) << 6 | NOC_WIDTH << 12 | NOC_HEIGHT << 19 | (noc == 0) << 28;
+}
+
+uint32_t bh_niu_id_logical(const struct bh_tile *t)
+{
+	return (t->x & 0x3F) | (t->y & 0x3F) << 6;
+}
+
+static uint32_t niu_endpoint_id(const struct bh_tile *t, unsigned noc)
+{
+	return (t->index & 0xFF) | ENDPOINT_TENSIX << 8 | noc << 24;
+}
+
+/* ------------------------------------------------------------------------------- counters */
+
+enum { CNT_NONE, CNT_EXACT, CNT_FLITS, CNT_SLV };
+
+static const struct {
+	const char *name;
+	uint8_t how;
+} niu_counters[BH_NIU_COUNTER_CELLS] = {
+#define X(idx, name, how) [idx] = { "NIU_" #name, CNT_##how },
+	BH_NIU_COUNTERS(X)
+#undef X
+};
+
+const char *bh_niu_counter_name(unsigned i, char *buf, unsigned n)
+{
+	if (i - BH_NIU_MST_REQS_OUTSTANDING_ID0 < BH_NIU_TXN_IDS)
+		snprintf(buf, n, "NIU_MST_REQS_OUTSTANDING_ID(%u)", i - BH_NIU_MST_REQS_OUTSTANDING_ID0);
+	else if (i - BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 < BH_NIU_TXN_IDS)
+		snprintf(buf, n, "NIU_MST_WRITE_REQS_OUTGOING_ID(%u)", i - BH_NIU_MST_WRITE_REQS_OUTGOING_ID0);
+	else
+		snprintf(buf, n, "%s", i < BH_NIU_COUNTER_CELLS && niu_counters[i].name ? niu_counters[i].name : "?");
+	return buf;
+}
+
+static bool counter_is_8bit(unsigned i)
+{
+	return i - BH_NIU_MST_REQS_OUTSTANDING_ID0 < 2 * BH_NIU_TXN_IDS;
+}
+
+void bh_niu_count(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta)
+{
+	/* Release: pairs with the acquire in bh_niu_counter_read(); whoever sees the counter move
+	 * sees the data it reports. */
+	atomic_fetch_add_explicit(&t->niu[noc].counter[i], delta, memory_order_release);
+	bh_tile_mmio_written(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
+}
+
+uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i)
+{
+	uint32_t v = atomic_load_explicit(&n->counter[i], memory_order_acquire);
+	return counter_is_8bit(i) ? v & 0xFF : v;
+}
+
+/* ------------------------------------------------------------------------------- decode */
+
+#define NOT_TRANSLATED "bhemu addresses in translated coordinates; the translation tables are not modelled"
+
+/* Documented parts of the window that bhemu does not model: named in the fault. Offsets in the
+ * window of initiator 0 (the FIFO status repeats in every initiator). */
+static const struct {
+	uint16_t lo, hi;
+	const char *name, *why;
+} niu_unmodelled[] = {
+	{ 0x064, 0x06C, "NIU request FIFO status", "the request FIFO is not modelled (requests complete at NOC_CMD_CTRL)" },
+	{ 0x118, 0x130, "NOC_X_ID_TRANSLATE_TABLE", NOT_TRANSLATED },
+	{ 0x130, 0x148, "NOC_Y_ID_TRANSLATE_TABLE", NOT_TRANSLATED },
+	{ 0x150, 0x158, "NOC_ID_TRANSLATE_COL/ROW_MASK", NOT_TRANSLATED },
+	{ 0x158, 0x174, "DDR_COORD_TRANSLATE_TABLE", NOT_TRANSLATED },
+	{ 0x174, 0x178, "DEBUG_COUNTER_RESET", "NoC debug counters are not modelled" },
+	{ 0x178, 0x180, "NIU_TRANS_COUNT_RTZ_CFG/CLR", "NIU interrupts are not modelled (tt-metal does not use them)" },
+	{ 0x300, 0x378, "NoC router debug information", "router internals are not modelled" },
+	{ 0x378, 0x380, "NIU interrupt status", "NIU interrupts are not modelled (tt-metal does not use them)" },
+	{ 0x380, 0x400, "NIU debug information", "NIU internals are not modelled" },
+	{ 0x400, 0x500, "NIU security fence configuration", "security fences are not modelled" },
+	{ 0x500, 0x600, "NoC router per-VC packet counters", "router internals are not modelled" },
+};
+
+static const char *cmdbuf_reg_name(unsigned r)
+{
+	switch (r) {
+#define X(off, name, w) case off: return "NOC_" #name;
+	BH_NIU_CMDBUF_REGS(X)
+#undef X
+	default: return NULL;
+	}
+}
+
+static const char *cfg_reg_name(unsigned off)
+{
+	switch (off) {
+#define X(o, name, w) case o: return #name;
+	BH_NIU_CFG_REGS(X)
+#undef X
+	default: return NULL;
+	}
+}
+
+enum niu_kind { R_NONE, R_CMDBUF, R_CLEAR, R_CFG, R_COUNTER, R_UNMODELLED };
+
+struct niu_reg {
+	enum niu_kind kind;
+	unsigned buf, off;        /* R_CMDBUF: initiator and offset in it; else NIU offset */
+	unsigned idx;             /* R_COUNTER: counter index; R_UNMODELLED: table row */
+	char name[96];            /* "NoC0 NIU initiator 1 NOC_CTRL" */
+};
+
+static void niu_decode(unsigned noc, uint32_t off, struct niu_reg *r)
+{
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE;
+	const char *n;
+	r->kind = R_NONE;
+	r->buf = buf;
+	r->off = off;
+	snprintf(r->name, sizeof r->name, "NoC%u NIU offset 0x%04x", noc, off);
+	if (buf < BH_NIU_CMD_BUFS && (n = cmdbuf_reg_name(in)) != NULL) {
+		r->kind = R_CMDBUF;
+		r->off = in;
+		snprintf(r->name, sizeof r->name, "NoC%u NIU initiator %u %s", noc, buf, n);
+		return;
+	}
+	if (buf < BH_NIU_CMD_BUFS && in - 0x064u < 8u) {
+		r->kind = R_UNMODELLED;
+		r->idx = 0;
+		snprintf(r->name, sizeof r->name, "NoC%u NIU initiator %u %s", noc, buf, niu_unmodelled[0].name);
+		return;
+	}
+	if (off == BH_NIU_CLEAR_OUTSTANDING_REQ_CNT) {
+		r->kind = R_CLEAR;
+		snprintf(r->name, sizeof r->name, "NoC%u NIU NOC_CLEAR_OUTSTANDING_REQ_CNT", noc);
+	} else if ((n = cfg_reg_name(off)) != NULL) {
+		r->kind = R_CFG;
+		snprintf(r->name, sizeof r->name, "NoC%u NIU %s", noc, n);
+	} else if (off - BH_NIU_COUNTER_BASE < 4u * BH_NIU_COUNTER_CELLS) {
+		char cn[48];
+		r->idx = (off - BH_NIU_COUNTER_BASE) / 4;
+		if (niu_counters[r->idx].how == CNT_NONE && !counter_is_8bit(r->idx))
+			return;
+		r->kind = R_COUNTER;
+		snprintf(r->name, sizeof r->name, "NoC%u NIU counter %s", noc, bh_niu_counter_name(r->idx, cn, sizeof cn));
+	} else {
+		for (unsigned k = 1; k < sizeof niu_unmodelled / sizeof niu_unmodelled[0]; k++)
+			if (off >= niu_unmodelled[k].lo && off < niu_unmodelled[k].hi) {
+				r->kind = R_UNMODELLED;
+				r->idx = k;
+				snprintf(r->name, sizeof r->name, "NoC%u NIU %s", noc, niu_unmodelled[k].name);
+			}
+	}
+}
+
+static unsigned niu_noc(const struct bh_access *a)
+{
+	return a->addr >= BH_NIU_BASE(1);
+}
+
+__attribute__((cold))
+static bool niu_not_a_register(struct bh_access *a, const struct niu_reg *r)
+{
+	if (r->kind == R_UNMODELLED)
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name, "%s",
+				     niu_unmodelled[r->idx].why);
+	return bh_fault_fill(a->fault, BH_FAULT_UNMAPPED, a->addr, r->name,
+			     "offset 0x%04x of the NoC%u NIU is not a register noc.md 3 lists (initiators at "
+			     "+0x800*b: 0x00-0x30, 0x40-0x48; 0x60; config 0x100-0x114, 0x148; counters 0x200-0x2F4)",
+			     r->off, niu_noc(a));
+}
+
+__attribute__((cold))
+static bool niu_read_only(struct bh_access *a, const struct niu_reg *r, const char *why)
+{
+	return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, r->name, "%s is read-only%s", r->name, why);
+}
+
+static bool niu_counter_modelled(struct bh_access *a, const struct niu_reg *r)
+{
+	switch (niu_counters[r->idx].how) {
+	case CNT_FLITS:
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+				     "%s counts 64-byte data flits; how unaligned transfers split into flits is "
+				     "unverified, so bhemu does not model it", niu_counters[r->idx].name);
+	case CNT_SLV:
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+				     "%s counts every request this NIU receives, host (PCIe) traffic included, which "
+				     "bhemu does not route through the NoC: it could not be exact", niu_counters[r->idx].name);
+	default:
+		return true;
+	}
+}
+
+bool bh_niu_read(struct bh_access *a, uint32_t *val)
+{
+	unsigned noc = niu_noc(a);
+	struct bh_niu *n = &a->tile->niu[noc];
+	struct niu_reg r;
+	niu_decode(noc, a->off, &r);
+	switch (r.kind) {
+	case R_CMDBUF:
+		if (r.off == BH_NIU_NODE_ID)
+			*val = bh_niu_node_id(a->tile, noc);
+		else if (r.off == BH_NIU_ENDPOINT_ID)
+			*val = niu_endpoint_id(a->tile, noc);
+		else
+			*val = bh_niu_cmdbuf_get(n, r.buf, r.off);   /* CMD_CTRL: 0, requests complete at issue */
+		return true;
+	case R_CFG:
+		*val = r.off == BH_NIU_NOC_ID_LOGICAL ? bh_niu_id_logical(a->tile) : bh_niu_cfg_get(n, r.off);
+		return true;
+	case R_COUNTER:
+		if (!niu_counter_modelled(a, &r))
+			return false;
+		*val = bh_niu_counter_read(n, r.idx);
+		return true;
+	case R_CLEAR:
+		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, r.name, "%s is write-only", r.name);
+	default:
+		return niu_not_a_register(a, &r);
+	}
+}
+
+/* ------------------------------------------------------------------------------- writes */
+
+/* NOC_PACKET_TAG: only the transaction id [13:10] is modelled. */
+static bool niu_check_packet_tag(struct bh_access *a, const struct niu_reg *r, uint32_t v)
+{
+	static const struct { uint32_t mask; const char *what; } fields[] = {
+		{ 0x3Fu, "[5:0] overlay stream id" },
+		{ 1u << 6, "[6] DeliverToReceiverOverlay" },
+		{ 1u << 7, "[7] first-packet flag" },
+		{ 1u << 8, "[8] last-packet flag" },
+		{ 1u << 9, "[9] HEADER_STORE" },
+		{ 3u << 14, "[15:14] reserved" },
+		{ 0xFFFFu << 16, "[31:16] reserved" },
+	};
+	char named[160] = "";
+	size_t len = 0;
+	for (unsigned k = 0; k < sizeof fields / sizeof fields[0]; k++)
+		if (v & fields[k].mask)
+			len += (size_t)snprintf(named + len, sizeof named - len, "%s%s", len ? ", " : "", fields[k].what);
+	if (!len)
+		return true;
+	return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+			     "0x%08x sets %s; only the transaction id [13:10] is modelled", v, named);
+}
+
+/* NOC_CTRL (noc.md 3.2): routing-only fields (VCs, priority, path reservation, broadcast axis)
+ * are accepted and have no effect in bhemu; what changes the result and is not modelled faults. */
+static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_t v)
+{
+	if ((v & BH_NOC_CTRL_TYPE_MASK) == 3)
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+				     "0x%08x: request type 3 is reserved (0 read, 1 atomic, 2 write)", v);
+	if (v & BH_NOC_CTRL_L1_ACC_AT_EN)
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+				     "0x%08x sets L1_ACC_AT_EN [31]: L1 accumulate is not modelled (broken on Blackhole, "
+				     "tt-metal never sets it)", v);
+	if (v & BH_NOC_CTRL_RESERVED)
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+				     "0x%08x sets reserved bits 0x%08x ([12:10], [26:18]); software writes 0 there", v,
+				     v & BH_NOC_CTRL_RESERVED);
+	return true;
+}
+
+static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
+{
+	struct bh_noc_txn txn;
+	if (v == 0)
+		return true;
+	if (v != 1)
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+				     "0x%08x: write 1 to issue a request (no other bits exist)", v);
+	/* Synchronous engine: the request completes here and CMD_CTRL stays 0. */
+	return bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) && bh_noc_complete(&txn, a->fault);
+}
+
+static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
+{
+	struct bh_niu *n = &a->tile->niu[noc];
+	switch (r->off) {
+	case BH_NIU_NODE_ID:
+	case BH_NIU_ENDPOINT_ID:
+		return niu_read_only(a, r, "");
+	case BH_NIU_PACKET_TAG:
+		if (!niu_check_packet_tag(a, r, v))
+			return false;
+		break;
+	case BH_NIU_CTRL:
+		if (!niu_check_ctrl(a, r, v))
+			return false;
+		break;
+	case BH_NIU_BRCST_EXCLUDE:
+		if (v)
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+					     "0x%08x: non-rectangular broadcasts are not modelled (tt-metal writes 0)", v);
+		break;
+	case BH_NIU_L1_ACC_AT_INSTRN:
+		if (v)
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+					     "0x%08x: L1 accumulate is not modelled (broken on Blackhole, never used)", v);
+		break;
+	case BH_NIU_CMD_CTRL:
+		return niu_cmd_ctrl(a, r, noc, v);
+	default:
+		break;
+	}
+	bh_niu_cmdbuf_set(n, r->buf, r->off, v);
+	return true;
+}
+
+static bool niu_cfg_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
+{
+	struct bh_niu *n = &a->tile->niu[noc];
+	if (r->off == BH_NIU_NOC_ID_LOGICAL)
+		return niu_read_only(a, r, " in bhemu: it holds the tile's translated coordinates, set before release "
+					   "(ARC firmware's job on silicon)");
+	if (r->off == BH_NIU_NIU_CFG_0) {
+		if (!(v & BH_NIU_CFG0_TRANSLATE))
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+					     "0x%08x clears bit 14: untranslated coordinates not modelled (bhemu "
+					     "addresses every endpoint in translated coordinates)", v);
+		if (v & BH_NIU_CFG0_TILE_CLOCK_DISABLE)
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+					     "0x%08x sets bit 12: disabling the tile clock is not modelled", v);
+	}
+	atomic_store_explicit(&n->cfg[(r->off - BH_NIU_CFG_BASE) / 4], v, memory_order_relaxed);
+	return true;
+}
+
+/* NOC_CLEAR_OUTSTANDING_REQ_CNT: bit i set => REQS_OUTSTANDING_ID(i) = 0. */
+static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
+{
+	if (v >> BH_NIU_TXN_IDS)
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+				     "0x%08x: only bits [15:0] exist (one per transaction id)", v);
+	for (unsigned id = 0; id < BH_NIU_TXN_IDS; id++)
+		if (v >> id & 1) {
+			unsigned i = BH_NIU_MST_REQS_OUTSTANDING_ID0 + id;
+			atomic_store_explicit(&a->tile->niu[noc].counter[i], 0, memory_order_release);
+			bh_tile_mmio_written(a->tile, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
+		}
+	return true;
+}
+
+bool bh_niu_write(struct bh_access *a, uint32_t val)
+{
+	unsigned noc = niu_noc(a);
+	struct niu_reg r;
+	niu_decode(noc, a->off, &r);
+	switch (r.kind) {
+	case R_CMDBUF:
+		return niu_cmdbuf_write(a, &r, noc, val);
+	case R_CFG:
+		return niu_cfg_write(a, &r, noc, val);
+	case R_CLEAR:
+		return niu_clear_outstanding(a, &r, noc, val);
+	case R_COUNTER:
+		return niu_read_only(a, &r, "");
+	default:
+		return niu_not_a_register(a, &r);
+	}
+}

@@ -1,0 +1,194 @@
+/* NoC interface units (noc.md section 3): every tile has one NIU per NoC, NoC0 at 0xFFB20000 and
+ * NoC1 at 0xFFB30000. Each has four request initiators ("command buffers") at +0x800·b, a
+ * configuration block at +0x100 and the counters at +0x200. Writing 1 to NOC_CMD_CTRL hands the
+ * initiator's registers to fabric/noc.c, which runs the transaction on the issuing thread.
+ *
+ * Coordinates: bhemu has no physical NoC coordinates; every coordinate it knows is translated
+ * (NIU_CFG_0 bit 14, always on). The tile's translated (x, y) are tile->x, tile->y. Registers
+ * that hardware fills with NoC coordinates are derived from them: NOC_NODE_ID reports (x, y) on
+ * NoC0 (translated = NoC0 physical for Tensix on an unharvested chip) and the NoC1 flip
+ * (16 - x, 11 - y) on NoC1; NOC_ID_LOGICAL holds (x, y) on both, as ARC firmware leaves it.
+ *
+ * Concurrency: every register cell is an atomic. Initiator registers are written by whichever
+ * core owns the initiator (or the host) and read, relaxed, by the same core's CMD_CTRL store.
+ * Counters are moved by any thread whose transaction completes (release, after the data is
+ * visible at the destination) and read with acquire by cores and the host. */
+#ifndef BH_FABRIC_NIU_H
+#define BH_FABRIC_NIU_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bh_access;
+struct bh_tile;
+
+#define BH_NIU_BASE(noc)       (0xFFB20000u + 0x10000u * (noc))
+#define BH_NIU_SIZE            0x10000u
+#define BH_NIU_CMD_BUFS        4u
+#define BH_NIU_CMD_BUF_STRIDE  0x800u
+#define BH_NIU_CFG_BASE        0x100u
+#define BH_NIU_COUNTER_BASE    0x200u
+#define BH_NIU_TXN_IDS         16u
+
+/* Request-initiator registers, at +0x800·b: X(offset, NAME, writable). */
+#define BH_NIU_CMDBUF_REGS(X) \
+	X(0x00, TARG_ADDR_LO, 1) \
+	X(0x04, TARG_ADDR_MID, 1) \
+	X(0x08, TARG_ADDR_HI, 1) \
+	X(0x0C, RET_ADDR_LO, 1) \
+	X(0x10, RET_ADDR_MID, 1) \
+	X(0x14, RET_ADDR_HI, 1) \
+	X(0x18, PACKET_TAG, 1) \
+	X(0x1C, CTRL, 1) \
+	X(0x20, AT_LEN_BE, 1) \
+	X(0x24, AT_LEN_BE_1, 1) \
+	X(0x28, AT_DATA, 1) \
+	X(0x2C, BRCST_EXCLUDE, 1) \
+	X(0x30, L1_ACC_AT_INSTRN, 1) \
+	X(0x40, CMD_CTRL, 1) \
+	X(0x44, NODE_ID, 0) \
+	X(0x48, ENDPOINT_ID, 0)
+
+enum bh_niu_cmdbuf_reg {
+#define X(off, name, w) BH_NIU_##name = off,
+	BH_NIU_CMDBUF_REGS(X)
+#undef X
+};
+#define BH_NIU_CMDBUF_CELLS (BH_NIU_CMD_CTRL / 4u + 1u)   /* plain storage 0x00..0x40 */
+
+/* Once per NIU, in the window of initiator 0. */
+#define BH_NIU_CLEAR_OUTSTANDING_REQ_CNT 0x060u
+/* Configuration block: X(offset, NAME, writable). */
+#define BH_NIU_CFG_REGS(X) \
+	X(0x100, NIU_CFG_0, 1) \
+	X(0x104, ROUTER_CFG_0, 1) \
+	X(0x108, ROUTER_CFG_1, 1) \
+	X(0x10C, ROUTER_CFG_2, 1) \
+	X(0x110, ROUTER_CFG_3, 1) \
+	X(0x114, ROUTER_CFG_4, 1) \
+	X(0x148, NOC_ID_LOGICAL, 0)
+
+enum bh_niu_cfg_reg {
+#define X(off, name, w) BH_NIU_##name = off,
+	BH_NIU_CFG_REGS(X)
+#undef X
+};
+#define BH_NIU_CFG_CELLS 6u                       /* NIU_CFG_0, ROUTER_CFG_0..4 */
+
+#define BH_NIU_CFG0_TILE_CLOCK_DISABLE (1u << 12)
+#define BH_NIU_CFG0_TRANSLATE          (1u << 14)
+#define BH_NIU_CFG0_RESET              BH_NIU_CFG0_TRANSLATE
+
+/* NOC_CTRL (noc.md 3.2). */
+#define BH_NOC_CTRL_TYPE_MASK      0x3u
+#define BH_NOC_CTRL_RD             0x0u
+#define BH_NOC_CTRL_AT             0x1u
+#define BH_NOC_CTRL_WR             0x2u
+#define BH_NOC_CTRL_WR_BE          (1u << 2)
+#define BH_NOC_CTRL_WR_INLINE      (1u << 3)
+#define BH_NOC_CTRL_RESP_MARKED    (1u << 4)
+#define BH_NOC_CTRL_BRCST_PACKET   (1u << 5)
+#define BH_NOC_CTRL_VC_LINKED      (1u << 6)
+#define BH_NOC_CTRL_VC_STATIC      (1u << 7)
+#define BH_NOC_CTRL_PATH_RESERVE   (1u << 8)
+#define BH_NOC_CTRL_MEM_RD_DROP_ACK (1u << 9)
+#define BH_NOC_CTRL_BRCST_XY       (1u << 16)
+#define BH_NOC_CTRL_BRCST_SRC_INCLUDE (1u << 17)
+#define BH_NOC_CTRL_L1_ACC_AT_EN   (1u << 31)
+#define BH_NOC_CTRL_RESERVED       (0x7u << 10 | 0x1FFu << 18)
+
+#define BH_NOC_PACKET_TAG_TXN_ID(tag) ((tag) >> 10 & 0xFu)
+
+/* Counters at +0x200 + 4·i (noc.md 3.4): X(index, NAME, how). EXACT counters move as the ISA
+ * says; FLITS counters count 64-byte data flits, whose number for unaligned transfers is
+ * unverified; SLV counters count every request a tile receives, host (PCIe) traffic included,
+ * which bhemu does not route through the NoC. Those two kinds fault by name when read. */
+#define BH_NIU_COUNTERS(X) \
+	X(0, MST_ATOMIC_RESP_RECEIVED, EXACT) \
+	X(1, MST_WR_ACK_RECEIVED, EXACT) \
+	X(2, MST_RD_RESP_RECEIVED, EXACT) \
+	X(3, MST_RD_DATA_WORD_RECEIVED, FLITS) \
+	X(4, MST_CMD_ACCEPTED, EXACT) \
+	X(5, MST_RD_REQ_SENT, EXACT) \
+	X(6, MST_NONPOSTED_ATOMIC_SENT, EXACT) \
+	X(7, MST_POSTED_ATOMIC_SENT, EXACT) \
+	X(8, MST_NONPOSTED_WR_DATA_WORD_SENT, FLITS) \
+	X(9, MST_POSTED_WR_DATA_WORD_SENT, FLITS) \
+	X(10, MST_NONPOSTED_WR_REQ_SENT, EXACT) \
+	X(11, MST_POSTED_WR_REQ_SENT, EXACT) \
+	X(12, MST_NONPOSTED_WR_REQ_STARTED, EXACT) \
+	X(13, MST_POSTED_WR_REQ_STARTED, EXACT) \
+	X(14, MST_RD_REQ_STARTED, EXACT) \
+	X(15, MST_NONPOSTED_ATOMIC_STARTED, EXACT) \
+	X(48, SLV_ATOMIC_RESP_SENT, SLV) \
+	X(49, SLV_WR_ACK_SENT, SLV) \
+	X(50, SLV_RD_RESP_SENT, SLV) \
+	X(51, SLV_RD_DATA_WORD_SENT, SLV) \
+	X(52, SLV_REQ_ACCEPTED, SLV) \
+	X(53, SLV_RD_REQ_RECEIVED, SLV) \
+	X(54, SLV_NONPOSTED_ATOMIC_RECEIVED, SLV) \
+	X(55, SLV_POSTED_ATOMIC_RECEIVED, SLV) \
+	X(56, SLV_NONPOSTED_WR_DATA_WORD_RECEIVED, SLV) \
+	X(57, SLV_POSTED_WR_DATA_WORD_RECEIVED, SLV) \
+	X(58, SLV_NONPOSTED_WR_REQ_RECEIVED, SLV) \
+	X(59, SLV_POSTED_WR_REQ_RECEIVED, SLV) \
+	X(60, SLV_NONPOSTED_WR_REQ_STARTED, SLV) \
+	X(61, SLV_POSTED_WR_REQ_STARTED, SLV)
+
+enum bh_niu_counter {
+#define X(idx, name, how) BH_NIU_##name = idx,
+	BH_NIU_COUNTERS(X)
+#undef X
+	BH_NIU_MST_REQS_OUTSTANDING_ID0 = 16,    /* + id, 8 bits */
+	BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 = 32, /* + id, 8 bits */
+	BH_NIU_COUNTER_CELLS = 64,
+};
+
+struct bh_niu {
+	unsigned noc;                                             /* 0 or 1 */
+	_Atomic uint32_t cmdbuf[BH_NIU_CMD_BUFS][BH_NIU_CMDBUF_CELLS];
+	_Atomic uint32_t cfg[BH_NIU_CFG_CELLS];                   /* NIU_CFG_0, ROUTER_CFG_0..4 */
+	/* The 8-bit counters live in 32-bit cells and are read masked (they wrap like 8 bits). */
+	_Atomic uint32_t counter[BH_NIU_COUNTER_CELLS];
+	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
+	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
+	_Atomic uint64_t linked;
+};
+
+void bh_niu_init(struct bh_niu *n, unsigned noc);
+
+/* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
+bool bh_niu_read(struct bh_access *a, uint32_t *val);
+bool bh_niu_write(struct bh_access *a, uint32_t val);
+
+/* Register access for fabric/noc.c. */
+static inline uint32_t bh_niu_cmdbuf_get(struct bh_niu *n, unsigned buf, unsigned off)
+{
+	return atomic_load_explicit(&n->cmdbuf[buf][off / 4], memory_order_relaxed);
+}
+
+static inline void bh_niu_cmdbuf_set(struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
+{
+	atomic_store_explicit(&n->cmdbuf[buf][off / 4], v, memory_order_relaxed);
+}
+
+static inline uint32_t bh_niu_cfg_get(struct bh_niu *n, unsigned off)
+{
+	return atomic_load_explicit(&n->cfg[(off - BH_NIU_CFG_BASE) / 4], memory_order_relaxed);
+}
+
+/* Move counter i of the NIU of `noc` on tile t by delta (release: the data this counter
+ * reports is visible before it moves) and wake cores parked on it. */
+void bh_niu_count(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta);
+/* Acquire read, masked to the counter's width. */
+uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i);
+
+/* "NIU_MST_WR_ACK_RECEIVED", "NIU_MST_REQS_OUTSTANDING_ID(3)", ...: for reports and tests. */
+const char *bh_niu_counter_name(unsigned i, char *buf, unsigned n);
+
+/* NOC_NODE_ID and NOC_ID_LOGICAL of tile t on `noc` (see the coordinate note above). */
+uint32_t bh_niu_node_id(const struct bh_tile *t, unsigned noc);
+uint32_t bh_niu_id_logical(const struct bh_tile *t);
+
+#endif

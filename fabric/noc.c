@@ -1,0 +1,720 @@
+/* NoC transactions: issue (checks, endpoints, at-issue counters) and completion (data, then
+ * counters). See noc.h for the split and noc.md sections 3-8 and 11 for the rules. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fabric/chip.h"
+#include "fabric/mmio.h"
+#include "fabric/niu.h"
+#include "fabric/noc.h"
+#include "fabric/tile.h"
+
+/* Coordinate register (*_ADDR_HI): unicast x [5:0], y [11:6]; broadcast adds start x/y. */
+#define HI_X(hi)       ((hi) & 0x3Fu)
+#define HI_Y(hi)       ((hi) >> 6 & 0x3Fu)
+#define HI_START_X(hi) ((hi) >> 12 & 0x3Fu)
+#define HI_START_Y(hi) ((hi) >> 18 & 0x3Fu)
+#define MID_PCIE       (1u << 28)     /* *_ADDR_MID bit 28 = NoC address bit 60 */
+#define MID_LOCAL      0xFu           /* *_ADDR_MID [3:0] = local address bits 35:32 */
+
+/* Atomic opcodes in NOC_AT_LEN_BE [15:12] (noc.md 6). */
+enum { AT_INCR_GET = 1, AT_SWAP_MASK = 3, AT_CAS = 4, AT_SWAP_IDX = 6, AT_SWAP_IDX_HI = 7 };
+
+static const char *const op_verb[] = {
+	[BH_NOC_OP_READ] = "read from",
+	[BH_NOC_OP_WRITE] = "write to",
+	[BH_NOC_OP_WRITE_BE] = "byte-enable write to",
+	[BH_NOC_OP_WRITE_INLINE] = "inline write to",
+	[BH_NOC_OP_ATOMIC] = "atomic on",
+};
+
+/* ------------------------------------------------------------------------------- faults */
+
+/* Every issue-time fault is reported at the initiator's NOC_CMD_CTRL store. */
+__attribute__((cold, format(printf, 4, 5)))
+static bool noc_fault(const struct bh_noc_txn *x, struct bh_fault *f, enum bh_fault_kind kind, const char *fmt, ...)
+{
+	char region[96], detail[sizeof f->detail];
+	va_list ap;
+	snprintf(region, sizeof region, "NoC%u NIU initiator %u NOC_CMD_CTRL", x->noc, x->buf);
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof detail, fmt, ap);
+	va_end(ap);
+	return bh_fault_fill(f, kind, BH_NIU_BASE(x->noc) + x->buf * BH_NIU_CMD_BUF_STRIDE + BH_NIU_CMD_CTRL, region,
+			     "%s", detail);
+}
+
+/* "x 1-7,10-16, y 2-11": where the chip's Tensix tiles are, for "no endpoint there". */
+static void noc_describe_grid(const struct bh_topology *tp, char *buf, size_t n)
+{
+	size_t len = (size_t)snprintf(buf, n, "Tensix tiles at x ");
+	for (unsigned c = 0; c < tp->cols && len < n; c++) {
+		unsigned first = tp->col_x[c];
+		while (c + 1 < tp->cols && tp->col_x[c + 1] == tp->col_x[c] + 1)
+			c++;
+		len += (size_t)snprintf(buf + len, n - len, "%s%u", first == tp->col_x[0] ? "" : ",", first);
+		if (tp->col_x[c] != first && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "-%u", tp->col_x[c]);
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, ", y %u-%u; DRAM at x 17-18, y 12-23; PCIe at (%u,%u)", tp->row_y[0],
+			 tp->row_y[tp->rows - 1], BH_PCIE_X, BH_PCIE_Y);
+}
+
+__attribute__((cold))
+static bool noc_no_endpoint(const struct bh_noc_txn *x, struct bh_fault *f, const char *verb, unsigned ex,
+			    unsigned ey)
+{
+	char grid[160];
+	noc_describe_grid(&x->chip->topo, grid, sizeof grid);
+	return noc_fault(x, f, BH_FAULT_UNMAPPED, "NoC%u %s (%u,%u): no endpoint there (%s)", x->noc, verb, ex, ey,
+			 grid);
+}
+
+/* ------------------------------------------------------------------------------- endpoints */
+
+/* A Tensix-side address: L1, or a register (exactly 4 bytes, aligned; the NoC does not reach
+ * the NIUs themselves). `where` names the request for messages. */
+static bool noc_tensix_addr(const struct bh_noc_txn *x, struct bh_fault *f, const char *where, uint32_t mid,
+			    uint32_t addr, uint32_t len, struct bh_noc_side *s)
+{
+	if (mid)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE,
+				 "%s: ADDR_MID is 0x%08x, but a Tensix tile has a 32-bit address space (MID must be 0)",
+				 where, mid);
+	s->addr = addr;
+	if (addr < BH_L1_SIZE) {
+		s->kind = BH_NOC_SIDE_L1;
+		if (len > BH_L1_SIZE - addr)
+			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes run past the end of L1 (0x%x)", where, len,
+					 BH_L1_SIZE);
+		return true;
+	}
+	if (addr < BH_NOC_MMIO_BASE)
+		return noc_fault(x, f, BH_FAULT_UNMAPPED, "%s: nothing at 0x%08x (L1 ends at 0x%x, registers start at "
+				 "0x%08x)", where, addr, BH_L1_SIZE, BH_NOC_MMIO_BASE);
+	s->kind = BH_NOC_SIDE_MMIO;
+	if (len != 4)
+		return noc_fault(x, f, BH_FAULT_ACCESS, "%s: a register request moves exactly 4 bytes, not %u", where, len);
+	if (addr & 3)
+		return noc_fault(x, f, BH_FAULT_MISALIGNED, "%s: register address 0x%08x is not 4-byte aligned", where,
+				 addr);
+	if (addr - BH_NIU_BASE(0) < 2 * BH_NIU_SIZE)
+		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: NoC requests to NIU registers are not modelled", where);
+	return true;
+}
+
+/* Resolve the endpoint at translated (ex, ey) for a request of len bytes at mid:lo. */
+static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const char *verb, unsigned ex, unsigned ey,
+			uint32_t mid, uint32_t lo, uint32_t len, struct bh_noc_side *s)
+{
+	struct bh_chip *chip = x->chip;
+	struct bh_endpoint ep = bh_topology_at(&chip->topo, ex, ey);
+	char where[96];
+	snprintf(where, sizeof where, "NoC%u %s (%u,%u) 0x%08x", x->noc, verb, ex, ey, lo);
+	memset(s, 0, sizeof *s);
+	switch (ep.kind) {
+	case BH_EP_TENSIX:
+		s->tile = chip->tiles[ep.index];
+		return noc_tensix_addr(x, f, where, mid, lo, len, s);
+	case BH_EP_DRAM: {
+		if (mid & ~MID_LOCAL)
+			return noc_fault(x, f, BH_FAULT_BAD_VALUE, "%s: ADDR_MID 0x%08x has bits above address bit 35 (a "
+					 "DRAM bank takes a 36-bit offset)", where, mid);
+		uint64_t off = (uint64_t)mid << 32 | lo;
+		s->kind = BH_NOC_SIDE_MEM;
+		s->addr = lo;
+		s->mem = bh_dram_ptr(chip, ep.index, off, len);
+		if (!s->mem)
+			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes at offset 0x%llx leave DRAM bank %u (usable "
+					 "size 0x%llx)", where, len, (unsigned long long)off, ep.index,
+					 (unsigned long long)BH_DRAM_BANK_USABLE);
+		return true;
+	}
+	case BH_EP_PCIE: {
+		if (!(mid & MID_PCIE))
+			return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: PCIe requests without the bit-60 marker "
+					 "(ADDR_MID bit 28; IOMMU windows) are not modelled", where);
+		uint64_t addr = (uint64_t)mid << 32 | lo;
+		s->kind = BH_NOC_SIDE_MEM;
+		s->addr = lo;
+		s->mem = bh_host_mem_ptr(chip, addr, len);
+		if (!s->mem)
+			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes at 0x%llx leave the host memory window "
+					 "[0x%llx, 0x%llx) (bit 60 set)", where, len,
+					 (unsigned long long)(addr & ~BH_NOC_PCIE_BIT), (unsigned long long)chip->host_base,
+					 (unsigned long long)(chip->host_base + chip->host_mem_size));
+		return true;
+	}
+	default:
+		return noc_no_endpoint(x, f, verb, ex, ey);
+	}
+}
+
+/* A tile that receives responses: a Tensix tile at translated (ex, ey). */
+static bool noc_resolve_ack(const struct bh_noc_txn *x, struct bh_fault *f, const char *what, unsigned ex,
+			    unsigned ey, struct bh_tile **out)
+{
+	struct bh_endpoint ep = bh_topology_at(&x->chip->topo, ex, ey);
+	if (ep.kind != BH_EP_TENSIX) {
+		char grid[160];
+		noc_describe_grid(&x->chip->topo, grid, sizeof grid);
+		return noc_fault(x, f, BH_FAULT_UNMAPPED, "NoC%u %s goes to (%u,%u): no Tensix tile there (%s)", x->noc,
+				 what, ex, ey, grid);
+	}
+	*out = x->chip->tiles[ep.index];
+	return true;
+}
+
+/* ------------------------------------------------------------------------------- multicast */
+
+/* Coordinates from start to end, wrapping when start > end (noc.md 8). */
+static uint64_t noc_span(unsigned start, unsigned end)
+{
+	uint64_t upto_end = end >= 63 ? ~0ull : (2ull << end) - 1;
+	uint64_t from_start = ~0ull << start;
+	return start <= end ? upto_end & from_start : upto_end | from_start;
+}
+
+/* The receiving rectangle of a multicast, in translated coordinates. NoC1 multicasts name their
+ * corners the other way round (start >= end in translated space, start <= end once flipped into
+ * NoC1 coordinates): exchanging the corners forms the same spans, wrap included, without
+ * leaving translated space. The initiator's broadcast opt-out masks (ROUTER_CFG_1 columns,
+ * ROUTER_CFG_3 rows, a bit per coordinate of this NoC, i.e. flipped on NoC1) remove receivers. */
+static void noc_mcast_spans(struct bh_noc_txn *x, uint32_t hi)
+{
+	unsigned ex = HI_X(hi), ey = HI_Y(hi), sx = HI_START_X(hi), sy = HI_START_Y(hi);
+	struct bh_niu *n = &x->init->niu[x->noc];
+	uint32_t cols_out = bh_niu_cfg_get(n, BH_NIU_ROUTER_CFG_1) & 0x1FFFFu;
+	uint32_t rows_out = bh_niu_cfg_get(n, BH_NIU_ROUTER_CFG_3) & 0xFFFu;
+	if (x->noc == 1) {
+		unsigned t = sx; sx = ex; ex = t;
+		t = sy; sy = ey; ey = t;
+	}
+	x->span_x = noc_span(sx, ex);
+	x->span_y = noc_span(sy, ey);
+	for (unsigned c = 0; c < 17; c++)
+		if (cols_out >> c & 1)
+			x->span_x &= ~(1ull << (x->noc ? 16 - c : c));
+	for (unsigned r = 0; r < 12; r++)
+		if (rows_out >> r & 1)
+			x->span_y &= ~(1ull << (x->noc ? 11 - r : r));
+}
+
+static bool noc_receives(const struct bh_noc_txn *x, unsigned k)
+{
+	unsigned tx, ty;
+	bh_topology_tile_xy(&x->chip->topo, k, &tx, &ty);
+	if (!(x->span_x >> tx & 1) || !(x->span_y >> ty & 1))
+		return false;
+	return x->src_include || x->chip->tiles[k] != x->init;
+}
+
+/* ------------------------------------------------------------------------------- issue */
+
+/* Lengths: 1..16384 per packet; longer requests split into packets when both addresses are
+ * 64-byte aligned, and each packet counts in the 8-bit REQS_OUTSTANDING / WRITE_REQS_OUTGOING. */
+static bool noc_check_len(struct bh_noc_txn *x, struct bh_fault *f, uint32_t len, uint32_t len_hi)
+{
+	if (len_hi)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "NOC_AT_LEN_BE_1 is 0x%08x: lengths of 4 GiB and more are "
+				 "not modelled", len_hi);
+	if (len == 0)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "NOC_AT_LEN_BE is 0: a request moves 1..16384 bytes (more "
+				 "when split into packets)");
+	x->len = len;
+	x->packets = (len + BH_NOC_PACKET_MAX - 1) / BH_NOC_PACKET_MAX;
+	if (x->packets > 255)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "%u bytes split into %u packets, which overflows the 8-bit "
+				 "outstanding-request counters", len, x->packets);
+	return true;
+}
+
+/* noc.md 7: L1 <-> L1 equal low 4 bits; reads from DRAM/PCIe equal low 6 bits, writes to them
+ * equal low 4 bits; registers 4 bytes (checked when resolved); split requests 64-byte aligned. */
+static bool noc_check_alignment(struct bh_noc_txn *x, struct bh_fault *f, const struct bh_noc_side *src,
+				const struct bh_noc_side *dst)
+{
+	const char *what = op_verb[x->op];
+	uint32_t s = src->addr, d = dst->addr;
+	if (src->kind == BH_NOC_SIDE_MMIO || dst->kind == BH_NOC_SIDE_MMIO) {
+		if ((s | d) & 3)
+			return noc_fault(x, f, BH_FAULT_MISALIGNED, "NoC%u %s a register: source 0x%08x and destination "
+					 "0x%08x must both be 4-byte aligned", x->noc, what, s, d);
+		return true;
+	}
+	unsigned mask = src->kind == BH_NOC_SIDE_MEM ? 63 : 15;
+	if ((s ^ d) & mask)
+		return noc_fault(x, f, BH_FAULT_MISALIGNED, "NoC%u %s: source 0x%08x and destination 0x%08x must agree "
+				 "in the low %u bits (%s)", x->noc, what, s, d, mask == 63 ? 6 : 4,
+				 mask == 63 ? "reads from DRAM/PCIe: 64-byte alignment"
+					    : dst->kind == BH_NOC_SIDE_MEM ? "writes to DRAM/PCIe: 16-byte alignment"
+									   : "L1 to L1: 16-byte alignment");
+	if (x->packets > 1 && ((s | d) & 63))
+		return noc_fault(x, f, BH_FAULT_MISALIGNED, "NoC%u %s: %u bytes split into %u packets need source "
+				 "0x%08x and destination 0x%08x both 64-byte aligned", x->noc, what, x->len, x->packets, s,
+				 d);
+	return true;
+}
+
+static bool noc_issue_read(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
+{
+	uint32_t targ_hi = r[BH_NIU_TARG_ADDR_HI / 4], ret_hi = r[BH_NIU_RET_ADDR_HI / 4];
+	x->op = BH_NOC_OP_READ;
+	x->resp = true;   /* reads always respond */
+	if (x->mcast)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "NOC_CTRL sets BRCST_PACKET on a read: there are no "
+				 "multicast reads");
+	if (!noc_check_len(x, f, r[BH_NIU_AT_LEN_BE / 4], r[BH_NIU_AT_LEN_BE_1 / 4]) ||
+	    !noc_resolve(x, f, "read from", HI_X(targ_hi), HI_Y(targ_hi), r[BH_NIU_TARG_ADDR_MID / 4],
+			 r[BH_NIU_TARG_ADDR_LO / 4], x->len, &x->src) ||
+	    !noc_resolve(x, f, "read returning to", HI_X(ret_hi), HI_Y(ret_hi), r[BH_NIU_RET_ADDR_MID / 4],
+			 r[BH_NIU_RET_ADDR_LO / 4], x->len, &x->dst))
+		return false;
+	if (x->dst.kind == BH_NOC_SIDE_MEM)
+		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NoC%u read returning to (%u,%u): responses to DRAM or "
+				 "PCIe are not modelled (RET_ADDR_HI names the reading tile)", x->noc, HI_X(ret_hi),
+				 HI_Y(ret_hi));
+	x->ack = x->dst.tile;
+	return noc_check_alignment(x, f, &x->src, &x->dst);
+}
+
+/* Destination of a write or atomic: one endpoint, or a multicast rectangle of Tensix tiles
+ * (the address then must be a Tensix one; tile stays NULL). */
+static bool noc_resolve_dest(struct bh_noc_txn *x, struct bh_fault *f, uint32_t hi, uint32_t mid, uint32_t lo,
+			     uint32_t len)
+{
+	const char *verb = op_verb[x->op];
+	if (!x->mcast)
+		return noc_resolve(x, f, verb, HI_X(hi), HI_Y(hi), mid, lo, len, &x->dst);
+	char where[112];
+	snprintf(where, sizeof where, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", x->noc, verb, HI_START_X(hi),
+		 HI_START_Y(hi), HI_X(hi), HI_Y(hi), lo);
+	memset(&x->dst, 0, sizeof x->dst);
+	noc_mcast_spans(x, hi);
+	return noc_tensix_addr(x, f, where, mid, lo, len, &x->dst);
+}
+
+static bool noc_issue_write(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
+{
+	uint32_t targ_hi = r[BH_NIU_TARG_ADDR_HI / 4], ret_hi = r[BH_NIU_RET_ADDR_HI / 4];
+	uint32_t targ_lo = r[BH_NIU_TARG_ADDR_LO / 4], targ_mid = r[BH_NIU_TARG_ADDR_MID / 4];
+	x->op = BH_NOC_OP_WRITE;
+	if (!noc_check_len(x, f, r[BH_NIU_AT_LEN_BE / 4], r[BH_NIU_AT_LEN_BE_1 / 4]))
+		return false;
+	/* The data comes from the initiator's own address space at TARG_ADDR_LO. */
+	x->src.tile = x->init;
+	if (!noc_tensix_addr(x, f, "NoC write source (TARG_ADDR, local)", targ_mid, targ_lo, x->len, &x->src) ||
+	    !noc_resolve_dest(x, f, ret_hi, r[BH_NIU_RET_ADDR_MID / 4], r[BH_NIU_RET_ADDR_LO / 4], x->len))
+		return false;
+	/* Acks go to the NIU named by TARG_ADDR_HI (noc_init points it at the tile itself). */
+	if (x->resp && !noc_resolve_ack(x, f, "write ack (TARG_ADDR_HI)", HI_X(targ_hi), HI_Y(targ_hi), &x->ack))
+		return false;
+	return noc_check_alignment(x, f, &x->src, &x->dst);
+}
+
+/* WR_BE: up to 64 bytes picked by a mask from the 16-byte aligned source to the 16-byte aligned
+ * destination, in L1. */
+static bool noc_issue_write_be(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
+{
+	uint32_t targ_hi = r[BH_NIU_TARG_ADDR_HI / 4], ret_hi = r[BH_NIU_RET_ADDR_HI / 4];
+	x->op = BH_NOC_OP_WRITE_BE;
+	x->be = r[BH_NIU_AT_LEN_BE / 4] | (uint64_t)r[BH_NIU_AT_LEN_BE_1 / 4] << 32;
+	x->packets = 1;
+	if (!x->be)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "WR_BE with an empty byte mask (NOC_AT_LEN_BE and _1 are 0) "
+				 "writes nothing");
+	x->len = 64u - (unsigned)__builtin_clzll(x->be);   /* bytes from the base to the last enabled one */
+	x->src.tile = x->init;
+	if (!noc_tensix_addr(x, f, "NoC byte-enable write source (TARG_ADDR, local)", r[BH_NIU_TARG_ADDR_MID / 4],
+			     r[BH_NIU_TARG_ADDR_LO / 4] & ~15u, x->len, &x->src) ||
+	    !noc_resolve_dest(x, f, ret_hi, r[BH_NIU_RET_ADDR_MID / 4], r[BH_NIU_RET_ADDR_LO / 4] & ~15u, x->len))
+		return false;
+	if (x->src.kind != BH_NOC_SIDE_L1 || x->dst.kind != BH_NOC_SIDE_L1)
+		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NoC%u byte-enable write: only L1 to Tensix L1 is "
+				 "modelled (to a register the mask is ignored; DRAM/PCIe unverified)", x->noc);
+	if (x->resp && !noc_resolve_ack(x, f, "write ack (TARG_ADDR_HI)", HI_X(targ_hi), HI_Y(targ_hi), &x->ack))
+		return false;
+	return true;
+}
+
+/* WR_INLINE: NOC_AT_DATA stored to a register of the target. Inline writes to L1 are a known
+ * Blackhole hardware bug; tt-metal stages the word in L1 and sends a normal write instead. */
+static bool noc_issue_write_inline(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
+{
+	uint32_t targ_hi = r[BH_NIU_TARG_ADDR_HI / 4], lo = r[BH_NIU_TARG_ADDR_LO / 4];
+	x->op = BH_NOC_OP_WRITE_INLINE;
+	x->len = 4;
+	x->packets = 1;
+	x->data = r[BH_NIU_AT_DATA / 4];
+	if (!noc_resolve_dest(x, f, targ_hi, r[BH_NIU_TARG_ADDR_MID / 4], lo, 4))
+		return false;
+	if (x->dst.kind == BH_NOC_SIDE_L1)
+		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NoC%u inline write to L1 0x%08x: unsafe on Blackhole "
+				 "(hardware bug: WR_INLINE is safe for registers only); stage the word in L1 and send a "
+				 "4-byte write, as tt-metal's noc_inline_dw_write does", x->noc, lo);
+	if (x->dst.kind == BH_NOC_SIDE_MEM)
+		return noc_fault(x, f, BH_FAULT_ACCESS, "NoC%u inline write to DRAM/PCIe: WR_INLINE needs a Tensix "
+				 "(or Ethernet) destination", x->noc);
+	x->ack = x->resp ? x->init : NULL;    /* inline acks return to the initiating NIU */
+	return true;
+}
+
+static bool noc_issue_atomic(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
+{
+	static const char *const unmodelled[16] = {
+		[2] = "INCR_GET_PTR (operand layout unverified)", [5] = "GET_TILE_MAP", [8] = "Zaamo-style",
+		[9] = "ACC (SIMD accumulate)", [10] = "SWAP (index variant 10)",
+	};
+	uint32_t targ_hi = r[BH_NIU_TARG_ADDR_HI / 4], lo = r[BH_NIU_TARG_ADDR_LO / 4];
+	uint32_t ret_hi = r[BH_NIU_RET_ADDR_HI / 4];
+	x->op = BH_NOC_OP_ATOMIC;
+	x->len = 4;
+	x->packets = 1;
+	x->at = r[BH_NIU_AT_LEN_BE / 4];
+	x->data = r[BH_NIU_AT_DATA / 4];
+	unsigned op = x->at >> 12 & 0xF;
+	if (op != AT_INCR_GET && op != AT_SWAP_MASK && op != AT_CAS && op != AT_SWAP_IDX && op != AT_SWAP_IDX_HI)
+		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NOC_AT_LEN_BE 0x%08x: atomic opcode %u (%s) is not modelled "
+				 "(INCR_GET 1, SWAP 3/6/7, CAS 4 are)", x->at, op, unmodelled[op] ? unmodelled[op] : "reserved");
+	if (!noc_resolve_dest(x, f, targ_hi, r[BH_NIU_TARG_ADDR_MID / 4], lo, 4))
+		return false;
+	if (x->dst.kind != BH_NOC_SIDE_L1)
+		return noc_fault(x, f, BH_FAULT_ACCESS, "NoC%u atomic on 0x%08x: atomics act on L1 of a Tensix tile only "
+				 "(not registers, DRAM or PCIe)", x->noc, lo);
+	if (lo & 3)
+		return noc_fault(x, f, BH_FAULT_MISALIGNED, "NoC%u atomic on 0x%08x: the result word at TARG_ADDR_LO must "
+				 "be 4-byte aligned", x->noc, lo);
+	if (!x->resp)
+		return true;
+	/* The old value goes to RET_ADDR, whose NIU counts the response. */
+	if (!noc_resolve(x, f, "atomic result to", HI_X(ret_hi), HI_Y(ret_hi), r[BH_NIU_RET_ADDR_MID / 4],
+			 r[BH_NIU_RET_ADDR_LO / 4], 4, &x->ret))
+		return false;
+	if (x->ret.kind != BH_NOC_SIDE_L1 || (x->ret.addr & 3))
+		return noc_fault(x, f, BH_FAULT_ACCESS, "NoC%u atomic result to 0x%08x: RET_ADDR must be a 4-byte aligned "
+				 "L1 word of a Tensix tile", x->noc, x->ret.addr);
+	x->ack = x->ret.tile;
+	return true;
+}
+
+/* VC_LINKED: every request of a linked transaction goes to the same destination (tile or
+ * rectangle, same broadcast axis); on silicon a mismatch locks the NoC up. */
+static bool noc_check_linked(struct bh_noc_txn *x, struct bh_fault *f, uint32_t ctrl, const uint32_t *r)
+{
+	struct bh_niu *n = &x->init->niu[x->noc];
+	uint32_t hi = x->op == BH_NOC_OP_WRITE || x->op == BH_NOC_OP_WRITE_BE ? r[BH_NIU_RET_ADDR_HI / 4]
+									       : r[BH_NIU_TARG_ADDR_HI / 4];
+	uint64_t key = 1ull << 40 | (uint64_t)x->mcast << 32 | (uint64_t)!!(ctrl & BH_NOC_CTRL_BRCST_XY) << 33 |
+		       (hi & (x->mcast ? 0xFFFFFFu : 0xFFFu));
+	uint64_t open = atomic_load_explicit(&n->linked, memory_order_relaxed);
+	if (open && open != key)
+		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "VC_LINKED transaction: this request goes to %s 0x%06x, the "
+				 "linked one before it to %s 0x%06x; all requests of a linked transaction need one "
+				 "destination (silicon locks the NoC up)", x->mcast ? "rectangle" : "tile",
+				 (unsigned)(key & 0xFFFFFF), open >> 32 & 1 ? "rectangle" : "tile", (unsigned)(open & 0xFFFFFF));
+	atomic_store_explicit(&n->linked, ctrl & BH_NOC_CTRL_VC_LINKED ? key : 0, memory_order_relaxed);
+	return true;
+}
+
+bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, struct bh_fault *f)
+{
+	struct bh_niu *n = &t->niu[noc];
+	uint32_t r[BH_NIU_CMDBUF_CELLS];
+	for (unsigned k = 0; k < BH_NIU_CMDBUF_CELLS; k++)
+		r[k] = bh_niu_cmdbuf_get(n, buf, 4 * k);
+	uint32_t ctrl = r[BH_NIU_CTRL / 4];
+	memset(x, 0, sizeof *x);
+	x->chip = t->chip;
+	x->init = t;
+	x->noc = (uint8_t)noc;
+	x->buf = (uint8_t)buf;
+	x->id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(r[BH_NIU_PACKET_TAG / 4]);
+	x->resp = ctrl & BH_NOC_CTRL_RESP_MARKED;
+	x->mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET;
+	x->src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE;
+	bool ok;
+	switch (ctrl & BH_NOC_CTRL_TYPE_MASK) {
+	case BH_NOC_CTRL_RD:
+		ok = noc_issue_read(x, f, r);
+		break;
+	case BH_NOC_CTRL_AT:
+		ok = noc_issue_atomic(x, f, r);
+		break;
+	default:   /* write; NOC_CTRL type 3 was refused when written */
+		if (ctrl & BH_NOC_CTRL_WR_INLINE)
+			ok = noc_issue_write_inline(x, f, r);
+		else if (ctrl & BH_NOC_CTRL_WR_BE)
+			ok = noc_issue_write_be(x, f, r);
+		else
+			ok = noc_issue_write(x, f, r);
+		break;
+	}
+	if (!ok || !noc_check_linked(x, f, ctrl, r))
+		return false;
+	/* Counters that move at the CMD_CTRL write (noc.md 3.4). */
+	if (x->resp)
+		bh_niu_count(t, noc, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id,
+			     x->op == BH_NOC_OP_READ || x->op == BH_NOC_OP_WRITE ? x->packets : 1);
+	if (x->op == BH_NOC_OP_WRITE || x->op == BH_NOC_OP_WRITE_BE)
+		bh_niu_count(t, noc, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, x->packets);
+	return true;
+}
+
+/* ------------------------------------------------------------------------------- complete */
+
+/* Relaxed atomic copy: either side may be a running core or another transfer. Eight bytes at a
+ * time when both sides agree modulo 8 (always for L1 <-> L1, which agree modulo 16). */
+static void noc_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if ((((uintptr_t)dst ^ (uintptr_t)src) & 7) == 0) {
+		for (; len && ((uintptr_t)dst & 7); len--)
+			__atomic_store_n(dst++, __atomic_load_n(src++, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+		for (; len >= 8; len -= 8, dst += 8, src += 8)
+			__atomic_store_n((uint64_t *)dst, __atomic_load_n((const uint64_t *)src, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+	}
+	for (; len; len--)
+		__atomic_store_n(dst++, __atomic_load_n(src++, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+static uint8_t *noc_side_ptr(const struct bh_noc_side *s, uint32_t off)
+{
+	return s->kind == BH_NOC_SIDE_MEM ? s->mem + off : s->tile->l1 + s->addr + off;
+}
+
+/* A register access at the far end, as a requester from outside the tile (the NoC and the host
+ * share BH_REQ_HOST). A refusal is reported at the initiator's CMD_CTRL. */
+static bool noc_mmio(const struct bh_noc_txn *x, struct bh_fault *f, const struct bh_noc_side *s, bool store,
+		     uint32_t *v)
+{
+	struct bh_fault inner;
+	memset(&inner, 0, sizeof inner);
+	if (bh_mmio_access(s->tile, BH_REQ_HOST, s->addr, 4, store, v, &inner, NULL, 0) == BH_ACC_OK)
+		return true;
+	return noc_fault(x, f, inner.kind, "NoC%u %s (%u,%u) 0x%08x [%s]: %s", x->noc, store ? "write to" : "read from",
+			 s->tile->x, s->tile->y, s->addr, inner.region, inner.detail);
+}
+
+/* Move len bytes at offset off from src to dst. An L1 destination then takes the page check of
+ * host writes: decoded code there is dropped and cores parked on a word there wake. */
+static bool noc_move(const struct bh_noc_txn *x, struct bh_fault *f, const struct bh_noc_side *dst,
+		     const struct bh_noc_side *src, uint32_t off, uint32_t len)
+{
+	if (src->kind == BH_NOC_SIDE_MMIO || dst->kind == BH_NOC_SIDE_MMIO) {
+		uint32_t v;
+		if (src->kind == BH_NOC_SIDE_MMIO) {
+			if (!noc_mmio(x, f, src, false, &v))
+				return false;
+		} else {
+			v = __atomic_load_n((const uint32_t *)noc_side_ptr(src, off), __ATOMIC_RELAXED);
+		}
+		if (dst->kind == BH_NOC_SIDE_MMIO)
+			return noc_mmio(x, f, dst, true, &v);
+		__atomic_store_n((uint32_t *)noc_side_ptr(dst, off), v, __ATOMIC_RELAXED);
+	} else {
+		noc_copy(noc_side_ptr(dst, off), noc_side_ptr(src, off), len);
+	}
+	if (dst->kind == BH_NOC_SIDE_L1)
+		bh_tile_l1_written(dst->tile, dst->addr + off, len);
+	return true;
+}
+
+static void noc_move_be(const struct bh_noc_side *dst, const struct bh_noc_side *src, uint64_t be)
+{
+	uint8_t *d = noc_side_ptr(dst, 0);
+	const uint8_t *s = noc_side_ptr(src, 0);
+	for (uint64_t m = be; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		__atomic_store_n(d + i, __atomic_load_n(s + i, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	}
+	bh_tile_l1_written(dst->tile, dst->addr, 64u - (unsigned)__builtin_clzll(be));
+}
+
+/* Receivers one at a time: the unicast destination, or each Tensix tile of the rectangle in
+ * tile-index order. *it starts at 0. */
+static bool noc_receiver(const struct bh_noc_txn *x, unsigned *it, struct bh_noc_side *d)
+{
+	if (!x->mcast) {
+		*d = x->dst;
+		return (*it)++ == 0;
+	}
+	while (*it < x->chip->topo.ntiles) {
+		unsigned k = (*it)++;
+		if (noc_receives(x, k)) {
+			*d = x->dst;
+			d->tile = x->chip->tiles[k];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The atomic of noc.md 6 on the L1 of tile t. Each touched word is one host atomic (the block of
+ * a SWAP mask is not atomic as a whole). Returns the value hardware reports: the word at
+ * TARG_ADDR_LO before the operation. */
+static uint32_t noc_atomic_apply(const struct bh_noc_txn *x, struct bh_tile *t)
+{
+	uint32_t at = x->at, data = x->data, targ = x->dst.addr, block = targ & ~15u;
+	uint32_t result = __atomic_load_n((uint32_t *)(t->l1 + targ), __ATOMIC_RELAXED);
+	unsigned op = at >> 12 & 0xF, w = op == AT_SWAP_IDX_HI ? at >> 2 & 3 : at & 3;
+	uint32_t *p = (uint32_t *)(t->l1 + block + 4 * w), old;
+	switch (op) {
+	case AT_INCR_GET: {
+		uint32_t mask = (2u << (at >> 2 & 31)) - 1, nv;
+		old = __atomic_load_n(p, __ATOMIC_RELAXED);
+		do
+			nv = ((old + data) & mask) | (old & ~mask);
+		while (!__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		break;
+	}
+	case AT_CAS:
+		old = at >> 2 & 0xF;
+		__atomic_compare_exchange_n(p, &old, at >> 6 & 0xF, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		break;
+	case AT_SWAP_IDX:
+	case AT_SWAP_IDX_HI:
+		old = __atomic_exchange_n(p, data, __ATOMIC_RELAXED);
+		break;
+	default:   /* AT_SWAP_MASK: halfword i of the block takes half (i & 1) of AT_DATA when Mask bit i is set */
+		for (w = 0; w < 4; w++) {
+			unsigned hm = at >> (2 + 2 * w) & 3;
+			uint32_t wm = (hm & 1 ? 0x0000FFFFu : 0) | (hm & 2 ? 0xFFFF0000u : 0), o, nv;
+			if (!hm)
+				continue;
+			p = (uint32_t *)(t->l1 + block + 4 * w);
+			o = __atomic_load_n(p, __ATOMIC_RELAXED);
+			do
+				nv = (o & ~wm) | (data & wm);
+			while (!__atomic_compare_exchange_n(p, &o, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+			if (block + 4 * w == targ)
+				result = o;
+		}
+		bh_tile_l1_written(t, block, 16);
+		return result;
+	}
+	if (block + 4 * w == targ)
+		result = old;
+	bh_tile_l1_written(t, block + 4 * w, 4);
+	return result;
+}
+
+/* A split request leaves the initiator as hardware does, packet by packet: AT_LEN_BE holds the
+ * last packet's length and both addresses point at it. */
+static void noc_split_writeback(const struct bh_noc_txn *x)
+{
+	struct bh_niu *n = &x->init->niu[x->noc];
+	uint32_t adv = (x->packets - 1) * BH_NOC_PACKET_MAX;
+	if (x->packets < 2)
+		return;
+	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_AT_LEN_BE, x->len - adv);
+	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_TARG_ADDR_LO, bh_niu_cmdbuf_get(n, x->buf, BH_NIU_TARG_ADDR_LO) + adv);
+	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_RET_ADDR_LO, bh_niu_cmdbuf_get(n, x->buf, BH_NIU_RET_ADDR_LO) + adv);
+}
+
+/* Responses counted at the NIU of the responding side's `ack` tile, OUTSTANDING dropping by
+ * the same number. */
+static void noc_responses(const struct bh_noc_txn *x, unsigned counter, uint32_t n)
+{
+	if (!x->resp || !n)
+		return;
+	bh_niu_count(x->ack, x->noc, counter, n);
+	bh_niu_count(x->ack, x->noc, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id, (uint32_t)-n);
+}
+
+static bool noc_complete_read(struct bh_noc_txn *x, struct bh_fault *f)
+{
+	for (uint32_t p = 0; p < x->packets; p++) {
+		uint32_t off = p * BH_NOC_PACKET_MAX, len = x->len - off;
+		if (len > BH_NOC_PACKET_MAX)
+			len = BH_NOC_PACKET_MAX;
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_RD_REQ_STARTED, 1);
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_RD_REQ_SENT, 1);
+		if (!noc_move(x, f, &x->dst, &x->src, off, len))
+			return false;
+		noc_responses(x, BH_NIU_MST_RD_RESP_RECEIVED, 1);
+	}
+	noc_split_writeback(x);
+	return true;
+}
+
+static bool noc_complete_write(struct bh_noc_txn *x, struct bh_fault *f)
+{
+	for (uint32_t p = 0; p < x->packets; p++) {
+		uint32_t off = p * BH_NOC_PACKET_MAX, len = x->len - off, n = 0;
+		unsigned it = 0;
+		struct bh_noc_side d;
+		if (len > BH_NOC_PACKET_MAX)
+			len = BH_NOC_PACKET_MAX;
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
+		bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_STARTED
+						      : BH_NIU_MST_POSTED_WR_REQ_STARTED, 1);
+		bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, 1);
+		while (noc_receiver(x, &it, &d)) {
+			if (x->op == BH_NOC_OP_WRITE_BE)
+				noc_move_be(&d, &x->src, x->be);
+			else if (!noc_move(x, f, &d, &x->src, off, len))
+				return false;
+			n++;
+		}
+		/* The source has been read. */
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, (uint32_t)-1);
+		noc_responses(x, BH_NIU_MST_WR_ACK_RECEIVED, n);   /* one ack per receiver */
+	}
+	noc_split_writeback(x);
+	return true;
+}
+
+static bool noc_complete_write_inline(struct bh_noc_txn *x, struct bh_fault *f)
+{
+	uint32_t n = 0;
+	unsigned it = 0;
+	struct bh_noc_side d;
+	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
+	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_STARTED : BH_NIU_MST_POSTED_WR_REQ_STARTED, 1);
+	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, 1);
+	while (noc_receiver(x, &it, &d)) {
+		uint32_t v = x->data;
+		if (!noc_mmio(x, f, &d, true, &v))
+			return false;
+		n++;
+	}
+	noc_responses(x, BH_NIU_MST_WR_ACK_RECEIVED, n);
+	return true;
+}
+
+static bool noc_complete_atomic(struct bh_noc_txn *x, struct bh_fault *f)
+{
+	unsigned it = 0;
+	struct bh_noc_side d;
+	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
+	if (x->resp)
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_NONPOSTED_ATOMIC_STARTED, 1);
+	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_ATOMIC_SENT : BH_NIU_MST_POSTED_ATOMIC_SENT, 1);
+	while (noc_receiver(x, &it, &d)) {
+		uint32_t old = noc_atomic_apply(x, d.tile);
+		if (!x->resp)
+			continue;
+		__atomic_store_n((uint32_t *)noc_side_ptr(&x->ret, 0), old, __ATOMIC_RELAXED);
+		bh_tile_l1_written(x->ret.tile, x->ret.addr, 4);
+		noc_responses(x, BH_NIU_MST_ATOMIC_RESP_RECEIVED, 1);
+	}
+	(void)f;
+	return true;
+}
+
+bool bh_noc_complete(struct bh_noc_txn *x, struct bh_fault *f)
+{
+	switch (x->op) {
+	case BH_NOC_OP_READ:
+		return noc_complete_read(x, f);
+	case BH_NOC_OP_WRITE_INLINE:
+		return noc_complete_write_inline(x, f);
+	case BH_NOC_OP_ATOMIC:
+		return noc_complete_atomic(x, f);
+	default:
+		return noc_complete_write(x, f);
+	}
+}

@@ -1,0 +1,80 @@
+/* NoC transactions (noc.md sections 1, 3-8, 11): what one NOC_CMD_CTRL store asks for, between
+ * any endpoints of the chip (Tensix L1 and registers, DRAM banks, host memory behind the PCIe
+ * tile), in translated coordinates on both NoCs.
+ *
+ * Two steps, so that a later engine thread can sit between them:
+ *   bh_noc_issue()    reads the initiator's registers, checks everything firmware can get wrong
+ *                     (faults land on the issuing core, at its CMD_CTRL store), resolves the
+ *                     endpoints and moves the counters that hardware moves at the CMD_CTRL write
+ *                     (REQS_OUTSTANDING_ID, WRITE_REQS_OUTGOING_ID);
+ *   bh_noc_complete() moves the data packet by packet and the remaining counters, each with
+ *                     release order after the data it reports is visible at its destination.
+ * Today the NIU calls both at the CMD_CTRL store (the ttsim model, enough for tt-metal), so
+ * NOC_CMD_CTRL reads 0 right after. A queued engine would keep CMD_CTRL busy until accepted,
+ * move *_SENT before the acks, and need another way to report target-side faults (a register
+ * write refused at the destination), which today also land on the issuing core. */
+#ifndef BH_FABRIC_NOC_H
+#define BH_FABRIC_NOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/fault.h"
+
+struct bh_chip;
+struct bh_tile;
+
+#define BH_NOC_PACKET_MAX 16384u     /* hardware splits longer requests into packets this long */
+#define BH_NOC_MMIO_BASE  0xFF000000u
+
+enum bh_noc_op {
+	BH_NOC_OP_READ,
+	BH_NOC_OP_WRITE,
+	BH_NOC_OP_WRITE_BE,       /* byte-enable mask of up to 64 bytes */
+	BH_NOC_OP_WRITE_INLINE,   /* NOC_AT_DATA to a register of a Tensix tile */
+	BH_NOC_OP_ATOMIC,
+};
+
+/* One side of a transfer, resolved at issue. */
+enum bh_noc_side_kind {
+	BH_NOC_SIDE_L1,           /* Tensix L1: tile, addr */
+	BH_NOC_SIDE_MMIO,         /* a Tensix register, 4 bytes: tile, addr */
+	BH_NOC_SIDE_MEM,          /* DRAM bank or host memory: mem points at the first byte */
+};
+
+struct bh_noc_side {
+	uint8_t kind;             /* enum bh_noc_side_kind */
+	struct bh_tile *tile;
+	uint32_t addr;
+	uint8_t *mem;
+};
+
+struct bh_noc_txn {
+	struct bh_chip *chip;
+	struct bh_tile *init;     /* initiating tile; its NIU `noc` issued the request */
+	uint8_t noc, buf, id;     /* NoC, initiator, transaction id (NOC_PACKET_TAG [13:10]) */
+	uint8_t op;               /* enum bh_noc_op */
+	bool resp;                /* response / ack wanted (reads always) */
+	bool mcast;
+	bool src_include;         /* multicast: the initiator receives too (BRCST_SRC_INCLUDE) */
+	uint32_t len;             /* bytes (read, write) */
+	uint32_t packets;         /* ceil(len / 16384), 1 for the rest */
+	uint64_t be;              /* WR_BE byte mask, bit i = byte i of the 16-byte aligned base */
+	uint32_t data;            /* NOC_AT_DATA: inline value or atomic operand */
+	uint32_t at;              /* NOC_AT_LEN_BE of an atomic */
+	struct bh_noc_side src;   /* read: the target; write: local data (unused for inline/atomic) */
+	struct bh_noc_side dst;   /* read: return address; write/inline/atomic: destination (for
+				     a multicast: the address, tile NULL) */
+	struct bh_noc_side ret;   /* atomic with response: where the old value goes */
+	struct bh_tile *ack;      /* tile whose NIU `noc` counts the responses (NULL: posted) */
+	uint64_t span_x, span_y;  /* multicast: receiving translated columns / rows (bit = coordinate) */
+};
+
+/* Build the transaction of initiator `buf` of NIU `noc` on tile t. False: *f says what firmware
+ * did wrong (and nothing moved). */
+bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *txn, struct bh_fault *f);
+/* Move data and counters. False: a destination refused the data (*f says why); the counters of
+ * the packets that did arrive have moved. */
+bool bh_noc_complete(struct bh_noc_txn *txn, struct bh_fault *f);
+
+#endif

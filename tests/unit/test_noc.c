@@ -1,0 +1,1155 @@
+/* NIUs and NoC transactions (reference/noc.md sections 3-8, 11): every initiator, configuration
+ * and counter register (reset values, identification on both NoCs, read-only and unmodelled
+ * ones faulting by name), and transactions programmed by guest code exactly as tt-metal's
+ * dataflow API does (noc.md 5): reads (split into 16 KiB packets), posted and non-posted writes,
+ * byte-enable writes, inline writes to a remote stream register, multicasts on both NoCs,
+ * atomics, DRAM and host memory, with the counters after each; the alignment and endpoint
+ * faults with their wording; a core parked on tile B woken (and its decoded code dropped) by a
+ * NoC write from tile A; cores of several tiles incrementing one semaphore. Meant to be clean
+ * under TSan. */
+#include <criterion/criterion.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bhemu/bhemu.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "host/device.h"
+#include "testlib.h"
+
+/* ------------------------------------------------------------------------------- registers */
+
+#define NIU(noc) (0xFFB20000u + 0x10000u * (noc))
+#define CMDBUF(noc, b) (NIU(noc) + 0x800u * (b))
+
+enum {
+	TARG_LO = 0x00, TARG_MID = 0x04, TARG_HI = 0x08, RET_LO = 0x0C, RET_MID = 0x10, RET_HI = 0x14,
+	PACKET_TAG = 0x18, CTRL = 0x1C, AT_LEN_BE = 0x20, AT_LEN_BE_1 = 0x24, AT_DATA = 0x28,
+	BRCST_EXCLUDE = 0x2C, L1_ACC_AT_INSTRN = 0x30, CMD_CTRL = 0x40, NODE_ID = 0x44, ENDPOINT_ID = 0x48,
+};
+#define CLEAR_OUTSTANDING 0x60u
+#define NIU_CFG_0 0x100u
+#define ROUTER_CFG(k) (0x104u + 4u * (k))
+#define NOC_ID_LOGICAL 0x148u
+
+/* Counter indices (noc.md 3.4). */
+enum {
+	ATOMIC_RESP_RECEIVED = 0, WR_ACK_RECEIVED = 1, RD_RESP_RECEIVED = 2, CMD_ACCEPTED = 4, RD_REQ_SENT = 5,
+	NONPOSTED_ATOMIC_SENT = 6, POSTED_ATOMIC_SENT = 7, NONPOSTED_WR_REQ_SENT = 10, POSTED_WR_REQ_SENT = 11,
+	NONPOSTED_WR_REQ_STARTED = 12, POSTED_WR_REQ_STARTED = 13, RD_REQ_STARTED = 14,
+	NONPOSTED_ATOMIC_STARTED = 15,
+};
+#define OUTSTANDING(id) (16u + (id))
+#define OUTGOING(id) (32u + (id))
+#define CTR(noc, i) (NIU(noc) + 0x200u + 4u * (i))
+
+/* NOC_CTRL. */
+#define C_RD 0x0u
+#define C_AT 0x1u
+#define C_WR 0x2u
+#define C_WR_BE 0x4u
+#define C_WR_INLINE 0x8u
+#define C_RESP 0x10u
+#define C_BRCST 0x20u
+#define C_VC_LINKED 0x40u
+#define C_VC_STATIC 0x80u
+#define C_PATH_RESERVE 0x100u
+#define C_SRC_INCLUDE (1u << 17)
+#define C_STATIC_VC(v) ((uint32_t)(v) << 13)
+
+/* tt-metal's values (noc.md 3.2). */
+#define CTRL_READ 0x2090u
+#define CTRL_WRITE_NONPOSTED 0x2092u
+#define CTRL_WRITE_POSTED 0x2082u
+#define CTRL_INLINE_POSTED 0x208Au
+#define CTRL_MCAST (C_WR | C_VC_STATIC | C_STATIC_VC(4) | C_BRCST | C_PATH_RESERVE | C_RESP)
+#define CTRL_ATOMIC (C_AT | C_RESP | C_VC_STATIC | C_STATIC_VC(1))
+
+/* Dedicated-NoC initiators (noc.md 3.1). */
+enum { BUF_WR = 0, BUF_RD = 1, BUF_WR_REG = 2, BUF_AT = 3 };
+
+#define XY(x, y) ((uint32_t)(y) << 6 | (uint32_t)(x))
+#define RECT(sx, sy, ex, ey) ((uint32_t)(sy) << 18 | (uint32_t)(sx) << 12 | XY(ex, ey))
+#define ATOMIC_RET 4u                  /* MEM_NOC_ATOMIC_RET_VAL_ADDR, where noc_init points buf 3 */
+#define SRC 0x20000u
+#define DST 0x30000u
+#define STREAM_REG(s, r) (0xFFB40000u + (s) * 0x1000u + (r) * 4u)
+
+/* ------------------------------------------------------------------------------- devices */
+
+/* A test grid of cols x rows tiles at translated (1.., 2..), host calls on every core. */
+static struct bh_device *open_grid(unsigned cols, unsigned rows)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = cols, .grid_rows = rows,
+					.deadlock_ms = -1 };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	for (unsigned t = 0; t < bh_device_num_tiles(dev); t++)
+		for (int c = 0; c < 5; c++)
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
+	return dev;
+}
+
+static struct bh_device *open_row(unsigned n)
+{
+	return open_grid(n, 1);
+}
+
+static uint32_t tile_xy(struct bh_device *dev, unsigned tile)
+{
+	unsigned x, y;
+	cr_assert_eq(bh_device_tile_xy(dev, tile, &x, &y), BH_OK);
+	return XY(x, y);
+}
+
+static uint32_t reg_rd(struct bh_device *dev, unsigned tile, uint32_t addr)
+{
+	uint32_t v = 0;
+	cr_assert_eq(bh_reg_read(dev, tile, addr, &v), BH_OK, "host read of 0x%08x on tile %u failed", addr, tile);
+	return v;
+}
+
+static void reg_wr(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t v)
+{
+	cr_assert_eq(bh_reg_write(dev, tile, addr, v), BH_OK, "host write of 0x%x to 0x%08x failed", v, addr);
+}
+
+static uint32_t ctr(struct bh_device *dev, unsigned tile, unsigned noc, unsigned i)
+{
+	return reg_rd(dev, tile, CTR(noc, i));
+}
+
+/* A host access expected to fault: the fault. */
+static struct bh_fault host_fault(struct bh_device *dev, unsigned tile, uint32_t addr, bool store, uint32_t v)
+{
+	struct bh_fault f;
+	memset(&f, 0, sizeof f);
+	cr_assert_eq(bh_mmio_access(dev->tiles[tile], BH_REQ_HOST, addr, 4, store, &v, &f, NULL, 0), BH_ACC_FAULT,
+		     "host %s of 0x%08x did not fault", store ? "write" : "read", addr);
+	return f;
+}
+
+static void expect_host_fault(struct bh_device *dev, uint32_t addr, bool store, uint32_t v, enum bh_fault_kind kind,
+			      const char *phrase)
+{
+	struct bh_fault f = host_fault(dev, 0, addr, store, v);
+	char both[400];
+	snprintf(both, sizeof both, "%s: %s", f.region, f.detail);
+	cr_expect_eq(f.kind, kind, "0x%08x: fault kind %s, expected %s (%s)", addr, bh_fault_kind_name(f.kind),
+		     bh_fault_kind_name(kind), both);
+	cr_expect(strstr(both, phrase), "0x%08x: fault lacks \"%s\": %s", addr, phrase, both);
+}
+
+static void l1_fill(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t len, uint32_t seed)
+{
+	uint8_t *b = malloc(len);
+	for (uint32_t k = 0; k < len; k++)
+		b[k] = (uint8_t)(seed + k * 7 + (k >> 8));
+	cr_assert_eq(bh_l1_write(dev, tile, addr, b, len), BH_OK);
+	free(b);
+}
+
+static void l1_expect_fill(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t len, uint32_t seed)
+{
+	uint8_t *b = malloc(len);
+	cr_assert_eq(bh_l1_read(dev, tile, addr, b, len), BH_OK);
+	for (uint32_t k = 0; k < len; k++)
+		if (b[k] != (uint8_t)(seed + k * 7 + (k >> 8))) {
+			cr_expect(false, "tile %u L1[0x%x] = 0x%02x, expected 0x%02x", tile, addr + k, b[k],
+				  (uint8_t)(seed + k * 7 + (k >> 8)));
+			break;
+		}
+	free(b);
+}
+
+static uint32_t l1_word(struct bh_device *dev, unsigned tile, uint32_t addr)
+{
+	uint32_t v;
+	cr_assert_eq(bh_l1_read(dev, tile, addr, &v, 4), BH_OK);
+	return v;
+}
+
+static void l1_set_word(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t v)
+{
+	cr_assert_eq(bh_l1_write(dev, tile, addr, &v, 4), BH_OK);
+}
+
+/* ------------------------------------------------------------------------------- guest code */
+
+/* li t0, addr; li t1, v; sw t1, 0(t0). */
+static void emit_reg(struct prog *p, unsigned noc, unsigned buf, unsigned off, uint32_t v)
+{
+	emit_store_word(p, CMDBUF(noc, buf) + off, v);
+}
+
+/* Every issue starts with while (NOC_CMD_CTRL != 0). */
+static void emit_wait_ready(struct prog *p, unsigned noc, unsigned buf)
+{
+	emit_li(p, T0, CMDBUF(noc, buf) + CMD_CTRL);
+	int32_t loop = prog_here(p);
+	emit(p, lw(T1, 0, T0));
+	emit_branch(p, BNE, T1, X0, loop);
+}
+
+/* NOC_CMD_CTRL = 1; returns the byte offset of that store (where issue faults land). */
+static int32_t emit_cmd(struct prog *p, unsigned noc, unsigned buf)
+{
+	emit_li(p, T0, CMDBUF(noc, buf) + CMD_CTRL);
+	emit_li(p, T1, 1);
+	int32_t at = prog_here(p);
+	emit(p, sw(T1, 0, T0));
+	return at;
+}
+
+/* noc_init (noc.md 4): own xy from NOC_ID_LOGICAL into s1; bufs 0 and 2 point their source at
+ * the tile, buf 1 returns reads here, buf 3 returns atomics to L1 4. */
+static void emit_noc_init(struct prog *p, unsigned noc)
+{
+	emit_li(p, T0, NIU(noc) + NOC_ID_LOGICAL);
+	emit(p, lw(S1, 0, T0));
+	for (unsigned b = 0; b < 4; b += 2) {
+		emit_reg(p, noc, b, TARG_MID, 0);
+		emit_li(p, T0, CMDBUF(noc, b) + TARG_HI);
+		emit(p, sw(S1, 0, T0));
+	}
+	emit_reg(p, noc, BUF_RD, CTRL, CTRL_READ);
+	emit_reg(p, noc, BUF_RD, RET_MID, 0);
+	emit_li(p, T0, CMDBUF(noc, BUF_RD) + RET_HI);
+	emit(p, sw(S1, 0, T0));
+	emit_reg(p, noc, BUF_AT, RET_LO, ATOMIC_RET);
+	emit_reg(p, noc, BUF_AT, RET_MID, 0);
+	emit_li(p, T0, CMDBUF(noc, BUF_AT) + RET_HI);
+	emit(p, sw(S1, 0, T0));
+}
+
+/* noc_async_read(xy:mid:src, dst, len). */
+static int32_t emit_read(struct prog *p, unsigned noc, uint32_t xy, uint32_t mid, uint32_t src, uint32_t dst,
+			 uint32_t len)
+{
+	emit_wait_ready(p, noc, BUF_RD);
+	emit_reg(p, noc, BUF_RD, RET_LO, dst);
+	emit_reg(p, noc, BUF_RD, TARG_LO, src);
+	emit_reg(p, noc, BUF_RD, TARG_MID, mid);
+	emit_reg(p, noc, BUF_RD, TARG_HI, xy);
+	emit_reg(p, noc, BUF_RD, AT_LEN_BE, len);
+	return emit_cmd(p, noc, BUF_RD);
+}
+
+/* noc_async_write(src, xy:mid:dst, len) with NOC_CTRL ctrl (unicast or multicast: hi is the
+ * coordinate register). */
+static int32_t emit_write(struct prog *p, unsigned noc, uint32_t ctrl, uint32_t src, uint32_t hi, uint32_t mid,
+			  uint32_t dst, uint32_t len)
+{
+	emit_wait_ready(p, noc, BUF_WR);
+	emit_reg(p, noc, BUF_WR, CTRL, ctrl);
+	emit_reg(p, noc, BUF_WR, TARG_LO, src);
+	emit_reg(p, noc, BUF_WR, RET_LO, dst);
+	emit_reg(p, noc, BUF_WR, RET_MID, mid);
+	emit_reg(p, noc, BUF_WR, RET_HI, hi);
+	emit_reg(p, noc, BUF_WR, AT_LEN_BE, len);
+	return emit_cmd(p, noc, BUF_WR);
+}
+
+/* noc_semaphore_inc-style atomic on buf 3: NOC_AT_LEN_BE = at, NOC_AT_DATA = data. */
+static int32_t emit_atomic(struct prog *p, unsigned noc, uint32_t ctrl, uint32_t hi, uint32_t addr, uint32_t at,
+			   uint32_t data)
+{
+	emit_wait_ready(p, noc, BUF_AT);
+	emit_reg(p, noc, BUF_AT, TARG_LO, addr);
+	emit_reg(p, noc, BUF_AT, TARG_MID, 0);
+	emit_reg(p, noc, BUF_AT, TARG_HI, hi);
+	emit_reg(p, noc, BUF_AT, CTRL, ctrl);
+	emit_reg(p, noc, BUF_AT, AT_LEN_BE, at);
+	emit_reg(p, noc, BUF_AT, AT_DATA, data);
+	return emit_cmd(p, noc, BUF_AT);
+}
+
+/* INCR_GET of a full word at addr (0x107C for a 16-byte aligned one). */
+static uint32_t incr_get(uint32_t addr)
+{
+	return 1u << 12 | 31u << 2 | (addr >> 2 & 3);
+}
+
+static int32_t emit_sem_inc(struct prog *p, unsigned noc, uint32_t xy, uint32_t addr, uint32_t incr)
+{
+	return emit_atomic(p, noc, CTRL_ATOMIC, xy, addr, incr_get(addr), incr);
+}
+
+/* noc_inline_dw_write to a register on buf 2. */
+static int32_t emit_inline(struct prog *p, unsigned noc, uint32_t ctrl, uint32_t xy, uint32_t addr, uint32_t val)
+{
+	emit_wait_ready(p, noc, BUF_WR_REG);
+	emit_reg(p, noc, BUF_WR_REG, AT_DATA, val);
+	emit_reg(p, noc, BUF_WR_REG, CTRL, ctrl);
+	emit_reg(p, noc, BUF_WR_REG, TARG_LO, addr);
+	emit_reg(p, noc, BUF_WR_REG, TARG_MID, 0);
+	emit_reg(p, noc, BUF_WR_REG, TARG_HI, xy);
+	emit_reg(p, noc, BUF_WR_REG, AT_LEN_BE, 0xFu << (addr & 0xF));
+	return emit_cmd(p, noc, BUF_WR_REG);
+}
+
+/* Barrier: spin until counter i of this NoC reads value (noc.md 5, barriers). */
+static void emit_wait_counter(struct prog *p, unsigned noc, unsigned i, uint32_t value)
+{
+	emit_li(p, T0, CTR(noc, i));
+	emit_li(p, T2, value);
+	int32_t loop = prog_here(p);
+	emit(p, INSN_FENCE);
+	emit(p, lw(T1, 0, T0));
+	emit_branch(p, BNE, T1, T2, loop);
+}
+
+static void start_on(struct bh_device *dev, unsigned tile, enum bh_core_id core, const struct prog *p)
+{
+	prog_put(dev, tile, core_code_at[core], p);
+	cr_assert_eq(bh_core_start(dev, tile, core, core_code_at[core]), BH_OK);
+}
+
+/* Run p on tile/core and expect exit(status). */
+static void run_on(struct bh_device *dev, unsigned tile, enum bh_core_id core, const struct prog *p, uint32_t status)
+{
+	start_on(dev, tile, core, p);
+	expect_exit(dev, tile, core, status);
+}
+
+/* Run p on tile/core and expect a fault of `kind` at the store at byte offset `at`. */
+static void run_fault(struct bh_device *dev, unsigned tile, enum bh_core_id core, const struct prog *p, int32_t at,
+		      const char *kind, const char *phrase)
+{
+	struct bh_core_result *r = result_new();
+	start_on(dev, tile, core, p);
+	cr_assert_eq(bh_core_wait(dev, tile, core, 10000, r), BH_OK);
+	expect_fault(r, core, core_code_at[core] + (uint32_t)at, kind, phrase);
+	free(r);
+}
+
+/* ------------------------------------------------------------------------------- register tests */
+
+Test(niu_regs, initiator_config_and_counter_registers_reset_as_documented)
+{
+	struct bh_device *dev = open_row(1);
+	for (unsigned noc = 0; noc < 2; noc++) {
+		for (unsigned b = 0; b < 4; b++)
+			for (unsigned off = TARG_LO; off <= L1_ACC_AT_INSTRN; off += 4)
+				cr_expect_eq(reg_rd(dev, 0, CMDBUF(noc, b) + off), 0, "NoC%u buf %u +0x%x", noc, b, off);
+		for (unsigned b = 0; b < 4; b++)
+			cr_expect_eq(reg_rd(dev, 0, CMDBUF(noc, b) + CMD_CTRL), 0, "CMD_CTRL reads 0: ready");
+		cr_expect_eq(reg_rd(dev, 0, NIU(noc) + NIU_CFG_0), 1u << 14, "translation on, as ARC leaves it");
+		for (unsigned k = 0; k < 5; k++)
+			cr_expect_eq(reg_rd(dev, 0, NIU(noc) + ROUTER_CFG(k)), 0);
+		for (unsigned i = 0; i < 48; i++)
+			if (i != 3 && i != 8 && i != 9)   /* the flit counters are not modelled */
+				cr_expect_eq(ctr(dev, 0, noc, i), 0, "NoC%u counter %u", noc, i);
+	}
+	bh_device_close(dev);
+}
+
+Test(niu_regs, node_id_endpoint_id_and_noc_id_logical_on_both_nocs)
+{
+	struct bh_device *dev = open_row(4);
+	for (unsigned t = 0; t < 4; t++) {
+		unsigned x = t + 1, y = 2;
+		cr_assert_eq(tile_xy(dev, t), XY(x, y), "tile %u sits at (%u,2) of the test row", t, x);
+		for (unsigned b = 0; b < 4; b++) {
+			/* NoC0: the tile's coordinates, X-first routing; NoC1: the flip (16-x, 11-y). */
+			cr_expect_eq(reg_rd(dev, t, CMDBUF(0, b) + NODE_ID), x | y << 6 | 17u << 12 | 12u << 19 | 1u << 28);
+			cr_expect_eq(reg_rd(dev, t, CMDBUF(1, b) + NODE_ID), (16 - x) | (11 - y) << 6 | 17u << 12 | 12u << 19);
+			cr_expect_eq(reg_rd(dev, t, CMDBUF(0, b) + ENDPOINT_ID), t | 0x0100u << 8);
+			cr_expect_eq(reg_rd(dev, t, CMDBUF(1, b) + ENDPOINT_ID), t | 0x0100u << 8 | 1u << 24);
+		}
+		cr_expect_eq(reg_rd(dev, t, NIU(0) + NOC_ID_LOGICAL), XY(x, y));
+		cr_expect_eq(reg_rd(dev, t, NIU(1) + NOC_ID_LOGICAL), XY(x, y), "translated on both NoCs");
+	}
+	/* Firmware reads them the same way. */
+	struct prog p = { 0 };
+	emit_li(&p, T0, NIU(1) + NOC_ID_LOGICAL);
+	emit(&p, lw(A0, 0, T0));
+	emit_li(&p, T0, CMDBUF(1, 3) + NODE_ID);
+	emit(&p, lw(A1, 0, T0));
+	emit(&p, enc_i(6, A1, 5, A1, OP_IMM));   /* srli a1, a1, 6 */
+	emit(&p, i_op(7, A1, A1, 0x3F));         /* andi a1, a1, 63: NoC1 y */
+	emit_pack(&p, A1);
+	emit_exit(&p);
+	run_on(dev, 2, BH_CORE_NCRISC, &p, XY(3, 2) << 8 | 9);
+	bh_device_close(dev);
+}
+
+Test(niu_regs, written_registers_read_back)
+{
+	struct bh_device *dev = open_row(1);
+	static const unsigned offs[] = { TARG_LO, TARG_MID, TARG_HI, RET_LO, RET_MID, RET_HI, AT_LEN_BE, AT_LEN_BE_1,
+					 AT_DATA };
+	for (unsigned noc = 0; noc < 2; noc++)
+		for (unsigned b = 0; b < 4; b++)
+			for (unsigned k = 0; k < N(offs); k++)
+				reg_wr(dev, 0, CMDBUF(noc, b) + offs[k], 0x1000u * noc + 0x100u * b + k + 0xA5000000u);
+	for (unsigned noc = 0; noc < 2; noc++)
+		for (unsigned b = 0; b < 4; b++)
+			for (unsigned k = 0; k < N(offs); k++)
+				cr_expect_eq(reg_rd(dev, 0, CMDBUF(noc, b) + offs[k]), 0x1000u * noc + 0x100u * b + k + 0xA5000000u);
+	reg_wr(dev, 0, CMDBUF(1, 2) + PACKET_TAG, 0xFu << 10);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, 2) + PACKET_TAG), 0xFu << 10);
+	reg_wr(dev, 0, CMDBUF(0, 1) + CTRL, CTRL_MCAST | C_SRC_INCLUDE | C_VC_LINKED | 0xFu << 27);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, 1) + CTRL), CTRL_MCAST | C_SRC_INCLUDE | C_VC_LINKED | 0xFu << 27);
+	reg_wr(dev, 0, NIU(0) + NIU_CFG_0, 1u << 14 | 1u << 16 | 1);   /* firmware ORs in bit 0 */
+	cr_expect_eq(reg_rd(dev, 0, NIU(0) + NIU_CFG_0), 1u << 14 | 1u << 16 | 1);
+	for (unsigned k = 0; k < 5; k++)
+		reg_wr(dev, 0, NIU(1) + ROUTER_CFG(k), 0x11110000u + k);
+	for (unsigned k = 0; k < 5; k++)
+		cr_expect_eq(reg_rd(dev, 0, NIU(1) + ROUTER_CFG(k)), 0x11110000u + k);
+	bh_device_close(dev);
+}
+
+Test(niu_regs, identification_counters_and_clear_register_have_their_access_rights)
+{
+	struct bh_device *dev = open_row(1);
+	expect_host_fault(dev, CMDBUF(0, 0) + NODE_ID, true, 1, BH_FAULT_ACCESS, "NOC_NODE_ID is read-only");
+	expect_host_fault(dev, CMDBUF(1, 3) + ENDPOINT_ID, true, 1, BH_FAULT_ACCESS, "NoC1 NIU initiator 3 NOC_ENDPOINT_ID");
+	expect_host_fault(dev, NIU(0) + NOC_ID_LOGICAL, true, 1, BH_FAULT_ACCESS, "translated coordinates");
+	expect_host_fault(dev, CTR(1, WR_ACK_RECEIVED), true, 0, BH_FAULT_ACCESS, "NIU_MST_WR_ACK_RECEIVED is read-only");
+	expect_host_fault(dev, CTR(0, OUTSTANDING(7)), true, 0, BH_FAULT_ACCESS, "NIU_MST_REQS_OUTSTANDING_ID(7)");
+	expect_host_fault(dev, NIU(0) + CLEAR_OUTSTANDING, false, 0, BH_FAULT_ACCESS, "write-only");
+	/* A core storing to NODE_ID faults at its store, naming the register. */
+	expect_access_faults(dev, BH_CORE_BRISC, true, CMDBUF(0, 2) + NODE_ID, "access not allowed",
+			     "NoC0 NIU initiator 2 NOC_NODE_ID is read-only");
+	bh_device_close(dev);
+}
+
+Test(niu_regs, packet_tag_bits_other_than_the_transaction_id_fault_naming_them)
+{
+	struct bh_device *dev = open_row(1);
+	expect_host_fault(dev, CMDBUF(0, 0) + PACKET_TAG, true, 1u << 9, BH_FAULT_NOT_MODELLED, "[9] HEADER_STORE");
+	expect_host_fault(dev, CMDBUF(0, 0) + PACKET_TAG, true, 1u << 6 | 5, BH_FAULT_NOT_MODELLED,
+			  "[5:0] overlay stream id, [6] DeliverToReceiverOverlay");
+	expect_host_fault(dev, CMDBUF(1, 1) + PACKET_TAG, true, 1u << 20, BH_FAULT_NOT_MODELLED, "[31:16] reserved");
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, 0) + PACKET_TAG), 0, "a refused write changes nothing");
+	bh_device_close(dev);
+}
+
+Test(niu_regs, noc_ctrl_bits_that_change_the_result_and_are_not_modelled_fault)
+{
+	struct bh_device *dev = open_row(1);
+	expect_host_fault(dev, CMDBUF(0, 0) + CTRL, true, C_WR | 1u << 31, BH_FAULT_NOT_MODELLED, "L1_ACC_AT_EN");
+	expect_host_fault(dev, CMDBUF(0, 0) + CTRL, true, 3, BH_FAULT_BAD_VALUE, "request type 3 is reserved");
+	expect_host_fault(dev, CMDBUF(0, 0) + CTRL, true, C_WR | 1u << 11, BH_FAULT_BAD_VALUE, "reserved bits 0x00000800");
+	expect_host_fault(dev, CMDBUF(0, 0) + BRCST_EXCLUDE, true, 1, BH_FAULT_NOT_MODELLED, "non-rectangular");
+	expect_host_fault(dev, CMDBUF(0, 3) + L1_ACC_AT_INSTRN, true, 5, BH_FAULT_NOT_MODELLED, "L1 accumulate");
+	expect_host_fault(dev, CMDBUF(0, 3) + CMD_CTRL, true, 3, BH_FAULT_BAD_VALUE, "write 1 to issue");
+	reg_wr(dev, 0, CMDBUF(0, 0) + BRCST_EXCLUDE, 0);
+	reg_wr(dev, 0, CMDBUF(0, 0) + CMD_CTRL, 0);     /* 0: nothing to issue */
+	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 0);
+	bh_device_close(dev);
+}
+
+Test(niu_regs, clearing_translation_or_stopping_the_clock_faults)
+{
+	struct bh_device *dev = open_row(1);
+	expect_host_fault(dev, NIU(1) + NIU_CFG_0, true, 1, BH_FAULT_NOT_MODELLED, "untranslated coordinates not modelled");
+	expect_host_fault(dev, NIU(0) + NIU_CFG_0, true, 1u << 14 | 1u << 12, BH_FAULT_NOT_MODELLED, "tile clock");
+	cr_expect_eq(reg_rd(dev, 0, NIU(1) + NIU_CFG_0), 1u << 14);
+	bh_device_close(dev);
+}
+
+Test(niu_regs, unlisted_offsets_and_unmodelled_blocks_fault_by_offset_or_name)
+{
+	struct bh_device *dev = open_row(1);
+	expect_host_fault(dev, NIU(0) + 0x34, false, 0, BH_FAULT_UNMAPPED, "offset 0x0034");
+	expect_host_fault(dev, NIU(1) + 0x900, true, 0, BH_FAULT_UNMAPPED, "offset 0x0900");
+	expect_host_fault(dev, NIU(0) + 0x860, true, 1, BH_FAULT_UNMAPPED, "offset 0x0860");   /* CLEAR exists once */
+	expect_host_fault(dev, NIU(0) + 0x2F8, false, 0, BH_FAULT_UNMAPPED, "offset 0x02f8");
+	expect_host_fault(dev, NIU(0) + 0x8000, false, 0, BH_FAULT_UNMAPPED, "offset 0x8000");
+	expect_host_fault(dev, NIU(0) + 0x118, false, 0, BH_FAULT_NOT_MODELLED, "NOC_X_ID_TRANSLATE_TABLE");
+	expect_host_fault(dev, NIU(1) + 0x1864, false, 0, BH_FAULT_NOT_MODELLED, "initiator 3 NIU request FIFO status");
+	expect_host_fault(dev, NIU(0) + 0x178, true, 1, BH_FAULT_NOT_MODELLED, "NIU interrupts");
+	expect_host_fault(dev, CTR(0, 3), false, 0, BH_FAULT_NOT_MODELLED, "NIU_MST_RD_DATA_WORD_RECEIVED counts 64-byte");
+	expect_host_fault(dev, CTR(1, 9), false, 0, BH_FAULT_NOT_MODELLED, "NIU_MST_POSTED_WR_DATA_WORD_SENT");
+	expect_host_fault(dev, CTR(0, 48), false, 0, BH_FAULT_NOT_MODELLED, "NIU_SLV_ATOMIC_RESP_SENT counts every request");
+	expect_host_fault(dev, CTR(1, 61), false, 0, BH_FAULT_NOT_MODELLED, "NIU_SLV_POSTED_WR_REQ_STARTED");
+	bh_device_close(dev);
+}
+
+Test(niu_regs, byte_and_halfword_accesses_are_refused)
+{
+	struct bh_device *dev = open_row(1);
+	struct prog p = { 0 };
+	emit_li(&p, S0, CMDBUF(0, 0) + TARG_LO);
+	int32_t at = prog_here(&p);
+	emit(&p, store(W_B, X0, 0, S0));
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "access not allowed", "32-bit accesses only");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- reads */
+
+Test(noc_read, read_from_a_remote_l1_lands_in_own_l1_then_moves_the_read_counters)
+{
+	struct bh_device *dev = open_row(2);
+	l1_fill(dev, 1, SRC + 0x40, 1000, 3);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_read(&p, 0, tile_xy(dev, 1), 0, SRC + 0x40, DST + 0x40, 1000);
+	emit_wait_counter(&p, 0, RD_RESP_RECEIVED, 1);   /* noc_async_read_barrier */
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	l1_expect_fill(dev, 0, DST + 0x40, 1000, 3);
+	cr_expect_eq(ctr(dev, 0, 0, RD_RESP_RECEIVED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, RD_REQ_SENT), 1);
+	cr_expect_eq(ctr(dev, 0, 0, RD_REQ_STARTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
+	cr_expect_eq(ctr(dev, 0, 0, WR_ACK_RECEIVED), 0);
+	cr_expect_eq(ctr(dev, 0, 1, RD_RESP_RECEIVED), 0, "the other NoC saw nothing");
+	cr_expect_eq(ctr(dev, 1, 0, RD_RESP_RECEIVED), 0, "the target's NIU counts nothing as initiator");
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, BUF_RD) + CMD_CTRL), 0);
+	bh_device_close(dev);
+}
+
+Test(noc_read, read_longer_than_16_kib_splits_into_packets_each_counted)
+{
+	struct bh_device *dev = open_row(2);
+	uint32_t len = 2 * 16384 + 7232;
+	l1_fill(dev, 1, SRC, len, 11);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 1);
+	emit_reg(&p, 1, BUF_RD, PACKET_TAG, 5u << 10);
+	emit_read(&p, 1, tile_xy(dev, 1), 0, SRC, DST, len);
+	emit_wait_counter(&p, 1, RD_RESP_RECEIVED, 3);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_NCRISC, &p, 0);
+	l1_expect_fill(dev, 0, DST, len, 11);
+	cr_expect_eq(ctr(dev, 0, 1, RD_REQ_SENT), 3);
+	cr_expect_eq(ctr(dev, 0, 1, CMD_ACCEPTED), 3);
+	cr_expect_eq(ctr(dev, 0, 1, OUTSTANDING(5)), 0);
+	/* As on silicon, the initiator is left pointing at the last packet. */
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, BUF_RD) + AT_LEN_BE), 7232);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, BUF_RD) + TARG_LO), SRC + 32768);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, BUF_RD) + RET_LO), DST + 32768);
+	bh_device_close(dev);
+}
+
+Test(noc_read, response_sent_to_another_tile_is_counted_at_that_tiles_niu)
+{
+	struct bh_device *dev = open_row(3);
+	l1_fill(dev, 1, SRC, 64, 5);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_reg(&p, 0, BUF_RD, PACKET_TAG, 2u << 10);
+	emit_reg(&p, 0, BUF_RD, RET_HI, tile_xy(dev, 2));
+	emit_read(&p, 0, tile_xy(dev, 1), 0, SRC, DST, 64);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	l1_expect_fill(dev, 2, DST, 64, 5);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(2)), 1, "raised at issue by the initiator");
+	cr_expect_eq(ctr(dev, 0, 0, RD_RESP_RECEIVED), 0);
+	cr_expect_eq(ctr(dev, 2, 0, RD_RESP_RECEIVED), 1, "counted where the data landed");
+	cr_expect_eq(ctr(dev, 2, 0, OUTSTANDING(2)), 0xFF, "8-bit counter below zero");
+	reg_wr(dev, 0, NIU(0) + CLEAR_OUTSTANDING, 1u << 2);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(2)), 0);
+	bh_device_close(dev);
+}
+
+Test(noc_read, four_byte_read_of_a_remote_register_into_l1)
+{
+	struct bh_device *dev = open_row(2);
+	reg_wr(dev, 1, STREAM_REG(2, 4), 0x00ABCDEFu);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_read(&p, 0, tile_xy(dev, 1), 0, STREAM_REG(2, 4), DST + 0x10, 4);
+	emit_wait_counter(&p, 0, RD_RESP_RECEIVED, 1);
+	emit_load_word(&p, A0, DST + 0x10);
+	emit_exit(&p);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0x00ABCDEFu);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- writes */
+
+static void write_and_check(bool nonposted)
+{
+	struct bh_device *dev = open_row(2);
+	l1_fill(dev, 0, SRC + 0x30, 3000, 9);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, nonposted ? CTRL_WRITE_NONPOSTED : CTRL_WRITE_POSTED, SRC + 0x30, tile_xy(dev, 1), 0, DST + 0x30,
+		   3000);
+	emit_wait_counter(&p, 0, nonposted ? NONPOSTED_WR_REQ_SENT : POSTED_WR_REQ_SENT, 1);   /* writes flushed */
+	if (nonposted)
+		emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);                                  /* write barrier */
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	l1_expect_fill(dev, 1, DST + 0x30, 3000, 9);
+	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_SENT), nonposted);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_STARTED), nonposted);
+	cr_expect_eq(ctr(dev, 0, 0, POSTED_WR_REQ_SENT), !nonposted);
+	cr_expect_eq(ctr(dev, 0, 0, POSTED_WR_REQ_STARTED), !nonposted);
+	cr_expect_eq(ctr(dev, 0, 0, WR_ACK_RECEIVED), nonposted);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
+	cr_expect_eq(ctr(dev, 0, 0, OUTGOING(0)), 0, "the source has been read");
+	cr_expect_eq(ctr(dev, 1, 0, WR_ACK_RECEIVED), 0);
+	bh_device_close(dev);
+}
+
+Test(noc_write, posted_write_moves_only_the_posted_counters)
+{
+	write_and_check(false);
+}
+
+Test(noc_write, nonposted_write_is_acked_once)
+{
+	write_and_check(true);
+}
+
+Test(noc_write, write_ack_goes_to_the_niu_named_by_targ_addr_hi)
+{
+	struct bh_device *dev = open_row(3);
+	l1_fill(dev, 0, SRC, 16, 1);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_reg(&p, 0, BUF_WR, TARG_HI, tile_xy(dev, 2));
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 16);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	l1_expect_fill(dev, 1, DST, 16, 1);
+	cr_expect_eq(ctr(dev, 0, 0, WR_ACK_RECEIVED), 0);
+	cr_expect_eq(ctr(dev, 2, 0, WR_ACK_RECEIVED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 1);
+	bh_device_close(dev);
+}
+
+Test(noc_write, byte_enable_write_changes_only_the_enabled_bytes)
+{
+	struct bh_device *dev = open_row(2);
+	uint8_t src[64], before[64], after[64];
+	for (unsigned k = 0; k < 64; k++) {
+		src[k] = (uint8_t)(0x80 + k);
+		before[k] = (uint8_t)k;
+	}
+	cr_assert_eq(bh_l1_write(dev, 0, SRC + 0x10, src, 64), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 1, DST + 0x10, before, 64), BH_OK);
+	uint64_t be = 0x8000000100F00F01ull;
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_reg(&p, 0, BUF_WR, AT_LEN_BE_1, (uint32_t)(be >> 32));
+	/* Both addresses are used 16-byte aligned: +0x14 and +0x1C pick the blocks at +0x10. */
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED | C_WR_BE, SRC + 0x14, tile_xy(dev, 1), 0, DST + 0x1C, (uint32_t)be);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_assert_eq(bh_l1_read(dev, 1, DST + 0x10, after, 64), BH_OK);
+	for (unsigned k = 0; k < 64; k++)
+		cr_expect_eq(after[k], be >> k & 1 ? src[k] : before[k], "byte %u", k);
+	cr_expect_eq(ctr(dev, 0, 0, OUTGOING(0)), 0);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_SENT), 1);
+	bh_device_close(dev);
+}
+
+/* Fast dispatch's completion: a posted inline write of 0x40 to stream 48 reg 270 of a worker's
+ * dispatcher adds 1 to reg 297. */
+Test(noc_write, inline_write_to_remote_stream_reg270_moves_reg297)
+{
+	struct bh_device *dev = open_row(2);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	for (int k = 0; k < 3; k++)
+		emit_inline(&p, 0, CTRL_INLINE_POSTED, tile_xy(dev, 1), STREAM_REG(48, 270), 0x40);
+	emit_inline(&p, 0, CTRL_INLINE_POSTED | C_RESP, tile_xy(dev, 1), STREAM_REG(49, 270), 0x80);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(reg_rd(dev, 1, STREAM_REG(48, 297)), 3);
+	cr_expect_eq(reg_rd(dev, 1, STREAM_REG(49, 297)), 2);
+	cr_expect_eq(reg_rd(dev, 0, STREAM_REG(48, 297)), 0, "the initiator's own streams are untouched");
+	cr_expect_eq(ctr(dev, 0, 0, POSTED_WR_REQ_SENT), 3);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_SENT), 1);
+	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 4);
+	cr_expect_eq(ctr(dev, 0, 0, OUTGOING(0)), 0, "inline writes read no source");
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
+	bh_device_close(dev);
+}
+
+Test(noc_write, inline_write_to_l1_faults_with_the_hardware_bug_explained)
+{
+	struct bh_device *dev = open_row(2);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	int32_t at = emit_inline(&p, 0, CTRL_INLINE_POSTED, tile_xy(dev, 1), DST, 7);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "not modelled", "unsafe on Blackhole");
+	cr_expect_eq(l1_word(dev, 1, DST), 0);
+	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 0, "a refused request moves no counter");
+	bh_device_close(dev);
+}
+
+Test(noc_write, remote_register_refusal_is_reported_at_the_issuing_store)
+{
+	struct bh_device *dev = open_row(2);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	int32_t at = emit_inline(&p, 0, CTRL_INLINE_POSTED, tile_xy(dev, 1), STREAM_REG(48, 297), 1);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "access not allowed", "NoC0 write to (2,2) 0xffb704a4");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- DRAM, PCIe */
+
+Test(noc_mem, write_to_dram_and_read_it_back_on_both_nocs)
+{
+	struct bh_device *dev = open_row(1);
+	unsigned x, y;
+	l1_fill(dev, 0, SRC, 5000, 21);
+	for (unsigned noc = 0; noc < 2; noc++) {
+		cr_assert_eq(bh_dram_bank_xy(dev, noc, 3, &x, &y), BH_OK);
+		struct prog p = { 0 };
+		emit_noc_init(&p, noc);
+		emit_write(&p, noc, CTRL_WRITE_NONPOSTED, SRC, XY(x, y), 0, 0x100000u + 0x1000u * noc, 5000);
+		emit_wait_counter(&p, noc, WR_ACK_RECEIVED, 1);
+		emit_read(&p, noc, XY(x, y), 0, 0x100000u + 0x1000u * noc, DST + 0x2000u * noc, 5000);
+		emit_wait_counter(&p, noc, RD_RESP_RECEIVED, 1);
+		emit_exit_with(&p, 0);
+		run_on(dev, 0, noc ? BH_CORE_NCRISC : BH_CORE_BRISC, &p, 0);
+		l1_expect_fill(dev, 0, DST + 0x2000u * noc, 5000, 21);
+	}
+	uint8_t b[16], want[16];
+	cr_assert_eq(bh_dram_read(dev, 3, 0x101000, b, 16), BH_OK);
+	cr_assert_eq(bh_l1_read(dev, 0, SRC, want, 16), BH_OK);
+	cr_expect_eq(memcmp(b, want, 16), 0, "all ports of a bank alias one space");
+	bh_device_close(dev);
+}
+
+Test(noc_mem, host_memory_through_the_pcie_tile)
+{
+	struct bh_device *dev = open_row(1);
+	uint8_t *host;
+	void *hp;
+	uint64_t size, base;
+	unsigned px, py;
+	cr_assert_eq(bh_host_mem(dev, &hp, &size, &base), BH_OK);
+	cr_assert_eq(bh_pcie_xy(dev, &px, &py), BH_OK);
+	host = hp;
+	for (unsigned k = 0; k < 256; k++)
+		host[0x2000 + k] = (uint8_t)(k ^ 0x5A);
+	l1_fill(dev, 0, SRC, 512, 77);
+	uint64_t w = base + 0x1000, r = base + 0x2000;
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, XY(px, py), (uint32_t)(w >> 32), (uint32_t)w, 512);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_read(&p, 0, XY(px, py), (uint32_t)(r >> 32), (uint32_t)r, DST, 256);
+	emit_wait_counter(&p, 0, RD_RESP_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	uint8_t want[512];
+	cr_assert_eq(bh_l1_read(dev, 0, SRC, want, 512), BH_OK);
+	cr_expect_eq(memcmp(host + 0x1000, want, 512), 0);
+	for (unsigned k = 0; k < 256; k++)
+		cr_expect_eq(l1_word(dev, 0, DST + (k & ~3u)) >> 8 * (k & 3) & 0xFF, (k ^ 0x5A) & 0xFF);
+	bh_device_close(dev);
+}
+
+Test(noc_mem, dram_read_needs_equal_low_6_bits_and_stays_in_the_bank)
+{
+	struct bh_device *dev = open_row(1);
+	unsigned x, y;
+	cr_assert_eq(bh_dram_bank_xy(dev, 0, 0, &x, &y), BH_OK);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	int32_t at = emit_read(&p, 0, XY(x, y), 0, 0x1010, DST + 0x20, 64);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "misaligned access", "low 6 bits (reads from DRAM/PCIe: 64-byte");
+	struct prog q = { 0 };
+	emit_noc_init(&q, 0);
+	at = emit_read(&q, 0, XY(x, y), 0, 0xFEFFFFC0u, DST, 128);
+	emit_exit_with(&q, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &q, at, "access not allowed", "leave DRAM bank 0");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- request faults */
+
+Test(noc_faults, out_of_grid_coordinates_fault_naming_the_request_and_the_grid)
+{
+	struct bh_device *dev = open_row(4);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	int32_t at = emit_write(&p, 0, CTRL_WRITE_POSTED, SRC, XY(20, 2), 0, DST, 64);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *r = result_new();
+	start_on(dev, 0, BH_CORE_BRISC, &p);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, r), BH_OK);
+	expect_fault(r, BH_CORE_BRISC, core_code_at[0] + (uint32_t)at, "unmapped address",
+		     "NoC0 write to (20,2): no endpoint there");
+	expect_in_report(r, "Tensix tiles at x 1-4, y 2-2");
+	expect_in_report(r, "NoC0 NIU initiator 0 NOC_CMD_CTRL");
+	free(r);
+	struct prog q = { 0 };
+	emit_noc_init(&q, 1);
+	at = emit_read(&q, 1, XY(5, 2), 0, SRC, DST, 64);
+	emit_exit_with(&q, 0);
+	run_fault(dev, 3, BH_CORE_NCRISC, &q, at, "unmapped address", "NoC1 read from (5,2): no endpoint there");
+	bh_device_close(dev);
+}
+
+Test(noc_faults, l1_to_l1_needs_equal_low_4_bits)
+{
+	struct bh_device *dev = open_row(2);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	int32_t at = emit_write(&p, 0, CTRL_WRITE_POSTED, SRC + 4, tile_xy(dev, 1), 0, DST + 8, 32);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "misaligned access", "L1 to L1: 16-byte alignment");
+	bh_device_close(dev);
+}
+
+Test(noc_faults, lengths_registers_and_l1_bounds_are_checked)
+{
+	struct bh_device *dev = open_row(2);
+	uint32_t xy = tile_xy(dev, 1);
+	struct { uint32_t src, dst, len; const char *kind, *phrase; } cases[] = {
+		{ SRC, DST, 0, "bad register value", "NOC_AT_LEN_BE is 0" },
+		{ SRC, STREAM_REG(48, 270), 8, "access not allowed", "exactly 4 bytes, not 8" },
+		{ SRC, 0x17FFF0u, 32, "access not allowed", "run past the end of L1" },
+		{ SRC, 0x200000u, 4, "unmapped address", "nothing at 0x00200000" },
+		{ SRC + 16, DST + 16, 20000, "misaligned access", "both 64-byte aligned" },
+		{ SRC, 0xFFB20000u, 4, "not modelled", "NIU registers" },
+	};
+	for (unsigned k = 0; k < N(cases); k++) {
+		struct prog p = { 0 };
+		emit_noc_init(&p, 0);
+		int32_t at = emit_write(&p, 0, CTRL_WRITE_POSTED, cases[k].src, xy, 0, cases[k].dst, cases[k].len);
+		emit_exit_with(&p, 0);
+		run_fault(dev, 0, BH_CORE_BRISC, &p, at, cases[k].kind, cases[k].phrase);
+	}
+	bh_device_close(dev);
+}
+
+Test(noc_faults, nonposted_write_without_noc_init_names_the_missing_ack_destination)
+{
+	struct bh_device *dev = open_row(2);
+	struct prog p = { 0 };
+	int32_t at = emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 16);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "unmapped address", "write ack (TARG_ADDR_HI) goes to (0,0)");
+	bh_device_close(dev);
+}
+
+Test(noc_faults, linked_requests_must_share_their_destination)
+{
+	struct bh_device *dev = open_row(3);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_POSTED | C_VC_LINKED, SRC, tile_xy(dev, 1), 0, DST, 16);
+	emit_write(&p, 0, CTRL_WRITE_POSTED | C_VC_LINKED, SRC, tile_xy(dev, 1), 0, DST + 16, 16);
+	int32_t at = emit_write(&p, 0, CTRL_WRITE_POSTED, SRC, tile_xy(dev, 2), 0, DST, 16);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "bad register value", "VC_LINKED transaction");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- multicast */
+
+/* On a 4 x 2 grid (x 1..4, y 2..3), tile 0 at (1,2) multicasts 256 bytes with NOC_CTRL extra
+ * bits to the rectangle `hi`; returns the mask of tiles that received the data. */
+static unsigned mcast_receivers(struct bh_device *dev, unsigned noc, uint32_t extra, uint32_t hi, unsigned *acks)
+{
+	for (unsigned t = 0; t < 8; t++)
+		l1_set_word(dev, t, DST, 0);
+	l1_fill(dev, 0, SRC, 256, 0x33);
+	struct prog p = { 0 };
+	emit_noc_init(&p, noc);
+	emit_write(&p, noc, CTRL_MCAST | extra, SRC, hi, 0, DST, 256);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, noc ? BH_CORE_NCRISC : BH_CORE_BRISC, &p, 0);
+	unsigned got = 0;
+	for (unsigned t = 0; t < 8; t++)
+		if (l1_word(dev, t, DST) != 0) {
+			l1_expect_fill(dev, t, DST, 256, 0x33);
+			got |= 1u << t;
+		}
+	*acks = ctr(dev, 0, noc, WR_ACK_RECEIVED);
+	return got;
+}
+
+/* Tile k of the 4 x 2 grid: (1 + k % 4, 2 + k / 4). */
+#define TB(x, y) (1u << (((y) - 2) * 4 + (x) - 1))
+
+Test(noc_mcast, noc0_rectangle_reaches_every_tile_in_it_and_acks_once_per_receiver)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	unsigned acks;
+	cr_expect_eq(mcast_receivers(dev, 0, 0, RECT(2, 2, 3, 3), &acks), TB(2, 2) | TB(3, 2) | TB(2, 3) | TB(3, 3));
+	cr_expect_eq(acks, 4);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_SENT), 1, "one request");
+	/* One OUTSTANDING increment, four decrements (noc.md 8): software clears it. */
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), (1u - 4u) & 0xFF);
+	reg_wr(dev, 0, NIU(0) + CLEAR_OUTSTANDING, 1);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
+	bh_device_close(dev);
+}
+
+Test(noc_mcast, initiator_receives_only_with_src_include)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	unsigned acks;
+	cr_expect_eq(mcast_receivers(dev, 0, 0, RECT(1, 2, 2, 3), &acks), TB(2, 2) | TB(1, 3) | TB(2, 3));
+	cr_expect_eq(acks, 3);
+	cr_expect_eq(mcast_receivers(dev, 0, C_SRC_INCLUDE, RECT(1, 2, 2, 3), &acks),
+		     TB(1, 2) | TB(2, 2) | TB(1, 3) | TB(2, 3));
+	cr_expect_eq(acks, 3 + 4);
+	bh_device_close(dev);
+}
+
+Test(noc_mcast, noc1_names_the_corners_the_other_way_round)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	unsigned acks;
+	/* tt-metal on NoC1: start = the larger corner, end = the smaller one. */
+	cr_expect_eq(mcast_receivers(dev, 1, 0, RECT(3, 3, 2, 2), &acks), TB(2, 2) | TB(3, 2) | TB(2, 3) | TB(3, 3));
+	cr_expect_eq(acks, 4);
+	cr_expect_eq(mcast_receivers(dev, 1, C_SRC_INCLUDE, RECT(4, 2, 1, 2), &acks),
+		     TB(1, 2) | TB(2, 2) | TB(3, 2) | TB(4, 2));
+	cr_expect_eq(acks, 4 + 4);
+	bh_device_close(dev);
+}
+
+Test(noc_mcast, start_beyond_end_wraps_around)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	unsigned acks;
+	/* NoC0, StartX 4 > EndX 1: x <= 1 || x >= 4. */
+	cr_expect_eq(mcast_receivers(dev, 0, C_SRC_INCLUDE, RECT(4, 2, 1, 3), &acks),
+		     TB(1, 2) | TB(4, 2) | TB(1, 3) | TB(4, 3));
+	bh_device_close(dev);
+}
+
+Test(noc_mcast, broadcast_opt_out_masks_of_the_initiator_remove_columns_and_rows)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	unsigned acks;
+	reg_wr(dev, 0, NIU(0) + ROUTER_CFG(1), 1u << 3);          /* NoC0 column x = 3 */
+	cr_expect_eq(mcast_receivers(dev, 0, 0, RECT(2, 2, 4, 3), &acks), TB(2, 2) | TB(4, 2) | TB(2, 3) | TB(4, 3));
+	reg_wr(dev, 0, NIU(1) + ROUTER_CFG(3), 1u << (11 - 3));   /* NoC1 row of translated y = 3 */
+	cr_expect_eq(mcast_receivers(dev, 1, 0, RECT(4, 3, 2, 2), &acks), TB(2, 2) | TB(3, 2) | TB(4, 2));
+	cr_expect_eq(acks, 3);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- atomics */
+
+Test(noc_atomic, semaphore_inc_returns_the_old_value_and_moves_the_atomic_counters)
+{
+	struct bh_device *dev = open_row(2);
+	l1_set_word(dev, 1, SRC, 41);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);   /* noc_async_atomic_barrier */
+	emit_load_word(&p, A0, ATOMIC_RET);
+	emit_exit(&p);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 41);
+	cr_expect_eq(l1_word(dev, 1, SRC), 42);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, BUF_AT) + AT_LEN_BE), 0x107C);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_SENT), 1);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_STARTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
+	cr_expect_eq(ctr(dev, 0, 0, POSTED_ATOMIC_SENT), 0);
+	bh_device_close(dev);
+}
+
+/* One atomic on tile 1's block at SRC (words w[4]) with NOC_AT_LEN_BE at, targeting SRC + targ;
+ * returns what came back at ATOMIC_RET and leaves the block in w. */
+static uint32_t atomic_on_block(uint32_t at, uint32_t data, uint32_t targ, uint32_t w[4])
+{
+	struct bh_device *dev = open_row(2);
+	cr_assert_eq(bh_l1_write(dev, 1, SRC, w, 16), BH_OK);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_atomic(&p, 0, CTRL_ATOMIC, tile_xy(dev, 1), SRC + targ, at, data);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);
+	emit_load_word(&p, A0, ATOMIC_RET);
+	emit_exit(&p);
+	start_on(dev, 0, BH_CORE_BRISC, &p);
+	struct bh_core_result *r = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_EXITED, "%s", r->report);
+	uint32_t ret = (uint32_t)r->exit_status;
+	free(r);
+	cr_assert_eq(bh_l1_read(dev, 1, SRC, w, 16), BH_OK);
+	bh_device_close(dev);
+	return ret;
+}
+
+Test(noc_atomic, incr_get_adds_within_int_width_at_word_ofs)
+{
+	uint32_t w[4] = { 1, 2, 0x123456FFu, 4 };
+	/* IntWidth 7: an 8-bit increment of word 2; the result is the word at TARG_ADDR_LO. */
+	cr_expect_eq(atomic_on_block(1u << 12 | 7u << 2 | 2, 1, 8, w), 0x123456FFu);
+	cr_expect_eq(w[2], 0x12345600u, "carry stays inside the low 8 bits");
+	cr_expect_eq(w[0] + w[1] + w[3], 7u);
+	uint32_t v[4] = { 10, 20, 30, 40 };
+	/* Ofs 3 with TARG_ADDR_LO at word 1: word 3 increments, word 1 is reported. */
+	cr_expect_eq(atomic_on_block(1u << 12 | 31u << 2 | 3, 0xFFFFFFFFu, 4, v), 20u);
+	cr_expect_eq(v[3], 39u);
+}
+
+Test(noc_atomic, cas_swaps_only_on_a_match_and_reports_the_old_value)
+{
+	uint32_t w[4] = { 5, 0, 0, 0 };
+	cr_expect_eq(atomic_on_block(4u << 12 | 9u << 6 | 5u << 2 | 0, 0, 0, w), 5u);
+	cr_expect_eq(w[0], 9u);
+	uint32_t v[4] = { 0, 7, 0, 0 };
+	cr_expect_eq(atomic_on_block(4u << 12 | 9u << 6 | 5u << 2 | 1, 0, 4, v), 7u);
+	cr_expect_eq(v[1], 7u, "no match: unchanged");
+}
+
+Test(noc_atomic, swaps_by_index_and_by_halfword_mask)
+{
+	uint32_t w[4] = { 1, 2, 3, 4 };
+	cr_expect_eq(atomic_on_block(6u << 12 | 2, 0xCAFEF00Du, 8, w), 3u);
+	cr_expect_eq(w[2], 0xCAFEF00Du);
+	uint32_t v[4] = { 1, 2, 3, 4 };
+	cr_expect_eq(atomic_on_block(7u << 12 | 1u << 2, 0xBEEFu, 4, v), 2u);
+	cr_expect_eq(v[1], 0xBEEFu);
+	uint32_t m[4] = { 0x11111111u, 0x22222222u, 0x33333333u, 0x44444444u };
+	/* Mask 0b10000110: halfwords 1, 2 and 7 take the high, low and high half of AT_DATA. */
+	cr_expect_eq(atomic_on_block(3u << 12 | 0x86u << 2, 0xAAAABBBBu, 4, m), 0x22222222u);
+	cr_expect_eq(m[0], 0xAAAA1111u);
+	cr_expect_eq(m[1], 0x2222BBBBu);
+	cr_expect_eq(m[2], 0x33333333u);
+	cr_expect_eq(m[3], 0xAAAA4444u);
+}
+
+Test(noc_atomic, posted_atomic_sends_no_response)
+{
+	struct bh_device *dev = open_row(2);
+	l1_set_word(dev, 0, ATOMIC_RET, 0xDEAD);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_atomic(&p, 0, CTRL_ATOMIC & ~C_RESP, tile_xy(dev, 1), SRC, 0x107C, 5);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(l1_word(dev, 1, SRC), 5);
+	cr_expect_eq(l1_word(dev, 0, ATOMIC_RET), 0xDEAD);
+	cr_expect_eq(ctr(dev, 0, 0, POSTED_ATOMIC_SENT), 1);
+	cr_expect_eq(ctr(dev, 0, 0, ATOMIC_RESP_RECEIVED), 0);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_STARTED), 0);
+	bh_device_close(dev);
+}
+
+Test(noc_atomic, unmodelled_opcodes_and_non_l1_targets_fault)
+{
+	struct bh_device *dev = open_row(2);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	int32_t at = emit_atomic(&p, 0, CTRL_ATOMIC, tile_xy(dev, 1), SRC, 2u << 12, 1);
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "not modelled", "atomic opcode 2 (INCR_GET_PTR");
+	struct prog q = { 0 };
+	emit_noc_init(&q, 0);
+	at = emit_sem_inc(&q, 0, tile_xy(dev, 1), STREAM_REG(2, 4), 1);
+	emit_exit_with(&q, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &q, at, "access not allowed", "atomics act on L1 of a Tensix tile only");
+	bh_device_close(dev);
+}
+
+Test(noc_atomic, multicast_increment_applies_at_every_receiver)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	for (unsigned t = 0; t < 8; t++)
+		l1_set_word(dev, t, SRC, 100 + t);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_atomic(&p, 0, CTRL_ATOMIC | C_BRCST, RECT(2, 2, 3, 3), SRC, 0x107C, 10);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 4);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	for (unsigned t = 0; t < 8; t++) {
+		unsigned x = 1 + t % 4, y = 2 + t / 4;
+		bool in = x >= 2 && x <= 3;
+		cr_expect_eq(l1_word(dev, t, SRC), 100 + t + (in ? 10 : 0), "tile %u (%u,%u)", t, x, y);
+	}
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- waking */
+
+Test(noc_wake, core_parked_on_tile_b_wakes_on_a_noc_write_from_tile_a_and_sees_new_code)
+{
+	struct bh_device *dev = open_row(2);
+	const uint32_t func = 0x9000, flag = 0x8000;
+	struct prog f1 = { 0 }, f2 = { 0 };
+	emit_li(&f1, A0, 1);
+	emit(&f1, INSN_RET);
+	emit_li(&f2, A0, 2);
+	emit(&f2, INSN_RET);
+	prog_put(dev, 1, func, &f1);
+	l1_set_word(dev, 1, flag, 0);
+	/* Tile B: call func (decoded), poll the flag, call func again, exit(sum). Other agents'
+	 * code writes reach a core at its next event check (at most 4096 instructions later; on
+	 * silicon firmware flushes the I-cache): the countdown gets there. */
+	struct prog b = { 0 };
+	emit_call(&b, core_code_at[BH_CORE_BRISC], func);
+	emit(&b, addi(S0, A0, 0));
+	emit_wait_nonzero(&b, flag, A1);
+	emit_li(&b, A2, 5000);
+	int32_t count = prog_here(&b);
+	emit(&b, addi(A2, A2, -1));
+	emit_branch(&b, BNE, A2, X0, count);
+	emit_call(&b, core_code_at[BH_CORE_BRISC], func);
+	emit(&b, add(A0, A0, S0));
+	emit_exit(&b);
+	start_on(dev, 1, BH_CORE_BRISC, &b);
+	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[1]->core[BH_BRISC].parks); ms++)
+		sleep_ms(1);
+	cr_assert_gt(atomic_load(&dev->tiles[1]->core[BH_BRISC].parks), 0, "tile B never parked");
+	/* Tile A: new code for func, then the flag, by NoC writes. */
+	cr_assert_eq(bh_l1_write(dev, 0, SRC, f2.w, f2.n * 4), BH_OK);
+	l1_set_word(dev, 0, SRC + 0x100, 1);
+	struct prog a = { 0 };
+	emit_noc_init(&a, 0);
+	emit_write(&a, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, func, f2.n * 4);
+	emit_wait_counter(&a, 0, WR_ACK_RECEIVED, 1);
+	emit_write(&a, 0, CTRL_WRITE_NONPOSTED, SRC + 0x100, tile_xy(dev, 1), 0, flag, 4);
+	emit_exit_with(&a, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &a, 0);
+	expect_exit(dev, 1, BH_CORE_BRISC, 1 + 2);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- concurrency */
+
+/* Every BRISC (NoC0) and NCRISC (NoC1) of four tiles: n noc_semaphore_inc on one word of tile 0,
+ * then the atomic barrier. */
+Test(noc_concurrency, eight_cores_on_four_tiles_incrementing_one_semaphore_give_the_exact_total)
+{
+	struct bh_device *dev = open_row(4);
+	const uint32_t n = 2000, sem = 0x40000;
+	uint32_t target = tile_xy(dev, 0);
+	for (unsigned t = 0; t < 4; t++)
+		for (unsigned noc = 0; noc < 2; noc++) {
+			struct prog p = { 0 };
+			emit_noc_init(&p, noc);
+			emit_li(&p, S0, n);
+			int32_t loop = prog_here(&p);
+			emit_sem_inc(&p, noc, target, sem, 1);
+			emit(&p, addi(S0, S0, -1));
+			emit_branch(&p, BNE, S0, X0, loop);
+			emit_wait_counter(&p, noc, ATOMIC_RESP_RECEIVED, n);
+			emit_exit_with(&p, 0);
+			start_on(dev, t, noc ? BH_CORE_NCRISC : BH_CORE_BRISC, &p);
+		}
+	for (unsigned t = 0; t < 4; t++)
+		for (unsigned noc = 0; noc < 2; noc++) {
+			expect_exit(dev, t, noc ? BH_CORE_NCRISC : BH_CORE_BRISC, 0);
+			cr_expect_eq(ctr(dev, t, noc, ATOMIC_RESP_RECEIVED), n);
+			cr_expect_eq(ctr(dev, t, noc, NONPOSTED_ATOMIC_SENT), n);
+		}
+	cr_expect_eq(l1_word(dev, 0, sem), 8 * n);
+	bh_device_close(dev);
+}
