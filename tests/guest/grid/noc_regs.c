@@ -14,6 +14,8 @@
 static const char prog[] = "noc_regs";
 
 static uint32_t noc_regs_buf[2][16] __attribute__((aligned(16)));
+/* Set by BRISC once it has checked its atomics (in .data: BRISC zeroes .bss at start). */
+static volatile uint32_t noc_regs_brisc_atomics_done __attribute__((section(".data")));
 
 static int expect_reg(const struct grid_self *self, uint32_t buf, uint32_t off, const char *name, uint32_t want)
 {
@@ -76,6 +78,11 @@ static int noc_regs_run(uint32_t proc, const struct grid_self *self)
 	if ((rc = expect_reg(self, NOC_BUF_WR, NOC_CTRL, "NOC_CTRL", 0x2092)) != GRID_OK)
 		return rc;
 
+	/* Both cores' atomics return their old value to the same L1 word (4): NCRISC waits until
+	 * BRISC has read its own before it issues any. */
+	if (proc == NOC_PROC_NCRISC)
+		while (!noc_regs_brisc_atomics_done)
+			__asm__ volatile("fence" ::: "memory");
 	sem[0] = 5;
 	noc_semaphore_inc(get_noc_addr(my_x(), my_y(), (uint32_t)(uintptr_t)&sem[0]), 3);
 	noc_async_atomic_barrier();
@@ -93,6 +100,10 @@ static int noc_regs_run(uint32_t proc, const struct grid_self *self)
 	noc_async_atomic_barrier();
 	if ((rc = expect_reg(self, NOC_BUF_AT, NOC_AT_LEN_BE, "AT_LEN_BE", 0x107D)) != GRID_OK)
 		return rc;
+	if (proc == NOC_PROC_BRISC) {
+		__asm__ volatile("fence" ::: "memory");
+		noc_regs_brisc_atomics_done = 1;
+	}
 
 	buf[0] = 0xC0FFEE00u + proc;
 	noc_semaphore_set_remote((uint32_t)(uintptr_t)&buf[0], grid_tile_addr(next, GRID_DATA_BASE + 256 + 16 * proc));
