@@ -15,7 +15,7 @@
 #define PCBUF2 0xFFEA0000u
 #define PC_BUF_OVERRIDE 0xFFB12090u
 
-/* L1 words shared with the host (each core's code is at core_core_code_at[core]). */
+/* L1 words shared with the host (each core's code is at core_code_at[core]). */
 #define PROGRESS 0x10000u   /* BRISC: words pushed so far / barrier passed */
 #define GATE 0x10100u       /* TRISC waits for the host to write it */
 #define GATE2 0x10104u
