@@ -16,8 +16,10 @@
 #   BHEMU_QEMU_RISCV32             qemu-riscv32, or empty; BHEMU_HAVE_QEMU says which
 #   BHEMU_QEMU_CPU                 the one -cpu value every qemu-riscv32 run uses
 #   bhemu_guest_objects(OUT_VAR OBJDIR src...)   compile rules, object paths in OUT_VAR
-#   bhemu_guest_executable(NAME SOURCES src... [CFLAGS f...] [LINKER_SCRIPT ld] [NO_RUNTIME] [MULTICORE])
-#       builds ${CMAKE_BINARY_DIR}/guest/NAME.elf from target guest_NAME (part of ALL).
+#   bhemu_guest_executable(NAME SOURCES src... [CFLAGS f...] [LINKER_SCRIPT ld] [NO_RUNTIME] [MULTICORE]
+#                          [LDFLAGS f...] [OUTPUT path.elf])
+#       builds ${CMAKE_BINARY_DIR}/guest/NAME.elf (or OUTPUT) from target guest_NAME (part of ALL).
+#       LDFLAGS are added to the link line (e.g. -Wl,--gc-sections).
 #       The bare runtime (crt0 + bare.c, built once by firmware/) is linked in unless NO_RUNTIME.
 #       MULTICORE: a program for several cores of a tile (`bhemu run --cores`, multicore.h):
 #       crt0_multi + bare.c + the CB and NoC libraries, linked with bare_multi.ld. Such ELFs
@@ -89,7 +91,7 @@ function(bhemu_guest_objects OUT_VAR OBJDIR)
 endfunction()
 
 function(bhemu_guest_executable NAME)
-  cmake_parse_arguments(PARSE_ARGV 1 G "NO_RUNTIME;MULTICORE" "LINKER_SCRIPT" "SOURCES;CFLAGS")
+  cmake_parse_arguments(PARSE_ARGV 1 G "NO_RUNTIME;MULTICORE" "LINKER_SCRIPT;OUTPUT" "SOURCES;CFLAGS;LDFLAGS")
   if(NOT BHEMU_HAVE_GUEST_CC)
     return()
   endif()
@@ -121,11 +123,16 @@ function(bhemu_guest_executable NAME)
   endif()
 
   set(elf ${BHEMU_GUEST_DIR}/${NAME}.elf)
+  if(G_OUTPUT)
+    set(elf ${G_OUTPUT})
+  endif()
+  get_filename_component(elf_dir ${elf} DIRECTORY)
   # The runtime objects come from another directory's target; list them as files here and
   # order the build with add_dependencies below.
   add_custom_command(
     OUTPUT ${elf}
-    COMMAND ${BHEMU_GUEST_CC} ${BHEMU_GUEST_LDFLAGS} -T ${G_LINKER_SCRIPT}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${elf_dir}
+    COMMAND ${BHEMU_GUEST_CC} ${BHEMU_GUEST_LDFLAGS} ${G_LDFLAGS} -T ${G_LINKER_SCRIPT}
             -Wl,-Map=${BHEMU_GUEST_DIR}/obj/${NAME}/${NAME}.map
             ${runtime} ${objects} -lgcc -o ${elf}
     DEPENDS ${objects} ${runtime} ${G_LINKER_SCRIPT}

@@ -136,7 +136,8 @@ struct niu_reg {
 	enum niu_kind kind;
 	unsigned buf, off;        /* R_CMDBUF: initiator and offset in it; else NIU offset */
 	unsigned idx;             /* R_COUNTER: counter index; R_UNMODELLED: table row */
-	char name[96];            /* "NoC0 NIU initiator 1 NOC_CTRL" */
+	unsigned noc;
+	const char *base;         /* register name in its block; NULL: by offset (or a counter) */
 };
 
 static void niu_decode(unsigned noc, uint32_t off, struct niu_reg *r)
@@ -146,40 +147,69 @@ static void niu_decode(unsigned noc, uint32_t off, struct niu_reg *r)
 	r->kind = R_NONE;
 	r->buf = buf;
 	r->off = off;
-	snprintf(r->name, sizeof r->name, "NoC%u NIU offset 0x%04x", noc, off);
+	r->noc = noc;
+	r->base = NULL;
 	if (buf < BH_NIU_CMD_BUFS && (n = cmdbuf_reg_name(in)) != NULL) {
 		r->kind = R_CMDBUF;
 		r->off = in;
-		snprintf(r->name, sizeof r->name, "NoC%u NIU initiator %u %s", noc, buf, n);
+		r->base = n;
 		return;
 	}
 	if (buf < BH_NIU_CMD_BUFS && in - 0x064u < 8u) {
 		r->kind = R_UNMODELLED;
 		r->idx = 0;
-		snprintf(r->name, sizeof r->name, "NoC%u NIU initiator %u %s", noc, buf, niu_unmodelled[0].name);
+		r->base = niu_unmodelled[0].name;
 		return;
 	}
 	if (off == BH_NIU_CLEAR_OUTSTANDING_REQ_CNT) {
 		r->kind = R_CLEAR;
-		snprintf(r->name, sizeof r->name, "NoC%u NIU NOC_CLEAR_OUTSTANDING_REQ_CNT", noc);
+		r->base = "NOC_CLEAR_OUTSTANDING_REQ_CNT";
 	} else if ((n = cfg_reg_name(off)) != NULL) {
 		r->kind = R_CFG;
-		snprintf(r->name, sizeof r->name, "NoC%u NIU %s", noc, n);
+		r->base = n;
 	} else if (off - BH_NIU_COUNTER_BASE < 4u * BH_NIU_COUNTER_CELLS) {
-		char cn[48];
 		r->idx = (off - BH_NIU_COUNTER_BASE) / 4;
 		if (niu_counters[r->idx].how == CNT_NONE && !counter_is_8bit(r->idx))
 			return;
 		r->kind = R_COUNTER;
-		snprintf(r->name, sizeof r->name, "NoC%u NIU counter %s", noc, bh_niu_counter_name(r->idx, cn, sizeof cn));
 	} else {
 		for (unsigned k = 1; k < sizeof niu_unmodelled / sizeof niu_unmodelled[0]; k++)
 			if (off >= niu_unmodelled[k].lo && off < niu_unmodelled[k].hi) {
 				r->kind = R_UNMODELLED;
 				r->idx = k;
-				snprintf(r->name, sizeof r->name, "NoC%u NIU %s", noc, niu_unmodelled[k].name);
+				r->base = niu_unmodelled[k].name;
 			}
 	}
+}
+
+/* The register's full name, for fault reports (cold: never on a successful access). */
+__attribute__((cold))
+static const char *niu_name(const struct niu_reg *r)
+{
+	static _Thread_local char name[96];   /* "NoC0 NIU initiator 1 NOC_CTRL" */
+	char cn[48];
+	switch (r->kind) {
+	case R_CMDBUF:
+		snprintf(name, sizeof name, "NoC%u NIU initiator %u %s", r->noc, r->buf, r->base);
+		break;
+	case R_UNMODELLED:
+		if (r->idx == 0)
+			snprintf(name, sizeof name, "NoC%u NIU initiator %u %s", r->noc, r->buf, r->base);
+		else
+			snprintf(name, sizeof name, "NoC%u NIU %s", r->noc, r->base);
+		break;
+	case R_COUNTER:
+		snprintf(name, sizeof name, "NoC%u NIU counter %s", r->noc, bh_niu_counter_name(r->idx, cn, sizeof cn));
+		break;
+	case R_CLEAR:
+	case R_CFG:
+		snprintf(name, sizeof name, "NoC%u NIU %s", r->noc, r->base);
+		break;
+	default:
+		snprintf(name, sizeof name, "NoC%u NIU offset 0x%04x", r->noc, r->off);
+		break;
+	}
+	return name;
 }
 
 static unsigned niu_noc(const struct bh_access *a)
@@ -191,9 +221,9 @@ __attribute__((cold))
 static bool niu_not_a_register(struct bh_access *a, const struct niu_reg *r)
 {
 	if (r->kind == R_UNMODELLED)
-		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name, "%s",
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r), "%s",
 				     niu_unmodelled[r->idx].why);
-	return bh_fault_fill(a->fault, BH_FAULT_UNMAPPED, a->addr, r->name,
+	return bh_fault_fill(a->fault, BH_FAULT_UNMAPPED, a->addr, niu_name(r),
 			     "offset 0x%04x of the NoC%u NIU is not a register noc.md 3 lists (initiators at "
 			     "+0x800*b: 0x00-0x30, 0x40-0x48; 0x60; config 0x100-0x114, 0x148; counters 0x200-0x2F4)",
 			     r->off, niu_noc(a));
@@ -202,18 +232,18 @@ static bool niu_not_a_register(struct bh_access *a, const struct niu_reg *r)
 __attribute__((cold))
 static bool niu_read_only(struct bh_access *a, const struct niu_reg *r, const char *why)
 {
-	return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, r->name, "%s is read-only%s", r->name, why);
+	return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, niu_name(r), "%s is read-only%s", niu_name(r), why);
 }
 
 static bool niu_counter_modelled(struct bh_access *a, const struct niu_reg *r)
 {
 	switch (niu_counters[r->idx].how) {
 	case CNT_FLITS:
-		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 				     "%s counts 64-byte data flits; how unaligned transfers split into flits is "
 				     "unverified, so bhemu does not model it", niu_counters[r->idx].name);
 	case CNT_SLV:
-		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 				     "%s counts every request this NIU receives, host (PCIe) traffic included, which "
 				     "bhemu does not route through the NoC: it could not be exact", niu_counters[r->idx].name);
 	default:
@@ -245,7 +275,7 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 		*val = bh_niu_counter_read(n, r.idx);
 		return true;
 	case R_CLEAR:
-		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, r.name, "%s is write-only", r.name);
+		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, niu_name(&r), "%s is write-only", niu_name(&r));
 	default:
 		return niu_not_a_register(a, &r);
 	}
@@ -272,7 +302,7 @@ static bool niu_check_packet_tag(struct bh_access *a, const struct niu_reg *r, u
 			len += (size_t)snprintf(named + len, sizeof named - len, "%s%s", len ? ", " : "", fields[k].what);
 	if (!len)
 		return true;
-	return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+	return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 			     "0x%08x sets %s; only the transaction id [13:10] is modelled", v, named);
 }
 
@@ -281,14 +311,14 @@ static bool niu_check_packet_tag(struct bh_access *a, const struct niu_reg *r, u
 static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_t v)
 {
 	if ((v & BH_NOC_CTRL_TYPE_MASK) == 3)
-		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: request type 3 is reserved (0 read, 1 atomic, 2 write)", v);
 	if (v & BH_NOC_CTRL_L1_ACC_AT_EN)
-		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 				     "0x%08x sets L1_ACC_AT_EN [31]: L1 accumulate is not modelled (broken on Blackhole, "
 				     "tt-metal never sets it)", v);
 	if (v & BH_NOC_CTRL_RESERVED)
-		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x sets reserved bits 0x%08x ([12:10], [26:18]); software writes 0 there", v,
 				     v & BH_NOC_CTRL_RESERVED);
 	return true;
@@ -300,7 +330,7 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	if (v == 0)
 		return true;
 	if (v != 1)
-		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: write 1 to issue a request (no other bits exist)", v);
 	/* Synchronous engine: the request completes here and CMD_CTRL stays 0. */
 	return bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) && bh_noc_complete(&txn, a->fault);
@@ -323,12 +353,12 @@ static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsig
 		break;
 	case BH_NIU_BRCST_EXCLUDE:
 		if (v)
-			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 					     "0x%08x: non-rectangular broadcasts are not modelled (tt-metal writes 0)", v);
 		break;
 	case BH_NIU_L1_ACC_AT_INSTRN:
 		if (v)
-			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 					     "0x%08x: L1 accumulate is not modelled (broken on Blackhole, never used)", v);
 		break;
 	case BH_NIU_CMD_CTRL:
@@ -348,11 +378,11 @@ static bool niu_cfg_write(struct bh_access *a, const struct niu_reg *r, unsigned
 					   "(ARC firmware's job on silicon)");
 	if (r->off == BH_NIU_NIU_CFG_0) {
 		if (!(v & BH_NIU_CFG0_TRANSLATE))
-			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 					     "0x%08x clears bit 14: untranslated coordinates not modelled (bhemu "
 					     "addresses every endpoint in translated coordinates)", v);
 		if (v & BH_NIU_CFG0_TILE_CLOCK_DISABLE)
-			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, r->name,
+			return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, niu_name(r),
 					     "0x%08x sets bit 12: disabling the tile clock is not modelled", v);
 	}
 	atomic_store_explicit(&n->cfg[(r->off - BH_NIU_CFG_BASE) / 4], v, memory_order_relaxed);
@@ -363,7 +393,7 @@ static bool niu_cfg_write(struct bh_access *a, const struct niu_reg *r, unsigned
 static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	if (v >> BH_NIU_TXN_IDS)
-		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, r->name,
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: only bits [15:0] exist (one per transaction id)", v);
 	for (unsigned id = 0; id < BH_NIU_TXN_IDS; id++)
 		if (v >> id & 1) {

@@ -76,32 +76,55 @@ static bool noc_no_endpoint(const struct bh_noc_txn *x, struct bh_fault *f, cons
 
 /* A Tensix-side address: L1, or a register (exactly 4 bytes, aligned; the NoC does not reach
  * the NIUs themselves). `where` names the request for messages. */
-static bool noc_tensix_addr(const struct bh_noc_txn *x, struct bh_fault *f, const char *where, uint32_t mid,
+/* What a request is called in fault messages ("NoC0 write (3,2) 0x00010000"), formatted only
+ * when a fault is reported: formatting on every transaction cost more than the copy. */
+struct noc_where {
+	const char *fixed;       /* a literal name, or NULL: built from the fields below */
+	unsigned noc, ex, ey, sx, sy;
+	const char *verb;
+	uint32_t lo;
+	bool mcast;
+	char buf[112];
+};
+
+static const char *noc_where_str(struct noc_where *w)
+{
+	if (w->fixed)
+		return w->fixed;
+	if (w->mcast)
+		snprintf(w->buf, sizeof w->buf, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", w->noc, w->verb, w->sx, w->sy,
+			 w->ex, w->ey, w->lo);
+	else
+		snprintf(w->buf, sizeof w->buf, "NoC%u %s (%u,%u) 0x%08x", w->noc, w->verb, w->ex, w->ey, w->lo);
+	return w->buf;
+}
+
+static bool noc_tensix_addr(const struct bh_noc_txn *x, struct bh_fault *f, struct noc_where *w, uint32_t mid,
 			    uint32_t addr, uint32_t len, struct bh_noc_side *s)
 {
 	if (mid)
 		return noc_fault(x, f, BH_FAULT_BAD_VALUE,
 				 "%s: ADDR_MID is 0x%08x, but a Tensix tile has a 32-bit address space (MID must be 0)",
-				 where, mid);
+				 noc_where_str(w), mid);
 	s->addr = addr;
 	if (addr < BH_L1_SIZE) {
 		s->kind = BH_NOC_SIDE_L1;
 		if (len > BH_L1_SIZE - addr)
-			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes run past the end of L1 (0x%x)", where, len,
+			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes run past the end of L1 (0x%x)", noc_where_str(w), len,
 					 BH_L1_SIZE);
 		return true;
 	}
 	if (addr < BH_NOC_MMIO_BASE)
 		return noc_fault(x, f, BH_FAULT_UNMAPPED, "%s: nothing at 0x%08x (L1 ends at 0x%x, registers start at "
-				 "0x%08x)", where, addr, BH_L1_SIZE, BH_NOC_MMIO_BASE);
+				 "0x%08x)", noc_where_str(w), addr, BH_L1_SIZE, BH_NOC_MMIO_BASE);
 	s->kind = BH_NOC_SIDE_MMIO;
 	if (len != 4)
-		return noc_fault(x, f, BH_FAULT_ACCESS, "%s: a register request moves exactly 4 bytes, not %u", where, len);
+		return noc_fault(x, f, BH_FAULT_ACCESS, "%s: a register request moves exactly 4 bytes, not %u", noc_where_str(w), len);
 	if (addr & 3)
-		return noc_fault(x, f, BH_FAULT_MISALIGNED, "%s: register address 0x%08x is not 4-byte aligned", where,
+		return noc_fault(x, f, BH_FAULT_MISALIGNED, "%s: register address 0x%08x is not 4-byte aligned", noc_where_str(w),
 				 addr);
 	if (addr - BH_NIU_BASE(0) < 2 * BH_NIU_SIZE)
-		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: NoC requests to NIU registers are not modelled", where);
+		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: NoC requests to NIU registers are not modelled", noc_where_str(w));
 	return true;
 }
 
@@ -111,38 +134,37 @@ static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const ch
 {
 	struct bh_chip *chip = x->chip;
 	struct bh_endpoint ep = bh_topology_at(&chip->topo, ex, ey);
-	char where[96];
-	snprintf(where, sizeof where, "NoC%u %s (%u,%u) 0x%08x", x->noc, verb, ex, ey, lo);
+	struct noc_where w = { .noc = x->noc, .verb = verb, .ex = ex, .ey = ey, .lo = lo };
 	memset(s, 0, sizeof *s);
 	switch (ep.kind) {
 	case BH_EP_TENSIX:
 		s->tile = chip->tiles[ep.index];
-		return noc_tensix_addr(x, f, where, mid, lo, len, s);
+		return noc_tensix_addr(x, f, &w, mid, lo, len, s);
 	case BH_EP_DRAM: {
 		if (mid & ~MID_LOCAL)
 			return noc_fault(x, f, BH_FAULT_BAD_VALUE, "%s: ADDR_MID 0x%08x has bits above address bit 35 (a "
-					 "DRAM bank takes a 36-bit offset)", where, mid);
+					 "DRAM bank takes a 36-bit offset)", noc_where_str(&w), mid);
 		uint64_t off = (uint64_t)mid << 32 | lo;
 		s->kind = BH_NOC_SIDE_MEM;
 		s->addr = lo;
 		s->mem = bh_dram_ptr(chip, ep.index, off, len);
 		if (!s->mem)
 			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes at offset 0x%llx leave DRAM bank %u (usable "
-					 "size 0x%llx)", where, len, (unsigned long long)off, ep.index,
+					 "size 0x%llx)", noc_where_str(&w), len, (unsigned long long)off, ep.index,
 					 (unsigned long long)BH_DRAM_BANK_USABLE);
 		return true;
 	}
 	case BH_EP_PCIE: {
 		if (!(mid & MID_PCIE))
 			return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: PCIe requests without the bit-60 marker "
-					 "(ADDR_MID bit 28; IOMMU windows) are not modelled", where);
+					 "(ADDR_MID bit 28; IOMMU windows) are not modelled", noc_where_str(&w));
 		uint64_t addr = (uint64_t)mid << 32 | lo;
 		s->kind = BH_NOC_SIDE_MEM;
 		s->addr = lo;
 		s->mem = bh_host_mem_ptr(chip, addr, len);
 		if (!s->mem)
 			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes at 0x%llx leave the host memory window "
-					 "[0x%llx, 0x%llx) (bit 60 set)", where, len,
+					 "[0x%llx, 0x%llx) (bit 60 set)", noc_where_str(&w), len,
 					 (unsigned long long)(addr & ~BH_NOC_PCIE_BIT), (unsigned long long)chip->host_base,
 					 (unsigned long long)(chip->host_base + chip->host_mem_size));
 		return true;
@@ -288,12 +310,11 @@ static bool noc_resolve_dest(struct bh_noc_txn *x, struct bh_fault *f, uint32_t 
 	const char *verb = op_verb[x->op];
 	if (!x->mcast)
 		return noc_resolve(x, f, verb, HI_X(hi), HI_Y(hi), mid, lo, len, &x->dst);
-	char where[112];
-	snprintf(where, sizeof where, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", x->noc, verb, HI_START_X(hi),
-		 HI_START_Y(hi), HI_X(hi), HI_Y(hi), lo);
+	struct noc_where w = { .noc = x->noc, .verb = verb, .ex = HI_X(hi), .ey = HI_Y(hi), .sx = HI_START_X(hi),
+			       .sy = HI_START_Y(hi), .lo = lo, .mcast = true };
 	memset(&x->dst, 0, sizeof x->dst);
 	noc_mcast_spans(x, hi);
-	return noc_tensix_addr(x, f, where, mid, lo, len, &x->dst);
+	return noc_tensix_addr(x, f, &w, mid, lo, len, &x->dst);
 }
 
 static bool noc_issue_write(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
@@ -305,7 +326,8 @@ static bool noc_issue_write(struct bh_noc_txn *x, struct bh_fault *f, const uint
 		return false;
 	/* The data comes from the initiator's own address space at TARG_ADDR_LO. */
 	x->src.tile = x->init;
-	if (!noc_tensix_addr(x, f, "NoC write source (TARG_ADDR, local)", targ_mid, targ_lo, x->len, &x->src) ||
+	struct noc_where wsrc = { .fixed = "NoC write source (TARG_ADDR, local)" };
+	if (!noc_tensix_addr(x, f, &wsrc, targ_mid, targ_lo, x->len, &x->src) ||
 	    !noc_resolve_dest(x, f, ret_hi, r[BH_NIU_RET_ADDR_MID / 4], r[BH_NIU_RET_ADDR_LO / 4], x->len))
 		return false;
 	/* Acks go to the NIU named by TARG_ADDR_HI (noc_init points it at the tile itself). */
@@ -327,7 +349,8 @@ static bool noc_issue_write_be(struct bh_noc_txn *x, struct bh_fault *f, const u
 				 "writes nothing");
 	x->len = 64u - (unsigned)__builtin_clzll(x->be);   /* bytes from the base to the last enabled one */
 	x->src.tile = x->init;
-	if (!noc_tensix_addr(x, f, "NoC byte-enable write source (TARG_ADDR, local)", r[BH_NIU_TARG_ADDR_MID / 4],
+	struct noc_where wbe = { .fixed = "NoC byte-enable write source (TARG_ADDR, local)" };
+	if (!noc_tensix_addr(x, f, &wbe, r[BH_NIU_TARG_ADDR_MID / 4],
 			     r[BH_NIU_TARG_ADDR_LO / 4] & ~15u, x->len, &x->src) ||
 	    !noc_resolve_dest(x, f, ret_hi, r[BH_NIU_RET_ADDR_MID / 4], r[BH_NIU_RET_ADDR_LO / 4] & ~15u, x->len))
 		return false;

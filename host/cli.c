@@ -25,6 +25,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bhemu run [options] PROGRAM.elf\n"
+		"       bhemu boot [options]\n"
 		"       bhemu --help | --version\n"
 		"\n"
 		"Runs a bare-metal RV32 program on one core of an emulated Blackhole Tensix tile\n"
@@ -72,7 +73,31 @@ static void usage(FILE *f)
 		"  with nothing left to wake it (report on stderr: per core the loop, the words it\n"
 		"  waits on by name and value, or the blocked device access); 6 --timeout reached.\n"
 		"  Waiting cores park their threads (no host CPU); with --max-instructions they\n"
-		"  do not, so deadlocks are then found only by --timeout.\n");
+		"  do not, so deadlocks are then found only by --timeout.\n"
+		"\n"
+		"bhemu boot boots every Tensix tile of the board with a firmware build, as the host\n"
+		"driver does: all cores held, the five ELFs loaded (local-RAM images staged at the\n"
+		"profile's scratch), L1[0] = jal to the BRISC firmware, go_messages[0] = INIT, bank\n"
+		"tables, logical-to-virtual maps and core_info, then BRISC released on every tile;\n"
+		"it waits until every tile reports DONE and prints how many did and how long it took.\n"
+		"\n"
+		"options of boot:\n"
+		"  -f, --firmware DIR|builtin  directory with brisc.elf, ncrisc.elf, trisc0.elf,\n"
+		"                              trisc1.elf, trisc2.elf; builtin (default) is the\n"
+		"                              reference firmware of this build:\n"
+		"                              " BHEMU_REF_FIRMWARE_DIR "\n"
+		"  -b, --board BOARD           p150 (default), p100 or grid:CxR, as for run\n"
+		"  -p, --profile NAME          base firmware profile (default p100a); values the ELFs\n"
+		"                              carry (entries, mailboxes, go_messages,\n"
+		"                              __fw_export_* symbols) override it\n"
+		"  -P, --show-profile          print the profile used\n"
+		"  -i, --idle SECONDS          after booting, keep the chip waiting that long and\n"
+		"                              print the process CPU time used meanwhile\n"
+		"  -t, --timeout SECONDS       boot timeout (default 2, the host driver's): report\n"
+		"                              the stuck tiles and where their cores wait\n"
+		"exit status of boot: 0 every tile reached DONE; 1 host failure; 2 bad usage, ELF\n"
+		"  rejected, missing firmware file or profile field; 3 a core faulted during boot;\n"
+		"  5 deadlock before every tile was DONE; 6 boot timeout (stuck tiles on stderr).\n");
 }
 
 static double now_s(void)
@@ -665,6 +690,142 @@ static int cmd_run(int argc, char **argv)
 	return run_plan_execute(&plan);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * bhemu boot
+ */
+
+#ifndef BHEMU_REF_FIRMWARE_DIR
+#define BHEMU_REF_FIRMWARE_DIR "firmware/ref"
+#endif
+
+static double cpu_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int parse_seconds(const char *what, const char *s, double *out)
+{
+	char *end;
+	*out = strtod(s, &end);
+	if (*end || !(*out >= 0) || *out > 1e7) {
+		fprintf(stderr, "bhemu boot: %s needs a number of seconds, not '%s'\n", what, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int boot_exit_status(int rc, const struct bh_boot_result *res)
+{
+	switch (rc) {
+	case BH_OK: return 0;
+	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
+	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
+	case BH_ERR_SYS: return EXIT_HOST;
+	default: return res->faulted ? EXIT_FAULT : EXIT_USAGE;
+	}
+}
+
+static int boot_execute(const struct bh_device_config *cfg, const struct bh_profile *prof, const char *fw,
+			double timeout, double idle)
+{
+	struct bh_device *dev;
+	if (bh_device_open(cfg, &dev) != BH_OK) {
+		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
+		return EXIT_HOST;
+	}
+	struct bh_boot_options opt = { .timeout_s = timeout, .set_reset_pcs = true };
+	struct bh_boot_result res;
+	int rc = bh_boot(dev, prof, fw, &opt, &res);
+	if (res.message[0])
+		fprintf(stderr, "%s%s", res.message, res.message[strlen(res.message) - 1] == '\n' ? "" : "\n");
+	if (res.report)
+		fputs(res.report, stderr);
+	printf("boot: %u of %u tiles DONE in %.3f s (board %s, firmware %s, profile %s)\n", res.done, res.tiles,
+	       res.seconds, bh_board_name(bh_device_board(dev)), fw, prof->name);
+	fflush(stdout);
+	if (rc == BH_OK && idle > 0) {
+		double c0 = cpu_now_s(), w0 = now_s();
+		struct timespec ts = { (time_t)idle, (long)((idle - (double)(time_t)idle) * 1e9) };
+		while (nanosleep(&ts, &ts) != 0)
+			;
+		printf("idle: %.3f s waiting, process CPU %.3f s\n", now_s() - w0, cpu_now_s() - c0);
+	}
+	free(res.report);
+	bh_device_close(dev);
+	return boot_exit_status(rc, &res);
+}
+
+static int cmd_boot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "firmware", required_argument, NULL, 'f' },
+		{ "board", required_argument, NULL, 'b' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "show-profile", no_argument, NULL, 'P' },
+		{ "idle", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_plan plan = { .cfg = { .board = BH_BOARD_P150 } };
+	const char *fw = "builtin", *base_name = "p100a";
+	double idle = 0, timeout = 0;
+	bool show = false;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+f:b:p:Pi:t:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': fw = optarg; break;
+		case 'b':
+			if (parse_board(optarg, &plan) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'p': base_name = optarg; break;
+		case 'P': show = true; break;
+		case 'i':
+			if (parse_seconds("--idle", optarg, &idle) != 0)
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (parse_seconds("--timeout", optarg, &timeout) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "bhemu boot: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(fw, "builtin"))
+		fw = BHEMU_REF_FIRMWARE_DIR;
+	const struct bh_profile *base = bh_profile_find(base_name);
+	if (!base) {
+		fprintf(stderr, "bhemu boot: unknown profile '%s' (known:", base_name);
+		for (const char *const *n = bh_profile_names(); *n; n++)
+			fprintf(stderr, " %s", *n);
+		fprintf(stderr, ")\n");
+		return EXIT_USAGE;
+	}
+	struct bh_profile prof;
+	char err[1024];
+	int rc = bh_profile_derive(fw, base, &prof, err, sizeof err);
+	if (rc != BH_OK) {
+		fprintf(stderr, "bhemu boot: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (show) {
+		char buf[8192];
+		bh_profile_format(&prof, buf, sizeof buf);
+		fputs(buf, stdout);
+	}
+	return boot_execute(&plan.cfg, &prof, fw, timeout, idle);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -678,6 +839,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "run")) {
 		argv[1] = "bhemu run";   /* getopt's messages name the command */
 		return cmd_run(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "boot")) {
+		argv[1] = "bhemu boot";
+		return cmd_boot(argc - 1, argv + 1);
 	}
 	if (argc < 2)
 		fprintf(stderr, "bhemu: missing command\n");

@@ -165,6 +165,82 @@ int bh_interleaved_read(struct bh_device *dev, bool dram, uint32_t base, uint32_
  * device has fewer banks or len is too small. */
 int bh_bank_tables(const struct bh_device *dev, uint8_t *out, size_t len, unsigned num_dram, unsigned num_l1);
 
+/* ---------------------------------------------------------------------------------------------
+ * Firmware profiles and boot (host/profile.c, host/boot.c).
+ *
+ * Everything a firmware build places in L1 (reference/README.md rule (a)): the emulator core never
+ * uses these; only the host layer (boot, dispatch) does. Addresses are L1 byte addresses;
+ * mailbox fields are offsets from mailbox_base. */
+#define BH_PROFILE_UNSET 0xFFFFFFFFu   /* a field neither derived nor given */
+#define BH_PROFILE_BOARDS 3            /* indexed by enum bh_board */
+
+struct bh_profile {
+	char name[32];
+	uint32_t fw_base[5];              /* firmware text base (= _start = ELF entry), per bh_core_id */
+	uint32_t ldm_scratch[5];          /* where the host stages the 0xFFB00000 PT_LOAD, per core */
+	uint32_t mailbox_base;
+	uint32_t subordinate_sync;        /* offsets from mailbox_base from here ... */
+	uint32_t launch_msg_rd_ptr;
+	uint32_t launch_base;
+	uint32_t launch_entry_size;
+	uint32_t launch_count;
+	uint32_t go_messages_base;
+	uint32_t go_messages_count;
+	uint32_t go_message_index;
+	uint32_t core_info_logical_x;
+	uint32_t core_info_logical_y;     /* ... to here */
+	uint32_t kernel_config_base;
+	uint32_t bank_scratch;            /* MEM_BANK_TO_NOC_SCRATCH */
+	uint32_t num_dram_banks;          /* the firmware's compile-time NUM_DRAM_BANKS */
+	uint32_t num_l1_banks;            /* NUM_L1_BANKS */
+	uint32_t logical_col_map;         /* logical-to-virtual column map (uint8_t[20]) */
+	uint32_t logical_row_map;         /* row map (uint8_t[12]) */
+	uint32_t num_cbs;
+	uint32_t first_cb_stream;         /* CB n uses stream first_cb_stream + n */
+	/* Fast-dispatch cores (virtual NoC x, y) per enum bh_board; 0,0 where the board has none. */
+	uint8_t prefetch_xy[BH_PROFILE_BOARDS][2];
+	uint8_t dispatch_xy[BH_PROFILE_BOARDS][2];
+};
+
+/* The shipped profile of that name ("p100a"), or NULL. bh_profile_default() is "p100a". */
+const struct bh_profile *bh_profile_find(const char *name);
+const struct bh_profile *bh_profile_default(void);
+/* Names of the shipped profiles, NULL-terminated. */
+const char *const *bh_profile_names(void);
+/* Derives a profile from the five firmware ELFs fw_dir/{brisc,ncrisc,trisc0,trisc1,trisc2}.elf:
+ * ELF entries give the firmware bases; symbols (mailboxes, go_messages, launch, go_message_index,
+ * subordinate_sync, launch_msg_rd_ptr, __fw_export_<field>) override base's values. base may be
+ * NULL; then every field must come from the ELFs. On error returns BH_ERR_ELF (unreadable ELF,
+ * inconsistent values) or BH_ERR_ARG (a required field neither derived nor given) with a message
+ * naming the file or the field. */
+int bh_profile_derive(const char *fw_dir, const struct bh_profile *base, struct bh_profile *out, char *err,
+		      size_t errlen);
+/* Writes the profile as "field = value" lines (used by `bhemu boot --show-profile` and tests). */
+int bh_profile_format(const struct bh_profile *p, char *buf, size_t len);
+
+struct bh_boot_options {
+	double timeout_s;                 /* 0 = 2 s (the host driver's limit) */
+	bool set_reset_pcs;               /* also write NCRISC/TRISC reset PCs (BRISC firmware does) */
+};
+
+struct bh_boot_result {
+	unsigned tiles;                   /* worker tiles booted */
+	unsigned done;                    /* tiles whose go_messages[0] reached DONE */
+	double seconds;                   /* from the release of BRISC to the last DONE */
+	unsigned num_dram_banks, num_l1_banks;   /* bank-table sizes written (after clamping) */
+	bool faulted;                     /* a core faulted or hit its limit during boot */
+	char message[1024];               /* errors, and notes such as bank-table clamping */
+	char *report;                     /* on timeout/deadlock: the stuck tiles' cores (free()) */
+};
+
+/* Boots every Tensix tile as the host driver does (launch.md section 1): hold all cores, load the
+ * five ELFs from fw_dir, L1[0] = jal to the BRISC base, go_messages[0] = INIT, bank tables and
+ * core_info, release BRISC, wait for DONE. Returns BH_OK when every tile is DONE; BH_ERR_ELF or
+ * BH_ERR_ARG (message says which file or field); BH_ERR_TIMEOUT or BH_ERR_DEADLOCK with the
+ * stuck tiles described in res->report. */
+int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw_dir,
+	    const struct bh_boot_options *opt, struct bh_boot_result *res);
+
 const char *bh_core_name(enum bh_core_id core);
 /* Parses "brisc", "ncrisc", "trisc0".."trisc2"; returns -1 if unknown. */
 int bh_core_parse(const char *name);

@@ -1,0 +1,1073 @@
+/* bench_noc: how fast bhemu moves data over the NoC, and how the instruction rate of a whole chip
+ * scales over the host's CPUs, each against a reference measured in the same run.
+ *
+ * Every measurement runs the guest bench/guest/noc_bench.c on BRISC of a fresh P150 device
+ * (140 tiles, 8 DRAM banks) through the library API; the host fills the guest's parameter block
+ * (noc_bench.h), checks the data afterwards, and times the guest's loop with the guest's own
+ * wall clock (rdcycle, 1.35 GHz ticks taken from host time) around the timed loop:
+ *   1. NoC write L1 -> L1: tile 0 writes batches of 8 x 16 KiB, non-posted, to tile 139's L1,
+ *      noc_async_write_barrier() after each batch: bytes/s, against host memcpy of the same
+ *      16 KiB blocks in batches of 8 into a separate destination.
+ *   2. NoC read DRAM -> L1: tile 0 reads batches of 8 x 16 KiB from DRAM bank 0 into its L1,
+ *      noc_async_read_barrier() after each batch: bytes/s, against the same memcpy.
+ *   3. NoC atomics: noc_semaphore_inc (INCR_GET, AT_LEN_BE 0x107C, non-posted) on a word of tile
+ *      139 and noc_async_atomic_barrier(), one at a time: atomics/s, against one host thread
+ *      doing __atomic_fetch_add on one word (uncontended; the old value is used).
+ *   4. Aggregate instruction rate: the compute loop on BRISC of every tile at once, total
+ *      instructions / wall time from the first start to the last exit, against (host CPUs x the
+ *      rate of the same program on one BRISC) from this run. That reference assumes every CPU
+ *      is free; next to it, the speed-up (all tiles / one BRISC) is set against the speed-up of
+ *      the same loop compiled for the host on as many host threads (noc_native.c), measured
+ *      between the bhemu runs: what the machine gave a perfectly scaling program meanwhile.
+ * The NoC model is synchronous: a transaction completes inside the CMD_CTRL store of the issuing
+ * core, so these numbers are the cost of that store and of the copy it does. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bhemu/bhemu.h"
+#include "fabric/wallclock.h"   /* BH_AICLK_HZ: rdcycle ticks per second */
+#include "guest/noc_bench.h"
+#include "noc_native.h"
+#include "sync_native.h"        /* bench_now, bench_process_cpu */
+
+#ifndef BENCH_NOC_ELF
+#define BENCH_NOC_ELF ""
+#endif
+
+#define EXIT_OK 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+#define BLOCK 16384u              /* bytes per NoC request and per memcpy: one NoC packet */
+#define BATCH 8u                  /* requests between barriers; 128 KiB areas */
+#define TILE_A 0u                 /* the issuing tile: (1,2) on a P150 */
+#define DRAM_BANK 0u
+#define DRAM_OFFSET 0x1000000u    /* away from the DRAM barrier word at 0 */
+#define WRITE_BAR 0.30            /* NoC L1 -> L1 writes >= this fraction of host memcpy */
+#define AGGREGATE_BAR 0.80        /* aggregate >= this fraction of host CPUs x one core */
+#define GUEST_TIMEOUT_MS 300000
+
+_Static_assert(sizeof(struct noc_bench_params) == 13 * 4, "noc_bench_params: 32-bit words only");
+_Static_assert(BATCH * BLOCK <= NOC_BENCH_AREA_SIZE, "a batch must fit the guest's L1 areas");
+
+/* Which measurements run (--only). */
+enum {
+	M_WRITE = 1 << 0,
+	M_READ = 1 << 1,
+	M_ATOMIC = 1 << 2,
+	M_COMPUTE = 1 << 3,
+	M_ALL = (1 << 4) - 1,
+};
+
+struct options {
+	const char *json_path;
+	const char *elf;
+	bool quick;
+	bool check_bars;
+	int repeat;               /* runs per NoC measurement */
+	int compute_repeat;       /* runs of the one-BRISC and the all-tiles compute */
+	uint64_t write_bytes;     /* per timed write run */
+	uint64_t read_bytes;      /* per timed read run */
+	uint32_t atomics;
+	uint32_t rounds;          /* compute rounds of each core in the aggregate run */
+	uint32_t single_rounds;   /* compute rounds of the one-core run */
+	unsigned tiles;           /* tiles of the aggregate run */
+	long host_cpus;           /* for the aggregate's reference */
+	unsigned only;
+};
+
+enum bar_kind {
+	BAR_NONE,
+	BAR_RATIO_MIN,    /* bhemu / reference >= bar */
+};
+
+/* One line of the table and one object of the JSON "measurements" array. */
+struct row {
+	const char *key;          /* JSON name */
+	char name[64];            /* table label */
+	const char *unit;
+	double bhemu, ref;        /* < 0: not measured */
+	const char *ref_what;     /* what the reference is, one phrase (NULL: no reference) */
+	enum bar_kind bar_kind;
+	double bar;
+	char diag[512];           /* diagnostics: one line under the table */
+	char extra[1024];         /* more JSON members: `, "name": value` ... */
+	bool failed;
+	char error[512];
+};
+
+#define MAX_ROWS 8
+#define MAX_REPEAT 20
+
+static void usage(FILE *f, const char *argv0)
+{
+	fprintf(f,
+		"usage: %s [options]\n"
+		"\n"
+		"Measures bhemu's NoC and its instruction rate over a whole chip, each against a\n"
+		"reference measured in the same run, and prints a table (and optionally JSON):\n"
+		"  noc write       tile 0 writes 8 x 16 KiB non-posted to tile 139's L1, write barrier\n"
+		"                  per batch: bytes/s vs. host memcpy of the same blocks (bar: >= %.0f%%)\n"
+		"  noc dram read   tile 0 reads 8 x 16 KiB from DRAM bank 0 into L1, read barrier per\n"
+		"                  batch: bytes/s vs. the same host memcpy\n"
+		"  noc atomic      noc_semaphore_inc on a word of tile 139 + atomic barrier, one at a\n"
+		"                  time: atomics/s vs. one host thread's __atomic_fetch_add on one word\n"
+		"  compute         one BRISC, then BRISC of every tile at once, running the same loop:\n"
+		"                  MIPS; the aggregate vs. host CPUs x the one-BRISC rate (bar: >= %.0f%%)\n"
+		"  speed-up        all tiles' rate / one BRISC's, vs. the same loop compiled for the host\n"
+		"                  on as many host threads / one thread: the machine's own scaling now\n"
+		"All on a P150 (140 tiles). NoC rates are timed by the guest's wall clock around its\n"
+		"loop; each is the best of --repeat runs, interleaved with its reference's runs.\n"
+		"\n"
+		"options:\n"
+		"  --quick             a few seconds: smaller loops, one run each\n"
+		"  --repeat N          runs per measurement, best counts (default 3; compute 2)\n"
+		"  --write-mib N       MiB written per write run (default 4096)\n"
+		"  --read-mib N        MiB read per read run (default 4096)\n"
+		"  --atomics N         atomics per atomic run (default 500000)\n"
+		"  --rounds N          compute rounds per core in the aggregate run (default 20000;\n"
+		"                      about 1300 instructions each)\n"
+		"  --single-rounds N   compute rounds of the one-BRISC run (default 10 x --rounds)\n"
+		"  --tiles N           tiles of the aggregate run (default 140: all)\n"
+		"  --host-cpus N       CPUs of the aggregate's reference (default: sysconf, online CPUs)\n"
+		"  --only LIST         comma-separated subset of write,read,atomic,compute\n"
+		"  --check-bars        exit 1 when a bar is missed (default: only reported)\n"
+		"  --elf FILE          the guest program (default: this build's noc_bench.elf)\n"
+		"  --json FILE         also write the results as JSON to FILE (- for stdout; the\n"
+		"                      table then goes to stderr)\n"
+		"  --help              this text\n"
+		"\n"
+		"exit status: 0 every measurement ran and its data checked out; 1 one failed (or,\n"
+		"with --check-bars, missed its bar); 2 bad usage.\n",
+		argv0, WRITE_BAR * 100, AGGREGATE_BAR * 100);
+}
+
+static void row_fail(struct row *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->failed)   /* keep the first reason */
+		return;
+	r->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	va_end(ap);
+}
+
+/* Appends to a fixed buffer (diag, extra). */
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+static struct row *row_new(struct row *rows, int *n, const char *key, const char *unit)
+{
+	struct row *r = &rows[(*n)++];
+
+	memset(r, 0, sizeof *r);
+	r->key = key;
+	r->unit = unit;
+	r->bhemu = r->ref = -1;
+	return r;
+}
+
+/* ---- The guest ------------------------------------------------------------------------------- */
+
+/* A fresh P150 with the guest loaded into BRISC of tiles [0, ntiles): its entry and parameter
+ * block (the same addresses on every tile: one ELF). */
+struct guest {
+	struct bh_device *dev;
+	unsigned ntiles;
+	uint32_t entry, params;
+};
+
+static bool guest_open(struct guest *g, const char *elf, unsigned ntiles, char *err, size_t errlen)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_P150 };
+	char msg[512];
+
+	memset(g, 0, sizeof *g);
+	if (elf[0] == '\0') {
+		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
+		return false;
+	}
+	if (bh_device_open(&cfg, &g->dev) != BH_OK) {
+		snprintf(err, errlen, "cannot open a P150 device");
+		return false;
+	}
+	if (ntiles > bh_device_num_tiles(g->dev)) {
+		snprintf(err, errlen, "%u tiles asked for, the P150 has %u", ntiles, bh_device_num_tiles(g->dev));
+		return false;
+	}
+	for (unsigned t = 0; t < ntiles; t++) {
+		uint32_t e;
+		if (bh_load_elf(g->dev, t, BH_CORE_BRISC, elf, NULL, &e, msg, sizeof msg) != BH_OK) {
+			snprintf(err, errlen, "%s", msg);
+			return false;
+		}
+		bh_core_enable_host_calls(g->dev, t, BH_CORE_BRISC, true);
+		g->ntiles++;
+	}
+	if (bh_core_symbol_lookup(g->dev, 0, BH_CORE_BRISC, "_start_brisc", &g->entry) != BH_OK ||
+	    bh_core_symbol_lookup(g->dev, 0, BH_CORE_BRISC, NOC_BENCH_PARAMS_SYMBOL, &g->params) != BH_OK) {
+		snprintf(err, errlen, "%s has no _start_brisc or no %s", elf, NOC_BENCH_PARAMS_SYMBOL);
+		return false;
+	}
+	return true;
+}
+
+static void guest_close(struct guest *g)
+{
+	if (g->dev != NULL)
+		bh_device_close(g->dev);
+	g->dev = NULL;
+}
+
+static void guest_set_params(struct guest *g, unsigned tile, const struct noc_bench_params *p)
+{
+	bh_l1_write(g->dev, tile, g->params, p, sizeof *p);   /* little-endian host, like the guest */
+}
+
+/* Waits for BRISC of `tile` to exit 0, then reads its results; false (err set) otherwise. */
+static bool guest_finish(struct guest *g, unsigned tile, struct noc_bench_params *out, uint64_t *instructions,
+			 char *err, size_t errlen)
+{
+	struct bh_core_result res;
+	unsigned x = 0, y = 0;
+	int rc = bh_core_wait(g->dev, tile, BH_CORE_BRISC, GUEST_TIMEOUT_MS, &res);
+
+	bh_device_tile_xy(g->dev, tile, &x, &y);
+	if (rc == BH_ERR_DEADLOCK || rc == BH_ERR_TIMEOUT) {
+		snprintf(err, errlen, "tile %u (%u,%u) brisc: %s", tile, x, y,
+			 rc == BH_ERR_DEADLOCK ? "deadlock" : "still running after the timeout");
+		return false;
+	}
+	if (res.status == BH_RUN_FAULTED) {
+		fprintf(stderr, "bench_noc: %s\n", res.report);
+		snprintf(err, errlen, "tile %u (%u,%u) brisc faulted (report on stderr)", tile, x, y);
+		return false;
+	}
+	if (res.status != BH_RUN_EXITED || res.exit_status != 0) {
+		snprintf(err, errlen, "tile %u (%u,%u) brisc %s %d", tile, x, y,
+			 res.status == BH_RUN_EXITED ? "exited with status" : "stopped in state", res.status == BH_RUN_EXITED
+			 ? res.exit_status : (int)res.status);
+		return false;
+	}
+	bh_l1_read(g->dev, tile, g->params, out, sizeof *out);
+	if (out->done != NOC_BENCH_DONE) {
+		snprintf(err, errlen, "tile %u brisc exited 0 without writing its results", tile);
+		return false;
+	}
+	if (instructions != NULL)
+		*instructions = res.instructions;
+	return true;
+}
+
+static double guest_seconds(const struct noc_bench_params *p)
+{
+	return (double)((uint64_t)p->ticks_hi << 32 | p->ticks_lo) / (double)BH_AICLK_HZ;
+}
+
+static uint64_t guest_instret(const struct noc_bench_params *p)
+{
+	return (uint64_t)p->instret_hi << 32 | p->instret_lo;
+}
+
+/* One run of a NoC mode on tile TILE_A of g: the timed loop's seconds and instructions. */
+static bool guest_run_one(struct guest *g, const struct noc_bench_params *in, struct noc_bench_params *out,
+			  char *err, size_t errlen)
+{
+	guest_set_params(g, TILE_A, in);
+	if (bh_core_start(g->dev, TILE_A, BH_CORE_BRISC, g->entry) != BH_OK) {
+		snprintf(err, errlen, "cannot start brisc");
+		return false;
+	}
+	return guest_finish(g, TILE_A, out, NULL, err, errlen);
+}
+
+/* ---- Data the transfers move ----------------------------------------------------------------- */
+
+static void fill_pattern(uint8_t *buf, size_t len, uint32_t seed)
+{
+	uint32_t x = seed | 1;
+
+	for (size_t i = 0; i + 4 <= len; i += 4) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		memcpy(buf + i, &x, 4);
+	}
+}
+
+/* First differing byte, or -1. */
+static long first_difference(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return (long)i;
+	return -1;
+}
+
+/* ---- 1, 2. NoC bandwidth ----------------------------------------------------------------------- */
+
+static uint32_t batches_for(uint64_t bytes)
+{
+	uint64_t n = bytes / ((uint64_t)BATCH * BLOCK);
+	return n > 0 ? (uint32_t)n : 1;
+}
+
+/* One bhemu transfer run on a fresh device: sets the data up, runs, checks it. */
+static bool transfer_run(const struct options *opt, bool read, uint32_t iterations, struct noc_bench_params *out,
+			 double *host_s, char *err, size_t errlen)
+{
+	const size_t area = (size_t)BATCH * BLOCK;
+	uint8_t *pattern = malloc(area), *seen = malloc(area);
+	struct guest g = { 0 };
+	unsigned tile_b, x, y;
+	bool ok = false;
+
+	if (pattern == NULL || seen == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (!guest_open(&g, opt->elf, 1, err, errlen))
+		goto out;
+	/* Tile B is the farthest tile, (16,11); the synchronous NoC does not care, a reader does. */
+	tile_b = bh_device_num_tiles(g.dev) - 1;
+	struct noc_bench_params in = {
+		.iterations = iterations, .batch = BATCH, .block = BLOCK,
+	};
+	fill_pattern(pattern, area, read ? 0xD7A4u : 0x11A1u);
+	if (read) {
+		bh_dram_bank_xy(g.dev, 0, DRAM_BANK, &x, &y);
+		in.mode = NOC_BENCH_DRAM_READ;
+		in.src = DRAM_OFFSET;
+		in.dst = NOC_BENCH_DST_L1;
+		bh_dram_write(g.dev, DRAM_BANK, DRAM_OFFSET, pattern, area);
+	} else {
+		bh_device_tile_xy(g.dev, tile_b, &x, &y);
+		in.mode = NOC_BENCH_WRITE;
+		in.src = NOC_BENCH_SRC_L1;
+		in.dst = NOC_BENCH_DST_L1;
+		bh_l1_write(g.dev, TILE_A, NOC_BENCH_SRC_L1, pattern, area);
+	}
+	in.peer_xy = (y << 6) | x;
+	double t0 = bench_now();
+	if (!guest_run_one(&g, &in, out, err, errlen))
+		goto out;
+	*host_s = bench_now() - t0;
+	bh_l1_read(g.dev, read ? TILE_A : tile_b, NOC_BENCH_DST_L1, seen, area);
+	long d = first_difference(seen, pattern, area);
+	if (d >= 0) {
+		snprintf(err, errlen, "%s byte %ld differs from the source", read ? "L1 after the reads:" :
+			 "tile B's L1 after the writes:", d);
+		goto out;
+	}
+	ok = true;
+out:
+	guest_close(&g);
+	free(pattern);
+	free(seen);
+	return ok;
+}
+
+static void bench_transfer(struct row *r, const struct options *opt, bool read)
+{
+	uint32_t iterations = batches_for(read ? opt->read_bytes : opt->write_bytes);
+	double bytes = (double)iterations * BATCH * BLOCK, best_s = -1, best_host_s = 0, ref_best = -1;
+	uint64_t best_insns = 0;
+	char err[512];
+
+	snprintf(r->name, sizeof r->name, "NoC %s, %u x %u KiB", read ? "read DRAM->L1" : "write L1->L1", BATCH,
+		 BLOCK / 1024);
+	r->ref_what = "host memcpy, same blocks";
+	if (!read) {
+		r->bar_kind = BAR_RATIO_MIN;
+		r->bar = WRITE_BAR;
+	}
+	for (int i = 0; i < opt->repeat; i++) {
+		struct noc_bench_params out;
+		double host_s;
+		if (!transfer_run(opt, read, iterations, &out, &host_s, err, sizeof err)) {
+			row_fail(r, "bhemu: %s", err);
+			return;
+		}
+		if (best_s < 0 || guest_seconds(&out) < best_s) {
+			best_s = guest_seconds(&out);
+			best_host_s = host_s;
+			best_insns = guest_instret(&out);
+		}
+		double ref = native_memcpy(iterations, BATCH, BLOCK, err, sizeof err);
+		if (ref < 0) {
+			row_fail(r, "reference: %s", err);
+			return;
+		}
+		if (ref > ref_best)
+			ref_best = ref;
+	}
+	r->bhemu = bytes / best_s / 1e9;
+	r->ref = ref_best / 1e9;
+	double per_req = (double)best_insns / ((double)iterations * BATCH);
+	snprintf(r->diag, sizeof r->diag,
+		 "%.0f MiB per run (%u batches); %.1f guest instructions per request; best run %.3f s in the "
+		 "guest loop, %.3f s host start-to-exit; reference %.3f s", bytes / (1 << 20), iterations, per_req,
+		 best_s, best_host_s, bytes / ref_best);
+	appendf(r->extra, sizeof r->extra,
+		", \"bytes_per_run\": %.0f, \"block\": %u, \"batch\": %u, \"bhemu_bytes_per_s\": %.0f"
+		", \"reference_bytes_per_s\": %.0f, \"guest_instructions_per_request\": %.2f"
+		", \"bhemu_loop_seconds\": %.6f, \"bhemu_host_seconds\": %.6f",
+		bytes, BLOCK, BATCH, bytes / best_s, ref_best, per_req, best_s, best_host_s);
+}
+
+/* ---- 3. Atomics -------------------------------------------------------------------------------- */
+
+static bool atomic_run(const struct options *opt, struct noc_bench_params *out, char *err, size_t errlen)
+{
+	struct guest g;
+	unsigned tile_b, x, y;
+	uint32_t word = 0;
+	bool ok = false;
+
+	if (!guest_open(&g, opt->elf, 1, err, errlen))
+		goto out;
+	tile_b = bh_device_num_tiles(g.dev) - 1;
+	bh_device_tile_xy(g.dev, tile_b, &x, &y);
+	struct noc_bench_params in = {
+		.mode = NOC_BENCH_ATOMIC, .iterations = opt->atomics, .peer_xy = (y << 6) | x,
+		.dst = NOC_BENCH_SEM_L1,
+	};
+	bh_l1_write(g.dev, tile_b, NOC_BENCH_SEM_L1, &word, sizeof word);
+	if (!guest_run_one(&g, &in, out, err, errlen))
+		goto out;
+	/* One warm-up atomic, then `atomics`: the word counts them all, the last returned the one before. */
+	bh_l1_read(g.dev, tile_b, NOC_BENCH_SEM_L1, &word, sizeof word);
+	if (word != opt->atomics + 1 || out->result != opt->atomics) {
+		snprintf(err, errlen, "the word on tile B holds %u and the last atomic returned %u (expected %u, %u)",
+			 word, out->result, opt->atomics + 1, opt->atomics);
+		goto out;
+	}
+	ok = true;
+out:
+	guest_close(&g);
+	return ok;
+}
+
+static void bench_atomic(struct row *r, const struct options *opt)
+{
+	double best_s = -1, ref_best = -1;
+	uint64_t best_insns = 0;
+	char err[512];
+
+	snprintf(r->name, sizeof r->name, "NoC atomic inc + barrier");
+	r->ref_what = "1 host thread __atomic_fetch_add";
+	for (int i = 0; i < opt->repeat; i++) {
+		struct noc_bench_params out;
+		if (!atomic_run(opt, &out, err, sizeof err)) {
+			row_fail(r, "bhemu: %s", err);
+			return;
+		}
+		if (best_s < 0 || guest_seconds(&out) < best_s) {
+			best_s = guest_seconds(&out);
+			best_insns = guest_instret(&out);
+		}
+		double ref = native_fetch_add(opt->atomics, err, sizeof err);
+		if (ref < 0) {
+			row_fail(r, "reference: %s", err);
+			return;
+		}
+		if (ref > ref_best)
+			ref_best = ref;
+	}
+	r->bhemu = opt->atomics / best_s / 1e6;
+	r->ref = ref_best / 1e6;
+	double per_op = (double)best_insns / opt->atomics;
+	snprintf(r->diag, sizeof r->diag,
+		 "%u atomics per run; %.1f guest instructions per atomic (issue + barrier), %.0f ns each; reference: "
+		 "one thread, seq_cst, uncontended, %.1f ns each", opt->atomics, per_op, best_s / opt->atomics * 1e9,
+		 1e9 / ref_best);
+	appendf(r->extra, sizeof r->extra,
+		", \"atomics_per_run\": %u, \"bhemu_atomics_per_s\": %.0f, \"reference_ops_per_s\": %.0f"
+		", \"guest_instructions_per_atomic\": %.2f, \"reference_what\": \"one host thread, "
+		"__atomic_fetch_add seq_cst on one word, old value used; no contention\"",
+		opt->atomics, opt->atomics / best_s, ref_best, per_op);
+}
+
+/* ---- 4. Aggregate instruction rate --------------------------------------------------------------- */
+
+struct compute_run {
+	double wall_s, cpu_s, start_s, load_s;
+	uint64_t instructions;            /* every core, start to exit (crt0 and table set-up included) */
+	double slowest_s, fastest_s;      /* the guests' own loop times */
+};
+
+/* The compute loop on BRISC of tiles [0, ntiles) of a fresh P150, all started together. */
+static bool compute_run(const struct options *opt, unsigned ntiles, uint32_t rounds, struct compute_run *o,
+			char *err, size_t errlen)
+{
+	struct noc_bench_params in = { .mode = NOC_BENCH_COMPUTE, .iterations = rounds }, out;
+	uint32_t table[NOC_BENCH_TABLE_WORDS], expect = noc_bench_compute(table, rounds);
+	struct guest g;
+	bool ok = false;
+
+	memset(o, 0, sizeof *o);
+	double t = bench_now();
+	if (!guest_open(&g, opt->elf, ntiles, err, errlen))
+		goto out;
+	for (unsigned k = 0; k < ntiles; k++)
+		guest_set_params(&g, k, &in);
+	o->load_s = bench_now() - t;
+
+	double c0 = bench_process_cpu(), t0 = bench_now();
+	for (unsigned k = 0; k < ntiles; k++)
+		bh_core_start(g.dev, k, BH_CORE_BRISC, g.entry);
+	o->start_s = bench_now() - t0;
+	for (unsigned k = 0; k < ntiles; k++) {
+		uint64_t insns = 0;
+		if (!guest_finish(&g, k, &out, &insns, err, errlen))
+			goto out;
+		if (out.result != expect) {
+			snprintf(err, errlen, "tile %u: digest %08x, expected %08x", k, out.result, expect);
+			goto out;
+		}
+		o->instructions += insns;
+		double s = guest_seconds(&out);
+		if (k == 0 || s > o->slowest_s)
+			o->slowest_s = s;
+		if (k == 0 || s < o->fastest_s)
+			o->fastest_s = s;
+	}
+	o->wall_s = bench_now() - t0;
+	o->cpu_s = bench_process_cpu() - c0;
+	ok = true;
+out:
+	guest_close(&g);
+	return ok;
+}
+
+static unsigned affinity_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 0;
+	return (unsigned)CPU_COUNT(&set);
+}
+
+/* The same loop on host threads: rounds for one thread to take about target_s, from a short
+ * calibration. 0 with err set if a run failed. */
+static uint32_t native_rounds_for(double target_s, char *err, size_t errlen)
+{
+	uint32_t rounds = 1000;
+	double cpu_s;
+
+	for (;;) {
+		double s = native_compute_threads(1, rounds, &cpu_s, err, errlen);
+		if (s < 0)
+			return 0;
+		if (s >= 0.05 || rounds >= UINT32_MAX / 4) {
+			double r = rounds * target_s / (s > 0 ? s : 1e-9);
+			return r < 1 ? 1 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+		}
+		rounds *= 4;
+	}
+}
+
+/* The host's own scaling of the loop, measured next to bhemu's: one thread, then as many
+ * threads as bhemu has cores. Rounds per second of the best run of each. */
+struct native_scaling {
+	uint32_t single_rounds, rounds;     /* per thread; rounds: of the next run */
+	uint32_t best_rounds;               /* per thread in the best all-threads run */
+	double single_rate, rate;           /* rounds/s, best */
+	double single_cpus, cpus;           /* CPUs busy on average in those runs */
+};
+
+static bool native_scaling_run(struct native_scaling *n, unsigned nthreads, char *err, size_t errlen)
+{
+	double cpu_s, s = native_compute_threads(1, n->single_rounds, &cpu_s, err, errlen);
+
+	if (s < 0)
+		return false;
+	if (n->single_rounds / s > n->single_rate) {
+		n->single_rate = n->single_rounds / s;
+		n->single_cpus = cpu_s / s;
+	}
+	s = native_compute_threads(nthreads, n->rounds, &cpu_s, err, errlen);
+	if (s < 0)
+		return false;
+	if ((double)nthreads * n->rounds / s > n->rate) {
+		n->rate = (double)nthreads * n->rounds / s;
+		n->cpus = cpu_s / s;
+		n->best_rounds = n->rounds;
+	}
+	return true;
+}
+
+static void bench_compute(struct row *single, struct row *agg, struct row *scaling, const struct options *opt)
+{
+	struct compute_run s_best = { .wall_s = -1 }, a_best = { .wall_s = -1 };
+	struct native_scaling nat = { 0 };
+	char err[512];
+
+	snprintf(single->name, sizeof single->name, "compute, 1 BRISC");
+	snprintf(agg->name, sizeof agg->name, "compute, %u BRISCs at once", opt->tiles);
+	snprintf(scaling->name, sizeof scaling->name, "speed-up %u cores vs 1", opt->tiles);
+	agg->ref_what = "host CPUs x 1-BRISC rate";
+	agg->bar_kind = BAR_RATIO_MIN;
+	agg->bar = AGGREGATE_BAR;
+	scaling->ref_what = "same loop, host threads";
+
+	/* Native runs: about 0.5 s on one thread (a tenth with --quick); on all threads about as long
+	 * as bhemu's all-tiles run before it (1-5 s on free CPUs), so that both see the same load. */
+	double target = opt->quick ? 0.05 : 0.5;
+	nat.single_rounds = native_rounds_for(target, err, sizeof err);
+	if (nat.single_rounds == 0)
+		row_fail(scaling, "native: %s", err);
+	for (int i = 0; i < opt->compute_repeat; i++) {
+		struct compute_run s, a;
+		if (!compute_run(opt, 1, opt->single_rounds, &s, err, sizeof err)) {
+			row_fail(single, "bhemu: %s", err);
+			row_fail(agg, "bhemu, 1 BRISC: %s", err);
+			row_fail(scaling, "bhemu, 1 BRISC: %s", err);
+			return;
+		}
+		if (s_best.wall_s < 0 || s.instructions / s.wall_s > s_best.instructions / s_best.wall_s)
+			s_best = s;
+		if (!compute_run(opt, opt->tiles, opt->rounds, &a, err, sizeof err)) {
+			row_fail(agg, "bhemu: %s", err);
+			row_fail(scaling, "bhemu: %s", err);
+			break;
+		}
+		if (a_best.wall_s < 0 || a.instructions / a.wall_s > a_best.instructions / a_best.wall_s)
+			a_best = a;
+		if (scaling->failed)
+			continue;
+		double span = opt->quick ? 0.1 : a.wall_s < 1 ? 1 : a.wall_s > 5 ? 5 : a.wall_s;
+		double r = nat.single_rounds / target * span * (double)opt->host_cpus / opt->tiles;
+		nat.rounds = r < 1 ? 1 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+		if (!native_scaling_run(&nat, opt->tiles, err, sizeof err))
+			row_fail(scaling, "native: %s", err);
+	}
+	double s_mips = s_best.instructions / s_best.wall_s / 1e6;
+	single->bhemu = s_mips;
+	snprintf(single->diag, sizeof single->diag,
+		 "%u rounds, %.0f M instructions in %.3f s, %.2f CPUs busy on average", opt->single_rounds,
+		 s_best.instructions / 1e6, s_best.wall_s, s_best.cpu_s / s_best.wall_s);
+	appendf(single->extra, sizeof single->extra,
+		", \"rounds\": %u, \"instructions\": %" PRIu64 ", \"seconds\": %.6f, \"cpu_seconds\": %.6f"
+		", \"mips_per_cpu_second\": %.3f", opt->single_rounds, s_best.instructions, s_best.wall_s,
+		s_best.cpu_s, s_best.instructions / s_best.cpu_s / 1e6);
+	if (agg->failed)
+		return;
+
+	double a_mips = a_best.instructions / a_best.wall_s / 1e6;
+	unsigned aff = affinity_cpus();
+	agg->bhemu = a_mips;
+	agg->ref = (double)opt->host_cpus * s_mips;
+	/* Per CPU-second: separates emulator overhead (contention, caches) from CPU time the run
+	 * did not get (other processes, the scheduler). */
+	double a_eff = a_best.instructions / a_best.cpu_s / 1e6, s_eff = s_best.instructions / s_best.cpu_s / 1e6;
+	snprintf(agg->diag, sizeof agg->diag,
+		 "%u rounds per core, %.0f M instructions in %.3f s (starting the cores took %.3f s; guest loops "
+		 "%.2f-%.2f s); %.2f CPUs busy on average; per CPU-second %.1f MIPS vs. %.1f on one core (%.2f); "
+		 "reference %ld CPUs x %.1f MIPS%s",
+		 opt->rounds, a_best.instructions / 1e6, a_best.wall_s, a_best.start_s, a_best.fastest_s,
+		 a_best.slowest_s, a_best.cpu_s / a_best.wall_s, a_eff, s_eff, a_eff / s_eff, opt->host_cpus, s_mips,
+		 aff != 0 && (long)aff != opt->host_cpus ? " (this process may run on fewer: see affinity)" : "");
+	appendf(agg->extra, sizeof agg->extra,
+		", \"tiles\": %u, \"rounds_per_core\": %u, \"instructions\": %" PRIu64 ", \"seconds\": %.6f"
+		", \"cpu_seconds\": %.6f, \"start_seconds\": %.6f, \"load_seconds\": %.6f"
+		", \"guest_loop_seconds_min\": %.6f, \"guest_loop_seconds_max\": %.6f, \"single_mips\": %.3f"
+		", \"host_cpus\": %ld, \"affinity_cpus\": %u, \"mips_per_cpu_second\": %.3f"
+		", \"single_mips_per_cpu_second\": %.3f",
+		opt->tiles, opt->rounds, a_best.instructions, a_best.wall_s, a_best.cpu_s, a_best.start_s,
+		a_best.load_s, a_best.fastest_s, a_best.slowest_s, s_mips, opt->host_cpus, aff, a_eff, s_eff);
+	if (scaling->failed)
+		return;
+
+	/* The bar's reference assumes every CPU is free; this one measures what the machine gave
+	 * the same loop on as many host threads, in the same minutes. */
+	scaling->bhemu = a_mips / s_mips;
+	scaling->ref = nat.rate / nat.single_rate;
+	snprintf(scaling->diag, sizeof scaling->diag,
+		 "bhemu %.2f CPUs busy with %u cores vs. %.2f with one; host threads %.2f CPUs busy with %u threads "
+		 "(%u rounds each) vs. %.2f with one (%u rounds), %.1f M rounds/s on one",
+		 a_best.cpu_s / a_best.wall_s, opt->tiles, s_best.cpu_s / s_best.wall_s, nat.cpus, opt->tiles,
+		 nat.best_rounds, nat.single_cpus, nat.single_rounds, nat.single_rate / 1e6);
+	appendf(scaling->extra, sizeof scaling->extra,
+		", \"threads\": %u, \"native_rounds_per_thread\": %u, \"native_single_rounds\": %u"
+		", \"native_rounds_per_s\": %.0f, \"native_single_rounds_per_s\": %.0f, \"native_cpus_busy\": %.3f"
+		", \"native_single_cpus_busy\": %.3f, \"bhemu_cpus_busy\": %.3f, \"bhemu_single_cpus_busy\": %.3f",
+		opt->tiles, nat.best_rounds, nat.single_rounds, nat.rate, nat.single_rate, nat.cpus, nat.single_cpus,
+		a_best.cpu_s / a_best.wall_s, s_best.cpu_s / s_best.wall_s);
+}
+
+/* ---- Output ------------------------------------------------------------------------------------ */
+
+static bool has_ratio(const struct row *r)
+{
+	return !r->failed && r->bhemu > 0 && r->ref > 0;
+}
+
+/* 1 met, 0 missed, -1 no bar or not measured. */
+static int bar_met(const struct row *r)
+{
+	if (r->bar_kind != BAR_RATIO_MIN || !has_ratio(r))
+		return -1;
+	return r->bhemu / r->ref >= r->bar;
+}
+
+static void bar_text(const struct row *r, char *buf, size_t len)
+{
+	int met = bar_met(r);
+
+	if (r->bar_kind == BAR_RATIO_MIN)
+		snprintf(buf, len, "ratio >= %.2f: %s", r->bar, met == 1 ? "met" : met == 0 ? "MISSED" : "-");
+	else
+		snprintf(buf, len, "-");
+}
+
+/* Numbers with enough digits for their size. */
+static void format_value(char *buf, size_t len, double v)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else if (v >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (v >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.3f", v);
+}
+
+/* The machine the numbers come from: other processes (and, in a VM, steal time) take CPU time
+ * from the emulator and from the references, not equally. */
+struct host_sample {
+	double wall, own_cpu;
+	double busy, steal;             /* all CPUs, seconds: /proc/stat, busy without steal */
+};
+
+struct host_info {
+	long cpus;
+	unsigned affinity;
+	struct host_sample start, end;
+	bool have_stat;
+};
+
+static bool host_sample(struct host_sample *h)
+{
+	unsigned long long v[8] = { 0 };   /* user nice system idle iowait irq softirq steal */
+	FILE *f = fopen("/proc/stat", "r");
+
+	h->wall = bench_now();
+	h->own_cpu = bench_process_cpu();
+	if (f == NULL)
+		return false;
+	int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		       &v[6], &v[7]);
+	fclose(f);
+	double tick = (double)sysconf(_SC_CLK_TCK);
+	h->busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / tick;
+	h->steal = (double)v[7] / tick;
+	return n == 8;
+}
+
+/* CPUs' worth of time other processes used, and that was stolen, on average over the run. */
+static double host_others(const struct host_info *h)
+{
+	double wall = h->end.wall - h->start.wall;
+	double others = (h->end.busy - h->start.busy - (h->end.own_cpu - h->start.own_cpu)) / wall;
+	return others > 0 ? others : 0;
+}
+
+static double host_steal(const struct host_info *h)
+{
+	return (h->end.steal - h->start.steal) / (h->end.wall - h->start.wall);
+}
+
+static void print_host(FILE *f, const struct host_info *h)
+{
+	fprintf(f, "host: %ld CPUs online (sysconf), %u in this process's affinity mask", h->cpus, h->affinity);
+	if (h->have_stat) {
+		double others = host_others(h), steal = host_steal(h);
+		fprintf(f, "; during the run other processes used %.2f CPUs and steal took %.2f on average%s", others,
+			steal, others + steal > 0.1 ? " (numbers are noisy: both sides lose CPU time)" : "");
+	}
+	fputc('\n', f);
+}
+
+static void print_table(FILE *f, const struct row *rows, int n)
+{
+	fprintf(f, "%-34s %-7s %10s %10s %8s  %-34s %s\n", "measurement", "unit", "bhemu", "reference", "ratio",
+		"reference is", "bar");
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		char b[32], h[32], ratio[32], bar[64];
+		format_value(b, sizeof b, r->failed ? -1 : r->bhemu);
+		format_value(h, sizeof h, r->failed ? -1 : r->ref);
+		if (has_ratio(r))
+			snprintf(ratio, sizeof ratio, "%.3f", r->bhemu / r->ref);
+		else
+			snprintf(ratio, sizeof ratio, "-");
+		bar_text(r, bar, sizeof bar);
+		fprintf(f, "%-34s %-7s %10s %10s %8s  %-34s %s%s\n", r->name, r->unit, b, h, ratio,
+			r->ref_what != NULL ? r->ref_what : "-", bar, r->failed ? "  FAILED" : "");
+	}
+	for (int i = 0; i < n; i++)
+		if (rows[i].diag[0] != '\0' && !rows[i].failed)
+			fprintf(f, "  %s: %s\n", rows[i].name, rows[i].diag);
+	for (int i = 0; i < n; i++)
+		if (rows[i].failed)
+			fprintf(f, "FAILED %s: %s\n", rows[i].name, rows[i].error);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_number(FILE *f, bool present, double value)
+{
+	if (present)
+		fprintf(f, "%.6g", value);
+	else
+		fputs("null", f);
+}
+
+static bool write_json(const char *path, const struct row *rows, int n, const struct options *opt,
+		       const struct host_info *host, int failed)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (f == NULL) {
+		fprintf(stderr, "bench_noc: cannot write %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n  \"compute_repeat\": %d,\n", opt->quick ? "true" : "false",
+		opt->repeat, opt->compute_repeat);
+	fprintf(f, "  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n  \"host_other_processes_cpus\": ",
+		host->cpus, host->affinity);
+	json_number(f, host->have_stat, host->have_stat ? host_others(host) : 0);
+	fputs(",\n  \"host_steal_cpus\": ", f);
+	json_number(f, host->have_stat, host->have_stat ? host_steal(host) : 0);
+	fputs(",\n  \"measurements\": [", f);
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		bool ok = !r->failed;
+		int met = bar_met(r);
+		fputs(i == 0 ? "\n    {" : ",\n    {", f);
+		fputs("\"key\": ", f);
+		json_string(f, r->key);
+		fputs(", \"name\": ", f);
+		json_string(f, r->name);
+		fputs(", \"unit\": ", f);
+		json_string(f, r->unit);
+		fputs(", \"bhemu\": ", f);
+		json_number(f, ok && r->bhemu >= 0, r->bhemu);
+		fputs(", \"reference\": ", f);
+		json_number(f, ok && r->ref >= 0, r->ref);
+		fputs(", \"reference_is\": ", f);
+		if (r->ref_what != NULL)
+			json_string(f, r->ref_what);
+		else
+			fputs("null", f);
+		fputs(", \"ratio\": ", f);
+		json_number(f, has_ratio(r), has_ratio(r) ? r->bhemu / r->ref : 0);
+		fputs(", \"bar\": ", f);
+		if (r->bar_kind == BAR_NONE)
+			fputs("null", f);
+		else
+			fprintf(f, "{\"min_ratio\": %g, \"met\": %s}", r->bar,
+				met == 1 ? "true" : met == 0 ? "false" : "null");
+		if (ok)
+			fputs(r->extra, f);
+		fputs(", \"status\": ", f);
+		json_string(f, ok ? "ok" : "FAILED");
+		fputs(", \"error\": ", f);
+		if (ok)
+			fputs("null", f);
+		else
+			json_string(f, r->error);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"failed\": %d\n}\n", failed);
+	if (f == stdout)
+		return fflush(f) == 0;
+	return fclose(f) == 0;
+}
+
+/* ---- Command line ------------------------------------------------------------------------------ */
+
+static const char *option_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "bench_noc: %s needs a value (see --help)\n", argv[*i]);
+		exit(EXIT_USAGE);
+	}
+	return argv[++*i];
+}
+
+static unsigned long option_ulong(int argc, char **argv, int *i, unsigned long min, unsigned long max)
+{
+	const char *opt = argv[*i], *v = option_value(argc, argv, i);
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (*end != '\0' || v[0] == '-' || v[0] == '\0' || n < min || n > max) {
+		fprintf(stderr, "bench_noc: %s wants %lu..%lu, not '%s'\n", opt, min, max, v);
+		exit(EXIT_USAGE);
+	}
+	return n;
+}
+
+static unsigned parse_only(const char *list)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = { { "write", M_WRITE }, { "read", M_READ }, { "atomic", M_ATOMIC }, { "compute", M_COMPUTE } };
+	char buf[128];
+	unsigned mask = 0;
+
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		unsigned k = 0;
+		while (k < sizeof names / sizeof names[0] && strcmp(tok, names[k].name) != 0)
+			k++;
+		if (k == sizeof names / sizeof names[0]) {
+			fprintf(stderr, "bench_noc: --only: unknown measurement '%s' (write, read, atomic, compute)\n",
+				tok);
+			exit(EXIT_USAGE);
+		}
+		mask |= names[k].bit;
+	}
+	if (mask == 0) {
+		fprintf(stderr, "bench_noc: --only needs a list of write, read, atomic, compute\n");
+		exit(EXIT_USAGE);
+	}
+	return mask;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = { .repeat = -1, .only = M_ALL, .elf = BENCH_NOC_ELF };
+	long write_mib = -1, read_mib = -1, atomics = -1, rounds = -1, single_rounds = -1, tiles = -1, cpus = -1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout, argv[0]);
+			return EXIT_OK;
+		} else if (strcmp(a, "--quick") == 0) {
+			opt.quick = true;
+		} else if (strcmp(a, "--check-bars") == 0) {
+			opt.check_bars = true;
+		} else if (strcmp(a, "--repeat") == 0) {
+			opt.repeat = (int)option_ulong(argc, argv, &i, 1, MAX_REPEAT);
+		} else if (strcmp(a, "--write-mib") == 0) {
+			write_mib = (long)option_ulong(argc, argv, &i, 1, 1 << 20);
+		} else if (strcmp(a, "--read-mib") == 0) {
+			read_mib = (long)option_ulong(argc, argv, &i, 1, 1 << 20);
+		} else if (strcmp(a, "--atomics") == 0) {
+			atomics = (long)option_ulong(argc, argv, &i, 1, 1000000000);
+		} else if (strcmp(a, "--rounds") == 0) {
+			rounds = (long)option_ulong(argc, argv, &i, 1, 100000000);
+		} else if (strcmp(a, "--single-rounds") == 0) {
+			single_rounds = (long)option_ulong(argc, argv, &i, 1, 1000000000);
+		} else if (strcmp(a, "--tiles") == 0) {
+			tiles = (long)option_ulong(argc, argv, &i, 1, 140);
+		} else if (strcmp(a, "--host-cpus") == 0) {
+			cpus = (long)option_ulong(argc, argv, &i, 1, 4096);
+		} else if (strcmp(a, "--only") == 0) {
+			opt.only = parse_only(option_value(argc, argv, &i));
+		} else if (strcmp(a, "--elf") == 0) {
+			opt.elf = option_value(argc, argv, &i);
+		} else if (strcmp(a, "--json") == 0) {
+			opt.json_path = option_value(argc, argv, &i);
+		} else {
+			fprintf(stderr, "bench_noc: unknown argument %s (see --help)\n", a);
+			return EXIT_USAGE;
+		}
+	}
+	/* Defaults: about a minute on two host CPUs; --quick: a few seconds. */
+	opt.compute_repeat = opt.repeat > 0 ? opt.repeat : opt.quick ? 1 : 2;
+	if (opt.repeat < 0)
+		opt.repeat = opt.quick ? 1 : 3;
+	opt.write_bytes = (uint64_t)(write_mib > 0 ? write_mib : opt.quick ? 256 : 4096) << 20;
+	opt.read_bytes = (uint64_t)(read_mib > 0 ? read_mib : opt.quick ? 256 : 4096) << 20;
+	opt.atomics = (uint32_t)(atomics > 0 ? atomics : opt.quick ? 50000 : 500000);
+	opt.rounds = (uint32_t)(rounds > 0 ? rounds : opt.quick ? 1000 : 20000);
+	opt.single_rounds = (uint32_t)(single_rounds > 0 ? single_rounds : 10 * opt.rounds);
+	opt.tiles = (unsigned)(tiles > 0 ? tiles : 140);
+	opt.host_cpus = cpus > 0 ? cpus : sysconf(_SC_NPROCESSORS_ONLN);
+
+	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
+	FILE *out = json_to_stdout ? stderr : stdout;
+	struct row rows[MAX_ROWS];
+	struct host_info host = { .cpus = sysconf(_SC_NPROCESSORS_ONLN), .affinity = affinity_cpus() };
+	int n = 0;
+
+	host.have_stat = host_sample(&host.start);
+#define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
+	if (opt.only & M_WRITE) {
+		PROGRESS("NoC writes L1 -> L1, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.repeat);
+		bench_transfer(row_new(rows, &n, "noc_write_l1_l1", "GB/s"), &opt, false);
+	}
+	if (opt.only & M_READ) {
+		PROGRESS("NoC reads DRAM -> L1, %" PRIu64 " MiB x %d", opt.read_bytes >> 20, opt.repeat);
+		bench_transfer(row_new(rows, &n, "noc_read_dram_l1", "GB/s"), &opt, true);
+	}
+	if (opt.only & M_ATOMIC) {
+		PROGRESS("NoC atomics, %u x %d", opt.atomics, opt.repeat);
+		bench_atomic(row_new(rows, &n, "noc_atomic_inc", "Mops/s"), &opt);
+	}
+	if (opt.only & M_COMPUTE) {
+		PROGRESS("compute on 1 and %u BRISCs, %u and %u rounds per core, x %d", opt.tiles, opt.single_rounds,
+			 opt.rounds, opt.compute_repeat);
+		struct row *single = row_new(rows, &n, "compute_single", "MIPS");
+		struct row *agg = row_new(rows, &n, "compute_aggregate", "MIPS");
+		bench_compute(single, agg, row_new(rows, &n, "compute_speedup", "x"), &opt);
+	}
+#undef PROGRESS
+
+	int failed = 0, missed = 0;
+	for (int i = 0; i < n; i++) {
+		failed += rows[i].failed;
+		missed += bar_met(&rows[i]) == 0;
+	}
+	/* /proc/stat counts in ticks: a run under a second says nothing. */
+	host.have_stat = host.have_stat && host_sample(&host.end);
+	host.have_stat = host.have_stat && host.end.wall - host.start.wall >= 1.0;
+	print_host(out, &host);
+	print_table(out, rows, n);
+	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
+		failed++;
+	if (failed)
+		return EXIT_FAILED;
+	return opt.check_bars && missed ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,0 +1,123 @@
+/* Reference BRISC firmware for the p100a profile (launch.md 2, 5): boots the tile, then runs
+ * launch messages. The Tensix coprocessor is not modelled yet, so every step of the real firmware
+ * that pushes Tensix instructions (ZEROACC, SFPENCC, SFPLOADI, SFPCONFIG, SEMINIT) or programs the
+ * ECC scrubber is left out; so are the bank-table copy, circular-buffer set-up and the fast-dispatch
+ * completion write to the dispatcher (launch.md 12), which need a dispatcher to test against. */
+#include "fw.h"
+#include "noc.h"
+
+/* In .data (copied from the scratch by crt0), like the real firmware's subordinate_sync pointer. */
+volatile uint32_t *subordinate_sync = (volatile uint32_t *)(uintptr_t)MBOX_SUBORDINATE_SYNC;
+
+static uint8_t my_logical_x, my_logical_y;
+
+/* launch.md 2 step 6, without the Tensix pushes. */
+static void device_setup(void)
+{
+	REG32(DEST_CG_CTRL) = 0;
+	REG32(TDMA_CLK_GATE_EN) = 0x3F;
+	for (uint32_t noc = 0; noc < NOC_NUM_NOCS; noc++) {
+		*noc_niu_reg(noc, NIU_CFG_0_OFF) |= 1u;
+		*noc_niu_reg(noc, ROUTER_CFG_0_OFF) |= 1u;
+	}
+	REG32(NCRISC_RESET_PC) = FW_NCRISC_BASE;
+	REG32(TRISC0_RESET_PC) = FW_TRISC0_BASE;
+	REG32(TRISC1_RESET_PC) = FW_TRISC1_BASE;
+	REG32(TRISC2_RESET_PC) = FW_TRISC2_BASE;
+	REG32(TRISC_RESET_PC_OVERRIDE) = 7;
+	REG32(NCRISC_RESET_PC_OVERRIDE) = 1;
+	for (uint32_t a = MEM_ZEROS_BASE; a < MEM_ZEROS_BASE + MEM_ZEROS_SIZE; a += 4)
+		REG32(a) = 0;
+	REG32(TENSIX_CFG(TENSIX_CFG_IC_INVALIDATE)) = 0x1F;
+}
+
+/* Wait for GO on go_messages[idx], handling the read-pointer resets on the way (launch.md 5.1).
+ * Returns the launch message to run. */
+static struct launch_msg volatile *wait_for_go(uint32_t idx)
+{
+	for (;;) {
+		uint8_t sig = fw_poll8(MBOX_GO_SIGNAL(idx));
+		struct launch_msg volatile *l = fw_launch(REG32(MBOX_LAUNCH_RD_PTR));
+		if (sig == RUN_MSG_GO || (l->preload & DISPATCH_ENABLE_FLAG_PRELOAD))
+			return l;
+		if (sig == RUN_MSG_RESET_READ_PTR || sig == RUN_MSG_REPLAY_TRACE) {
+			REG32(MBOX_LAUNCH_RD_PTR) = 0;
+			fw_publish8(MBOX_GO_SIGNAL(idx), RUN_MSG_DONE);
+			/* The real firmware also notifies the dispatcher here (not implemented). */
+		} else if (sig == RUN_MSG_RESET_READ_PTR_FROM_HOST) {
+			REG32(MBOX_LAUNCH_RD_PTR) = 0;
+		}
+	}
+}
+
+static void run_launch(uint32_t idx, struct launch_msg volatile *l)
+{
+	uint32_t enables = l->enables;
+
+	if (enables & ENABLE_NCRISC)
+		fw_publish8(MBOX_SYNC_DM1, RUN_SYNC_MSG_LOAD);
+	REG32(TENSIX_CFG(TENSIX_CFG_IC_INVALIDATE)) = 0x1F;	/* new kernel text in L1 */
+
+	/* TRISC0 may still be zeroing the CB counters from the previous launch. */
+	while (fw_poll8(MBOX_SYNC_TRISC0) != RUN_SYNC_MSG_DONE)
+		;
+	if (enables & ENABLE_TRISC) {
+		__asm__ volatile("fence rw, w" ::: "memory");
+		REG8(MBOX_SYNC_TRISC0) = RUN_SYNC_MSG_GO;
+		REG8(MBOX_SYNC_TRISC1) = RUN_SYNC_MSG_GO;
+		REG8(MBOX_SYNC_TRISC2) = RUN_SYNC_MSG_GO;
+	}
+
+	/* Dedicated NoC mode only: re-initialise when the launch picks the other NoC. */
+	uint32_t noc = l->brisc_noc_id & 1u;
+	if (noc != noc_index)
+		noc_init(NOC_PROC_BRISC, noc);
+
+	if (enables & ENABLE_NCRISC)
+		fw_publish8(MBOX_SYNC_DM1, RUN_SYNC_MSG_GO);
+	if (enables & ENABLE_BRISC)
+		fw_call_kernel(PROC_BRISC, l);
+
+	while (fw_poll32(MBOX_SUBORDINATE_SYNC) != 0)
+		;
+	REG8(MBOX_SYNC_TRISC0) = RUN_SYNC_MSG_INIT_SYNC_REGISTERS;
+	fw_publish8(MBOX_GO_SIGNAL(idx), RUN_MSG_DONE);
+
+	if (l->mode == DISPATCH_MODE_DEV) {
+		l->enables = 0;
+		l->preload = 0;
+		/* Fast dispatch: the completion write to the dispatcher's stream is not implemented. */
+		REG32(MBOX_LAUNCH_RD_PTR) = (REG32(MBOX_LAUNCH_RD_PTR) + 1u) & (MBOX_LAUNCH_COUNT - 1u);
+	}
+}
+
+int main(void)
+{
+	REG32(MBOX_LAUNCH_RD_PTR) = 0;
+	my_logical_x = REG8(MBOX_LOGICAL_X);
+	my_logical_y = REG8(MBOX_LOGICAL_Y);
+	(void)my_logical_x;
+	(void)my_logical_y;
+
+	device_setup();
+
+	/* Release the subordinates; each writes its sync byte to DONE once it is up. */
+	REG32(MEM_MAILBOX_BASE) = 0;	/* ncrisc_halt.resume_addr */
+	*subordinate_sync = RUN_SYNC_MSG_ALL_INIT;
+	__asm__ volatile("fence" ::: "memory");
+	REG32(SOFT_RESET_0) = 0;
+	while (fw_poll32((uint32_t)(uintptr_t)subordinate_sync) != 0)
+		;
+
+	fw_publish8(MBOX_GO_SIGNAL(0), RUN_MSG_DONE);	/* the host's "boot complete" */
+	noc_init(NOC_PROC_NCRISC, 1);			/* counters of NoC1 for later switches */
+	noc_init(NOC_PROC_BRISC, 0);
+	REG8(MBOX_SYNC_TRISC0) = RUN_SYNC_MSG_INIT_SYNC_REGISTERS;
+
+	for (;;) {
+		uint32_t idx = REG32(MBOX_GO_MESSAGE_INDEX);
+		if (idx >= MBOX_GO_COUNT)
+			idx = 0;
+		run_launch(idx, wait_for_go(idx));
+	}
+}
