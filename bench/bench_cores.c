@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "benchlib.h"
 
 extern char **environ;
 
@@ -33,9 +34,6 @@ extern char **environ;
 #define BENCH_DEFAULT_QEMU_CPU "rv32,c=false,zba=true,zbb=true"
 #endif
 
-#define EXIT_OK 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
 #define MAX_EXTRA_ARGS 16
 
 /* Output and timing of one subprocess run. */
@@ -100,20 +98,12 @@ static void usage(FILE *f, const char *argv0)
 		BENCH_DEFAULT_BHEMU, BENCH_DEFAULT_QEMU_CPU);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n);
 	if (p == NULL) {
 		fprintf(stderr, "bench_cores: out of memory\n");
-		exit(EXIT_USAGE);
+		exit(BENCHLIB_EXIT_USAGE);
 	}
 	return p;
 }
@@ -162,7 +152,7 @@ static int run_captured(char *const argv[], struct run_result *r)
 	posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
 
-	double start = now_seconds();
+	double start = benchlib_now();
 	int rc = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	close(out_pipe[1]);
@@ -197,7 +187,7 @@ static int run_captured(char *const argv[], struct run_result *r)
 	}
 	while (waitpid(pid, &r->wait_status, 0) < 0 && errno == EINTR)
 		;
-	r->seconds = now_seconds() - start;
+	r->seconds = benchlib_now() - start;
 	if (r->out == NULL)
 		r->out = xrealloc(NULL, 1);
 	if (r->err == NULL)
@@ -431,49 +421,20 @@ static void print_table(const struct bench_program *progs, int n, const struct b
 			printf("FAILED %s: %s\n", progs[i].name, progs[i].error);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* A number, or null when not measured. */
-static void json_number(FILE *f, bool present, double value)
-{
-	if (present)
-		fprintf(f, "%.6f", value);
-	else
-		fputs("null", f);
-}
-
 static bool write_json(const char *path, const struct bench_program *progs, int n,
 		       const struct bench_options *opt)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	FILE *f = benchlib_json_open(path);
 	int failed = 0;
 
-	if (f == NULL) {
-		fprintf(stderr, "bench_cores: cannot write %s: %s\n", path, strerror(errno));
+	if (f == NULL)
 		return false;
-	}
 	fputs("{\n  \"bhemu\": ", f);
-	json_string(f, opt->bhemu);
+	benchlib_json_string(f, opt->bhemu);
 	fputs(",\n  \"qemu\": ", f);
-	if (opt->qemu != NULL)
-		json_string(f, opt->qemu);
-	else
-		fputs("null", f);
+	benchlib_json_string_or_null(f, opt->qemu);
 	fputs(",\n  \"qemu_cpu\": ", f);
-	json_string(f, opt->qemu_cpu);
+	benchlib_json_string(f, opt->qemu_cpu);
 	fprintf(f, ",\n  \"repeat\": %d,\n  \"programs\": [", opt->repeat);
 	for (int i = 0; i < n; i++) {
 		const struct bench_program *p = &progs[i];
@@ -483,42 +444,40 @@ static bool write_json(const char *path, const struct bench_program *progs, int 
 		failed += p->failed;
 		fputs(i == 0 ? "\n    {" : ",\n    {", f);
 		fputs("\"name\": ", f);
-		json_string(f, p->name);
+		benchlib_json_string(f, p->name);
 		fputs(", \"elf\": ", f);
-		json_string(f, p->elf);
+		benchlib_json_string(f, p->elf);
 		fputs(", \"instructions\": ", f);
 		if (have_b)
 			fprintf(f, "%" PRIu64, p->instructions);
 		else
 			fputs("null", f);
 		fputs(", \"bhemu_seconds\": ", f);
-		json_number(f, have_b, p->bhemu_seconds);
+		benchlib_json_fixed(f, have_b, p->bhemu_seconds);
 		fputs(", \"bhemu_mips\": ", f);
-		json_number(f, have_b, mips(p->instructions, p->bhemu_seconds));
+		benchlib_json_fixed(f, have_b, mips(p->instructions, p->bhemu_seconds));
 		fputs(", \"bhemu_internal_seconds\": ", f);
-		json_number(f, have_b, p->bhemu_internal_seconds);
+		benchlib_json_fixed(f, have_b, p->bhemu_internal_seconds);
 		fputs(", \"qemu_seconds\": ", f);
-		json_number(f, have_q, p->qemu_seconds);
+		benchlib_json_fixed(f, have_q, p->qemu_seconds);
 		fputs(", \"qemu_mips\": ", f);
-		json_number(f, have_q, mips(p->instructions, p->qemu_seconds));
+		benchlib_json_fixed(f, have_q, mips(p->instructions, p->qemu_seconds));
 		fputs(", \"speed_ratio\": ", f);
-		json_number(f, has_ratio(p), has_ratio(p) ? speed_ratio(p) : 0);
+		benchlib_json_fixed(f, has_ratio(p), has_ratio(p) ? speed_ratio(p) : 0);
 		fputs(", \"status\": ", f);
-		json_string(f, p->failed ? "FAILED" : "ok");
+		benchlib_json_string(f, p->failed ? "FAILED" : "ok");
 		fputs(", \"error\": ", f);
 		if (p->failed)
-			json_string(f, p->error);
+			benchlib_json_string(f, p->error);
 		else
 			fputs("null", f);
 		fputc('}', f);
 	}
 	double g = geomean_ratio(progs, n);
 	fputs("\n  ],\n  \"geomean_speed_ratio\": ", f);
-	json_number(f, g > 0, g);
+	benchlib_json_fixed(f, g > 0, g);
 	fprintf(f, ",\n  \"failed\": %d\n}\n", failed);
-	if (f == stdout)
-		return fflush(f) == 0;
-	return fclose(f) == 0;
+	return benchlib_json_close(f);
 }
 
 /* qemu-riscv32 from PATH, or NULL. The result is malloc'd. */
@@ -558,15 +517,6 @@ static int default_programs(struct bench_program **progs)
 	return n;
 }
 
-static const char *option_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "bench_cores: %s needs a value (see --help)\n", argv[*i]);
-		exit(EXIT_USAGE);
-	}
-	return argv[++*i];
-}
-
 int main(int argc, char **argv)
 {
 	struct bench_options opt = { .bhemu = BENCH_DEFAULT_BHEMU,
@@ -577,39 +527,33 @@ int main(int argc, char **argv)
 	bool no_qemu = false;
 	int n = 0;
 
+	benchlib_set_program("bench_cores");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
-			return EXIT_OK;
+			return BENCHLIB_EXIT_OK;
 		} else if (strcmp(a, "--bhemu") == 0) {
-			opt.bhemu = option_value(argc, argv, &i);
+			opt.bhemu = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--bhemu-arg") == 0) {
 			if (opt.n_bhemu_args == MAX_EXTRA_ARGS) {
 				fprintf(stderr, "bench_cores: at most %d --bhemu-arg\n", MAX_EXTRA_ARGS);
-				return EXIT_USAGE;
+				return BENCHLIB_EXIT_USAGE;
 			}
-			opt.bhemu_args[opt.n_bhemu_args++] = option_value(argc, argv, &i);
+			opt.bhemu_args[opt.n_bhemu_args++] = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--qemu") == 0) {
-			qemu_arg = option_value(argc, argv, &i);
+			qemu_arg = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--no-qemu") == 0) {
 			no_qemu = true;
 		} else if (strcmp(a, "--qemu-cpu") == 0) {
-			opt.qemu_cpu = option_value(argc, argv, &i);
+			opt.qemu_cpu = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--repeat") == 0) {
-			const char *v = option_value(argc, argv, &i);
-			char *end;
-			long r = strtol(v, &end, 10);
-			if (*end != '\0' || r < 1 || r > 1000) {
-				fprintf(stderr, "bench_cores: --repeat wants 1..1000, not '%s'\n", v);
-				return EXIT_USAGE;
-			}
-			opt.repeat = (int)r;
+			opt.repeat = (int)benchlib_option_ulong(argc, argv, &i, 1, 1000);
 		} else if (strcmp(a, "--json") == 0) {
-			opt.json_path = option_value(argc, argv, &i);
+			opt.json_path = benchlib_option_value(argc, argv, &i);
 		} else if (a[0] == '-' && a[1] != '\0') {
 			fprintf(stderr, "bench_cores: unknown option %s (see --help)\n", a);
-			return EXIT_USAGE;
+			return BENCHLIB_EXIT_USAGE;
 		} else {
 			progs = xrealloc(progs, sizeof(*progs) * (size_t)(n + 1));
 			memset(&progs[n], 0, sizeof(*progs));
@@ -620,7 +564,7 @@ int main(int argc, char **argv)
 		n = default_programs(&progs);
 	if (n == 0) {
 		fprintf(stderr, "bench_cores: no programs given and none configured in this build\n");
-		return EXIT_USAGE;
+		return BENCHLIB_EXIT_USAGE;
 	}
 	/* A bare name is looked up on PATH, like the shell would; posix_spawn does not. */
 	char *bhemu_found = NULL;
@@ -637,7 +581,7 @@ int main(int argc, char **argv)
 		if (access(opt.qemu, X_OK) != 0) {
 			if (qemu_explicit) {
 				fprintf(stderr, "bench_cores: --qemu %s is not an executable\n", qemu_arg);
-				return EXIT_USAGE;
+				return BENCHLIB_EXIT_USAGE;
 			}
 			fprintf(stderr, "bench_cores: qemu-riscv32 not found on PATH: measuring bhemu only\n");
 			opt.qemu = NULL;
@@ -671,5 +615,5 @@ int main(int argc, char **argv)
 	free(progs);
 	free(bhemu_found);
 	free(qemu_found);
-	return failed ? EXIT_FAILED : EXIT_OK;
+	return failed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
 }

@@ -22,10 +22,8 @@
  * The NoC model is synchronous: a transaction completes inside the CMD_CTRL store of the issuing
  * core, so these numbers are the cost of that store and of the copy it does. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,19 +31,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchlib.h"
 #include "bhemu/bhemu.h"
 #include "fabric/wallclock.h"   /* BH_AICLK_HZ: rdcycle ticks per second */
 #include "guest/noc_bench.h"
 #include "noc_native.h"
-#include "sync_native.h"        /* bench_now, bench_process_cpu */
 
 #ifndef BENCH_NOC_ELF
 #define BENCH_NOC_ELF ""
 #endif
-
-#define EXIT_OK 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
 
 #define BLOCK 16384u              /* bytes per NoC request and per memcpy: one NoC packet */
 #define BATCH 8u                  /* requests between barriers; 128 KiB areas */
@@ -83,26 +77,6 @@ struct options {
 	unsigned tiles;           /* tiles of the aggregate run */
 	long host_cpus;           /* for the aggregate's reference */
 	unsigned only;
-};
-
-enum bar_kind {
-	BAR_NONE,
-	BAR_RATIO_MIN,    /* bhemu / reference >= bar */
-};
-
-/* One line of the table and one object of the JSON "measurements" array. */
-struct row {
-	const char *key;          /* JSON name */
-	char name[64];            /* table label */
-	const char *unit;
-	double bhemu, ref;        /* < 0: not measured */
-	const char *ref_what;     /* what the reference is, one phrase (NULL: no reference) */
-	enum bar_kind bar_kind;
-	double bar;
-	char diag[512];           /* diagnostics: one line under the table */
-	char extra[1024];         /* more JSON members: `, "name": value` ... */
-	bool failed;
-	char error[512];
 };
 
 #define MAX_ROWS 8
@@ -149,42 +123,6 @@ static void usage(FILE *f, const char *argv0)
 		"exit status: 0 every measurement ran and its data checked out; 1 one failed (or,\n"
 		"with --check-bars, missed its bar); 2 bad usage.\n",
 		argv0, WRITE_BAR * 100, AGGREGATE_BAR * 100);
-}
-
-static void row_fail(struct row *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->failed)   /* keep the first reason */
-		return;
-	r->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof r->error, fmt, ap);
-	va_end(ap);
-}
-
-/* Appends to a fixed buffer (diag, extra). */
-static void appendf(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-
-	if (n + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, size - n, fmt, ap);
-	va_end(ap);
-}
-
-static struct row *row_new(struct row *rows, int *n, const char *key, const char *unit)
-{
-	struct row *r = &rows[(*n)++];
-
-	memset(r, 0, sizeof *r);
-	r->key = key;
-	r->unit = unit;
-	r->bhemu = r->ref = -1;
-	return r;
 }
 
 /* ---- The guest ------------------------------------------------------------------------------- */
@@ -368,10 +306,10 @@ static bool transfer_run(const struct options *opt, bool read, uint32_t iteratio
 		bh_l1_write(g.dev, TILE_A, NOC_BENCH_SRC_L1, pattern, area);
 	}
 	in.peer_xy = (y << 6) | x;
-	double t0 = bench_now();
+	double t0 = benchlib_now();
 	if (!guest_run_one(&g, &in, out, err, errlen))
 		goto out;
-	*host_s = bench_now() - t0;
+	*host_s = benchlib_now() - t0;
 	bh_l1_read(g.dev, read ? TILE_A : tile_b, NOC_BENCH_DST_L1, seen, area);
 	long d = first_difference(seen, pattern, area);
 	if (d >= 0) {
@@ -387,7 +325,7 @@ out:
 	return ok;
 }
 
-static void bench_transfer(struct row *r, const struct options *opt, bool read)
+static void bench_transfer(struct benchlib_row *r, const struct options *opt, bool read)
 {
 	uint32_t iterations = batches_for(read ? opt->read_bytes : opt->write_bytes);
 	double bytes = (double)iterations * BATCH * BLOCK, best_s = -1, best_host_s = 0, ref_best = -1;
@@ -398,14 +336,14 @@ static void bench_transfer(struct row *r, const struct options *opt, bool read)
 		 BLOCK / 1024);
 	r->ref_what = "host memcpy, same blocks";
 	if (!read) {
-		r->bar_kind = BAR_RATIO_MIN;
+		r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
 		r->bar = WRITE_BAR;
 	}
 	for (int i = 0; i < opt->repeat; i++) {
 		struct noc_bench_params out;
 		double host_s;
 		if (!transfer_run(opt, read, iterations, &out, &host_s, err, sizeof err)) {
-			row_fail(r, "bhemu: %s", err);
+			benchlib_row_fail(r, "bhemu: %s", err);
 			return;
 		}
 		if (best_s < 0 || guest_seconds(&out) < best_s) {
@@ -415,7 +353,7 @@ static void bench_transfer(struct row *r, const struct options *opt, bool read)
 		}
 		double ref = native_memcpy(iterations, BATCH, BLOCK, err, sizeof err);
 		if (ref < 0) {
-			row_fail(r, "reference: %s", err);
+			benchlib_row_fail(r, "reference: %s", err);
 			return;
 		}
 		if (ref > ref_best)
@@ -428,7 +366,7 @@ static void bench_transfer(struct row *r, const struct options *opt, bool read)
 		 "%.0f MiB per run (%u batches); %.1f guest instructions per request; best run %.3f s in the "
 		 "guest loop, %.3f s host start-to-exit; reference %.3f s", bytes / (1 << 20), iterations, per_req,
 		 best_s, best_host_s, bytes / ref_best);
-	appendf(r->extra, sizeof r->extra,
+	benchlib_appendf(r->extra, sizeof r->extra,
 		", \"bytes_per_run\": %.0f, \"block\": %u, \"batch\": %u, \"bhemu_bytes_per_s\": %.0f"
 		", \"reference_bytes_per_s\": %.0f, \"guest_instructions_per_request\": %.2f"
 		", \"bhemu_loop_seconds\": %.6f, \"bhemu_host_seconds\": %.6f",
@@ -468,7 +406,7 @@ out:
 	return ok;
 }
 
-static void bench_atomic(struct row *r, const struct options *opt)
+static void bench_atomic(struct benchlib_row *r, const struct options *opt)
 {
 	double best_s = -1, ref_best = -1;
 	uint64_t best_insns = 0;
@@ -479,7 +417,7 @@ static void bench_atomic(struct row *r, const struct options *opt)
 	for (int i = 0; i < opt->repeat; i++) {
 		struct noc_bench_params out;
 		if (!atomic_run(opt, &out, err, sizeof err)) {
-			row_fail(r, "bhemu: %s", err);
+			benchlib_row_fail(r, "bhemu: %s", err);
 			return;
 		}
 		if (best_s < 0 || guest_seconds(&out) < best_s) {
@@ -488,7 +426,7 @@ static void bench_atomic(struct row *r, const struct options *opt)
 		}
 		double ref = native_fetch_add(opt->atomics, err, sizeof err);
 		if (ref < 0) {
-			row_fail(r, "reference: %s", err);
+			benchlib_row_fail(r, "reference: %s", err);
 			return;
 		}
 		if (ref > ref_best)
@@ -501,7 +439,7 @@ static void bench_atomic(struct row *r, const struct options *opt)
 		 "%u atomics per run; %.1f guest instructions per atomic (issue + barrier), %.0f ns each; reference: "
 		 "one thread, seq_cst, uncontended, %.1f ns each", opt->atomics, per_op, best_s / opt->atomics * 1e9,
 		 1e9 / ref_best);
-	appendf(r->extra, sizeof r->extra,
+	benchlib_appendf(r->extra, sizeof r->extra,
 		", \"atomics_per_run\": %u, \"bhemu_atomics_per_s\": %.0f, \"reference_ops_per_s\": %.0f"
 		", \"guest_instructions_per_atomic\": %.2f, \"reference_what\": \"one host thread, "
 		"__atomic_fetch_add seq_cst on one word, old value used; no contention\"",
@@ -526,17 +464,17 @@ static bool compute_run(const struct options *opt, unsigned ntiles, uint32_t rou
 	bool ok = false;
 
 	memset(o, 0, sizeof *o);
-	double t = bench_now();
+	double t = benchlib_now();
 	if (!guest_open(&g, opt->elf, ntiles, err, errlen))
 		goto out;
 	for (unsigned k = 0; k < ntiles; k++)
 		guest_set_params(&g, k, &in);
-	o->load_s = bench_now() - t;
+	o->load_s = benchlib_now() - t;
 
-	double c0 = bench_process_cpu(), t0 = bench_now();
+	double c0 = benchlib_process_cpu(), t0 = benchlib_now();
 	for (unsigned k = 0; k < ntiles; k++)
 		bh_core_start(g.dev, k, BH_CORE_BRISC, g.entry);
-	o->start_s = bench_now() - t0;
+	o->start_s = benchlib_now() - t0;
 	for (unsigned k = 0; k < ntiles; k++) {
 		uint64_t insns = 0;
 		if (!guest_finish(&g, k, &out, &insns, err, errlen))
@@ -552,8 +490,8 @@ static bool compute_run(const struct options *opt, unsigned ntiles, uint32_t rou
 		if (k == 0 || s < o->fastest_s)
 			o->fastest_s = s;
 	}
-	o->wall_s = bench_now() - t0;
-	o->cpu_s = bench_process_cpu() - c0;
+	o->wall_s = benchlib_now() - t0;
+	o->cpu_s = benchlib_process_cpu() - c0;
 	ok = true;
 out:
 	guest_close(&g);
@@ -618,7 +556,7 @@ static bool native_scaling_run(struct native_scaling *n, unsigned nthreads, char
 	return true;
 }
 
-static void bench_compute(struct row *single, struct row *agg, struct row *scaling, const struct options *opt)
+static void bench_compute(struct benchlib_row *single, struct benchlib_row *agg, struct benchlib_row *scaling, const struct options *opt)
 {
 	struct compute_run s_best = { .wall_s = -1 }, a_best = { .wall_s = -1 };
 	struct native_scaling nat = { 0 };
@@ -628,7 +566,7 @@ static void bench_compute(struct row *single, struct row *agg, struct row *scali
 	snprintf(agg->name, sizeof agg->name, "compute, %u BRISCs at once", opt->tiles);
 	snprintf(scaling->name, sizeof scaling->name, "speed-up %u cores vs 1", opt->tiles);
 	agg->ref_what = "host CPUs x 1-BRISC rate";
-	agg->bar_kind = BAR_RATIO_MIN;
+	agg->bar_kind = BENCHLIB_BAR_RATIO_MIN;
 	agg->bar = AGGREGATE_BAR;
 	scaling->ref_what = "same loop, host threads";
 
@@ -637,20 +575,20 @@ static void bench_compute(struct row *single, struct row *agg, struct row *scali
 	double target = opt->quick ? 0.05 : 0.5;
 	nat.single_rounds = native_rounds_for(target, err, sizeof err);
 	if (nat.single_rounds == 0)
-		row_fail(scaling, "native: %s", err);
+		benchlib_row_fail(scaling, "native: %s", err);
 	for (int i = 0; i < opt->compute_repeat; i++) {
 		struct compute_run s, a;
 		if (!compute_run(opt, 1, opt->single_rounds, &s, err, sizeof err)) {
-			row_fail(single, "bhemu: %s", err);
-			row_fail(agg, "bhemu, 1 BRISC: %s", err);
-			row_fail(scaling, "bhemu, 1 BRISC: %s", err);
+			benchlib_row_fail(single, "bhemu: %s", err);
+			benchlib_row_fail(agg, "bhemu, 1 BRISC: %s", err);
+			benchlib_row_fail(scaling, "bhemu, 1 BRISC: %s", err);
 			return;
 		}
 		if (s_best.wall_s < 0 || s.instructions / s.wall_s > s_best.instructions / s_best.wall_s)
 			s_best = s;
 		if (!compute_run(opt, opt->tiles, opt->rounds, &a, err, sizeof err)) {
-			row_fail(agg, "bhemu: %s", err);
-			row_fail(scaling, "bhemu: %s", err);
+			benchlib_row_fail(agg, "bhemu: %s", err);
+			benchlib_row_fail(scaling, "bhemu: %s", err);
 			break;
 		}
 		if (a_best.wall_s < 0 || a.instructions / a.wall_s > a_best.instructions / a_best.wall_s)
@@ -661,14 +599,14 @@ static void bench_compute(struct row *single, struct row *agg, struct row *scali
 		double r = nat.single_rounds / target * span * (double)opt->host_cpus / opt->tiles;
 		nat.rounds = r < 1 ? 1 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
 		if (!native_scaling_run(&nat, opt->tiles, err, sizeof err))
-			row_fail(scaling, "native: %s", err);
+			benchlib_row_fail(scaling, "native: %s", err);
 	}
 	double s_mips = s_best.instructions / s_best.wall_s / 1e6;
 	single->bhemu = s_mips;
 	snprintf(single->diag, sizeof single->diag,
 		 "%u rounds, %.0f M instructions in %.3f s, %.2f CPUs busy on average", opt->single_rounds,
 		 s_best.instructions / 1e6, s_best.wall_s, s_best.cpu_s / s_best.wall_s);
-	appendf(single->extra, sizeof single->extra,
+	benchlib_appendf(single->extra, sizeof single->extra,
 		", \"rounds\": %u, \"instructions\": %" PRIu64 ", \"seconds\": %.6f, \"cpu_seconds\": %.6f"
 		", \"mips_per_cpu_second\": %.3f", opt->single_rounds, s_best.instructions, s_best.wall_s,
 		s_best.cpu_s, s_best.instructions / s_best.cpu_s / 1e6);
@@ -689,7 +627,7 @@ static void bench_compute(struct row *single, struct row *agg, struct row *scali
 		 opt->rounds, a_best.instructions / 1e6, a_best.wall_s, a_best.start_s, a_best.fastest_s,
 		 a_best.slowest_s, a_best.cpu_s / a_best.wall_s, a_eff, s_eff, a_eff / s_eff, opt->host_cpus, s_mips,
 		 aff != 0 && (long)aff != opt->host_cpus ? " (this process may run on fewer: see affinity)" : "");
-	appendf(agg->extra, sizeof agg->extra,
+	benchlib_appendf(agg->extra, sizeof agg->extra,
 		", \"tiles\": %u, \"rounds_per_core\": %u, \"instructions\": %" PRIu64 ", \"seconds\": %.6f"
 		", \"cpu_seconds\": %.6f, \"start_seconds\": %.6f, \"load_seconds\": %.6f"
 		", \"guest_loop_seconds_min\": %.6f, \"guest_loop_seconds_max\": %.6f, \"single_mips\": %.3f"
@@ -709,7 +647,7 @@ static void bench_compute(struct row *single, struct row *agg, struct row *scali
 		 "(%u rounds each) vs. %.2f with one (%u rounds), %.1f M rounds/s on one",
 		 a_best.cpu_s / a_best.wall_s, opt->tiles, s_best.cpu_s / s_best.wall_s, nat.cpus, opt->tiles,
 		 nat.best_rounds, nat.single_cpus, nat.single_rounds, nat.single_rate / 1e6);
-	appendf(scaling->extra, sizeof scaling->extra,
+	benchlib_appendf(scaling->extra, sizeof scaling->extra,
 		", \"threads\": %u, \"native_rounds_per_thread\": %u, \"native_single_rounds\": %u"
 		", \"native_rounds_per_s\": %.0f, \"native_single_rounds_per_s\": %.0f, \"native_cpus_busy\": %.3f"
 		", \"native_single_cpus_busy\": %.3f, \"bhemu_cpus_busy\": %.3f, \"bhemu_single_cpus_busy\": %.3f",
@@ -719,262 +657,65 @@ static void bench_compute(struct row *single, struct row *agg, struct row *scali
 
 /* ---- Output ------------------------------------------------------------------------------------ */
 
-static bool has_ratio(const struct row *r)
-{
-	return !r->failed && r->bhemu > 0 && r->ref > 0;
-}
-
-/* 1 met, 0 missed, -1 no bar or not measured. */
-static int bar_met(const struct row *r)
-{
-	if (r->bar_kind != BAR_RATIO_MIN || !has_ratio(r))
-		return -1;
-	return r->bhemu / r->ref >= r->bar;
-}
-
-static void bar_text(const struct row *r, char *buf, size_t len)
-{
-	int met = bar_met(r);
-
-	if (r->bar_kind == BAR_RATIO_MIN)
-		snprintf(buf, len, "ratio >= %.2f: %s", r->bar, met == 1 ? "met" : met == 0 ? "MISSED" : "-");
-	else
-		snprintf(buf, len, "-");
-}
-
-/* Numbers with enough digits for their size. */
-static void format_value(char *buf, size_t len, double v)
-{
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else if (v >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (v >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.3f", v);
-}
-
 /* The machine the numbers come from: other processes (and, in a VM, steal time) take CPU time
  * from the emulator and from the references, not equally. */
-struct host_sample {
-	double wall, own_cpu;
-	double busy, steal;             /* all CPUs, seconds: /proc/stat, busy without steal */
-};
-
 struct host_info {
 	long cpus;
 	unsigned affinity;
-	struct host_sample start, end;
-	bool have_stat;
+	struct benchlib_host_load load;
 };
-
-static bool host_sample(struct host_sample *h)
-{
-	unsigned long long v[8] = { 0 };   /* user nice system idle iowait irq softirq steal */
-	FILE *f = fopen("/proc/stat", "r");
-
-	h->wall = bench_now();
-	h->own_cpu = bench_process_cpu();
-	if (f == NULL)
-		return false;
-	int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		       &v[6], &v[7]);
-	fclose(f);
-	double tick = (double)sysconf(_SC_CLK_TCK);
-	h->busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / tick;
-	h->steal = (double)v[7] / tick;
-	return n == 8;
-}
-
-/* CPUs' worth of time other processes used, and that was stolen, on average over the run. */
-static double host_others(const struct host_info *h)
-{
-	double wall = h->end.wall - h->start.wall;
-	double others = (h->end.busy - h->start.busy - (h->end.own_cpu - h->start.own_cpu)) / wall;
-	return others > 0 ? others : 0;
-}
-
-static double host_steal(const struct host_info *h)
-{
-	return (h->end.steal - h->start.steal) / (h->end.wall - h->start.wall);
-}
 
 static void print_host(FILE *f, const struct host_info *h)
 {
 	fprintf(f, "host: %ld CPUs online (sysconf), %u in this process's affinity mask", h->cpus, h->affinity);
-	if (h->have_stat) {
-		double others = host_others(h), steal = host_steal(h);
-		fprintf(f, "; during the run other processes used %.2f CPUs and steal took %.2f on average%s", others,
-			steal, others + steal > 0.1 ? " (numbers are noisy: both sides lose CPU time)" : "");
-	}
-	fputc('\n', f);
+	benchlib_print_host_load(f, &h->load);
 }
 
-static void print_table(FILE *f, const struct row *rows, int n)
+static void print_table(FILE *f, const struct benchlib_row *rows, int n)
 {
 	fprintf(f, "%-34s %-7s %10s %10s %8s  %-34s %s\n", "measurement", "unit", "bhemu", "reference", "ratio",
 		"reference is", "bar");
 	for (int i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
+		const struct benchlib_row *r = &rows[i];
 		char b[32], h[32], ratio[32], bar[64];
-		format_value(b, sizeof b, r->failed ? -1 : r->bhemu);
-		format_value(h, sizeof h, r->failed ? -1 : r->ref);
-		if (has_ratio(r))
-			snprintf(ratio, sizeof ratio, "%.3f", r->bhemu / r->ref);
-		else
-			snprintf(ratio, sizeof ratio, "-");
-		bar_text(r, bar, sizeof bar);
+		benchlib_row_cells(r, b, h, ratio, bar);
 		fprintf(f, "%-34s %-7s %10s %10s %8s  %-34s %s%s\n", r->name, r->unit, b, h, ratio,
 			r->ref_what != NULL ? r->ref_what : "-", bar, r->failed ? "  FAILED" : "");
 	}
-	for (int i = 0; i < n; i++)
-		if (rows[i].diag[0] != '\0' && !rows[i].failed)
-			fprintf(f, "  %s: %s\n", rows[i].name, rows[i].diag);
-	for (int i = 0; i < n; i++)
-		if (rows[i].failed)
-			fprintf(f, "FAILED %s: %s\n", rows[i].name, rows[i].error);
+	benchlib_print_row_notes(f, rows, n);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_number(FILE *f, bool present, double value)
-{
-	if (present)
-		fprintf(f, "%.6g", value);
-	else
-		fputs("null", f);
-}
-
-static bool write_json(const char *path, const struct row *rows, int n, const struct options *opt,
+static bool write_json(const char *path, const struct benchlib_row *rows, int n, const struct options *opt,
 		       const struct host_info *host, int failed)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	FILE *f = benchlib_json_open(path);
 
-	if (f == NULL) {
-		fprintf(stderr, "bench_noc: cannot write %s: %s\n", path, strerror(errno));
+	if (f == NULL)
 		return false;
-	}
 	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n  \"compute_repeat\": %d,\n", opt->quick ? "true" : "false",
 		opt->repeat, opt->compute_repeat);
-	fprintf(f, "  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n  \"host_other_processes_cpus\": ",
-		host->cpus, host->affinity);
-	json_number(f, host->have_stat, host->have_stat ? host_others(host) : 0);
-	fputs(",\n  \"host_steal_cpus\": ", f);
-	json_number(f, host->have_stat, host->have_stat ? host_steal(host) : 0);
-	fputs(",\n  \"measurements\": [", f);
-	for (int i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-		bool ok = !r->failed;
-		int met = bar_met(r);
-		fputs(i == 0 ? "\n    {" : ",\n    {", f);
-		fputs("\"key\": ", f);
-		json_string(f, r->key);
-		fputs(", \"name\": ", f);
-		json_string(f, r->name);
-		fputs(", \"unit\": ", f);
-		json_string(f, r->unit);
-		fputs(", \"bhemu\": ", f);
-		json_number(f, ok && r->bhemu >= 0, r->bhemu);
-		fputs(", \"reference\": ", f);
-		json_number(f, ok && r->ref >= 0, r->ref);
-		fputs(", \"reference_is\": ", f);
-		if (r->ref_what != NULL)
-			json_string(f, r->ref_what);
-		else
-			fputs("null", f);
-		fputs(", \"ratio\": ", f);
-		json_number(f, has_ratio(r), has_ratio(r) ? r->bhemu / r->ref : 0);
-		fputs(", \"bar\": ", f);
-		if (r->bar_kind == BAR_NONE)
-			fputs("null", f);
-		else
-			fprintf(f, "{\"min_ratio\": %g, \"met\": %s}", r->bar,
-				met == 1 ? "true" : met == 0 ? "false" : "null");
-		if (ok)
-			fputs(r->extra, f);
-		fputs(", \"status\": ", f);
-		json_string(f, ok ? "ok" : "FAILED");
-		fputs(", \"error\": ", f);
-		if (ok)
-			fputs("null", f);
-		else
-			json_string(f, r->error);
-		fputc('}', f);
-	}
-	fprintf(f, "\n  ],\n  \"failed\": %d\n}\n", failed);
-	if (f == stdout)
-		return fflush(f) == 0;
-	return fclose(f) == 0;
+	fprintf(f, "  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n  ", host->cpus, host->affinity);
+	benchlib_json_host_load(f, &host->load);
+	fputs(",\n", f);
+	benchlib_json_rows(f, rows, n, "reference", true);
+	fprintf(f, ",\n  \"failed\": %d\n}\n", failed);
+	return benchlib_json_close(f);
 }
 
 /* ---- Command line ------------------------------------------------------------------------------ */
 
-static const char *option_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "bench_noc: %s needs a value (see --help)\n", argv[*i]);
-		exit(EXIT_USAGE);
-	}
-	return argv[++*i];
-}
-
-static unsigned long option_ulong(int argc, char **argv, int *i, unsigned long min, unsigned long max)
-{
-	const char *opt = argv[*i], *v = option_value(argc, argv, i);
-	char *end;
-	unsigned long n = strtoul(v, &end, 10);
-
-	if (*end != '\0' || v[0] == '-' || v[0] == '\0' || n < min || n > max) {
-		fprintf(stderr, "bench_noc: %s wants %lu..%lu, not '%s'\n", opt, min, max, v);
-		exit(EXIT_USAGE);
-	}
-	return n;
-}
-
 static unsigned parse_only(const char *list)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = { { "write", M_WRITE }, { "read", M_READ }, { "atomic", M_ATOMIC }, { "compute", M_COMPUTE } };
-	char buf[128];
-	unsigned mask = 0;
+	static const struct benchlib_name_bit names[] = {
+		{ "write", M_WRITE }, { "read", M_READ }, { "atomic", M_ATOMIC }, { "compute", M_COMPUTE },
+	};
 
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		unsigned k = 0;
-		while (k < sizeof names / sizeof names[0] && strcmp(tok, names[k].name) != 0)
-			k++;
-		if (k == sizeof names / sizeof names[0]) {
-			fprintf(stderr, "bench_noc: --only: unknown measurement '%s' (write, read, atomic, compute)\n",
-				tok);
-			exit(EXIT_USAGE);
-		}
-		mask |= names[k].bit;
-	}
-	if (mask == 0) {
-		fprintf(stderr, "bench_noc: --only needs a list of write, read, atomic, compute\n");
-		exit(EXIT_USAGE);
-	}
-	return mask;
+	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
 }
 
 int main(int argc, char **argv)
 {
+	benchlib_set_program("bench_noc");
 	struct options opt = { .repeat = -1, .only = M_ALL, .elf = BENCH_NOC_ELF };
 	long write_mib = -1, read_mib = -1, atomics = -1, rounds = -1, single_rounds = -1, tiles = -1, cpus = -1;
 
@@ -982,36 +723,36 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
-			return EXIT_OK;
+			return BENCHLIB_EXIT_OK;
 		} else if (strcmp(a, "--quick") == 0) {
 			opt.quick = true;
 		} else if (strcmp(a, "--check-bars") == 0) {
 			opt.check_bars = true;
 		} else if (strcmp(a, "--repeat") == 0) {
-			opt.repeat = (int)option_ulong(argc, argv, &i, 1, MAX_REPEAT);
+			opt.repeat = (int)benchlib_option_ulong(argc, argv, &i, 1, MAX_REPEAT);
 		} else if (strcmp(a, "--write-mib") == 0) {
-			write_mib = (long)option_ulong(argc, argv, &i, 1, 1 << 20);
+			write_mib = (long)benchlib_option_ulong(argc, argv, &i, 1, 1 << 20);
 		} else if (strcmp(a, "--read-mib") == 0) {
-			read_mib = (long)option_ulong(argc, argv, &i, 1, 1 << 20);
+			read_mib = (long)benchlib_option_ulong(argc, argv, &i, 1, 1 << 20);
 		} else if (strcmp(a, "--atomics") == 0) {
-			atomics = (long)option_ulong(argc, argv, &i, 1, 1000000000);
+			atomics = (long)benchlib_option_ulong(argc, argv, &i, 1, 1000000000);
 		} else if (strcmp(a, "--rounds") == 0) {
-			rounds = (long)option_ulong(argc, argv, &i, 1, 100000000);
+			rounds = (long)benchlib_option_ulong(argc, argv, &i, 1, 100000000);
 		} else if (strcmp(a, "--single-rounds") == 0) {
-			single_rounds = (long)option_ulong(argc, argv, &i, 1, 1000000000);
+			single_rounds = (long)benchlib_option_ulong(argc, argv, &i, 1, 1000000000);
 		} else if (strcmp(a, "--tiles") == 0) {
-			tiles = (long)option_ulong(argc, argv, &i, 1, 140);
+			tiles = (long)benchlib_option_ulong(argc, argv, &i, 1, 140);
 		} else if (strcmp(a, "--host-cpus") == 0) {
-			cpus = (long)option_ulong(argc, argv, &i, 1, 4096);
+			cpus = (long)benchlib_option_ulong(argc, argv, &i, 1, 4096);
 		} else if (strcmp(a, "--only") == 0) {
-			opt.only = parse_only(option_value(argc, argv, &i));
+			opt.only = parse_only(benchlib_option_value(argc, argv, &i));
 		} else if (strcmp(a, "--elf") == 0) {
-			opt.elf = option_value(argc, argv, &i);
+			opt.elf = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--json") == 0) {
-			opt.json_path = option_value(argc, argv, &i);
+			opt.json_path = benchlib_option_value(argc, argv, &i);
 		} else {
 			fprintf(stderr, "bench_noc: unknown argument %s (see --help)\n", a);
-			return EXIT_USAGE;
+			return BENCHLIB_EXIT_USAGE;
 		}
 	}
 	/* Defaults: about a minute on two host CPUs; --quick: a few seconds. */
@@ -1028,46 +769,40 @@ int main(int argc, char **argv)
 
 	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
-	struct row rows[MAX_ROWS];
+	struct benchlib_row rows[MAX_ROWS];
 	struct host_info host = { .cpus = sysconf(_SC_NPROCESSORS_ONLN), .affinity = affinity_cpus() };
 	int n = 0;
 
-	host.have_stat = host_sample(&host.start);
+	benchlib_host_begin(&host.load);
 #define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
 	if (opt.only & M_WRITE) {
 		PROGRESS("NoC writes L1 -> L1, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.repeat);
-		bench_transfer(row_new(rows, &n, "noc_write_l1_l1", "GB/s"), &opt, false);
+		bench_transfer(benchlib_row_new(rows, &n, "noc_write_l1_l1", "GB/s"), &opt, false);
 	}
 	if (opt.only & M_READ) {
 		PROGRESS("NoC reads DRAM -> L1, %" PRIu64 " MiB x %d", opt.read_bytes >> 20, opt.repeat);
-		bench_transfer(row_new(rows, &n, "noc_read_dram_l1", "GB/s"), &opt, true);
+		bench_transfer(benchlib_row_new(rows, &n, "noc_read_dram_l1", "GB/s"), &opt, true);
 	}
 	if (opt.only & M_ATOMIC) {
 		PROGRESS("NoC atomics, %u x %d", opt.atomics, opt.repeat);
-		bench_atomic(row_new(rows, &n, "noc_atomic_inc", "Mops/s"), &opt);
+		bench_atomic(benchlib_row_new(rows, &n, "noc_atomic_inc", "Mops/s"), &opt);
 	}
 	if (opt.only & M_COMPUTE) {
 		PROGRESS("compute on 1 and %u BRISCs, %u and %u rounds per core, x %d", opt.tiles, opt.single_rounds,
 			 opt.rounds, opt.compute_repeat);
-		struct row *single = row_new(rows, &n, "compute_single", "MIPS");
-		struct row *agg = row_new(rows, &n, "compute_aggregate", "MIPS");
-		bench_compute(single, agg, row_new(rows, &n, "compute_speedup", "x"), &opt);
+		struct benchlib_row *single = benchlib_row_new(rows, &n, "compute_single", "MIPS");
+		struct benchlib_row *agg = benchlib_row_new(rows, &n, "compute_aggregate", "MIPS");
+		bench_compute(single, agg, benchlib_row_new(rows, &n, "compute_speedup", "x"), &opt);
 	}
 #undef PROGRESS
 
-	int failed = 0, missed = 0;
-	for (int i = 0; i < n; i++) {
-		failed += rows[i].failed;
-		missed += bar_met(&rows[i]) == 0;
-	}
-	/* /proc/stat counts in ticks: a run under a second says nothing. */
-	host.have_stat = host.have_stat && host_sample(&host.end);
-	host.have_stat = host.have_stat && host.end.wall - host.start.wall >= 1.0;
+	int missed, failed = benchlib_rows_count(rows, n, &missed);
+	benchlib_host_end(&host.load);
 	print_host(out, &host);
 	print_table(out, rows, n);
 	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
 		failed++;
 	if (failed)
-		return EXIT_FAILED;
-	return opt.check_bars && missed ? EXIT_FAILED : EXIT_OK;
+		return BENCHLIB_EXIT_FAILED;
+	return opt.check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
 }

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 /* Internal view of a device, read-only here: how often each core parked and whether it is
  * parked now (bh_core.parks, bh_core.park_state). The public API has no statistics yet. */
 #include "host/device.h"
+#include "benchlib.h"
 #include "sync_native.h"
 
 #ifndef BENCH_SYNC_PINGPONG_ELF
@@ -42,10 +42,6 @@
 #ifndef BENCH_SYNC_WAKE_ELF
 #define BENCH_SYNC_WAKE_ELF ""
 #endif
-
-#define EXIT_OK 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
 
 #define NCORES 5
 #define PAGE_SIZE 64              /* bytes per CB page in every measurement (the guests' default) */
@@ -79,27 +75,6 @@ struct options {
 	const char *pingpong_elf;
 	const char *chain_elf;
 	const char *wake_elf;
-};
-
-enum bar_kind {
-	BAR_NONE,
-	BAR_RATIO_MIN,    /* bhemu / native >= bar */
-	BAR_VALUE_MAX,    /* bhemu < bar */
-};
-
-/* One line of the table and one object of the JSON "measurements" array. */
-struct row {
-	const char *key;          /* JSON name */
-	char name[64];            /* table label */
-	const char *unit;
-	double bhemu, native;     /* < 0: not measured */
-	bool no_ratio;            /* bhemu / native means nothing here (CPU % near zero) */
-	enum bar_kind bar_kind;
-	double bar;
-	char diag[512];           /* diagnostics: one line under the table */
-	char extra[1024];         /* more JSON members: `, "name": value` ... */
-	bool failed;
-	char error[512];
 };
 
 #define MAX_ROWS 12
@@ -144,42 +119,6 @@ static void usage(FILE *f, const char *argv0)
 		"exit status: 0 every measurement ran and every guest and native run checked its\n"
 		"pages; 1 one failed (or, with --check-bars, missed its bar); 2 bad usage.\n",
 		argv0, PINGPONG_BAR * 100, IDLE_CPU_BAR);
-}
-
-static void row_fail(struct row *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->failed)   /* keep the first reason */
-		return;
-	r->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof r->error, fmt, ap);
-	va_end(ap);
-}
-
-/* Appends to a fixed buffer (diag, extra). */
-static void appendf(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-
-	if (n + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, size - n, fmt, ap);
-	va_end(ap);
-}
-
-static struct row *row_new(struct row *rows, int *n, const char *key, const char *unit)
-{
-	struct row *r = &rows[(*n)++];
-
-	memset(r, 0, sizeof *r);
-	r->key = key;
-	r->unit = unit;
-	r->bhemu = r->native = -1;
-	return r;
 }
 
 /* ---- Internal statistics of a core ------------------------------------------------------------ */
@@ -287,7 +226,7 @@ static void print_device_report(struct bh_device *dev)
 static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s, struct bh_core_result *res,
 		       char *err, size_t errlen)
 {
-	double deadline = bench_now() + timeout_s;
+	double deadline = benchlib_now() + timeout_s;
 
 	for (;;) {
 		int running = -1;
@@ -312,7 +251,7 @@ static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s,
 		}
 		if (running < 0)
 			return true;
-		if (bench_now() > deadline) {
+		if (benchlib_now() > deadline) {
 			snprintf(err, errlen, "still running after %.0f s (device report on stderr)", timeout_s);
 			print_device_report(dev);
 			return false;
@@ -374,14 +313,14 @@ static bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, vo
 		snprintf(err, errlen, "cannot redirect the guest's output: %s", strerror(errno));
 		goto out;
 	}
-	double t0 = bench_now();
+	double t0 = benchlib_now();
 	for (unsigned k = 0; k < ncores; k++)
 		bh_core_start(dev, 0, (enum bh_core_id)k, entry[k]);
 	ok = wait_cores(dev, ncores, GUEST_TIMEOUT_S, res, err, errlen);
-	out->seconds = bench_now() - t0;
+	out->seconds = benchlib_now() - t0;
 	capture_end(&cap, last, sizeof last);
 	if (!ok && last[0] != '\0')
-		appendf(err, errlen, "; guest said: %s", last);
+		benchlib_appendf(err, errlen, "; guest said: %s", last);
 	for (unsigned k = 0; k < ncores; k++) {
 		out->instructions[k] = res[k].instructions;
 		out->parks[k] = core_parks(dev, 0, k);
@@ -414,23 +353,23 @@ static bool pingpong_patch(struct bh_device *dev, const char *elf, void *ctx, ch
 }
 
 /* Per-core instructions and parks per page of the best bhemu run, for the diagnostics. */
-static void describe_guest_run(struct row *r, const struct guest_run *g, unsigned ncores, uint32_t pages)
+static void describe_guest_run(struct benchlib_row *r, const struct guest_run *g, unsigned ncores, uint32_t pages)
 {
-	appendf(r->extra, sizeof r->extra, ", \"bhemu_per_core\": {");
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"bhemu_per_core\": {");
 	for (unsigned k = 0; k < ncores; k++) {
 		const char *name = bh_core_name((enum bh_core_id)k);
 		double insns = (double)g->instructions[k] / pages, parks = (double)g->parks[k] / pages;
-		appendf(r->diag, sizeof r->diag, "%s%s %.0f insns %.2f parks", k ? ", " : "", name, insns, parks);
-		appendf(r->extra, sizeof r->extra, "%s\"%s\": {\"instructions_per_page\": %.2f, \"parks_per_page\": %.4f}",
+		benchlib_appendf(r->diag, sizeof r->diag, "%s%s %.0f insns %.2f parks", k ? ", " : "", name, insns, parks);
+		benchlib_appendf(r->extra, sizeof r->extra, "%s\"%s\": {\"instructions_per_page\": %.2f, \"parks_per_page\": %.4f}",
 			k ? ", " : "", name, insns, parks);
 	}
-	appendf(r->diag, sizeof r->diag, " per page");
-	appendf(r->extra, sizeof r->extra, "}");
+	benchlib_appendf(r->diag, sizeof r->diag, " per page");
+	benchlib_appendf(r->extra, sizeof r->extra, "}");
 }
 
 /* Best of --repeat runs of the guest and of the native chain, interleaved so that both see the
  * same machine load. */
-static void measure_cb(struct row *r, const struct options *opt, const char *elf, unsigned ncores,
+static void measure_cb(struct benchlib_row *r, const struct options *opt, const char *elf, unsigned ncores,
 		       guest_patch_fn patch, void *ctx, const struct native_cb *cbs, uint32_t pages)
 {
 	struct guest_run best = { .seconds = -1 };
@@ -441,14 +380,14 @@ static void measure_cb(struct row *r, const struct options *opt, const char *elf
 	for (; runs < opt->repeat; runs++) {
 		struct guest_run g;
 		if (!guest_run(elf, ncores, patch, ctx, &g, err, sizeof err)) {
-			row_fail(r, "bhemu: %s", err);
+			benchlib_row_fail(r, "bhemu: %s", err);
 			break;
 		}
 		if (best.seconds < 0 || g.seconds < best.seconds)
 			best = g;
 		double s = native_cb_chain(ncores, cbs, pages, err, sizeof err);
 		if (s < 0) {
-			row_fail(r, "native: %s", err);
+			benchlib_row_fail(r, "native: %s", err);
 			break;
 		}
 		if (native_best < 0 || s < native_best)
@@ -464,38 +403,38 @@ static void measure_cb(struct row *r, const struct options *opt, const char *elf
 		describe_guest_run(r, &best, ncores, pages);
 	}
 	if (native_best > 0)
-		r->native = pages / native_best;
-	appendf(r->extra, sizeof r->extra, ", \"pages\": %" PRIu32 ", \"page_size\": %d", pages, PAGE_SIZE);
+		r->ref = pages / native_best;
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"pages\": %" PRIu32 ", \"page_size\": %d", pages, PAGE_SIZE);
 	/* Every run, not just the best: the spread says how much parking and machine load varied. */
 	static const char *const run_keys[] = { "bhemu_runs_pages_per_s", "bhemu_runs_parks_per_page",
 						"native_runs_pages_per_s" };
 	const double *run_values[] = { bhemu_rates, bhemu_parks, native_rates };
 	for (int k = 0; k < 3; k++) {
-		appendf(r->extra, sizeof r->extra, ", \"%s\": [", run_keys[k]);
+		benchlib_appendf(r->extra, sizeof r->extra, ", \"%s\": [", run_keys[k]);
 		for (int i = 0; i < runs; i++)
-			appendf(r->extra, sizeof r->extra, k == 1 ? "%s%.4f" : "%s%.0f", i ? ", " : "", run_values[k][i]);
-		appendf(r->extra, sizeof r->extra, "]");
+			benchlib_appendf(r->extra, sizeof r->extra, k == 1 ? "%s%.4f" : "%s%.0f", i ? ", " : "", run_values[k][i]);
+		benchlib_appendf(r->extra, sizeof r->extra, "]");
 	}
 	if (runs > 1) {
-		appendf(r->diag, sizeof r->diag, "; every run, bhemu pages/s (parks/page, all cores):");
+		benchlib_appendf(r->diag, sizeof r->diag, "; every run, bhemu pages/s (parks/page, all cores):");
 		for (int i = 0; i < runs; i++)
-			appendf(r->diag, sizeof r->diag, " %.0f (%.2f)", bhemu_rates[i], bhemu_parks[i]);
-		appendf(r->diag, sizeof r->diag, ", native:");
+			benchlib_appendf(r->diag, sizeof r->diag, " %.0f (%.2f)", bhemu_rates[i], bhemu_parks[i]);
+		benchlib_appendf(r->diag, sizeof r->diag, ", native:");
 		for (int i = 0; i < runs; i++)
-			appendf(r->diag, sizeof r->diag, " %.0f", native_rates[i]);
+			benchlib_appendf(r->diag, sizeof r->diag, " %.0f", native_rates[i]);
 	}
 }
 
-static void bench_pingpong(struct row *r, const struct options *opt, uint32_t cb_pages)
+static void bench_pingpong(struct benchlib_row *r, const struct options *opt, uint32_t cb_pages)
 {
 	struct pingpong_params p = { opt->pingpong_pages, cb_pages, PAGE_SIZE };
 	struct native_cb cb = { cb_pages, PAGE_SIZE };
 
 	snprintf(r->name, sizeof r->name, "cb pingpong, %u-page CB", cb_pages);
-	r->bar_kind = BAR_RATIO_MIN;
+	r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
 	r->bar = PINGPONG_BAR;
 	measure_cb(r, opt, opt->pingpong_elf, 2, pingpong_patch, &p, &cb, p.pages);
-	appendf(r->extra, sizeof r->extra, ", \"cb_pages\": %u", cb_pages);
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"cb_pages\": %u", cb_pages);
 }
 
 /* ---- 2. CB chain through five cores ---------------------------------------------------------- */
@@ -522,7 +461,7 @@ static bool chain_patch(struct bh_device *dev, const char *elf, void *ctx, char 
 	return true;
 }
 
-static void bench_chain(struct row *r, const struct options *opt)
+static void bench_chain(struct benchlib_row *r, const struct options *opt)
 {
 	struct chain_params p = { .pages = opt->chain_pages };
 
@@ -533,7 +472,7 @@ static void bench_chain(struct row *r, const struct options *opt)
 		return;
 	snprintf(r->name, sizeof r->name, "cb chain5, CBs %u/%u/%u/%u", p.cbs[0].pages, p.cbs[1].pages,
 		 p.cbs[2].pages, p.cbs[3].pages);
-	appendf(r->extra, sizeof r->extra, ", \"cb_pages\": [%u, %u, %u, %u]", p.cbs[0].pages, p.cbs[1].pages,
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"cb_pages\": [%u, %u, %u, %u]", p.cbs[0].pages, p.cbs[1].pages,
 		p.cbs[2].pages, p.cbs[3].pages);
 }
 
@@ -591,18 +530,18 @@ static bool wake_bhemu(const struct options *opt, double *rtt, unsigned *unparke
 	uint64_t parks0 = core_parks(dev, 0, BH_CORE_BRISC);
 	for (uint32_t r = 1; r <= opt->warmup + opt->rounds; r++) {
 		/* The answer to round r - 1 came from a running core: wait until it parks again. */
-		double deadline = bench_now() + 0.1;
+		double deadline = benchlib_now() + 0.1;
 		while (!core_parked(dev, 0, BH_CORE_BRISC)) {
-			if (bench_now() > deadline) {
+			if (benchlib_now() > deadline) {
 				++*unparked;
 				break;
 			}
 		}
-		bench_spin_for(opt->settle_s);
-		double t0 = bench_now();
+		benchlib_spin_for(opt->settle_s);
+		double t0 = benchlib_now();
 		l1_put32(dev, 0, flag, r);
 		while (l1_get32(dev, 0, ack) != r) {
-			if (bench_now() > t0 + 1.0) {
+			if (benchlib_now() > t0 + 1.0) {
 				bh_core_result(dev, 0, BH_CORE_BRISC, &res);
 				if (res.status == BH_RUN_FAULTED)
 					fprintf(stderr, "bench_sync: %s\n", res.report);
@@ -611,7 +550,7 @@ static bool wake_bhemu(const struct options *opt, double *rtt, unsigned *unparke
 				goto out;
 			}
 		}
-		double t1 = bench_now();
+		double t1 = benchlib_now();
 		if (r > opt->warmup)
 			rtt[r - opt->warmup - 1] = t1 - t0;
 	}
@@ -628,7 +567,7 @@ out:
 	return ok;
 }
 
-static void bench_wake(struct row *med, struct row *p99, const struct options *opt)
+static void bench_wake(struct benchlib_row *med, struct benchlib_row *p99, const struct options *opt)
 {
 	unsigned n = opt->rounds, unparked = 0;
 	double *b = calloc(n, sizeof *b), *h = calloc(n, sizeof *h);
@@ -638,30 +577,30 @@ static void bench_wake(struct row *med, struct row *p99, const struct options *o
 	snprintf(med->name, sizeof med->name, "wake-up round trip, median");
 	snprintf(p99->name, sizeof p99->name, "wake-up round trip, p99");
 	if (b == NULL || h == NULL) {
-		row_fail(med, "out of memory");
+		benchlib_row_fail(med, "out of memory");
 		goto out;
 	}
 	if (!wake_bhemu(opt, b, &unparked, &parks, err, sizeof err))
-		row_fail(med, "bhemu: %s", err);
+		benchlib_row_fail(med, "bhemu: %s", err);
 	if (native_wake_rtt(n, opt->warmup, opt->settle_s, h, err, sizeof err) != 0)
-		row_fail(med, "native: %s", err);
+		benchlib_row_fail(med, "native: %s", err);
 	if (med->failed) {
-		row_fail(p99, "%s", med->error);
+		benchlib_row_fail(p99, "%s", med->error);
 		goto out;
 	}
 	qsort(b, n, sizeof *b, cmp_double);
 	qsort(h, n, sizeof *h, cmp_double);
 	med->bhemu = median_sorted(b, n) * 1e6;
-	med->native = median_sorted(h, n) * 1e6;
+	med->ref = median_sorted(h, n) * 1e6;
 	p99->bhemu = p99_sorted(b, n) * 1e6;
-	p99->native = p99_sorted(h, n) * 1e6;
+	p99->ref = p99_sorted(h, n) * 1e6;
 	snprintf(med->diag, sizeof med->diag,
 		 "%u rounds after %u warm-up, each written %.0f us after the waiter parked; brisc parked %" PRIu64
 		 " times (%u rounds it was not parked)",
 		 n, opt->warmup, opt->settle_s * 1e6, parks, unparked);
 	for (int i = 0; i < 2; i++) {
-		struct row *r = i ? p99 : med;
-		appendf(r->extra, sizeof r->extra,
+		struct benchlib_row *r = i ? p99 : med;
+		benchlib_appendf(r->extra, sizeof r->extra,
 			", \"rounds\": %u, \"warmup\": %u, \"settle_us\": %.1f, \"bhemu_parks\": %" PRIu64
 			", \"bhemu_rounds_not_parked\": %u, \"bhemu_min_us\": %.3f, \"native_min_us\": %.3f",
 			n, opt->warmup, opt->settle_s * 1e6, parks, unparked, b[0] * 1e6, h[0] * 1e6);
@@ -699,13 +638,13 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
 		return false;
 	}
-	double t = bench_now();
+	double t = benchlib_now();
 	if (bh_device_open(&cfg, &dev) != BH_OK) {
 		snprintf(err, errlen, "cannot open a device of %u tiles", opt->tiles);
 		return false;
 	}
-	o->open_s = bench_now() - t;
-	t = bench_now();
+	o->open_s = benchlib_now() - t;
+	t = benchlib_now();
 	for (unsigned tile = 0; tile < opt->tiles; tile++) {
 		for (unsigned k = 0; k < NCORES; k++) {
 			enum bh_core_id core = (enum bh_core_id)k;
@@ -724,15 +663,15 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 	}
 	if (!symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen))
 		goto out;
-	o->load_s = bench_now() - t;
+	o->load_s = benchlib_now() - t;
 
-	t = bench_now();
+	t = benchlib_now();
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
 		for (unsigned k = 0; k < NCORES; k++)
 			bh_core_start(dev, tile, (enum bh_core_id)k, entry[k]);
 	unsigned parked = 0, total = opt->tiles * NCORES;
 	while (parked < total) {
-		if (bench_now() > t + 20) {
+		if (benchlib_now() > t + 20) {
 			snprintf(err, errlen, "only %u of %u cores parked within 20 s", parked, total);
 			goto out;
 		}
@@ -742,16 +681,16 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 			for (unsigned k = 0; k < NCORES; k++)
 				parked += core_parked(dev, tile, k);
 	}
-	o->settle_s = bench_now() - t;
+	o->settle_s = benchlib_now() - t;
 	sleep_for(0.01);   /* the last ones marked themselves parked just before their futex wait */
 
 	uint64_t parks0 = 0, parks1 = 0;
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
 		for (unsigned k = 0; k < NCORES; k++)
 			parks0 += core_parks(dev, tile, k);
-	double c0 = bench_process_cpu(), w0 = bench_now();
+	double c0 = benchlib_process_cpu(), w0 = benchlib_now();
 	sleep_for(opt->idle_s);
-	double c1 = bench_process_cpu(), w1 = bench_now();
+	double c1 = benchlib_process_cpu(), w1 = benchlib_now();
 	o->cpu_percent = (c1 - c0) / (w1 - w0) * 100;
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
 		for (unsigned k = 0; k < NCORES; k++)
@@ -764,7 +703,7 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 		snprintf(err, errlen, "cannot redirect the guest's output: %s", strerror(errno));
 		goto out;
 	}
-	t = bench_now();
+	t = benchlib_now();
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
 		l1_put32(dev, tile, flag, WAKE_EXIT);
 	ok = true;
@@ -779,16 +718,16 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 			}
 		}
 	}
-	o->wake_all_s = bench_now() - t;
+	o->wake_all_s = benchlib_now() - t;
 	capture_end(&cap, last, sizeof last);
 out:
-	t = bench_now();
+	t = benchlib_now();
 	bh_device_close(dev);
-	o->close_s = bench_now() - t;
+	o->close_s = benchlib_now() - t;
 	return ok;
 }
 
-static void bench_idle(struct row *cpu, struct row *wake, const struct options *opt)
+static void bench_idle(struct benchlib_row *cpu, struct benchlib_row *wake, const struct options *opt)
 {
 	struct idle_bhemu b = { 0 };
 	struct native_idle h = { 0 };
@@ -798,29 +737,29 @@ static void bench_idle(struct row *cpu, struct row *wake, const struct options *
 	snprintf(cpu->name, sizeof cpu->name, "idle %u parked cores, CPU", cores);
 	snprintf(wake->name, sizeof wake->name, "wake %u parked cores, all exit", cores);
 	cpu->no_ratio = true;
-	cpu->bar_kind = BAR_VALUE_MAX;
+	cpu->bar_kind = BENCHLIB_BAR_VALUE_MAX;
 	cpu->bar = IDLE_CPU_BAR;
 	if (!idle_bhemu_run(opt, &b, err, sizeof err)) {
-		row_fail(cpu, "bhemu: %s", err);
-		row_fail(wake, "bhemu: %s", err);
+		benchlib_row_fail(cpu, "bhemu: %s", err);
+		benchlib_row_fail(wake, "bhemu: %s", err);
 		return;
 	}
 	if (native_idle_run(opt->tiles, NCORES, opt->idle_s, &h, err, sizeof err) != 0) {
-		row_fail(cpu, "native: %s", err);
-		row_fail(wake, "native: %s", err);
+		benchlib_row_fail(cpu, "native: %s", err);
+		benchlib_row_fail(wake, "native: %s", err);
 		return;
 	}
 	cpu->bhemu = b.cpu_percent;
-	cpu->native = h.cpu_percent;
+	cpu->ref = h.cpu_percent;
 	wake->bhemu = b.wake_all_s * 1e3;
-	wake->native = h.wake_all_s * 1e3;
+	wake->ref = h.wake_all_s * 1e3;
 	snprintf(cpu->diag, sizeof cpu->diag,
 		 "%u tiles over %.1f s; device open %.2f s, ELF loads %.2f s, all parked %.2f s after the "
 		 "starts (native threads asleep after %.2f s), wake-ups while idle %" PRIu64 ", close %.2f s",
 		 opt->tiles, opt->idle_s, b.open_s, b.load_s, b.settle_s, h.settle_s, b.idle_parks, b.close_s);
 	for (int i = 0; i < 2; i++) {
-		struct row *r = i ? wake : cpu;
-		appendf(r->extra, sizeof r->extra,
+		struct benchlib_row *r = i ? wake : cpu;
+		benchlib_appendf(r->extra, sizeof r->extra,
 			", \"tiles\": %u, \"cores\": %u, \"idle_seconds\": %.3f, \"bhemu_open_seconds\": %.3f"
 			", \"bhemu_load_seconds\": %.3f, \"bhemu_settle_seconds\": %.3f, \"native_settle_seconds\": %.3f"
 			", \"bhemu_wakeups_while_idle\": %" PRIu64 ", \"bhemu_close_seconds\": %.3f",
@@ -831,270 +770,65 @@ static void bench_idle(struct row *cpu, struct row *wake, const struct options *
 
 /* ---- Output ---------------------------------------------------------------------------------- */
 
-static bool has_ratio(const struct row *r)
-{
-	return !r->failed && !r->no_ratio && r->bhemu > 0 && r->native > 0;
-}
-
-/* 1 met, 0 missed, -1 no bar or not measured. */
-static int bar_met(const struct row *r)
-{
-	if (r->failed || r->bhemu < 0)
-		return -1;
-	switch (r->bar_kind) {
-	case BAR_RATIO_MIN:
-		return has_ratio(r) ? r->bhemu / r->native >= r->bar : -1;
-	case BAR_VALUE_MAX:
-		return r->bhemu < r->bar;
-	case BAR_NONE:
-		break;
-	}
-	return -1;
-}
-
-static void bar_text(const struct row *r, char *buf, size_t len)
-{
-	int met = bar_met(r);
-	const char *verdict = met == 1 ? "met" : met == 0 ? "MISSED" : "-";
-
-	if (r->bar_kind == BAR_RATIO_MIN)
-		snprintf(buf, len, "ratio >= %.2f: %s", r->bar, verdict);
-	else if (r->bar_kind == BAR_VALUE_MAX)
-		snprintf(buf, len, "< %g %s: %s", r->bar, r->unit, verdict);
-	else
-		snprintf(buf, len, "-");
-}
-
-/* Numbers with enough digits for their size. */
-static void format_value(char *buf, size_t len, double v)
-{
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else if (v >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (v >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.3f", v);
-}
-
-/* The machine the numbers come from. Other processes (and, in a VM, the hypervisor's other
- * guests: steal time) take CPU time from both sides, not equally: bhemu's parking reacts to a
- * partner that is not running. */
-struct host_sample {
-	double wall, own_cpu;
-	double busy, steal;             /* all CPUs, seconds: /proc/stat, busy without steal */
-};
-
+/* The machine the numbers come from. Other processes take CPU time from both sides, not
+ * equally: bhemu's parking reacts to a partner that is not running. */
 struct host_info {
 	long cpus;
-	struct host_sample start, end;
-	bool have_stat;
+	struct benchlib_host_load load;
 };
-
-static bool host_sample(struct host_sample *h)
-{
-	unsigned long long v[8] = { 0 };   /* user nice system idle iowait irq softirq steal */
-	FILE *f = fopen("/proc/stat", "r");
-
-	h->wall = bench_now();
-	h->own_cpu = bench_process_cpu();
-	if (f == NULL)
-		return false;
-	int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		       &v[6], &v[7]);
-	fclose(f);
-	double tick = (double)sysconf(_SC_CLK_TCK);
-	h->busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / tick;
-	h->steal = (double)v[7] / tick;
-	return n == 8;
-}
-
-/* CPUs' worth of time that other processes used, and that was stolen, on average over the run. */
-static double host_others(const struct host_info *h)
-{
-	double wall = h->end.wall - h->start.wall;
-	double own = h->end.own_cpu - h->start.own_cpu;
-	double others = (h->end.busy - h->start.busy - own) / wall;
-	return others > 0 ? others : 0;
-}
-
-static double host_steal(const struct host_info *h)
-{
-	return (h->end.steal - h->start.steal) / (h->end.wall - h->start.wall);
-}
 
 static void print_host(FILE *f, const struct host_info *h)
 {
 	fprintf(f, "host: %ld CPUs", h->cpus);
-	if (h->have_stat) {
-		double others = host_others(h), steal = host_steal(h);
-		fprintf(f, "; during the run other processes used %.2f CPUs and steal took %.2f on average%s", others,
-			steal, others + steal > 0.1 ? " (numbers are noisy: both sides lose CPU time)" : "");
-	}
-	fputc('\n', f);
+	benchlib_print_host_load(f, &h->load);
 }
 
-static void print_table(FILE *f, const struct row *rows, int n)
+static void print_table(FILE *f, const struct benchlib_row *rows, int n)
 {
 	fprintf(f, "%-34s %-8s %12s %12s %12s  %s\n", "measurement", "unit", "bhemu", "native", "bhemu/native",
 		"bar");
 	for (int i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
+		const struct benchlib_row *r = &rows[i];
 		char b[32], h[32], ratio[32], bar[64];
-		format_value(b, sizeof b, r->failed ? -1 : r->bhemu);
-		format_value(h, sizeof h, r->failed ? -1 : r->native);
-		if (has_ratio(r))
-			snprintf(ratio, sizeof ratio, "%.3f", r->bhemu / r->native);
-		else
-			snprintf(ratio, sizeof ratio, "-");
-		bar_text(r, bar, sizeof bar);
+		benchlib_row_cells(r, b, h, ratio, bar);
 		fprintf(f, "%-34s %-8s %12s %12s %12s  %s%s\n", r->name, r->unit, b, h, ratio, bar,
 			r->failed ? "  FAILED" : "");
 	}
 	fprintf(f, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
-	for (int i = 0; i < n; i++)
-		if (rows[i].diag[0] != '\0' && !rows[i].failed)
-			fprintf(f, "  %s: %s\n", rows[i].name, rows[i].diag);
-	for (int i = 0; i < n; i++)
-		if (rows[i].failed)
-			fprintf(f, "FAILED %s: %s\n", rows[i].name, rows[i].error);
+	benchlib_print_row_notes(f, rows, n);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_number(FILE *f, bool present, double value)
-{
-	if (present)
-		fprintf(f, "%.6g", value);
-	else
-		fputs("null", f);
-}
-
-static bool write_json(const char *path, const struct row *rows, int n, const struct options *opt,
+static bool write_json(const char *path, const struct benchlib_row *rows, int n, const struct options *opt,
 		       const struct host_info *host, int failed)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	FILE *f = benchlib_json_open(path);
 
-	if (f == NULL) {
-		fprintf(stderr, "bench_sync: cannot write %s: %s\n", path, strerror(errno));
+	if (f == NULL)
 		return false;
-	}
 	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n", opt->quick ? "true" : "false", opt->repeat);
-	fprintf(f, "  \"host_cpus\": %ld,\n  \"host_other_processes_cpus\": ", host->cpus);
-	json_number(f, host->have_stat, host->have_stat ? host_others(host) : 0);
-	fputs(",\n  \"host_steal_cpus\": ", f);
-	json_number(f, host->have_stat, host->have_stat ? host_steal(host) : 0);
+	fprintf(f, "  \"host_cpus\": %ld,\n  ", host->cpus);
+	benchlib_json_host_load(f, &host->load);
 	fputs(",\n", f);
-	fputs("  \"measurements\": [", f);
-	for (int i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-		bool ok = !r->failed;
-		int met = bar_met(r);
-		fputs(i == 0 ? "\n    {" : ",\n    {", f);
-		fputs("\"key\": ", f);
-		json_string(f, r->key);
-		fputs(", \"name\": ", f);
-		json_string(f, r->name);
-		fputs(", \"unit\": ", f);
-		json_string(f, r->unit);
-		fputs(", \"bhemu\": ", f);
-		json_number(f, ok && r->bhemu >= 0, r->bhemu);
-		fputs(", \"native\": ", f);
-		json_number(f, ok && r->native >= 0, r->native);
-		fputs(", \"ratio\": ", f);
-		json_number(f, has_ratio(r), has_ratio(r) ? r->bhemu / r->native : 0);
-		fputs(", \"bar\": ", f);
-		if (r->bar_kind == BAR_NONE)
-			fputs("null", f);
-		else
-			fprintf(f, "{\"%s\": %g, \"met\": %s}", r->bar_kind == BAR_RATIO_MIN ? "min_ratio" : "max_value",
-				r->bar, met == 1 ? "true" : met == 0 ? "false" : "null");
-		if (ok)
-			fputs(r->extra, f);
-		fputs(", \"status\": ", f);
-		json_string(f, ok ? "ok" : "FAILED");
-		fputs(", \"error\": ", f);
-		if (ok)
-			fputs("null", f);
-		else
-			json_string(f, r->error);
-		fputc('}', f);
-	}
-	fputs("\n  ],\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\",\n", f);
+	benchlib_json_rows(f, rows, n, "native", false);
+	fputs(",\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\",\n", f);
 	fprintf(f, "  \"failed\": %d\n}\n", failed);
-	if (f == stdout)
-		return fflush(f) == 0;
-	return fclose(f) == 0;
+	return benchlib_json_close(f);
 }
 
 /* ---- Command line ---------------------------------------------------------------------------- */
 
-static const char *option_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "bench_sync: %s needs a value (see --help)\n", argv[*i]);
-		exit(EXIT_USAGE);
-	}
-	return argv[++*i];
-}
-
-static unsigned long option_ulong(int argc, char **argv, int *i, unsigned long min, unsigned long max)
-{
-	const char *opt = argv[*i], *v = option_value(argc, argv, i);
-	char *end;
-	unsigned long n = strtoul(v, &end, 10);
-
-	if (*end != '\0' || v[0] == '-' || n < min || n > max) {
-		fprintf(stderr, "bench_sync: %s wants %lu..%lu, not '%s'\n", opt, min, max, v);
-		exit(EXIT_USAGE);
-	}
-	return n;
-}
-
 static unsigned parse_only(const char *list)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = { { "pingpong", M_PINGPONG }, { "chain", M_CHAIN }, { "wake", M_WAKE }, { "idle", M_IDLE } };
-	char buf[128];
-	unsigned mask = 0;
+	static const struct benchlib_name_bit names[] = {
+		{ "pingpong", M_PINGPONG }, { "chain", M_CHAIN }, { "wake", M_WAKE }, { "idle", M_IDLE },
+	};
 
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		unsigned k = 0;
-		while (k < sizeof names / sizeof names[0] && strcmp(tok, names[k].name) != 0)
-			k++;
-		if (k == sizeof names / sizeof names[0]) {
-			fprintf(stderr, "bench_sync: --only: unknown measurement '%s' (pingpong, chain, wake, idle)\n",
-				tok);
-			exit(EXIT_USAGE);
-		}
-		mask |= names[k].bit;
-	}
-	if (mask == 0) {
-		fprintf(stderr, "bench_sync: --only needs a list of pingpong, chain, wake, idle\n");
-		exit(EXIT_USAGE);
-	}
-	return mask;
+	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
 }
 
 int main(int argc, char **argv)
 {
+	benchlib_set_program("bench_sync");
 	struct options opt = {
 		.repeat = -1, .settle_s = 20e-6, .warmup = 50, .only = M_ALL,
 		.pingpong_elf = BENCH_SYNC_PINGPONG_ELF, .chain_elf = BENCH_SYNC_CHAIN_ELF,
@@ -1107,42 +841,42 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
-			return EXIT_OK;
+			return BENCHLIB_EXIT_OK;
 		} else if (strcmp(a, "--quick") == 0) {
 			opt.quick = true;
 		} else if (strcmp(a, "--check-bars") == 0) {
 			opt.check_bars = true;
 		} else if (strcmp(a, "--repeat") == 0) {
-			opt.repeat = (int)option_ulong(argc, argv, &i, 1, MAX_REPEAT);
+			opt.repeat = (int)benchlib_option_ulong(argc, argv, &i, 1, MAX_REPEAT);
 		} else if (strcmp(a, "--pages") == 0) {
-			pages = (long)option_ulong(argc, argv, &i, 1, 100000000);
+			pages = (long)benchlib_option_ulong(argc, argv, &i, 1, 100000000);
 		} else if (strcmp(a, "--chain-pages") == 0) {
-			chain_pages = (long)option_ulong(argc, argv, &i, 1, 100000000);
+			chain_pages = (long)benchlib_option_ulong(argc, argv, &i, 1, 100000000);
 		} else if (strcmp(a, "--rounds") == 0) {
-			rounds = (long)option_ulong(argc, argv, &i, 1, 10000000);
+			rounds = (long)benchlib_option_ulong(argc, argv, &i, 1, 10000000);
 		} else if (strcmp(a, "--tiles") == 0) {
-			tiles = (long)option_ulong(argc, argv, &i, 1, 1024);
+			tiles = (long)benchlib_option_ulong(argc, argv, &i, 1, 1024);
 		} else if (strcmp(a, "--idle-seconds") == 0) {
-			const char *v = option_value(argc, argv, &i);
+			const char *v = benchlib_option_value(argc, argv, &i);
 			char *end;
 			idle_s = strtod(v, &end);
 			if (*end != '\0' || !(idle_s >= 0.01 && idle_s <= 3600)) {
 				fprintf(stderr, "bench_sync: --idle-seconds wants 0.01..3600, not '%s'\n", v);
-				return EXIT_USAGE;
+				return BENCHLIB_EXIT_USAGE;
 			}
 		} else if (strcmp(a, "--only") == 0) {
-			opt.only = parse_only(option_value(argc, argv, &i));
+			opt.only = parse_only(benchlib_option_value(argc, argv, &i));
 		} else if (strcmp(a, "--pingpong-elf") == 0) {
-			opt.pingpong_elf = option_value(argc, argv, &i);
+			opt.pingpong_elf = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--chain-elf") == 0) {
-			opt.chain_elf = option_value(argc, argv, &i);
+			opt.chain_elf = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--wake-elf") == 0) {
-			opt.wake_elf = option_value(argc, argv, &i);
+			opt.wake_elf = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--json") == 0) {
-			opt.json_path = option_value(argc, argv, &i);
+			opt.json_path = benchlib_option_value(argc, argv, &i);
 		} else {
 			fprintf(stderr, "bench_sync: unknown argument %s (see --help)\n", a);
-			return EXIT_USAGE;
+			return BENCHLIB_EXIT_USAGE;
 		}
 	}
 	/* Defaults: about 30 s on two host CPUs; --quick: a few seconds. */
@@ -1157,49 +891,43 @@ int main(int argc, char **argv)
 
 	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
-	struct row rows[MAX_ROWS];
+	struct benchlib_row rows[MAX_ROWS];
 	struct host_info host = { .cpus = sysconf(_SC_NPROCESSORS_ONLN) };
 	int n = 0;
 
-	host.have_stat = host_sample(&host.start);
+	benchlib_host_begin(&host.load);
 #define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
 	if (opt.only & M_PINGPONG) {
 		static const uint32_t depths[] = { 1, 2, 16 };
 		static const char *const keys[] = { "cb_pingpong_1", "cb_pingpong_2", "cb_pingpong_16" };
 		for (int i = 0; i < 3; i++) {
 			PROGRESS("cb pingpong, %u-page CB, %" PRIu32 " pages", depths[i], opt.pingpong_pages);
-			bench_pingpong(row_new(rows, &n, keys[i], "pages/s"), &opt, depths[i]);
+			bench_pingpong(benchlib_row_new(rows, &n, keys[i], "pages/s"), &opt, depths[i]);
 		}
 	}
 	if (opt.only & M_CHAIN) {
 		PROGRESS("cb chain5, %" PRIu32 " pages", opt.chain_pages);
-		bench_chain(row_new(rows, &n, "cb_chain5", "pages/s"), &opt);
+		bench_chain(benchlib_row_new(rows, &n, "cb_chain5", "pages/s"), &opt);
 	}
 	if (opt.only & M_WAKE) {
 		PROGRESS("wake-up round trips, %u rounds", opt.rounds);
-		struct row *med = row_new(rows, &n, "wake_rtt_median", "us");
-		bench_wake(med, row_new(rows, &n, "wake_rtt_p99", "us"), &opt);
+		struct benchlib_row *med = benchlib_row_new(rows, &n, "wake_rtt_median", "us");
+		bench_wake(med, benchlib_row_new(rows, &n, "wake_rtt_p99", "us"), &opt);
 	}
 	if (opt.only & M_IDLE) {
 		PROGRESS("idle device, %u tiles, %.1f s", opt.tiles, opt.idle_s);
-		struct row *cpu = row_new(rows, &n, "idle_cpu", "%");
-		bench_idle(cpu, row_new(rows, &n, "wake_all", "ms"), &opt);
+		struct benchlib_row *cpu = benchlib_row_new(rows, &n, "idle_cpu", "%");
+		bench_idle(cpu, benchlib_row_new(rows, &n, "wake_all", "ms"), &opt);
 	}
 #undef PROGRESS
 
-	int failed = 0, missed = 0;
-	for (int i = 0; i < n; i++) {
-		failed += rows[i].failed;
-		missed += bar_met(&rows[i]) == 0;
-	}
-	/* /proc/stat counts in ticks: a run under a second says nothing. */
-	host.have_stat = host.have_stat && host_sample(&host.end);
-	host.have_stat = host.have_stat && host.end.wall - host.start.wall >= 1.0;
+	int missed, failed = benchlib_rows_count(rows, n, &missed);
+	benchlib_host_end(&host.load);
 	print_host(out, &host);
 	print_table(out, rows, n);
 	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
 		failed++;
 	if (failed)
-		return EXIT_FAILED;
-	return opt.check_bars && missed ? EXIT_FAILED : EXIT_OK;
+		return BENCHLIB_EXIT_FAILED;
+	return opt.check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
 }

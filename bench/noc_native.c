@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +9,7 @@
 
 #include "guest/noc_bench.h"
 #include "noc_native.h"
-#include "sync_native.h"   /* bench_now, bench_process_cpu */
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+#include "benchlib.h"
 
 double native_memcpy(uint32_t iterations, uint32_t batch, uint32_t block, char *err, size_t errlen)
 {
@@ -28,7 +18,7 @@ double native_memcpy(uint32_t iterations, uint32_t batch, uint32_t block, char *
 	double rate = -1, t0 = 0;
 
 	if (src == NULL || dst == NULL) {
-		set_err(err, errlen, "out of memory");
+		benchlib_set_err(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < area; i++)
@@ -36,16 +26,16 @@ double native_memcpy(uint32_t iterations, uint32_t batch, uint32_t block, char *
 	memset(dst, 0, area);
 	for (uint32_t i = 0; i <= iterations; i++) {
 		if (i == 1)
-			t0 = bench_now();
+			t0 = benchlib_now();
 		for (uint32_t b = 0; b < batch; b++)
 			memcpy(dst + (size_t)b * block, src + (size_t)b * block, block);
 		/* The copies are observable, as the guest's are at its barrier: the optimiser may
 		 * neither drop nor merge them. */
 		__asm__ volatile("" : : "r"(dst), "r"(src) : "memory");
 	}
-	double s = bench_now() - t0;
+	double s = benchlib_now() - t0;
 	if (memcmp(dst, src, area) != 0) {
-		set_err(err, errlen, "memcpy reference: destination differs from source");
+		benchlib_set_err(err, errlen, "memcpy reference: destination differs from source");
 		goto out;
 	}
 	rate = (double)iterations * (double)area / s;
@@ -61,13 +51,13 @@ double native_fetch_add(uint32_t n, char *err, size_t errlen)
 	uint64_t sum = 0, expect = (uint64_t)n * (n - 1) / 2;
 
 	__atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
-	double t0 = bench_now();
+	double t0 = benchlib_now();
 	for (uint32_t i = 0; i < n; i++)
 		sum += __atomic_fetch_add(&word, 1, __ATOMIC_SEQ_CST);
-	double s = bench_now() - t0;
+	double s = benchlib_now() - t0;
 	uint32_t w = __atomic_load_n(&word, __ATOMIC_SEQ_CST);
 	if (w != n || sum != expect) {
-		set_err(err, errlen, "fetch_add reference: word %u, sum %" PRIu64 " (expected %u, %" PRIu64 ")", w, sum,
+		benchlib_set_err(err, errlen, "fetch_add reference: word %u, sum %" PRIu64 " (expected %u, %" PRIu64 ")", w, sum,
 			n, expect);
 		return -1;
 	}
@@ -117,23 +107,23 @@ double native_compute_threads(unsigned nthreads, uint32_t rounds, double *cpu_s,
 	double seconds = -1;
 
 	if (threads == NULL) {
-		set_err(err, errlen, "out of memory");
+		benchlib_set_err(err, errlen, "out of memory");
 		return -1;
 	}
 	for (; started < nthreads; started++)
 		if (pthread_create(&threads[started], NULL, compute_worker, &sh) != 0)
 			break;
-	double c0 = bench_process_cpu(), t0 = bench_now();
+	double c0 = benchlib_process_cpu(), t0 = benchlib_now();
 	compute_release(&sh, started == nthreads ? 1 : -1);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
-	double t1 = bench_now();
-	*cpu_s = bench_process_cpu() - c0;
+	double t1 = benchlib_now();
+	*cpu_s = benchlib_process_cpu() - c0;
 	free(threads);
 	if (started < nthreads)
-		set_err(err, errlen, "could start only %u of %u threads", started, nthreads);
+		benchlib_set_err(err, errlen, "could start only %u of %u threads", started, nthreads);
 	else if (__atomic_load_n(&sh.failed, __ATOMIC_RELAXED))
-		set_err(err, errlen, "a native compute thread got the wrong digest");
+		benchlib_set_err(err, errlen, "a native compute thread got the wrong digest");
 	else
 		seconds = t1 - t0;
 	return seconds;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchlib.h"
 #include "sync_native.h"
 
 #define MAX_STAGES 8
@@ -24,51 +25,9 @@
  * it waits for. */
 #define SPIN_PAUSES 128
 
-double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double bench_process_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#endif
-}
-
-void bench_spin_for(double seconds)
-{
-	double end = bench_now() + seconds;
-
-	while (bench_now() < end)
-		cpu_relax();
-}
-
 static long futex(_Atomic uint32_t *word, int op, uint32_t val)
 {
 	return syscall(SYS_futex, (uint32_t *)word, op, val, NULL, NULL, 0);
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 /* Starts fn(arg) on a thread with a small stack. */
@@ -191,7 +150,7 @@ static void chain_fail(struct chain *ch, const char *fmt, ...)
 static bool wait_backoff(struct chain *ch, unsigned *tries)
 {
 	if (++*tries <= SPIN_PAUSES) {
-		cpu_relax();
+		benchlib_cpu_relax();
 		return true;
 	}
 	sched_yield();
@@ -316,7 +275,7 @@ static void *chain_stage(void *arg)
 		stage_sink(ch, a->stage);
 	else
 		stage_forward(ch, a->stage);
-	ch->end[a->stage] = bench_now();
+	ch->end[a->stage] = benchlib_now();
 	return NULL;
 }
 
@@ -330,7 +289,7 @@ double native_cb_chain(unsigned nstages, const struct native_cb *cbs, uint32_t p
 	double result = -1;
 
 	if (nstages < 2 || nstages > MAX_STAGES) {
-		set_err(err, errlen, "native chain: %u stages (2..%d)", nstages, MAX_STAGES);
+		benchlib_set_err(err, errlen, "native chain: %u stages (2..%d)", nstages, MAX_STAGES);
 		return -1;
 	}
 	memset(&ch, 0, sizeof ch);
@@ -342,7 +301,7 @@ double native_cb_chain(unsigned nstages, const struct native_cb *cbs, uint32_t p
 	for (unsigned i = 0; i + 1 < nstages; i++) {
 		if (cbs[i].page_size != cbs[0].page_size || cbs[i].page_size < 16 || cbs[i].page_size % 16 ||
 		    cbs[i].pages == 0 || cbs[i].pages > 0xFFFF) {
-			set_err(err, errlen, "native chain: CB%u of %u pages of %u bytes is unusable", i, cbs[i].pages,
+			benchlib_set_err(err, errlen, "native chain: CB%u of %u pages of %u bytes is unusable", i, cbs[i].pages,
 				cbs[i].page_size);
 			goto out;
 		}
@@ -350,14 +309,14 @@ double native_cb_chain(unsigned nstages, const struct native_cb *cbs, uint32_t p
 		rings[i].page_words = ch.page_words;
 		rings[i].fifo = aligned_alloc(64, ((size_t)cbs[i].pages * cbs[i].page_size + 63) & ~(size_t)63);
 		if (rings[i].fifo == NULL) {
-			set_err(err, errlen, "native chain: out of memory");
+			benchlib_set_err(err, errlen, "native chain: out of memory");
 			goto out;
 		}
 	}
 	for (; started < nstages; started++) {
 		args[started] = (struct stage_arg){ &ch, started };
 		if (thread_start(&threads[started], chain_stage, &args[started]) != 0) {
-			set_err(err, errlen, "native chain: cannot start a thread");
+			benchlib_set_err(err, errlen, "native chain: cannot start a thread");
 			atomic_store_explicit(&ch.abort, 1, memory_order_relaxed);
 			atomic_store_explicit(&ch.go, 1, memory_order_release);
 			goto out;
@@ -365,13 +324,13 @@ double native_cb_chain(unsigned nstages, const struct native_cb *cbs, uint32_t p
 	}
 	while (atomic_load_explicit(&ch.ready, memory_order_relaxed) < nstages)
 		sched_yield();
-	double t0 = bench_now();
+	double t0 = benchlib_now();
 	atomic_store_explicit(&ch.go, 1, memory_order_release);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	started = 0;
 	if (atomic_load_explicit(&ch.failed, memory_order_acquire)) {
-		set_err(err, errlen, "%s", ch.err);
+		benchlib_set_err(err, errlen, "%s", ch.err);
 		goto out;
 	}
 	result = 0;
@@ -432,36 +391,36 @@ int native_wake_rtt(unsigned rounds, unsigned warmup, double settle_s, double *r
 	int rc = -1;
 
 	if (w == NULL) {
-		set_err(err, errlen, "native wake: out of memory");
+		benchlib_set_err(err, errlen, "native wake: out of memory");
 		return -1;
 	}
 	memset(w, 0, sizeof *w);
 	if (thread_start(&t, wake_waiter, w) != 0) {
-		set_err(err, errlen, "native wake: cannot start a thread");
+		benchlib_set_err(err, errlen, "native wake: cannot start a thread");
 		free(w);
 		return -1;
 	}
 	for (uint32_t r = 1; r <= warmup + rounds; r++) {
-		double deadline = bench_now() + 1.0;
+		double deadline = benchlib_now() + 1.0;
 		while (!atomic_load_explicit(&w->sleeping, memory_order_acquire)) {
-			if (bench_now() > deadline) {
-				set_err(err, errlen, "native wake: the waiter did not go to sleep in round %u", r);
+			if (benchlib_now() > deadline) {
+				benchlib_set_err(err, errlen, "native wake: the waiter did not go to sleep in round %u", r);
 				goto out;
 			}
-			cpu_relax();
+			benchlib_cpu_relax();
 		}
-		bench_spin_for(settle_s);
-		double t0 = bench_now();
+		benchlib_spin_for(settle_s);
+		double t0 = benchlib_now();
 		wake_write(w, r);
 		/* Acquire: pairs with the waiter's release of ack. */
 		while (atomic_load_explicit(&w->ack, memory_order_acquire) != r) {
-			if (bench_now() > t0 + 1.0) {
-				set_err(err, errlen, "native wake: no answer to round %u within 1 s", r);
+			if (benchlib_now() > t0 + 1.0) {
+				benchlib_set_err(err, errlen, "native wake: no answer to round %u within 1 s", r);
 				goto out;
 			}
-			cpu_relax();
+			benchlib_cpu_relax();
 		}
-		double t1 = bench_now();
+		double t1 = benchlib_now();
 		if (r > warmup)
 			rtt_s[r - warmup - 1] = t1 - t0;
 	}
@@ -518,38 +477,38 @@ int native_idle_run(unsigned ngroups, unsigned per_group, double idle_s, struct 
 	int rc = -1;
 
 	if (groups == NULL || args == NULL || threads == NULL) {
-		set_err(err, errlen, "native idle: out of memory");
+		benchlib_set_err(err, errlen, "native idle: out of memory");
 		goto out;
 	}
 	for (unsigned g = 0; g < ngroups; g++)
 		atomic_init(&groups[g].flag, 0);
-	double t_start = bench_now();
+	double t_start = benchlib_now();
 	for (; started < n; started++) {
 		args[started] = (struct idle_arg){ &groups[started / per_group], &asleep, &awake, &leave };
 		if (thread_start(&threads[started], idle_waiter, &args[started]) != 0) {
-			set_err(err, errlen, "native idle: cannot start thread %u of %u", started + 1, n);
+			benchlib_set_err(err, errlen, "native idle: cannot start thread %u of %u", started + 1, n);
 			goto out;
 		}
 	}
 	while (atomic_load_explicit(&asleep, memory_order_relaxed) < n) {
-		if (bench_now() > t_start + 30) {
-			set_err(err, errlen, "native idle: threads did not all go to sleep within 30 s");
+		if (benchlib_now() > t_start + 30) {
+			benchlib_set_err(err, errlen, "native idle: threads did not all go to sleep within 30 s");
 			goto out;
 		}
 		usleep(1000);
 	}
-	out->settle_s = bench_now() - t_start;
+	out->settle_s = benchlib_now() - t_start;
 	usleep(10000);   /* the last ones counted themselves just before their futex wait */
 
-	double c0 = bench_process_cpu(), w0 = bench_now();
+	double c0 = benchlib_process_cpu(), w0 = benchlib_now();
 	struct timespec ts = { (time_t)idle_s, (long)((idle_s - (double)(time_t)idle_s) * 1e9) };
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
-	double c1 = bench_process_cpu(), w1 = bench_now();
+	double c1 = benchlib_process_cpu(), w1 = benchlib_now();
 	out->cpu_percent = (c1 - c0) / (w1 - w0) * 100;
 	rc = 0;
 out:;
-	double t0 = bench_now();
+	double t0 = benchlib_now();
 	for (unsigned g = 0; groups != NULL && g < ngroups; g++) {
 		atomic_store_explicit(&groups[g].flag, NATIVE_WAKE_EXIT, memory_order_seq_cst);
 		futex(&groups[g].flag, FUTEX_WAKE_PRIVATE, INT_MAX);
@@ -557,7 +516,7 @@ out:;
 	while (rc == 0 && atomic_load_explicit(&awake, memory_order_acquire) < n)
 		sched_yield();
 	if (rc == 0)
-		out->wake_all_s = bench_now() - t0;
+		out->wake_all_s = benchlib_now() - t0;
 	atomic_store_explicit(&leave, 1, memory_order_release);
 	futex(&leave, FUTEX_WAKE_PRIVATE, INT_MAX);
 	for (unsigned i = 0; i < started; i++)

@@ -14,12 +14,6 @@
 /* Value the host writes to a wake flag to make its waiters exit (sync_wake.c's WAKE_EXIT). */
 #define NATIVE_WAKE_EXIT 0xFFFFFFFFu
 
-/* Wall clock and this process's CPU time (every thread), in seconds. */
-double bench_now(void);
-double bench_process_cpu(void);
-/* Busy-waits (no syscall) for `seconds`. */
-void bench_spin_for(double seconds);
-
 /* One circular buffer: depth in pages, page size in bytes (a multiple of 16, at least 16). */
 struct native_cb {
 	uint32_t pages;

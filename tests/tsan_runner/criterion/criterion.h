@@ -43,6 +43,9 @@ void bh_tr_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 
 #define cr_assert(c, ...) BH_TR_CHECK(1, c, #c, __VA_ARGS__)
 #define cr_expect(c, ...) BH_TR_CHECK(0, c, #c, __VA_ARGS__)
+#define cr_assert_fail(...) BH_TR_CHECK(1, 0, "failure", __VA_ARGS__)
+#define cr_expect_fail(...) BH_TR_CHECK(0, 0, "failure", __VA_ARGS__)
+#define cr_fatal(...) BH_TR_CHECK(1, 0, "fatal", __VA_ARGS__)
 #define cr_assert_not(c, ...) BH_TR_CHECK(1, !(c), "!(" #c ")", __VA_ARGS__)
 #define cr_expect_not(c, ...) BH_TR_CHECK(0, !(c), "!(" #c ")", __VA_ARGS__)
 #define cr_assert_eq(a, b, ...) BH_TR_CHECK(1, (a) == (b), #a " == " #b, __VA_ARGS__)
