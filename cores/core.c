@@ -183,6 +183,10 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 bool bh_core_block(struct bh_core *c)
 {
 	/* Parked on a device: sleep until a waker or an event (reset, shutdown) moves wake_seq. */
+	/* The events word is set before wake_seq moves (pairs with the release in the senders):
+	 * a stop that happened before block_seq was read is seen here, not slept through. */
+	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
+		return true;
 	atomic_store_explicit(&c->park_state, BH_PARK_BLOCKED, memory_order_release);
 	bh_park_sleep(c, c->block_seq, 0);
 	atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);

@@ -218,6 +218,9 @@ bool bh_spin_park(struct bh_core *c)
 		if (!spin_reread(c, &s->prev[k], &v) || v != s->prev[k].value)
 			changed = true;
 	}
+	/* A reset or shutdown that moved wake_seq before we read it would not wake us: look. */
+	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
+		changed = true;
 	if (!changed) {
 		memcpy(s->watched, s->prev, sizeof s->watched);
 		s->nwatched = s->prev_n;
