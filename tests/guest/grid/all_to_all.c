@@ -78,10 +78,7 @@ static int a2a_receive(const struct grid_self *self)
 int main_brisc(void)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = a2a_send(NOC_PROC_BRISC, &self);
+	int rc = grid_main(NOC_PROC_BRISC, &self, prog, a2a_send);
 	if (rc == GRID_OK)
 		rc = a2a_receive(&self);
 	if (rc == GRID_OK && self.index == 0)
@@ -93,9 +90,5 @@ int main_brisc(void)
 int main_ncrisc(void)
 {
 	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = a2a_send(NOC_PROC_NCRISC, &self);
-	return rc;
+	return grid_main(NOC_PROC_NCRISC, &self, prog, a2a_send);
 }

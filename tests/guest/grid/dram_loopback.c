@@ -119,10 +119,7 @@ static int loop_run(uint32_t proc, const struct grid_self *self)
 int main_brisc(void)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = loop_run(NOC_PROC_BRISC, &self);
+	int rc = grid_main(NOC_PROC_BRISC, &self, prog, loop_run);
 	if (rc == GRID_OK && self.index == 0)
 		bare_printf("%s: %u pages of %u bytes over %u DRAM banks, %u tiles%s: ok\n", prog,
 			    loopback_pages_per_tile * self.ntiles, loopback_page_size, bare_grid()->num_dram_banks,
@@ -133,9 +130,5 @@ int main_brisc(void)
 int main_ncrisc(void)
 {
 	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = loop_run(NOC_PROC_NCRISC, &self);
-	return rc;
+	return grid_main(NOC_PROC_NCRISC, &self, prog, loop_run);
 }

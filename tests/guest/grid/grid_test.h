@@ -67,6 +67,27 @@ static inline int grid_self_init(struct grid_self *self, const char *prog)
 	return GRID_OK;
 }
 
+/* Starts this core: noc_init for proc (NOC_PROC_BRISC, NoC0, or NOC_PROC_NCRISC, NoC1), then
+ * grid_self_init. */
+static inline int grid_start(uint32_t proc, struct grid_self *self, const char *prog)
+{
+	if (proc == NOC_PROC_BRISC)
+		noc_init_brisc();
+	else
+		noc_init_ncrisc();
+	return grid_self_init(self, prog);
+}
+
+/* grid_start, then run(proc, self) if that succeeded: the body of most main_brisc/main_ncrisc. */
+static inline int grid_main(uint32_t proc, struct grid_self *self, const char *prog,
+			    int (*run)(uint32_t proc, const struct grid_self *self))
+{
+	int rc = grid_start(proc, self, prog);
+	if (rc == GRID_OK)
+		rc = run(proc, self);
+	return rc;
+}
+
 /* NoC address of addr in tile k of the run. */
 static inline uint64_t grid_tile_addr(uint32_t k, uint32_t addr)
 {

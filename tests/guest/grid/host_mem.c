@@ -96,10 +96,7 @@ static int hostmem_run(uint32_t proc, const struct grid_self *self)
 int main_brisc(void)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = hostmem_run(NOC_PROC_BRISC, &self);
+	int rc = grid_main(NOC_PROC_BRISC, &self, prog, hostmem_run);
 	if (rc == GRID_OK && self.index == 0)
 		bare_printf("%s: %u tiles, %u-byte blocks through host memory at PCIe (%u,%u)%s: ok\n", prog, self.ntiles,
 			    hostmem_block, bare_grid()->pcie_xy & NOC_COORD_MASK, bare_grid()->pcie_xy >> 6,
@@ -110,9 +107,5 @@ int main_brisc(void)
 int main_ncrisc(void)
 {
 	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = hostmem_run(NOC_PROC_NCRISC, &self);
-	return rc;
+	return grid_main(NOC_PROC_NCRISC, &self, prog, hostmem_run);
 }

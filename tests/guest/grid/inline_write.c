@@ -36,8 +36,7 @@ static int expect_word(const struct grid_self *self, const char *what, uint32_t 
 int main_brisc(void)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
+	int rc = grid_start(NOC_PROC_BRISC, &self, prog);
 	if (rc != GRID_OK)
 		return rc;
 	uint32_t n = self.ntiles, next = (self.index + 1) % n, prev = (self.index + n - 1) % n;
@@ -62,8 +61,7 @@ int main_brisc(void)
 int main_ncrisc(void)
 {
 	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
+	int rc = grid_start(NOC_PROC_NCRISC, &self, prog);
 	if (rc != GRID_OK)
 		return rc;
 	uint32_t prev = (self.index + self.ntiles - 1) % self.ntiles;

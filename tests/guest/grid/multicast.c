@@ -124,8 +124,7 @@ static int mc_check(const struct grid_self *self)
 int main_brisc(void)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
+	int rc = grid_start(NOC_PROC_BRISC, &self, prog);
 	if (rc != GRID_OK)
 		return rc;
 	rc = mc_send(NOC_PROC_BRISC, &self);
@@ -141,8 +140,7 @@ int main_brisc(void)
 int main_ncrisc(void)
 {
 	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
+	int rc = grid_start(NOC_PROC_NCRISC, &self, prog);
 	if (rc != GRID_OK)
 		return rc;
 	rc = mc_send(NOC_PROC_NCRISC, &self);

@@ -115,26 +115,22 @@ static int noc_regs_run(uint32_t proc, const struct grid_self *self)
 	return grid_counters_check(prog, self);
 }
 
-int main_brisc(void)
+/* Both cores check their own NoC; tile 0 reports each. */
+static int noc_regs_main(uint32_t proc)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = noc_regs_run(NOC_PROC_BRISC, &self);
+	int rc = grid_main(proc, &self, prog, noc_regs_run);
 	if (rc == GRID_OK && self.index == 0)
 		bare_printf("%s: NoC%u command buffers as noc_init and the calls leave them: ok\n", prog, noc_index);
 	return rc;
 }
 
+int main_brisc(void)
+{
+	return noc_regs_main(NOC_PROC_BRISC);
+}
+
 int main_ncrisc(void)
 {
-	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
-	if (rc == GRID_OK)
-		rc = noc_regs_run(NOC_PROC_NCRISC, &self);
-	if (rc == GRID_OK && self.index == 0)
-		bare_printf("%s: NoC%u command buffers as noc_init and the calls leave them: ok\n", prog, noc_index);
-	return rc;
+	return noc_regs_main(NOC_PROC_NCRISC);
 }

@@ -90,8 +90,7 @@ static int ring_run(const struct ring *r, const struct grid_self *self)
 int main_brisc(void)
 {
 	struct grid_self self;
-	noc_init_brisc();
-	int rc = grid_self_init(&self, prog);
+	int rc = grid_start(NOC_PROC_BRISC, &self, prog);
 	if (rc == GRID_OK)
 		rc = ring_run(&rings[0], &self);
 	if (rc == GRID_OK && self.index == 0)
@@ -102,8 +101,7 @@ int main_brisc(void)
 int main_ncrisc(void)
 {
 	struct grid_self self;
-	noc_init_ncrisc();
-	int rc = grid_self_init(&self, prog);
+	int rc = grid_start(NOC_PROC_NCRISC, &self, prog);
 	if (rc == GRID_OK)
 		rc = ring_run(&rings[1], &self);
 	if (rc == GRID_OK && self.index == 0)
