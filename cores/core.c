@@ -72,6 +72,7 @@ static void core_leave_reset(struct bh_core *c)
 		c->pc = bh_core_reset_pc(c);
 	}
 	c->instret = 0;
+	atomic_store_explicit(&c->instret_snapshot, 0, memory_order_relaxed);
 	c->cycle_offset = 0;
 	c->instret_offset = 0;
 	c->cfg0 = CFG0_RESET;

@@ -87,6 +87,8 @@ struct bh_core {
 
 	/* Published pc for the PC-snapshot registers and reports (relaxed; may lag). */
 	_Atomic uint32_t pc_snapshot;
+	/* instret published with it (relaxed; lags by at most one slice of the interpreter). */
+	_Atomic uint64_t instret_snapshot;
 
 	/* Host calls: NULL means ecall is a fault, as for firmware. */
 	bh_ecall_fn ecall;

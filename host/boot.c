@@ -61,12 +61,26 @@ static int boot_tables_build(struct bh_device *dev, const struct bh_profile *p, 
 	}
 	res->num_dram_banks = d;
 	res->num_l1_banks = l;
-	bt->banks_len = bh_bank_tables(dev, NULL, 0, d, l);
-	if (bt->banks_len < 0)
+	/* The firmware reads the blob laid out for its compile-time counts (noc.md 9), so a board with
+	 * fewer banks gets that layout with the missing entries zero, not a shorter blob. */
+	int len = bh_bank_tables(dev, NULL, 0, d, l);
+	uint8_t *small = len >= 0 ? malloc((size_t)len + 1) : NULL;
+	unsigned fd = p->num_dram_banks, fl = p->num_l1_banks;
+	bt->banks_len = (int)(8 * fd + 8 * fl);
+	bt->banks = calloc(1, (size_t)bt->banks_len + 1);
+	if (len < 0)
 		return BH_ERR_ARG;
-	bt->banks = malloc((size_t)bt->banks_len);
-	if (!bt->banks || bh_bank_tables(dev, bt->banks, (size_t)bt->banks_len, d, l) < 0)
+	if (!small || !bt->banks || bh_bank_tables(dev, small, (size_t)len, d, l) < 0) {
+		free(small);
 		return BH_ERR_SYS;
+	}
+	for (unsigned noc = 0; noc < 2; noc++) {
+		memcpy(bt->banks + 2 * noc * fd, small + 2 * noc * d, 2 * d);
+		memcpy(bt->banks + 4 * fd + 2 * noc * fl, small + 4 * d + 2 * noc * l, 2 * l);
+	}
+	memcpy(bt->banks + 4 * fd + 4 * fl, small + 4 * d + 4 * l, 4 * d);
+	memcpy(bt->banks + 8 * fd + 4 * fl, small + 8 * d + 4 * l, 4 * l);
+	free(small);
 	const struct bh_topology *topo = &dev->chip.topo;
 	memset(bt->col_map, 0, sizeof bt->col_map);
 	memset(bt->row_map, 0, sizeof bt->row_map);
@@ -153,41 +167,24 @@ static bool boot_tile_faulted(struct bh_device *dev, unsigned t)
 static void boot_report_stuck(struct bh_device *dev, const struct bh_profile *p, const bool *done, unsigned n,
 			      struct bh_boot_result *res)
 {
-	size_t cap = 2u << 20, used = 0;
-	char *full = malloc(cap), *out = malloc(cap);
-	if (!full || !out) {
-		free(full);
-		free(out);
-		return;
-	}
-	out[0] = 0;
-	for (unsigned t = 0; t < n && used < cap; t++) {
+	size_t cap = 1u << 16, used = 0;
+	char *head = malloc(cap);
+	bool *stuck = calloc(n, sizeof *stuck);
+	for (unsigned t = 0; head && stuck && t < n && used < cap; t++) {
 		if (done[t])
 			continue;
 		uint32_t go = 0, sync = 0;
 		unsigned x = 0, y = 0;
+		stuck[t] = true;
 		boot_tile_done(dev, t, p, &go, &sync);
 		bh_device_tile_xy(dev, t, &x, &y);
-		used += (size_t)snprintf(out + used, cap - used, "stuck tile %u (%u,%u): go_messages[0].signal = 0x%02x, "
+		used += (size_t)snprintf(head + used, cap - used, "stuck tile %u (%u,%u): go_messages[0].signal = 0x%02x, "
 					 "subordinate_sync = 0x%08x\n", t, x, y, go >> 24, sync);
 	}
-	bh_device_report(dev, full, cap);
-	for (char *line = full; *line && used < cap;) {
-		char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-		unsigned t;
-		bool keep = true;
-		if (sscanf(line, "  tile %u ", &t) == 1)
-			keep = t < n && !done[t];
-		if (keep && used + len < cap) {
-			memcpy(out + used, line, len);
-			used += len;
-			out[used] = 0;
-		}
-		line += len;
-	}
-	free(full);
-	res->report = out;
+	if (head && stuck)
+		res->report = bh_device_report_tiles(dev, stuck, head);
+	free(head);
+	free(stuck);
 }
 
 static int boot_wait(struct bh_device *dev, const struct bh_profile *p, double timeout, bool *done,
@@ -243,6 +240,9 @@ int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw
 	}
 	if (!opt)
 		opt = &defaults;
+	pthread_mutex_lock(&dev->ksym_lock);
+	dev->booted = false;
+	pthread_mutex_unlock(&dev->ksym_lock);
 	double timeout = opt->timeout_s > 0 ? opt->timeout_s : 2.0;
 	res->tiles = bh_device_num_tiles(dev);
 	struct boot_tables bt = { 0 };
@@ -260,6 +260,16 @@ int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw
 			rc = bh_reg_write(dev, t, BH_SOFT_RESET_0, BOOT_RESET_BRISC);
 		if (rc == BH_OK)
 			rc = boot_wait(dev, prof, timeout, done, res, t0);
+	}
+	if (rc == BH_OK) {
+		/* Programs lay their launches out for this profile; nothing of an older program is resident. */
+		pthread_mutex_lock(&dev->ksym_lock);
+		dev->boot_profile = *prof;
+		dev->boot_dram_banks = res->num_dram_banks;
+		dev->boot_l1_banks = res->num_l1_banks;
+		memset(dev->kcb_resident, 0, dev->ntiles * sizeof *dev->kcb_resident);
+		dev->booted = true;
+		pthread_mutex_unlock(&dev->ksym_lock);
 	}
 	free(bt.banks);
 	free(done);

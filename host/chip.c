@@ -106,12 +106,16 @@ struct interleave {
 	uint64_t base;
 };
 
-static bool interleave_init(struct interleave *il, const struct bh_device *dev, bool dram, uint32_t base,
-			    uint32_t page_size)
+/* nbanks 0: every bank of the kind; more than the device has: false. */
+static bool interleave_init(struct interleave *il, const struct bh_device *dev, bool dram, unsigned nbanks,
+			    uint32_t base, uint32_t page_size)
 {
 	uint32_t align = dram ? DRAM_PAGE_ALIGN : L1_PAGE_ALIGN;
+	unsigned have = dram ? dev->chip.topo.ndram : dev->ntiles;
+	if (nbanks > have)
+		return false;
 	il->dram = dram;
-	il->nbanks = dram ? dev->chip.topo.ndram : dev->ntiles;
+	il->nbanks = nbanks ? nbanks : have;
 	il->limit = dram ? BH_DRAM_BANK_USABLE : BH_L1_SIZE;
 	il->stride = ((uint64_t)page_size + align - 1) & ~(uint64_t)(align - 1);
 	il->base = base;
@@ -128,12 +132,12 @@ static bool interleave_offset(const struct interleave *il, uint64_t p, uint64_t 
 	return bytes <= il->limit - *off;
 }
 
-static int interleaved_copy(struct bh_device *dev, bool dram, uint32_t base, uint32_t page_size,
+static int interleaved_copy(struct bh_device *dev, bool dram, unsigned nbanks, uint32_t base, uint32_t page_size,
 			    uint32_t first_page, uint8_t *host, size_t len, bool to_device)
 {
 	struct interleave il;
 	uint64_t off;
-	if (!dev || !interleave_init(&il, dev, dram, base, page_size))
+	if (!dev || !interleave_init(&il, dev, dram, nbanks, base, page_size))
 		return BH_ERR_ARG;
 	/* Check every page before touching any: an error leaves the device unchanged. */
 	for (size_t done = 0; done < len; done += page_size) {
@@ -163,13 +167,25 @@ static int interleaved_copy(struct bh_device *dev, bool dram, uint32_t base, uin
 int bh_interleaved_write(struct bh_device *dev, bool dram, uint32_t base, uint32_t page_size, uint32_t first_page,
 			 const void *src, size_t len)
 {
-	return interleaved_copy(dev, dram, base, page_size, first_page, (uint8_t *)src, len, true);
+	return interleaved_copy(dev, dram, 0, base, page_size, first_page, (uint8_t *)src, len, true);
 }
 
 int bh_interleaved_read(struct bh_device *dev, bool dram, uint32_t base, uint32_t page_size, uint32_t first_page,
 			void *dst, size_t len)
 {
-	return interleaved_copy(dev, dram, base, page_size, first_page, dst, len, false);
+	return interleaved_copy(dev, dram, 0, base, page_size, first_page, dst, len, false);
+}
+
+int bh_interleaved_write_banks(struct bh_device *dev, bool dram, unsigned num_banks, uint32_t base,
+			       uint32_t page_size, uint32_t first_page, const void *src, size_t len)
+{
+	return interleaved_copy(dev, dram, num_banks, base, page_size, first_page, (uint8_t *)src, len, true);
+}
+
+int bh_interleaved_read_banks(struct bh_device *dev, bool dram, unsigned num_banks, uint32_t base,
+			      uint32_t page_size, uint32_t first_page, void *dst, size_t len)
+{
+	return interleaved_copy(dev, dram, num_banks, base, page_size, first_page, dst, len, false);
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -198,4 +214,40 @@ int bh_bank_tables(const struct bh_device *dev, uint8_t *out, size_t len, unsign
 	}
 	memset(out + 4 * num_dram + 4 * num_l1, 0, 4 * (size_t)num_dram + 4 * (size_t)num_l1);
 	return (int)size;
+}
+
+int bh_device_boot_banks(const struct bh_device *dev, unsigned *num_dram, unsigned *num_l1)
+{
+	if (!dev || !dev->booted)
+		return BH_ERR_ARG;
+	if (num_dram)
+		*num_dram = dev->boot_dram_banks;
+	if (num_l1)
+		*num_l1 = dev->boot_l1_banks;
+	return BH_OK;
+}
+
+void bh_device_grid_size(const struct bh_device *dev, unsigned *cols, unsigned *rows)
+{
+	unsigned c = dev->chip.topo.cols ? dev->chip.topo.cols : 1;
+	if (cols)
+		*cols = c;
+	if (rows)
+		*rows = (dev->ntiles + c - 1) / c;
+}
+
+unsigned bh_device_all_tiles(const struct bh_device *dev, struct bh_core_range r[2])
+{
+	unsigned cols, rows, n = dev->ntiles;
+	bh_device_grid_size(dev, &cols, &rows);
+	r[0] = (struct bh_core_range){ 0, 0, cols - 1, rows - 1 };
+	if (n % cols == 0)
+		return 1;
+	r[1] = (struct bh_core_range){ 0, rows - 1, n % cols - 1, rows - 1 };
+	if (rows == 1) {
+		r[0] = r[1];
+		return 1;
+	}
+	r[0].y1 = rows - 2;
+	return 2;
 }

@@ -26,6 +26,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bhemu run [options] PROGRAM.elf\n"
 		"       bhemu boot [options]\n"
+		"       bhemu smoke [options]\n"
 		"       bhemu --help | --version\n"
 		"\n"
 		"Runs a bare-metal RV32 program on one core of an emulated Blackhole Tensix tile\n"
@@ -97,7 +98,20 @@ static void usage(FILE *f)
 		"                              the stuck tiles and where their cores wait\n"
 		"exit status of boot: 0 every tile reached DONE; 1 host failure; 2 bad usage, ELF\n"
 		"  rejected, missing firmware file or profile field; 3 a core faulted during boot;\n"
-		"  5 deadlock before every tile was DONE; 6 boot timeout (stuck tiles on stderr).\n");
+		"  5 deadlock before every tile was DONE; 6 boot timeout (stuck tiles on stderr).\n"
+		"\n"
+		"bhemu smoke boots like boot, then launches an empty kernel (a single ret) on all\n"
+		"five processors of every tile --launches times by slow dispatch (launch message\n"
+		"in HOST mode, go signal GO, wait for DONE) and checks that after each launch every\n"
+		"go signal is DONE and the launch ring's read pointer is 0; prints launches/s.\n"
+		"\n"
+		"options of smoke: --firmware, --board, --profile, --show-profile as for boot, and\n"
+		"  -n, --launches N            how many launches (default 100)\n"
+		"  -j, --json                  also print the result as one JSON object\n"
+		"  -t, --timeout SECONDS       boot timeout, and the limit for each launch (default 10)\n"
+		"exit status of smoke: 0 every launch completed; 1 host failure; 2 bad usage or\n"
+		"  firmware rejected; 3 a core faulted or a tile was left in a wrong state; 5\n"
+		"  deadlock; 6 timeout (the stuck tiles and where their cores are on stderr).\n");
 }
 
 static double now_s(void)
@@ -757,7 +771,17 @@ static int boot_execute(const struct bh_device_config *cfg, const struct bh_prof
 	return boot_exit_status(rc, &res);
 }
 
-static int cmd_boot(int argc, char **argv)
+/* Options shared by boot and smoke: which board, which firmware, which profile. */
+struct boot_args {
+	struct run_plan plan;
+	const char *fw;
+	struct bh_profile prof;
+	double idle, timeout;
+	bool show, json;
+	uint64_t launches;
+};
+
+static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *a)
 {
 	static const struct option opts[] = {
 		{ "firmware", required_argument, NULL, 'f' },
@@ -765,65 +789,180 @@ static int cmd_boot(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "show-profile", no_argument, NULL, 'P' },
 		{ "idle", required_argument, NULL, 'i' },
+		{ "launches", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_plan plan = { .cfg = { .board = BH_BOARD_P150 } };
-	const char *fw = "builtin", *base_name = "p100a";
-	double idle = 0, timeout = 0;
-	bool show = false;
+	const char *base_name = "p100a";
 	int opt;
 
+	*a = (struct boot_args){ .plan = { .cfg = { .board = BH_BOARD_P150 } }, .fw = "builtin", .launches = 100 };
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+f:b:p:Pi:t:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, smoke ? "+f:b:p:Pn:jt:h" : "+f:b:p:Pi:t:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'f': fw = optarg; break;
+		case 'f': a->fw = optarg; break;
 		case 'b':
-			if (parse_board(optarg, &plan) != 0)
+			if (parse_board(optarg, &a->plan) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'p': base_name = optarg; break;
-		case 'P': show = true; break;
+		case 'P': a->show = true; break;
 		case 'i':
-			if (parse_seconds("--idle", optarg, &idle) != 0)
+			if (smoke || parse_seconds("--idle", optarg, &a->idle) != 0)
 				return EXIT_USAGE;
+			break;
+		case 'n':
+			if (!smoke || parse_u64(optarg, &a->launches) != 0 || a->launches == 0) {
+				fprintf(stderr, "%s: --launches needs a positive number, not '%s'\n", argv[0], optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			if (!smoke)
+				return EXIT_USAGE;
+			a->json = true;
 			break;
 		case 't':
-			if (parse_seconds("--timeout", optarg, &timeout) != 0)
+			if (parse_seconds("--timeout", optarg, &a->timeout) != 0)
 				return EXIT_USAGE;
 			break;
-		case 'h': usage(stdout); return 0;
+		case 'h': usage(stdout); return -1;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "bhemu boot: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(fw, "builtin"))
-		fw = BHEMU_REF_FIRMWARE_DIR;
+	if (!strcmp(a->fw, "builtin"))
+		a->fw = BHEMU_REF_FIRMWARE_DIR;
 	const struct bh_profile *base = bh_profile_find(base_name);
 	if (!base) {
-		fprintf(stderr, "bhemu boot: unknown profile '%s' (known:", base_name);
+		fprintf(stderr, "%s: unknown profile '%s' (known:", argv[0], base_name);
 		for (const char *const *n = bh_profile_names(); *n; n++)
 			fprintf(stderr, " %s", *n);
 		fprintf(stderr, ")\n");
 		return EXIT_USAGE;
 	}
-	struct bh_profile prof;
 	char err[1024];
-	int rc = bh_profile_derive(fw, base, &prof, err, sizeof err);
-	if (rc != BH_OK) {
-		fprintf(stderr, "bhemu boot: %s\n", err);
+	if (bh_profile_derive(a->fw, base, &a->prof, err, sizeof err) != BH_OK) {
+		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return EXIT_USAGE;
 	}
-	if (show) {
+	if (a->show) {
 		char buf[8192];
-		bh_profile_format(&prof, buf, sizeof buf);
+		bh_profile_format(&a->prof, buf, sizeof buf);
 		fputs(buf, stdout);
 	}
-	return boot_execute(&plan.cfg, &prof, fw, timeout, idle);
+	return 0;
+}
+
+static int cmd_boot(int argc, char **argv)
+{
+	struct boot_args a;
+	int rc = parse_boot_args(argc, argv, false, &a);
+	if (rc != 0)
+		return rc < 0 ? 0 : rc;
+	return boot_execute(&a.plan.cfg, &a.prof, a.fw, a.timeout, a.idle);
+}
+
+/* Exit status of a failed launch. */
+static int launch_exit_status(int rc)
+{
+	switch (rc) {
+	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
+	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
+	case BH_ERR_FAULT: return EXIT_FAULT;
+	case BH_ERR_SYS: return EXIT_HOST;
+	default: return EXIT_USAGE;
+	}
+}
+
+/* bhemu smoke: boot, then launch an empty kernel (`ret`) on all five processors of every tile
+ * --launches times by slow dispatch. After each launch every go signal must be DONE again and the
+ * launch ring's read pointer where the protocol puts it (0 in HOST mode, launch.md 5.9). */
+static int smoke_execute(const struct boot_args *a)
+{
+	static const uint32_t ret = 0x00008067u;
+	struct bh_device *dev;
+	struct bh_program *prog = NULL;
+	if (bh_device_open(&a->plan.cfg, &dev) != BH_OK) {
+		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
+		return EXIT_HOST;
+	}
+	struct bh_boot_options bopt = { .timeout_s = a->timeout, .set_reset_pcs = true };
+	struct bh_boot_result res;
+	int rc = bh_boot(dev, &a->prof, a->fw, &bopt, &res);
+	if (res.message[0])
+		fprintf(stderr, "%s%s", res.message, res.message[strlen(res.message) - 1] == '\n' ? "" : "\n");
+	if (res.report)
+		fputs(res.report, stderr);
+	free(res.report);
+	int status = rc == BH_OK ? 0 : boot_exit_status(rc, &res);
+	unsigned tiles = bh_device_num_tiles(dev);
+	if (status == 0)
+		printf("boot: %u of %u tiles DONE in %.3f s (board %s, firmware %s, profile %s)\n", res.done, res.tiles,
+		       res.seconds, bh_board_name(bh_device_board(dev)), a->fw, a->prof.name);
+	if (status == 0 && bh_program_create(dev, &prog) != BH_OK)
+		status = EXIT_HOST;
+	struct bh_core_range all[2];
+	unsigned nall = bh_device_all_tiles(dev, all);
+	for (unsigned k = 0; k < 5 && status == 0; k++)
+		if (bh_program_add_kernel_code(prog, (enum bh_core_id)k, &ret, 1, all, nall) < 0) {
+			fprintf(stderr, "bhemu smoke: %s\n", bh_program_error(prog));
+			status = EXIT_HOST;
+		}
+	double t0 = now_s(), last = t0;
+	uint64_t done = 0;
+	struct bh_launch_options lopt = { .timeout_s = a->timeout > 0 ? a->timeout : 10 };
+	for (; done < a->launches && status == 0; done++) {
+		rc = bh_program_launch(prog, &lopt, NULL);
+		if (rc != BH_OK) {
+			fprintf(stderr, "bhemu smoke: launch %llu failed:\n%s\n", (unsigned long long)done + 1,
+				bh_program_error(prog));
+			status = launch_exit_status(rc);
+			break;
+		}
+		for (unsigned t = 0; t < tiles && status == 0; t++) {
+			uint32_t go = 0, rd = 0;
+			bh_l1_read(dev, t, a->prof.mailbox_base + a->prof.go_messages_base, &go, 4);
+			bh_l1_read(dev, t, a->prof.mailbox_base + a->prof.launch_msg_rd_ptr, &rd, 4);
+			if (go >> 24 != 0 || rd != 0) {
+				fprintf(stderr, "bhemu smoke: launch %llu: tile %u has go signal 0x%02x and launch_msg_rd_ptr "
+					"%u after DONE (expected 0x00 and 0)\n", (unsigned long long)done + 1, t, go >> 24, rd);
+				status = EXIT_FAULT;
+			}
+		}
+		double now = now_s();
+		if (now - last >= 1.0) {
+			fprintf(stderr, "smoke: %llu/%llu launches\n", (unsigned long long)done + 1,
+				(unsigned long long)a->launches);
+			last = now;
+		}
+	}
+	double secs = now_s() - t0;
+	if (status == 0) {
+		printf("smoke: %llu launches of empty kernels on %u tiles (%u cores) in %.3f s: %.1f launches/s\n",
+		       (unsigned long long)done, tiles, 5 * tiles, secs, (double)done / secs);
+		if (a->json)
+			printf("{\"launches\": %llu, \"tiles\": %u, \"cores\": %u, \"seconds\": %.6f, "
+			       "\"launches_per_s\": %.2f, \"boot_s\": %.6f, \"board\": \"%s\"}\n", (unsigned long long)done,
+			       tiles, 5 * tiles, secs, (double)done / secs, res.seconds, bh_board_name(bh_device_board(dev)));
+	}
+	bh_program_destroy(prog);
+	bh_device_close(dev);
+	return status;
+}
+
+static int cmd_smoke(int argc, char **argv)
+{
+	struct boot_args a;
+	int rc = parse_boot_args(argc, argv, true, &a);
+	if (rc != 0)
+		return rc < 0 ? 0 : rc;
+	return smoke_execute(&a);
 }
 
 int main(int argc, char **argv)
@@ -843,6 +982,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "boot")) {
 		argv[1] = "bhemu boot";
 		return cmd_boot(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "smoke")) {
+		argv[1] = "bhemu smoke";
+		return cmd_smoke(argc - 1, argv + 1);
 	}
 	if (argc < 2)
 		fprintf(stderr, "bhemu: missing command\n");

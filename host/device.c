@@ -8,6 +8,7 @@
 
 #include "fabric/mmio.h"
 #include "host/device.h"
+#include "host/kernel.h"
 #include "sync/deadlock.h"
 #include "sync/park.h"
 
@@ -126,6 +127,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->cond, NULL);
 	pthread_cond_init(&dev->monitor_cond, NULL);
+	pthread_mutex_init(&dev->ksym_lock, NULL);
 	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
 	rc = device_chip_init(dev, cfg);
 	if (rc != BH_OK)
@@ -134,7 +136,9 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	unsigned n = dev->chip.topo.ntiles;
 	dev->tiles = calloc(n, sizeof *dev->tiles);
 	dev->elf = calloc((size_t)n * BH_CORES_PER_TILE, sizeof *dev->elf);
-	if (!dev->tiles || !dev->elf)
+	dev->ksym = calloc((size_t)n * BH_CORES_PER_TILE, sizeof *dev->ksym);
+	dev->kcb_resident = calloc(n, sizeof *dev->kcb_resident);
+	if (!dev->tiles || !dev->elf || !dev->ksym || !dev->kcb_resident)
 		goto fail;
 	dev->chip.tiles = dev->tiles;
 	for (unsigned k = 0; k < n; k++) {
@@ -196,11 +200,17 @@ void bh_device_close(struct bh_device *dev)
 		for (unsigned k = 0; k < dev->ntiles * BH_CORES_PER_TILE; k++)
 			bh_elf_close(dev->elf[k]);
 	free(dev->elf);
+	if (dev->ksym)
+		for (unsigned k = 0; k < dev->ntiles * BH_CORES_PER_TILE; k++)
+			bh_kernel_unref(dev->ksym[k].img);
+	free(dev->ksym);
+	free(dev->kcb_resident);
 	free(dev->tiles);
 	bh_chip_memories_destroy(&dev->chip);
 	pthread_cond_destroy(&dev->monitor_cond);
 	pthread_cond_destroy(&dev->cond);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->ksym_lock);
 	free(dev);
 }
 
@@ -428,4 +438,10 @@ int bh_reg_write(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t v
 int bh_reg_read(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t *val)
 {
 	return host_reg_access(dev, tile, addr, false, val);
+}
+
+uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	return c ? atomic_load_explicit(&c->instret_snapshot, memory_order_relaxed) : 0;
 }

@@ -10,6 +10,14 @@
 #include "fabric/tile.h"
 #include "host/elf.h"
 
+struct bh_kernel_image;
+
+/* The kernel image last placed for a core (host/program.c), for symbols in reports. */
+struct bh_kernel_sym {
+	struct bh_kernel_image *img;     /* a reference, or NULL */
+	uint32_t addr;                   /* L1 address it was placed at */
+};
+
 struct bh_device {
 	/* Topology, DRAM, host memory (fabric/chip.h). chip.tiles is the tiles array below. */
 	struct bh_chip chip;
@@ -29,6 +37,16 @@ struct bh_device {
 	bool monitor_stop;               /* under lock */
 	bool deadlocked;                 /* under lock; sticky until the host acts again */
 	int deadlock_ms;
+	/* What bh_boot left: the profile programs lay out their launches with (host/program.c). */
+	bool booted;
+	struct bh_profile boot_profile;
+	unsigned boot_dram_banks, boot_l1_banks;
+	/* Per tile: the program blob (CB configs + kernel images) in its kernel-config area, 0 = none;
+	 * per tile and core: the kernel placed there. A leaf lock: fault formatting takes it under a
+	 * tile's lock. */
+	pthread_mutex_t ksym_lock;
+	uint64_t *kcb_resident;
+	struct bh_kernel_sym *ksym;      /* ntiles * BH_CORES_PER_TILE */
 };
 
 /* Any host write or start: the device is not deadlocked while the host acts. */
@@ -41,6 +59,11 @@ static inline struct bh_elf **bh_device_elf_slot(struct bh_device *dev, unsigned
 
 /* Called by a core thread (without locks) after its state changed. */
 void bh_device_notify(struct bh_device *dev);
+/* " <symbol+0x10>" for addr as seen by that core: the kernel placed there first, else its firmware
+ * ELF; "" when neither names it. */
+void bh_device_symbolize(struct bh_device *dev, unsigned tile, unsigned core, uint32_t addr, char *out, size_t n);
+/* head, then the lines of bh_device_report about the tiles marked in stuck (malloc'd, or NULL). */
+char *bh_device_report_tiles(struct bh_device *dev, const bool *stuck, const char *head);
 /* Human-readable fault report for a faulted core (symbolised with the loaded ELFs). */
 void bh_fault_format(struct bh_device *dev, const struct bh_core *core, char *out, size_t outlen);
 

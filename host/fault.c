@@ -6,30 +6,17 @@
 #include "cores/rv32_insns.h"
 #include "host/device.h"
 
-static void fmt_symbol(const struct bh_elf *elf, uint32_t addr, char *out, size_t n)
-{
-	uint32_t off;
-	const struct bh_elf_symbol *s = elf ? bh_elf_symbol_at(elf, addr, &off) : NULL;
-	if (!s)
-		snprintf(out, n, "%s", "");
-	else if (off)
-		snprintf(out, n, " <%s+0x%x>", s->name, off);
-	else
-		snprintf(out, n, " <%s>", s->name);
-}
-
 void bh_fault_format(struct bh_device *dev, const struct bh_core *c, char *out, size_t n)
 {
 	const struct bh_fault *f = &c->fault;
 	const struct bh_tile *t = c->tile;
-	const struct bh_elf *elf = *bh_device_elf_slot(dev, t->index, c->kind);
 	char sym[160], dis[160], where[320] = "";
-	fmt_symbol(elf, f->pc, sym, sizeof sym);
+	bh_device_symbolize(dev, t->index, c->kind, f->pc, sym, sizeof sym);
 	rv32_disasm(f->insn, f->pc, dis, sizeof dis);
 	if (f->has_addr) {
 		char asym[160] = "";
 		if (f->addr < 0x180000)
-			fmt_symbol(elf, f->addr, asym, sizeof asym);
+			bh_device_symbolize(dev, t->index, c->kind, f->addr, asym, sizeof asym);
 		if (f->size)
 			snprintf(where, sizeof where, "\n  access: %u-byte %s 0x%08x%s%s%s", f->size,
 				 f->is_store ? "store to" : "load from", f->addr, asym, f->region[0] ? " in " : "",

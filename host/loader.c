@@ -5,6 +5,7 @@
 
 #include "host/device.h"
 #include "host/elf.h"
+#include "host/kernel.h"
 
 enum load_dest {
 	LOAD_L1,            /* L1 address == vaddr; file bytes then zeros up to memsz */
@@ -168,4 +169,40 @@ int bh_core_symbol_lookup(struct bh_device *dev, unsigned tile, enum bh_core_id 
 	int rc = elf && bh_elf_symbol_lookup(elf, name, addr) == 0 ? BH_OK : BH_ERR_ARG;
 	pthread_mutex_unlock(&t->lock);
 	return rc;
+}
+
+static void symbol_format(const struct bh_elf_symbol *s, uint32_t off, char *out, size_t n)
+{
+	if (!s)
+		snprintf(out, n, "%s", "");
+	else if (off)
+		snprintf(out, n, " <%s+0x%x>", s->name, off);
+	else
+		snprintf(out, n, " <%s>", s->name);
+}
+
+/* Callers hold the tile's lock (the firmware ELF slot is swapped under it); the kernel table has
+ * its own leaf lock. A kernel's symbols are at link addresses: shift by where it was placed. */
+void bh_device_symbolize(struct bh_device *dev, unsigned tile, unsigned core, uint32_t addr, char *out, size_t n)
+{
+	uint32_t off = 0;
+	const struct bh_elf_symbol *s = NULL;
+	out[0] = 0;
+	if (tile >= dev->ntiles || core >= BH_CORES_PER_TILE)
+		return;
+	pthread_mutex_lock(&dev->ksym_lock);
+	const struct bh_kernel_sym *ks = &dev->ksym[tile * BH_CORES_PER_TILE + core];
+	if (ks->img && addr - ks->addr < ks->img->size) {
+		s = ks->img->elf ? bh_elf_symbol_at(ks->img->elf, addr - ks->addr + BH_KERNEL_LINK_BASE, &off) : NULL;
+		if (s)
+			symbol_format(s, off, out, n);
+		else
+			snprintf(out, n, " <kernel %s+0x%x>", ks->img->path, addr - ks->addr);
+		pthread_mutex_unlock(&dev->ksym_lock);
+		return;
+	}
+	pthread_mutex_unlock(&dev->ksym_lock);
+	const struct bh_elf *elf = *bh_device_elf_slot(dev, tile, core);
+	s = elf ? bh_elf_symbol_at(elf, addr, &off) : NULL;
+	symbol_format(s, off, out, n);
 }

@@ -2,6 +2,7 @@
  * value ("stream 8 reg 10 (CB0 tiles_received) = 3"). Used for deadlock and timeout reports. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cores/rv32_insns.h"
@@ -27,24 +28,12 @@ static void put(struct out *o, const char *fmt, ...)
 		o->used = o->used + (size_t)n < o->len ? o->used + (size_t)n : o->len - 1;
 }
 
-static void sym(const struct bh_elf *elf, uint32_t addr, char *b, size_t n)
-{
-	uint32_t off;
-	const struct bh_elf_symbol *s = elf ? bh_elf_symbol_at(elf, addr, &off) : NULL;
-	if (!s)
-		b[0] = 0;
-	else if (off)
-		snprintf(b, n, " <%s+0x%x>", s->name, off);
-	else
-		snprintf(b, n, " <%s>", s->name);
-}
-
 /* Name of a watched word: L1 with its symbol, a stream register, a semaphore, a region. */
-static void name_word(struct bh_tile *t, const struct bh_elf *elf, uint32_t addr, char *b, size_t n)
+static void name_word(struct bh_device *dev, struct bh_tile *t, unsigned core, uint32_t addr, char *b, size_t n)
 {
 	char s[128];
 	if (addr < BH_L1_SIZE) {
-		sym(elf, addr, s, sizeof s);
+		bh_device_symbolize(dev, t->index, core, addr, s, sizeof s);
 		snprintf(b, n, "L1 0x%08x%s", addr, s);
 	} else if (addr - BH_LDM_BASE < 0x2000) {
 		snprintf(b, n, "local RAM 0x%08x", addr);
@@ -60,7 +49,6 @@ static void name_word(struct bh_tile *t, const struct bh_elf *elf, uint32_t addr
 
 static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core *c, struct out *o)
 {
-	const struct bh_elf *elf = *bh_device_elf_slot(dev, t->index, c->kind);
 	char s[128], dis[128], nm[160];
 	put(o, "  tile %u (%u,%u) %-6s: ", t->index, t->x, t->y, bh_core_kind_name(c->kind));
 	pthread_mutex_lock(&t->lock);
@@ -80,17 +68,17 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 	uint32_t ps = atomic_load_explicit(&c->park_state, memory_order_acquire);  /* pairs with the owner's release */
 	uint32_t pc = atomic_load_explicit(&c->pc_snapshot, memory_order_relaxed);
 	if (ps == BH_PARK_NONE) {
-		sym(elf, pc, s, sizeof s);
+		bh_device_symbolize(dev, t->index, c->kind, pc, s, sizeof s);
 		put(o, "running, near pc 0x%08x%s\n", pc, s);
 		return;
 	}
 	if (ps == BH_PARK_BLOCKED) {
-		sym(elf, pc, s, sizeof s);
+		bh_device_symbolize(dev, t->index, c->kind, pc, s, sizeof s);
 		put(o, "blocked at pc 0x%08x%s: %s\n", pc, s, c->wait_what);
 		return;
 	}
 	const struct bh_spin *sp = &c->spin;
-	sym(elf, sp->park_pc, s, sizeof s);
+	bh_device_symbolize(dev, t->index, c->kind, sp->park_pc, s, sizeof s);
 	rv32_disasm(sp->branch_word, sp->park_branch, dis, sizeof dis);
 	put(o, "polling in the loop at 0x%08x%s..0x%08x (%s with %s = 0x%x, %s = 0x%x)%s\n", sp->park_pc, s,
 	    sp->park_branch, dis, rv32_reg_name(sp->branch_word >> 15), sp->branch_rs1,
@@ -102,7 +90,7 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 			put(o, "      reads the wall clock (0x%08x)\n", w->addr);
 			continue;
 		}
-		name_word(t, elf, w->addr, nm, sizeof nm);
+		name_word(dev, t, c->kind, w->addr, nm, sizeof nm);
 		put(o, "      waits on %s = %u (0x%x, %u bytes)\n", nm, w->value, w->value, w->size);
 	}
 }
@@ -124,4 +112,33 @@ int bh_device_report(struct bh_device *dev, char *buf, size_t len)
 				report_core(dev, tile, c, &o);
 		}
 	return BH_OK;
+}
+
+char *bh_device_report_tiles(struct bh_device *dev, const bool *stuck, const char *head)
+{
+	size_t cap = 2u << 20, used = strlen(head);
+	char *full = malloc(cap), *out = malloc(cap);
+	if (!full || !out || used >= cap) {
+		free(full);
+		free(out);
+		return NULL;
+	}
+	memcpy(out, head, used + 1);
+	bh_device_report(dev, full, cap);
+	for (char *line = full; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		unsigned t;
+		bool keep = true;
+		if (sscanf(line, "  tile %u ", &t) == 1)
+			keep = t < dev->ntiles && stuck[t];
+		if (keep && used + len < cap) {
+			memcpy(out + used, line, len);
+			used += len;
+			out[used] = 0;
+		}
+		line += len;
+	}
+	free(full);
+	return out;
 }

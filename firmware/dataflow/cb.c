@@ -1,12 +1,7 @@
-/* Circular-buffer interface set-up (sync.md section 3) and the per-core interface table. The
- * per-call API is inline in cb.h, so a program can override CB_FIRST_STREAM; nothing here
- * depends on it. */
+/* Circular-buffer interface set-up (sync.md section 3). The per-call API is inline in cb.h, so a
+ * program can override CB_FIRST_STREAM; nothing here depends on it. The interface table itself
+ * is in cb_state.c (a kernel links these functions and uses the firmware's table). */
 #include "cb.h"
-
-#include "multicore.h"
-
-/* Per core: each core's local data RAM holds its own copy. */
-BARE_LDM struct cb_interface cb_interface[CB_NUM];
 
 /* Words of one CB's slot in the L1 config block (sync.md 3.1). */
 enum { CFG_ADDR, CFG_SIZE, CFG_NUM_PAGES, CFG_PAGE_SIZE, CFG_WORDS };

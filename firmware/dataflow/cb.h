@@ -18,7 +18,8 @@
  *      cb_interface_setup_packer, cb_reserve_back_packer, cb_push_back_packer_nocp,
  *      get_write_ptr_packer (returns bytes).
  * Plus get_local_cb_interface and cb_counters_reset (zero the counters, as TRISC0 firmware does).
- * For MULTICORE programs (cmake/BhemuGuest.cmake): they link cb.c and place the per-core table.
+ * For MULTICORE programs (cmake/BhemuGuest.cmake): they link cb.c and cb_state.c (the per-core table);
+ * kernels (firmware/kernel/) link cb.c only and use the firmware's table.
  *
  * NO COPROCESSOR: on hardware the compute-side pop/push publish the new 16-bit count through
  * the Tensix scalar unit (SETDMAREG, STALLWAIT, STOREREG), so the stream write happens only once
@@ -39,7 +40,7 @@
 /* First overlay stream used for CB counters: CB n uses stream CB_FIRST_STREAM + n. p100a
  * firmware: 8 (streams 8..39); newer tt-metal builds: 0. */
 #ifndef CB_FIRST_STREAM
-#define CB_FIRST_STREAM 8
+#define CB_FIRST_STREAM 8u
 #endif
 /* CBs per tile and width of the CB mask (p100a: 32, a u32 mask). */
 #define CB_NUM 32

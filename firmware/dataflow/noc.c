@@ -1,22 +1,7 @@
-/* NoC set-up (noc.md section 4), the bank tables (section 9) and the per-core state the inline
- * calls of noc.h use. Everything here lives in each core's private local data RAM. */
+/* NoC set-up (noc.md section 4) and the bank-table copy (section 9). The per-core state these
+ * and the inline calls of noc.h use is defined in noc_state.c, so a kernel can link these
+ * functions while the state comes from the firmware it runs under (firmware/kernel/ABI.md 2). */
 #include "noc.h"
-
-#include "multicore.h"
-
-BARE_LDM uint8_t noc_index;
-BARE_LDM uint8_t noc_proc;
-BARE_LDM uint32_t noc_reads_num_issued[NOC_NUM_NOCS];
-BARE_LDM uint32_t noc_nonposted_writes_num_issued[NOC_NUM_NOCS];
-BARE_LDM uint32_t noc_nonposted_writes_acked[NOC_NUM_NOCS];
-BARE_LDM uint32_t noc_nonposted_atomics_acked[NOC_NUM_NOCS];
-BARE_LDM uint32_t noc_posted_writes_num_issued[NOC_NUM_NOCS];
-
-BARE_LDM uint32_t noc_num_dram_banks, noc_num_l1_banks;
-BARE_LDM uint16_t dram_bank_to_noc_xy[NOC_NUM_NOCS][NOC_MAX_DRAM_BANKS];
-BARE_LDM uint16_t l1_bank_to_noc_xy[NOC_NUM_NOCS][NOC_MAX_L1_BANKS];
-BARE_LDM int32_t bank_to_dram_offset[NOC_MAX_DRAM_BANKS];
-BARE_LDM int32_t bank_to_l1_offset[NOC_MAX_L1_BANKS];
 
 void noc_init(uint32_t proc, uint32_t noc)
 {
@@ -39,6 +24,11 @@ void noc_init(uint32_t proc, uint32_t noc)
 	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_RET_ADDR_MID, 0);
 	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_RET_ADDR_HI, xy);
 
+	noc_counters_init(noc);
+}
+
+void noc_counters_init(uint32_t noc)
+{
 	/* The NIU's counters are monotonic and never reset: start the software ones where they are
 	 * (noc_local_state_init). */
 	noc_reads_num_issued[noc] = noc_status_read(noc, NIU_MST_RD_RESP_RECEIVED);

@@ -15,8 +15,9 @@
  * Addresses are NoC addresses: (y << 42) | (x << 36) | local, in translated coordinates, with
  * bit 60 for host memory behind the PCIe tile (noc.md 1, 11).
  *
- * For MULTICORE programs (cmake/BhemuGuest.cmake): they link noc.c, which keeps the counters,
- * the NoC choice and the bank tables in each core's local data RAM. */
+ * For MULTICORE programs (cmake/BhemuGuest.cmake): they link noc.c (the functions) and
+ * noc_state.c, which keeps the counters, the NoC choice and the bank tables in each core's local
+ * data RAM. Kernels (firmware/kernel/) link noc.c only and use the firmware's noc_state.c. */
 #ifndef BHEMU_DATAFLOW_NOC_H
 #define BHEMU_DATAFLOW_NOC_H
 
@@ -122,7 +123,7 @@ static inline uint64_t get_noc_addr_from_xy(uint32_t xy, uint64_t addr)
 	return ((uint64_t)xy << NOC_ADDR_LOCAL_BITS) | addr;
 }
 
-/* ---- Per-core state (noc.c; local data RAM) --------------------------------------------------- */
+/* ---- Per-core state (noc_state.c; local data RAM) --------------------------------------------- */
 
 #define NOC_NUM_NOCS 2
 
@@ -149,6 +150,9 @@ extern uint32_t noc_posted_writes_num_issued[NOC_NUM_NOCS];
  * NIU's command buffers 0-3 from its NOC_ID_LOGICAL (noc.md 4) and loads the software counters
  * from the NIU's counters. Call once per core before any other call here. */
 void noc_init(uint32_t proc, uint32_t noc);
+/* Only the counter part of noc_init: loads this core's software counters of NoC noc from the
+ * NIU's (the firmware does it before each launch; another core may have used that NoC). */
+void noc_counters_init(uint32_t noc);
 
 static inline void noc_init_brisc(void)
 {
@@ -415,20 +419,32 @@ static inline void noc_semaphore_wait_min(const volatile uint32_t *sem, uint32_t
  * noc_async_posted_writes_flushed), else non-posted (noc_async_write_barrier). */
 void noc_inline_dw_write_l1(uint64_t dst_noc_addr, uint32_t val, bool posted);
 
-static inline void noc_inline_dw_write_mmio(uint64_t dst_noc_addr, uint32_t val, bool posted)
-{
-	const uint32_t noc = noc_index;
-	uint32_t ctrl = NOC_CMD_WR | NOC_CMD_WR_INLINE | NOC_CMD_VC_STATIC | NOC_CMD_STATIC_VC(NOC_UNICAST_WRITE_VC);
+/* 0x208A: a posted inline write (the fast-dispatch completion write of launch.md 12). */
+#define NOC_CTRL_WRITE_INLINE_POSTED	(NOC_CMD_WR | NOC_CMD_WR_INLINE | NOC_CMD_VC_STATIC | \
+					 NOC_CMD_STATIC_VC(NOC_UNICAST_WRITE_VC))
 
-	if (!posted)
-		ctrl |= NOC_CMD_RESP_MARKED;
-	NOC_COMPILER_BARRIER();
+/* One inline write request on the AT buffer: AT_DATA, NOC_CTRL, TARG, AT_LEN_BE, CMD_CTRL in the
+ * firmware's order. No counters. */
+static inline void noc_issue_write_inline(uint32_t noc, uint32_t ctrl, uint64_t dst_noc_addr, uint32_t val,
+					  uint32_t byte_enables)
+{
 	noc_cmd_buf_wait_ready(noc, NOC_BUF_AT);
 	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_AT_DATA, val);
 	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_CTRL, ctrl);
 	noc_cmd_buf_write_addr(noc, NOC_BUF_AT, NOC_TARG_ADDR_LO, dst_noc_addr);
-	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_AT_LEN_BE, 0xFu << (dst_noc_addr & 15));
+	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_AT_LEN_BE, byte_enables);
 	noc_cmd_buf_write(noc, NOC_BUF_AT, NOC_CMD_CTRL, 1);
+}
+
+static inline void noc_inline_dw_write_mmio(uint64_t dst_noc_addr, uint32_t val, bool posted)
+{
+	const uint32_t noc = noc_index;
+	uint32_t ctrl = NOC_CTRL_WRITE_INLINE_POSTED;
+
+	if (!posted)
+		ctrl |= NOC_CMD_RESP_MARKED;
+	NOC_COMPILER_BARRIER();
+	noc_issue_write_inline(noc, ctrl, dst_noc_addr, val, 0xFu << (dst_noc_addr & 15));
 	if (posted) {
 		noc_posted_writes_num_issued[noc] += 1;
 	} else {

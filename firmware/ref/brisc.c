@@ -1,15 +1,13 @@
 /* Reference BRISC firmware for the p100a profile (launch.md 2, 5): boots the tile, then runs
  * launch messages. The Tensix coprocessor is not modelled yet, so every step of the real firmware
  * that pushes Tensix instructions (ZEROACC, SFPENCC, SFPLOADI, SFPCONFIG, SEMINIT) or programs the
- * ECC scrubber is left out; so are the bank-table copy, circular-buffer set-up and the fast-dispatch
- * completion write to the dispatcher (launch.md 12), which need a dispatcher to test against. */
+ * ECC scrubber is left out; so is the copy of the logical-to-virtual maps, which nothing reads. */
+#include "cb.h"
 #include "fw.h"
 #include "noc.h"
 
 /* In .data (copied from the scratch by crt0), like the real firmware's subordinate_sync pointer. */
 volatile uint32_t *subordinate_sync = (volatile uint32_t *)(uintptr_t)MBOX_SUBORDINATE_SYNC;
-
-static uint8_t my_logical_x, my_logical_y;
 
 /* launch.md 2 step 6, without the Tensix pushes. */
 static void device_setup(void)
@@ -31,6 +29,31 @@ static void device_setup(void)
 	REG32(TENSIX_CFG(TENSIX_CFG_IC_INVALIDATE)) = 0x1F;
 }
 
+static struct go_msg read_go_msg(uint32_t idx)
+{
+	uint32_t w = REG32(MBOX_GO_MESSAGES + 4u * idx);
+	struct go_msg g = {
+		.dispatch_message_offset = (uint8_t)w,
+		.master_x = (uint8_t)(w >> 8),
+		.master_y = (uint8_t)(w >> 16),
+		.signal = (uint8_t)(w >> 24),
+	};
+	return g;
+}
+
+/* Fast dispatch (launch.md 12): one posted inline write adds 1 to reg 297 of the dispatcher's
+ * stream (through reg 270), which the dispatcher's WAIT polls for the count of done workers. The
+ * byte enables stay 0, as in the real firmware: an inline write to a register ignores them. */
+static void notify_dispatcher(struct go_msg go)
+{
+	const uint32_t noc = noc_index;
+	uint32_t reg = STREAM_REG(DISPATCH_STREAM_FIRST + go.dispatch_message_offset, STREAM_REG_WORDS_FREE_INC);
+
+	noc_issue_write_inline(noc, NOC_CTRL_WRITE_INLINE_POSTED, get_noc_addr(go.master_x, go.master_y, reg),
+			       1u << STREAM_WORDS_FREE_INC_SHIFT, 0);
+	noc_posted_writes_num_issued[noc] += 1;
+}
+
 /* Wait for GO on go_messages[idx], handling the read-pointer resets on the way (launch.md 5.1).
  * Returns the launch message to run. */
 static struct launch_msg volatile *wait_for_go(uint32_t idx)
@@ -41,9 +64,10 @@ static struct launch_msg volatile *wait_for_go(uint32_t idx)
 		if (sig == RUN_MSG_GO || (l->preload & DISPATCH_ENABLE_FLAG_PRELOAD))
 			return l;
 		if (sig == RUN_MSG_RESET_READ_PTR || sig == RUN_MSG_REPLAY_TRACE) {
+			struct go_msg go = read_go_msg(idx);
 			REG32(MBOX_LAUNCH_RD_PTR) = 0;
 			fw_publish8(MBOX_GO_SIGNAL(idx), RUN_MSG_DONE);
-			/* The real firmware also notifies the dispatcher here (not implemented). */
+			notify_dispatcher(go);
 		} else if (sig == RUN_MSG_RESET_READ_PTR_FROM_HOST) {
 			REG32(MBOX_LAUNCH_RD_PTR) = 0;
 		}
@@ -56,6 +80,7 @@ static void run_launch(uint32_t idx, struct launch_msg volatile *l)
 
 	if (enables & ENABLE_NCRISC)
 		fw_publish8(MBOX_SYNC_DM1, RUN_SYNC_MSG_LOAD);
+	fw_launch_globals(PROC_BRISC, l);
 	REG32(TENSIX_CFG(TENSIX_CFG_IC_INVALIDATE)) = 0x1F;	/* new kernel text in L1 */
 
 	/* TRISC0 may still be zeroing the CB counters from the previous launch. */
@@ -68,36 +93,43 @@ static void run_launch(uint32_t idx, struct launch_msg volatile *l)
 		REG8(MBOX_SYNC_TRISC2) = RUN_SYNC_MSG_GO;
 	}
 
-	/* Dedicated NoC mode only: re-initialise when the launch picks the other NoC. */
+	/* Dedicated NoC mode only: re-initialise when the launch picks the other NoC (NCRISC used it
+	 * last time), else just take the NIU's counters again. */
 	uint32_t noc = l->brisc_noc_id & 1u;
 	if (noc != noc_index)
 		noc_init(NOC_PROC_BRISC, noc);
+	else
+		noc_counters_init(noc);
 
 	if (enables & ENABLE_NCRISC)
 		fw_publish8(MBOX_SYNC_DM1, RUN_SYNC_MSG_GO);
-	if (enables & ENABLE_BRISC)
+	if (enables & ENABLE_BRISC) {
+		/* Remote CBs (remote_cb_offset, sync.md 3.1) are not set up: the host never configures
+		 * any (min_remote_cb_start_index is always 32). */
+		cb_interface_setup(launch_local_cb_config(l), l->local_cb_mask);
 		fw_call_kernel(PROC_BRISC, l);
+	}
 
 	while (fw_poll32(MBOX_SUBORDINATE_SYNC) != 0)
 		;
 	REG8(MBOX_SYNC_TRISC0) = RUN_SYNC_MSG_INIT_SYNC_REGISTERS;
+	struct go_msg go = read_go_msg(idx);	/* before DONE: the dispatcher may reuse it after */
 	fw_publish8(MBOX_GO_SIGNAL(idx), RUN_MSG_DONE);
 
 	if (l->mode == DISPATCH_MODE_DEV) {
 		l->enables = 0;
 		l->preload = 0;
-		/* Fast dispatch: the completion write to the dispatcher's stream is not implemented. */
+		notify_dispatcher(go);
 		REG32(MBOX_LAUNCH_RD_PTR) = (REG32(MBOX_LAUNCH_RD_PTR) + 1u) & (MBOX_LAUNCH_COUNT - 1u);
 	}
 }
 
 int main(void)
 {
+	/* The host wrote the p100a-sized tables (fewer banks on a smaller device; ABI.md 4). */
+	(void)noc_bank_tables_init(MEM_BANK_TO_NOC_SCRATCH, NUM_DRAM_BANKS, NUM_L1_BANKS);
 	REG32(MBOX_LAUNCH_RD_PTR) = 0;
-	my_logical_x = REG8(MBOX_LOGICAL_X);
-	my_logical_y = REG8(MBOX_LOGICAL_Y);
-	(void)my_logical_x;
-	(void)my_logical_y;
+	fw_read_position();
 
 	device_setup();
 
@@ -110,7 +142,7 @@ int main(void)
 		;
 
 	fw_publish8(MBOX_GO_SIGNAL(0), RUN_MSG_DONE);	/* the host's "boot complete" */
-	noc_init(NOC_PROC_NCRISC, 1);			/* counters of NoC1 for later switches */
+	noc_init(NOC_PROC_NCRISC, 1);			/* command buffers of NoC1 for later switches */
 	noc_init(NOC_PROC_BRISC, 0);
 	REG8(MBOX_SYNC_TRISC0) = RUN_SYNC_MSG_INIT_SYNC_REGISTERS;
 

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "fw_abi.h"
 #include "p100a.h"
 
 /* Hardware addresses (silicon properties, memory-map.md). */
@@ -23,6 +24,8 @@
 #define NIU_CFG_0_OFF		0x100u
 #define ROUTER_CFG_0_OFF	0x104u
 #define STREAM_REG(s, r)	(0xFFB40000u + (uint32_t)(s) * 0x1000u + (uint32_t)(r) * 4u)
+#define STREAM_REG_WORDS_FREE_INC	270u	/* write: reg 297 += value >> STREAM_WORDS_FREE_INC_SHIFT */
+#define STREAM_WORDS_FREE_INC_SHIFT	6u
 #define TTSYNC_TENSIX_SYNC	0xFFE80004u	/* TRISC side: load waits for the thread's Tensix work */
 #define TENSIX_CFG(k)		(0xFFEF0000u + 4u * (uint32_t)(k))
 #define TENSIX_CFG_IC_INVALIDATE 185u		/* RISCV_IC_INVALIDATE_InvalidateAll: B 1 T0 2 T1 4 T2 8 NC 16 */
@@ -64,12 +67,17 @@ static inline uint64_t fw_wall_clock(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* fw.c: this tile's logical position from core_info (boot), and the fw_abi.h globals of processor
+ * proc for launch l (every launch, before the kernel call). */
+void fw_read_position(void);
+void fw_launch_globals(uint32_t proc, struct launch_msg volatile *l);
+
+/* Calls the kernel of processor proc; fw_launch_globals(proc, l) has run. a0-a3 carry what the
+ * globals hold (p100a.h), for kernels written without the kernel runtime. */
 static inline void fw_call_kernel(uint32_t proc, struct launch_msg volatile *l)
 {
-	uint32_t kcb = l->kernel_config_base[0];
-	fw_kernel_fn fn = (fw_kernel_fn)(uintptr_t)(kcb + l->kernel_text_offset[proc]);
-	fn(kcb + l->rta_offset[proc].rta, kcb + l->rta_offset[proc].crta, kcb + l->sem_offset[0],
-	   (uint32_t)(uintptr_t)l);
+	fw_kernel_fn fn = (fw_kernel_fn)(uintptr_t)(l->kernel_config_base[0] + l->kernel_text_offset[proc]);
+	fn((uint32_t)(uintptr_t)rta_l1_base, (uint32_t)(uintptr_t)crta_l1_base, sem_l1_base[0], (uint32_t)(uintptr_t)l);
 }
 
 #endif

@@ -31,6 +31,16 @@
 #define FW_SP_DM		0xFFB01FF0u	/* BRISC, NCRISC (8 KiB) */
 #define FW_SP_TRISC		0xFFB00FF0u	/* TRISC0..2 (4 KiB) */
 
+/* The local-RAM split of firmware/kernel/ABI.md 1: firmware .data/.bss from FW_LDM_BASE, then the
+ * kernel's .data/.bss, then free space up to the shared stack. fw.ld.in and kernel.ld.in get the
+ * same numbers from CMake (firmware/ref/CMakeLists.txt, firmware/kernel/CMakeLists.txt). */
+#define FW_LDM_SIZE_DM		0xC00u
+#define FW_LDM_SIZE_TRISC	0x600u
+#define KERNEL_LDM_BASE_DM	0xFFB00C00u
+#define KERNEL_LDM_END_DM	0xFFB01400u
+#define KERNEL_LDM_BASE_TRISC	0xFFB00600u
+#define KERNEL_LDM_END_TRISC	0xFFB00A00u
+
 /* ---- L1 low memory ----------------------------------------------------------------------------- */
 
 #define MEM_MAILBOX_BASE	0x60u
@@ -92,6 +102,9 @@
 #define DISPATCH_MODE_DEV		0u
 #define DISPATCH_MODE_HOST		1u
 #define DISPATCH_ENABLE_FLAG_PRELOAD	0x80u
+/* Fast dispatch (launch.md 12): a worker reports completion to the dispatcher's overlay stream
+ * DISPATCH_STREAM_FIRST + go_msg.dispatch_message_offset, whose reg 297 counts done workers. */
+#define DISPATCH_STREAM_FIRST		48u
 
 /* launch_msg_t.enables */
 #define ENABLE_BRISC		(1u << 0)
@@ -117,7 +130,9 @@ struct rta_offset {
 	uint16_t crta;
 };
 
-/* launch_msg_t = kernel_config_msg_t, 96 bytes, p100a (32-bit local_cb_mask). */
+/* launch_msg_t = kernel_config_msg_t, 96 bytes, p100a (32-bit local_cb_mask). aligned(4): every
+ * launch message starts at a multiple of 16 (0x70 + 96 * i), so the firmware reads its fields with
+ * word loads, as the real firmware does, instead of byte by byte. */
 struct launch_msg {
 	uint32_t kernel_config_base[3];		/* 0x00; Tensix uses [0] */
 	uint16_t sem_offset[3];			/* 0x0C */
@@ -140,7 +155,7 @@ struct launch_msg {
 	uint8_t sub_device_origin_y;		/* 0x5D */
 	uint8_t pad1;
 	uint8_t preload;			/* 0x5F: bit 7; writers put it last */
-} __attribute__((packed));
+} __attribute__((packed, aligned(4)));
 
 _Static_assert(sizeof(struct launch_msg) == MBOX_LAUNCH_SIZE, "launch_msg_t is 96 bytes on p100a");
 _Static_assert(__builtin_offsetof(struct launch_msg, kernel_text_offset) == 0x2C, "kernel_text_offset");
@@ -149,15 +164,15 @@ _Static_assert(__builtin_offsetof(struct launch_msg, preload) == 0x5F, "preload"
 
 /* ---- Kernel ABI of the reference firmware --------------------------------------------------------
  *
- * The entry of processor p is kernel_config_base[0] + kernel_text_offset[p], called as
+ * firmware/kernel/ABI.md is the contract. The entry of processor p is
+ * kernel_config_base[0] + kernel_text_offset[p], called as
  *     uint32_t kernel(uint32_t rta_l1_base, uint32_t crta_l1_base, uint32_t sem_l1_base,
  *                     uint32_t launch_msg_addr);
  * i.e. a0 = kcb + rta_offset[p].rta, a1 = kcb + rta_offset[p].crta, a2 = kcb + sem_offset[0]
- * (semaphore id at + 16·id), a3 = L1 address of the launch message being run. gp and sp are the
- * firmware's: a kernel keeps gp, may use the stack (BRISC/NCRISC 8 KiB, TRISC 4 KiB, less what the
- * firmware uses) and must not write local RAM below 0xFFB00800 (firmware .data/.bss). The return
- * value is ignored. This differs from tt-metal, whose kernels find these bases in firmware globals
- * through --just-symbols; the reference firmware exports no symbols to kernels. */
+ * (semaphore id at + 16·id), a3 = L1 address of the launch message being run; the firmware has
+ * also set the globals of fw_abi.h (ABI.md 4). gp and sp are the firmware's: a kernel keeps gp,
+ * may use the stack and keeps its own variables in the kernel part of local RAM (ABI.md 1). The
+ * return value is ignored. */
 typedef uint32_t (*fw_kernel_fn)(uint32_t rta_l1_base, uint32_t crta_l1_base, uint32_t sem_l1_base,
 				 uint32_t launch_msg_addr);
 

@@ -33,6 +33,7 @@ enum bh_err {
 	BH_ERR_SYS = -3,      /* host resource failure (memory, threads) */
 	BH_ERR_TIMEOUT = -4,
 	BH_ERR_DEADLOCK = -5, /* every running core waits and nothing can wake one */
+	BH_ERR_FAULT = -6,    /* a core faulted or hit its instruction limit (the report says where) */
 };
 
 enum bh_board {
@@ -104,6 +105,9 @@ int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, ui
 int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int timeout_ms,
 		 struct bh_core_result *res);
 void bh_core_result(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_core_result *res);
+/* Instructions the core retired since it last left reset, also while it runs (may lag a running
+ * core by a few thousand instructions). 0 for a core that does not exist. */
+uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core);
 
 /* What every core that ever ran is doing: running (near which pc), exited, faulted, or parked
  * and on what (words by name and value, blocked device accesses, the loop it polls in).
@@ -126,6 +130,9 @@ enum bh_board bh_device_board(const struct bh_device *dev);
 const char *bh_board_name(enum bh_board board);              /* "grid", "p150", "p100" */
 int bh_board_parse(const char *name, enum bh_board *out);     /* 0, or -1 if unknown */
 int bh_device_tile_xy(const struct bh_device *dev, unsigned tile, unsigned *x, unsigned *y);
+/* Logical worker grid: tiles are (x, y) with x < cols, y < rows, index y * cols + x (a grid board
+ * filled partly by num_tiles has fewer tiles in its last row). */
+void bh_device_grid_size(const struct bh_device *dev, unsigned *cols, unsigned *rows);
 /* Index of the Tensix tile at (x, y), or -1 when no tile is there. */
 int bh_device_tile_at(const struct bh_device *dev, unsigned x, unsigned y);
 /* The PCIe endpoint that carries host-memory requests: (19, 24). */
@@ -240,6 +247,103 @@ struct bh_boot_result {
  * stuck tiles described in res->report. */
 int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw_dir,
 	    const struct bh_boot_options *opt, struct bh_boot_result *res);
+
+/* ---------------------------------------------------------------------------------------------
+ * Programs and slow dispatch (host/program.c; firmware/kernel/ABI.md is the kernel contract).
+ *
+ * A program is what one launch runs on a booted device: kernels (one ELF per processor) on sets of
+ * tiles, circular buffers, semaphores and runtime arguments. Tiles are named by logical (x, y)
+ * coordinates of the worker grid (tile index y * cols + x, see bh_device_tile_xy). A program
+ * belongs to one device and needs the device booted by bh_boot (it uses that boot's profile).
+ * Functions on one program are not thread-safe with each other; different programs are. */
+struct bh_program;
+
+/* Logical tiles x0..x1 x y0..y1, inclusive. */
+struct bh_core_range {
+	unsigned x0, y0, x1, y1;
+};
+
+enum { BH_PROGRAM_MAX_SEMAPHORES = 16, BH_PROGRAM_MAX_ARGS = 256 };
+
+/* Every tile of the device as ranges (the full rows, then a partial last row on a grid board
+ * filled by tile count); returns how many (1 or 2). */
+unsigned bh_device_all_tiles(const struct bh_device *dev, struct bh_core_range r[2]);
+
+int bh_program_create(struct bh_device *dev, struct bh_program **out);
+void bh_program_destroy(struct bh_program *prog);
+/* The message of the last failed call (names the kernel, file, tile, field, ...); "" if none. The
+ * launch report on timeout also goes here. Valid until the next call on this program. */
+const char *bh_program_error(const struct bh_program *prog);
+
+/* A kernel ELF built by bhemu_kernel() for processor proc, on every tile of the ranges. A tile
+ * runs at most one kernel per processor. compile_args (NULL = do not check) must equal the
+ * compile-time arguments the ELF was built with. Returns the kernel id (>= 0) or an error:
+ * BH_ERR_ELF (unreadable, not a kernel, built for another processor, unsupported relocation,
+ * compile-time arguments differ), BH_ERR_ARG (tiles outside the grid, processor already taken). */
+int bh_program_add_kernel(struct bh_program *prog, enum bh_core_id proc, const char *elf_path,
+			  const struct bh_core_range *ranges, unsigned nranges, const uint32_t *compile_args,
+			  unsigned num_compile_args);
+/* A position-independent raw code image (RV32 words, run in place; e.g. a single `ret`). */
+int bh_program_add_kernel_code(struct bh_program *prog, enum bh_core_id proc, const uint32_t *code, size_t words,
+			       const struct bh_core_range *ranges, unsigned nranges);
+
+/* Circular buffer `index` on the ranges: num_pages pages of page_size bytes (a multiple of 16)
+ * in L1 at address (16-aligned), or allocated by the program when address is 0. The index must be
+ * below the profile's CB count; a tile holds each index once; buffers must not overlap each other,
+ * the firmware's area or the kernel-config area. BH_ERR_ARG otherwise (bh_program_error says
+ * which). */
+struct bh_cb_config {
+	unsigned index;
+	uint32_t page_size;
+	uint32_t num_pages;
+	uint32_t address;
+};
+int bh_program_add_cb(struct bh_program *prog, const struct bh_cb_config *cb, const struct bh_core_range *ranges,
+		      unsigned nranges);
+/* L1 address of CB index on a tile (BH_ERR_ARG when that tile has no such CB). */
+int bh_program_cb_address(const struct bh_program *prog, unsigned index, unsigned tile, uint32_t *addr);
+/* A semaphore (16-byte slot in the kernel-config area, kernels: get_semaphore(id)) on the ranges,
+ * set to initial at every launch. Returns its id (0..15) or BH_ERR_ARG. */
+int bh_program_add_semaphore(struct bh_program *prog, const struct bh_core_range *ranges, unsigned nranges,
+			     uint32_t initial);
+/* L1 address of semaphore id on a tile once the program has been launched or laid out. */
+int bh_program_semaphore_address(const struct bh_program *prog, unsigned id, unsigned tile, uint32_t *addr);
+
+/* Runtime arguments of a kernel on one tile (get_arg_val) and common to all its tiles
+ * (get_common_arg_val); at most BH_PROGRAM_MAX_ARGS each. Kept until set again. */
+int bh_program_set_runtime_args(struct bh_program *prog, int kernel, unsigned tile, const uint32_t *args,
+				unsigned n);
+int bh_program_set_common_runtime_args(struct bh_program *prog, int kernel, const uint32_t *args, unsigned n);
+
+struct bh_launch_options {
+	double timeout_s;              /* 0 = 10 s */
+	unsigned noc;                  /* brisc_noc_id: the NoC BRISC uses (NCRISC the other) */
+	/* Called about every 50 ms while waiting (progress): tiles done so far of total. */
+	void (*progress)(void *arg, unsigned done, unsigned total);
+	void *progress_arg;
+};
+struct bh_launch_stats {
+	unsigned tiles;                /* tiles the program ran on */
+	double seconds;                /* host writes to last DONE */
+	uint64_t bytes_written;        /* kernel-config bytes the host wrote */
+	unsigned tiles_uploaded;       /* tiles whose CB configs and kernel images were (re)written */
+};
+/* Slow dispatch (launch.md 11): for every tile of the program, write runtime args, semaphores,
+ * (when changed) CB configs and kernel images, the launch message in HOST mode, then GO; waits
+ * until every tile's go signal is DONE again. BH_ERR_TIMEOUT / BH_ERR_DEADLOCK (report naming the
+ * stuck tiles and where their cores are in bh_program_error), BH_ERR_FAULT when a core faulted
+ * (its fault report likewise), BH_ERR_ARG when the program does not fit (message). */
+int bh_program_launch(struct bh_program *prog, const struct bh_launch_options *opt, struct bh_launch_stats *st);
+
+/* Interleaved buffers as booted firmware sees them: over its first num_banks banks (a p100a
+ * firmware knows 7 DRAM banks even on a P150). num_banks 0 = every bank (bh_interleaved_write). */
+int bh_interleaved_write_banks(struct bh_device *dev, bool dram, unsigned num_banks, uint32_t base,
+			       uint32_t page_size, uint32_t first_page, const void *src, size_t len);
+int bh_interleaved_read_banks(struct bh_device *dev, bool dram, unsigned num_banks, uint32_t base,
+			      uint32_t page_size, uint32_t first_page, void *dst, size_t len);
+/* Bank counts the booted firmware copied (bh_boot_result.num_dram_banks / num_l1_banks), or
+ * BH_ERR_ARG before a successful boot. */
+int bh_device_boot_banks(const struct bh_device *dev, unsigned *num_dram, unsigned *num_l1);
 
 const char *bh_core_name(enum bh_core_id core);
 /* Parses "brisc", "ncrisc", "trisc0".."trisc2"; returns -1 if unknown. */

@@ -277,11 +277,19 @@ Test(boot, small_grid_boots_and_host_writes_follow_the_profile)
 	cr_expect(xy[0] == 1 && xy[1] == 1, "core_info logical x/y of tile 4 = (1,1), got (%u,%u)", xy[0], xy[1]);
 	bh_l1_read(dev, 0, 0x82B0, &w, 4);
 	cr_expect_eq(w, 0x68, "BRISC .data staged at the LDM scratch");
-	int n = bh_bank_tables(dev, NULL, 0, res.num_dram_banks, res.num_l1_banks);
-	uint8_t *want = malloc((size_t)n), *got = malloc((size_t)n);
-	bh_bank_tables(dev, want, (size_t)n, res.num_dram_banks, res.num_l1_banks);
-	bh_l1_read(dev, 5, 0x112B0, got, (size_t)n);
-	cr_expect_eq(memcmp(want, got, (size_t)n), 0, "bank tables at MEM_BANK_TO_NOC_SCRATCH");
+	/* The blob keeps the firmware's layout (7 DRAM, 110 L1 banks); the 6 L1 banks that exist fill
+	 * the first entries of each L1 row, the rest are zero. */
+	unsigned d = res.num_dram_banks, l = res.num_l1_banks, fd = 7, fl = 110;
+	int n = bh_bank_tables(dev, NULL, 0, d, l);
+	uint8_t *want = malloc((size_t)n), *got = calloc(1, 8 * (fd + fl)), zero[8 * (7 + 110)] = { 0 };
+	bh_bank_tables(dev, want, (size_t)n, d, l);
+	bh_l1_read(dev, 5, 0x112B0, got, 8 * (fd + fl));
+	for (unsigned noc = 0; noc < 2; noc++) {
+		cr_expect_eq(memcmp(got + 2 * noc * fd, want + 2 * noc * d, 2 * d), 0, "DRAM xy row of NoC %u", noc);
+		cr_expect_eq(memcmp(got + 4 * fd + 2 * noc * fl, want + 4 * d + 2 * noc * l, 2 * l), 0, "L1 xy row %u", noc);
+		cr_expect_eq(memcmp(got + 4 * fd + 2 * noc * fl + 2 * l, zero, 2 * (fl - l)), 0, "missing L1 banks zero");
+	}
+	cr_expect_eq(memcmp(got + 4 * fd + 4 * fl, zero, 4 * (fd + fl)), 0, "bank offsets all zero");
 	free(want);
 	free(got);
 	free(res.report);
@@ -346,4 +354,9 @@ Test(boot, reference_firmware_boots_a_small_grid)
 Test(boot, reference_firmware_boots_p150)
 {
 	boot_reference(&(struct bh_device_config){ .board = BH_BOARD_P150 }, 140);
+}
+
+Test(boot, reference_firmware_boots_p100)
+{
+	boot_reference(&(struct bh_device_config){ .board = BH_BOARD_P100 }, 120);
 }

@@ -256,20 +256,82 @@ Test(ref_firmware, kernels_get_their_runtime_arg_base_in_a0)
 	bh_device_close(dev);
 }
 
-Test(ref_firmware, dev_mode_launches_advance_the_read_pointer_and_clear_enables)
+/* Fast-dispatch completion (launch.md 12): the firmware adds 1 to reg 297 of the dispatcher's stream
+ * 48 + dispatch_message_offset, through reg 270, by a posted inline write to the go message's
+ * master_x/y. Here the tile is its own dispatcher. */
+#define STREAM_REG_ADDR(s, r)		(0xFFB40000u + (s) * 0x1000u + (r) * 4u)
+#define STREAM_REG_SPACE_AVAILABLE	297u
+
+static uint32_t go_word(struct bh_device *dev, unsigned tile, uint8_t offset, uint8_t signal)
+{
+	unsigned x = 0, y = 0;
+	cr_assert_eq(bh_device_tile_xy(dev, tile, &x, &y), BH_OK);
+	return (uint32_t)signal << 24 | (uint32_t)y << 16 | (uint32_t)x << 8 | offset;
+}
+
+static uint32_t completion_count(struct bh_device *dev, unsigned tile, uint8_t offset)
+{
+	uint32_t v = 0xFFFFFFFFu;
+	cr_assert_eq(bh_reg_read(dev, tile, STREAM_REG_ADDR(DISPATCH_STREAM_FIRST + offset, STREAM_REG_SPACE_AVAILABLE),
+				 &v), BH_OK);
+	return v;
+}
+
+/* The write is issued after DONE, so the host may see DONE first. */
+static void poll_completions(struct bh_device *dev, unsigned tile, uint8_t offset, uint32_t want, const char *what)
+{
+	uint64_t deadline = now_ms() + POLL_TIMEOUT_MS;
+	uint32_t v;
+	while ((v = completion_count(dev, tile, offset)) != want) {
+		if (now_ms() > deadline)
+			fail_with_report(dev, what, tile, v);
+		usleep(100);
+	}
+}
+
+Test(ref_firmware, dev_mode_launches_advance_the_read_pointer_clear_enables_and_notify_the_dispatcher)
 {
 	skip_unless_built();
 	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .num_tiles = 1 };
 	struct bh_device *dev = open_and_boot(&cfg);
 	write_kernels(dev, 0, false, 0);
+	uint32_t done0 = completion_count(dev, 0, 0);
 	for (uint32_t k = 0; k < 10; k++) {
 		uint32_t rd = l1_word(dev, 0, MBOX_LAUNCH_RD_PTR);
 		cr_assert_eq(rd, k & 7u);
-		write_launch(dev, 0, rd, DISPATCH_MODE_DEV, 0);
-		l1_put_word(dev, 0, MBOX_GO_MESSAGES, (uint32_t)RUN_MSG_GO << 24);
+		write_launch(dev, 0, rd, DISPATCH_MODE_DEV, (uint8_t)(k & 1));
+		l1_put_word(dev, 0, MBOX_GO_MESSAGES, go_word(dev, 0, 0, RUN_MSG_GO));
 		wait_idle(dev, 0);
 		poll_until(dev, 0, MBOX_LAUNCH_RD_PTR, 0xFFFFFFFFu, (rd + 1) & 7u, "rd did not advance");
 		cr_assert_eq(l1_word(dev, 0, MBOX_LAUNCH + MBOX_LAUNCH_SIZE * rd + 0x4C), 0, "enables cleared");
+		poll_completions(dev, 0, 0, done0 + k + 1, "one completion per launch");
+	}
+	bh_device_close(dev);
+}
+
+Test(ref_firmware, reset_read_ptr_zeroes_rd_reports_done_and_notifies_the_dispatcher)
+{
+	skip_unless_built();
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .num_tiles = 1 };
+	struct bh_device *dev = open_and_boot(&cfg);
+	write_kernels(dev, 0, false, 0);
+	write_launch(dev, 0, 0, DISPATCH_MODE_DEV, 0);
+	l1_put_word(dev, 0, MBOX_GO_MESSAGES, go_word(dev, 0, 0, RUN_MSG_GO));
+	wait_idle(dev, 0);
+	poll_until(dev, 0, MBOX_LAUNCH_RD_PTR, 0xFFFFFFFFu, 1, "rd did not advance");
+
+	/* Offset 2: the notification goes to stream 50, not 48. */
+	const uint8_t signals[2] = { RUN_MSG_RESET_READ_PTR, RUN_MSG_REPLAY_TRACE };
+	for (unsigned i = 0; i < 2; i++) {
+		uint32_t done48 = completion_count(dev, 0, 0), done50 = completion_count(dev, 0, 2);
+		l1_put_word(dev, 0, MBOX_LAUNCH_RD_PTR, 5);	/* the firmware re-reads it while idle */
+		l1_put_word(dev, 0, MBOX_GO_MESSAGES, go_word(dev, 0, 2, signals[i]));
+		wait_idle(dev, 0);
+		poll_until(dev, 0, MBOX_LAUNCH_RD_PTR, 0xFFFFFFFFu, 0, "rd not reset");
+		poll_completions(dev, 0, 2, done50 + 1, "one notification per reset");
+		usleep(1000);	/* a second notification would have landed by now */
+		cr_assert_eq(completion_count(dev, 0, 2), done50 + 1, "signal 0x%x: exactly one", signals[i]);
+		cr_assert_eq(completion_count(dev, 0, 0), done48, "signal 0x%x: stream 48 untouched", signals[i]);
 	}
 	bh_device_close(dev);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "host/device.h"
 #include "testlib.h"
@@ -510,4 +511,32 @@ void expect_fault(const struct bh_core_result *res, enum bh_core_id core, uint32
 	snprintf(buf, sizeof buf, "pc 0x%08x", pc);
 	expect_in_report(res, buf);
 	expect_in_report(res, phrase);
+}
+
+void tl_skip_unless_built(const char *rel)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", BHEMU_BINARY_DIR, rel);
+	if (access(path, R_OK) != 0)
+		cr_skip_test("%s not built; needs riscv64-unknown-elf-gcc", path);
+}
+
+struct bh_device *tl_boot_ref_grid(unsigned cols, unsigned rows)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = cols, .grid_rows = rows };
+	struct bh_device *dev;
+	struct bh_boot_result res;
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/firmware/ref", BHEMU_BINARY_DIR);
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	int rc = bh_boot(dev, bh_profile_default(), dir, &(struct bh_boot_options){ .timeout_s = 10 }, &res);
+	cr_assert_eq(rc, BH_OK, "%s\n%s", res.message, res.report ? res.report : "");
+	free(res.report);
+	return dev;
+}
+
+void tl_launch_ok(struct bh_program *p, struct bh_launch_stats *st)
+{
+	int rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 20 }, st);
+	cr_assert_eq(rc, BH_OK, "launch: %d\n%s", rc, bh_program_error(p));
 }

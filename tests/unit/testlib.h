@@ -211,4 +211,15 @@ void expect_in_report(const struct bh_core_result *res, const char *what);
 void expect_fault(const struct bh_core_result *res, enum bh_core_id core, uint32_t pc, const char *kind,
 		  const char *phrase);
 
+/* ---------------------------------------------------------------------------------------------
+ * Booted devices and programs (reference firmware of this build, BHEMU_BINARY_DIR/firmware/ref).
+ */
+
+/* Skips the test unless BHEMU_BINARY_DIR/rel exists (built guest code needs the cross compiler). */
+void tl_skip_unless_built(const char *rel);
+/* A cols x rows grid booted with the reference firmware (asserts success). */
+struct bh_device *tl_boot_ref_grid(unsigned cols, unsigned rows);
+/* Launches by slow dispatch and asserts success, printing the program's error otherwise. */
+void tl_launch_ok(struct bh_program *p, struct bh_launch_stats *st);
+
 #endif

@@ -1,0 +1,233 @@
+/* The reader -> CB -> compute -> CB -> writer pipeline on every tile of a board (issue 5's example
+ * and the demo's main job).
+ *
+ * An input buffer of tiles x pages pages (1 KiB each) is interleaved over the DRAM banks the
+ * firmware knows. On every tile NCRISC (k_reader) reads its share page by page into CB 0, TRISC1
+ * (k_compute, RISC-V code: there is no Tensix coprocessor yet) turns each word w of page i of its
+ * share into w * A + B + i in CB 16, and BRISC (k_writer) writes the pages to an output buffer
+ * interleaved the same way. The host then checks every word. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define PAGE_SIZE	1024u		/* compile-time argument 0 of the three kernels */
+#define CB_IN		0u
+#define CB_OUT		16u
+#define CB_PAGES	4u
+#define SRC_BASE	0x00100000u	/* DRAM bank offsets (the first 64 B hold the barrier word) */
+#define DST_BASE	0x08000000u
+#define MUL_A		2654435761u
+#define ADD_B		0x9E3779B9u
+
+enum { EXIT_OK = 0, EXIT_HOST = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_WRONG = 4, EXIT_DEADLOCK = 5,
+       EXIT_TIMEOUT = 6 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pipeline [options]\n"
+		"Boots a board with the reference firmware and runs a reader (NCRISC) -> CB -> compute\n"
+		"(TRISC1) -> CB -> writer (BRISC) pipeline over interleaved DRAM buffers on every tile,\n"
+		"then checks the output word by word.\n"
+		"  -b, --board BOARD        p150 (default), p100 or grid:CxR\n"
+		"  -p, --pages N            pages (1 KiB) per tile and launch (default 64)\n"
+		"  -l, --launches N         launches, each on new input (default 2)\n"
+		"  -t, --timeout SECONDS    limit for each launch (default 60)\n"
+		"  -j, --json               also print the summary as one JSON object\n"
+		"  -q, --quiet              no progress line\n"
+		"exit status: 0 output exact; 1 host failure; 2 bad usage; 3 a core faulted;\n"
+		"  4 wrong output (first mismatch on stderr); 5 deadlock; 6 timeout.\n");
+}
+
+struct progress {
+	bool on;
+	unsigned launch, launches;
+	double last;
+};
+
+static void on_progress(void *arg, unsigned done, unsigned total)
+{
+	struct progress *p = arg;
+	double now = example_now();
+	if (!p->on || (now - p->last < 0.25 && done != total))
+		return;
+	p->last = now;
+	fprintf(stderr, "\rpipeline: launch %u/%u: %u/%u tiles done ", p->launch, p->launches, done, total);
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+static uint32_t xorshift(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static int exit_for(int rc)
+{
+	switch (rc) {
+	case BH_ERR_FAULT: return EXIT_FAULT;
+	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
+	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
+	case BH_ERR_SYS: return EXIT_HOST;
+	default: return EXIT_USAGE;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "board", required_argument, NULL, 'b' }, { "pages", required_argument, NULL, 'p' },
+		{ "launches", required_argument, NULL, 'l' }, { "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	const char *board = "p150";
+	unsigned pages = 64, launches = 2;
+	double timeout = 60;
+	bool json = false;
+	struct progress prog_state = { .on = true };
+	int opt;
+	while ((opt = getopt_long(argc, argv, "b:p:l:t:jqh", opts, NULL)) != -1) {
+		char *end = NULL;
+		switch (opt) {
+		case 'b': board = optarg; break;
+		case 'p': pages = (unsigned)strtoul(optarg, &end, 0); break;
+		case 'l': launches = (unsigned)strtoul(optarg, &end, 0); break;
+		case 't': timeout = strtod(optarg, &end); break;
+		case 'j': json = true; break;
+		case 'q': prog_state.on = false; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+		if (end && (*end || end == optarg)) {
+			fprintf(stderr, "pipeline: bad number '%s'\n", optarg);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || pages == 0 || pages > 4096 || launches == 0 || !(timeout > 0)) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	double boot_s = 0, t_start = example_now();
+	struct bh_device *dev = example_boot(board, &boot_s);
+	if (!dev)
+		return EXIT_HOST;
+	unsigned tiles = bh_device_num_tiles(dev), ndram = 0;
+	bh_device_boot_banks(dev, &ndram, NULL);
+	printf("pipeline: %s booted (%u tiles, %u cores) in %.3f s; %u pages of %u B per tile, %u DRAM banks\n",
+	       bh_board_name(bh_device_board(dev)), tiles, 5 * tiles, boot_s, pages, PAGE_SIZE, ndram);
+	fflush(stdout);
+
+	struct bh_program *p = NULL;
+	struct bh_core_range all[2];
+	unsigned nall = bh_device_all_tiles(dev, all);
+	char path[512];
+	const uint32_t ct_reader[] = { PAGE_SIZE, CB_IN }, ct_compute[] = { PAGE_SIZE, CB_IN, CB_OUT },
+		       ct_writer[] = { PAGE_SIZE, CB_OUT }, common[] = { MUL_A, ADD_B };
+	int status = bh_program_create(dev, &p) == BH_OK ? EXIT_OK : EXIT_HOST;
+	int kr = -1, kc = -1, kw = -1;
+	if (status == EXIT_OK) {
+		kr = bh_program_add_kernel(p, BH_CORE_NCRISC, example_kernel(path, sizeof path, "k_reader"), all, nall,
+					   ct_reader, 2);
+		kc = kr < 0 ? kr : bh_program_add_kernel(p, BH_CORE_TRISC1, example_kernel(path, sizeof path, "k_compute"),
+							 all, nall, ct_compute, 3);
+		kw = kc < 0 ? kc : bh_program_add_kernel(p, BH_CORE_BRISC, example_kernel(path, sizeof path, "k_writer"),
+							 all, nall, ct_writer, 2);
+		struct bh_cb_config in = { .index = CB_IN, .page_size = PAGE_SIZE, .num_pages = CB_PAGES };
+		struct bh_cb_config out = { .index = CB_OUT, .page_size = PAGE_SIZE, .num_pages = CB_PAGES };
+		if (kw < 0 || bh_program_add_cb(p, &in, all, nall) != BH_OK || bh_program_add_cb(p, &out, all, nall) != BH_OK ||
+		    bh_program_set_common_runtime_args(p, kc, common, 2) != BH_OK) {
+			fprintf(stderr, "pipeline: %s\n", bh_program_error(p));
+			status = kw == BH_ERR_ELF || kc == BH_ERR_ELF || kr == BH_ERR_ELF ? EXIT_USAGE : EXIT_HOST;
+		}
+	}
+	for (unsigned t = 0; t < tiles && status == EXIT_OK; t++) {
+		uint32_t first = t * pages;
+		uint32_t r[3] = { SRC_BASE, first, pages }, c[1] = { pages }, w[3] = { DST_BASE, first, pages };
+		if (bh_program_set_runtime_args(p, kr, t, r, 3) || bh_program_set_runtime_args(p, kc, t, c, 1) ||
+		    bh_program_set_runtime_args(p, kw, t, w, 3)) {
+			fprintf(stderr, "pipeline: %s\n", bh_program_error(p));
+			status = EXIT_HOST;
+		}
+	}
+
+	size_t words = (size_t)tiles * pages * PAGE_SIZE / 4;
+	uint32_t *in = malloc(words * 4), *out = malloc(words * 4);
+	if (!in || !out)
+		status = EXIT_HOST;
+	uint32_t seed = 0x12345678u;
+	double run_s = 0;
+	uint64_t insns0 = 0;
+	for (unsigned t = 0; t < tiles; t++)
+		for (unsigned k = 0; k < 5; k++)
+			insns0 += bh_core_instructions(dev, t, (enum bh_core_id)k);
+	prog_state.launches = launches;
+	for (unsigned l = 0; l < launches && status == EXIT_OK; l++) {
+		for (size_t i = 0; i < words; i++)
+			in[i] = xorshift(&seed);
+		memset(out, 0, words * 4);
+		if (bh_interleaved_write_banks(dev, true, ndram, SRC_BASE, PAGE_SIZE, 0, in, words * 4) != BH_OK ||
+		    bh_interleaved_write_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK) {
+			fprintf(stderr, "pipeline: buffers do not fit the DRAM banks\n");
+			status = EXIT_USAGE;
+			break;
+		}
+		prog_state.launch = l + 1;
+		struct bh_launch_options lo = { .timeout_s = timeout, .progress = on_progress, .progress_arg = &prog_state };
+		struct bh_launch_stats st;
+		int rc = bh_program_launch(p, &lo, &st);
+		if (rc != BH_OK) {
+			fprintf(stderr, "\npipeline: launch %u failed:\n%s\n", l + 1, bh_program_error(p));
+			status = exit_for(rc);
+			break;
+		}
+		run_s += st.seconds;
+		bh_interleaved_read_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4);
+		for (size_t i = 0; i < words && status == EXIT_OK; i++) {
+			uint32_t page = (uint32_t)(i / (PAGE_SIZE / 4)), tile = page / pages, local = page % pages;
+			uint32_t want = in[i] * MUL_A + ADD_B + local;
+			if (out[i] != want) {
+				fprintf(stderr, "pipeline: launch %u: wrong output: tile %u, page %u of its share (buffer page "
+					"%u), word %zu: 0x%08x, expected 0x%08x\n", l + 1, tile, local, page,
+					i % (PAGE_SIZE / 4), out[i], want);
+				status = EXIT_WRONG;
+			}
+		}
+	}
+	if (status == EXIT_OK) {
+		uint64_t insns = 0;
+		for (unsigned t = 0; t < tiles; t++)
+			for (unsigned k = 0; k < 5; k++)
+				insns += bh_core_instructions(dev, t, (enum bh_core_id)k);
+		insns -= insns0;
+		uint64_t moved = (uint64_t)tiles * pages * launches;
+		double wall = example_now() - t_start;
+		printf("pipeline: OK, every word exact\n"
+		       "  tiles %u (%u cores), launches %u, pages moved %" PRIu64 " in + %" PRIu64 " out (%.1f MiB each way)\n"
+		       "  guest instructions %" PRIu64 " in %.3f s of launches: %.0f MIPS, %.1f MiB/s through the pipeline\n"
+		       "  %.2f launches/s; boot %.3f s; wall time %.3f s\n",
+		       tiles, 5 * tiles, launches, moved, moved, (double)moved * PAGE_SIZE / 1048576.0, insns, run_s,
+		       (double)insns / run_s / 1e6, (double)moved * PAGE_SIZE / 1048576.0 / run_s, launches / run_s, boot_s,
+		       wall);
+		if (json)
+			printf("{\"board\": \"%s\", \"tiles\": %u, \"launches\": %u, \"pages\": %" PRIu64 ", \"page_size\": %u, "
+			       "\"instructions\": %" PRIu64 ", \"launch_seconds\": %.6f, \"mips\": %.1f, \"launches_per_s\": %.3f, "
+			       "\"boot_seconds\": %.6f, \"wall_seconds\": %.6f}\n", bh_board_name(bh_device_board(dev)), tiles,
+			       launches, moved, PAGE_SIZE, insns, run_s, (double)insns / run_s / 1e6, launches / run_s, boot_s,
+			       wall);
+	}
+	free(in);
+	free(out);
+	bh_program_destroy(p);
+	bh_device_close(dev);
+	return status;
+}
