@@ -44,6 +44,7 @@
 #       ELF records the values in its non-allocated section .bhemu.ct_args (count, then values).
 #       CFLAGS come after the kernel flags (e.g. -Os).
 #   global property BHEMU_KERNEL_ELFS    every kernel ELF defined so far
+#   global property BHEMU_KERNEL_TARGETS every kernel_NAME target defined so far
 #   target property BHEMU_KERNEL_ELF on kernel_NAME: its ELF path
 
 set(BHEMU_GUEST_RUNTIME_DIR ${CMAKE_CURRENT_LIST_DIR}/../firmware/baremetal)
@@ -232,4 +233,5 @@ function(bhemu_kernel NAME)
   add_dependencies(kernel_${NAME} kernel_runtime)
   set_target_properties(kernel_${NAME} PROPERTIES BHEMU_KERNEL_ELF ${elf})
   set_property(GLOBAL APPEND PROPERTY BHEMU_KERNEL_ELFS ${elf})
+  set_property(GLOBAL APPEND PROPERTY BHEMU_KERNEL_TARGETS kernel_${NAME})
 endfunction()

@@ -7,6 +7,7 @@
 #include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
+#include "fabric/copy.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 
@@ -487,31 +488,10 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 
 /* ------------------------------------------------------------------------------- complete */
 
-/* Relaxed atomic copy: either side may be a running core or another transfer. Eight bytes at a
- * time when both sides agree modulo 8 (always for L1 <-> L1, which agree modulo 16). */
+/* Relaxed atomic copy: either side may be a running core or another transfer. */
 static void noc_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
-	if ((((uintptr_t)dst ^ (uintptr_t)src) & 7) == 0) {
-		for (; len && ((uintptr_t)dst & 7); len--)
-			__atomic_store_n(dst++, __atomic_load_n(src++, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-		/* Relaxed 8-byte atomics (plain moves on x86, no data race with cores reading the
-		 * destination), four per iteration so that loads and stores pipeline. */
-		for (; len >= 32; len -= 32, dst += 32, src += 32) {
-			const uint64_t *s64 = (const uint64_t *)src;
-			uint64_t *d64 = (uint64_t *)dst;
-			uint64_t a = __atomic_load_n(s64, __ATOMIC_RELAXED), b = __atomic_load_n(s64 + 1, __ATOMIC_RELAXED);
-			uint64_t c = __atomic_load_n(s64 + 2, __ATOMIC_RELAXED), d = __atomic_load_n(s64 + 3, __ATOMIC_RELAXED);
-			__atomic_store_n(d64, a, __ATOMIC_RELAXED);
-			__atomic_store_n(d64 + 1, b, __ATOMIC_RELAXED);
-			__atomic_store_n(d64 + 2, c, __ATOMIC_RELAXED);
-			__atomic_store_n(d64 + 3, d, __ATOMIC_RELAXED);
-		}
-		for (; len >= 8; len -= 8, dst += 8, src += 8)
-			__atomic_store_n((uint64_t *)dst, __atomic_load_n((const uint64_t *)src, __ATOMIC_RELAXED),
-					 __ATOMIC_RELAXED);
-	}
-	for (; len; len--)
-		__atomic_store_n(dst++, __atomic_load_n(src++, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	bh_copy_relaxed(dst, src, len);
 }
 
 static uint8_t *noc_side_ptr(const struct bh_noc_side *s, uint32_t off)

@@ -2,6 +2,7 @@
  * tables firmware reads (noc.md sections 2, 9, 10, 11). */
 #include <string.h>
 
+#include "fabric/copy.h"
 #include "host/device.h"
 
 #define DRAM_PAGE_ALIGN 64u
@@ -53,14 +54,15 @@ int bh_dram_bank_xy(const struct bh_device *dev, unsigned noc, unsigned bank, un
 	return BH_OK;
 }
 
-/* Host copies to DRAM are plain memcpy: firmware orders them against its own NoC reads through
- * the launch protocol, as it must on silicon. */
+/* Host copies to DRAM are relaxed atomic copies (fabric/copy.h): firmware orders them against its
+ * NoC traffic through the launch protocol, as on silicon, but that ordering runs through relaxed
+ * mailbox words and fences, so plain copies would be C data races with the NoC's atomic ones. */
 int bh_dram_write(struct bh_device *dev, unsigned bank, uint64_t offset, const void *src, size_t len)
 {
 	uint8_t *p = dev ? bh_dram_ptr(&dev->chip, bank, offset, len) : NULL;
 	if (!p)
 		return BH_ERR_ARG;
-	memcpy(p, src, len);
+	bh_copy_relaxed(p, src, len);
 	bh_device_host_acted(dev);
 	return BH_OK;
 }
@@ -70,7 +72,7 @@ int bh_dram_read(struct bh_device *dev, unsigned bank, uint64_t offset, void *ds
 	const uint8_t *p = dev ? bh_dram_ptr(&dev->chip, bank, offset, len) : NULL;
 	if (!p)
 		return BH_ERR_ARG;
-	memcpy(dst, p, len);
+	bh_copy_relaxed(dst, p, len);
 	return BH_OK;
 }
 
@@ -152,7 +154,7 @@ static int interleaved_copy(struct bh_device *dev, bool dram, unsigned nbanks, u
 		interleave_offset(&il, p, n, &off);
 		if (dram) {
 			uint8_t *d = bh_dram_ptr(&dev->chip, bank, off, n);
-			memcpy(to_device ? d : host + done, to_device ? host + done : d, n);
+			bh_copy_relaxed(to_device ? d : host + done, to_device ? host + done : d, n);
 		} else if (to_device) {
 			bh_tile_l1_write(dev->tiles[bank], (uint32_t)off, host + done, n);
 		} else {
