@@ -671,35 +671,14 @@ static void print_host(FILE *f, const struct host_info *h)
 	benchlib_print_host_load(f, &h->load);
 }
 
-static void print_table(FILE *f, const struct benchlib_row *rows, int n)
-{
-	fprintf(f, "%-34s %-7s %10s %10s %8s  %-34s %s\n", "measurement", "unit", "bhemu", "reference", "ratio",
-		"reference is", "bar");
-	for (int i = 0; i < n; i++) {
-		const struct benchlib_row *r = &rows[i];
-		char b[32], h[32], ratio[32], bar[64];
-		benchlib_row_cells(r, b, h, ratio, bar);
-		fprintf(f, "%-34s %-7s %10s %10s %8s  %-34s %s%s\n", r->name, r->unit, b, h, ratio,
-			r->ref_what != NULL ? r->ref_what : "-", bar, r->failed ? "  FAILED" : "");
-	}
-	benchlib_print_row_notes(f, rows, n);
-}
-
 static bool write_json(const char *path, const struct benchlib_row *rows, int n, const struct options *opt,
 		       const struct host_info *host, int failed)
 {
-	FILE *f = benchlib_json_open(path);
-
-	if (f == NULL)
-		return false;
-	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n  \"compute_repeat\": %d,\n", opt->quick ? "true" : "false",
-		opt->repeat, opt->compute_repeat);
-	fprintf(f, "  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n  ", host->cpus, host->affinity);
-	benchlib_json_host_load(f, &host->load);
-	fputs(",\n", f);
-	benchlib_json_rows(f, rows, n, "reference", true);
-	fprintf(f, ",\n  \"failed\": %d\n}\n", failed);
-	return benchlib_json_close(f);
+	char head[160];
+	snprintf(head, sizeof head, "  \"compute_repeat\": %d,\n  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n",
+		 opt->compute_repeat, host->cpus, host->affinity);
+	return benchlib_json_write(path, opt->quick, opt->repeat, head, &host->load, rows, n, "reference", true, "",
+				   failed);
 }
 
 /* ---- Command line ------------------------------------------------------------------------------ */
@@ -799,7 +778,7 @@ int main(int argc, char **argv)
 	int missed, failed = benchlib_rows_count(rows, n, &missed);
 	benchlib_host_end(&host.load);
 	print_host(out, &host);
-	print_table(out, rows, n);
+	benchlib_print_table(out, rows, n, "reference", true);
 	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
 		failed++;
 	if (failed)

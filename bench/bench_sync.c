@@ -783,36 +783,13 @@ static void print_host(FILE *f, const struct host_info *h)
 	benchlib_print_host_load(f, &h->load);
 }
 
-static void print_table(FILE *f, const struct benchlib_row *rows, int n)
-{
-	fprintf(f, "%-34s %-8s %12s %12s %12s  %s\n", "measurement", "unit", "bhemu", "native", "bhemu/native",
-		"bar");
-	for (int i = 0; i < n; i++) {
-		const struct benchlib_row *r = &rows[i];
-		char b[32], h[32], ratio[32], bar[64];
-		benchlib_row_cells(r, b, h, ratio, bar);
-		fprintf(f, "%-34s %-8s %12s %12s %12s  %s%s\n", r->name, r->unit, b, h, ratio, bar,
-			r->failed ? "  FAILED" : "");
-	}
-	fprintf(f, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
-	benchlib_print_row_notes(f, rows, n);
-}
-
 static bool write_json(const char *path, const struct benchlib_row *rows, int n, const struct options *opt,
 		       const struct host_info *host, int failed)
 {
-	FILE *f = benchlib_json_open(path);
-
-	if (f == NULL)
-		return false;
-	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n", opt->quick ? "true" : "false", opt->repeat);
-	fprintf(f, "  \"host_cpus\": %ld,\n  ", host->cpus);
-	benchlib_json_host_load(f, &host->load);
-	fputs(",\n", f);
-	benchlib_json_rows(f, rows, n, "native", false);
-	fputs(",\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\",\n", f);
-	fprintf(f, "  \"failed\": %d\n}\n", failed);
-	return benchlib_json_close(f);
+	char head[64];
+	snprintf(head, sizeof head, "  \"host_cpus\": %ld,\n", host->cpus);
+	return benchlib_json_write(path, opt->quick, opt->repeat, head, &host->load, rows, n, "native", false,
+				   ",\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\"", failed);
 }
 
 /* ---- Command line ---------------------------------------------------------------------------- */
@@ -924,7 +901,8 @@ int main(int argc, char **argv)
 	int missed, failed = benchlib_rows_count(rows, n, &missed);
 	benchlib_host_end(&host.load);
 	print_host(out, &host);
-	print_table(out, rows, n);
+	benchlib_print_table(out, rows, n, "native", false);
+	fprintf(out, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
 	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
 		failed++;
 	if (failed)

@@ -382,3 +382,37 @@ void benchlib_json_rows(FILE *f, const struct benchlib_row *rows, int n, const c
 	}
 	fputs("\n  ]", f);
 }
+
+void benchlib_print_table(FILE *f, const struct benchlib_row *rows, int n, const char *ref_head, bool with_ref_is)
+{
+	fprintf(f, "%-34s %-8s %10s %10s %8s  ", "measurement", "unit", "bhemu", ref_head, "ratio");
+	if (with_ref_is)
+		fprintf(f, "%-34s ", "reference is");
+	fprintf(f, "bar\n");
+	for (int i = 0; i < n; i++) {
+		const struct benchlib_row *r = &rows[i];
+		char b[32], h[32], ratio[32], bar[64];
+		benchlib_row_cells(r, b, h, ratio, bar);
+		fprintf(f, "%-34s %-8s %10s %10s %8s  ", r->name, r->unit, b, h, ratio);
+		if (with_ref_is)
+			fprintf(f, "%-34s ", r->ref_what != NULL ? r->ref_what : "-");
+		fprintf(f, "%s%s\n", bar, r->failed ? "  FAILED" : "");
+	}
+	benchlib_print_row_notes(f, rows, n);
+}
+
+bool benchlib_json_write(const char *path, bool quick, int repeat, const char *head, const struct benchlib_host_load *load,
+			 const struct benchlib_row *rows, int n, const char *ref_key, bool with_ref_is, const char *tail,
+			 int failed)
+{
+	FILE *f = benchlib_json_open(path);
+
+	if (f == NULL)
+		return false;
+	fprintf(f, "{\n  \"quick\": %s,\n  \"repeat\": %d,\n%s  ", quick ? "true" : "false", repeat, head);
+	benchlib_json_host_load(f, load);
+	fputs(",\n", f);
+	benchlib_json_rows(f, rows, n, ref_key, with_ref_is);
+	fprintf(f, "%s,\n  \"failed\": %d\n}\n", tail, failed);
+	return benchlib_json_close(f);
+}

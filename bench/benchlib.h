@@ -91,6 +91,9 @@ int benchlib_row_bar_met(const struct benchlib_row *r);
 void benchlib_row_cells(const struct benchlib_row *r, char *bhemu, char *ref, char *ratio, char *bar);
 /* Under the table: each row's diagnostics, then each failure. */
 void benchlib_print_row_notes(FILE *f, const struct benchlib_row *rows, int n);
+/* The table: a header naming the reference column ref_head, one line per row (with the
+ * "reference is" column when with_ref_is), then benchlib_print_row_notes. */
+void benchlib_print_table(FILE *f, const struct benchlib_row *rows, int n, const char *ref_head, bool with_ref_is);
 /* Rows failed; *missed gets the bars missed. */
 int benchlib_rows_count(const struct benchlib_row *rows, int n, int *missed);
 
@@ -134,5 +137,12 @@ void benchlib_json_host_load(FILE *f, const struct benchlib_host_load *h);
 /* `  "measurements": [...]` up to its `]`: the rows, the reference under ref_key, and its
  * "reference_is" when with_ref_is. */
 void benchlib_json_rows(FILE *f, const struct benchlib_row *rows, int n, const char *ref_key, bool with_ref_is);
+/* The whole document every harness writes to path ("-" = stdout):
+ * {"quick": q, "repeat": r, <head: more `"name": value,\n` members, may be "">
+ *  host load, the measurements (benchlib_json_rows), <tail: `,\n  "name": value` members or "">,
+ *  "failed": failed}. False when it cannot be written. */
+bool benchlib_json_write(const char *path, bool quick, int repeat, const char *head, const struct benchlib_host_load *load,
+			 const struct benchlib_row *rows, int n, const char *ref_key, bool with_ref_is, const char *tail,
+			 int failed);
 
 #endif

@@ -1,0 +1,287 @@
+/* bench_launch: booting a P150 with the reference firmware and launching programs on it, each
+ * against host threads doing the same in the same run.
+ *
+ *  - boot_p150: seconds from releasing BRISC to the last DONE (issue bar: under 2 s); reference:
+ *    700 host threads started and each heard from once (what "a chip's worth of threads coming
+ *    up" costs natively).
+ *  - booted_rss: resident memory of the booted chip (bar: under 1 GiB); no reference.
+ *  - launch_empty: slow-dispatch launches per second of an empty kernel on all 700 cores
+ *    (bh_program_launch); reference: the same handshake done natively by 700 threads, 140
+ *    "BRISCs" that wait for a go word, release their four "subordinates" and wait for them, then
+ *    report done to the host, all through futexes. */
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bhemu/bhemu.h"
+#include "benchlib.h"
+
+#define TILES 140u
+#define SUBS 4u
+#define MAX_ROWS 8
+
+struct options {
+	bool quick, check_bars;
+	unsigned launches;
+	const char *json_path, *firmware;
+};
+
+/* ---- Native reference: the launch handshake on host threads ----------------------------------- */
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t v)
+{
+	return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, v, NULL, NULL, 0);
+}
+
+/* Waits until *w != old. */
+static uint32_t wait_change(_Atomic uint32_t *w, uint32_t old)
+{
+	uint32_t v;
+	while ((v = atomic_load_explicit(w, memory_order_acquire)) == old)
+		futex(w, FUTEX_WAIT, old);
+	return v;
+}
+
+static void store_wake(_Atomic uint32_t *w, uint32_t v)
+{
+	atomic_store_explicit(w, v, memory_order_release);
+	futex(w, FUTEX_WAKE, 1);
+}
+
+struct native_tile {
+	_Atomic uint32_t go;              /* launch generation, written by the host */
+	_Atomic uint32_t sub_go[SUBS];    /* generation, written by the BRISC */
+	_Atomic uint32_t sub_done;        /* count, by the subordinates */
+};
+
+struct native {
+	struct native_tile tiles[TILES];
+	_Atomic uint32_t done;            /* tiles done, all launches */
+	_Atomic uint32_t started;
+	unsigned launches;
+};
+
+struct native_arg {
+	struct native *n;
+	unsigned tile, sub;               /* sub == SUBS: the BRISC */
+};
+
+static void *native_core(void *p)
+{
+	struct native_arg *a = p;
+	struct native_tile *t = &a->n->tiles[a->tile];
+	atomic_fetch_add(&a->n->started, 1);
+	futex(&a->n->started, FUTEX_WAKE, 1);
+	uint32_t gen = 0, seen_done = 0;
+	for (unsigned l = 0; l < a->n->launches; l++) {
+		if (a->sub < SUBS) {
+			gen = wait_change(&t->sub_go[a->sub], gen);
+			atomic_fetch_add_explicit(&t->sub_done, 1, memory_order_acq_rel);
+			futex(&t->sub_done, FUTEX_WAKE, 1);
+			continue;
+		}
+		gen = wait_change(&t->go, gen);
+		for (unsigned s = 0; s < SUBS; s++)
+			store_wake(&t->sub_go[s], gen);
+		uint32_t want = seen_done + SUBS, v;
+		while ((v = atomic_load_explicit(&t->sub_done, memory_order_acquire)) != want)
+			futex(&t->sub_done, FUTEX_WAIT, v);
+		seen_done = want;
+		atomic_fetch_add_explicit(&a->n->done, 1, memory_order_acq_rel);
+		futex(&a->n->done, FUTEX_WAKE, 1);
+	}
+	return NULL;
+}
+
+/* Returns launches per second, and the seconds until every thread had started in *start_s. */
+static double native_launches(unsigned launches, double *start_s)
+{
+	struct native *n = calloc(1, sizeof *n);
+	struct native_arg *args = calloc(TILES * (SUBS + 1), sizeof *args);
+	pthread_t *th = calloc(TILES * (SUBS + 1), sizeof *th);
+	if (!n || !args || !th) {
+		free(n);
+		free(args);
+		free(th);
+		return -1;
+	}
+	n->launches = launches;
+	unsigned nth = 0;
+	double t0 = benchlib_now();
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned s = 0; s <= SUBS; s++) {
+			args[nth] = (struct native_arg){ n, t, s };
+			pthread_create(&th[nth], NULL, native_core, &args[nth]);
+			nth++;
+		}
+	uint32_t v;
+	while ((v = atomic_load(&n->started)) != nth)
+		futex(&n->started, FUTEX_WAIT, v);
+	*start_s = benchlib_now() - t0;
+	t0 = benchlib_now();
+	for (unsigned l = 1; l <= launches; l++) {
+		for (unsigned t = 0; t < TILES; t++)
+			store_wake(&n->tiles[t].go, l);
+		uint32_t want = l * TILES;
+		while ((v = atomic_load_explicit(&n->done, memory_order_acquire)) != want)
+			futex(&n->done, FUTEX_WAIT, v);
+	}
+	double secs = benchlib_now() - t0;
+	for (unsigned i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	free(n);
+	free(args);
+	free(th);
+	return launches / secs;
+}
+
+/* ---- bhemu ------------------------------------------------------------------------------------- */
+
+static double rss_mib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	double kib = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmRSS: %lf kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib < 0 ? -1 : kib / 1024.0;
+}
+
+static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, struct benchlib_row *rss,
+			struct benchlib_row *launch)
+{
+	static const uint32_t ret = 0x00008067u;
+	struct bh_device *dev = NULL;
+	struct bh_program *p = NULL;
+	struct bh_profile prof;
+	struct bh_boot_result res = { 0 };
+	char err[1024];
+	if (bh_profile_derive(opt->firmware, bh_profile_default(), &prof, err, sizeof err) != BH_OK) {
+		benchlib_row_fail(boot, "%s", err);
+		return;
+	}
+	if (bh_device_open(&(struct bh_device_config){ .board = BH_BOARD_P150 }, &dev) != BH_OK) {
+		benchlib_row_fail(boot, "cannot open a P150 device");
+		return;
+	}
+	int rc = bh_boot(dev, &prof, opt->firmware, &(struct bh_boot_options){ .timeout_s = 30 }, &res);
+	if (rc != BH_OK) {
+		benchlib_row_fail(boot, "boot: %s", res.message);
+		goto out;
+	}
+	boot->bhemu = res.seconds;
+	rss->bhemu = rss_mib();
+	struct bh_core_range all[2];
+	unsigned nall = bh_device_all_tiles(dev, all);
+	if (bh_program_create(dev, &p) != BH_OK)
+		goto out;
+	for (unsigned k = 0; k < 5; k++)
+		if (bh_program_add_kernel_code(p, (enum bh_core_id)k, &ret, 1, all, nall) < 0) {
+			benchlib_row_fail(launch, "%s", bh_program_error(p));
+			goto out;
+		}
+	/* The first launch uploads the kernels; the rest reuse them, as repeated launches do. */
+	double t0 = 0;
+	for (unsigned l = 0; l <= opt->launches; l++) {
+		if (l == 1)
+			t0 = benchlib_now();
+		rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 30 }, NULL);
+		if (rc != BH_OK) {
+			benchlib_row_fail(launch, "launch %u: %.400s", l, bh_program_error(p));
+			goto out;
+		}
+	}
+	launch->bhemu = opt->launches / (benchlib_now() - t0);
+out:
+	free(res.report);
+	bh_program_destroy(p);
+	bh_device_close(dev);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_launch [--quick] [--launches N] [--firmware DIR] [--check-bars] [--json FILE|-]\n"
+		"Boots a P150 with the reference firmware and measures boot time, resident memory and the\n"
+		"slow-dispatch launch rate of an empty kernel on all 700 cores, against host threads doing\n"
+		"the same handshake. --quick: 100 launches (default 1000). --check-bars: exit 1 when a bar\n"
+		"is missed. exit status: 0 measured, 1 a measurement failed (or a bar, with --check-bars),\n"
+		"2 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	benchlib_set_program("bench_launch");
+	struct options opt = { .firmware = BENCH_LAUNCH_FIRMWARE };
+	long launches = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return BENCHLIB_EXIT_OK;
+		} else if (!strcmp(a, "--quick")) {
+			opt.quick = true;
+		} else if (!strcmp(a, "--check-bars")) {
+			opt.check_bars = true;
+		} else if (!strcmp(a, "--launches")) {
+			launches = (long)benchlib_option_ulong(argc, argv, &i, 1, 10000000);
+		} else if (!strcmp(a, "--firmware")) {
+			opt.firmware = benchlib_option_value(argc, argv, &i);
+		} else if (!strcmp(a, "--json")) {
+			opt.json_path = benchlib_option_value(argc, argv, &i);
+		} else {
+			fprintf(stderr, "bench_launch: unknown argument %s (see --help)\n", a);
+			return BENCHLIB_EXIT_USAGE;
+		}
+	}
+	opt.launches = (unsigned)(launches > 0 ? launches : opt.quick ? 100 : 1000);
+	FILE *out = opt.json_path && !strcmp(opt.json_path, "-") ? stderr : stdout;
+	struct benchlib_row rows[MAX_ROWS];
+	struct benchlib_host_load load;
+	int n = 0;
+	struct benchlib_row *boot = benchlib_row_new(rows, &n, "boot_p150", "s");
+	struct benchlib_row *rss = benchlib_row_new(rows, &n, "booted_rss", "MiB");
+	struct benchlib_row *launch = benchlib_row_new(rows, &n, "launch_empty", "launch/s");
+	snprintf(boot->name, sizeof boot->name, "boot P150 (140 tiles)");
+	boot->ref_what = "700 host threads up";
+	boot->bar_kind = BENCHLIB_BAR_VALUE_MAX;
+	boot->bar = 2.0;
+	snprintf(rss->name, sizeof rss->name, "resident memory, booted P150");
+	rss->no_ratio = true;
+	rss->bar_kind = BENCHLIB_BAR_VALUE_MAX;
+	rss->bar = 1024;
+	snprintf(launch->name, sizeof launch->name, "slow-dispatch launches, 700 cores");
+	launch->ref_what = "same handshake, 700 host threads";
+
+	benchlib_host_begin(&load);
+	fprintf(out, "running boot and %u launches on bhemu ...\n", opt.launches);
+	fflush(out);
+	bench_bhemu(&opt, boot, rss, launch);
+	fprintf(out, "running the native reference, %u launches ...\n", opt.launches);
+	fflush(out);
+	launch->ref = native_launches(opt.launches, &boot->ref);
+	benchlib_host_end(&load);
+
+	int missed, failed = benchlib_rows_count(rows, n, &missed);
+	fprintf(out, "host: %ld CPUs", sysconf(_SC_NPROCESSORS_ONLN));
+	benchlib_print_host_load(out, &load);
+	benchlib_print_table(out, rows, n, "native", true);
+	char head[96];
+	snprintf(head, sizeof head, "  \"launches\": %u,\n  \"host_cpus\": %ld,\n", opt.launches,
+		 sysconf(_SC_NPROCESSORS_ONLN));
+	if (opt.json_path && !benchlib_json_write(opt.json_path, opt.quick, 1, head, &load, rows, n, "native", true, "",
+						   failed))
+		failed++;
+	if (failed)
+		return BENCHLIB_EXIT_FAILED;
+	return opt.check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
+}
