@@ -9,6 +9,7 @@
 
 #include "cores/core.h"
 #include "cores/rv32_insns.h"
+#include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 
@@ -186,7 +187,7 @@ static inline uint32_t rv_amo(unsigned op, uint32_t *p, uint32_t v)
 #define RV_RUN_FN rv32_run_exact
 #include "cores/rv32_run.inc"
 
-enum rv_stop rv32_run(struct bh_core *c)
+static enum rv_stop rv32_run_variants(struct bh_core *c)
 {
 	if (c->max_instructions)
 		return rv32_run_exact(c);   /* exact limits: no spin detection */
@@ -211,4 +212,13 @@ enum rv_stop rv32_run(struct bh_core *c)
 			return r;
 		}
 	}
+}
+
+enum rv_stop rv32_run(struct bh_core *c)
+{
+	enum rv_stop r = rv32_run_variants(c);
+	/* A Tensix instruction this core pushed faulted (cores/tensix.c): that is the core's fault. */
+	if (r != RV_STOP_FAULT && bh_tensix_take_fault(c))
+		return RV_STOP_FAULT;
+	return r;
 }

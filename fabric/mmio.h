@@ -76,5 +76,10 @@ bool bh_ldm_fast_read(struct bh_access *a, uint32_t *val);
 bool bh_ldm_fast_write(struct bh_access *a, uint32_t val);
 bool bh_ldm_slow_read(struct bh_access *a, uint32_t *val);
 bool bh_ldm_slow_write(struct bh_access *a, uint32_t val);
+/* The Tensix coprocessor's windows (cores/tensix.c): GPRs, MOP config, instruction push. */
+bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val);
+bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val);
+bool bh_tensix_push_write(struct bh_access *a, uint32_t val);
 
 #endif

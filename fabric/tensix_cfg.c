@@ -1,6 +1,7 @@
 /* Tensix backend configuration as reached by RISC-V MMIO at 0xFFEF0000 (memory-map.md 8):
  * register index k at +4k, bank 0. Storage for every index; side effects for those the
- * RISC-V side relies on. The Tensix instructions that use both banks come with the coprocessor. */
+ * RISC-V side relies on. Tensix instructions (cores/tensix_exec.c) write either bank through
+ * bh_tensix_cfg_store / bh_tensix_cfg_rmw, with the same side effects. */
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 
@@ -26,29 +27,46 @@ bool bh_tensix_cfg_read(struct bh_access *a, uint32_t *val)
 	return true;
 }
 
-bool bh_tensix_cfg_write(struct bh_access *a, uint32_t val)
+/* Side effects of a configuration word, whichever path wrote it. */
+static void cfg_side_effects(struct bh_tile *t, unsigned k, uint32_t val)
 {
-	unsigned k = 0;
-	if (!cfg_index(a, &k))
-		return false;
-	_Atomic uint32_t *cell = &a->tile->tensix_cfg[0][k];
-	if (a->size == 2) {
-		unsigned sh = (a->off & 2) * 8;
-		uint32_t old = atomic_load_explicit(cell, memory_order_relaxed), nv;
-		do
-			nv = (old & ~(0xffffu << sh)) | (val & 0xffff) << sh;
-		while (!atomic_compare_exchange_weak_explicit(cell, &old, nv, memory_order_relaxed, memory_order_relaxed));
-		val = nv;
-	} else {
-		atomic_store_explicit(cell, val, memory_order_relaxed);
-	}
 	if (k == BH_CFG_IC_INVALIDATE) {
 		/* RISCV_IC_INVALIDATE_InvalidateAll: bit per core (B 1, T0 2, T1 4, T2 8, NC 0x10). */
 		unsigned mask = 0;
 		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
 			if (val >> bh_ic_invalidate_bit((enum bh_core_kind)c) & 1)
 				mask |= 1u << c;
-		bh_tile_flush_decoded(a->tile, mask);
+		bh_tile_flush_decoded(t, mask);
+	}
+	bh_tile_mmio_written(t, BH_TENSIX_CFG_BASE + 4 * k);   /* a core may poll it */
+}
+
+void bh_tensix_cfg_rmw(struct bh_tile *t, unsigned bank, unsigned k, uint32_t mask, uint32_t val)
+{
+	_Atomic uint32_t *cell = &t->tensix_cfg[bank][k];
+	uint32_t old = atomic_load_explicit(cell, memory_order_relaxed), nv;
+	do
+		nv = (old & ~mask) | (val & mask);
+	while (!atomic_compare_exchange_weak_explicit(cell, &old, nv, memory_order_relaxed, memory_order_relaxed));
+	cfg_side_effects(t, k, nv);
+}
+
+void bh_tensix_cfg_store(struct bh_tile *t, unsigned bank, unsigned k, uint32_t val)
+{
+	atomic_store_explicit(&t->tensix_cfg[bank][k], val, memory_order_relaxed);
+	cfg_side_effects(t, k, val);
+}
+
+bool bh_tensix_cfg_write(struct bh_access *a, uint32_t val)
+{
+	unsigned k = 0;
+	if (!cfg_index(a, &k))
+		return false;
+	if (a->size == 2) {
+		unsigned sh = (a->off & 2) * 8;
+		bh_tensix_cfg_rmw(a->tile, 0, k, 0xffffu << sh, (val & 0xffff) << sh);
+	} else {
+		bh_tensix_cfg_store(a->tile, 0, k, val);
 	}
 	return true;
 }

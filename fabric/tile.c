@@ -45,6 +45,7 @@ int bh_tile_init(struct bh_tile *t, struct bh_device *dev, struct bh_chip *chip,
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	bh_pcbuf_init(&t->pcbuf);
+	bh_tensix_init(&t->tensix, t);
 	bh_mailbox_init(&t->mbox);
 	bh_watch_init(&t->watch);
 	bh_niu_init(&t->niu[0], 0);
@@ -61,6 +62,7 @@ void bh_tile_destroy(struct bh_tile *t)
 		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 			if (t->core[k].tile)
 				bh_core_destroy(&t->core[k]);
+		bh_tensix_destroy(&t->tensix);
 		bh_watch_destroy(&t->watch);
 		bh_pcbuf_destroy(&t->pcbuf);
 		bh_mailbox_destroy(&t->mbox);
@@ -75,13 +77,14 @@ void bh_tile_destroy(struct bh_tile *t)
 }
 
 /* Reset edges of the sync devices a core takes part in (memory-map.md 4.1): entering reset
- * empties the mailboxes it writes and abandons a parked PCBuf pop; a TRISC leaving reset empties
- * its PCBuf. Caller holds tile->lock; the devices take only their own locks. */
+ * empties the mailboxes it writes and abandons a parked PCBuf pop; a TRISC entering reset empties
+ * its Tensix thread's FIFO and abandons its work; a TRISC leaving reset empties its PCBuf. Caller holds tile->lock; the devices take only their own locks. */
 static void tile_sync_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 {
 	if (entering)
 		bh_mailbox_reset_enter(t, k);
 	bh_pcbuf_reset_edge(t, k, entering);
+	bh_tensix_reset_edge(t, k, entering);
 }
 
 void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cores/core.h"
+#include "cores/tensix.h"
 #include "fabric/hw.h"
 #include "fabric/niu.h"
 #include "sync/mailbox.h"
@@ -55,8 +56,10 @@ struct bh_tile {
 
 	_Atomic uint32_t wall_clock_hi_latched;  /* WALL_CLOCK_1_AT, latched by reads of WALL_CLOCK_0 */
 
-	/* Tensix backend configuration, bank 0 as reached through MMIO (index k at 0xFFEF0000 + 4k). */
+	/* Tensix backend configuration: two config states (banks); MMIO reaches bank 0 (index k at
+	 * 0xFFEF0000 + 4k), Tensix instructions the bank of their thread's CFG_STATE_ID. Relaxed. */
 	_Atomic uint32_t tensix_cfg[2][224];
+	struct bh_tensix tensix;           /* the coprocessor's control plane (cores/tensix.c) */
 
 	struct bh_streams *streams;        /* NoC overlay stream registers (sync/streams.c) */
 
@@ -85,6 +88,11 @@ extern _Atomic bh_code_written_fn bh_tile_code_written_hook;
 /* A device register at addr changed (stream register, semaphore, ...): wake cores parked on it.
  * One relaxed load when nothing outside L1 is watched (sync/watch.c). */
 void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
+
+/* Tensix configuration writes from any path (MMIO, WRCFG, RMWCIB), with their side effects
+ * (index 185 invalidates I-caches). rmw: the bits in mask take val's. fabric/tensix_cfg.c. */
+void bh_tensix_cfg_store(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t val);
+void bh_tensix_cfg_rmw(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t mask, uint32_t val);
 
 /* Host-side (loader, tests, later NoC) access to L1. Bounds are checked by the caller. */
 void bh_tile_l1_write(struct bh_tile *tile, uint32_t addr, const void *src, uint32_t len);

@@ -1,5 +1,5 @@
-/* Device-wide reports: what every core is doing, and what parked cores wait on, by name and
- * value ("stream 8 reg 10 (CB0 tiles_received) = 3"). Used for deadlock and timeout reports. */
+/* Device-wide reports: what every core and Tensix thread is doing, and what parked ones wait on,
+ * by name and value ("stream 8 reg 10 (CB0 tiles_received) = 3"). Used for deadlock and timeout reports. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,13 +95,18 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 	}
 }
 
+static void put_line(void *o, const char *line)
+{
+	put(o, "%s", line);
+}
+
 int bh_device_report(struct bh_device *dev, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0 };
 	if (!dev || !buf || !len)
 		return BH_ERR_ARG;
 	buf[0] = 0;
-	for (unsigned t = 0; t < dev->ntiles; t++)
+	for (unsigned t = 0; t < dev->ntiles; t++) {
 		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 			struct bh_tile *tile = dev->tiles[t];
 			struct bh_core *c = &tile->core[k];
@@ -111,6 +116,8 @@ int bh_device_report(struct bh_device *dev, char *buf, size_t len)
 			if (!idle)   /* cores never started are left out: a chip has hundreds */
 				report_core(dev, tile, c, &o);
 		}
+		bh_tensix_report(dev->tiles[t], put_line, &o);   /* busy, held or faulted Tensix threads */
+	}
 	return BH_OK;
 }
 

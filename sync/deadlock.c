@@ -7,15 +7,21 @@ int bh_deadlock_snap_init(struct bh_deadlock_snap *s, unsigned ntiles)
 {
 	s->ntiles = ntiles;
 	s->seq = calloc((size_t)ntiles * BH_CORES_PER_TILE, sizeof *s->seq);
+	s->tt_seq = calloc((size_t)ntiles * BH_TT_THREADS, sizeof *s->tt_seq);
 	s->host_epoch = 0;
 	s->quiet = 0;
-	return s->seq ? 0 : -1;
+	if (s->seq && s->tt_seq)
+		return 0;
+	bh_deadlock_snap_free(s);
+	return -1;
 }
 
 void bh_deadlock_snap_free(struct bh_deadlock_snap *s)
 {
 	free(s->seq);
+	free(s->tt_seq);
 	s->seq = NULL;
+	s->tt_seq = NULL;
 }
 
 bool bh_deadlock_look(struct bh_deadlock_snap *s, struct bh_tile **tiles, uint64_t host_epoch, unsigned needed)
@@ -42,6 +48,24 @@ bool bh_deadlock_look(struct bh_deadlock_snap *s, struct bh_tile **tiles, uint64
 				all_parked = false;
 		}
 		pthread_mutex_unlock(&tile->lock);
+		/* Tensix threads with work count as running; held at the gate counts as parked. A
+		 * faulted one is stopped (its pusher faulted). Started threads only: the flag is set
+		 * once, under the coprocessor's lock. */
+		pthread_mutex_lock(&tile->tensix.lock);
+		for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+			struct bh_tt_thread *th = &tile->tensix.th[i];
+			uint32_t *seq = &s->tt_seq[t * BH_TT_THREADS + i];
+			uint32_t now = atomic_load_explicit(&th->progress, memory_order_relaxed);
+			if (now != *seq)
+				moved = true;
+			*seq = now;
+			if (!th->started || th->faulted || bh_pcbuf_tensix_thread_idle(tile, i))
+				continue;
+			running++;
+			if (atomic_load_explicit(&th->park, memory_order_acquire) != BH_TT_GATE)
+				all_parked = false;
+		}
+		pthread_mutex_unlock(&tile->tensix.lock);
 	}
 	if (!running || !all_parked || moved) {
 		s->quiet = 0;

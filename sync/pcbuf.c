@@ -49,17 +49,18 @@ void bh_pcbuf_destroy(struct bh_pcbufs *p)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Coprocessor hooks: no Tensix coprocessor yet, so every thread is idle.
+ * Coprocessor state (counters kept by cores/tensix.c).
  */
 
 bool bh_pcbuf_tensix_thread_idle(struct bh_tile *t, unsigned thread)
 {
-	return true;
+	/* seq_cst: pairs with the coprocessor's seq_cst updates (see struct bh_pcbufs). */
+	return atomic_load_explicit(&t->pcbuf.tensix_busy[thread], memory_order_seq_cst) == 0;
 }
 
 bool bh_pcbuf_mop_expander_idle(struct bh_tile *t, unsigned thread)
 {
-	return true;
+	return atomic_load_explicit(&t->pcbuf.mop_busy[thread], memory_order_seq_cst) == 0;
 }
 
 void bh_pcbuf_tensix_idle_changed(struct bh_tile *t, unsigned thread)

@@ -41,6 +41,12 @@ struct bh_pcbufs {
 	 * blocking paths after they registered on a waitq (pairs with the store). */
 	_Atomic uint32_t override;
 	struct bh_pcbuf buf[BH_PCBUF_COUNT];
+	/* Tensix thread i (tensix.md 9): instructions pushed and not yet executed (FIFO, expanders,
+	 * Wait Gate, units, including everything a MOP expanded into), and MOPs queued before or
+	 * inside its MOP expander. Changed seq_cst by the coprocessor (cores/tensix.c), which then
+	 * calls bh_pcbuf_tensix_idle_changed(); read seq_cst after a waiter registered. */
+	_Atomic uint32_t tensix_busy[BH_PCBUF_COUNT];
+	_Atomic uint32_t mop_busy[BH_PCBUF_COUNT];
 };
 
 void bh_pcbuf_init(struct bh_pcbufs *p);
@@ -60,9 +66,8 @@ bool bh_pcbuf_override_write(struct bh_access *a, uint32_t val);
  * wakes a BRISC parked on it being full. Other cores: nothing. */
 void bh_pcbuf_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool entering);
 
-/* Coprocessor hooks. There is no Tensix coprocessor yet: every thread is idle and no MOP is
- * queued, so the BRISC barrier's third condition and Manual TTSync (+4, +8) always hold. The
- * coprocessor model replaces the two predicates and calls bh_pcbuf_tensix_idle_changed() when
+/* Coprocessor state as PCBufs see it: the BRISC barrier's third condition and Manual TTSync
+ * (+4, +8) read the counters above. The coprocessor calls bh_pcbuf_tensix_idle_changed() when
  * thread `thread` may have become idle (wakes the barrier and TTSync waiters of that PCBuf). */
 bool bh_pcbuf_tensix_thread_idle(struct bh_tile *tile, unsigned thread);  /* no in-flight instruction */
 bool bh_pcbuf_mop_expander_idle(struct bh_tile *tile, unsigned thread);   /* no MOP queued or expanding */

@@ -1,6 +1,6 @@
 /* Tensix semaphores (sync.md section 5): eight {Value, Max} pairs of 4 bits per tile, shared by
- * the three Tensix threads. The instruction forms (SEMINIT, SEMPOST, SEMGET; SEMWAIT waits on
- * `waiters`) are for the coprocessor model; the TRISCs reach them at 0xFFE80020 + 4k through the
+ * the three Tensix threads. The instruction forms (SEMINIT, SEMPOST, SEMGET; SEMWAIT waits
+ * through gate_waiters) are used by the coprocessor (cores/tensix_exec.c); the TRISCs reach them at 0xFFE80020 + 4k through the
  * PCBuf window (sync/pcbuf.c dispatches there). */
 #ifndef BH_SYNC_TENSIX_SEM_H
 #define BH_SYNC_TENSIX_SEM_H
@@ -24,10 +24,16 @@ struct bh_sems {
 	 * swap (seq_cst: a SEMWAIT waiter registers on `waiters`, then re-reads), read seq_cst.
 	 * Reset value 0/0 for all eight: unverified (sync.md 5; firmware SEMINITs what it uses). */
 	_Atomic uint64_t state;
-	/* Whoever waits for a semaphore to change (future SEMWAIT of the Tensix threads). Woken on
-	 * every change. */
+	/* Cores waiting for a semaphore to change. Woken on every change. */
 	struct bh_waitq waiters;
+	/* Tensix threads held at their Wait Gate by SEMWAIT (cores/tensix_exec.c): incremented
+	 * seq_cst before they re-read the state; a change with waiters calls bh_sem_gate_wake_hook. */
+	_Atomic uint32_t gate_waiters;
 };
+
+/* Wakes the tile's Tensix threads held at the gate (set by cores/tensix.c). */
+typedef void (*bh_sem_gate_wake_fn)(struct bh_tile *tile);
+extern _Atomic bh_sem_gate_wake_fn bh_sem_gate_wake_hook;
 
 /* SEMINIT: for each semaphore k selected by mask (bit k), Value = value and Max = max. The
  * instruction fields are 4 bits wide; larger arguments are a caller bug (asserted). */

@@ -12,21 +12,21 @@
  *      cb_interface_setup, cb_reserve_back, cb_push_back, cb_wait_front, cb_pop_front,
  *      get_write_ptr, get_read_ptr;
  *  - TRISC0 "unpacker" side (consumer, 16-byte units), sync.md 2.2:
- *      cb_interface_setup_unpacker, cb_wait_front_unpacker, cb_pop_front_unpacker_nocp,
- *      get_read_ptr_unpacker (returns bytes);
+ *      cb_interface_setup_unpacker, cb_wait_front_unpacker, cb_pop_front_unpacker,
+ *      cb_pop_front_unpacker_nocp, get_read_ptr_unpacker (returns bytes);
  *  - TRISC2 "packer" side (producer, 16-byte units), sync.md 2.2:
- *      cb_interface_setup_packer, cb_reserve_back_packer, cb_push_back_packer_nocp,
- *      get_write_ptr_packer (returns bytes).
+ *      cb_interface_setup_packer, cb_reserve_back_packer, cb_push_back_packer,
+ *      cb_push_back_packer_nocp, get_write_ptr_packer (returns bytes).
  * Plus get_local_cb_interface and cb_counters_reset (zero the counters, as TRISC0 firmware does).
  * For MULTICORE programs (cmake/BhemuGuest.cmake): they link cb.c and cb_state.c (the per-core table);
  * kernels (firmware/kernel/) link cb.c only and use the firmware's table.
  *
- * NO COPROCESSOR: on hardware the compute-side pop/push publish the new 16-bit count through
- * the Tensix scalar unit (SETDMAREG, STALLWAIT, STOREREG), so the stream write happens only once
- * the unpacker/packer has finished with the pages. bhemu has no Tensix coprocessor yet, so the
- * *_nocp variants store the same 16-bit count to the same stream register with a plain `sw`,
- * immediately. They are right for programs whose TRISCs move data with their own loads and
- * stores; they are not what real compute kernels do.
+ * Compute-side publishing: cb_pop_front_unpacker and cb_push_back_packer publish the new 16-bit
+ * count as tt-metal's compute API does, through the core's Tensix thread: SETDMAREG writes it
+ * into the low half of a GPR, STALLWAIT holds the scalar unit until the unpackers (packer) are
+ * idle, STOREREG writes the GPR to the stream register. The *_nocp variants store the same count
+ * with a plain `sw`, at once: right for programs whose TRISCs move data with their own loads and
+ * stores.
  *
  * Nothing here may be used from two cores for the same side of a CB: one producer, one consumer
  * (the counters are updated by read-modify-write). Any core can use the data-movement flavour
@@ -227,6 +227,43 @@ static inline void cb_pop_front_unpacker_nocp(uint32_t cb, uint32_t n)
 	ci->fifo_rd_ptr = cb_ptr_advance(ci, ci->fifo_rd_ptr, n);
 }
 
+/* ---- Publishing through the Tensix thread (sync.md 2.2) --------------------------------------
+ * SETDMAREG and STOREREG carry run-time values: pushed with a store to the push window, as
+ * tt-metal builds them. STALLWAIT is a constant: a .ttinsn word (rotated left by 2). */
+#define CB_TENSIX_PUSH		0xFFE40000u
+#define CB_GPR_TILES_ACKED	4u	/* TRISC0 publishes tiles_acked from GPR 4 */
+#define CB_GPR_TILES_RECEIVED	24u	/* TRISC2 publishes tiles_received from GPR 24 */
+#define CB_TT_SETDMAREG_LO(gpr, v)	(0x45u << 24 | (uint32_t)(uint16_t)(v) << 8 | 2u * (gpr))
+#define CB_TT_STOREREG(gpr, addr)	(0x67u << 24 | (gpr) << 18 | (((addr) >> 2) & 0x3FFFFu))
+/* STALLWAIT block B5 (scalar unit) until C1|C2 (unpackers idle) / C3 (packer idle). */
+#define CB_TT_STALL_UNPACKERS_WORD	".word 0x8840001A"	/* rotl(0xA2100006, 2): ttstallwait 32,6 */
+#define CB_TT_STALL_PACKER_WORD		".word 0x88400022"	/* rotl(0xA2100008, 2): ttstallwait 32,8 */
+
+static inline void cb_tensix_push(uint32_t insn)
+{
+	*(volatile uint32_t *)(uintptr_t)CB_TENSIX_PUSH = insn;
+}
+
+/* Publishes count to stream register reg of cb from GPR gpr, after the stall in `stall`. */
+#define CB_PUBLISH_THROUGH_TENSIX(cb, reg, gpr, count, stall) do { \
+		cb_tensix_push(CB_TT_SETDMAREG_LO(gpr, count)); \
+		__asm__ volatile(stall ::: "memory"); \
+		cb_tensix_push(CB_TT_STOREREG(gpr, (uint32_t)(uintptr_t)cb_stream_reg(cb, reg))); \
+	} while (0)
+
+/* Frees n pages like llk_pop_tiles: shadow tiles_acked += n, published to reg 8 by the Tensix
+ * thread once the unpackers are idle; the read pointer (16-byte units) moves on. */
+static inline void cb_pop_front_unpacker(uint32_t cb, uint32_t n)
+{
+	struct cb_interface *ci = &cb_interface[cb];
+
+	CB_COMPILER_BARRIER();
+	ci->tiles_acked = (uint16_t)(ci->tiles_acked + n);
+	CB_PUBLISH_THROUGH_TENSIX(cb, CB_REG_TILES_ACKED, CB_GPR_TILES_ACKED, ci->tiles_acked,
+				  CB_TT_STALL_UNPACKERS_WORD);
+	ci->fifo_rd_ptr = cb_ptr_advance(ci, ci->fifo_rd_ptr, n);
+}
+
 /* L1 byte address of the next page to read (the interface holds 16-byte units). */
 static inline uint32_t get_read_ptr_unpacker(uint32_t cb)
 {
@@ -253,6 +290,19 @@ static inline void cb_push_back_packer_nocp(uint32_t cb, uint32_t n)
 	ci->fifo_wr_ptr = cb_ptr_advance(ci, ci->fifo_wr_ptr, n);
 	ci->tiles_received = (uint16_t)(ci->tiles_received + n);
 	*cb_stream_reg(cb, CB_REG_TILES_RECEIVED) = ci->tiles_received;
+}
+
+/* Publishes n pages like llk_push_tiles: the write pointer moves on, shadow tiles_received += n,
+ * published to reg 10 by the Tensix thread once the packer is idle. */
+static inline void cb_push_back_packer(uint32_t cb, uint32_t n)
+{
+	struct cb_interface *ci = &cb_interface[cb];
+
+	CB_COMPILER_BARRIER();
+	ci->fifo_wr_ptr = cb_ptr_advance(ci, ci->fifo_wr_ptr, n);
+	ci->tiles_received = (uint16_t)(ci->tiles_received + n);
+	CB_PUBLISH_THROUGH_TENSIX(cb, CB_REG_TILES_RECEIVED, CB_GPR_TILES_RECEIVED, ci->tiles_received,
+				  CB_TT_STALL_PACKER_WORD);
 }
 
 /* L1 byte address of the next page to write (the interface holds 16-byte units). */

@@ -1,7 +1,6 @@
 /* Reference BRISC firmware for the p100a profile (launch.md 2, 5): boots the tile, then runs
- * launch messages. The Tensix coprocessor is not modelled yet, so every step of the real firmware
- * that pushes Tensix instructions (ZEROACC, SFPENCC, SFPLOADI, SFPCONFIG, SEMINIT) or programs the
- * ECC scrubber is left out; so is the copy of the logical-to-virtual maps, which nothing reads. */
+ * launch messages. It pushes the same Tensix instructions as the real firmware at boot
+ * (tensix.md 9); the copy of the logical-to-virtual maps, which nothing reads, is left out. */
 #include "cb.h"
 #include "fw.h"
 #include "noc.h"
@@ -9,7 +8,26 @@
 /* In .data (copied from the scratch by crt0), like the real firmware's subordinate_sync pointer. */
 volatile uint32_t *subordinate_sync = (volatile uint32_t *)(uintptr_t)MBOX_SUBORDINATE_SYNC;
 
-/* launch.md 2 step 6, without the Tensix pushes. */
+/* Tensix boot instructions of the p100a firmware (tensix.md 9), pushed into thread 0 through
+ * BRISC's push window (after the MOP expander). */
+static const uint32_t tensix_boot_insns[] = {
+	0x10180000u,	/* ZEROACC clear_mode 3: the whole Dst */
+	0x8A00300Au,	/* SFPENCC: enable the SFPU condition-code stack */
+	0x02000000u,	/* NOP */
+	0x7100BF80u,	/* SFPLOADI LReg0 <- -1.0 (bf16) */
+	0x910000B0u,	/* SFPCONFIG: LReg0 into constant LReg11 */
+};
+static const uint32_t tensix_boot_seminit[] = {
+	0xA3100008u,	/* SEMINIT sem 1 (MATH_PACK): value 0, max 1 */
+	0xA3100010u,	/* SEMINIT sem 2 (UNPACK_TO_DEST) */
+	0xA3100200u,	/* SEMINIT sem 7 (MATH_DONE) */
+};
+
+/* ECC scrubber (Tensix config index 3): Enable, Scrub_On_Error, Delay (bits 13:3) = 0x100. */
+#define ECC_SCRUBBER_MASK	(0x7FFu << 3 | 3u)
+#define ECC_SCRUBBER_VALUE	(0x100u << 3 | 3u)
+
+/* launch.md 2 step 6. */
 static void device_setup(void)
 {
 	REG32(DEST_CG_CTRL) = 0;
@@ -27,6 +45,12 @@ static void device_setup(void)
 	for (uint32_t a = MEM_ZEROS_BASE; a < MEM_ZEROS_BASE + MEM_ZEROS_SIZE; a += 4)
 		REG32(a) = 0;
 	REG32(TENSIX_CFG(TENSIX_CFG_IC_INVALIDATE)) = 0x1F;
+	for (uint32_t k = 0; k < sizeof tensix_boot_insns / sizeof tensix_boot_insns[0]; k++)
+		REG32(TENSIX_PUSH_THREAD0) = tensix_boot_insns[k];
+	REG32(TENSIX_CFG(TENSIX_CFG_ECC_SCRUBBER)) =
+		(REG32(TENSIX_CFG(TENSIX_CFG_ECC_SCRUBBER)) & ~ECC_SCRUBBER_MASK) | ECC_SCRUBBER_VALUE;
+	for (uint32_t k = 0; k < sizeof tensix_boot_seminit / sizeof tensix_boot_seminit[0]; k++)
+		REG32(TENSIX_PUSH_THREAD0) = tensix_boot_seminit[k];
 }
 
 static struct go_msg read_go_msg(uint32_t idx)

@@ -30,6 +30,8 @@
 #define TENSIX_CFG(k)		(0xFFEF0000u + 4u * (uint32_t)(k))
 #define TENSIX_CFG_IC_INVALIDATE 185u		/* RISCV_IC_INVALIDATE_InvalidateAll: B 1 T0 2 T1 4 T2 8 NC 16 */
 #define TENSIX_CFG_PRNG_SEED	186u
+#define TENSIX_CFG_ECC_SCRUBBER	3u
+#define TENSIX_PUSH_THREAD0	0xFFE40000u	/* BRISC: push into Tensix thread 0 (after the MOP expander) */
 
 #define REG32(a)	(*(volatile uint32_t *)(uintptr_t)(a))
 #define REG8(a)		(*(volatile uint8_t *)(uintptr_t)(a))

@@ -437,13 +437,14 @@ Test(csr_values, sstatus_csrs_are_scratch_on_brisc_and_ncrisc)
  * .ttinsn words (low two bits != 11): a Tensix push on BRISC/TRISC, illegal on NCRISC.
  */
 
-Test(ttinsn, tensix_nop_faults_as_not_modelled_on_brisc_and_triscs)
+/* 0x98000000 = rotl(0x26000000, 2): MVMUL, a data-plane instruction (tensix.md 10). */
+Test(ttinsn, data_plane_ttinsn_faults_as_not_modelled_on_brisc_and_triscs)
 {
 	static const enum bh_core_id cores[] = { BH_CORE_BRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2 };
 	struct bh_device *dev = t_open();
 	for (size_t k = 0; k < N(cores); k++)
-		expect_word_faults(dev, cores[k], 0x6000 + 0x1000 * (uint32_t)k, 0x08000000, "not modelled",
-				   "Tensix instruction not modelled yet: .ttinsn pushes 0x02000000 (opcode 0x02)");
+		expect_word_faults(dev, cores[k], 0x6000 + 0x1000 * (uint32_t)k, 0x98000000, "not modelled",
+				   "data-plane instruction MVMUL is not modelled yet");
 	bh_device_close(dev);
 }
 
@@ -459,23 +460,23 @@ Test(ttinsn, every_low_bit_pattern_but_11_is_a_ttinsn_rotated_right_by_2)
 {
 	static const struct {
 		uint32_t word;
-		const char *phrase;
+		const char *kind, *phrase;
 	} v[] = {
-		{ 0x00000001, ".ttinsn pushes 0x40000000 (opcode 0x40)" },
-		{ 0x00000002, ".ttinsn pushes 0x80000000 (opcode 0x80)" },
-		{ 0x0a000094, ".ttinsn pushes 0x02800025 (opcode 0x02)" },
+		{ 0x00000001, "not modelled", "push of 0x40000000 XMOV" },
+		{ 0x00000002, "not modelled", "push of 0x80000000 SFPNOT" },
+		{ 0x0a000094, "illegal instruction", "push of 0x02800025 NOP" },
 	};
 	struct bh_device *dev = t_open();
 	for (size_t k = 0; k < N(v); k++)
-		expect_word_faults(dev, BH_CORE_TRISC1, 0xA000, v[k].word, "not modelled", v[k].phrase);
+		expect_word_faults(dev, BH_CORE_TRISC1, 0xA000, v[k].word, v[k].kind, v[k].phrase);
 	bh_device_close(dev);
 }
 
 Test(ttinsn, zero_word_is_flagged_as_running_into_zeroed_l1)
 {
 	struct bh_device *dev = t_open();
-	expect_word_faults(dev, BH_CORE_TRISC0, 0x6000, 0x00000000, "not modelled",
-			   "opcode 0 is invalid: did the core run into zeroed L1?");
+	expect_word_faults(dev, BH_CORE_TRISC0, 0x6000, 0x00000000, "illegal instruction",
+			   "opcode 0: did a core run into zeroed L1?");
 	bh_device_close(dev);
 }
 

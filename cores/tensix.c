@@ -1,0 +1,449 @@
+/* The Tensix coprocessor of a tile: instruction push (tensix.md 2, riscv-cores.md 2), the
+ * per-thread FIFOs and executor threads, the MOP expander stage, GPR and MOP-config MMIO, idle
+ * tracking for PCBufs, faults and reset. Instruction semantics: cores/tensix_exec.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cores/core.h"
+#include "cores/tensix.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "host/device.h"
+#include "sync/pcbuf.h"
+#include "sync/tensix_sem.h"
+
+_Static_assert(BH_EV_TENSIX_FAULT > BH_EV_FLUSH_ALL, "BH_EV_TENSIX_FAULT must not collide with BH_EV_*");
+
+static void sem_gate_wake(struct bh_tile *t)
+{
+	tt_wake_all(&t->tensix);
+}
+
+void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
+{
+	memset(tx, 0, sizeof *tx);
+	tx->tile = tile;
+	pthread_mutex_init(&tx->lock, NULL);
+	memset(tx->mutex_owner, -1, sizeof tx->mutex_owner);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+		tx->th[i].tx = tx;
+		tx->th[i].id = i;
+		pthread_cond_init(&tx->th[i].cond, NULL);
+	}
+	atomic_store_explicit(&bh_sem_gate_wake_hook, sem_gate_wake, memory_order_relaxed);
+}
+
+void bh_tensix_destroy(struct bh_tensix *tx)
+{
+	pthread_mutex_lock(&tx->lock);
+	tx->shutdown = true;
+	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+		atomic_fetch_add_explicit(&tx->th[i].epoch, 1, memory_order_relaxed);
+		pthread_cond_broadcast(&tx->th[i].cond);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+		if (tx->th[i].started)
+			pthread_join(tx->th[i].thread, NULL);
+		pthread_cond_destroy(&tx->th[i].cond);
+	}
+	pthread_mutex_destroy(&tx->lock);
+}
+
+void tt_wake_all(struct bh_tensix *tx)
+{
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		pthread_cond_broadcast(&tx->th[i].cond);
+	pthread_mutex_unlock(&tx->lock);
+}
+
+bool tt_abandoned(struct bh_tt_thread *th)
+{
+	return atomic_load_explicit(&th->epoch, memory_order_relaxed) != th->run_epoch;
+}
+
+void tt_wait_locked(struct bh_tt_thread *th, const char *what)
+{
+	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
+	atomic_store_explicit(&th->park, BH_TT_GATE, memory_order_release);
+	pthread_cond_wait(&th->cond, &th->tx->lock);
+	atomic_store_explicit(&th->park, BH_TT_RUNNING, memory_order_relaxed);
+	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
+	th->wait_what[0] = 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Faults: the thread stops; the core that pushed the instruction faults with the report.
+ */
+
+enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
+{
+	char why[160], dis[96], region[48];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	tt_disasm(word, dis, sizeof dis);
+	snprintf(region, sizeof region, "Tensix thread %u", th->id);
+	pthread_mutex_lock(&th->tx->lock);
+	bh_fault_fill(&th->fault, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (pushed by %s): %s",
+		      th->id, word, dis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
+	pthread_mutex_unlock(&th->tx->lock);
+	return TT_FAULT;
+}
+
+/* Hand th->fault to the core that pushed the instruction: a running core stops with it at its
+ * next event check (or wakes from a park to take it); one that exited or hit its limit becomes
+ * FAULTED at once. A core in reset or already faulted keeps its state: reports show the thread. */
+__attribute__((cold, noinline))
+static void tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
+{
+	struct bh_tensix *tx = th->tx;
+	struct bh_tile *t = tx->tile;
+	struct bh_core *c = &t->core[e->pusher];
+	bool notify = false;
+	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&tx->lock);
+	struct bh_fault f = th->fault;
+	f.pc = e->pc;
+	f.insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
+	if (c->state == BH_CORE_RUNNING && !c->restart) {
+		tx->pending[e->pusher] = f;
+		atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
+		bh_park_wake(c);
+	} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
+		c->fault = f;
+		c->state = BH_CORE_FAULTED;
+		notify = true;
+	}
+	pthread_mutex_unlock(&tx->lock);
+	pthread_mutex_unlock(&t->lock);
+	if (notify)
+		bh_device_notify(t->dev);
+}
+
+bool bh_tensix_take_fault(struct bh_core *c)
+{
+	if (!(atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_TENSIX_FAULT))
+		return false;
+	struct bh_tensix *tx = &c->tile->tensix;
+	pthread_mutex_lock(&tx->lock);
+	bool have = atomic_fetch_and_explicit(&c->events, ~BH_EV_TENSIX_FAULT, memory_order_acq_rel) &
+		    BH_EV_TENSIX_FAULT;
+	if (have) {
+		c->fault = tx->pending[c->kind];
+		c->pc = c->fault.pc;
+		memset(&tx->pending[c->kind], 0, sizeof tx->pending[c->kind]);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return have;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Executor thread: FIFO -> MOP expander -> tt_replay_in (replay expander, gate, units).
+ */
+
+struct mop_ctx {
+	struct bh_tt_thread *th;
+	enum tt_result r;
+};
+
+static bool mop_emit(void *arg, uint32_t w)
+{
+	struct mop_ctx *m = arg;
+	m->r = tt_replay_in(m->th, w);
+	return m->r == TT_OK;
+}
+
+static enum tt_result tt_mop_stage(struct bh_tt_thread *th, const struct tt_entry *e)
+{
+	uint32_t w = e->word;
+	if (e->after_mop)
+		return tt_replay_in(th, w);
+	switch (tt_opcode_of(w)) {
+	case TT_OP_MOP_CFG:
+		th->mask_hi = tt_bits(w, 15, 0);
+		return TT_OK;
+	case TT_OP_MOP: {
+		uint32_t cfg[BH_TT_MOP_CFG_WORDS];
+		for (unsigned k = 0; k < BH_TT_MOP_CFG_WORDS; k++)
+			cfg[k] = atomic_load_explicit(&th->mop_cfg[k], memory_order_relaxed);
+		struct mop_ctx m = { th, TT_OK };
+		tt_mop_expand(cfg, w, th->mask_hi, mop_emit, &m);
+		return m.r;
+	}
+	default:
+		return tt_replay_in(th, w);
+	}
+}
+
+static bool is_mop(uint32_t w)
+{
+	return tt_opcode_of(w) == TT_OP_MOP;
+}
+
+/* One FIFO word has been fully processed (or dropped): idle bookkeeping for PCBufs. */
+static void tt_retire(struct bh_tt_thread *th, const struct tt_entry *e)
+{
+	struct bh_tile *t = th->tx->tile;
+	if (!e->after_mop && is_mop(e->word))
+		atomic_fetch_sub_explicit(&t->pcbuf.mop_busy[th->id], 1, memory_order_seq_cst);
+	/* seq_cst: pairs with the register-then-re-check of the PCBuf waiters (sync/pcbuf.c). */
+	if (atomic_fetch_sub_explicit(&t->pcbuf.tensix_busy[th->id], 1, memory_order_seq_cst) == 1 ||
+	    (!e->after_mop && is_mop(e->word)))
+		bh_pcbuf_tensix_idle_changed(t, th->id);
+}
+
+static void *tt_thread_main(void *arg)
+{
+	struct bh_tt_thread *th = arg;
+	struct bh_tensix *tx = th->tx;
+	pthread_mutex_lock(&tx->lock);
+	for (;;) {
+		while (!tx->shutdown && (th->count == 0 || th->faulted)) {
+			atomic_store_explicit(&th->park, th->faulted ? BH_TT_FAULTED : BH_TT_IDLE, memory_order_release);
+			pthread_cond_wait(&th->cond, &tx->lock);
+		}
+		if (tx->shutdown)
+			break;
+		atomic_store_explicit(&th->park, BH_TT_RUNNING, memory_order_relaxed);
+		struct tt_entry e = th->fifo[th->head];
+		th->head = (th->head + 1) % BH_TT_FIFO_SLOTS;
+		th->count--;
+		th->cur = e;
+		th->in_flight = true;
+		unsigned epoch = atomic_load_explicit(&th->epoch, memory_order_relaxed);
+		if (epoch != th->run_epoch) {
+			/* T_i went through reset: the expanders and the gate start afresh. */
+			th->run_epoch = epoch;
+			th->rec_left = 0;
+			memset(&th->latch, 0, sizeof th->latch);
+		}
+		pthread_mutex_unlock(&tx->lock);
+		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
+
+		enum tt_result r = tt_mop_stage(th, &e);
+
+		pthread_mutex_lock(&tx->lock);
+		th->in_flight = false;
+		bool abandoned = tt_abandoned(th);
+		if (r == TT_FAULT && !abandoned)
+			th->faulted = true;
+		pthread_mutex_unlock(&tx->lock);
+		if (r == TT_FAULT && !abandoned)
+			tt_deliver_fault(th, &e);
+		else
+			tt_retire(th, &e);
+		pthread_mutex_lock(&tx->lock);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Push (stores to 0xFFE40000.. and .ttinsn, through the address decode).
+ */
+
+__attribute__((cold, noinline))
+static bool push_fault(struct bh_access *a, unsigned thread, enum bh_fault_kind kind, uint32_t w, const char *why)
+{
+	char dis[96], region[64];
+	tt_disasm(w, dis, sizeof dis);
+	snprintf(region, sizeof region, "Tensix instruction push, thread %u", thread);
+	return bh_fault_fill(a->fault, kind, a->addr, region, "push of 0x%08x %s to Tensix thread %u: %s", w, dis,
+			     thread, why);
+}
+
+/* The word is checked at the push (precise fault at the pushing instruction): it must decode,
+ * have no reserved bit set and be something bhemu executes. */
+static bool push_check(struct bh_access *a, unsigned thread, uint32_t w, bool after_mop)
+{
+	char why[128];
+	if (!tt_decode_check(w, why, sizeof why))
+		return push_fault(a, thread, BH_FAULT_ILLEGAL_INSN, w, why);
+	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
+	if (after_mop && (tt_opcode_of(w) == TT_OP_MOP || tt_opcode_of(w) == TT_OP_MOP_CFG))
+		return push_fault(a, thread, BH_FAULT_ILLEGAL_INSN, w,
+				  "brisc's pushes enter after the MOP expander, so MOP and MOP_CFG from brisc are never expanded");
+	if (oi->exec == TT_E_N) {
+		snprintf(why, sizeof why, "%s instruction %s is not modelled yet",
+			 oi->plane == TT_P_DATA ? "data-plane" : "control-plane", oi->name);
+		return push_fault(a, thread, BH_FAULT_NOT_MODELLED, w, why);
+	}
+	return true;
+}
+
+static bool tt_start_thread(struct bh_access *a, struct bh_tt_thread *th, uint32_t w)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	int rc = pthread_create(&th->thread, &attr, tt_thread_main, th);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		return push_fault(a, th->id, BH_FAULT_NOT_MODELLED, w, "host failure: cannot create the executor thread");
+	th->started = true;
+	return true;
+}
+
+bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
+{
+	struct bh_tile *t = a->tile;
+	struct bh_tensix *tx = &t->tensix;
+	unsigned window = (a->addr - BH_TT_PUSH_BASE) / BH_TT_PUSH_STRIDE;
+	bool brisc = a->who == BH_BRISC;
+	unsigned thread = brisc ? window : a->who - BH_TRISC0;
+	if (!brisc && window != 0) {
+		char why[128];
+		snprintf(why, sizeof why, "%s may push only through 0xffe40000 (its own thread); on silicon a TRISC "
+			 "store to thread %u's aperture hangs the core", bh_core_kind_name((enum bh_core_kind)a->who), window);
+		return push_fault(a, window, BH_FAULT_ACCESS, w, why);
+	}
+	if (!push_check(a, thread, w, brisc))
+		return false;
+	struct bh_tt_thread *th = &tx->th[thread];
+	pthread_mutex_lock(&tx->lock);
+	if (th->faulted) {
+		pthread_mutex_unlock(&tx->lock);
+		return push_fault(a, thread, BH_FAULT_NOT_MODELLED, w,
+				  "the thread stopped at an earlier fault (until its TRISC enters reset)");
+	}
+	if (th->count > BH_TT_FIFO_ACCEPT) {
+		bh_waitq_add(&th->push_waiters, a->who);
+		unsigned n = th->count;
+		pthread_mutex_unlock(&tx->lock);
+		return bh_access_block(a, "Tensix thread %u push (%s): instruction FIFO full (%u queued)", thread,
+				       bh_core_kind_name((enum bh_core_kind)a->who), n);
+	}
+	if (!th->started && !tt_start_thread(a, th, w)) {
+		pthread_mutex_unlock(&tx->lock);
+		return false;
+	}
+	struct tt_entry e = { .word = w, .pc = t->core[a->who].pc, .pusher = (uint8_t)a->who, .after_mop = brisc };
+	th->fifo[(th->head + th->count) % BH_TT_FIFO_SLOTS] = e;
+	th->count++;
+	/* seq_cst: a TTSync/barrier waiter that saw "idle" before this is not wrong (the push came
+	 * later); one registering later sees busy. */
+	atomic_fetch_add_explicit(&t->pcbuf.tensix_busy[thread], 1, memory_order_seq_cst);
+	if (!brisc && is_mop(w))
+		atomic_fetch_add_explicit(&t->pcbuf.mop_busy[thread], 1, memory_order_seq_cst);
+	pthread_cond_broadcast(&th->cond);
+	pthread_mutex_unlock(&tx->lock);
+	return true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * GPRs (0xFFE00000: T_i its own 64 at +0..0xFF; BRISC all three at +0x000/+0x100/+0x200) and
+ * MOP configuration (0xFFB80000, write-only, the TRISC's own thread).
+ */
+
+static bool gpr_locate(struct bh_access *a, _Atomic uint32_t **cell)
+{
+	unsigned thread = a->who == BH_BRISC ? a->off >> 8 : a->who - BH_TRISC0;
+	unsigned limit = a->who == BH_BRISC ? 0x300 : 0x100;
+	if (a->off >= limit)
+		return bh_fault_fill(a->fault, BH_FAULT_UNMAPPED, a->addr, "Tensix GPRs",
+				     "offset 0x%x is past the GPRs %s sees (%s)", a->off, bh_requester_name(a->who),
+				     a->who == BH_BRISC ? "three threads x 64 at +0x000/+0x100/+0x200" : "its thread's 64 at +0x00..+0xFC");
+	*cell = &a->tile->tensix.th[thread].gpr[(a->off & 0xFF) >> 2];
+	return true;
+}
+
+bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val)
+{
+	_Atomic uint32_t *cell = NULL;
+	if (!gpr_locate(a, &cell))
+		return false;
+	*val = atomic_load_explicit(cell, memory_order_relaxed);
+	return true;
+}
+
+bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val)
+{
+	_Atomic uint32_t *cell = NULL;
+	if (!gpr_locate(a, &cell))
+		return false;
+	atomic_store_explicit(cell, val, memory_order_relaxed);
+	return true;
+}
+
+bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val)
+{
+	struct bh_tt_thread *th = &a->tile->tensix.th[a->who - BH_TRISC0];
+	atomic_store_explicit(&th->mop_cfg[a->off >> 2], val, memory_order_relaxed);
+	return true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Reset and reports.
+ */
+
+void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
+{
+	struct bh_tensix *tx = &t->tensix;
+	if (!entering)
+		return;
+	atomic_fetch_and_explicit(&t->core[k].events, ~BH_EV_TENSIX_FAULT, memory_order_relaxed);
+	pthread_mutex_lock(&tx->lock);
+	memset(&tx->pending[k], 0, sizeof tx->pending[k]);
+	unsigned dropped = 0, dropped_mops = 0, i = k - BH_TRISC0;
+	struct bh_tt_thread *th = k >= BH_TRISC0 ? &tx->th[i] : NULL;
+	if (th) {
+		for (unsigned n = 0; n < th->count; n++) {
+			const struct tt_entry *e = &th->fifo[(th->head + n) % BH_TT_FIFO_SLOTS];
+			dropped_mops += !e->after_mop && is_mop(e->word);
+		}
+		dropped = th->count;
+		if (th->faulted && th->in_flight == false) {
+			/* The faulted word was never retired: drop it now. */
+			dropped++;
+			dropped_mops += !th->cur.after_mop && is_mop(th->cur.word);
+		}
+		th->head = th->count = 0;
+		th->faulted = false;
+		atomic_fetch_add_explicit(&th->epoch, 1, memory_order_relaxed);
+		pthread_cond_broadcast(&th->cond);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	if (!th)
+		return;
+	if (dropped_mops)
+		atomic_fetch_sub_explicit(&t->pcbuf.mop_busy[i], dropped_mops, memory_order_seq_cst);
+	if (dropped) {
+		atomic_fetch_sub_explicit(&t->pcbuf.tensix_busy[i], dropped, memory_order_seq_cst);
+		bh_pcbuf_tensix_idle_changed(t, i);
+	}
+	bh_waitq_wake(t, &th->push_waiters);
+}
+
+void bh_tensix_report(struct bh_tile *t, void (*put)(void *o, const char *line), void *o)
+{
+	struct bh_tensix *tx = &t->tensix;
+	char line[512], dis[96], pdis[96];
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+		struct bh_tt_thread *th = &tx->th[i];
+		if (!th->started)
+			continue;
+		uint32_t park = atomic_load_explicit(&th->park, memory_order_acquire);
+		int n = snprintf(line, sizeof line, "  tile %u (%u,%u) tensix%u: ", t->index, t->x, t->y, i);
+		tt_disasm(th->cur_word, dis, sizeof dis);
+		tt_disasm(th->cur.word, pdis, sizeof pdis);
+		if (th->faulted)
+			snprintf(line + n, sizeof line - (size_t)n, "stopped by a fault: %s\n", th->fault.detail);
+		else if (park == BH_TT_GATE)
+			snprintf(line + n, sizeof line - (size_t)n,
+				 "waits at the Wait Gate with %s: %s (from 0x%08x %s pushed by %s at pc 0x%08x; %u more queued)\n",
+				 dis, th->wait_what, th->cur.word, pdis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher),
+				 th->cur.pc, th->count);
+		else if (th->in_flight || th->count)
+			snprintf(line + n, sizeof line - (size_t)n, "running 0x%08x %s pushed by %s (%u more queued)\n",
+				 th->cur.word, pdis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), th->count);
+		else
+			continue;
+		put(o, line);
+	}
+	pthread_mutex_unlock(&tx->lock);
+}

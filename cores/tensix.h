@@ -1,0 +1,209 @@
+/* The Tensix coprocessor control plane of one tile (tensix.md): three Tensix threads, each fed by
+ * its TRISC (or BRISC) through an instruction FIFO, drained by its own executor OS thread through
+ * the MOP expander, the replay expander and the Wait Gate into the sync, scalar and configuration
+ * units. Executor threads are created on the first push to a thread (a chip that never pushes
+ * has none) and sleep on a condition variable while idle or held at the gate.
+ *
+ * Units complete an instruction before the next one of the thread reaches the gate (as in
+ * ttsim): a thread has nothing "in a unit" when its gate looks, so the STALLWAIT conditions on
+ * unit occupancy (C0-C4, C9-C12) hold at once; what really blocks is SEMWAIT, ATGETM and a full
+ * FIFO. Idle tracking (sync/pcbuf.h tensix_busy/mop_busy) counts an instruction from its push
+ * until it and everything it expanded into have executed; that backs PCBuf +4/+8 and the BRISC
+ * PCBuf barrier.
+ *
+ * Locking: tx->lock guards the FIFOs, mutex ownership, reports' view (wait_what, cur) and the
+ * pending faults; order is tile->lock, then tx->lock. Executor-private state has no lock. */
+#ifndef BH_CORES_TENSIX_H
+#define BH_CORES_TENSIX_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cores/tensix_insns.h"
+#include "fabric/fault.h"
+#include "fabric/hw.h"
+#include "sync/park.h"
+
+struct bh_access;
+struct bh_core;
+struct bh_tile;
+
+#define BH_TT_THREADS 3
+#define BH_TT_FIFO_SLOTS 32
+#define BH_TT_FIFO_ACCEPT 28        /* a push is accepted while the FIFO holds at most 28 */
+#define BH_TT_GPRS 64
+#define BH_TT_MOP_CFG_WORDS 9
+#define BH_TT_REPLAY_SLOTS 32
+#define BH_TT_THREAD_CFG 68         /* ThreadConfig entries (16-bit) per thread */
+#define BH_TT_MUTEXES 5             /* indices 0, 2, 3, 4 exist; 1 does not */
+#define BH_TT_CFG_WORDS 224         /* Config words per state (bank) */
+
+#define BH_TT_GPR_BASE 0xFFE00000u
+#define BH_TT_PUSH_BASE 0xFFE40000u
+#define BH_TT_PUSH_STRIDE 0x10000u
+#define BH_TT_MOP_CFG_BASE 0xFFB80000u
+
+/* Event bit of bh_core.events (next to BH_EV_* of cores/core.h): a Tensix instruction this core
+ * pushed faulted; rv32_run turns the stop into the core's fault (bh_tensix_take_fault). */
+#define BH_EV_TENSIX_FAULT (1u << 3)
+
+/* ---------------------------------------------------------------------------------------------
+ * The opcode table (cores/tensix_insns.h) as data.
+ */
+
+enum tt_unit { TT_U_FRONT, TT_U_NOP, TT_U_SYNC, TT_U_WAIT, TT_U_MISC, TT_U_UNPACK, TT_U_PACK, TT_U_MOVER,
+	       TT_U_SCALAR, TT_U_MATRIX, TT_U_CONFIG, TT_U_VECTOR };
+enum tt_plane { TT_P_CTRL, TT_P_DATA };
+enum tt_exec { TT_E_Y, TT_E_B, TT_E_N };
+
+enum tt_opcode {
+#define TT_X_OP(name, op, unit, plane, ex, layout, fields) TT_OP_##name = op,
+#define TT_X_NOF(n, h, l)
+	TT_INSNS(TT_X_OP, TT_X_NOF)
+#undef TT_X_OP
+#undef TT_X_NOF
+};
+
+struct tt_field {
+	const char *name;
+	uint8_t hi, lo;
+};
+
+struct tt_opinfo {
+	const char *name;            /* NULL: no Blackhole instruction has this opcode */
+	enum tt_unit unit;
+	enum tt_plane plane;
+	enum tt_exec exec;
+	bool fields_known;
+	uint32_t field_mask;         /* operand bits named by the fields */
+	const struct tt_field *fields;
+};
+
+static inline unsigned tt_opcode_of(uint32_t w) { return w >> 24; }
+static inline uint32_t tt_bits(uint32_t w, unsigned hi, unsigned lo)
+{
+	return (w >> lo) & (uint32_t)((2ull << (hi - lo)) - 1);
+}
+const struct tt_opinfo *tt_opinfo(unsigned opcode);
+/* Whether the word is a Blackhole instruction with no reserved bit set; else why not (returns
+ * false with why filled). */
+bool tt_decode_check(uint32_t word, char *why, size_t n);
+/* "SEMINIT sem_sel=0x2 init_value=0x0 max_value=0x1" (or "opcode 0x00 (unknown) 0x..."). */
+void tt_disasm(uint32_t word, char *buf, size_t n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Expanders (tensix.md 3): pure functions, tested on their own.
+ */
+
+/* Receives each instruction an expander emits; returns false to abandon the expansion. */
+typedef bool (*tt_emit_fn)(void *ctx, uint32_t word);
+/* Expands MOP word `mop` with MopCfg[9] and the thread's MaskHi (from MOP_CFG), in order,
+ * including the template-1 OuterCount quirk. Returns false if emit abandoned it. */
+bool tt_mop_expand(const uint32_t cfg[BH_TT_MOP_CFG_WORDS], uint32_t mop, uint32_t mask_hi, tt_emit_fn emit,
+		   void *ctx);
+
+/* ---------------------------------------------------------------------------------------------
+ * State.
+ */
+
+/* One FIFO word and who pushed it, from where (for fault reports). */
+struct tt_entry {
+	uint32_t word;
+	uint32_t pc;              /* pc of the pushing store or .ttinsn */
+	uint8_t pusher;           /* enum bh_core_kind */
+	bool after_mop;           /* BRISC's pushes enter after the MOP expander */
+};
+
+enum bh_tt_park { BH_TT_RUNNING = 0, BH_TT_IDLE, BH_TT_GATE, BH_TT_FAULTED };
+
+/* The Wait Gate's latched wait (sync.md 8), executor-private. */
+struct tt_latch {
+	bool active;
+	bool sem;                 /* SEMWAIT (else STALLWAIT) */
+	uint32_t block;           /* block mask B0..B8 */
+	uint32_t cond;            /* STALLWAIT condition mask, or SEMWAIT cond (1 zero, 2 max) */
+	uint32_t sem_mask;
+	uint32_t word;
+};
+
+struct bh_tensix;
+
+struct bh_tt_thread {
+	struct bh_tensix *tx;
+	unsigned id;
+	pthread_t thread;
+	bool started;             /* under tx->lock */
+	pthread_cond_t cond;      /* the executor sleeps here: idle, held at the gate, faulted */
+
+	/* Under tx->lock. */
+	struct tt_entry fifo[BH_TT_FIFO_SLOTS];
+	unsigned head, count;
+	_Atomic uint32_t epoch;   /* bumped (under lock) when T_i enters reset or at shutdown: in-flight
+				   * work is abandoned; the executor compares it with run_epoch */
+	bool faulted;             /* stopped by a fault until T_i enters reset */
+	bool in_flight;           /* cur is being processed */
+	struct tt_entry cur;      /* FIFO word being processed (for reports and faults) */
+	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
+	char wait_what[192];      /* what the parked executor waits for */
+	struct bh_fault fault;    /* the thread's fault, valid while faulted */
+	struct bh_waitq push_waiters;   /* cores stalled on the full FIFO */
+
+	_Atomic uint32_t park;    /* enum bh_tt_park: release by the executor, acquire by monitors */
+	_Atomic uint32_t progress;        /* bumped per instruction and wake (deadlock monitor) */
+
+	/* Executor-private. */
+	unsigned run_epoch;       /* epoch of the FIFO word being processed */
+	uint32_t mask_hi;
+	uint32_t replay[BH_TT_REPLAY_SLOTS];
+	unsigned rec_left, rec_pos;
+	bool rec_exec;
+	struct tt_latch latch;
+
+	/* Shared with RISC-V MMIO and the other threads (relaxed: units are in order per thread;
+	 * the RISC-V side orders with STALLWAIT / TTSync as firmware does). */
+	_Atomic uint32_t gpr[BH_TT_GPRS];
+	_Atomic uint32_t mop_cfg[BH_TT_MOP_CFG_WORDS];
+	_Atomic uint32_t thread_cfg[BH_TT_THREAD_CFG];
+};
+
+struct bh_tensix {
+	struct bh_tile *tile;
+	pthread_mutex_t lock;
+	bool shutdown;                        /* under lock */
+	int8_t mutex_owner[BH_TT_MUTEXES];    /* -1 free, else thread; under lock */
+	uint8_t mutex_waiting[BH_TT_MUTEXES]; /* bit t: thread t waits in ATGETM; under lock */
+	struct bh_fault pending[BH_CORES_PER_TILE];   /* fault to hand to core k (under lock) */
+	struct bh_tt_thread th[BH_TT_THREADS];
+};
+
+void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile);
+/* Stops and joins the executor threads. */
+void bh_tensix_destroy(struct bh_tensix *tx);
+/* SOFT_RESET_0 edge of core k (under tile->lock). T_i entering reset empties thread i's FIFO,
+ * abandons its expansion and wait, clears its fault; any core entering reset drops a Tensix
+ * fault not yet handed to it. */
+void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool entering);
+/* Called by rv32_run when the core stops: true (core->fault filled) if a Tensix instruction it
+ * pushed faulted. */
+bool bh_tensix_take_fault(struct bh_core *core);
+/* Report lines of the tile's busy, parked or faulted Tensix threads ("  tile ..." lines). */
+void bh_tensix_report(struct bh_tile *tile, void (*put)(void *o, const char *line), void *o);
+
+/* Executor internals shared by cores/tensix.c and cores/tensix_exec.c. */
+enum tt_result { TT_OK, TT_FAULT, TT_ABORT };
+/* Pass one instruction (after the MOP expander) through the replay expander and the gate. */
+enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t word);
+/* Fill th->fault for the instruction at the gate (cold); returns TT_FAULT. */
+__attribute__((format(printf, 4, 5)))
+enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...);
+/* True when the executor must drop what it is doing (reset of T_i, shutdown). */
+bool tt_abandoned(struct bh_tt_thread *th);
+/* Park the executor until woken (tx->lock held); what = text for reports. */
+void tt_wait_locked(struct bh_tt_thread *th, const char *what);
+/* Wake every executor of the tile (state they may wait on changed). */
+void tt_wake_all(struct bh_tensix *tx);
+
+#endif

@@ -1,0 +1,375 @@
+/* Tensix thread execution after the MOP expander: the replay expander (tensix.md 4), the Wait
+ * Gate (sync.md 8) and the units of the control plane: sync (semaphores, mutexes, waits),
+ * scalar (GPRs, STOREREG/LOADREG through the tile's address decode) and configuration
+ * (tensix.md 6, 7). Every unit completes an instruction before the next one reaches the gate. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+#include "sync/tensix_sem.h"
+
+#define BLOCK_ALL 0x1FFu
+#define BLOCK_DEFAULT 0x040u         /* BlockMask 0 means B6 (matrix unit) only */
+#define STALL_COND_DEFAULT 0x0Fu     /* ConditionMask 0 means C0..C3 */
+#define STALL_COND_SRC_OWNERSHIP 0x1E0u   /* C5..C8: SrcA/SrcB ownership (data plane) */
+#define STOREREG_BASE 0xFFB00000u
+#define STOREREG_MIN 0xFFB11000u     /* below: undefined */
+
+/* Block bits that hold an instruction of each unit at the gate (sync.md 8). */
+static uint32_t unit_block_bits(enum tt_unit u)
+{
+	switch (u) {
+	case TT_U_MISC: return 0x001;
+	case TT_U_PACK: return 0x001 | 0x004;
+	case TT_U_UNPACK: return 0x001 | 0x008;
+	case TT_U_MOVER: return 0x001 | 0x010;
+	case TT_U_SCALAR: return 0x001 | 0x020;
+	case TT_U_SYNC: return 0x002;
+	case TT_U_MATRIX: return 0x040;
+	case TT_U_CONFIG: return 0x080;
+	case TT_U_VECTOR: return 0x100;
+	case TT_U_WAIT: return BLOCK_ALL;    /* a new wait waits for the old one to be forgotten */
+	default: return 0;
+	}
+}
+
+static bool gate_blocks(uint32_t block, enum tt_unit u)
+{
+	return u == TT_U_NOP ? block == BLOCK_ALL : (block & unit_block_bits(u)) != 0;
+}
+
+/* Does the latched wait still hold? Semaphores are read seq_cst (pairs with the CAS of the
+ * writer, sync/tensix_sem.c). The STALLWAIT conditions modelled are clear by construction. */
+static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	const struct tt_latch *l = &th->latch;
+	if (!l->sem)
+		return false;
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++) {
+		if (!(l->sem_mask >> k & 1))
+			continue;
+		unsigned v = bh_sem_value(th->tx->tile, k), m = bh_sem_max(th->tx->tile, k);
+		if ((l->cond & 1) && v == 0) {
+			snprintf(what, n, "SEMWAIT until semaphore %u is non-zero (value 0, max %u)", k, m);
+			return true;
+		}
+		if ((l->cond & 2) && v >= m) {
+			snprintf(what, n, "SEMWAIT until semaphore %u is below its max (value %u, max %u)", k, v, m);
+			return true;
+		}
+	}
+	return false;
+}
+
+static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
+
+/* The Wait Gate: an instruction of a blocked class waits while the latched wait holds. */
+static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
+{
+	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
+	struct bh_tensix *tx = th->tx;
+	struct bh_sems *sm = &tx->tile->sem;
+	char what[160];
+	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
+	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
+		return TT_ABORT;
+	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
+		if (!latch_holds(th, what, sizeof what)) {
+			th->latch.active = false;
+			break;
+		}
+		pthread_mutex_lock(&tx->lock);
+		atomic_fetch_add_explicit(&sm->gate_waiters, 1, memory_order_seq_cst);
+		bool abandoned = tt_abandoned(th);
+		if (!abandoned && latch_holds(th, what, sizeof what)) {   /* re-check after registering */
+			th->cur_word = w;
+			tt_wait_locked(th, what);
+			abandoned = tt_abandoned(th);
+		}
+		atomic_fetch_sub_explicit(&sm->gate_waiters, 1, memory_order_relaxed);
+		pthread_mutex_unlock(&tx->lock);
+		if (abandoned)
+			return TT_ABORT;
+	}
+	return tt_execute(th, oi, w);
+}
+
+enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
+{
+	char why[128];
+	unsigned op = tt_opcode_of(w);
+	if (!tt_decode_check(w, why, sizeof why))   /* words from MopCfg or the replay buffer */
+		return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w, "%s", why);
+	const struct tt_opinfo *oi = tt_opinfo(op);
+	if (oi->exec == TT_E_N)
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s instruction %s is not modelled yet",
+				oi->plane == TT_P_DATA ? "data-plane" : "control-plane", oi->name);
+	if (op == TT_OP_MOP || op == TT_OP_MOP_CFG)
+		return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w,
+				"%s after the MOP expander (emitted by a MOP or pushed by brisc) is never expanded", oi->name);
+	if (th->rec_left) {
+		if (op == TT_OP_REPLAY)
+			return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "REPLAY while the replay buffer records: nesting is not modelled");
+		th->replay[th->rec_pos] = w;
+		th->rec_pos = (th->rec_pos + 1) % BH_TT_REPLAY_SLOTS;
+		th->rec_left--;
+		return th->rec_exec ? tt_gate(th, w) : TT_OK;
+	}
+	if (op != TT_OP_REPLAY)
+		return tt_gate(th, w);
+	unsigned len = tt_bits(w, 13, 4) & 0x3F, start = tt_bits(w, 23, 14) & 0x1F;
+	if (len == 0)
+		len = 64;
+	if (tt_bits(w, 0, 0)) {   /* record the next len instructions */
+		th->rec_left = len;
+		th->rec_pos = start;
+		th->rec_exec = tt_bits(w, 1, 1);
+		return TT_OK;
+	}
+	for (unsigned k = 0; k < len; k++) {
+		enum tt_result r = tt_gate(th, th->replay[(start + k) % BH_TT_REPLAY_SLOTS]);
+		if (r != TT_OK)
+			return r;
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Sync unit.
+ */
+
+static void mutex_release(struct bh_tensix *tx, unsigned m, unsigned t)
+{
+	/* Hand-over (sync.md 6): with both others waiting, (t + 1) mod 3 wins. Under tx->lock. */
+	unsigned waiting = tx->mutex_waiting[m], a = (t + 1) % 3, b = (t + 2) % 3;
+	tx->mutex_owner[m] = waiting >> a & 1 ? (int8_t)a : waiting >> b & 1 ? (int8_t)b : -1;
+	if (tx->mutex_owner[m] >= 0)
+		pthread_cond_broadcast(&tx->th[tx->mutex_owner[m]].cond);
+}
+
+static enum tt_result tt_mutex(struct bh_tt_thread *th, uint32_t w, bool get)
+{
+	struct bh_tensix *tx = th->tx;
+	unsigned m = tt_bits(w, 15, 0), id = th->id;
+	if (m == 1 || m >= BH_TT_MUTEXES)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w,
+				"mutex %u does not exist (0, 2, 3, 4); silicon would make the thread wait forever", m);
+	pthread_mutex_lock(&tx->lock);
+	enum tt_result r = TT_OK;
+	if (!get) {
+		if (tx->mutex_owner[m] == (int8_t)id)   /* releases only if own */
+			mutex_release(tx, m, id);
+	} else {
+		while (tx->mutex_owner[m] != -1 && tx->mutex_owner[m] != (int8_t)id) {
+			if (tt_abandoned(th)) {
+				r = TT_ABORT;
+				break;
+			}
+			char what[64];
+			snprintf(what, sizeof what, "ATGETM mutex %u, held by tensix%d", m, tx->mutex_owner[m]);
+			tx->mutex_waiting[m] |= (uint8_t)(1u << id);
+			th->cur_word = w;
+			tt_wait_locked(th, what);
+		}
+		tx->mutex_waiting[m] &= (uint8_t)~(1u << id);
+		if (r == TT_OK)
+			tx->mutex_owner[m] = (int8_t)id;
+		else if (tx->mutex_owner[m] == (int8_t)id)
+			mutex_release(tx, m, id);    /* handed over while being abandoned */
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return r;
+}
+
+static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w, bool sem)
+{
+	uint32_t block = tt_bits(w, 23, 15);
+	struct tt_latch l = { .active = true, .sem = sem, .block = block ? block : BLOCK_DEFAULT, .word = w };
+	if (sem) {
+		l.cond = tt_bits(w, 1, 0);
+		l.sem_mask = tt_bits(w, 9, 2);
+		if (!l.cond)
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SEMWAIT with condition 0 is undefined (1: wait while zero, 2: wait while at max)");
+	} else {
+		l.cond = tt_bits(w, 12, 0) ? tt_bits(w, 12, 0) : STALL_COND_DEFAULT;
+		if (l.cond & STALL_COND_SRC_OWNERSHIP)
+			return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+					"STALLWAIT conditions C5-C8 (SrcA/SrcB ownership, mask 0x%x) belong to the data plane, which is not modelled",
+					l.cond & STALL_COND_SRC_OWNERSHIP);
+	}
+	th->latch = l;
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Scalar unit (ThCon).
+ */
+
+static uint32_t gpr_get(struct bh_tt_thread *th, unsigned r)
+{
+	return atomic_load_explicit(&th->gpr[r], memory_order_relaxed);
+}
+
+static void gpr_set(struct bh_tt_thread *th, unsigned r, uint32_t v)
+{
+	struct bh_tile *t = th->tx->tile;
+	atomic_store_explicit(&th->gpr[r], v, memory_order_relaxed);
+	/* A core may poll the GPR: its own view (TRISC) and BRISC's. */
+	bh_tile_mmio_written(t, BH_TT_GPR_BASE + 4 * r);
+	if (th->id)
+		bh_tile_mmio_written(t, BH_TT_GPR_BASE + 0x100 * th->id + 4 * r);
+}
+
+/* STOREREG / LOADREG: one 32-bit access at 0xFFB00000 + 4 * AddrLo through the tile's address
+ * decode as the thread's TRISC, so every device check (CB protocol, access rights) applies. */
+static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool store)
+{
+	uint32_t addr = STOREREG_BASE + (tt_bits(w, 17, 0) << 2), r = tt_bits(w, 23, 18);
+	const char *name = store ? "STOREREG" : "LOADREG";
+	if (addr < STOREREG_MIN)
+		return tt_fault(th, BH_FAULT_ACCESS, w, "%s address 0x%08x is below 0x%08x, which is undefined", name,
+				addr, STOREREG_MIN);
+	struct bh_fault f;
+	memset(&f, 0, sizeof f);
+	uint32_t v = store ? gpr_get(th, r) : 0;
+	enum bh_acc acc = bh_mmio_access(th->tx->tile, BH_TRISC0 + th->id, addr, 4, store, &v, &f, NULL, 0);
+	if (acc != BH_ACC_OK)
+		return tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-", addr,
+				f.region, f.detail);
+	if (!store)
+		gpr_set(th, r, v);
+	return TT_OK;
+}
+
+static enum tt_result tt_dmareg_op(struct bh_tt_thread *th, uint32_t w)
+{
+	uint32_t a = gpr_get(th, tt_bits(w, 5, 0));
+	uint32_t b = tt_bits(w, 23, 23) ? tt_bits(w, 11, 6) : gpr_get(th, tt_bits(w, 11, 6));
+	uint32_t v;
+	switch (tt_opcode_of(w)) {
+	case TT_OP_ADDDMAREG: v = a + b; break;
+	case TT_OP_SUBDMAREG: v = a - b; break;
+	case TT_OP_MULDMAREG: v = (a & 0xFFFF) * (b & 0xFFFF); break;
+	default:
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"%s: its operation selector (op_sel) is unverified in the reference, so it is not modelled",
+				tt_opinfo(tt_opcode_of(w))->name);
+	}
+	gpr_set(th, tt_bits(w, 17, 12), v);
+	return TT_OK;
+}
+
+static enum tt_result tt_setdmareg(struct bh_tt_thread *th, uint32_t w)
+{
+	if (tt_bits(w, 7, 7))
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"SETDMAREG special form (copies packer state into GPRs) is not modelled");
+	unsigned h = tt_bits(w, 6, 0), sh = 16 * (h & 1);
+	uint32_t old = gpr_get(th, h >> 1);
+	gpr_set(th, h >> 1, (old & ~(0xFFFFu << sh)) | tt_bits(w, 23, 8) << sh);
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Configuration unit: the bank is the thread's CFG_STATE_ID (ThreadConfig entry 0).
+ */
+
+static unsigned cfg_bank(struct bh_tt_thread *th)
+{
+	return atomic_load_explicit(&th->thread_cfg[0], memory_order_relaxed) & 1;
+}
+
+static enum tt_result cfg_range(struct bh_tt_thread *th, uint32_t w, unsigned idx, unsigned n)
+{
+	if (idx + n <= BH_TT_CFG_WORDS)
+		return TT_OK;
+	return tt_fault(th, BH_FAULT_UNMAPPED, w, "configuration index %u is past the last register (%u)", idx + n - 1,
+			BH_TT_CFG_WORDS - 1);
+}
+
+static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tile *t = th->tx->tile;
+	unsigned bank = cfg_bank(th), op = tt_opcode_of(w);
+	switch (op) {
+	case TT_OP_WRCFG:
+	case TT_OP_RDCFG: {
+		bool wide = op == TT_OP_WRCFG && tt_bits(w, 15, 15);
+		unsigned idx = tt_bits(w, 10, 0), g = tt_bits(w, 21, 16), n = wide ? 4 : 1;
+		if (wide) {
+			idx &= ~3u;
+			g &= ~3u;
+		}
+		if (cfg_range(th, w, idx, n) != TT_OK)
+			return TT_FAULT;
+		for (unsigned k = 0; k < n; k++) {
+			if (op == TT_OP_WRCFG)
+				bh_tensix_cfg_store(t, bank, idx + k, gpr_get(th, g + k));
+			else
+				gpr_set(th, g + k, atomic_load_explicit(&t->tensix_cfg[bank][idx + k], memory_order_relaxed));
+		}
+		return TT_OK;
+	}
+	case TT_OP_SETC16: {
+		unsigned idx = tt_bits(w, 23, 16);
+		if (idx >= BH_TT_THREAD_CFG)
+			return tt_fault(th, BH_FAULT_UNMAPPED, w, "ThreadConfig index %u is past the last entry (%u)", idx,
+					BH_TT_THREAD_CFG - 1);
+		atomic_store_explicit(&th->thread_cfg[idx], tt_bits(w, 15, 0), memory_order_relaxed);
+		return TT_OK;
+	}
+	case TT_OP_RMWCIB0: case TT_OP_RMWCIB1: case TT_OP_RMWCIB2: case TT_OP_RMWCIB3: {
+		unsigned idx = tt_bits(w, 7, 0), sh = 8 * (op - TT_OP_RMWCIB0);
+		if (cfg_range(th, w, idx, 1) != TT_OK)
+			return TT_FAULT;
+		bh_tensix_cfg_rmw(t, bank, idx, tt_bits(w, 23, 16) << sh, tt_bits(w, 15, 8) << sh);
+		return TT_OK;
+	}
+	default:   /* CFGSHIFTMASK */
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"CFGSHIFTMASK: the reference gives its fields but not what each operation does; not modelled");
+	}
+}
+
+static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
+{
+	struct bh_tile *t = th->tx->tile;
+	if (oi->exec == TT_E_B)
+		return TT_OK;   /* boot-time data-plane set-up (tensix.md 9): accepted, no state kept */
+	switch (tt_opcode_of(w)) {
+	case TT_OP_NOP:
+	case TT_OP_DMANOP:
+	case TT_OP_FLUSHDMA:   /* scalar-unit requests are complete before the next instruction */
+		return TT_OK;
+	case TT_OP_SEMINIT:
+		bh_sem_init(t, tt_bits(w, 9, 2), tt_bits(w, 23, 20), tt_bits(w, 19, 16));
+		return TT_OK;
+	case TT_OP_SEMPOST:
+		bh_sem_post(t, tt_bits(w, 9, 2));
+		return TT_OK;
+	case TT_OP_SEMGET:
+		bh_sem_get(t, tt_bits(w, 9, 2));
+		return TT_OK;
+	case TT_OP_SEMWAIT:
+		return tt_wait_insn(th, w, true);
+	case TT_OP_STALLWAIT:
+		return tt_wait_insn(th, w, false);
+	case TT_OP_ATGETM:
+		return tt_mutex(th, w, true);
+	case TT_OP_ATRELM:
+		return tt_mutex(th, w, false);
+	case TT_OP_SETDMAREG:
+		return tt_setdmareg(th, w);
+	case TT_OP_STOREREG:
+		return tt_reg_access(th, w, true);
+	case TT_OP_LOADREG:
+		return tt_reg_access(th, w, false);
+	default:
+		break;
+	}
+	if (oi->unit == TT_U_SCALAR)
+		return tt_dmareg_op(th, w);
+	return tt_config(th, w);
+}

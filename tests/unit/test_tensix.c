@@ -1,0 +1,647 @@
+/* The Tensix coprocessor control plane (tensix.md, sync.md 5-8): the opcode table, MOP expansion
+ * order (both templates and the OuterCount quirk), pushes by store and .ttinsn, semaphores and
+ * SEMWAIT blocking the Tensix thread (not the core), the Wait Gate's block classes, FIFO
+ * back-pressure, replay, GPRs, STOREREG into stream registers with the CB checks, mutex
+ * hand-over, faults of Tensix instructions, deadlock reports, and a semaphore token ring over
+ * the three threads. Meant to be clean under TSan. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "host/device.h"
+#include "sync/pcbuf.h"
+#include "sync/streams.h"
+#include "sync/tensix_sem.h"
+#include "testlib.h"
+
+#define PUSH 0xFFE40000u
+#define GPR 0xFFE00000u
+#define MOP_CFG 0xFFB80000u
+#define PCBUF0 0xFFE80000u
+#define SEM(k) (0xFFE80020u + 4u * (k))
+#define PROGRESS 0x10000u
+#define GATE 0x10100u
+#define OUT 0x10200u
+
+/* Instruction words (tensix.md 8). */
+#define TT(op, params) ((uint32_t)(op) << 24 | (params))
+#define SEMINIT(mask, max, val) TT(0xA3, (uint32_t)(max) << 20 | (uint32_t)(val) << 16 | (uint32_t)(mask) << 2)
+#define SEMPOST(mask) TT(0xA4, (uint32_t)(mask) << 2)
+#define SEMGET(mask) TT(0xA5, (uint32_t)(mask) << 2)
+#define SEMWAIT(block, mask, cond) TT(0xA6, (uint32_t)(block) << 15 | (uint32_t)(mask) << 2 | (cond))
+#define STALLWAIT(block, cond) TT(0xA2, (uint32_t)(block) << 15 | (cond))
+#define SETDMAREG(half, v) TT(0x45, (uint32_t)(v) << 8 | (half))
+#define DMAOP(op, a, b, res, bconst) TT(op, (uint32_t)(bconst) << 23 | (uint32_t)(res) << 12 | (uint32_t)(b) << 6 | (a))
+#define STOREREG(gpr, addr) TT(0x67, (uint32_t)(gpr) << 18 | (((addr) >> 2) & 0x3FFFFu))
+#define LOADREG(gpr, addr) TT(0x68, (uint32_t)(gpr) << 18 | (((addr) >> 2) & 0x3FFFFu))
+#define MOP(tmpl, count1, mask_lo) TT(0x01, (uint32_t)(tmpl) << 23 | (uint32_t)(count1) << 16 | (mask_lo))
+#define REPLAY(start, len, exec, load) TT(0x04, (uint32_t)(start) << 14 | (uint32_t)(len) << 4 | (exec) << 1 | (load))
+#define ATGETM(m) TT(0xA0, m)
+#define ATRELM(m) TT(0xA1, m)
+#define TT_NOP TT(0x02, 0)
+#define ZEROACC TT(0x10, 0)
+
+static uint32_t ttinsn(uint32_t w) { return w << 2 | w >> 30; }
+
+static struct bh_tile *tile0(struct bh_device *dev) { return dev->tiles[0]; }
+
+static void emit_push(struct prog *p, uint32_t w) { emit_store_word(p, PUSH, w); }
+
+/* tensix_sync(): store to PC_BUF_BASE + 4, load it (waits until the thread is idle). */
+static void emit_tensix_sync(struct prog *p)
+{
+	emit_li(p, T0, PCBUF0);
+	emit(p, sw(X0, 4, T0));
+	emit(p, lw(A0, 4, T0));
+}
+
+/* a0 = value of semaphore k (TRISC view). */
+static void emit_read_sem(struct prog *p, uint32_t k) { emit_load_word(p, A0, SEM(k)); }
+
+/* Wait (5 s) until the host-side predicate over semaphore k's value holds. */
+static void wait_sem(struct bh_device *dev, unsigned k, unsigned v)
+{
+	for (int ms = 0; ms < 5000 && bh_sem_value(tile0(dev), k) != v; ms++)
+		sleep_ms(1);
+	cr_assert_eq(bh_sem_value(tile0(dev), k), v, "semaphore %u", k);
+}
+
+static void wait_report_has(struct bh_device *dev, const char *needle)
+{
+	static char rep[16384];
+	for (int ms = 0; ms < 5000; ms++) {
+		bh_device_report(dev, rep, sizeof rep);
+		if (strstr(rep, needle))
+			return;
+		sleep_ms(1);
+	}
+	cr_assert_fail("report lacks \"%s\":\n%s", needle, rep);
+}
+
+/* ------------------------------------------------------------------------------ opcode table */
+
+Test(tensix_decode, table_holds_every_blackhole_opcode_by_number)
+{
+	unsigned n = 0;
+	for (unsigned op = 0; op < 256; op++)
+		n += tt_opinfo(op) != NULL;
+	cr_expect_eq(n, 137);
+	cr_expect_str_eq(tt_opinfo(0x02)->name, "NOP");
+	cr_expect_str_eq(tt_opinfo(0x04)->name, "REPLAY");
+	cr_expect_str_eq(tt_opinfo(0xA2)->name, "STALLWAIT");
+	cr_expect_str_eq(tt_opinfo(0xB0)->name, "WRCFG");
+	cr_expect_str_eq(tt_opinfo(0x67)->name, "STOREREG");
+	cr_expect_null(tt_opinfo(0x00));
+	cr_expect_eq(tt_opinfo(0x26)->plane, TT_P_DATA);
+	cr_expect_eq(tt_opinfo(0x26)->exec, TT_E_N);
+}
+
+Test(tensix_decode, reserved_bits_and_unknown_opcodes_do_not_decode)
+{
+	char why[160];
+	cr_expect(tt_decode_check(0xA3100008, why, sizeof why));
+	cr_expect_not(tt_decode_check(0xA3100009, why, sizeof why));
+	cr_expect(strstr(why, "reserved bits 0x000001 of SEMINIT") != NULL, "%s", why);
+	cr_expect_not(tt_decode_check(0x00000000, why, sizeof why));
+	cr_expect(strstr(why, "opcode 0x00 is not a Blackhole Tensix instruction") != NULL, "%s", why);
+	static const uint32_t boot[] = { 0x10180000, 0x8A00300A, 0x02000000, 0x7100BF80, 0x910000B0,
+					 0xA3100008, 0xA3100010, 0xA3100200 };
+	for (size_t k = 0; k < N(boot); k++)
+		cr_expect(tt_decode_check(boot[k], why, sizeof why), "boot word 0x%08x: %s", boot[k], why);
+}
+
+Test(tensix_decode, disassembly_names_the_fields)
+{
+	char b[128];
+	tt_disasm(0xA3100200, b, sizeof b);
+	cr_expect_str_eq(b, "SEMINIT sem_sel=0x80 init_value=0x0 max_value=0x1");
+	tt_disasm(0x67112008, b, sizeof b);
+	cr_expect_str_eq(b, "STOREREG reg_addr=0x12008 data_reg=0x4");
+	tt_disasm(0x05000001, b, sizeof b);
+	cr_expect_str_eq(b, "RESOURCEDECL 0x000001");
+}
+
+/* ------------------------------------------------------------------------------ MOP expander */
+
+struct seq {
+	unsigned n;
+	uint32_t w[512];
+};
+
+static bool collect(void *ctx, uint32_t w)
+{
+	struct seq *s = ctx;
+	if (s->n < N(s->w))
+		s->w[s->n] = w;
+	s->n++;
+	return true;
+}
+
+enum { A0W = 0xA4000004, A1W = 0xA4000008, A2W = 0xA4000010, A3W = 0xA4000020, BW = 0xA4000040,
+       S0W = 0xA4000080, SBW = 0xA4000100 };
+
+Test(tensix_mop, template0_emits_a0_a1_a2_a3_b_or_skip_a0_skip_b_per_mask_bit)
+{
+	const uint32_t cfg[9] = { 0, 3 /* HasB | HasA123 */, BW, A0W, A1W, A2W, A3W, S0W, SBW };
+	struct seq s = { 0 };
+	tt_mop_expand(cfg, MOP(0, 2, 0x2), 0, collect, &s);
+	const uint32_t want[] = { A0W, A1W, A2W, A3W, BW, S0W, SBW, A0W, A1W, A2W, A3W, BW };
+	cr_assert_eq(s.n, N(want));
+	cr_expect_arr_eq(s.w, want, sizeof want);
+}
+
+Test(tensix_mop, template0_mask_hi_from_mop_cfg_covers_iterations_16_to_31)
+{
+	const uint32_t cfg[9] = { 0, 0, BW, A0W, A1W, A2W, A3W, S0W, SBW };
+	struct seq s = { 0 };
+	tt_mop_expand(cfg, MOP(0, 17, 0), 0x1, collect, &s);   /* k = 16 skipped */
+	cr_assert_eq(s.n, 18);
+	for (unsigned k = 0; k < 18; k++)
+		cr_expect_eq(s.w[k], k == 16 ? (uint32_t)S0W : (uint32_t)A0W, "k = %u", k);
+}
+
+Test(tensix_mop, template1_double_loop_with_last_iterations)
+{
+	/* outer 2, inner 3: start, loop, loop, last1, end0 / start, loop, loop, last0, end0 */
+	const uint32_t cfg[9] = { 2, 3, S0W, A1W, TT_NOP, A0W, TT_NOP, BW, SBW };
+	struct seq s = { 0 };
+	tt_mop_expand(cfg, MOP(1, 0, 0), 0, collect, &s);
+	const uint32_t want[] = { S0W, A0W, A0W, SBW, A1W, S0W, A0W, A0W, BW, A1W };
+	cr_assert_eq(s.n, N(want));
+	cr_expect_arr_eq(s.w, want, sizeof want);
+}
+
+Test(tensix_mop, template1_loop_op1_alternates_and_doubles_the_inner_count)
+{
+	const uint32_t cfg[9] = { 1, 2, TT_NOP, TT_NOP, TT_NOP, A0W, A2W, BW, SBW };
+	struct seq s = { 0 };
+	tt_mop_expand(cfg, MOP(1, 0, 0), 0, collect, &s);
+	const uint32_t want[] = { A0W, A2W, A0W, BW };
+	cr_assert_eq(s.n, N(want));
+	cr_expect_arr_eq(s.w, want, sizeof want);
+}
+
+Test(tensix_mop, template1_hardware_bug_turns_outer_count_1_into_129)
+{
+	const uint32_t cfg[9] = { 1, 0, TT_NOP, A1W, TT_NOP, A0W, TT_NOP, BW, SBW };
+	struct seq s = { 0 };
+	tt_mop_expand(cfg, MOP(1, 0, 0), 0, collect, &s);
+	cr_expect_eq(s.n, 129);
+	cr_expect_eq(s.w[128], (uint32_t)A1W);
+	const uint32_t cfg2[9] = { 1, 0, S0W, A1W, TT_NOP, A0W, TT_NOP, BW, SBW };   /* StartOp set: no bug */
+	struct seq s2 = { 0 };
+	tt_mop_expand(cfg2, MOP(1, 0, 0), 0, collect, &s2);
+	cr_expect_eq(s2.n, 2);
+}
+
+/* ---------------------------------------------------------------------- pushes and semaphores */
+
+/* BRISC pushes the p100a boot words into thread 0: semaphores 1, 2, 7 get Value 0 Max 1. */
+Test(tensix, brisc_boot_pushes_initialise_semaphores_1_2_7)
+{
+	struct bh_device *dev = t_open();
+	bh_sem_init(tile0(dev), 0xFF, 5, 3);
+	struct prog b = { 0 };
+	static const uint32_t boot[] = { 0x10180000, 0x8A00300A, 0x02000000, 0x7100BF80, 0x910000B0,
+					 0xA3100008, 0xA3100010, 0xA3100200 };
+	for (size_t k = 0; k < N(boot); k++)
+		emit_push(&b, boot[k]);
+	emit_exit_with(&b, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	wait_sem(dev, 7, 0);
+	for (unsigned k = 0; k < 8; k++) {
+		bool init = k == 1 || k == 2 || k == 7;
+		cr_expect_eq(bh_sem_value(tile0(dev), k), init ? 0u : 3u, "sem %u value", k);
+		cr_expect_eq(bh_sem_max(tile0(dev), k), init ? 1u : 5u, "sem %u max", k);
+	}
+	bh_device_close(dev);
+}
+
+/* .ttinsn on TRISC1 pushes rotr(word, 2) into thread 1; tensix_sync waits for it. */
+Test(tensix, ttinsn_pushes_into_the_fetching_triscs_thread)
+{
+	struct bh_device *dev = t_open();
+	struct prog t = { 0 };
+	emit(&t, ttinsn(SEMINIT(1u << 3, 5, 2)));
+	emit(&t, ttinsn(SEMPOST(1u << 3)));
+	emit_tensix_sync(&t);
+	emit_read_sem(&t, 3);
+	emit_exit(&t);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &t), 3);
+	cr_expect_eq(bh_sem_max(tile0(dev), 3), 5);
+	bh_device_close(dev);
+}
+
+/* SEMWAIT holds the Tensix thread; the TRISC that pushed it runs on (it stores PROGRESS) until
+ * its TTSync, which waits; a SEMPOST from another TRISC (semaphore window) releases both. */
+Test(tensix, semwait_blocks_the_tensix_thread_not_the_pushing_trisc)
+{
+	struct bh_device *dev = t_open();
+	struct prog t = { 0 };
+	emit_push(&t, SEMINIT(0x30, 15, 0));
+	emit_push(&t, SEMWAIT(0x2, 1u << 4, 1));   /* block sync instructions while sem 4 == 0 */
+	emit_push(&t, SEMPOST(1u << 5));
+	emit_store_word(&t, PROGRESS, 1);
+	emit_tensix_sync(&t);
+	emit_exit_with(&t, 1);
+	start_core(dev, BH_CORE_TRISC0, &t);
+	wait_l1(dev, PROGRESS, 1);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	wait_report_has(dev, "SEMWAIT until semaphore 4 is non-zero");
+	wait_blocked(dev, BH_CORE_TRISC0, "TTSync CoprocessorDoneCheck (trisc0): Tensix thread 0 busy");
+	expect_stays_parked(dev, BH_CORE_TRISC0);
+	cr_expect_eq(bh_sem_value(tile0(dev), 5), 0);
+
+	run_store_word(dev, BH_CORE_TRISC1, SEM(4), 0);   /* SEMPOST 4 through the window */
+	expect_exit(dev, 0, BH_CORE_TRISC0, 1);
+	cr_expect_eq(bh_sem_value(tile0(dev), 5), 1);
+	bh_device_close(dev);
+}
+
+/* The latched wait holds only the selected classes: a SEMPOST (sync) passes a SEMWAIT that
+ * blocks the matrix unit, until a blocked instruction arrives: then everything waits. */
+Test(tensix, wait_gate_holds_only_blocked_classes_and_then_everything_behind)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0xF0, 15, 0);
+	struct prog p = { 0 };
+	emit_push(&p, SEMWAIT(0, 1u << 4, 1));    /* block mask 0 = B6 (matrix) */
+	emit_push(&p, SEMPOST(1u << 5));          /* sync unit: passes */
+	emit_push(&p, ZEROACC);                   /* matrix: held */
+	emit_push(&p, SEMPOST(1u << 6));          /* behind it: held too */
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC2, &p), 0);
+	wait_sem(dev, 5, 1);
+	wait_report_has(dev, "tensix2: waits at the Wait Gate with ZEROACC");
+	cr_expect_eq(bh_sem_value(t, 6), 0);
+	bh_sem_post(t, 1u << 4);
+	wait_sem(dev, 6, 1);
+	bh_device_close(dev);
+}
+
+/* The FIFO accepts a push while it holds at most 28: with the thread held at the gate, the
+ * TRISC stalls (parked) on its 31st push (1 at the gate + 29 queued + the SEMWAIT). */
+Test(tensix, full_fifo_stalls_the_pushing_trisc_until_the_thread_drains)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0xFF, 15, 0);
+	struct prog p = { 0 };
+	emit_push(&p, SEMWAIT(0x2, 1u << 4, 1));
+	emit_li(&p, S0, PUSH);
+	emit_li(&p, S1, PROGRESS);
+	emit_li(&p, A1, SEMPOST(1u << 5));
+	emit_li(&p, A2, 0);
+	emit_li(&p, A3, 40);
+	int32_t loop = prog_here(&p);
+	emit(&p, sw(A1, 0, S0));
+	emit(&p, addi(A2, A2, 1));
+	emit(&p, sw(A2, 0, S1));
+	emit_branch(&p, BNE, A2, A3, loop);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC0, &p);
+	wait_blocked(dev, BH_CORE_TRISC0, "Tensix thread 0 push (trisc0): instruction FIFO full (29 queued)");
+	expect_stays_parked(dev, BH_CORE_TRISC0);
+	cr_expect_eq(l1_get(dev, PROGRESS), 30);
+	bh_sem_post(t, 1u << 4);
+	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
+	cr_expect_eq(l1_get(dev, PROGRESS), 40);
+	cr_expect_eq(bh_sem_value(t, 5), 15, "SEMPOST saturates at 15");
+	bh_device_close(dev);
+}
+
+/* MopCfg through 0xFFB80000, MOP through the thread: template 0 with mask 0b00101 over 5
+ * iterations emits skip, A0, skip, A0, A0. mop_sync (+8) then tensix_sync (+4). */
+Test(tensix, mop_from_a_trisc_expands_through_its_thread)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	const uint32_t cfg[9] = { 0, 0, TT_NOP, SEMPOST(1), TT_NOP, TT_NOP, TT_NOP, SEMPOST(2), TT_NOP };
+	emit_push(&p, SEMINIT(3, 15, 0));
+	for (unsigned k = 0; k < 9; k++)
+		emit_store_word(&p, MOP_CFG + 4 * k, cfg[k]);
+	emit_push(&p, MOP(0, 4, 0x5));
+	emit_li(&p, T0, PCBUF0);
+	emit(&p, sw(X0, 8, T0));
+	emit(&p, lw(A0, 8, T0));
+	emit_tensix_sync(&p);
+	emit_read_sem(&p, 0);
+	emit_load_word(&p, A1, SEM(1));
+	emit_pack(&p, A1);
+	emit_exit(&p);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 3u << 8 | 2u);
+	bh_device_close(dev);
+}
+
+/* REPLAY load records without executing (exec = 0) or while executing (exec = 1); play emits. */
+Test(tensix, replay_records_and_plays_back)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(3, 15, 0));
+	emit_push(&p, REPLAY(30, 3, 0, 1));       /* slots 30, 31, 0 (wraps) */
+	emit_push(&p, SEMPOST(1));
+	emit_push(&p, SEMPOST(2));
+	emit_push(&p, SEMPOST(1));
+	emit_push(&p, REPLAY(30, 3, 0, 0));
+	emit_push(&p, REPLAY(31, 2, 0, 0));       /* SEMPOST 2, SEMPOST 1 */
+	emit_tensix_sync(&p);
+	emit_read_sem(&p, 0);
+	emit_load_word(&p, A1, SEM(1));
+	emit_pack(&p, A1);
+	emit_exit(&p);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 3u << 8 | 2u);
+
+	struct prog q = { 0 };
+	emit_push(&q, SEMINIT(3, 15, 0));
+	emit_push(&q, REPLAY(5, 1, 1, 1));        /* record and execute */
+	emit_push(&q, SEMPOST(1));
+	emit_push(&q, REPLAY(5, 1, 0, 0));
+	emit_tensix_sync(&q);
+	emit_read_sem(&q, 0);
+	emit_exit(&q);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &q), 2);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------ GPRs and STOREREG */
+
+Test(tensix, dmareg_arithmetic_lands_in_gprs_seen_by_riscv)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, SETDMAREG(2, 0x1234));                  /* GPR 1 low half */
+	emit_push(&p, SETDMAREG(3, 0x0002));                  /* GPR 1 high half */
+	emit_push(&p, DMAOP(0x58, 1, 5, 2, 1));               /* GPR 2 = GPR 1 + 5 */
+	emit_push(&p, DMAOP(0x5A, 1, 2, 3, 0));               /* GPR 3 = lo(GPR 1) * lo(GPR 2) */
+	emit_push(&p, DMAOP(0x59, 2, 1, 4, 0));               /* GPR 4 = GPR 2 - GPR 1 */
+	emit_tensix_sync(&p);
+	for (unsigned r = 1; r <= 4; r++) {
+		emit_load_word(&p, A1, GPR + 4 * r);
+		emit_store_word(&p, OUT + 4 * r, 0);
+		emit_li(&p, T0, OUT + 4 * r);
+		emit(&p, sw(A1, 0, T0));
+	}
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
+	cr_expect_eq(l1_get(dev, OUT + 4), 0x00021234u);
+	cr_expect_eq(l1_get(dev, OUT + 8), 0x00021239u);
+	cr_expect_eq(l1_get(dev, OUT + 12), 0x1234u * 0x1239u);
+	cr_expect_eq(l1_get(dev, OUT + 16), 5u);
+
+	struct prog b = { 0 };                                 /* BRISC sees thread 1 at +0x100 */
+	emit_load_word(&b, A0, GPR + 0x100 + 8);
+	emit_exit(&b);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0x00021239u);
+	bh_device_close(dev);
+}
+
+/* TRISC2's llk_push_tiles traffic: SETDMAREG GPR 24, STALLWAIT 32,8, STOREREG GPR 24 -> stream
+ * reg 10 of CB 16 (0x6761600A, sync.md 2.2): the count lands in the stream register. */
+Test(tensix, storereg_publishes_a_cb_counter_into_the_stream_register)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, SETDMAREG(48, 3));
+	emit(&p, ttinsn(STALLWAIT(32, 8)));
+	emit_push(&p, 0x6761600Au);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC2, &p), 0);
+	uint32_t v = 0;
+	cr_assert_eq(bh_reg_read(dev, 0, 0xFFB58028, &v), BH_OK);
+	cr_expect_eq(v, 3);
+	bh_device_close(dev);
+}
+
+/* A STOREREG pop past what was received breaks the CB protocol: the check sees it, and the
+ * TRISC that pushed the STOREREG faults at that push with the Tensix thread named. */
+Test(tensix, storereg_pop_beyond_received_is_a_cb_protocol_fault_of_the_pushing_trisc)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_push(&p, SETDMAREG(8, 3));
+	emit_li(&p, T0, PUSH);
+	emit_li(&p, T1, 0x67112008u);                        /* STOREREG GPR 4 -> CB 0 tiles_acked */
+	uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_tensix_sync(&p);                                 /* parked here when the fault arrives */
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+	expect_fault(r, BH_CORE_TRISC0, pc, "CB protocol violation", "pop of 3 pages from CB 0 but only 0 were received");
+	expect_in_report(r, "Tensix thread 0, instruction 0x67112008 STOREREG");
+	expect_in_report(r, "pushed by trisc0");
+	uint32_t v = 1;
+	cr_assert_eq(bh_reg_read(dev, 0, 0xFFB48020, &v), BH_OK);
+	cr_expect_eq(v, 0, "a faulting STOREREG changes nothing");
+	free(r);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------ faults */
+
+Test(tensix, data_plane_instruction_from_a_mop_faults_at_execution_naming_it)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_store_word(&p, MOP_CFG + 12, 0x26000000u);      /* InsnA0 = MVMUL */
+	emit_li(&p, T0, PUSH);
+	emit_li(&p, T1, MOP(0, 0, 0));
+	uint32_t pc = core_code_at[BH_CORE_TRISC1] + (uint32_t)prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "data-plane instruction MVMUL is not modelled yet");
+	expect_in_report(r, "Tensix thread 1, instruction 0x26000000 MVMUL");
+	wait_report_has(dev, "tensix1: stopped by a fault");
+	free(r);
+	bh_device_close(dev);
+}
+
+Test(tensix, trisc_store_to_another_threads_aperture_faults)
+{
+	struct bh_device *dev = t_open();
+	expect_access_faults(dev, BH_CORE_TRISC0, true, 0xFFE50000, "access not allowed",
+			     "on silicon a TRISC store to thread 1's aperture hangs the core");
+	bh_device_close(dev);
+}
+
+Test(tensix, brisc_pushes_into_threads_1_and_2_through_their_windows)
+{
+	struct bh_device *dev = t_open();
+	struct prog b = { 0 };
+	emit_store_word(&b, 0xFFE50000, SEMINIT(1u << 3, 9, 4));
+	emit_store_word(&b, 0xFFE60000, SEMINIT(1u << 6, 8, 2));
+	emit_exit_with(&b, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	wait_sem(dev, 3, 4);
+	wait_sem(dev, 6, 2);
+	cr_expect_eq(bh_sem_max(tile0(dev), 3), 9);
+	bh_device_close(dev);
+}
+
+Test(tensix, brisc_mop_push_bypasses_the_expander_and_faults)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog b = { 0 };
+	emit_push(&b, MOP(0, 0, 0));
+	emit_exit_with(&b, 0);
+	run_prog(dev, BH_CORE_BRISC, core_code_at[BH_CORE_BRISC], &b, r);
+	expect_fault(r, BH_CORE_BRISC, core_code_at[BH_CORE_BRISC] + 16, "illegal instruction",
+		     "MOP and MOP_CFG from brisc are never expanded");
+	free(r);
+	bh_device_close(dev);
+}
+
+Test(tensix, mutex_1_does_not_exist)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	uint32_t pc = core_code_at[BH_CORE_TRISC2] + (uint32_t)prog_here(&p) + 16;
+	emit_push(&p, ATGETM(1));   /* li t0 (2), li t1 (2), sw: the sw is at +16 */
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC2, core_code_at[BH_CORE_TRISC2], &p, r);
+	expect_fault(r, BH_CORE_TRISC2, pc, "bad register value", "mutex 1 does not exist");
+	free(r);
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------- mutexes, deadlocks */
+
+/* T0 holds mutex 2; T1 and T2 wait; T0 releases: (0 + 1) mod 3 = T1 wins, then T2. */
+Test(tensix, mutex_release_hands_over_to_the_next_thread)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0xFF, 15, 0);
+	struct prog p0 = { 0 }, p1 = { 0 }, p2 = { 0 };
+	emit_push(&p0, ATGETM(2));
+	emit_store_word(&p0, PROGRESS, 1);
+	emit_wait_nonzero(&p0, GATE, A3);
+	emit_push(&p0, ATRELM(2));
+	emit_exit_with(&p0, 0);
+	start_core(dev, BH_CORE_TRISC0, &p0);
+	wait_l1(dev, PROGRESS, 1);   /* pushed; idle after that: ATGETM executed, T0 holds mutex 2 */
+	for (int ms = 0; ms < 5000 && !bh_pcbuf_tensix_thread_idle(t, 0); ms++)
+		sleep_ms(1);
+	emit_push(&p2, ATGETM(2));
+	emit_push(&p2, SEMPOST(1u << 2));
+	emit_push(&p2, ATRELM(2));
+	emit_exit_with(&p2, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC2, &p2), 0);
+	wait_report_has(dev, "tensix2: waits at the Wait Gate with ATGETM");
+	emit_push(&p1, ATGETM(2));
+	emit_push(&p1, SEMPOST(1u << 1));
+	emit_push(&p1, SEMWAIT(0x2, 1u << 3, 1));   /* holds T1 (and the mutex) until sem 3 */
+	emit_push(&p1, ATRELM(2));
+	emit_exit_with(&p1, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p1), 0);
+	wait_report_has(dev, "tensix1: waits at the Wait Gate with ATGETM");
+	set_l1(dev, GATE, 1);
+	wait_sem(dev, 1, 1);
+	cr_expect_eq(bh_sem_value(t, 2), 0, "T2 must not get the mutex before T1 released it");
+	bh_sem_post(t, 1u << 3);
+	wait_sem(dev, 2, 1);
+	bh_device_close(dev);
+}
+
+Test(tensix, semwait_forever_is_a_deadlock_and_the_report_names_the_thread)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 4, 1, 0));
+	emit_push(&p, SEMWAIT(0x2, 1u << 4, 1));
+	emit_push(&p, SEMPOST(1u << 4));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC0, &p);
+	for (int ms = 0; ms < 10000 && !bh_device_deadlocked(dev); ms++)
+		sleep_ms(1);
+	cr_assert(bh_device_deadlocked(dev));
+	static char rep[8192];
+	bh_device_report(dev, rep, sizeof rep);
+	assert_has(rep, "trisc0: blocked");
+	assert_has(rep, "TTSync CoprocessorDoneCheck");
+	assert_has(rep, "tensix0: waits at the Wait Gate with SEMPOST sem_sel=0x10");
+	assert_has(rep, "SEMWAIT until semaphore 4 is non-zero (value 0, max 1)");
+	bh_device_close(dev);
+}
+
+/* TRISC i entering reset empties thread i's FIFO and abandons its wait: the thread is idle. */
+Test(tensix, trisc_entering_reset_abandons_its_threads_work)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 4, 1, 0));
+	emit_push(&p, SEMWAIT(0x2, 1u << 4, 1));
+	emit_push(&p, SEMPOST(1u << 5));
+	emit_push(&p, SEMPOST(1u << 5));
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
+	wait_report_has(dev, "tensix1: waits at the Wait Gate");
+	cr_expect_not(bh_pcbuf_tensix_thread_idle(t, 1));
+	uint32_t v = 0;
+	cr_assert_eq(bh_reg_read(dev, 0, SOFT_RESET_0, &v), BH_OK);
+	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, v | reset_bit(BH_CORE_TRISC1)), BH_OK);
+	for (int ms = 0; ms < 5000 && !bh_pcbuf_tensix_thread_idle(t, 1); ms++)
+		sleep_ms(1);
+	cr_expect(bh_pcbuf_tensix_thread_idle(t, 1));
+	bh_sem_post(t, 1u << 4);
+	sleep_ms(20);
+	cr_expect_eq(bh_sem_value(t, 5), 0, "abandoned instructions must not run");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- stress */
+
+/* A token goes round the three threads through semaphores 0 -> 1 -> 2 -> 0. Holding it, a thread
+ * does LOADREG / ADDDMAREG / STOREREG on one stream register (a non-atomic read-modify-write):
+ * any broken hand-over loses increments. 3 x 1000 rounds. */
+Test(tensix_stress, three_threads_hand_a_semaphore_token_around)
+{
+	enum { ROUNDS = 1000 };
+	const uint32_t reg = 0xFFB40010u;   /* stream 0 reg 4 (REMOTE_SRC, plain 24 bits) */
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0x7, 15, 0);
+	bh_sem_post(t, 1u << 0);
+	for (unsigned i = 0; i < 3; i++) {
+		struct prog p = { 0 };
+		uint32_t gpr = 10 + i;
+		emit_li(&p, S0, PUSH);
+		emit_li(&p, A1, SEMWAIT(0x22, 1u << i, 1));
+		emit_li(&p, A2, SEMGET(1u << i));
+		emit_li(&p, A3, LOADREG(gpr, reg));
+		emit_li(&p, A4, DMAOP(0x58, gpr, 1, gpr, 1));
+		emit_li(&p, A5, STOREREG(gpr, reg));
+		emit_li(&p, A6, SEMPOST(1u << ((i + 1) % 3)));
+		emit_li(&p, S1, ROUNDS);
+		int32_t loop = prog_here(&p);
+		for (unsigned r = A1; r <= A6; r++)
+			emit(&p, sw(r, 0, S0));
+		emit(&p, addi(S1, S1, -1));
+		emit_branch(&p, BNE, S1, X0, loop);
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		start_core(dev, (enum bh_core_id)(BH_CORE_TRISC0 + i), &p);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		expect_exit(dev, 0, (enum bh_core_id)(BH_CORE_TRISC0 + i), 0);
+	uint32_t v = 0;
+	cr_assert_eq(bh_reg_read(dev, 0, reg, &v), BH_OK);
+	cr_expect_eq(v, 3u * ROUNDS);
+	cr_expect_eq(bh_sem_value(t, 0), 1, "the token is back at thread 0");
+	bh_device_close(dev);
+}
