@@ -222,6 +222,9 @@ bool bh_spin_park(struct bh_core *c)
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		changed = true;
 	if (!changed) {
+		/* What reports show about this wait: written under the tile lock, which reports hold
+		 * while they copy it (the core may park again while a report reads). */
+		pthread_mutex_lock(&t->lock);
 		memcpy(s->watched, s->prev, sizeof s->watched);
 		s->nwatched = s->prev_n;
 		s->park_pc = s->head;
@@ -229,6 +232,7 @@ bool bh_spin_park(struct bh_core *c)
 		s->branch_word = bh_mem_ld(c->l1 + s->branch_pc, 4);
 		s->branch_rs1 = c->x[s->branch_word >> 15 & 31];
 		s->branch_rs2 = c->x[s->branch_word >> 20 & 31];
+		pthread_mutex_unlock(&t->lock);
 		if (!timed || !s->timed_ns)
 			s->timed_ns = SPIN_TIMED_MIN_NS;
 		atomic_fetch_add_explicit(&c->parks, 1, memory_order_relaxed);

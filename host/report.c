@@ -77,7 +77,19 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 		put(o, "blocked at pc 0x%08x%s: %s\n", pc, s, c->wait_what);
 		return;
 	}
-	const struct bh_spin *sp = &c->spin;
+	/* The wait as the core recorded it when it parked, copied under the tile lock it writes it
+	 * under (it may wake and park elsewhere meanwhile: then this is its newer wait). */
+	struct bh_spin spin_copy;
+	pthread_mutex_lock(&t->lock);
+	memcpy(spin_copy.watched, c->spin.watched, sizeof spin_copy.watched);
+	spin_copy.nwatched = c->spin.nwatched;
+	spin_copy.park_pc = c->spin.park_pc;
+	spin_copy.park_branch = c->spin.park_branch;
+	spin_copy.branch_word = c->spin.branch_word;
+	spin_copy.branch_rs1 = c->spin.branch_rs1;
+	spin_copy.branch_rs2 = c->spin.branch_rs2;
+	pthread_mutex_unlock(&t->lock);
+	const struct bh_spin *sp = &spin_copy;
 	bh_device_symbolize(dev, t->index, c->kind, sp->park_pc, s, sizeof s);
 	rv32_disasm(sp->branch_word, sp->park_branch, dis, sizeof dis);
 	put(o, "polling in the loop at 0x%08x%s..0x%08x (%s with %s = 0x%x, %s = 0x%x)%s\n", sp->park_pc, s,

@@ -184,3 +184,55 @@ Test(kernels, pushing_past_the_cb_without_reserving_faults_in_the_kernel)
 	bh_program_destroy(p);
 	bh_device_close(dev);
 }
+
+/* The compute-side CB calls through the Tensix threads: BRISC fills CB 0 for TRISC0, which frees
+ * pages with cb_pop_front_unpacker (STOREREG to reg 8); TRISC2 fills CB 16 with
+ * cb_push_back_packer (STOREREG to reg 10) for NCRISC. Two-page CBs and many pages: every page
+ * waits for a counter published by a Tensix thread, and the CB protocol checks see each one. */
+Test(kernels, compute_cb_calls_publish_their_counters_through_the_tensix_threads)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(2, 1);
+	struct bh_program *p;
+	struct bh_core_range both = { 0, 0, 1, 0 };
+	const uint32_t pages = 200, seed = 0x1000, sum_out = 0x70000, check_out = 0x70010;
+	char path[512];
+	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
+	int kf = bh_program_add_kernel(p, BH_CORE_BRISC, kernel_path(path, sizeof path, "k_cb_fill"), &both, 1, NULL, 0);
+	int ku = bh_program_add_kernel(p, BH_CORE_TRISC0, kernel_path(path, sizeof path, "k_unpack_sum"), &both, 1, NULL, 0);
+	int kp = bh_program_add_kernel(p, BH_CORE_TRISC2, kernel_path(path, sizeof path, "k_pack_fill"), &both, 1, NULL, 0);
+	int kc = bh_program_add_kernel(p, BH_CORE_NCRISC, kernel_path(path, sizeof path, "k_cb_check"), &both, 1, NULL, 0);
+	cr_assert(kf >= 0 && ku >= 0 && kp >= 0 && kc >= 0, "%s", bh_program_error(p));
+	struct bh_cb_config in = { .index = 0, .page_size = 256, .num_pages = 2 };
+	struct bh_cb_config out = { .index = 16, .page_size = 128, .num_pages = 2 };
+	cr_assert_eq(bh_program_add_cb(p, &in, &both, 1), BH_OK);
+	cr_assert_eq(bh_program_add_cb(p, &out, &both, 1), BH_OK);
+	for (unsigned t = 0; t < 2; t++) {
+		uint32_t a_fill[3] = { 0, pages, seed + t }, a_sum[3] = { 0, pages, sum_out };
+		uint32_t a_pack[3] = { 16, pages, 7 * seed + t }, a_check[4] = { 16, pages, 7 * seed + t, check_out };
+		cr_assert_eq(bh_program_set_runtime_args(p, kf, t, a_fill, 3), BH_OK);
+		cr_assert_eq(bh_program_set_runtime_args(p, ku, t, a_sum, 3), BH_OK);
+		cr_assert_eq(bh_program_set_runtime_args(p, kp, t, a_pack, 3), BH_OK);
+		cr_assert_eq(bh_program_set_runtime_args(p, kc, t, a_check, 4), BH_OK);
+	}
+	for (unsigned run = 0; run < 2; run++) {
+		uint32_t zero[8] = { 0 };
+		for (unsigned t = 0; t < 2; t++)
+			bh_l1_write(dev, t, sum_out, zero, sizeof zero);
+		tl_launch_ok(p, NULL);
+		for (unsigned t = 0; t < 2; t++) {
+			uint32_t s[2], c[2], want = 0;
+			bh_l1_read(dev, t, sum_out, s, 8);
+			bh_l1_read(dev, t, check_out, c, 8);
+			for (uint32_t pg = 0; pg < pages; pg++)
+				for (uint32_t i = 0; i < 64; i++)
+					want += seed + t + 1000 * pg + i;
+			cr_expect_eq(s[1], pages, "run %u tile %u: TRISC0 consumed every page", run, t);
+			cr_expect_eq(s[0], want, "run %u tile %u: TRISC0 read every word as BRISC wrote it", run, t);
+			cr_expect_eq(c[1], pages, "run %u tile %u: NCRISC consumed every page", run, t);
+			cr_expect_eq(c[0], 0, "run %u tile %u: words NCRISC found wrong", run, t);
+		}
+	}
+	bh_program_destroy(p);
+	bh_device_close(dev);
+}
