@@ -38,6 +38,9 @@ static void usage(FILE *f)
 		"  -p, --pages N            pages (1 KiB) per tile and launch (default 64)\n"
 		"  -l, --launches N         launches, each on new input (default 2)\n"
 		"  -t, --timeout SECONDS    limit for each launch (default 60)\n"
+		"  -d, --dispatch fast|slow fast: buffers and launches through the command queue (the\n"
+		"                           two fast-dispatch tiles then run no kernel); slow: host\n"
+		"                           writes and slow dispatch on every tile (default fast)\n"
 		"  -j, --json               also print the summary as one JSON object\n"
 		"  -q, --quiet              no progress line\n"
 		"exit status: 0 output exact; 1 host failure; 2 bad usage; 3 a core faulted;\n"
@@ -87,20 +90,29 @@ int main(int argc, char **argv)
 		{ "board", required_argument, NULL, 'b' }, { "pages", required_argument, NULL, 'p' },
 		{ "launches", required_argument, NULL, 'l' }, { "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' }, { "quiet", no_argument, NULL, 'q' },
+		{ "dispatch", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *board = "p150";
 	unsigned pages = 64, launches = 2;
+	bool fast = true;
 	double timeout = 60;
 	bool json = false;
 	struct progress prog_state = { .on = true };
 	int opt;
-	while ((opt = getopt_long(argc, argv, "b:p:l:t:jqh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "b:p:l:t:d:jqh", opts, NULL)) != -1) {
 		char *end = NULL;
 		switch (opt) {
 		case 'b': board = optarg; break;
 		case 'p': pages = (unsigned)strtoul(optarg, &end, 0); break;
 		case 'l': launches = (unsigned)strtoul(optarg, &end, 0); break;
+		case 'd':
+			if (strcmp(optarg, "fast") && strcmp(optarg, "slow")) {
+				fprintf(stderr, "pipeline: --dispatch is fast or slow, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			fast = !strcmp(optarg, "fast");
+			break;
 		case 't': timeout = strtod(optarg, &end); break;
 		case 'j': json = true; break;
 		case 'q': prog_state.on = false; break;
@@ -121,15 +133,36 @@ int main(int argc, char **argv)
 	struct bh_device *dev = example_boot(board, &boot_s);
 	if (!dev)
 		return EXIT_HOST;
-	unsigned tiles = bh_device_num_tiles(dev), ndram = 0;
+	unsigned ntiles = bh_device_num_tiles(dev), ndram = 0;
 	bh_device_boot_banks(dev, &ndram, NULL);
-	printf("pipeline: %s booted (%u tiles, %u cores) in %.3f s; %u pages of %u B per tile, %u DRAM banks\n",
-	       bh_board_name(bh_device_board(dev)), tiles, 5 * tiles, boot_s, pages, PAGE_SIZE, ndram);
+	struct bh_cq *cq = NULL;
+	char err[1024];
+	if (fast && bh_cq_open(dev, &(struct bh_cq_config){ .timeout_s = timeout }, &cq, err, sizeof err) != BH_OK) {
+		fprintf(stderr, "pipeline: cannot open the command queue: %s\n", err);
+		bh_device_close(dev);
+		return EXIT_HOST;
+	}
+	/* The tiles that run the pipeline, and each one's share of the buffers. */
+	struct bh_core_range all[4];
+	unsigned nall = fast ? bh_device_worker_ranges(dev, all) : bh_device_all_tiles(dev, all), cols, rows;
+	int *share = malloc(ntiles * sizeof *share);
+	unsigned tiles = 0;
+	bh_device_grid_size(dev, &cols, &rows);
+	for (unsigned t = 0; t < ntiles; t++)
+		share[t] = -1;
+	for (unsigned i = 0; i < nall; i++)
+		for (unsigned y = all[i].y0; y <= all[i].y1; y++)
+			for (unsigned x = all[i].x0; x <= all[i].x1; x++)
+				share[y * cols + x] = 0;
+	for (unsigned t = 0; t < ntiles; t++)
+		if (share[t] == 0)
+			share[t] = (int)tiles++;
+	printf("pipeline: %s booted (%u tiles, %u cores) in %.3f s; %u pages of %u B per tile, %u DRAM banks; %s "
+	       "dispatch on %u tiles\n", bh_board_name(bh_device_board(dev)), ntiles, 5 * ntiles, boot_s, pages, PAGE_SIZE,
+	       ndram, fast ? "fast" : "slow", tiles);
 	fflush(stdout);
 
 	struct bh_program *p = NULL;
-	struct bh_core_range all[2];
-	unsigned nall = bh_device_all_tiles(dev, all);
 	char path[512];
 	const uint32_t ct_reader[] = { PAGE_SIZE, CB_IN }, ct_compute[] = { PAGE_SIZE, CB_IN, CB_OUT },
 		       ct_writer[] = { PAGE_SIZE, CB_OUT }, common[] = { MUL_A, ADD_B };
@@ -150,8 +183,10 @@ int main(int argc, char **argv)
 			status = kw == BH_ERR_ELF || kc == BH_ERR_ELF || kr == BH_ERR_ELF ? EXIT_USAGE : EXIT_HOST;
 		}
 	}
-	for (unsigned t = 0; t < tiles && status == EXIT_OK; t++) {
-		uint32_t first = t * pages;
+	for (unsigned t = 0; t < ntiles && status == EXIT_OK; t++) {
+		if (share[t] < 0)
+			continue;
+		uint32_t first = (uint32_t)share[t] * pages;
 		uint32_t r[3] = { SRC_BASE, first, pages }, c[1] = { pages }, w[3] = { DST_BASE, first, pages };
 		if (bh_program_set_runtime_args(p, kr, t, r, 3) || bh_program_set_runtime_args(p, kc, t, c, 1) ||
 		    bh_program_set_runtime_args(p, kw, t, w, 3)) {
@@ -167,7 +202,7 @@ int main(int argc, char **argv)
 	uint32_t seed = 0x12345678u;
 	double run_s = 0;
 	uint64_t insns0 = 0;
-	for (unsigned t = 0; t < tiles; t++)
+	for (unsigned t = 0; t < ntiles; t++)
 		for (unsigned k = 0; k < 5; k++)
 			insns0 += bh_core_instructions(dev, t, (enum bh_core_id)k);
 	prog_state.launches = launches;
@@ -175,8 +210,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < words; i++)
 			in[i] = xorshift(&seed);
 		memset(out, 0, words * 4);
-		if (bh_interleaved_write_banks(dev, true, ndram, SRC_BASE, PAGE_SIZE, 0, in, words * 4) != BH_OK ||
-		    bh_interleaved_write_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK) {
+		if (fast ? bh_cq_write_buffer(cq, true, SRC_BASE, PAGE_SIZE, 0, in, words * 4) != BH_OK ||
+			   bh_cq_write_buffer(cq, true, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK
+			 : bh_interleaved_write_banks(dev, true, ndram, SRC_BASE, PAGE_SIZE, 0, in, words * 4) != BH_OK ||
+			   bh_interleaved_write_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK) {
 			fprintf(stderr, "pipeline: buffers do not fit the DRAM banks\n");
 			status = EXIT_USAGE;
 			break;
@@ -184,14 +221,23 @@ int main(int argc, char **argv)
 		prog_state.launch = l + 1;
 		struct bh_launch_options lo = { .timeout_s = timeout, .progress = on_progress, .progress_arg = &prog_state };
 		struct bh_launch_stats st;
-		int rc = bh_program_launch(p, &lo, &st);
+		double t0 = example_now();
+		int rc = fast ? bh_cq_launch(cq, p, &st) : bh_program_launch(p, &lo, &st);
+		if (fast && rc == BH_OK)
+			rc = bh_cq_finish(cq);
 		if (rc != BH_OK) {
-			fprintf(stderr, "\npipeline: launch %u failed:\n%s\n", l + 1, bh_program_error(p));
-			status = exit_for(rc);
+			fprintf(stderr, "\npipeline: launch %u failed:\n%s%s\n", l + 1, bh_program_error(p),
+				fast ? bh_cq_error(cq) : "");
+			status = exit_for(rc == BH_ERR_CQ ? BH_ERR_FAULT : rc);
 			break;
 		}
-		run_s += st.seconds;
-		bh_interleaved_read_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4);
+		run_s += fast ? example_now() - t0 : st.seconds;
+		if (fast ? bh_cq_read_buffer(cq, true, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK
+			 : bh_interleaved_read_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK) {
+			fprintf(stderr, "pipeline: reading the output failed: %s\n", fast ? bh_cq_error(cq) : "");
+			status = EXIT_HOST;
+			break;
+		}
 		for (size_t i = 0; i < words && status == EXIT_OK; i++) {
 			uint32_t page = (uint32_t)(i / (PAGE_SIZE / 4)), tile = page / pages, local = page % pages;
 			uint32_t want = in[i] * MUL_A + ADD_B + local;
@@ -205,7 +251,7 @@ int main(int argc, char **argv)
 	}
 	if (status == EXIT_OK) {
 		uint64_t insns = 0;
-		for (unsigned t = 0; t < tiles; t++)
+		for (unsigned t = 0; t < ntiles; t++)
 			for (unsigned k = 0; k < 5; k++)
 				insns += bh_core_instructions(dev, t, (enum bh_core_id)k);
 		insns -= insns0;
@@ -227,7 +273,9 @@ int main(int argc, char **argv)
 	}
 	free(in);
 	free(out);
+	free(share);
 	bh_program_destroy(p);
+	bh_cq_close(cq);
 	bh_device_close(dev);
 	return status;
 }

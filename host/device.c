@@ -170,6 +170,7 @@ void bh_device_close(struct bh_device *dev)
 {
 	if (!dev)
 		return;
+	bh_cq_close(dev->cq);
 	if (dev->monitor_started) {
 		pthread_mutex_lock(&dev->lock);
 		dev->monitor_stop = true;

@@ -47,6 +47,8 @@ struct bh_device {
 	pthread_mutex_t ksym_lock;
 	uint64_t *kcb_resident;
 	struct bh_kernel_sym *ksym;      /* ntiles * BH_CORES_PER_TILE */
+	/* The open fast-dispatch command queue (host/cq.c), or NULL; closed with the device. */
+	struct bh_cq *cq;
 };
 
 /* Any host write or start: the device is not deadlocked while the host acts. */

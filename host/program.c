@@ -15,6 +15,7 @@
 #include "host/device.h"
 #include "host/kernel.h"
 #include "host/profile.h"
+#include "host/program.h"
 #include "sync/streams.h"
 
 #define PROG_NPROC		5u
@@ -33,7 +34,7 @@ enum {
 	LM_MIN_REMOTE_CB = 0x46, LM_HOST_ID = 0x48, LM_ENABLES = 0x4C, LM_SIZE = 0x60,
 };
 enum { RUN_MSG_DONE = 0x00, RUN_MSG_GO = 0x80, RUN_MSG_RESET_READ_PTR_FROM_HOST = 0xE0 };
-enum { DISPATCH_MODE_HOST = 1, NO_REMOTE_CBS = 32 };
+enum { NO_REMOTE_CBS = 32 };
 #define INSN_RET 0x00008067u
 
 struct prog_kernel {
@@ -517,19 +518,7 @@ int bh_program_semaphore_address(const struct bh_program *p, unsigned id, unsign
 
 /* ---- Launch ------------------------------------------------------------------------------------- */
 
-struct prog_launch {
-	struct bh_program *p;
-	const struct bh_profile *prof;
-	uint32_t kcb;
-	uint8_t *blob;          /* [blob_off, size) of the layout: CB configs and images */
-	uint8_t *args;          /* [0, blob_off): per-tile runtime args and semaphores */
-	uint8_t **placed;       /* per kernel: the image at its slot */
-	bool *active, *done;
-	unsigned nactive;
-	struct bh_launch_stats *st;
-};
-
-static bool tile_active(const struct bh_program *p, unsigned t)
+bool bh_prog_tile_active(const struct bh_program *p, unsigned t)
 {
 	for (unsigned k = 0; k < PROG_NPROC; k++)
 		if (p->tiles[t].kernel[k] >= 0)
@@ -550,7 +539,7 @@ static void put_u32(uint8_t *b, uint32_t off, uint32_t v)
 }
 
 /* Relocates every kernel once for this layout (the slot is the same on every tile). */
-static int launch_place(struct prog_launch *L)
+static int launch_place(struct bh_prog_launch *L)
 {
 	struct bh_program *p = L->p;
 	L->placed = calloc(p->nkernels ? p->nkernels : 1, sizeof *L->placed);
@@ -568,7 +557,7 @@ static int launch_place(struct prog_launch *L)
 }
 
 /* Tile t's CB configs and images into L->blob (zeroed slots where the tile has none). */
-static void launch_build_blob(struct prog_launch *L, unsigned t, uint32_t *cb_mask)
+void bh_prog_build_blob(struct bh_prog_launch *L, unsigned t, uint32_t *cb_mask)
 {
 	const struct bh_program *p = L->p;
 	const struct prog_layout *l = &p->lay;
@@ -595,7 +584,7 @@ static void launch_build_blob(struct prog_launch *L, unsigned t, uint32_t *cb_ma
 	}
 }
 
-static void launch_build_args(struct prog_launch *L, unsigned t)
+void bh_prog_build_args(struct bh_prog_launch *L, unsigned t)
 {
 	const struct bh_program *p = L->p;
 	const struct prog_layout *l = &p->lay;
@@ -614,7 +603,8 @@ static void launch_build_args(struct prog_launch *L, unsigned t)
 			put_u32(L->args, l->sem + 16 * s, p->sems[s].init);
 }
 
-static void launch_build_msg(struct prog_launch *L, unsigned t, uint32_t cb_mask, unsigned noc, uint8_t *m)
+void bh_prog_build_msg(struct bh_prog_launch *L, unsigned t, uint32_t cb_mask, unsigned noc, unsigned mode,
+		       uint8_t *m)
 {
 	const struct bh_program *p = L->p;
 	const struct prog_layout *l = &p->lay;
@@ -634,7 +624,7 @@ static void launch_build_msg(struct prog_launch *L, unsigned t, uint32_t cb_mask
 	}
 	if (enables & 0x1Cu)
 		enables |= 1u << BH_CORE_TRISC0;	/* bit 2 starts all three TRISCs */
-	m[LM_MODE] = DISPATCH_MODE_HOST;
+	m[LM_MODE] = (uint8_t)mode;
 	put_u32(m, LM_LOCAL_CB_MASK, cb_mask);
 	m[LM_BRISC_NOC_ID] = (uint8_t)noc;
 	m[LM_MIN_REMOTE_CB] = NO_REMOTE_CBS;
@@ -655,9 +645,58 @@ static void set_go(struct bh_device *dev, const struct bh_profile *prof, unsigne
 	bh_l1_write(dev, t, bh_profile_mbox(prof, prof->go_messages_base), &w, 4);
 }
 
+bool bh_prog_upload_needed(struct bh_prog_launch *L, unsigned t)
+{
+	struct bh_device *dev = L->p->dev;
+	pthread_mutex_lock(&dev->ksym_lock);
+	bool upload = dev->kcb_resident[t] != L->p->blob_id;
+	pthread_mutex_unlock(&dev->ksym_lock);
+	return upload;
+}
+
+void bh_prog_mark_resident(struct bh_prog_launch *L, unsigned t)
+{
+	struct bh_program *p = L->p;
+	struct bh_device *dev = p->dev;
+	pthread_mutex_lock(&dev->ksym_lock);
+	dev->kcb_resident[t] = p->blob_id;
+	for (unsigned k = 0; k < PROG_NPROC; k++) {
+		struct bh_kernel_sym *ks = &dev->ksym[t * BH_CORES_PER_TILE + k];
+		int id = p->tiles[t].kernel[k];
+		bh_kernel_unref(ks->img);
+		ks->img = id >= 0 ? bh_kernel_ref(p->kernels[id].img) : NULL;
+		ks->addr = L->kcb + p->lay.text[k];
+	}
+	pthread_mutex_unlock(&dev->ksym_lock);
+}
+
+/* The CB protocol checks learn each CB's page count from its config (sync.md 3.1); L->blob holds
+ * tile t's blob. */
+void bh_prog_set_cb_pages(struct bh_prog_launch *L, unsigned t, uint32_t cb_mask)
+{
+	const struct prog_layout *l = &L->p->lay;
+	for (unsigned cb = 0; cb < L->prof->num_cbs && cb < 32; cb++) {
+		uint32_t pages = 0;
+		if (cb_mask & (1u << cb))
+			pages = L->blob[l->local_cb + 16 * cb + 8 - l->blob_off] |
+				(uint32_t)L->blob[l->local_cb + 16 * cb + 9 - l->blob_off] << 8;
+		bh_stream_set_cb_pages(L->p->dev->tiles[t], cb, pages);
+	}
+}
+
+uint32_t bh_prog_args_size(const struct bh_prog_launch *L)
+{
+	return L->p->lay.blob_off;
+}
+
+uint32_t bh_prog_blob_size(const struct bh_prog_launch *L)
+{
+	return L->p->lay.size - L->p->lay.blob_off;
+}
+
 /* Writes everything tile t needs: its kernel-config area (the firmware is idle and does not read
  * it), then RESET_READ_PTR_FROM_HOST and the launch message; the caller then sets GO. */
-static int launch_write_tile(struct prog_launch *L, unsigned t, unsigned noc)
+static int launch_write_tile(struct bh_prog_launch *L, unsigned t, unsigned noc)
 {
 	struct bh_program *p = L->p;
 	struct bh_device *dev = p->dev;
@@ -668,36 +707,18 @@ static int launch_write_tile(struct prog_launch *L, unsigned t, unsigned noc)
 		return prog_fail(p, BH_ERR_ARG, "tile %u is not idle: go signal 0x%02x (a launch still running, or the "
 				 "firmware never finished booting)", t, sig);
 	uint32_t cb_mask;
-	launch_build_args(L, t);
+	bh_prog_build_args(L, t);
 	bh_l1_write(dev, t, L->kcb, L->args, l->blob_off);
 	L->st->bytes_written += l->blob_off;
-	pthread_mutex_lock(&dev->ksym_lock);
-	bool upload = dev->kcb_resident[t] != p->blob_id;
-	pthread_mutex_unlock(&dev->ksym_lock);
-	launch_build_blob(L, t, &cb_mask);
+	bool upload = bh_prog_upload_needed(L, t);
+	bh_prog_build_blob(L, t, &cb_mask);
 	if (upload) {
 		bh_l1_write(dev, t, L->kcb + l->blob_off, L->blob, l->size - l->blob_off);
 		L->st->bytes_written += l->size - l->blob_off;
 		L->st->tiles_uploaded++;
-		pthread_mutex_lock(&dev->ksym_lock);
-		dev->kcb_resident[t] = p->blob_id;
-		for (unsigned k = 0; k < PROG_NPROC; k++) {
-			struct bh_kernel_sym *ks = &dev->ksym[t * BH_CORES_PER_TILE + k];
-			int id = p->tiles[t].kernel[k];
-			bh_kernel_unref(ks->img);
-			ks->img = id >= 0 ? bh_kernel_ref(p->kernels[id].img) : NULL;
-			ks->addr = L->kcb + l->text[k];
-		}
-		pthread_mutex_unlock(&dev->ksym_lock);
+		bh_prog_mark_resident(L, t);
 	}
-	/* The CB protocol checks learn each CB's page count from its config (sync.md 3.1). */
-	for (unsigned cb = 0; cb < prof->num_cbs && cb < 32; cb++) {
-		uint32_t pages = 0;
-		if (cb_mask & (1u << cb))
-			pages = L->blob[l->local_cb + 16 * cb + 8 - l->blob_off] |
-				(uint32_t)L->blob[l->local_cb + 16 * cb + 9 - l->blob_off] << 8;
-		bh_stream_set_cb_pages(dev->tiles[t], cb, pages);
-	}
+	bh_prog_set_cb_pages(L, t, cb_mask);
 	/* RESET_READ_PTR_FROM_HOST comes last: until GO its BRISC keeps storing rd = 0. After
 	 * fast-dispatch launches the ring's read pointer may be elsewhere; the firmware resets it on
 	 * 0xE0 (launch.md 5.1) and slow dispatch always uses launch[0]. */
@@ -714,7 +735,7 @@ static int launch_write_tile(struct prog_launch *L, unsigned t, unsigned noc)
 	}
 
 	uint8_t msg[LM_SIZE];
-	launch_build_msg(L, t, cb_mask, noc, msg);
+	bh_prog_build_msg(L, t, cb_mask, noc, BH_DISPATCH_MODE_HOST, msg);
 	bh_l1_write(dev, t, bh_profile_mbox(prof, prof->launch_base), msg, sizeof msg);
 	L->st->bytes_written += sizeof msg;
 	return BH_OK;
@@ -734,7 +755,7 @@ static bool tile_faulted(struct bh_device *dev, unsigned t, char *report, size_t
 }
 
 /* Stuck tiles: their go signal and subordinate_sync, then what the device report says of them. */
-static void launch_report(struct prog_launch *L, const char *why, double secs)
+static void launch_report(struct bh_prog_launch *L, const char *why, double secs)
 {
 	struct bh_program *p = L->p;
 	size_t cap = 1u << 16, used = 0;
@@ -777,7 +798,7 @@ static void launch_report(struct prog_launch *L, const char *why, double secs)
 	free(head);
 }
 
-static int launch_wait(struct prog_launch *L, const struct bh_launch_options *opt, double t0)
+static int launch_wait(struct bh_prog_launch *L, const struct bh_launch_options *opt, double t0)
 {
 	struct bh_program *p = L->p;
 	double timeout = opt->timeout_s > 0 ? opt->timeout_s : PROG_DEFAULT_TIMEOUT_S, next_progress = t0;
@@ -837,20 +858,11 @@ int bh_program_launch(struct bh_program *p, const struct bh_launch_options *opt,
 		return BH_ERR_ARG;
 	if (opt->noc > 1)
 		return prog_fail(p, BH_ERR_ARG, "NoC %u: Blackhole has NoC 0 and 1", opt->noc);
-	int rc = prog_layout(p, prof);
-	if (rc != BH_OK)
-		return rc;
-	struct prog_launch L = { .p = p, .prof = prof, .kcb = prof->kernel_config_base, .st = st };
-	L.blob = malloc(p->lay.size - p->lay.blob_off + 4);
-	L.args = malloc(p->lay.blob_off + 4);
-	L.active = calloc(p->ntiles, sizeof *L.active);
-	L.done = calloc(p->ntiles, sizeof *L.done);
-	rc = L.blob && L.args && L.active && L.done ? launch_place(&L) : prog_fail(p, BH_ERR_SYS, "out of memory");
-	for (unsigned t = 0; t < p->ntiles && rc == BH_OK; t++)
-		if ((L.active[t] = tile_active(p, t)))
-			L.nactive++;
-	if (rc == BH_OK && L.nactive == 0)
-		rc = prog_fail(p, BH_ERR_ARG, "the program has no kernel on any tile");
+	if (p->dev->cq)
+		return prog_fail(p, BH_ERR_ARG, "a command queue is open on this device: launch through it "
+				 "(bh_cq_launch) or close it (bh_cq_close) first");
+	struct bh_prog_launch L;
+	int rc = bh_prog_launch_begin(p, &L, st);
 	double t0 = prog_now();
 	/* Each tile goes as soon as its own writes are done (the store fence of launch.md 11 is per
 	 * tile): between RESET_READ_PTR_FROM_HOST and GO its BRISC keeps storing rd = 0, so the
@@ -867,12 +879,59 @@ int bh_program_launch(struct bh_program *p, const struct bh_launch_options *opt,
 		st->tiles = L.nactive;
 		rc = launch_wait(&L, opt, t0);
 	}
-	for (unsigned i = 0; L.placed && i < p->nkernels; i++)
-		free(L.placed[i]);
-	free(L.placed);
-	free(L.blob);
-	free(L.args);
-	free(L.active);
-	free(L.done);
+	bh_prog_launch_end(&L);
 	return rc;
+}
+
+int bh_prog_launch_begin(struct bh_program *p, struct bh_prog_launch *L, struct bh_launch_stats *st)
+{
+	memset(L, 0, sizeof *L);
+	const struct bh_profile *prof = prog_profile(p);
+	if (!prof)
+		return BH_ERR_ARG;
+	int rc = prog_layout(p, prof);
+	if (rc != BH_OK)
+		return rc;
+	*L = (struct bh_prog_launch){ .p = p, .prof = prof, .kcb = prof->kernel_config_base, .st = st };
+	L->blob = malloc(p->lay.size - p->lay.blob_off + 4);
+	L->args = malloc(p->lay.blob_off + 4);
+	L->active = calloc(p->ntiles, sizeof *L->active);
+	L->done = calloc(p->ntiles, sizeof *L->done);
+	rc = L->blob && L->args && L->active && L->done ? launch_place(L) : prog_fail(p, BH_ERR_SYS, "out of memory");
+	for (unsigned t = 0; t < p->ntiles && rc == BH_OK; t++)
+		if ((L->active[t] = bh_prog_tile_active(p, t)))
+			L->nactive++;
+	if (rc == BH_OK && L->nactive == 0)
+		rc = prog_fail(p, BH_ERR_ARG, "the program has no kernel on any tile");
+	return rc;
+}
+
+void bh_prog_launch_end(struct bh_prog_launch *L)
+{
+	for (unsigned i = 0; L->placed && i < L->p->nkernels; i++)
+		free(L->placed[i]);
+	free(L->placed);
+	free(L->blob);
+	free(L->args);
+	free(L->active);
+	free(L->done);
+}
+
+struct bh_device *bh_prog_device(const struct bh_program *p)
+{
+	return p->dev;
+}
+
+uint32_t bh_prog_cb_mask(const struct bh_prog_launch *L, unsigned t)
+{
+	uint32_t mask = 0;
+	for (unsigned i = 0; i < L->p->ncbs; i++)
+		if (L->p->cbs[i].tiles[t])
+			mask |= 1u << L->p->cbs[i].cfg.index;
+	return mask;
+}
+
+int bh_prog_fail(struct bh_program *p, int rc, const char *msg)
+{
+	return prog_fail(p, rc, "%s", msg);
 }

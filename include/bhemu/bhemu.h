@@ -34,6 +34,7 @@ enum bh_err {
 	BH_ERR_TIMEOUT = -4,
 	BH_ERR_DEADLOCK = -5, /* every running core waits and nothing can wake one */
 	BH_ERR_FAULT = -6,    /* a core faulted or hit its instruction limit (the report says where) */
+	BH_ERR_CQ = -7,       /* the command queue stopped on a malformed command (bh_cq_error says which) */
 };
 
 enum bh_board {
@@ -344,6 +345,82 @@ int bh_interleaved_read_banks(struct bh_device *dev, bool dram, unsigned num_ban
 /* Bank counts the booted firmware copied (bh_boot_result.num_dram_banks / num_l1_banks), or
  * BH_ERR_ARG before a successful boot. */
 int bh_device_boot_banks(const struct bh_device *dev, unsigned *num_dram, unsigned *num_l1);
+
+/* ---------------------------------------------------------------------------------------------
+ * Fast dispatch (host/cq*.c, cores/cq_*.c; reference/fast-dispatch.md): tt-metal's command queue.
+ *
+ * bh_cq_open turns the board's two fast-dispatch tiles (P150 (16,2)/(16,3), P100 (14,2)/(14,3);
+ * on a test grid the last column of rows 0 and 1) into the prefetch and dispatch cores: native
+ * models on their own threads, fed from an issue ring in host memory through prefetch_q, with a
+ * completion ring back. Those two tiles are then no worker tiles: programs must not use them
+ * (bh_device_worker_ranges lists the others). Calls on one queue are not thread-safe with each
+ * other. Enqueue calls return once the commands are in the issue ring; errors of the device
+ * (malformed command, faulting or stuck kernel) are reported by the next call that waits
+ * (bh_cq_wait_event, bh_cq_finish, bh_cq_read_buffer) and stop the queue: every later call
+ * returns the same error. */
+struct bh_cq;
+
+struct bh_cq_config {
+	uint32_t issue_size;           /* issue-ring bytes, a multiple of 4096; 0 = 64 MiB */
+	uint32_t completion_size;      /* completion-ring bytes, a multiple of 4096; 0 = 32 MiB */
+	double timeout_s;              /* longest wait for the device; 0 = 10 s */
+};
+
+/* Needs a booted device (bh_boot) whose board has fast-dispatch tiles and at most one queue.
+ * Holds both tiles' cores in reset, sets up their L1 and the host-memory rings, starts the
+ * models and resets every worker's launch-message ring through the queue (RESET_READ_PTR: each
+ * worker answers on stream 48). BH_ERR_ARG (message in err) when that is not possible. */
+int bh_cq_open(struct bh_device *dev, const struct bh_cq_config *cfg, struct bh_cq **out, char *err, size_t errlen);
+/* Finishes what is queued (unless the queue stopped), terminates both models, boots the two
+ * tiles' firmware again (they become worker tiles) and frees the queue. NULL is a no-op. */
+void bh_cq_close(struct bh_cq *cq);
+/* The report of the last failed call; "" if none. */
+const char *bh_cq_error(const struct bh_cq *cq);
+
+/* Enqueue one launch of a program (fast-dispatch.md 7): go-signal NoC data, go_message_index,
+ * runtime args and semaphores, launch messages in DEV mode, CB configs and kernel images where
+ * a tile does not hold them yet, then wait-and-clear stream 48, the go signal and the wait for
+ * one completion per tile. Errors of the program itself: BH_ERR_ARG/BH_ERR_ELF with the message
+ * in bh_program_error. st (may be NULL): tiles, bytes enqueued, tiles_uploaded. */
+int bh_cq_launch(struct bh_cq *cq, struct bh_program *prog, struct bh_launch_stats *st);
+/* Interleaved buffers through the queue (WRITE_PAGED; RELAY_PAGED into WRITE_LINEAR_H_HOST),
+ * over the booted firmware's banks. page_size a multiple of 16, base 16-byte aligned (64 for
+ * DRAM reads). Reading waits for the data. */
+int bh_cq_write_buffer(struct bh_cq *cq, bool dram, uint32_t base, uint32_t page_size, uint32_t first_page,
+		       const void *src, size_t len);
+int bh_cq_read_buffer(struct bh_cq *cq, bool dram, uint32_t base, uint32_t page_size, uint32_t first_page,
+		      void *dst, size_t len);
+/* Events: ids count up from 1 in enqueue order; an event completes when the dispatcher reached
+ * it (everything enqueued before it finished). */
+int bh_cq_record_event(struct bh_cq *cq, uint32_t *event);
+int bh_cq_wait_event(struct bh_cq *cq, uint32_t event);
+/* Highest event id completed so far (0: none). */
+uint32_t bh_cq_last_event(const struct bh_cq *cq);
+/* Everything enqueued so far has completed. */
+int bh_cq_finish(struct bh_cq *cq);
+
+/* Raw access for tests and tools: one fetch record of prefetch commands (len a multiple of 16,
+ * at most 256 KiB), or one dispatch command wrapped in RELAY_INLINE. */
+int bh_cq_enqueue_record(struct bh_cq *cq, const void *rec, size_t len);
+int bh_cq_enqueue_dispatch(struct bh_cq *cq, const void *cmd, size_t len);
+
+struct bh_cq_state {
+	unsigned prefetch_tile, dispatch_tile;   /* tile indices */
+	unsigned workers;                        /* tiles launches may use */
+	uint32_t issue_base, issue_size;         /* NoC-local issue ring */
+	uint32_t completion_base, completion_size;
+	uint32_t issue_wr;                       /* host's next write offset in the issue ring */
+	uint32_t prefetch_q_idx;                 /* host's next prefetch_q slot */
+	uint32_t completion_rd;                  /* host's read pointer as written back (16-B units | toggle << 31) */
+	uint64_t records, bytes;                 /* fetch records and bytes enqueued */
+	uint64_t prefetch_commands, dispatch_commands;   /* executed by the models */
+	uint64_t dispatch_by_id[32];             /* dispatch commands executed, by command id */
+};
+int bh_cq_state(struct bh_cq *cq, struct bh_cq_state *st);
+
+/* Every tile except the fast-dispatch tiles (all tiles when the board has none); returns how many
+ * ranges (at most 4). */
+unsigned bh_device_worker_ranges(const struct bh_device *dev, struct bh_core_range r[4]);
 
 const char *bh_core_name(enum bh_core_id core);
 /* Parses "brisc", "ncrisc", "trisc0".."trisc2"; returns -1 if unknown. */

@@ -1,0 +1,294 @@
+/* What the prefetch and dispatch models share: threads, failure reports, parking, NoC requests
+ * through their tiles' NIUs. */
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cores/cq_model.h"
+#include "fabric/chip.h"
+#include "fabric/niu.h"
+#include "fabric/noc.h"
+#include "fabric/tile.h"
+#include "sync/park.h"
+#include "sync/watch.h"
+
+static const char *const role_name[2] = { "prefetch", "dispatch" };
+
+static void *cqm_prefetch_main(void *arg)
+{
+	struct bh_cq_model *m = arg;
+	bh_cq_prefetch_run(m);
+	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_PREFETCH, memory_order_release);
+	bh_cqm_host_wake(m);
+	return NULL;
+}
+
+static void *cqm_dispatch_main(void *arg)
+{
+	struct bh_cq_model *m = arg;
+	bh_cq_dispatch_run(m);
+	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_DISPATCH, memory_order_release);
+	bh_cqm_host_wake(m);
+	return NULL;
+}
+
+int bh_cq_model_start(struct bh_cq_model *m)
+{
+	void *(*main_fn[2])(void *) = { cqm_prefetch_main, cqm_dispatch_main };
+	pthread_mutex_init(&m->lock, NULL);
+	for (unsigned r = 0; r < 2; r++) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 512 * 1024);
+		int rc = pthread_create(&m->thread[r], &attr, main_fn[r], m);
+		pthread_attr_destroy(&attr);
+		if (rc != 0) {
+			bh_cq_model_stop(m);
+			return -1;
+		}
+		m->started[r] = true;
+	}
+	return 0;
+}
+
+void bh_cq_model_stop(struct bh_cq_model *m)
+{
+	atomic_store_explicit(&m->stop, 1, memory_order_seq_cst);
+	for (unsigned r = 0; r < 2; r++)
+		if (m->tile[r])
+			bh_park_wake(&m->tile[r]->core[BH_BRISC]);
+	for (unsigned r = 0; r < 2; r++)
+		if (m->started[r]) {
+			pthread_join(m->thread[r], NULL);
+			m->started[r] = false;
+		}
+	pthread_mutex_destroy(&m->lock);
+}
+
+bool bh_cq_model_error(struct bh_cq_model *m, char *buf, size_t n)
+{
+	pthread_mutex_lock(&m->lock);
+	bool failed = m->failed;
+	snprintf(buf, n, "%s", failed ? m->error : "");
+	pthread_mutex_unlock(&m->lock);
+	return failed;
+}
+
+void bh_cq_model_describe(struct bh_cq_model *m, char *buf, size_t n)
+{
+	pthread_mutex_lock(&m->lock);
+	snprintf(buf, n, "prefetch core: %s; dispatch core: %s", m->waiting[0][0] ? m->waiting[0] : "running",
+		 m->waiting[1][0] ? m->waiting[1] : "running");
+	pthread_mutex_unlock(&m->lock);
+}
+
+bool bh_cqm_fail(struct bh_cq_model *m, enum bh_cq_role r, const char *cmd, const char *ring, uint64_t off,
+		 int field, const char *fmt, ...)
+{
+	char why[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&m->lock);
+	if (!m->failed) {
+		m->failed = true;
+		size_t len = (size_t)snprintf(m->error, sizeof m->error, "%s core (%u,%u): ", role_name[r], m->tile[r]->x,
+					      m->tile[r]->y);
+		if (ring && *ring)
+			len += (size_t)snprintf(m->error + len, sizeof m->error - len, "%s at %s offset 0x%llx: ",
+						cmd ? cmd : "command", ring, (unsigned long long)off);
+		if (field >= 0 && field < BH_CQF_COUNT && len < sizeof m->error)
+			len += (size_t)snprintf(m->error + len, sizeof m->error - len, "field %s (byte %u, %u bytes): ",
+						bh_cq_fields[field].name, bh_cq_fields[field].off, bh_cq_fields[field].size);
+		if (len < sizeof m->error)
+			snprintf(m->error + len, sizeof m->error - len, "%s", why);
+	}
+	pthread_mutex_unlock(&m->lock);
+	atomic_store_explicit(&m->stop, 1, memory_order_seq_cst);
+	for (unsigned k = 0; k < 2; k++)
+		bh_park_wake(&m->tile[k]->core[BH_BRISC]);
+	bh_cqm_host_wake(m);
+	return false;
+}
+
+bool bh_cqm_stopping(struct bh_cq_model *m)
+{
+	return atomic_load_explicit(&m->stop, memory_order_acquire) != 0;
+}
+
+void bh_cqm_host_wake(struct bh_cq_model *m)
+{
+	atomic_fetch_add_explicit(&m->host_seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&m->host_waiting, memory_order_seq_cst))
+		syscall(SYS_futex, (uint32_t *)&m->host_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void cqm_set_waiting(struct bh_cq_model *m, enum bh_cq_role r, const char *what)
+{
+	pthread_mutex_lock(&m->lock);
+	snprintf(m->waiting[r], sizeof m->waiting[r], "%s", what ? what : "");
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* The parking order of sync/watch.h: read wake_seq, register, heavy fence, re-check, sleep. */
+bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
+		 bool (*ready)(void *), void *arg, const char *what)
+{
+	struct bh_tile *t = m->tile[r];
+	struct bh_core *c = &t->core[BH_BRISC];
+	uint8_t size[BH_WATCH_MAX];
+	bool described = false;
+	for (unsigned k = 0; k < n && k < BH_WATCH_MAX; k++)
+		size[k] = 4;
+	for (;;) {
+		if (ready(arg))
+			break;
+		if (bh_cqm_stopping(m))
+			return false;
+		if (!described) {
+			cqm_set_waiting(m, r, what);
+			described = true;
+		}
+		uint32_t seq = bh_park_seq(c);
+		bh_watch_register(t, BH_BRISC, addr, size, n);
+		bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
+		if (!ready(arg) && !bh_cqm_stopping(m))
+			bh_park_sleep(c, seq, 0);
+		bh_watch_unregister(t, BH_BRISC);
+	}
+	if (described)
+		cqm_set_waiting(m, r, NULL);
+	return true;
+}
+
+void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
+{
+	struct bh_core *c = &m->tile[r]->core[BH_BRISC];
+	uint32_t seq = bh_park_seq(c);
+	if (!bh_cqm_stopping(m) && ns)
+		bh_park_sleep(c, seq, ns);
+}
+
+/* ---- NoC ------------------------------------------------------------------------------------- */
+
+static bool cqm_issue(struct bh_cq_model *m, enum bh_cq_role r, unsigned noc, unsigned buf, const uint32_t *regs,
+		      struct bh_fault *f)
+{
+	struct bh_tile *t = m->tile[r];
+	struct bh_niu *n = &t->niu[noc];
+	static const unsigned offs[] = {
+		BH_NIU_TARG_ADDR_LO, BH_NIU_TARG_ADDR_MID, BH_NIU_TARG_ADDR_HI, BH_NIU_RET_ADDR_LO, BH_NIU_RET_ADDR_MID,
+		BH_NIU_RET_ADDR_HI, BH_NIU_PACKET_TAG, BH_NIU_CTRL, BH_NIU_AT_LEN_BE, BH_NIU_AT_LEN_BE_1, BH_NIU_AT_DATA,
+		BH_NIU_BRCST_EXCLUDE,
+	};
+	for (unsigned k = 0; k < sizeof offs / sizeof offs[0]; k++)
+		bh_niu_cmdbuf_set(n, buf, offs[k], regs[k]);
+	struct bh_noc_txn txn;
+	memset(f, 0, sizeof *f);
+	return bh_noc_issue(t, noc, buf, &txn, f) && bh_noc_complete(&txn, f);
+}
+
+enum { R_TLO, R_TMID, R_THI, R_RLO, R_RMID, R_RHI, R_TAG, R_CTRL, R_LEN, R_LEN1, R_DATA, R_EXCL, R_N };
+enum { CQ_BUF_WR = 0, CQ_BUF_RD = 1, CQ_BUF_AT = 3 };
+
+uint32_t bh_cqm_xy(struct bh_cq_model *m, enum bh_cq_role r)
+{
+	return m->tile[r]->y << 6 | m->tile[r]->x;
+}
+
+uint32_t bh_cqm_pcie_xy(void)
+{
+	return BH_PCIE_Y << 6 | BH_PCIE_X;
+}
+
+bool bh_cqm_noc_write(struct bh_cq_model *m, enum bh_cq_role r, unsigned noc, uint32_t src, uint32_t hi,
+		      uint32_t mid, uint32_t lo, uint32_t len, bool mcast, struct bh_fault *f)
+{
+	while (len) {
+		uint32_t n = len > BH_NOC_PACKET_MAX ? BH_NOC_PACKET_MAX : len;
+		uint32_t regs[R_N] = { 0 };
+		regs[R_TLO] = src;
+		regs[R_THI] = bh_cqm_xy(m, r);
+		regs[R_RLO] = lo;
+		regs[R_RMID] = mid;
+		regs[R_RHI] = hi;
+		regs[R_CTRL] = BH_NOC_CTRL_WR | BH_NOC_CTRL_RESP_MARKED | BH_NOC_CTRL_VC_STATIC |
+			       (mcast ? BH_NOC_CTRL_BRCST_PACKET : 0);
+		regs[R_LEN] = n;
+		if (!cqm_issue(m, r, noc, CQ_BUF_WR, regs, f))
+			return false;
+		src += n;
+		lo += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool bh_cqm_noc_read(struct bh_cq_model *m, enum bh_cq_role r, unsigned noc, uint32_t hi, uint32_t mid, uint32_t lo,
+		     uint32_t dst, uint32_t len, struct bh_fault *f)
+{
+	while (len) {
+		uint32_t n = len > BH_NOC_PACKET_MAX ? BH_NOC_PACKET_MAX : len;
+		uint32_t regs[R_N] = { 0 };
+		regs[R_TLO] = lo;
+		regs[R_TMID] = mid;
+		regs[R_THI] = hi;
+		regs[R_RLO] = dst;
+		regs[R_RHI] = bh_cqm_xy(m, r);
+		regs[R_CTRL] = BH_NOC_CTRL_RD | BH_NOC_CTRL_RESP_MARKED | BH_NOC_CTRL_VC_STATIC;
+		regs[R_LEN] = n;
+		if (!cqm_issue(m, r, noc, CQ_BUF_RD, regs, f))
+			return false;
+		dst += n;
+		lo += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool bh_cqm_noc_inc(struct bh_cq_model *m, enum bh_cq_role r, unsigned noc, uint32_t hi, uint32_t lo, uint32_t inc,
+		    struct bh_fault *f)
+{
+	uint32_t regs[R_N] = { 0 };
+	regs[R_TLO] = lo;
+	regs[R_THI] = hi;
+	regs[R_CTRL] = BH_NOC_CTRL_AT | BH_NOC_CTRL_VC_STATIC;
+	regs[R_LEN] = 1u << 12 | 31u << 2 | (lo >> 2 & 3);   /* INCR_GET, 32-bit wrap, word in the 16-B block */
+	regs[R_DATA] = inc;
+	return cqm_issue(m, r, noc, CQ_BUF_AT, regs, f);
+}
+
+bool bh_cqm_bank_page(struct bh_cq_model *m, unsigned noc, bool dram, uint32_t base, uint32_t page_size,
+		      uint32_t page, uint32_t *hi, uint32_t *lo)
+{
+	unsigned nb = dram ? m->num_dram_banks : m->num_l1_banks;
+	if (!nb)
+		return false;
+	uint32_t align = dram ? 64 : 16, bank = page % nb;
+	uint32_t step = (page_size + align - 1) & ~(align - 1);
+	*lo = base + (page / nb) * step;
+	if (dram) {
+		*hi = m->chip->topo.dram_xy[noc][bank];
+	} else {
+		unsigned x, y;
+		bh_topology_tile_xy(&m->chip->topo, bank, &x, &y);
+		*hi = y << 6 | x;
+	}
+	return true;
+}
+
+uint32_t bh_cqm_l1_ld(struct bh_cq_model *m, enum bh_cq_role r, uint32_t addr)
+{
+	return bh_mem_ld(m->tile[r]->l1 + addr, 4);
+}
+
+void bh_cqm_l1_st(struct bh_cq_model *m, enum bh_cq_role r, uint32_t addr, uint32_t v)
+{
+	bh_mem_st(m->tile[r]->l1 + addr, 4, v);
+	bh_tile_l1_written(m->tile[r], addr, 4);
+}
