@@ -392,10 +392,6 @@ static bool dp_wait(struct dp *d, const uint8_t *h)
 	if ((flags & BH_CQ_WAIT_MEMORY) && (addr % 4 || addr > 0x180000u - 4))
 		return dp_fail(d, BH_CQF_D_WAIT_addr, "must be a 4-byte aligned L1 word of the dispatch core");
 	/* BARRIER: every NoC write of this model completed when it was issued (synchronous NoC). */
-	if ((flags & BH_CQ_WAIT_NOTIFY_PREFETCH) &&
-	    !bh_cqm_noc_inc(m, BH_CQ_DISPATCH, DP_UP_NOC, bh_cqm_xy(m, BH_CQ_PREFETCH),
-			    m->sem_base + 16 * BH_CQ_SEM_DOWNSTREAM_SYNC, 1, &d->f))
-		return dp_noc_fail(d, BH_CQF_D_WAIT_flags);
 	if (flags & BH_CQ_WAIT_MEMORY) {
 		struct mem_wait w = { d, addr, count };
 		if (!bh_cqm_wait(m, BH_CQ_DISPATCH, &addr, 1, mem_ready, &w, "WAIT_MEMORY: an L1 word >= count"))
@@ -405,6 +401,12 @@ static bool dp_wait(struct dp *d, const uint8_t *h)
 		return false;
 	if (flags & BH_CQ_WAIT_CLEAR_STREAM)
 		dp_clear_stream(d, stream);
+	/* Last, not in flag-bit order: the prefetcher's STALL must not end before the waits did
+	 * (process_wait notifies after them; fast-dispatch.md 4.2 lists the flags by bit). */
+	if ((flags & BH_CQ_WAIT_NOTIFY_PREFETCH) &&
+	    !bh_cqm_noc_inc(m, BH_CQ_DISPATCH, DP_UP_NOC, bh_cqm_xy(m, BH_CQ_PREFETCH),
+			    m->sem_base + 16 * BH_CQ_SEM_DOWNSTREAM_SYNC, 1, &d->f))
+		return dp_noc_fail(d, BH_CQF_D_WAIT_flags);
 	return true;
 }
 
@@ -531,7 +533,7 @@ static bool dp_command(struct dp *d, const uint8_t *h, uint64_t *len, bool *done
 	case BH_CQD_TIMESTAMP:
 		return dp_timestamp(d, h);
 	default:   /* EXEC_BUF_END */
-		return dp_fail(d, -1, "not a command of the HD dispatcher (command buffers are not modelled)");
+		return dp_fail(d, -1, "not a command of the HD dispatcher (its prefetcher ends exec buffers itself)");
 	}
 }
 

@@ -1,6 +1,7 @@
 /* The prefetcher (PREFETCH_HD, fast-dispatch.md 3 and 4.1): takes record sizes from prefetch_q,
  * NoC-reads the records from the issue ring in host memory into cmddat_q, and relays what its
- * commands ask for into the dispatcher's CB, page by page against the dispatcher's credits. */
+ * commands ask for into the dispatcher's CB, page by page against the dispatcher's credits.
+ * EXEC_BUF switches the command source to pages of a DRAM buffer until its EXEC_BUF_END. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,12 +11,21 @@
 #define PF_NOC 0u
 #define PCIE_MID (1u << 28)   /* ADDR_MID bit 28 = NoC address bit 60 */
 
+/* EXEC_BUF: prefetch commands read from an interleaved DRAM buffer of pages into cmddat_q,
+ * which then holds bytes [fetch_ring_off, fetch_ring_off + fetch_len) of the buffer. */
+struct exec_buf {
+	bool active, ended;
+	uint32_t base, page_size, pages;
+	uint32_t next_page;       /* next page to read */
+};
+
 struct pf {
 	struct bh_cq_model *m;
 	unsigned q_idx;
 	uint32_t pcie_rd;         /* NoC-local read position in the issue ring */
-	uint32_t fetch_ring_off;  /* issue-ring offset of the block in cmddat_q */
+	uint32_t fetch_ring_off;  /* offset of cmddat_q[0] in the issue ring (or the exec buffer) */
 	uint32_t fetch_len;
+	struct exec_buf eb;
 	/* Downstream (dispatch CB): free-running byte offset written so far, pages acquired
 	 * (credits taken) and released (handed to the dispatcher), both free-running. */
 	uint64_t ds_off;
@@ -27,14 +37,19 @@ struct pf {
 	struct bh_fault f;
 };
 
+static const char *pf_ring(const struct pf *p)
+{
+	return p->eb.active ? "exec buffer" : "issue ring";
+}
+
 static bool pf_fail(struct pf *p, int field, const char *fmt, const char *why)
 {
-	return bh_cqm_fail(p->m, BH_CQ_PREFETCH, p->cmd, "issue ring", p->fetch_ring_off + p->cmd_off, field, fmt, why);
+	return bh_cqm_fail(p->m, BH_CQ_PREFETCH, p->cmd, pf_ring(p), p->fetch_ring_off + p->cmd_off, field, fmt, why);
 }
 
 static bool pf_noc_fail(struct pf *p, int field)
 {
-	return bh_cqm_fail(p->m, BH_CQ_PREFETCH, p->cmd, "issue ring", p->fetch_ring_off + p->cmd_off, field,
+	return bh_cqm_fail(p->m, BH_CQ_PREFETCH, p->cmd, pf_ring(p), p->fetch_ring_off + p->cmd_off, field,
 			   "NoC request refused: %s: %s", p->f.region, p->f.detail);
 }
 
@@ -227,15 +242,90 @@ static bool pf_stall(struct pf *p)
 	return bh_cqm_wait(p->m, BH_CQ_PREFETCH, &a, 1, sync_ready, p, what);
 }
 
+/* ---- EXEC_BUF: commands from a DRAM buffer -------------------------------------------------- */
+
+/* cmddat_q holds at least n bytes from cmd_off on. In an exec buffer, move what is left of the
+ * window to the front of cmddat_q (so that it ends 64-byte aligned, as DRAM reads need) and read
+ * as many further pages as fit. */
+static bool pf_have(struct pf *p, uint32_t n)
+{
+	struct exec_buf *e = &p->eb;
+	if (p->fetch_len - p->cmd_off >= n || !e->active || e->next_page == e->pages)
+		return p->fetch_len - p->cmd_off >= n;
+	struct bh_cq_model *m = p->m;
+	struct bh_tile *t = m->tile[BH_CQ_PREFETCH];
+	uint32_t keep = p->fetch_len - p->cmd_off, to = (BH_CQ_PCIE_ALIGN - keep % BH_CQ_PCIE_ALIGN) % BH_CQ_PCIE_ALIGN;
+	if (to != p->cmd_off) {
+		uint8_t buf[1024];
+		for (uint32_t k = 0; k < keep; k += sizeof buf) {   /* forward: the window only moves down */
+			uint32_t c = keep - k < sizeof buf ? keep - k : (uint32_t)sizeof buf;
+			bh_tile_l1_read(t, BH_CQ_CMDDAT_Q + p->cmd_off + k, buf, c);
+			bh_tile_l1_write(t, BH_CQ_CMDDAT_Q + to + k, buf, c);
+		}
+		p->fetch_ring_off += p->cmd_off - to;
+		p->cmd_off = to;
+		p->fetch_len = to + keep;
+	}
+	while (e->next_page < e->pages && p->fetch_len + e->page_size <= BH_CQ_CMDDAT_SIZE) {
+		uint32_t hi, lo;
+		bh_cqm_bank_page(m, PF_NOC, true, e->base, e->page_size, e->next_page, &hi, &lo);
+		if (!bh_cqm_noc_read(m, BH_CQ_PREFETCH, PF_NOC, hi, 0, lo, BH_CQ_CMDDAT_Q + p->fetch_len, e->page_size,
+				     &p->f))
+			return pf_noc_fail(p, BH_CQF_P_EXEC_BUF_base_addr);
+		p->fetch_len += e->page_size;
+		e->next_page++;
+	}
+	return p->fetch_len - p->cmd_off >= n;
+}
+
+static bool pf_command(struct pf *p, uint32_t *stride, bool *done);
+
+/* Runs the buffer's commands up to its EXEC_BUF_END, then goes back to the issue ring. The
+ * buffer reuses cmddat_q, so EXEC_BUF must be the last command of its fetch record. */
+static bool pf_exec_buf(struct pf *p, const uint8_t *hdr, uint32_t stride, bool *done)
+{
+	uint32_t lg = (uint32_t)bh_cq_get(hdr, BH_CQF_P_EXEC_BUF_log_page_size);
+	uint32_t pages = (uint32_t)bh_cq_get(hdr, BH_CQF_P_EXEC_BUF_pages);
+	if (p->eb.active)
+		return pf_fail(p, -1, "%s", "EXEC_BUF inside an exec buffer: they do not nest");
+	if (p->cmd_off + stride != p->fetch_len)
+		return pf_fail(p, -1, "%s", "must be the last command of its fetch record (the exec buffer reuses cmddat_q)");
+	if (lg < 6 || lg > 16)
+		return pf_fail(p, BH_CQF_P_EXEC_BUF_log_page_size, "%s", "pages of 64 B .. 64 KiB (DRAM reads: 64-byte units)");
+	if (pages == 0)
+		return pf_fail(p, BH_CQF_P_EXEC_BUF_pages, "%s", "0");
+	if (!p->m->num_dram_banks)
+		return pf_fail(p, BH_CQF_P_EXEC_BUF_base_addr, "%s", "no DRAM banks");
+	uint32_t cmd_off = p->cmd_off, fetch_len = p->fetch_len, ring_off = p->fetch_ring_off;
+	p->eb = (struct exec_buf){ .active = true, .base = (uint32_t)bh_cq_get(hdr, BH_CQF_P_EXEC_BUF_base_addr),
+				   .page_size = 1u << lg, .pages = pages };
+	p->fetch_ring_off = 0;
+	p->fetch_len = p->cmd_off = 0;
+	while (!p->eb.ended && !*done) {
+		uint32_t s = 0;
+		if (!pf_command(p, &s, done))
+			return false;
+		p->cmd_off += s;
+	}
+	p->eb.active = false;
+	p->cmd = bh_cq_prefetch_cmds[BH_CQP_EXEC_BUF].name;
+	p->cmd_off = cmd_off;
+	p->fetch_len = fetch_len;
+	p->fetch_ring_off = ring_off;
+	return true;
+}
+
 /* One command at cmd_off; *stride = bytes to the next. Returns false to stop (done or failed). */
 static bool pf_command(struct pf *p, uint32_t *stride, bool *done)
 {
 	uint8_t hdr[32];
-	uint32_t left = p->fetch_len - p->cmd_off;
 	char why[160];
 	p->cmd = NULL;
-	if (left < 16)
-		return pf_fail(p, -1, "%s", "a command header runs past the end of the fetched record");
+	if (!pf_have(p, 16))
+		return pf_fail(p, -1, "%s", p->eb.active ? "the exec buffer ends without EXEC_BUF_END"
+							 : "a command header runs past the end of the fetched record");
+	pf_have(p, 32);   /* a 32-byte header where there is one */
+	uint32_t left = p->fetch_len - p->cmd_off;
 	bh_tile_l1_read(p->m->tile[BH_CQ_PREFETCH], BH_CQ_CMDDAT_Q + p->cmd_off, hdr, left < 32 ? 16 : 32);
 	const struct bh_cq_cmd *c = bh_cq_cmd_find(BH_CQ_FMT_PREFETCH, hdr[0]);
 	if (!c) {
@@ -250,6 +340,7 @@ static bool pf_command(struct pf *p, uint32_t *stride, bool *done)
 	switch (hdr[0]) {
 	case BH_CQP_RELAY_INLINE:
 	case BH_CQP_RELAY_INLINE_NOFLUSH:
+	case BH_CQP_EXEC_BUF_END:
 	case BH_CQP_DEBUG:
 		*stride = (uint32_t)bh_cq_get(hdr, BH_CQF_P_RELAY_INLINE_stride);
 		break;
@@ -259,11 +350,14 @@ static bool pf_command(struct pf *p, uint32_t *stride, bool *done)
 	default:
 		break;
 	}
+	if (*stride > left && *stride % 16 == 0 && pf_have(p, *stride))
+		left = p->fetch_len - p->cmd_off;
 	int sfield = hdr[0] == BH_CQP_RELAY_PAGED_PACKED ? BH_CQF_P_RELAY_PAGED_PACKED_stride
 			     : hdr[0] == BH_CQP_DEBUG ? BH_CQF_P_DEBUG_stride : BH_CQF_P_RELAY_INLINE_stride;
 	if (*stride < c->size || *stride % 16 || *stride > left) {
 		snprintf(why, sizeof why, "%u: must be a multiple of 16, at least the %u-byte header and within the %u "
-			 "bytes left of the fetched record", *stride, c->size, left);
+			 "bytes left of the %s", *stride, c->size, left, p->eb.active ? "exec buffer (or cmddat_q)"
+										  : "fetched record");
 		return pf_fail(p, sfield, "%s", why);
 	}
 	atomic_fetch_add_explicit(&p->m->cmd_count[BH_CQ_PREFETCH][hdr[0]], 1, memory_order_relaxed);
@@ -290,8 +384,15 @@ static bool pf_command(struct pf *p, uint32_t *stride, bool *done)
 	case BH_CQP_TERMINATE:
 		*done = true;
 		return pf_release(p, true);
-	default:   /* EXEC_BUF, EXEC_BUF_END and the ring-buffer commands */
-		return pf_fail(p, -1, "%s", "not modelled yet (command buffers in DRAM and the prefetcher's ring buffer)");
+	case BH_CQP_EXEC_BUF:
+		return pf_exec_buf(p, hdr, *stride, done);
+	case BH_CQP_EXEC_BUF_END:
+		if (!p->eb.active)
+			return pf_fail(p, -1, "%s", "outside an exec buffer (EXEC_BUF)");
+		p->eb.ended = true;
+		return pf_relay_inline(p, hdr, *stride, true);
+	default:   /* the ring-buffer commands */
+		return pf_fail(p, -1, "%s", "not modelled yet (the prefetcher's ring buffer)");
 	}
 }
 

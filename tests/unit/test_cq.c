@@ -9,6 +9,7 @@
 
 #include "cores/cq_cmds.h"
 #include "cores/cq_model.h"
+#include "fabric/wallclock.h"
 #include "firmware/ref/p100a.h"
 #include "testlib.h"
 
@@ -345,14 +346,22 @@ Test(cq, write_packed_with_too_many_sub_commands_names_the_count_field)
 							     "field count (byte 2, 2 bytes)", "200 sub-commands" }, 3);
 }
 
+/* The 32-byte WRITE_LINEAR header of len bytes to noc_xy (a tile, or a rectangle when mcast) at addr. */
+static void write_linear_hdr(uint8_t *c, uint32_t noc_xy, uint64_t addr, uint64_t len, bool mcast)
+{
+	memset(c, 0, 32);
+	c[0] = BH_CQD_WRITE_LINEAR;
+	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_num_mcast_dests, mcast);
+	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_noc_xy_addr, noc_xy);
+	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_addr, addr);
+	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_length, len);
+}
+
 /* WRITE_LINEAR of len bytes to worker (1,2) at addr; 64 data bytes follow in c. */
 static void write_linear(uint8_t *c, uint32_t addr, uint64_t len)
 {
-	memset(c, 0, 32 + 64);
-	c[0] = BH_CQD_WRITE_LINEAR;
-	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_noc_xy_addr, 2u << 6 | 1u);
-	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_addr, addr);
-	bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_length, len);
+	memset(c + 32, 0, 64);
+	write_linear_hdr(c, 2u << 6 | 1u, addr, len, false);
 }
 
 Test(cq, misaligned_and_out_of_l1_writes_name_the_addr_field)
@@ -399,6 +408,621 @@ Test(cq, malformed_prefetch_records_name_command_ring_offset_and_field)
 	assert_has(bh_cq_error(cq), "unknown prefetch command id 77");
 	bh_cq_close(cq);
 	bh_device_close(dev);
+}
+
+/* ---- What each command does, byte for byte (fast-dispatch.md 4) ------------------------------ */
+
+#define DST 0x100000u          /* L1 above every CQ structure, on the CQ tiles too */
+
+struct cq_fx {
+	struct bh_device *dev;
+	struct bh_cq *cq;
+};
+
+static struct cq_fx fx_open(unsigned cols, unsigned rows)
+{
+	skip_unless_built();
+	struct cq_fx f = { tl_boot_ref_grid(cols, rows), NULL };
+	f.cq = open_cq(f.dev, 0, 0);
+	return f;
+}
+
+static void fx_close(struct cq_fx *f)
+{
+	bh_cq_close(f->cq);
+	bh_device_close(f->dev);
+}
+
+static struct bh_cq_state cq_state(struct bh_cq *cq)
+{
+	struct bh_cq_state st;
+	cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
+	return st;
+}
+
+/* (y << 6) | x of tile t. */
+static uint32_t tile_xy(struct bh_device *dev, unsigned t)
+{
+	unsigned x, y;
+	cr_assert_eq(bh_device_tile_xy(dev, t, &x, &y), BH_OK);
+	return y << 6 | x;
+}
+
+/* The multicast rectangle from tile a (top left) to tile b (bottom right), encoded as
+ * host/cq_launch.c does for the dispatcher's NoC1: x0 | y0 << 6 | x1 << 12 | y1 << 18. */
+static uint32_t tile_rect(struct bh_device *dev, unsigned a, unsigned b)
+{
+	return tile_xy(dev, a) | tile_xy(dev, b) << 12;
+}
+
+static void pattern(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 167 + seed * 59 + (i >> 8) + 1);
+}
+
+static void l1_fill(struct bh_device *dev, unsigned t, uint32_t addr, uint8_t v, size_t n)
+{
+	uint8_t *b = malloc(n);
+	memset(b, v, n);
+	cr_assert_eq(bh_l1_write(dev, t, addr, b, n), BH_OK);
+	free(b);
+}
+
+/* Tile t's L1 at addr holds want[0..n), or n bytes of fill when want is NULL. */
+static void expect_l1(struct bh_device *dev, unsigned t, uint32_t addr, const uint8_t *want, uint8_t fill, size_t n,
+		      const char *what)
+{
+	uint8_t *b = malloc(n);
+	cr_assert_eq(bh_l1_read(dev, t, addr, b, n), BH_OK);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t w = want ? want[i] : fill;
+		if (b[i] != w) {
+			cr_expect_eq(b[i], w, "%s: tile %u L1 0x%x holds 0x%02x, not 0x%02x", what, t, addr + (unsigned)i,
+				     b[i], w);
+			break;
+		}
+	}
+	free(b);
+}
+
+static void enqueue_ok(struct bh_cq *cq, const void *cmd, size_t len)
+{
+	int rc = bh_cq_enqueue_dispatch(cq, cmd, len);
+	cr_assert_eq(rc, BH_OK, "enqueue: %d %s", rc, bh_cq_error(cq));
+}
+
+/* Prefetch commands back to back, each zero-padded to its stride: a fetch record, or an exec
+ * buffer, under construction in the caller's b[cap]. */
+struct rec {
+	uint8_t *b;
+	uint32_t cap, len;
+};
+
+#define REC(buf) ((struct rec){ (buf), sizeof(buf), 0 })
+
+static uint8_t *rec_cmd(struct rec *r, unsigned id, uint32_t stride)
+{
+	cr_assert_leq(r->len + stride, r->cap);
+	uint8_t *c = r->b + r->len;
+	memset(c, 0, stride);
+	c[0] = (uint8_t)id;
+	r->len += stride;
+	return c;
+}
+
+/* RELAY_INLINE(_NOFLUSH) of len bytes of dispatch command: with NOFLUSH, the next relay of the
+ * record continues the same command (its data). */
+static uint8_t *rec_inline(struct rec *r, const void *cmd, uint32_t len, bool flush)
+{
+	uint32_t stride = (16 + len + 63) & ~63u;
+	uint8_t *c = rec_cmd(r, flush ? BH_CQP_RELAY_INLINE : BH_CQP_RELAY_INLINE_NOFLUSH, stride);
+	bh_cq_put(c, BH_CQF_P_RELAY_INLINE_length, len);
+	bh_cq_put(c, BH_CQF_P_RELAY_INLINE_stride, stride);
+	memcpy(c + 16, cmd, len);
+	return c;
+}
+
+/* RELAY_LINEAR(_H): len bytes at addr of the NoC0 endpoint xy (stride: the 64-byte minimum). */
+static void rec_relay_linear(struct rec *r, bool h, uint32_t xy, uint64_t addr, uint32_t len)
+{
+	uint8_t *c = rec_cmd(r, h ? BH_CQP_RELAY_LINEAR_H : BH_CQP_RELAY_LINEAR, BH_CQ_PCIE_ALIGN);
+	cr_assert(bh_cq_put(c, h ? BH_CQF_P_RELAY_LINEAR_H_noc_xy_addr : BH_CQF_P_RELAY_LINEAR_noc_xy_addr, xy));
+	cr_assert(bh_cq_put(c, h ? BH_CQF_P_RELAY_LINEAR_H_addr : BH_CQF_P_RELAY_LINEAR_addr, addr));
+	cr_assert(bh_cq_put(c, h ? BH_CQF_P_RELAY_LINEAR_H_length : BH_CQF_P_RELAY_LINEAR_length, len));
+}
+
+static void rec_push(struct bh_cq *cq, struct rec *r)
+{
+	int rc = bh_cq_enqueue_record(cq, r->b, r->len);
+	cr_assert_eq(rc, BH_OK, "enqueue record: %d %s", rc, bh_cq_error(cq));
+	r->len = 0;
+}
+
+/* [RELAY_INLINE_NOFLUSH WRITE_LINEAR header of len bytes to tile t at addr]: the caller appends
+ * the relay that brings the data. */
+static void rec_write_linear_hdr(struct rec *r, struct bh_device *dev, unsigned t, uint32_t addr, uint32_t len)
+{
+	uint8_t h[32];
+	write_linear_hdr(h, tile_xy(dev, t), addr, len, false);
+	rec_inline(r, h, sizeof h, false);
+}
+
+Test(cq, relay_linear_and_linear_h_bring_l1_and_dram_bytes_behind_an_inline_write_linear_header)
+{
+	struct cq_fx f = fx_open(3, 2);
+	enum { L1_LEN = 3000, DRAM_LEN = 200 * 1024 + 40 };   /* the DRAM relay takes two trips through scratch_db */
+	const uint64_t doff = 0x200020;                      /* 32 bytes into a 64-byte block: the skew is kept */
+	uint8_t *l1src = malloc(L1_LEN), *dsrc = malloc(DRAM_LEN);
+	pattern(l1src, L1_LEN, 1);
+	pattern(dsrc, DRAM_LEN, 2);
+	cr_assert_eq(bh_l1_write(f.dev, 0, DST, l1src, L1_LEN), BH_OK);
+	cr_assert_eq(bh_dram_write(f.dev, 1, doff, dsrc, DRAM_LEN), BH_OK);
+	unsigned dx, dy;
+	cr_assert_eq(bh_dram_bank_xy(f.dev, 0, 1, &dx, &dy), BH_OK);
+	l1_fill(f.dev, 4, DST, 0xEE, L1_LEN + 64);
+	l1_fill(f.dev, 1, DST, 0xEE, DRAM_LEN + 64);
+	struct bh_cq_state st0 = cq_state(f.cq);
+	uint8_t rb[1024];
+	struct rec r = REC(rb);
+	rec_write_linear_hdr(&r, f.dev, 4, DST, L1_LEN);
+	rec_relay_linear(&r, false, tile_xy(f.dev, 0), DST, L1_LEN);
+	rec_push(f.cq, &r);
+	rec_write_linear_hdr(&r, f.dev, 1, DST, DRAM_LEN);
+	rec_relay_linear(&r, true, dy << 6 | dx, doff, DRAM_LEN);
+	rec_push(f.cq, &r);
+	finish_ok(f.cq);
+	expect_l1(f.dev, 4, DST, l1src, 0, L1_LEN, "RELAY_LINEAR from tile 0's L1");
+	expect_l1(f.dev, 4, DST + L1_LEN, NULL, 0xEE, 64, "past the relayed length");
+	expect_l1(f.dev, 1, DST, dsrc, 0, DRAM_LEN, "RELAY_LINEAR_H from DRAM bank 1");
+	expect_l1(f.dev, 1, DST + DRAM_LEN, NULL, 0xEE, 64, "past the relayed length");
+	struct bh_cq_state st = cq_state(f.cq);
+	cr_expect_eq(st.dispatch_by_id[BH_CQD_WRITE_LINEAR] - st0.dispatch_by_id[BH_CQD_WRITE_LINEAR], 2,
+		     "header and relayed data made one command each time");
+	cr_expect_eq(st.prefetch_commands - st0.prefetch_commands, 2 * 2 + 1, "two records of two, finish's event");
+	free(l1src);
+	free(dsrc);
+	fx_close(&f);
+}
+
+Test(cq, relay_paged_packed_concatenates_the_dram_page_runs_of_its_sub_commands)
+{
+	struct cq_fx f = fx_open(3, 2);
+	unsigned nd, nl;
+	cr_assert_eq(bh_device_boot_banks(f.dev, &nd, &nl), BH_OK);
+	enum { A = 0x300000, B = 0x380000, ALEN = 8 * 1024, BLEN = 4 * 512 };
+	/* Sub-command 0: 2496 bytes from page 3 of A (1 KiB pages: two and 448 bytes of a third);
+	 * sub-command 1: 1024 bytes from page 1 of B (512-byte pages). */
+	enum { LEN0 = 2496, LEN1 = 1024, TOTAL = LEN0 + LEN1 };
+	uint8_t a[ALEN], b[BLEN], want[TOTAL];
+	pattern(a, ALEN, 3);
+	pattern(b, BLEN, 4);
+	cr_assert_eq(bh_interleaved_write_banks(f.dev, true, nd, A, 1024, 0, a, ALEN), BH_OK);
+	cr_assert_eq(bh_interleaved_write_banks(f.dev, true, nd, B, 512, 0, b, BLEN), BH_OK);
+	memcpy(want, a + 3 * 1024, LEN0);
+	memcpy(want + LEN0, b + 512, LEN1);
+	l1_fill(f.dev, 3, DST, 0xEE, TOTAL + 64);
+	uint8_t rb[1024];
+	struct rec r = REC(rb);
+	rec_write_linear_hdr(&r, f.dev, 3, DST, TOTAL);
+	uint8_t *c = rec_cmd(&r, BH_CQP_RELAY_PAGED_PACKED, 64);
+	bh_cq_put(c, BH_CQF_P_RELAY_PAGED_PACKED_count, 2);
+	bh_cq_put(c, BH_CQF_P_RELAY_PAGED_PACKED_total_length, TOTAL);
+	bh_cq_put(c, BH_CQF_P_RELAY_PAGED_PACKED_stride, 64);
+	const uint32_t sub[2][4] = { { 3, 10, A, LEN0 }, { 1, 9, B, LEN1 } };
+	for (unsigned i = 0; i < 2; i++) {
+		uint8_t *s = c + 16 + 12 * i;
+		bh_cq_put(s, BH_CQF_S_PAGED_PACKED_start_page, sub[i][0]);
+		bh_cq_put(s, BH_CQF_S_PAGED_PACKED_log_page_size, sub[i][1]);
+		bh_cq_put(s, BH_CQF_S_PAGED_PACKED_base_addr, sub[i][2]);
+		bh_cq_put(s, BH_CQF_S_PAGED_PACKED_length, sub[i][3]);
+	}
+	rec_push(f.cq, &r);
+	finish_ok(f.cq);
+	expect_l1(f.dev, 3, DST, want, 0, TOTAL, "pages 3.. of A, then pages 1..2 of B");
+	expect_l1(f.dev, 3, DST + TOTAL, NULL, 0xEE, 64, "past total_length");
+	fx_close(&f);
+}
+
+Test(cq, stall_holds_the_prefetcher_until_the_dispatchers_wait_completed_and_notified_it)
+{
+	struct cq_fx f = fx_open(3, 2);
+	const uint32_t flag = DST;   /* a word of the dispatch tile (5) the host sets */
+	uint32_t zero = 0;
+	cr_assert_eq(bh_l1_write(f.dev, 5, flag, &zero, 4), BH_OK);
+	/* Twice: each STALL waits for the next count of DOWNSTREAM_SYNC_SEM. */
+	for (uint32_t round = 1; round <= 2; round++) {
+		uint8_t old[64], fresh[64];
+		pattern(old, 64, 10 + round);
+		pattern(fresh, 64, 20 + round);
+		cr_assert_eq(bh_l1_write(f.dev, 0, DST, old, 64), BH_OK);
+		l1_fill(f.dev, 1, DST, 0xEE, 64);
+		uint8_t w[16] = { BH_CQD_WAIT };
+		bh_cq_put(w, BH_CQF_D_WAIT_flags, BH_CQ_WAIT_MEMORY | BH_CQ_WAIT_NOTIFY_PREFETCH);
+		bh_cq_put(w, BH_CQF_D_WAIT_addr, flag);
+		bh_cq_put(w, BH_CQF_D_WAIT_count, round);
+		struct bh_cq_state st = cq_state(f.cq);
+		enqueue_ok(f.cq, w, sizeof w);
+		uint8_t rb[1024];
+	struct rec r = REC(rb);
+		rec_cmd(&r, BH_CQP_STALL, 64);
+		rec_push(f.cq, &r);
+		uint32_t third = cq_state(f.cq).issue_wr;
+		/* Then a relay that reads tile 0's bytes: it must read them after the WAIT. */
+		rec_write_linear_hdr(&r, f.dev, 1, DST, 64);
+		rec_relay_linear(&r, false, tile_xy(f.dev, 0), DST, 64);
+		rec_push(f.cq, &r);
+		sleep_ms(30);
+		uint16_t slot = 0;
+		cr_assert_eq(bh_l1_read(f.dev, 2, BH_CQ_PREFETCH_Q + 2 * ((st.prefetch_q_idx + 2) % BH_CQ_PREFETCH_Q_ENTRIES),
+					&slot, 2), BH_OK);
+		cr_expect_neq(slot, 0, "round %u: the stalled prefetcher has not fetched the record after STALL", round);
+		cr_expect_eq(word(f.dev, 2, BH_CQ_PCIE_RD_PTR), st.issue_base + third,
+			     "round %u: the PCIe read pointer stops after the STALL record", round);
+		expect_l1(f.dev, 1, DST, NULL, 0xEE, 64, "nothing relayed during the WAIT");
+		cr_assert_eq(bh_l1_write(f.dev, 0, DST, fresh, 64), BH_OK);
+		cr_assert_eq(bh_l1_write(f.dev, 5, flag, &round, 4), BH_OK);
+		finish_ok(f.cq);
+		expect_l1(f.dev, 1, DST, fresh, 0, 64, "the relay read its source after the WAIT completed");
+	}
+	fx_close(&f);
+}
+
+Test(cq, set_write_offset_moves_linear_packed_and_large_writes_but_not_host_bound_data)
+{
+	struct cq_fx f = fx_open(3, 2);
+	static const uint32_t off[4] = { 0, 0x100, 0x2000, 0x40 };
+	for (unsigned t = 0; t < 6; t++)
+		l1_fill(f.dev, t, DST, 0xEE, 0x2100);
+	uint8_t so[16 + 16] = { BH_CQD_SET_WRITE_OFFSET };
+	bh_cq_put(so, BH_CQF_D_SET_WRITE_OFFSET_offset_count, 4);
+	bh_cq_put(so, BH_CQF_D_SET_WRITE_OFFSET_program_host_id, 7);
+	memcpy(so + 16, off, sizeof off);
+	enqueue_ok(f.cq, so, sizeof so);
+	uint8_t d1[64], d2[2][64], d3[64];
+	pattern(d1, 64, 31);
+	pattern(d2[0], 64, 32);
+	pattern(d2[1], 64, 33);
+	pattern(d3, 64, 34);
+	/* Index 1: WRITE_LINEAR to tile 0. */
+	uint8_t wl[32 + 64];
+	write_linear_hdr(wl, tile_xy(f.dev, 0), DST, 64, false);
+	bh_cq_put(wl, BH_CQF_D_WRITE_LINEAR_write_offset_index, 1);
+	memcpy(wl + 32, d1, 64);
+	enqueue_ok(f.cq, wl, sizeof wl);
+	/* Index 2: WRITE_PACKED to tiles 1 and 3, a block each. */
+	uint8_t wp[16 + 16 + 2 * 64] = { BH_CQD_WRITE_PACKED };
+	bh_cq_put(wp, BH_CQF_D_WRITE_PACKED_count, 2);
+	bh_cq_put(wp, BH_CQF_D_WRITE_PACKED_write_offset_index, 2);
+	bh_cq_put(wp, BH_CQF_D_WRITE_PACKED_size, 64);
+	bh_cq_put(wp, BH_CQF_D_WRITE_PACKED_addr, DST);
+	bh_cq_put(wp + 16, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(f.dev, 1));
+	bh_cq_put(wp + 20, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(f.dev, 3));
+	memcpy(wp + 32, d2, sizeof d2);
+	enqueue_ok(f.cq, wp, sizeof wp);
+	/* Index 3: WRITE_PACKED_LARGE to tile 4. */
+	uint8_t wl2[16 + 16 + 64] = { BH_CQD_WRITE_PACKED_LARGE };
+	bh_cq_put(wl2, BH_CQF_D_WRITE_PACKED_LARGE_count, 1);
+	bh_cq_put(wl2, BH_CQF_D_WRITE_PACKED_LARGE_alignment, 16);
+	bh_cq_put(wl2, BH_CQF_D_WRITE_PACKED_LARGE_write_offset_index, 3);
+	bh_cq_put(wl2 + 16, BH_CQF_S_PACKED_LARGE_noc_xy_addr, tile_xy(f.dev, 4));
+	bh_cq_put(wl2 + 16, BH_CQF_S_PACKED_LARGE_addr, DST);
+	bh_cq_put(wl2 + 16, BH_CQF_S_PACKED_LARGE_length_minus1, 63);
+	memcpy(wl2 + 32, d3, 64);
+	enqueue_ok(f.cq, wl2, sizeof wl2);
+	finish_ok(f.cq);
+	expect_l1(f.dev, 0, DST + off[1], d1, 0, 64, "WRITE_LINEAR + offset 1");
+	expect_l1(f.dev, 1, DST + off[2], d2[0], 0, 64, "WRITE_PACKED block 0 + offset 2");
+	expect_l1(f.dev, 3, DST + off[2], d2[1], 0, 64, "WRITE_PACKED block 1 + offset 2");
+	expect_l1(f.dev, 4, DST + off[3], d3, 0, 64, "WRITE_PACKED_LARGE + offset 3");
+	const unsigned moved[] = { 0, 1, 3, 4 };
+	for (unsigned i = 0; i < 4; i++)
+		expect_l1(f.dev, moved[i], DST, NULL, 0xEE, 64, "the command's own address stays untouched");
+	/* Host-bound data ignores the offsets: RELAY_PAGED of tile 0 (L1 bank 0) into WRITE_LINEAR_H_HOST. */
+	uint8_t back[64] = { 0 };
+	cr_assert_eq(bh_cq_read_buffer(f.cq, false, DST + off[1], 64, 0, back, 64), BH_OK, "%s", bh_cq_error(f.cq));
+	cr_expect_arr_eq(back, d1, 64);
+	/* Offsets of zero put writes back at their addresses. */
+	memset(so + 16, 0, 16);
+	enqueue_ok(f.cq, so, sizeof so);
+	bh_cq_put(wl, BH_CQF_D_WRITE_LINEAR_addr, DST + 0x400);
+	enqueue_ok(f.cq, wl, sizeof wl);
+	finish_ok(f.cq);
+	expect_l1(f.dev, 0, DST + 0x400, d1, 0, 64, "offset 1 reset to 0");
+	expect_l1(f.dev, 0, DST + 0x500, NULL, 0xEE, 64, "not at the old offset");
+	cr_expect_eq(cq_state(f.cq).dispatch_by_id[BH_CQD_SET_WRITE_OFFSET], 2);
+	fx_close(&f);
+}
+
+Test(cq, timestamp_writes_the_wall_clock_and_delay_spaces_two_stamps_by_its_cycles)
+{
+	struct cq_fx f = fx_open(2, 2);
+	const uint32_t cycles = 27000000;   /* 20 ms at 1.35 GHz */
+	uint8_t ts[16] = { BH_CQD_TIMESTAMP }, dl[16] = { BH_CQD_DELAY };
+	bh_cq_put(ts, BH_CQF_D_TIMESTAMP_noc_xy, tile_xy(f.dev, 0));
+	bh_cq_put(ts, BH_CQF_D_TIMESTAMP_addr, DST);
+	bh_cq_put(dl, BH_CQF_D_DELAY_delay, cycles);
+	l1_fill(f.dev, 0, DST, 0xEE, 48);
+	uint64_t before = bh_wallclock_ticks();
+	enqueue_ok(f.cq, ts, sizeof ts);
+	enqueue_ok(f.cq, dl, sizeof dl);
+	bh_cq_put(ts, BH_CQF_D_TIMESTAMP_addr, DST + 24);   /* 8 bytes into a 16-byte block: still within it */
+	enqueue_ok(f.cq, ts, sizeof ts);
+	finish_ok(f.cq);
+	uint64_t after = bh_wallclock_ticks(), t0 = 0, t1 = 0;
+	cr_assert_eq(bh_l1_read(f.dev, 0, DST, &t0, 8), BH_OK);
+	cr_assert_eq(bh_l1_read(f.dev, 0, DST + 24, &t1, 8), BH_OK);
+	cr_expect(before <= t0 && t0 < t1 && t1 <= after, "stamps %llu, %llu within the host's %llu..%llu",
+		  (unsigned long long)t0, (unsigned long long)t1, (unsigned long long)before, (unsigned long long)after);
+	cr_expect_geq(t1 - t0, cycles, "DELAY of %u AICLK cycles between the stamps (%llu ticks)", cycles,
+		      (unsigned long long)(t1 - t0));
+	expect_l1(f.dev, 0, DST + 8, NULL, 0xEE, 16, "only 8 bytes per stamp");
+	fx_close(&f);
+	bh_cq_put(ts, BH_CQF_D_TIMESTAMP_addr, DST + 12);
+	expect_rejected(ts, sizeof ts, (const char *const[]){ "TIMESTAMP", "field addr", "16-byte boundary" }, 3);
+}
+
+Test(cq, notify_subordinate_go_signal_bumps_the_dispatch_s_sync_words_of_its_bitmask)
+{
+	struct cq_fx f = fx_open(2, 2);
+	uint8_t n[16] = { BH_CQD_NOTIFY_SUBORDINATE_GO_SIGNAL };
+	bh_cq_put(n, BH_CQF_D_NOTIFY_SUBORDINATE_GO_SIGNAL_index_bitmask, 0x85);
+	enqueue_ok(f.cq, n, sizeof n);
+	bh_cq_put(n, BH_CQF_D_NOTIFY_SUBORDINATE_GO_SIGNAL_wait, 1);
+	bh_cq_put(n, BH_CQF_D_NOTIFY_SUBORDINATE_GO_SIGNAL_index_bitmask, 0x05);
+	enqueue_ok(f.cq, n, sizeof n);
+	finish_ok(f.cq);
+	static const uint32_t want[8] = { 2, 0, 2, 0, 0, 0, 0, 1 };
+	for (unsigned i = 0; i < 8; i++)
+		cr_expect_eq(word(f.dev, 3, BH_CQ_DISPATCH_S_SYNC + 16 * i), want[i], "sync word %u", i);
+	cr_expect_eq(cq_state(f.cq).dispatch_by_id[BH_CQD_NOTIFY_SUBORDINATE_GO_SIGNAL], 2);
+	fx_close(&f);
+	bh_cq_put(n, BH_CQF_D_NOTIFY_SUBORDINATE_GO_SIGNAL_index_bitmask, 0x100);
+	expect_rejected(n, sizeof n, (const char *const[]){ "field index_bitmask", "8 sync words" }, 2);
+}
+
+Test(cq, set_num_worker_sems_is_consumed_and_counted_and_bounded_by_max_num_worker_sems)
+{
+	/* Only dispatch_s reads the count, and DISTRIBUTED_DISPATCHER is 0: the HD dispatcher
+	 * validates it and goes on with the next command. */
+	struct cq_fx f = fx_open(2, 2);
+	uint8_t s[16] = { BH_CQD_SET_NUM_WORKER_SEMS };
+	bh_cq_put(s, BH_CQF_D_SET_NUM_WORKER_SEMS_num_worker_sems, BH_CQ_MAX_WORKER_SEMS);
+	enqueue_ok(f.cq, s, sizeof s);
+	uint8_t wl[32 + 64];
+	write_linear_hdr(wl, tile_xy(f.dev, 2), DST, 64, false);
+	pattern(wl + 32, 64, 40);
+	enqueue_ok(f.cq, wl, sizeof wl);
+	finish_ok(f.cq);
+	cr_expect_eq(cq_state(f.cq).dispatch_by_id[BH_CQD_SET_NUM_WORKER_SEMS], 1);
+	expect_l1(f.dev, 2, DST, wl + 32, 0, 64, "the next command ran");
+	fx_close(&f);
+	bh_cq_put(s, BH_CQF_D_SET_NUM_WORKER_SEMS_num_worker_sems, BH_CQ_MAX_WORKER_SEMS + 1);
+	expect_rejected(s, sizeof s, (const char *const[]){ "SET_NUM_WORKER_SEMS", "field num_worker_sems",
+							     "MAX_NUM_WORKER_SEMS" }, 3);
+}
+
+Test(cq, write_packed_multicast_lands_on_every_core_of_each_rectangle_and_nowhere_else)
+{
+	struct cq_fx f = fx_open(3, 3);   /* workers 0 1 / 3 4 / 6 7 8; 2 and 5 are the CQ tiles */
+	enum { SIZE = 40, BLK = 48 };
+	for (unsigned t = 0; t < 9; t++)
+		l1_fill(f.dev, t, DST, 0xEE, 128);
+	/* Strided: block 0 to rectangle 0..4 (tiles 0 1 3 4), block 1 to rectangle 6..6. */
+	uint8_t c[16 + 16 + 2 * BLK] = { BH_CQD_WRITE_PACKED };
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_flags, BH_CQ_PACKED_MCAST);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_count, 2);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_size, SIZE);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_addr, DST);
+	bh_cq_put(c + 16, BH_CQF_S_PACKED_MCAST_noc_xy, tile_rect(f.dev, 0, 4));
+	bh_cq_put(c + 16, BH_CQF_S_PACKED_MCAST_num_mcast_dests, 4);
+	bh_cq_put(c + 24, BH_CQF_S_PACKED_MCAST_noc_xy, tile_rect(f.dev, 6, 6));
+	bh_cq_put(c + 24, BH_CQF_S_PACKED_MCAST_num_mcast_dests, 1);
+	pattern(c + 32, SIZE, 50);
+	pattern(c + 32 + BLK, SIZE, 51);
+	enqueue_ok(f.cq, c, sizeof c);
+	/* NO_STRIDE: one 16-byte block to rectangles 7..7 and 8..8, at DST + 64. */
+	uint8_t ns[16 + 16 + 16] = { BH_CQD_WRITE_PACKED };
+	bh_cq_put(ns, BH_CQF_D_WRITE_PACKED_flags, BH_CQ_PACKED_MCAST | BH_CQ_PACKED_NO_STRIDE);
+	bh_cq_put(ns, BH_CQF_D_WRITE_PACKED_count, 2);
+	bh_cq_put(ns, BH_CQF_D_WRITE_PACKED_size, 16);
+	bh_cq_put(ns, BH_CQF_D_WRITE_PACKED_addr, DST + 64);
+	bh_cq_put(ns + 16, BH_CQF_S_PACKED_MCAST_noc_xy, tile_rect(f.dev, 7, 7));
+	bh_cq_put(ns + 16, BH_CQF_S_PACKED_MCAST_num_mcast_dests, 1);
+	bh_cq_put(ns + 24, BH_CQF_S_PACKED_MCAST_noc_xy, tile_rect(f.dev, 8, 8));
+	bh_cq_put(ns + 24, BH_CQF_S_PACKED_MCAST_num_mcast_dests, 1);
+	pattern(ns + 32, 16, 52);
+	enqueue_ok(f.cq, ns, sizeof ns);
+	finish_ok(f.cq);
+	for (unsigned t = 0; t < 9; t++) {
+		char what[64];
+		snprintf(what, sizeof what, "tile %u", t);
+		bool r0 = t == 0 || t == 1 || t == 3 || t == 4;
+		if (r0 || t == 6) {
+			expect_l1(f.dev, t, DST, c + 32 + (r0 ? 0 : BLK), 0, SIZE, what);
+			expect_l1(f.dev, t, DST + SIZE, NULL, 0xEE, 64 - SIZE, "past size");
+		} else {
+			expect_l1(f.dev, t, DST, NULL, 0xEE, 64, what);
+		}
+		if (t == 7 || t == 8)
+			expect_l1(f.dev, t, DST + 64, ns + 32, 0, 16, "the one NO_STRIDE block");
+		else
+			expect_l1(f.dev, t, DST + 64, NULL, 0xEE, 16, what);
+	}
+	fx_close(&f);
+}
+
+Test(cq, write_packed_no_stride_sends_its_one_block_to_every_unicast_core)
+{
+	struct cq_fx f = fx_open(3, 2);
+	enum { SIZE = 40 };
+	for (unsigned t = 0; t < 6; t++)
+		l1_fill(f.dev, t, DST, 0xEE, 64);
+	uint8_t c[16 + 16 + 48] = { BH_CQD_WRITE_PACKED };
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_flags, BH_CQ_PACKED_NO_STRIDE);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_count, 3);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_size, SIZE);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_addr, DST);
+	const unsigned to[3] = { 0, 1, 3 };
+	for (unsigned i = 0; i < 3; i++)
+		bh_cq_put(c + 16 + 4 * i, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(f.dev, to[i]));
+	pattern(c + 32, SIZE, 60);
+	/* Exactly header + sub-commands + one block: a strided reading would run past the relay. */
+	enqueue_ok(f.cq, c, sizeof c);
+	finish_ok(f.cq);
+	for (unsigned i = 0; i < 3; i++) {
+		expect_l1(f.dev, to[i], DST, c + 32, 0, SIZE, "the shared block");
+		expect_l1(f.dev, to[i], DST + SIZE, NULL, 0xEE, 64 - SIZE, "past size");
+	}
+	expect_l1(f.dev, 4, DST, NULL, 0xEE, 64, "tile 4 is not addressed");
+	fx_close(&f);
+}
+
+Test(cq, write_linear_multicast_lands_on_the_rectangle_only)
+{
+	struct cq_fx f = fx_open(3, 3);
+	enum { LEN = 4096 + 304 };   /* more than a dispatch-CB page */
+	for (unsigned t = 0; t < 9; t++)
+		l1_fill(f.dev, t, DST, 0xEE, LEN + 64);
+	static uint8_t c[32 + LEN];
+	write_linear_hdr(c, tile_rect(f.dev, 3, 7), DST, LEN, true);   /* tiles 3 4 6 7 */
+	pattern(c + 32, LEN, 70);
+	enqueue_ok(f.cq, c, sizeof c);
+	finish_ok(f.cq);
+	for (unsigned t = 0; t < 9; t++) {
+		char what[64];
+		snprintf(what, sizeof what, "tile %u", t);
+		if (t == 3 || t == 4 || t == 6 || t == 7) {
+			expect_l1(f.dev, t, DST, c + 32, 0, LEN, what);
+			expect_l1(f.dev, t, DST + LEN, NULL, 0xEE, 64, "past the length");
+		} else {
+			expect_l1(f.dev, t, DST, NULL, 0xEE, LEN + 64, what);
+		}
+	}
+	fx_close(&f);
+}
+
+Test(cq, write_paged_to_l1_banks_puts_page_p_in_tile_p_mod_n_at_base_plus_row_times_page_size)
+{
+	struct cq_fx f = fx_open(3, 2);
+	unsigned nd, nl;
+	cr_assert_eq(bh_device_boot_banks(f.dev, &nd, &nl), BH_OK);
+	cr_assert_geq(nl, 2);
+	enum { PS = 208, START = 5, PAGES = 9 };
+	const unsigned rows = (START + PAGES) / nl + 2;
+	for (unsigned t = 0; t < nl; t++)
+		l1_fill(f.dev, t, DST, 0xEE, rows * PS);
+	static uint8_t c[16 + PAGES * PS] = { BH_CQD_WRITE_PAGED };
+	bh_cq_put(c, BH_CQF_D_WRITE_PAGED_is_dram, 0);
+	bh_cq_put(c, BH_CQF_D_WRITE_PAGED_start_page, START);
+	bh_cq_put(c, BH_CQF_D_WRITE_PAGED_base_addr, DST);
+	bh_cq_put(c, BH_CQF_D_WRITE_PAGED_page_size, PS);
+	bh_cq_put(c, BH_CQF_D_WRITE_PAGED_pages, PAGES);
+	pattern(c + 16, PAGES * PS, 80);
+	enqueue_ok(f.cq, c, sizeof c);
+	finish_ok(f.cq);
+	/* noc.md 10: page p in L1 bank (= tile) p mod N at base + (p div N) * align16(page size). */
+	for (unsigned p = 0; p < START + PAGES + 2; p++) {
+		char what[64];
+		snprintf(what, sizeof what, "page %u", p);
+		uint32_t addr = DST + (p / nl) * PS;
+		if (p >= START && p < START + PAGES)
+			expect_l1(f.dev, p % nl, addr, c + 16 + (p - START) * PS, 0, PS, what);
+		else
+			expect_l1(f.dev, p % nl, addr, NULL, 0xEE, PS, what);
+	}
+	cr_expect_eq(cq_state(f.cq).dispatch_by_id[BH_CQD_WRITE_PAGED], 1);
+	fx_close(&f);
+}
+
+/* An exec buffer of 1 KiB pages in DRAM at EB_BASE (interleaved over the firmware's banks);
+ * returns its pages. */
+#define EB_BASE 0x400000u
+static uint32_t exec_buf_store(struct bh_device *dev, struct rec *e)
+{
+	unsigned nd, nl;
+	cr_assert_eq(bh_device_boot_banks(dev, &nd, &nl), BH_OK);
+	uint32_t pages = (e->len + 1023) / 1024;
+	cr_assert_leq(pages * 1024, e->cap);
+	memset(e->b + e->len, 0, pages * 1024 - e->len);
+	cr_assert_eq(bh_interleaved_write_banks(dev, true, nd, EB_BASE, 1024, 0, e->b, pages * 1024), BH_OK);
+	return pages;
+}
+
+static void rec_exec_buf(struct rec *r, uint32_t pages)
+{
+	uint8_t *c = rec_cmd(r, BH_CQP_EXEC_BUF, BH_CQ_PCIE_ALIGN);
+	bh_cq_put(c, BH_CQF_P_EXEC_BUF_base_addr, EB_BASE);
+	bh_cq_put(c, BH_CQF_P_EXEC_BUF_log_page_size, 10);
+	bh_cq_put(c, BH_CQF_P_EXEC_BUF_pages, pages);
+}
+
+Test(cq, exec_buf_runs_prefetch_commands_from_dram_pages_until_exec_buf_end_and_replays)
+{
+	struct cq_fx f = fx_open(3, 2);
+	/* Three inline writes of 100 KiB (more than cmddat_q holds at once: commands cross pages and
+	 * the window moves), a NOFLUSH header with a RELAY_LINEAR of tile 3's L1, and EXEC_BUF_END
+	 * carrying a last write inline. */
+	enum { BIG = 100 * 1024, SMALL = 64, CAP = 320 * 1024 };
+	const unsigned big_to[3] = { 0, 1, 3 };
+	uint8_t *eb = calloc(1, CAP), *cmd = malloc(32 + BIG), *src = malloc(BIG), small[SMALL], tail[32 + SMALL];
+	struct rec e = { eb, CAP, 0 };
+	pattern(src, BIG, 90);
+	pattern(small, SMALL, 91);
+	cr_assert_eq(bh_l1_write(f.dev, 3, DST + 0x40000, small, SMALL), BH_OK);
+	for (unsigned i = 0; i < 3; i++) {
+		write_linear_hdr(cmd, tile_xy(f.dev, big_to[i]), DST, BIG, false);
+		memcpy(cmd + 32, src, BIG);
+		cmd[32] = (uint8_t)i;   /* each copy tells which command wrote it */
+		rec_inline(&e, cmd, 32 + BIG, true);
+	}
+	rec_write_linear_hdr(&e, f.dev, 4, DST, SMALL);
+	rec_relay_linear(&e, false, tile_xy(f.dev, 3), DST + 0x40000, SMALL);
+	write_linear_hdr(tail, tile_xy(f.dev, 4), DST + 0x100, SMALL, false);
+	memcpy(tail + 32, small, SMALL);
+	rec_inline(&e, tail, sizeof tail, true)[0] = BH_CQP_EXEC_BUF_END;
+	uint32_t pages = exec_buf_store(f.dev, &e);
+	cr_assert_gt(pages * 1024, BH_CQ_CMDDAT_SIZE);
+	for (unsigned run = 0; run < 2; run++) {
+		for (unsigned t = 0; t < 6; t++)
+			l1_fill(f.dev, t, DST, 0xEE, 0x200);
+		struct bh_cq_state st0 = cq_state(f.cq);
+		uint8_t rb[64];
+		struct rec r = REC(rb);
+		rec_exec_buf(&r, pages);
+		rec_push(f.cq, &r);
+		finish_ok(f.cq);   /* a host record after the exec buffer: the prefetcher went back to the issue ring */
+		for (unsigned i = 0; i < 3; i++) {
+			memcpy(cmd, src, BIG);
+			cmd[0] = (uint8_t)i;
+			expect_l1(f.dev, big_to[i], DST, cmd, 0, BIG, "an inline write of the exec buffer");
+		}
+		expect_l1(f.dev, 4, DST, small, 0, SMALL, "RELAY_LINEAR inside the exec buffer");
+		expect_l1(f.dev, 4, DST + 0x100, small, 0, SMALL, "EXEC_BUF_END's inline command");
+		struct bh_cq_state st = cq_state(f.cq);
+		cr_expect_eq(st.prefetch_commands - st0.prefetch_commands, 1 + 3 + 2 + 1 + 1,
+			     "run %u: EXEC_BUF, the buffer's six commands, finish's event", run);
+		cr_expect_eq(st.dispatch_by_id[BH_CQD_WRITE_LINEAR] - st0.dispatch_by_id[BH_CQD_WRITE_LINEAR], 5);
+	}
+	fx_close(&f);
+	/* A buffer whose commands end without EXEC_BUF_END is reported at its end. */
+	f = fx_open(3, 2);
+	e.len = 0;
+	uint8_t *c = rec_cmd(&e, BH_CQP_RELAY_INLINE, 1024);
+	write_linear_hdr(c + 16, tile_xy(f.dev, 0), DST, SMALL, false);
+	bh_cq_put(c, BH_CQF_P_RELAY_INLINE_length, 32 + SMALL);
+	bh_cq_put(c, BH_CQF_P_RELAY_INLINE_stride, 1024);
+	uint8_t rb[64];
+	struct rec r = REC(rb);
+	rec_exec_buf(&r, exec_buf_store(f.dev, &e));
+	rec_push(f.cq, &r);
+	cr_expect_eq(bh_cq_finish(f.cq), BH_ERR_CQ);
+	assert_has(bh_cq_error(f.cq), "prefetch core (3,2): ");
+	assert_has(bh_cq_error(f.cq), "at exec buffer offset 0x400: the exec buffer ends without EXEC_BUF_END");
+	fx_close(&f);
+	free(eb);
+	free(cmd);
+	free(src);
 }
 
 /* ---- Fuzzing: a mutator over valid command streams ------------------------------------------ */

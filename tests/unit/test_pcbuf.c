@@ -181,6 +181,11 @@ Test(pcbuf, trisc_entering_reset_stops_counting_as_waiting)
 	uint32_t v = 0;
 	cr_assert_eq(bh_reg_read(dev, 0, SOFT_RESET_0, &v), BH_OK);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, v | reset_bit(BH_CORE_TRISC1)), BH_OK);
+	/* The core's thread leaves its blocked pop when it sees the reset (not synchronously with
+	 * the host's write): wait for that before asking the barrier. */
+	for (int k = 0; k < 2000 && core_status(dev, 0, BH_CORE_TRISC1) != BH_RUN_IN_RESET; k++)
+		sleep_ms(1);
+	cr_assert_eq(core_status(dev, 0, BH_CORE_TRISC1), BH_RUN_IN_RESET);
 
 	start_barrier_waiting_for_trisc(dev, 1);
 	cr_expect_eq(core_status(dev, 0, BH_CORE_TRISC1), BH_RUN_IN_RESET);
