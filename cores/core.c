@@ -5,6 +5,7 @@
 
 #include "cores/core.h"
 #include "cores/rv32_insns.h"
+#include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "host/device.h"
@@ -116,6 +117,10 @@ static void *core_thread(void *arg)
 		enum rv_stop why = rv32_run(c);
 
 		pthread_mutex_lock(&t->lock);
+		/* A Tensix fault delivered after rv32_run's own check but before this lock (the core
+		 * exited or hit its limit meanwhile) is taken here: delivery decides under this lock. */
+		if (why != RV_STOP_FAULT && bh_tensix_take_fault(c))
+			why = RV_STOP_FAULT;
 		c->stopped_exit_status = c->exit_status;
 		c->stopped_instret = c->instret;
 		switch (why) {

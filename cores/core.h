@@ -40,6 +40,9 @@ enum {
 	BH_EV_STOP = 1u << 0,        /* leave the interpreter: reset asserted, restart or shutdown */
 	BH_EV_CODE_STALE = 1u << 1,  /* some decoded pages were overwritten: see stale_pages */
 	BH_EV_FLUSH_ALL = 1u << 2,   /* I-cache invalidate register: drop every decoded page */
+	/* A Tensix instruction this core pushed faulted (cores/tensix.c); set with BH_EV_STOP under
+	 * tile->lock while the core runs, turned into the core's fault by bh_tensix_take_fault(). */
+	BH_EV_TENSIX_FAULT = 1u << 3,
 };
 
 /* Host-call (ecall) handler. Return 0 to continue, 1 when the guest exited (status in *exit_status),

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cores/core.h"
+#include "cores/tensix.h"
 #include "fabric/wallclock.h"
 
 enum csr_kind { CSR_CFG0, CSR_PMACFG, CSR_SCRATCH, CSR_CONST, CSR_CYCLE, CSR_INSTRET, CSR_QSTATUS,
@@ -38,7 +39,7 @@ static const struct csr_def csr_defs[] = {
 	{ 0xC80, CSR_CYCLE, 0, 1, 0, 0, "cycleh" },
 	{ 0xC02, CSR_INSTRET, 0, 0, 0, 0, "instret" },
 	{ 0xC82, CSR_INSTRET, 0, 1, 0, 0, "instreth" },
-	/* Tensix queue status: nothing is ever queued until the coprocessor exists, so "idle". */
+	/* Tensix queue / backend status: live, 0 when idle (csr_qstatus_read). */
 	{ 0xBC0, CSR_QSTATUS, 1, 0, 0, 0, "tt_cfg_qstatus" },
 	{ 0xBC1, CSR_QSTATUS, 1, 0, 1, 0, "tt_cfg_bstatus" },
 	{ 0xBC2, CSR_SSTATUS, 0, 0, 0, 0, "tt_cfg_sstatus0" },
@@ -75,6 +76,24 @@ static bool csr_sstatus_check(struct bh_core *c, const struct csr_def *d)
 			    "%s on a TRISC reports Tensix stream status, which is not modelled yet", d->name);
 }
 
+/* tt_cfg_qstatus / tt_cfg_bstatus (riscv-cores.md 3): the instruction types the own thread still
+ * has queued (bits 0-10) and the OR over all threads (13-23; bstatus: also those executing in the
+ * backend, OR at 11-21); 0 = idle. Which bit is which type is not documented: with every thread
+ * idle both read 0, exactly; otherwise the value cannot be given and the read faults. */
+static bool csr_qstatus_read(struct bh_core *c, const struct csr_def *d, uint32_t *val)
+{
+	unsigned busy = bh_tensix_busy_threads(c->tile);
+	if (!busy) {
+		*val = 0;
+		return true;
+	}
+	return bh_fault_set(c, BH_FAULT_NOT_MODELLED, 0, NULL,
+			    "%s read while Tensix threads 0x%x (bit i = thread i) have instructions in flight: "
+			    "riscv-cores.md 3 gives only the layout (own thread at bits 0-10, all threads at %s) and "
+			    "0 = idle, not which bit stands for which instruction type",
+			    d->name, busy, d->index ? "11-21" : "13-23");
+}
+
 bool rv32_csr_read(struct bh_core *c, uint32_t num, uint32_t *val)
 {
 	const struct csr_def *d = csr_find(num);
@@ -86,7 +105,7 @@ bool rv32_csr_read(struct bh_core *c, uint32_t num, uint32_t *val)
 	case CSR_PMACFG: *val = c->pmacfg[d->index]; return true;
 	case CSR_SCRATCH: *val = c->csr_scratch[d->index]; return true;
 	case CSR_CONST: *val = d->value; return true;
-	case CSR_QSTATUS: *val = 0; return true;
+	case CSR_QSTATUS: return csr_qstatus_read(c, d, val);
 	case CSR_INTP_PC: *val = c->intp_restore_pc; return true;
 	case CSR_SSTATUS:
 		if (!csr_sstatus_check(c, d))

@@ -13,8 +13,6 @@
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 
-_Static_assert(BH_EV_TENSIX_FAULT > BH_EV_FLUSH_ALL, "BH_EV_TENSIX_FAULT must not collide with BH_EV_*");
-
 static void sem_gate_wake(struct bh_tile *t)
 {
 	tt_wake_all(&t->tensix);
@@ -94,11 +92,15 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 	return TT_FAULT;
 }
 
-/* Hand th->fault to the core that pushed the instruction: a running core stops with it at its
- * next event check (or wakes from a park to take it); one that exited or hit its limit becomes
- * FAULTED at once. A core in reset or already faulted keeps its state: reports show the thread. */
+/* Stop the thread at th->fault and hand the fault to the core that pushed the instruction, all
+ * in one critical section under tile->lock (which orders the core's state changes, cores/core.c)
+ * and tx->lock: nobody sees the thread faulted next to a core that looks clean. A running core
+ * gets the event and stops with it (its thread re-checks under tile->lock when it stops, so an
+ * exit racing this is not missed); one that exited or hit its limit becomes FAULTED at once. A
+ * core in (or entering) reset or already faulted keeps its state: reports show the thread.
+ * Returns false if T_i's reset abandoned the instruction first (the caller retires it). */
 __attribute__((cold, noinline))
-static void tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
+static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 {
 	struct bh_tensix *tx = th->tx;
 	struct bh_tile *t = tx->tile;
@@ -106,22 +108,27 @@ static void tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 	bool notify = false;
 	pthread_mutex_lock(&t->lock);
 	pthread_mutex_lock(&tx->lock);
-	struct bh_fault f = th->fault;
-	f.pc = e->pc;
-	f.insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
-	if (c->state == BH_CORE_RUNNING && !c->restart) {
-		tx->pending[e->pusher] = f;
-		atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
-		bh_park_wake(c);
-	} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
-		c->fault = f;
-		c->state = BH_CORE_FAULTED;
-		notify = true;
+	bool abandoned = tt_abandoned(th);
+	if (!abandoned) {
+		th->faulted = true;
+		struct bh_fault f = th->fault;
+		f.pc = e->pc;
+		f.insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
+		if (c->state == BH_CORE_RUNNING && !c->restart && !c->held) {
+			tx->pending[e->pusher] = f;
+			atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
+			bh_park_wake(c);
+		} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
+			c->fault = f;
+			c->state = BH_CORE_FAULTED;
+			notify = true;
+		}
 	}
 	pthread_mutex_unlock(&tx->lock);
 	pthread_mutex_unlock(&t->lock);
 	if (notify)
 		bh_device_notify(t->dev);
+	return !abandoned;
 }
 
 bool bh_tensix_take_fault(struct bh_core *c)
@@ -228,13 +235,9 @@ static void *tt_thread_main(void *arg)
 
 		pthread_mutex_lock(&tx->lock);
 		th->in_flight = false;
-		bool abandoned = tt_abandoned(th);
-		if (r == TT_FAULT && !abandoned)
-			th->faulted = true;
 		pthread_mutex_unlock(&tx->lock);
-		if (r == TT_FAULT && !abandoned)
-			tt_deliver_fault(th, &e);
-		else
+		/* A faulted word is never retired: the thread stays busy until T_i's reset drops it. */
+		if (r != TT_FAULT || !tt_deliver_fault(th, &e))
 			tt_retire(th, &e);
 		pthread_mutex_lock(&tx->lock);
 	}
@@ -260,7 +263,7 @@ static bool push_fault(struct bh_access *a, unsigned thread, enum bh_fault_kind 
  * have no reserved bit set and be something bhemu executes. */
 static bool push_check(struct bh_access *a, unsigned thread, uint32_t w, bool after_mop)
 {
-	char why[128];
+	char why[160];
 	if (!tt_decode_check(w, why, sizeof why))
 		return push_fault(a, thread, BH_FAULT_ILLEGAL_INSN, w, why);
 	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
@@ -268,8 +271,7 @@ static bool push_check(struct bh_access *a, unsigned thread, uint32_t w, bool af
 		return push_fault(a, thread, BH_FAULT_ILLEGAL_INSN, w,
 				  "brisc's pushes enter after the MOP expander, so MOP and MOP_CFG from brisc are never expanded");
 	if (oi->exec == TT_E_N) {
-		snprintf(why, sizeof why, "%s instruction %s is not modelled yet",
-			 oi->plane == TT_P_DATA ? "data-plane" : "control-plane", oi->name);
+		tt_not_modelled_why(oi, why, sizeof why);
 		return push_fault(a, thread, BH_FAULT_NOT_MODELLED, w, why);
 	}
 	return true;
@@ -332,6 +334,28 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	pthread_cond_broadcast(&th->cond);
 	pthread_mutex_unlock(&tx->lock);
 	return true;
+}
+
+unsigned bh_tensix_busy_threads(struct bh_tile *t)
+{
+	unsigned busy = 0;
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		busy |= (unsigned)!bh_pcbuf_tensix_thread_idle(t, i) << i;
+	return busy;
+}
+
+uint32_t bh_tensix_instrn_buf_status(struct bh_tile *t)
+{
+	struct bh_tensix *tx = &t->tensix;
+	uint32_t v = 0;
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+		/* The same test as the push's back-pressure in bh_tensix_push_write. */
+		v |= (uint32_t)(tx->th[i].count <= BH_TT_FIFO_ACCEPT) << i;
+		v |= (uint32_t)(tx->th[i].count == 0) << (4 + i);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return v;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -46,10 +46,6 @@ struct bh_tile;
 #define BH_TT_PUSH_STRIDE 0x10000u
 #define BH_TT_MOP_CFG_BASE 0xFFB80000u
 
-/* Event bit of bh_core.events (next to BH_EV_* of cores/core.h): a Tensix instruction this core
- * pushed faulted; rv32_run turns the stop into the core's fault (bh_tensix_take_fault). */
-#define BH_EV_TENSIX_FAULT (1u << 3)
-
 /* ---------------------------------------------------------------------------------------------
  * The opcode table (cores/tensix_insns.h) as data.
  */
@@ -91,6 +87,9 @@ const struct tt_opinfo *tt_opinfo(unsigned opcode);
 /* Whether the word is a Blackhole instruction with no reserved bit set; else why not (returns
  * false with why filled). */
 bool tt_decode_check(uint32_t word, char *why, size_t n);
+/* Why an instruction with exec N is not executed, for its fault ("... is not modelled yet", or
+ * the specific gap in the reference). */
+void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n);
 /* "SEMINIT sem_sel=0x2 init_value=0x0 max_value=0x1" (or "opcode 0x00 (unknown) 0x..."). */
 void tt_disasm(uint32_t word, char *buf, size_t n);
 
@@ -143,7 +142,8 @@ struct bh_tt_thread {
 	unsigned head, count;
 	_Atomic uint32_t epoch;   /* bumped (under lock) when T_i enters reset or at shutdown: in-flight
 				   * work is abandoned; the executor compares it with run_epoch */
-	bool faulted;             /* stopped by a fault until T_i enters reset */
+	bool faulted;             /* stopped by a fault until T_i enters reset; set with tile->lock held
+				   * too, together with the pushing core's fault (tt_deliver_fault) */
 	bool in_flight;           /* cur is being processed */
 	struct tt_entry cur;      /* FIFO word being processed (for reports and faults) */
 	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
@@ -186,9 +186,17 @@ void bh_tensix_destroy(struct bh_tensix *tx);
  * abandons its expansion and wait, clears its fault; any core entering reset drops a Tensix
  * fault not yet handed to it. */
 void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool entering);
-/* Called by rv32_run when the core stops: true (core->fault filled) if a Tensix instruction it
- * pushed faulted. */
+/* Called when the core stops, by rv32_run and again by the core's thread under tile->lock (which
+ * closes the race with an exit): true (core->fault filled) if a Tensix instruction it pushed
+ * faulted while it ran. */
 bool bh_tensix_take_fault(struct bh_core *core);
+/* Bit i set: Tensix thread i is not idle (tensix.md 9: an instruction pushed into it has not
+ * finished executing, or it stopped at a fault). Live: may change as soon as it is read. */
+unsigned bh_tensix_busy_threads(struct bh_tile *tile);
+/* INSTRN_BUF_STATUS (tile control 0x0A8, tensix.md 2): bit i "thread i's FIFO is not full" (a
+ * push would be accepted: it holds at most BH_TT_FIFO_ACCEPT), bit 4 + i "thread i's FIFO is
+ * empty"; other bits 0. The model's one FIFO per thread is the one before the replay expander. */
+uint32_t bh_tensix_instrn_buf_status(struct bh_tile *tile);
 /* Report lines of the tile's busy, parked or faulted Tensix threads ("  tile ..." lines). */
 void bh_tensix_report(struct bh_tile *tile, void (*put)(void *o, const char *line), void *o);
 

@@ -98,14 +98,15 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 
 enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 {
-	char why[128];
+	char why[160];
 	unsigned op = tt_opcode_of(w);
 	if (!tt_decode_check(w, why, sizeof why))   /* words from MopCfg or the replay buffer */
 		return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w, "%s", why);
 	const struct tt_opinfo *oi = tt_opinfo(op);
-	if (oi->exec == TT_E_N)
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s instruction %s is not modelled yet",
-				oi->plane == TT_P_DATA ? "data-plane" : "control-plane", oi->name);
+	if (oi->exec == TT_E_N) {
+		tt_not_modelled_why(oi, why, sizeof why);
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s", why);
+	}
 	if (op == TT_OP_MOP || op == TT_OP_MOP_CFG)
 		return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w,
 				"%s after the MOP expander (emitted by a MOP or pushed by brisc) is never expanded", oi->name);

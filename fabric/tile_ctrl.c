@@ -41,7 +41,7 @@ struct tile_reg {
 	X(0x094, DBG_INVALID_INSTRN, RW, REG_UNMODELLED) \
 	X(0x0A0, DBG_INSTRN_BUF_CTRL0, RW, REG_UNMODELLED) \
 	X(0x0A4, DBG_INSTRN_BUF_CTRL1, RW, REG_UNMODELLED) \
-	X(0x0A8, DBG_INSTRN_BUF_STATUS, RO, REG_UNMODELLED) \
+	X(0x0A8, DBG_INSTRN_BUF_STATUS, RO, REG_SPECIAL) \
 	X(0x1B0, SOFT_RESET_0, RW, REG_SPECIAL) \
 	X(0x1D0, ECC_CTRL, RW, REG_UNMODELLED) \
 	X(0x1D4, ECC_STATUS, RO, REG_UNMODELLED) \
@@ -133,6 +133,9 @@ bool bh_tile_ctrl_read(struct bh_access *a, uint32_t *val)
 		return true;
 	case TC_TRISC_PC_BUF_OVERRIDE:
 		*val = bh_pcbuf_override_read(t);
+		return true;
+	case TC_DBG_INSTRN_BUF_STATUS:
+		*val = bh_tensix_instrn_buf_status(t);   /* live FIFO state (cores/tensix.c) */
 		return true;
 	default:
 		break;

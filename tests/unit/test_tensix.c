@@ -50,6 +50,17 @@ static struct bh_tile *tile0(struct bh_device *dev) { return dev->tiles[0]; }
 
 static void emit_push(struct prog *p, uint32_t w) { emit_store_word(p, PUSH, w); }
 
+/* Push w with one sw; returns that sw's pc when the program runs at core_code_at[core] (the pc a
+ * fault of the pushed instruction names). */
+static uint32_t emit_push_at(struct prog *p, enum bh_core_id core, uint32_t w)
+{
+	emit_li(p, T0, PUSH);
+	emit_li(p, T1, w);
+	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(p);
+	emit(p, sw(T1, 0, T0));
+	return pc;
+}
+
 /* tensix_sync(): store to PC_BUF_BASE + 4, load it (waits until the thread is idle). */
 static void emit_tensix_sync(struct prog *p)
 {
@@ -60,6 +71,13 @@ static void emit_tensix_sync(struct prog *p)
 
 /* a0 = value of semaphore k (TRISC view). */
 static void emit_read_sem(struct prog *p, uint32_t k) { emit_load_word(p, A0, SEM(k)); }
+
+/* Wait (5 s) until Tensix thread i is idle. */
+static void wait_thread_idle(struct bh_tile *t, unsigned i)
+{
+	for (int ms = 0; ms < 5000 && !bh_pcbuf_tensix_thread_idle(t, i); ms++)
+		sleep_ms(1);
+}
 
 /* Wait (5 s) until the host-side predicate over semaphore k's value holds. */
 static void wait_sem(struct bh_device *dev, unsigned k, unsigned v)
@@ -283,8 +301,9 @@ Test(tensix, wait_gate_holds_only_blocked_classes_and_then_everything_behind)
 	bh_device_close(dev);
 }
 
-/* The FIFO accepts a push while it holds at most 28: with the thread held at the gate, the
- * TRISC stalls (parked) on its 31st push (1 at the gate + 29 queued + the SEMWAIT). */
+/* The FIFO accepts a push while it holds at most 28: with the thread held at the gate (the
+ * TRISC fills the FIFO only once it is, so no slot frees while it fills), the TRISC stalls
+ * (parked) on its 30th SEMPOST after the one at the gate (29 queued). */
 Test(tensix, full_fifo_stalls_the_pushing_trisc_until_the_thread_drains)
 {
 	struct bh_device *dev = t_open();
@@ -292,11 +311,13 @@ Test(tensix, full_fifo_stalls_the_pushing_trisc_until_the_thread_drains)
 	bh_sem_init(t, 0xFF, 15, 0);
 	struct prog p = { 0 };
 	emit_push(&p, SEMWAIT(0x2, 1u << 4, 1));
+	emit_push(&p, SEMPOST(1u << 5));
+	emit_wait_nonzero(&p, GATE, A3);
 	emit_li(&p, S0, PUSH);
 	emit_li(&p, S1, PROGRESS);
 	emit_li(&p, A1, SEMPOST(1u << 5));
 	emit_li(&p, A2, 0);
-	emit_li(&p, A3, 40);
+	emit_li(&p, A3, 39);
 	int32_t loop = prog_here(&p);
 	emit(&p, sw(A1, 0, S0));
 	emit(&p, addi(A2, A2, 1));
@@ -305,12 +326,15 @@ Test(tensix, full_fifo_stalls_the_pushing_trisc_until_the_thread_drains)
 	emit_tensix_sync(&p);
 	emit_exit_with(&p, 0);
 	start_core(dev, BH_CORE_TRISC0, &p);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	set_l1(dev, GATE, 1);
+	wait_l1(dev, PROGRESS, 29);   /* past its poll of GATE: the sleep seen next is the push's */
 	wait_blocked(dev, BH_CORE_TRISC0, "Tensix thread 0 push (trisc0): instruction FIFO full (29 queued)");
 	expect_stays_parked(dev, BH_CORE_TRISC0);
-	cr_expect_eq(l1_get(dev, PROGRESS), 30);
+	cr_expect_eq(l1_get(dev, PROGRESS), 29);
 	bh_sem_post(t, 1u << 4);
 	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
-	cr_expect_eq(l1_get(dev, PROGRESS), 40);
+	cr_expect_eq(l1_get(dev, PROGRESS), 39);
 	cr_expect_eq(bh_sem_value(t, 5), 15, "SEMPOST saturates at 15");
 	bh_device_close(dev);
 }
@@ -427,10 +451,7 @@ Test(tensix, storereg_pop_beyond_received_is_a_cb_protocol_fault_of_the_pushing_
 	struct bh_core_result *r = result_new();
 	struct prog p = { 0 };
 	emit_push(&p, SETDMAREG(8, 3));
-	emit_li(&p, T0, PUSH);
-	emit_li(&p, T1, 0x67112008u);                        /* STOREREG GPR 4 -> CB 0 tiles_acked */
-	uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
-	emit(&p, sw(T1, 0, T0));
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, 0x67112008u);   /* STOREREG GPR 4 -> CB 0 tiles_acked */
 	emit_tensix_sync(&p);                                 /* parked here when the fault arrives */
 	emit_exit_with(&p, 0);
 	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
@@ -446,19 +467,24 @@ Test(tensix, storereg_pop_beyond_received_is_a_cb_protocol_fault_of_the_pushing_
 
 /* ------------------------------------------------------------------------------ faults */
 
+/* `core` pushes a template-0 MOP whose InsnA0 is insn, then waits in tensix_sync; returns the
+ * push's pc. */
+static uint32_t run_mop_emitting(struct bh_device *dev, enum bh_core_id core, uint32_t insn, struct bh_core_result *r)
+{
+	struct prog p = { 0 };
+	emit_store_word(&p, MOP_CFG + 12, insn);
+	uint32_t pc = emit_push_at(&p, core, MOP(0, 0, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, core, core_code_at[core], &p, r);
+	return pc;
+}
+
 Test(tensix, data_plane_instruction_from_a_mop_faults_at_execution_naming_it)
 {
 	struct bh_device *dev = t_open();
 	struct bh_core_result *r = result_new();
-	struct prog p = { 0 };
-	emit_store_word(&p, MOP_CFG + 12, 0x26000000u);      /* InsnA0 = MVMUL */
-	emit_li(&p, T0, PUSH);
-	emit_li(&p, T1, MOP(0, 0, 0));
-	uint32_t pc = core_code_at[BH_CORE_TRISC1] + (uint32_t)prog_here(&p);
-	emit(&p, sw(T1, 0, T0));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	uint32_t pc = run_mop_emitting(dev, BH_CORE_TRISC1, 0x26000000u, r);   /* MVMUL */
 	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "data-plane instruction MVMUL is not modelled yet");
 	expect_in_report(r, "Tensix thread 1, instruction 0x26000000 MVMUL");
 	wait_report_has(dev, "tensix1: stopped by a fault");
@@ -533,8 +559,7 @@ Test(tensix, mutex_release_hands_over_to_the_next_thread)
 	emit_exit_with(&p0, 0);
 	start_core(dev, BH_CORE_TRISC0, &p0);
 	wait_l1(dev, PROGRESS, 1);   /* pushed; idle after that: ATGETM executed, T0 holds mutex 2 */
-	for (int ms = 0; ms < 5000 && !bh_pcbuf_tensix_thread_idle(t, 0); ms++)
-		sleep_ms(1);
+	wait_thread_idle(t, 0);
 	emit_push(&p2, ATGETM(2));
 	emit_push(&p2, SEMPOST(1u << 2));
 	emit_push(&p2, ATRELM(2));
@@ -595,12 +620,181 @@ Test(tensix, trisc_entering_reset_abandons_its_threads_work)
 	uint32_t v = 0;
 	cr_assert_eq(bh_reg_read(dev, 0, SOFT_RESET_0, &v), BH_OK);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, v | reset_bit(BH_CORE_TRISC1)), BH_OK);
-	for (int ms = 0; ms < 5000 && !bh_pcbuf_tensix_thread_idle(t, 1); ms++)
-		sleep_ms(1);
+	wait_thread_idle(t, 1);
 	cr_expect(bh_pcbuf_tensix_thread_idle(t, 1));
 	bh_sem_post(t, 1u << 4);
 	sleep_ms(20);
 	cr_expect_eq(bh_sem_value(t, 5), 0, "abandoned instructions must not run");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------- status registers and CSRs */
+
+#define INSTRN_BUF_STATUS 0xFFB120A8u
+#define CSR_QSTATUS 0xBC0u
+#define CSR_BSTATUS 0xBC1u
+
+/* Exit status = INSTRN_BUF_STATUS as `core` reads it. */
+static uint32_t read_instrn_buf_status(struct bh_device *dev, enum bh_core_id core)
+{
+	struct prog p = { 0 };
+	emit_load_word(&p, A0, INSTRN_BUF_STATUS);
+	emit_exit(&p);
+	return run_core(dev, core, &p);
+}
+
+/* Pushes SEMWAIT (sync class, while semaphore 4 is zero) and n SEMPOSTs; with `gate`, the pushes
+ * after the first SEMPOST wait for L1[GATE] (set once the thread is held with that SEMPOST, so
+ * no slot frees while the FIFO fills and a stalled push stays parked). */
+static void emit_held_pushes(struct prog *p, unsigned n, bool gate)
+{
+	emit_push(p, SEMWAIT(0x2, 1u << 4, 1));
+	emit_push(p, SEMPOST(1u << 5));
+	if (gate)
+		emit_wait_nonzero(p, GATE, A3);
+	emit_li(p, S0, PUSH);
+	emit_li(p, A1, SEMPOST(1u << 5));
+	for (unsigned k = 1; k < n; k++)
+		emit(p, sw(A1, 0, S0));
+}
+
+/* INSTRN_BUF_STATUS (tensix.md 2): bits 0-2 "FIFO of T0/T1/T2 not full", bits 4-6 "empty", from
+ * the live FIFOs. Idle: 0x77. T2 held at the gate with 28 queued: not full (a push would be
+ * accepted), not empty: 0x37. T0 stalled with 29 queued: full, not empty: 0x26. */
+Test(tensix, instrn_buf_status_reports_each_threads_fifo_not_full_and_empty)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0xFF, 15, 0);
+	cr_expect_eq(read_instrn_buf_status(dev, BH_CORE_BRISC), 0x77u);
+
+	struct prog p2 = { 0 };
+	emit_held_pushes(&p2, 29, false);          /* 1 at the gate, 28 queued */
+	emit_exit_with(&p2, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC2, &p2), 0);
+	wait_report_has(dev, "tensix2: waits at the Wait Gate with SEMPOST");
+	wait_report_has(dev, "pushed by trisc2 at pc 0x00005024; 28 more queued");
+	cr_expect_eq(read_instrn_buf_status(dev, BH_CORE_TRISC1), 0x37u);
+
+	struct prog p0 = { 0 };
+	emit_held_pushes(&p0, 40, true);           /* stalls with 29 queued */
+	emit_exit_with(&p0, 0);
+	start_core(dev, BH_CORE_TRISC0, &p0);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	set_l1(dev, GATE, 1);
+	uint32_t v = 1;
+	for (int ms = 0; ms < 5000 && (v & 1); ms++) {   /* the host reads it too */
+		cr_assert_eq(bh_reg_read(dev, 0, INSTRN_BUF_STATUS, &v), BH_OK);
+		if (v & 1)
+			sleep_ms(1);
+	}
+	cr_expect_eq(v, 0x26u);
+	cr_expect_eq(read_instrn_buf_status(dev, BH_CORE_NCRISC), 0x26u);
+	cr_expect_eq(read_instrn_buf_status(dev, BH_CORE_TRISC1), 0x26u);
+
+	bh_sem_post(t, 1u << 4);                   /* releases both threads */
+	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
+	wait_thread_idle(t, 0);
+	wait_thread_idle(t, 2);
+	cr_expect_eq(read_instrn_buf_status(dev, BH_CORE_BRISC), 0x77u);
+	bh_device_close(dev);
+}
+
+Test(tensix, instrn_buf_status_is_read_only)
+{
+	struct bh_device *dev = t_open();
+	expect_access_faults(dev, BH_CORE_TRISC0, true, INSTRN_BUF_STATUS, "access not allowed",
+			     "DBG_INSTRN_BUF_STATUS is read-only");
+	bh_device_close(dev);
+}
+
+/* a0 = csr (read by `core`); exit with it. */
+static void run_csr_read(struct bh_device *dev, enum bh_core_id core, uint32_t csr, struct bh_core_result *r,
+			 uint32_t *pc)
+{
+	struct prog p = { 0 };
+	*pc = core_code_at[core] + (uint32_t)prog_here(&p);
+	emit(&p, csrr(A0, csr));
+	emit_exit(&p);
+	run_prog(dev, core, core_code_at[core], &p, r);
+}
+
+/* riscv-cores.md 3: 0 = idle, on every core, for both CSRs, also right after work drained
+ * (tensix_sync on the reading TRISC, then the read). */
+Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	uint32_t pc;
+	for (unsigned core = BH_CORE_BRISC; core <= BH_CORE_TRISC2; core++) {
+		for (uint32_t csr = CSR_QSTATUS; csr <= CSR_BSTATUS; csr++) {
+			run_csr_read(dev, (enum bh_core_id)core, csr, r, &pc);
+			cr_expect_eq(r->status, BH_RUN_EXITED, "core %u csr 0x%x: %s", core, csr, r->report);
+			cr_expect_eq(r->exit_status, 0, "core %u csr 0x%x", core, csr);
+		}
+	}
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 3, 5, 2));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_tensix_sync(&p);
+	emit(&p, csrr(A0, CSR_QSTATUS));
+	emit(&p, csrr(A1, CSR_BSTATUS));
+	emit(&p, or(A0, A0, A1));
+	emit_exit(&p);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
+	free(r);
+	bh_device_close(dev);
+}
+
+/* Which bit of bits 0-10 / 11-23 stands for which instruction type is undocumented: with a thread
+ * busy (T0 held at the gate) the read is a named "not modelled" fault, on the pushing TRISC right
+ * after its pushes and on the other cores; once the thread drained, 0 again. */
+Test(tensix, tt_cfg_qstatus_and_bstatus_with_a_busy_thread_are_a_named_fault)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	struct bh_core_result *r = result_new();
+	uint32_t pc;
+	bh_sem_init(t, 0xFF, 15, 0);
+	struct prog p = { 0 };
+	emit_held_pushes(&p, 1, false);
+	pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
+	emit(&p, csrr(A0, CSR_QSTATUS));
+	emit_exit(&p);
+	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", "tt_cfg_qstatus read while Tensix threads 0x1 (bit i = thread i)");
+	expect_in_report(r, "own thread at bits 0-10, all threads at 13-23");
+	run_csr_read(dev, BH_CORE_BRISC, CSR_BSTATUS, r, &pc);
+	expect_fault(r, BH_CORE_BRISC, pc, "not modelled", "tt_cfg_bstatus read while Tensix threads 0x1");
+	expect_in_report(r, "all threads at 11-21");
+	run_csr_read(dev, BH_CORE_TRISC1, CSR_QSTATUS, r, &pc);
+	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "tt_cfg_qstatus read while Tensix threads 0x1");
+	bh_sem_post(t, 1u << 4);
+	wait_thread_idle(t, 0);
+	run_csr_read(dev, BH_CORE_TRISC2, CSR_BSTATUS, r, &pc);
+	cr_expect_eq(r->status, BH_RUN_EXITED, "%s", r->report);
+	cr_expect_eq(r->exit_status, 0);
+	free(r);
+	bh_device_close(dev);
+}
+
+/* sync.md 8 gives STREAMWAIT neither fields nor a wait condition: a named fault, at the push and
+ * when a MOP emits it. */
+Test(tensix, streamwait_is_a_named_not_modelled_fault)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, TT(0xA7, 0));
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled",
+		     "STREAMWAIT is not modelled: sync.md 8 names it a Wait Gate instruction but gives neither its fields nor its wait condition");
+
+	pc = run_mop_emitting(dev, BH_CORE_TRISC2, TT(0xA7, 0), r);
+	expect_fault(r, BH_CORE_TRISC2, pc, "not modelled", "Tensix thread 2, instruction 0xa7000000 STREAMWAIT");
+	expect_in_report(r, "gives neither its fields nor its wait condition");
+	free(r);
 	bh_device_close(dev);
 }
 
@@ -643,5 +837,53 @@ Test(tensix_stress, three_threads_hand_a_semaphore_token_around)
 	cr_assert_eq(bh_reg_read(dev, 0, reg, &v), BH_OK);
 	cr_expect_eq(v, 3u * ROUNDS);
 	cr_expect_eq(bh_sem_value(t, 0), 1, "the token is back at thread 0");
+	bh_device_close(dev);
+}
+
+/* Thread i of the tile has stopped at a fault, and the state of the core that pushed into it,
+ * both read under the locks the fault delivery holds (tile->lock, then tx->lock). */
+static bool thread_faulted_core_state(struct bh_tile *t, unsigned i, enum bh_core_kind k, enum bh_core_state *st)
+{
+	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->tensix.lock);
+	bool faulted = t->tensix.th[i].faulted;
+	*st = t->core[k].state;
+	pthread_mutex_unlock(&t->tensix.lock);
+	pthread_mutex_unlock(&t->lock);
+	return faulted;
+}
+
+/* The pushing TRISC exits right after pushing an instruction that faults when it executes, so
+ * the exit races the fault's delivery. Whoever wins, a faulted thread is never next to a core
+ * that looks clean: the core is still running (the fault is on its way) or FAULTED with the
+ * Tensix report at the push's pc, never EXITED. 5000 rounds. */
+Test(tensix_stress, fault_racing_the_pushing_cores_exit_is_never_lost)
+{
+	enum { ROUNDS = 5000 };
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, ATGETM(1));
+	emit_exit_with(&p, 0);
+	unsigned exited_first = 0;
+	for (unsigned n = 0; n < ROUNDS; n++) {
+		start_core(dev, BH_CORE_TRISC0, &p);
+		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 10000, r), BH_OK, "round %u", n);
+		exited_first += r->status == BH_RUN_EXITED;
+		enum bh_core_state st = BH_CORE_RUNNING;
+		int ms = 0;
+		while (!thread_faulted_core_state(t, 0, BH_TRISC0, &st)) {
+			cr_assert(st == BH_CORE_RUNNING || st == BH_CORE_EXITED, "round %u: state %d before the fault", n, st);
+			cr_assert_lt(ms++, 5000, "round %u: the Tensix thread never faulted", n);
+			sleep_ms(1);
+		}
+		cr_assert(st == BH_CORE_RUNNING || st == BH_CORE_FAULTED,
+			  "round %u: tensix0 faulted but trisc0 looks clean (state %d)", n, st);
+		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 10000, r), BH_OK);
+		expect_fault(r, BH_CORE_TRISC0, pc, "bad register value", "mutex 1 does not exist");
+	}
+	cr_log_info("%u of %u rounds: the core exited before the thread faulted", exited_first, ROUNDS);
+	free(r);
 	bh_device_close(dev);
 }
