@@ -18,7 +18,7 @@
 #define PAGE_SIZE	1024u		/* compile-time argument 0 of the three kernels */
 #define CB_IN		0u
 #define CB_OUT		16u
-#define CB_PAGES	4u
+#define CB_PAGES	16u
 #define SRC_BASE	0x00100000u	/* DRAM bank offsets (the first 64 B hold the barrier word) */
 #define DST_BASE	0x08000000u
 #define MUL_A		2654435761u
