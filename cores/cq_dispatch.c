@@ -418,9 +418,15 @@ static bool dp_send_go(struct dp *d, const uint8_t *h)
 	uint32_t first = get32(h, BH_CQF_D_SEND_GO_SIGNAL_noc_data_start_index);
 	if (stream >= BH_STREAM_COUNT)
 		return dp_fail(d, BH_CQF_D_SEND_GO_SIGNAL_wait_stream, "a tile has streams 0..63");
-	if (get32(h, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset) != BH_CQ_GO_NO_MCAST)
+	uint32_t mcast_off = get32(h, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset);
+	if (mcast_off != BH_CQ_GO_NO_MCAST && !m->go_mcast_grid)
 		return dp_fail(d, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset,
-			       "multicast go signals are not modelled (WORKER_MCAST_GRID is unverified); use 0xff");
+			       "no worker multicast grid was configured (bh_cq_config.go_mcast_grid: the reference's "
+			       "WORKER_MCAST_GRID is unverified); use 0xff or configure one");
+	if (mcast_off != BH_CQ_GO_NO_MCAST && mcast_off >= m->go_count) {
+		snprintf(d->why, sizeof d->why, "workers have go_messages[0..%u] (launch.md 6)", m->go_count - 1);
+		return dp_fail(d, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, d->why);
+	}
 	if (first + n > d->n_go) {
 		snprintf(d->why, sizeof d->why, "%u unicasts from index %u, but SET_GO_SIGNAL_NOC_DATA stored %u words",
 			 n, first, d->n_go);
@@ -429,6 +435,14 @@ static bool dp_send_go(struct dp *d, const uint8_t *h)
 	if (!dp_wait_stream(d, stream, get32(h, BH_CQF_D_SEND_GO_SIGNAL_wait_count)))
 		return false;
 	bh_cqm_l1_st(m, BH_CQ_DISPATCH, BH_CQ_DISPATCH_SCRATCH, go);
+	/* fast-dispatch.md 4: the multicast to the worker grid first, then the unicast list. L1 to
+	 * L1 writes keep the low 4 address bits, so the word is staged at the same offset. */
+	if (mcast_off != BH_CQ_GO_NO_MCAST) {
+		uint32_t dst = m->go_addr + 4 * mcast_off, src = BH_CQ_DISPATCH_SCRATCH + 16 + (dst & 15);
+		bh_cqm_l1_st(m, BH_CQ_DISPATCH, src, go);
+		if (!bh_cqm_noc_write(m, BH_CQ_DISPATCH, DP_NOC, src, m->go_mcast_grid, 0, dst, 4, true, &d->f))
+			return dp_noc_fail(d, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset);
+	}
 	for (uint32_t i = 0; i < n; i++)
 		if (!bh_cqm_noc_write(m, BH_CQ_DISPATCH, DP_NOC, BH_CQ_DISPATCH_SCRATCH, d->go_words[first + i], 0,
 				      m->go_addr, 4, false, &d->f))

@@ -65,6 +65,8 @@ struct bh_cq_model {
 	uint32_t host_base;                /* NoC-local address of host-memory offset 0 */
 	uint32_t sem_base;                 /* kernel_config_base + sem_offset (16) */
 	uint32_t go_addr;                  /* go_messages[0] on workers */
+	uint32_t go_mcast_grid;            /* WORKER_MCAST_GRID (bh_cq_config), 0 = none */
+	uint32_t go_count;                 /* go_messages[] entries on workers */
 	unsigned num_dram_banks, num_l1_banks;   /* what RELAY_PAGED / WRITE_PAGED interleave over */
 
 	pthread_t thread[2];

@@ -777,6 +777,8 @@ int bh_cq_open(struct bh_device *dev, const struct bh_cq_config *cfg, struct bh_
 	m->completion_size = csz;
 	m->sem_base = prof->kernel_config_base + 16;
 	m->go_addr = bh_profile_mbox(prof, prof->go_messages_base);
+	m->go_mcast_grid = cfg->go_mcast_grid;
+	m->go_count = prof->go_messages_count;
 	m->num_dram_banks = dev->boot_dram_banks;
 	m->num_l1_banks = dev->boot_l1_banks;
 	int rc = BH_OK;

@@ -364,6 +364,12 @@ struct bh_cq_config {
 	uint32_t issue_size;           /* issue-ring bytes, a multiple of 4096; 0 = 64 MiB */
 	uint32_t completion_size;      /* completion-ring bytes, a multiple of 4096; 0 = 32 MiB */
 	double timeout_s;              /* longest wait for the device; 0 = 10 s */
+	/* The dispatcher's WORKER_MCAST_GRID: the NoC rectangle (x0 | y0 << 6 | x1 << 12 | y1 << 18, as
+	 * WRITE_LINEAR's multicast noc_xy_addr) a SEND_GO_SIGNAL whose multicast_go_offset is not 0xFF
+	 * writes the go word to, at go_messages[offset]. tt-metal compiles it into the dispatcher; the
+	 * reference's value is unverified, so it is the host's to give. 0 = none: such a command is
+	 * an error naming the field. */
+	uint32_t go_mcast_grid;
 };
 
 /* Needs a booted device (bh_boot) whose board has fast-dispatch tiles and at most one queue.

@@ -1107,3 +1107,67 @@ Test(cq, fuzzed_command_streams_stop_with_a_report_or_complete_never_crash)
 	cr_expect(ok >= 2, "%u of 24 mutated streams still valid", ok);
 	cr_log_info("fuzz: %u completed, %u rejected, %u timed out or faulted", ok, rejected, other);
 }
+
+/* SEND_GO_SIGNAL with a multicast offset writes the go word to go_messages[offset] of every tile
+ * of the configured worker grid, then to the unicast list; without a configured grid it is an
+ * error naming the field (the reference's WORKER_MCAST_GRID is unverified). */
+Test(cq, send_go_signal_multicasts_to_the_configured_grid_then_unicasts)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(3, 3);
+	struct bh_cq *cq = NULL;
+	char err[512] = "";
+	/* Tiles 0 1 3 4 6 7 (columns 0-1): the fast-dispatch tiles 2 and 5 are outside. */
+	struct bh_cq_config cfg = { .timeout_s = 10, .go_mcast_grid = tile_rect(dev, 0, 7) };
+	cr_assert_eq(bh_cq_open(dev, &cfg, &cq, err, sizeof err), BH_OK, "%s", err);
+	const uint32_t go1 = MBOX_GO_MESSAGES + 4, go2 = MBOX_GO_MESSAGES + 8, goword = 0x11223344u;
+	for (unsigned t = 0; t < 9; t++) {
+		uint32_t z[2] = { 0xEEEEEEEEu, 0xEEEEEEEEu };
+		cr_assert_eq(bh_l1_write(dev, t, go1, z, 8), BH_OK);
+	}
+	uint8_t data[32] = { BH_CQD_SET_GO_SIGNAL_NOC_DATA };
+	cr_assert(bh_cq_put(data, BH_CQF_D_SET_GO_SIGNAL_NOC_DATA_num_words, 1));
+	uint32_t xy8 = tile_xy(dev, 8);
+	memcpy(data + 16, &xy8, 4);
+	enqueue_ok(cq, data, 32);
+	uint8_t g[16] = { BH_CQD_SEND_GO_SIGNAL };
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_go_signal, goword));
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, 1));
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_num_unicast_txns, 0));
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_wait_stream, 48));
+	enqueue_ok(cq, g, 16);
+	finish_ok(cq);
+	for (unsigned t = 0; t < 9; t++) {
+		bool in = t != 2 && t != 5 && t != 8;
+		cr_expect_eq(word(dev, t, go1), in ? goword : 0xEEEEEEEEu, "tile %u go_messages[1]", t);
+		cr_expect_eq(word(dev, t, go2), 0xEEEEEEEEu, "tile %u go_messages[2] untouched", t);
+	}
+	/* The unicast list reaches tile 8 at go_messages[0] after the multicast (offset 1 again). */
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_go_signal, 0));
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_num_unicast_txns, 1));
+	enqueue_ok(cq, g, 16);
+	finish_ok(cq);
+	cr_expect_eq(word(dev, 0, go1), 0, "multicast word replaced");
+	cr_expect_eq(word(dev, 8, go1), 0xEEEEEEEEu, "tile 8 is not in the grid");
+	cr_expect_eq(word(dev, 8, MBOX_GO_MESSAGES) >> 24, 0, "unicast go word (signal DONE) on tile 8");
+	/* An offset past go_messages[8] is refused by name. */
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, 9));
+	enqueue_ok(cq, g, 16);
+	cr_expect_neq(bh_cq_finish(cq), BH_OK);
+	cr_expect(strstr(bh_cq_error(cq), "multicast_go_offset") != NULL, "%s", bh_cq_error(cq));
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+Test(cq, send_go_signal_multicast_without_a_grid_names_the_field)
+{
+	struct cq_fx f = fx_open(3, 2);
+	uint8_t g[16] = { BH_CQD_SEND_GO_SIGNAL };
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, 0));
+	cr_assert(bh_cq_put(g, BH_CQF_D_SEND_GO_SIGNAL_wait_stream, 48));
+	enqueue_ok(f.cq, g, 16);
+	cr_expect_neq(bh_cq_finish(f.cq), BH_OK);
+	cr_expect(strstr(bh_cq_error(f.cq), "multicast_go_offset") != NULL, "%s", bh_cq_error(f.cq));
+	cr_expect(strstr(bh_cq_error(f.cq), "no worker multicast grid") != NULL, "%s", bh_cq_error(f.cq));
+	fx_close(&f);
+}
