@@ -269,16 +269,12 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return BENCHLIB_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			opt.quick = true;
-		} else if (!strcmp(a, "--check-bars")) {
-			opt.check_bars = true;
+		} else if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, NULL, 0, &opt.json_path)) {
+			continue;
 		} else if (!strcmp(a, "--launches")) {
 			launches = (long)benchlib_option_ulong(argc, argv, &i, 1, 10000000);
 		} else if (!strcmp(a, "--firmware")) {
 			opt.firmware = benchlib_option_value(argc, argv, &i);
-		} else if (!strcmp(a, "--json")) {
-			opt.json_path = benchlib_option_value(argc, argv, &i);
 		} else {
 			fprintf(stderr, "bench_launch: unknown argument %s (see --help)\n", a);
 			return BENCHLIB_EXIT_USAGE;
@@ -314,19 +310,13 @@ int main(int argc, char **argv)
 	fflush(out);
 	launch->ref = native_launches(opt.launches, &boot->ref);
 	fast->ref = launch->ref;
-	benchlib_host_end(&load);
 
-	int missed, failed = benchlib_rows_count(rows, n, &missed);
-	fprintf(out, "host: %ld CPUs", sysconf(_SC_NPROCESSORS_ONLN));
-	benchlib_print_host_load(out, &load);
-	benchlib_print_table(out, rows, n, "native", true);
-	char head[96];
+	char host_line[64], head[96];
+	snprintf(host_line, sizeof host_line, "host: %ld CPUs", sysconf(_SC_NPROCESSORS_ONLN));
 	snprintf(head, sizeof head, "  \"launches\": %u,\n  \"host_cpus\": %ld,\n", opt.launches,
 		 sysconf(_SC_NPROCESSORS_ONLN));
-	if (opt.json_path && !benchlib_json_write(opt.json_path, opt.quick, 1, head, &load, rows, n, "native", true, "",
-						   failed))
-		failed++;
-	if (failed)
-		return BENCHLIB_EXIT_FAILED;
-	return opt.check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
+	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .with_ref_is = true,
+				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
+				  .repeat = 1, .json_head = head };
+	return benchlib_end_run(out, &e, &load, rows, n);
 }

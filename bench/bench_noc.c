@@ -657,30 +657,6 @@ static void bench_compute(struct benchlib_row *single, struct benchlib_row *agg,
 
 /* ---- Output ------------------------------------------------------------------------------------ */
 
-/* The machine the numbers come from: other processes (and, in a VM, steal time) take CPU time
- * from the emulator and from the references, not equally. */
-struct host_info {
-	long cpus;
-	unsigned affinity;
-	struct benchlib_host_load load;
-};
-
-static void print_host(FILE *f, const struct host_info *h)
-{
-	fprintf(f, "host: %ld CPUs online (sysconf), %u in this process's affinity mask", h->cpus, h->affinity);
-	benchlib_print_host_load(f, &h->load);
-}
-
-static bool write_json(const char *path, const struct benchlib_row *rows, int n, const struct options *opt,
-		       const struct host_info *host, int failed)
-{
-	char head[160];
-	snprintf(head, sizeof head, "  \"compute_repeat\": %d,\n  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n",
-		 opt->compute_repeat, host->cpus, host->affinity);
-	return benchlib_json_write(path, opt->quick, opt->repeat, head, &host->load, rows, n, "reference", true, "",
-				   failed);
-}
-
 /* ---- Command line ------------------------------------------------------------------------------ */
 
 static unsigned parse_only(const char *list)
@@ -703,12 +679,9 @@ int main(int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
 			return BENCHLIB_EXIT_OK;
-		} else if (strcmp(a, "--quick") == 0) {
-			opt.quick = true;
-		} else if (strcmp(a, "--check-bars") == 0) {
-			opt.check_bars = true;
-		} else if (strcmp(a, "--repeat") == 0) {
-			opt.repeat = (int)benchlib_option_ulong(argc, argv, &i, 1, MAX_REPEAT);
+		} else if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, &opt.repeat, MAX_REPEAT,
+						  &opt.json_path)) {
+			continue;
 		} else if (strcmp(a, "--write-mib") == 0) {
 			write_mib = (long)benchlib_option_ulong(argc, argv, &i, 1, 1 << 20);
 		} else if (strcmp(a, "--read-mib") == 0) {
@@ -727,8 +700,6 @@ int main(int argc, char **argv)
 			opt.only = parse_only(benchlib_option_value(argc, argv, &i));
 		} else if (strcmp(a, "--elf") == 0) {
 			opt.elf = benchlib_option_value(argc, argv, &i);
-		} else if (strcmp(a, "--json") == 0) {
-			opt.json_path = benchlib_option_value(argc, argv, &i);
 		} else {
 			fprintf(stderr, "bench_noc: unknown argument %s (see --help)\n", a);
 			return BENCHLIB_EXIT_USAGE;
@@ -749,10 +720,12 @@ int main(int argc, char **argv)
 	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
-	struct host_info host = { .cpus = sysconf(_SC_NPROCESSORS_ONLN), .affinity = affinity_cpus() };
+	struct benchlib_host_load load;
+	long cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned affinity = affinity_cpus();
 	int n = 0;
 
-	benchlib_host_begin(&host.load);
+	benchlib_host_begin(&load);
 #define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
 	if (opt.only & M_WRITE) {
 		PROGRESS("NoC writes L1 -> L1, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.repeat);
@@ -775,13 +748,15 @@ int main(int argc, char **argv)
 	}
 #undef PROGRESS
 
-	int missed, failed = benchlib_rows_count(rows, n, &missed);
-	benchlib_host_end(&host.load);
-	print_host(out, &host);
-	benchlib_print_table(out, rows, n, "reference", true);
-	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
-		failed++;
-	if (failed)
-		return BENCHLIB_EXIT_FAILED;
-	return opt.check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
+	/* The machine the numbers come from: other processes (and, in a VM, steal time) take CPU time
+	 * from the emulator and from the references, not equally. */
+	char host_line[128], head[160];
+	snprintf(host_line, sizeof host_line, "host: %ld CPUs online (sysconf), %u in this process's affinity mask",
+		 cpus_online, affinity);
+	snprintf(head, sizeof head, "  \"compute_repeat\": %d,\n  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n",
+		 opt.compute_repeat, cpus_online, affinity);
+	struct benchlib_end e = { .host_line = host_line, .ref_head = "reference", .with_ref_is = true,
+				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
+				  .repeat = opt.repeat, .json_head = head };
+	return benchlib_end_run(out, &e, &load, rows, n);
 }

@@ -777,21 +777,6 @@ struct host_info {
 	struct benchlib_host_load load;
 };
 
-static void print_host(FILE *f, const struct host_info *h)
-{
-	fprintf(f, "host: %ld CPUs", h->cpus);
-	benchlib_print_host_load(f, &h->load);
-}
-
-static bool write_json(const char *path, const struct benchlib_row *rows, int n, const struct options *opt,
-		       const struct host_info *host, int failed)
-{
-	char head[64];
-	snprintf(head, sizeof head, "  \"host_cpus\": %ld,\n", host->cpus);
-	return benchlib_json_write(path, opt->quick, opt->repeat, head, &host->load, rows, n, "native", false,
-				   ",\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\"", failed);
-}
-
 /* ---- Command line ---------------------------------------------------------------------------- */
 
 static unsigned parse_only(const char *list)
@@ -819,12 +804,9 @@ int main(int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
 			return BENCHLIB_EXIT_OK;
-		} else if (strcmp(a, "--quick") == 0) {
-			opt.quick = true;
-		} else if (strcmp(a, "--check-bars") == 0) {
-			opt.check_bars = true;
-		} else if (strcmp(a, "--repeat") == 0) {
-			opt.repeat = (int)benchlib_option_ulong(argc, argv, &i, 1, MAX_REPEAT);
+		} else if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, &opt.repeat, MAX_REPEAT,
+						  &opt.json_path)) {
+			continue;
 		} else if (strcmp(a, "--pages") == 0) {
 			pages = (long)benchlib_option_ulong(argc, argv, &i, 1, 100000000);
 		} else if (strcmp(a, "--chain-pages") == 0) {
@@ -849,8 +831,6 @@ int main(int argc, char **argv)
 			opt.chain_elf = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--wake-elf") == 0) {
 			opt.wake_elf = benchlib_option_value(argc, argv, &i);
-		} else if (strcmp(a, "--json") == 0) {
-			opt.json_path = benchlib_option_value(argc, argv, &i);
 		} else {
 			fprintf(stderr, "bench_sync: unknown argument %s (see --help)\n", a);
 			return BENCHLIB_EXIT_USAGE;
@@ -898,14 +878,13 @@ int main(int argc, char **argv)
 	}
 #undef PROGRESS
 
-	int missed, failed = benchlib_rows_count(rows, n, &missed);
-	benchlib_host_end(&host.load);
-	print_host(out, &host);
-	benchlib_print_table(out, rows, n, "native", false);
-	fprintf(out, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
-	if (opt.json_path != NULL && !write_json(opt.json_path, rows, n, &opt, &host, failed))
-		failed++;
-	if (failed)
-		return BENCHLIB_EXIT_FAILED;
-	return opt.check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
+	char host_line[64], head[64], after[128];
+	snprintf(host_line, sizeof host_line, "host: %ld CPUs", host.cpus);
+	snprintf(head, sizeof head, "  \"host_cpus\": %ld,\n", host.cpus);
+	snprintf(after, sizeof after, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
+	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .after_table = after,
+				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
+				  .repeat = opt.repeat, .json_head = head,
+				  .json_tail = ",\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\"" };
+	return benchlib_end_run(out, &e, &host.load, rows, n);
 }

@@ -416,3 +416,39 @@ bool benchlib_json_write(const char *path, bool quick, int repeat, const char *h
 	fprintf(f, "%s,\n  \"failed\": %d\n}\n", tail, failed);
 	return benchlib_json_close(f);
 }
+
+bool benchlib_common_option(int argc, char **argv, int *i, bool *quick, bool *check_bars, int *repeat, int max_repeat,
+			    const char **json_path)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "--quick") == 0)
+		*quick = true;
+	else if (strcmp(a, "--check-bars") == 0)
+		*check_bars = true;
+	else if (repeat && strcmp(a, "--repeat") == 0)
+		*repeat = (int)benchlib_option_ulong(argc, argv, i, 1, (unsigned long)max_repeat);
+	else if (strcmp(a, "--json") == 0)
+		*json_path = benchlib_option_value(argc, argv, i);
+	else
+		return false;
+	return true;
+}
+
+int benchlib_end_run(FILE *out, const struct benchlib_end *e, struct benchlib_host_load *load,
+		     const struct benchlib_row *rows, int n)
+{
+	int missed, failed = benchlib_rows_count(rows, n, &missed);
+	benchlib_host_end(load);
+	fputs(e->host_line, out);
+	benchlib_print_host_load(out, load);
+	benchlib_print_table(out, rows, n, e->ref_head, e->with_ref_is);
+	if (e->after_table)
+		fputs(e->after_table, out);
+	if (e->json_path && !benchlib_json_write(e->json_path, e->quick, e->repeat, e->json_head ? e->json_head : "",
+						 load, rows, n, e->ref_head, e->with_ref_is,
+						 e->json_tail ? e->json_tail : "", failed))
+		failed++;
+	if (failed)
+		return BENCHLIB_EXIT_FAILED;
+	return e->check_bars && missed ? BENCHLIB_EXIT_FAILED : BENCHLIB_EXIT_OK;
+}

@@ -50,6 +50,11 @@ const char *benchlib_option_value(int argc, char **argv, int *i);
 /* The value after argv[*i] as a decimal in min..max (min >= 1). */
 unsigned long benchlib_option_ulong(int argc, char **argv, int *i, unsigned long min, unsigned long max);
 
+/* The options every harness has: --quick, --check-bars, --repeat N (1..max_repeat; only when
+ * repeat is not NULL), --json FILE. True when argv[*i] was one of them (*i then advanced). */
+bool benchlib_common_option(int argc, char **argv, int *i, bool *quick, bool *check_bars, int *repeat, int max_repeat,
+			    const char **json_path);
+
 struct benchlib_name_bit {
 	const char *name;
 	unsigned bit;
@@ -144,5 +149,23 @@ void benchlib_json_rows(FILE *f, const struct benchlib_row *rows, int n, const c
 bool benchlib_json_write(const char *path, bool quick, int repeat, const char *head, const struct benchlib_host_load *load,
 			 const struct benchlib_row *rows, int n, const char *ref_key, bool with_ref_is, const char *tail,
 			 int failed);
+
+/* ---- The end of a run ---- */
+
+struct benchlib_end {
+	const char *host_line;     /* "host: ..." without the load and newline */
+	const char *ref_head;      /* table and JSON name of the reference */
+	bool with_ref_is;
+	const char *after_table;   /* a line after the table (with its newline), or NULL */
+	const char *json_path;     /* NULL: no JSON */
+	bool quick, check_bars;
+	int repeat;
+	const char *json_head, *json_tail;   /* as benchlib_json_write */
+};
+/* Ends the host sample, prints the host line with its load, the table and after_table, writes the
+ * JSON and returns the exit status: failed rows (or a JSON write error) 1, bars missed with
+ * check_bars 1, else 0. */
+int benchlib_end_run(FILE *out, const struct benchlib_end *e, struct benchlib_host_load *load,
+		     const struct benchlib_row *rows, int n);
 
 #endif
