@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fabric/chip.h"
+#include "fabric/copy.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -131,19 +132,6 @@ static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 			hook(t, NULL, addr, len);
 }
 
-/* Byte-wise relaxed copies: the other side may be a running core (no C data race). */
-static void copy_in(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	for (uint32_t k = 0; k < len; k++)
-		__atomic_store_n(dst + k, src[k], __ATOMIC_RELAXED);
-}
-
-static void copy_out(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	for (uint32_t k = 0; k < len; k++)
-		dst[k] = __atomic_load_n(src + k, __ATOMIC_RELAXED);
-}
-
 void bh_tile_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
 {
 	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the fence in op_decode's page marking */
@@ -152,23 +140,23 @@ void bh_tile_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
 
 void bh_tile_l1_write(struct bh_tile *t, uint32_t addr, const void *src, uint32_t len)
 {
-	copy_in(t->l1 + addr, src, len);
+	bh_copy_relaxed(t->l1 + addr, src, len);
 	bh_tile_l1_written(t, addr, len);
 }
 
 void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)
 {
-	copy_out(dst, t->l1 + addr, len);
+	bh_copy_relaxed(dst, t->l1 + addr, len);
 }
 
 void bh_tile_ldm_write(struct bh_tile *t, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len)
 {
-	copy_in(t->ldm[k] + off, src, len);
+	bh_copy_relaxed(t->ldm[k] + off, src, len);
 }
 
 void bh_tile_ldm_read(struct bh_tile *t, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len)
 {
-	copy_out(dst, t->ldm[k] + off, len);
+	bh_copy_relaxed(dst, t->ldm[k] + off, len);
 }
 
 /* Local data RAM windows. The fast window is the requester's own RAM (aligned accesses never
