@@ -781,15 +781,13 @@ static void launch_report(struct bh_prog_launch *L, const char *why, double secs
 	for (unsigned t = 0; stuck && t < p->ntiles; t++)
 		stuck[t] = L->active[t] && !L->done[t];
 	char *rep = stuck ? bh_device_report_tiles(p->dev, stuck, head) : NULL;
-	if (rep) {
-		char *e = realloc(p->err, strlen(rep) + 1);
-		if (e) {
-			p->err = e;
-			strcpy(p->err, rep);
-		}
-		/* bh_program_error's buffer must stay at least PROG_ERR_LEN for later messages. */
-		if (strlen(rep) + 1 < PROG_ERR_LEN && (e = realloc(p->err, PROG_ERR_LEN)))
-			p->err = e;
+	/* The report may be longer than the error buffer; it never shrinks below PROG_ERR_LEN, which
+	 * later messages rely on. */
+	size_t need = rep ? strlen(rep) + 1 : 0;
+	char *e = need > PROG_ERR_LEN ? realloc(p->err, need) : p->err;
+	if (rep && e) {
+		p->err = e;
+		memcpy(p->err, rep, need);
 	} else {
 		snprintf(p->err, PROG_ERR_LEN, "%s", head);
 	}
