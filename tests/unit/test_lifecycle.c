@@ -115,6 +115,10 @@ Test(lifecycle, host_reset_bit_stops_a_spinning_core_and_it_restarts, .timeout =
 		start_self_loop(dev, 0, all_cores[c], 0x1000 + 0x1000 * c);
 	cr_expect_eq(bh_core_wait(dev, 0, BH_CORE_TRISC1, 100, r), BH_ERR_TIMEOUT);
 	cr_expect_eq(r->status, BH_RUN_RUNNING);
+	/* On a loaded host a core thread may not have been scheduled yet: wait until each ran. */
+	for (unsigned c = 0; c < 5; c++)
+		for (int k = 0; k < 5000 && bh_core_instructions(dev, 0, all_cores[c]) == 0; k++)
+			sleep_ms(1);
 
 	for (unsigned c = 0; c < 5; c++) {
 		uint32_t v = 0;
