@@ -3,6 +3,7 @@
  * torn by a reader on another thread (the completion-queue write pointer once was). */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
 
