@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cores/core.h"
+#include "cores/rv32_jit.h"
 #include "cores/rv32_insns.h"
 #include "cores/tensix.h"
 #include "fabric/mmio.h"
@@ -27,6 +28,7 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->held = true;
 	c->state = BH_CORE_IN_RESET;
 	c->cfg0 = CFG0_RESET;
+	c->jit_mode = (uint8_t)rv32_jit_default_mode();
 	pthread_cond_init(&c->cond, NULL);
 	atomic_store_explicit(&bh_tile_code_written_hook, bh_core_code_written, memory_order_relaxed);
 }
@@ -164,7 +166,7 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 			continue;
 		struct bh_core *c = &t->core[k];
 		if (c == writer) {
-			rv32_drop_page(c, page);
+			rv32_code_overwritten(c, page);
 			continue;
 		}
 		atomic_fetch_or_explicit(&c->stale_pages[page / 32], 1u << (page % 32), memory_order_relaxed);

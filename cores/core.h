@@ -14,6 +14,7 @@
 struct bh_core;
 struct bh_tile;
 struct rv_page;
+struct rv_jit;
 
 enum bh_core_state {
 	BH_CORE_IN_RESET = 0,  /* held by SOFT_RESET_0; thread sleeps */
@@ -87,6 +88,10 @@ struct bh_core {
 	_Atomic uint64_t parks;         /* times this core parked (statistics, tests) */
 	struct bh_spin spin;            /* poll-loop detection (owner thread) */
 	bool monitoring;                /* running the monitor variant of the interpreter */
+	uint8_t jit_mode;               /* enum rv_jit_mode (cores/rv32_jit.h), owner thread */
+	struct rv_jit *jit;             /* block compiler state, created on first compile */
+	_Atomic uint64_t jit_regions;   /* statistics (relaxed, written by the owner) */
+	_Atomic uint64_t jit_flushes;
 
 	/* Published pc for the PC-snapshot registers and reports (relaxed; may lag). */
 	_Atomic uint32_t pc_snapshot;
@@ -121,6 +126,8 @@ void rv32_flush_decoded(struct bh_core *core);
 void rv32_free_decoded(struct bh_core *core);
 /* Drop the decoded copy of one L1 page (owner thread only). */
 void rv32_drop_page(struct bh_core *core, unsigned page);
+/* The same, because code in the page was overwritten (counted: see rv32_jit.c). */
+void rv32_code_overwritten(struct bh_core *core, unsigned page);
 
 /* Lifecycle (cores/core.c). */
 void bh_core_init(struct bh_core *core, struct bh_tile *tile, enum bh_core_kind kind);

@@ -9,23 +9,18 @@
 
 #include "cores/core.h"
 #include "cores/rv32_insns.h"
+#include "cores/rv32_jit.h"
+#include "cores/rv32_page.h"
 #include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 
-#define RV_PAGE_INSNS (1u << (BH_L1_PAGE_SHIFT - 2))
 /* The core leaves the interpreter to look at its events at least this often (instructions,
  * counted at taken jumps and page ends). */
 #define RV_CHECK_INTERVAL 4096u
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-
-struct rv_page {
-	struct rv_insn insn[RV_PAGE_INSNS + 1];   /* + sentinel: falls through to the next page */
-	uint32_t base;
-	unsigned variant;                         /* whose handler addresses the slots hold */
-};
 
 /* Interpreter variants (macros: rv32_run.inc tests them with #if); see rv32_run.inc. */
 #define RV_FAST 0
@@ -40,7 +35,7 @@ _Static_assert(RV_VARIANTS == 3, "bh_core.pages has one table per interpreter va
 static const void *_Atomic rv_decode_handler[RV_VARIANTS];
 static const void *_Atomic rv_page_end_handler[RV_VARIANTS];
 
-static void rv_page_reset(struct rv_page *pg)
+void rv32_page_reset(struct rv_page *pg)
 {
 	const void *dec = atomic_load_explicit(&rv_decode_handler[pg->variant], memory_order_relaxed);
 	for (unsigned k = 0; k < RV_PAGE_INSNS; k++) {
@@ -49,6 +44,8 @@ static void rv_page_reset(struct rv_page *pg)
 	}
 	pg->insn[RV_PAGE_INSNS].h = atomic_load_explicit(&rv_page_end_handler[pg->variant], memory_order_relaxed);
 	pg->insn[RV_PAGE_INSNS].op = RV_OP_page_end;
+	if (pg->jit)
+		memset(pg->jit, 0, RV_PAGE_INSNS * sizeof *pg->jit);
 }
 
 __attribute__((cold, noinline))
@@ -59,7 +56,10 @@ static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned va
 		abort();   /* host out of memory: nothing sensible left to emulate */
 	pg->base = pc & ~((1u << BH_L1_PAGE_SHIFT) - 1);
 	pg->variant = variant;
-	rv_page_reset(pg);
+	pg->jit = NULL;
+	pg->drops = 0;
+	pg->dropped_at = 0;
+	rv32_page_reset(pg);
 	c->pages[variant][pc >> BH_L1_PAGE_SHIFT] = pg;
 	return pg;
 }
@@ -70,8 +70,20 @@ void rv32_drop_page(struct bh_core *c, unsigned page)
 {
 	for (unsigned v = 0; v < RV_VARIANTS; v++)
 		if (c->pages[v][page])
-			rv_page_reset(c->pages[v][page]);
+			rv32_page_reset(c->pages[v][page]);
 	atomic_fetch_and_explicit(&c->code_pages[page], (uint8_t)~(1u << c->kind), memory_order_relaxed);
+}
+
+/* Code in the page was overwritten (not a flush of everything): the block compiler leaves pages
+ * that keep changing to the interpreter for a while. */
+void rv32_code_overwritten(struct bh_core *c, unsigned page)
+{
+	struct rv_page *pg = c->pages[0][page];
+	if (pg) {
+		pg->drops++;
+		pg->dropped_at = c->instret;
+	}
+	rv32_drop_page(c, page);
 }
 
 void rv32_flush_decoded(struct bh_core *c)
@@ -84,8 +96,11 @@ void rv32_flush_decoded(struct bh_core *c)
 
 void rv32_free_decoded(struct bh_core *c)
 {
+	rv32_jit_free(c);
 	for (unsigned v = 0; v < RV_VARIANTS; v++)
 		for (unsigned p = 0; p < BH_L1_PAGES; p++) {
+			if (c->pages[v][p])
+				free(c->pages[v][p]->jit);
 			free(c->pages[v][p]);
 			c->pages[v][p] = NULL;
 		}
@@ -110,7 +125,7 @@ static bool rv_handle_events(struct bh_core *c)
 		while (bits) {
 			unsigned b = (unsigned)__builtin_ctz(bits);
 			bits &= bits - 1;
-			rv32_drop_page(c, w * 32 + b);
+			rv32_code_overwritten(c, w * 32 + b);
 		}
 	}
 	return false;
@@ -173,6 +188,30 @@ static inline uint32_t rv_amo(unsigned op, uint32_t *p, uint32_t v)
 		if (__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			return old;
 	}
+}
+
+/* ALU operations with edge cases or no single host instruction: the interpreter's handlers
+ * (op constant, folded) and compiled code (rv32_jit.c calls out) share this one definition. */
+static inline __attribute__((always_inline)) uint32_t rv_alu_rare(uint32_t op, uint32_t a, uint32_t b)
+{
+	switch (op) {
+	case RV_OP_div: return rv_div((int32_t)a, (int32_t)b);
+	case RV_OP_divu: return b ? a / b : UINT32_MAX;
+	case RV_OP_rem: return rv_rem((int32_t)a, (int32_t)b);
+	case RV_OP_remu: return b ? a % b : a;
+	case RV_OP_clz: return a ? (uint32_t)__builtin_clz(a) : 32;
+	case RV_OP_ctz: return a ? (uint32_t)__builtin_ctz(a) : 32;
+	case RV_OP_cpop: return (uint32_t)__builtin_popcount(a);
+	case RV_OP_orc_b: return rv_orc_b(a);
+	case RV_OP_pack: return (a & 0xffff) | b << 16;
+	case RV_OP_brev8: return rv_brev8(a);
+	default: abort();   /* rv32_jit.c calls out only for the operations above */
+	}
+}
+
+uint32_t rv32_jit_alu(uint32_t op, uint32_t a, uint32_t b)
+{
+	return rv_alu_rare(op, a, b);
 }
 
 #define RV_VARIANT RV_FAST

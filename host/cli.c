@@ -59,6 +59,13 @@ static void usage(FILE *f)
 		"                              (with --grid summed over the tiles)\n"
 		"  -t, --timeout SECONDS       watchdog: stop after SECONDS of wall time and report where\n"
 		"                              every core is and what it waits on (exit status 6)\n"
+		"  -j, --jit MODE              on (default, or the BHEMU_JIT environment variable):\n"
+		"                              hot loops are compiled to native code (x86-64 hosts);\n"
+		"                              off: interpret everything; eager: compile at every\n"
+		"                              jump (for testing the compiler). Results, faults and\n"
+		"                              instruction counts are the same in every mode; with\n"
+		"                              --max-instructions the exact interpreter runs instead.\n"
+		"                              --stats adds 'stats: jit_regions=N jit_flushes=F'\n"
 		"  -h, --help                  this text\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
@@ -587,6 +594,14 @@ static void run_stats(const struct run *r, double secs)
 	}
 	fprintf(stderr, "stats: instructions=%" PRIu64 " seconds=%.6f mips=%.2f\n", total, secs,
 		secs > 0 ? (double)total / secs / 1e6 : 0.0);
+	struct bh_jit_stats js = { 0, 0 };
+	for (unsigned sl = 0; sl < r->nslots; sl++) {
+		struct bh_jit_stats one;
+		bh_core_jit_stats(r->dev, slot_tile(r, sl), slot_core(r, sl), &one);
+		js.regions += one.regions;
+		js.flushes += one.flushes;
+	}
+	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 "\n", js.regions, js.flushes);
 }
 
 /* Opens the device, writes the run information, loads the ELF; 0 or an exit status. */
@@ -652,6 +667,7 @@ static int cmd_run(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "dispatch", required_argument, NULL, 'd' },
+		{ "jit", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -660,7 +676,7 @@ static int cmd_run(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:C:b:gn:st:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:C:b:gn:st:j:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (core_from_name(optarg, &plan.cores[0]) != 0)
@@ -684,6 +700,18 @@ static int cmd_run(int argc, char **argv)
 			}
 			break;
 		case 's': plan.stats = true; break;
+		case 'j':
+			if (!strcmp(optarg, "on"))
+				plan.cfg.jit = BH_JIT_ON;
+			else if (!strcmp(optarg, "off"))
+				plan.cfg.jit = BH_JIT_OFF;
+			else if (!strcmp(optarg, "eager"))
+				plan.cfg.jit = BH_JIT_EAGER;
+			else {
+				fprintf(stderr, "bhemu run: --jit must be on, off or eager, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 't': {
 			char *end;
 			plan.timeout = strtod(optarg, &end);

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cores/rv32_jit.h"
 #include "fabric/mmio.h"
 #include "host/device.h"
 #include "host/kernel.h"
@@ -150,10 +151,21 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		}
 		dev->ntiles = k + 1;
 	}
+	enum rv_jit_mode jit = rv32_jit_default_mode();
+	if (cfg && cfg->jit == BH_JIT_OFF)
+		jit = RV_JIT_OFF;
+	else if (cfg && cfg->jit == BH_JIT_ON)
+		jit = RV_JIT_SAMPLED;
+	else if (cfg && cfg->jit == BH_JIT_EAGER)
+		jit = RV_JIT_EAGER;
+	if (!rv32_jit_supported())
+		jit = RV_JIT_OFF;
 	for (unsigned k = 0; k < n; k++)
-		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
+		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
+			dev->tiles[k]->core[c].jit_mode = (uint8_t)jit;   /* before its thread exists */
 			if (bh_core_thread_start(&dev->tiles[k]->core[c]) != 0)
 				goto fail;
+		}
 	if (dev->deadlock_ms > 0) {
 		if (pthread_create(&dev->monitor, NULL, device_monitor, dev) != 0)
 			goto fail;
@@ -439,6 +451,13 @@ int bh_reg_write(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t v
 int bh_reg_read(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t *val)
 {
 	return host_reg_access(dev, tile, addr, false, val);
+}
+
+void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_jit_stats *out)
+{
+	struct bh_core *c = dev_core(dev, tile, core);
+	out->regions = c ? atomic_load_explicit(&c->jit_regions, memory_order_relaxed) : 0;
+	out->flushes = c ? atomic_load_explicit(&c->jit_flushes, memory_order_relaxed) : 0;
 }
 
 uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core)

@@ -55,6 +55,14 @@ struct bh_device_config {
 	/* A deadlock is declared after this long with every running core parked without a timeout
 	 * and nothing moving: 0 = default (400 ms), negative = never. */
 	int deadlock_ms;
+	/* The block compiler of the RISC-V cores (x86-64 hosts): hot loops run as native code with
+	 * the same results, faults and instruction counts as the interpreter. */
+	enum bh_jit {
+		BH_JIT_DEFAULT = 0,   /* the BHEMU_JIT environment variable (0/off, 1/on, eager), else on */
+		BH_JIT_OFF,           /* interpret everything */
+		BH_JIT_ON,            /* compile the code the periodic checks find hot */
+		BH_JIT_EAGER,         /* compile at every jump through lookup (tests) */
+	} jit;
 };
 
 /* Where a core is. */
@@ -109,6 +117,14 @@ void bh_core_result(struct bh_device *dev, unsigned tile, enum bh_core_id core, 
 /* Instructions the core retired since it last left reset, also while it runs (may lag a running
  * core by a few thousand instructions). 0 for a core that does not exist. */
 uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core);
+
+/* Block-compiler statistics of one core since the device was opened: regions of guest code
+ * compiled, and times its code arena filled up and was emptied. Zero for a core that does not
+ * exist or never compiled. */
+struct bh_jit_stats {
+	uint64_t regions, flushes;
+};
+void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_jit_stats *out);
 
 /* What every core that ever ran is doing: running (near which pc), exited, faulted, or parked
  * and on what (words by name and value, blocked device accesses, the loop it polls in).

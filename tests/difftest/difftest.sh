@@ -10,7 +10,8 @@
 #
 # options:
 #   --qemu-cpu CPU          qemu -cpu value (CMake passes BHEMU_QEMU_CPU from BhemuGuest.cmake)
-#   --max-instructions N    bhemu instruction limit (default 2000000000)
+#   --max-instructions N    bhemu instruction limit (default 2000000000); 0: no limit, so bhemu
+#                           runs its fast interpreter and block compiler instead of the exact one
 #   --timeout SECONDS       per run, both emulators (default 300)
 #   --rvgen PATH --cc PATH --ldscript FILE --obj FILE...   random mode inputs
 #   --first-seed S          first random seed (default 1)
@@ -115,7 +116,9 @@ bhemu_status_note() {
 details_left=3
 compare_elf() {
 	local elf="$1" label="$2" base="$work/$2"
-	timeout "$timeout_s" "$bhemu" run --max-instructions "$max_instructions" "$elf" \
+	limit_args=()
+	[ "$max_instructions" -gt 0 ] && limit_args=(--max-instructions "$max_instructions")
+	timeout "$timeout_s" "$bhemu" run "${limit_args[@]}" "$elf" \
 		>"$base.bhemu.out" 2>"$base.bhemu.err"
 	local b_status=$?
 	timeout "$timeout_s" "$qemu" -cpu "$qemu_cpu" "$elf" >"$base.qemu.out" 2>"$base.qemu.err"

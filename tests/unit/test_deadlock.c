@@ -90,7 +90,10 @@ Test(deadlock, report_names_running_exited_and_never_started_cores_correctly)
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, CODE_B), BH_OK);
 	expect_exit(dev, 0, BH_CORE_TRISC0, 3);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
-	sleep_ms(50);
+	/* Its pc is published with its count: wait until it has run (a loaded host may not
+	 * schedule the thread for a while). */
+	for (int ms = 0; ms < 5000 && !bh_core_instructions(dev, 0, BH_CORE_BRISC); ms++)
+		sleep_ms(1);
 	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
 	assert_has(report, "brisc : running, near pc 0x0000100");
 	assert_has(report, "trisc0: exited with status 3");

@@ -1,0 +1,941 @@
+/* Block compiler: translates a region of one decoded page into x86-64 code.
+ *
+ * Why: the threaded interpreter pays one indirect jump and ~10 host instructions per guest
+ * instruction; tight loops (a sieve, a dot product) then run at a quarter of qemu's JIT. Here a
+ * region -- the straight run of compilable slots from a hot jump target to the first slot that
+ * is not compilable or the end of the page -- becomes one piece of native code in which in-page
+ * branches are native jumps and guest registers stay in bh_core.x (no register allocation).
+ *
+ * What the code does inline: ALU ops, loads and stores that hit L1 or the core's own local
+ * RAM, and jumps inside the region. Everything else leaves *before* the instruction
+ * (RV_JIT_EXIT_AT) and the interpreter executes it: register windows (so parking, faults and
+ * spin suspicion stay in one place), CSRs, fences, AMOs, host calls, Tensix pushes, a store into
+ * a page whose code_pages byte is set (decoded code or a watched word: the interpreter stores and
+ * invalidates), misaligned or unmapped addresses. Jumps out of the region, and backward jumps once
+ * the count reaches the event-check limit, leave through lookup (RV_JIT_EXIT_JUMP), where the
+ * interpreter checks events and jump targets exactly as for its own jumps.
+ *
+ * Instruction counting is exact: the code adds the number of completed instructions to r13 at
+ * every region label and exit. Code memory is one arena per core, filled in order; when it is
+ * full, every decoded page of the fast variant is reset (which drops all entries) and the arena
+ * starts over. Only the owning core's thread compiles, enters or resets, always from the
+ * interpreter, never while compiled code runs. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cores/core.h"
+#include "cores/rv32_jit.h"
+#include "cores/rv32_page.h"
+#include "fabric/tile.h"
+
+const void *const rv32_jit_none = &rv32_jit_none;
+
+bool rv32_jit_supported(void)
+{
+#if defined(__x86_64__)
+	return true;
+#else
+	return false;   /* the code generator targets x86-64 only */
+#endif
+}
+
+enum rv_jit_mode rv32_jit_default_mode(void)
+{
+	static _Atomic int mode = -1;
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+	if (m < 0) {
+		const char *e = getenv("BHEMU_JIT");
+		m = RV_JIT_SAMPLED;
+		if (e && (!strcmp(e, "0") || !strcmp(e, "off")))
+			m = RV_JIT_OFF;
+		else if (e && !strcmp(e, "eager"))
+			m = RV_JIT_EAGER;
+		if (!rv32_jit_supported())
+			m = RV_JIT_OFF;
+		atomic_store_explicit(&mode, m, memory_order_relaxed);
+	}
+	return (enum rv_jit_mode)m;
+}
+
+#if defined(__x86_64__)
+
+#define JIT_ARENA_SIZE (1u << 20)        /* per core; reserved, touched as used */
+#define JIT_ARENA_MIN (128u << 10)       /* BHEMU_JIT_ARENA_KIB (tests) cannot go below */
+#define JIT_REGION_MAX 256u              /* guest instructions per region */
+#define JIT_REGION_BYTES (JIT_REGION_MAX * 96u)   /* upper bound of one region's main code */
+#define JIT_COLD_BYTES (JIT_REGION_MAX * 96u)
+#define JIT_FIXUPS (JIT_REGION_MAX * 4u + 16u)
+/* A page that had its code overwritten this recently (instructions of this core) is left to the
+ * interpreter: code that rewrites itself would otherwise be compiled again and again. */
+#define JIT_DROP_COOLDOWN 200000u
+
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+/* Registers the compiled code keeps (all callee-saved in the SysV ABI, so C helpers keep them). */
+#define R_X RBX      /* guest registers: bh_core.x */
+#define R_L1 R12     /* L1 base */
+#define R_IC R13     /* instructions completed */
+#define R_LIM R14    /* event-check limit */
+#define R_LDM R15    /* local RAM base */
+#define R_CTX RBP    /* struct rv_jit_ctx */
+
+/* x86 condition codes */
+enum { CC_B = 2, CC_AE = 3, CC_E = 4, CC_NE = 5, CC_A = 7, CC_L = 0xc, CC_GE = 0xd, CC_G = 0xf };
+
+enum fix_kind { FIX_LABEL, FIX_COLD, FIX_ABS, FIX_EXIT };
+
+struct jit_fix {
+	uint8_t *at;        /* the rel32 field, in main code or in the cold buffer */
+	bool in_cold;
+	enum fix_kind kind;
+	uintptr_t val;      /* slot (LABEL), cold offset (COLD), address (ABS) */
+};
+
+struct rv_jit {
+	uint8_t *arena;
+	size_t size, used;
+	uint8_t *exit;      /* common exit: stores r13, restores registers, returns eax */
+	enum rv_jit_exit (*enter)(struct rv_jit_ctx *ctx, const void *code);
+	uint8_t *cold;      /* scratch for out-of-line code, copied after the main code */
+	struct jit_fix fix[JIT_FIXUPS];
+	struct jc *jc;      /* compilation state (large: kept off the core thread's small stack) */
+};
+
+struct jbuf {
+	uint8_t *p, *start, *end;
+	bool full;
+};
+
+/* Compilation state of one region. */
+struct jc {
+	struct bh_core *c;
+	struct rv_jit *j;
+	struct rv_page *pg;
+	struct jbuf m, k;           /* main code (in the arena) and cold code (scratch) */
+	unsigned s0, end;           /* region: slots [s0, end) */
+	unsigned nfix;
+	bool fix_full;
+	/* Which guest register eax / edx still hold (-1: none): in_* at the start of the current
+	 * instruction, out_* what it leaves. Saves the store-to-load round trip through x[] in
+	 * dependency chains; forgotten at every label. */
+	int in_ax, in_dx, out_ax, out_dx;
+	uint8_t target[RV_PAGE_INSNS];
+	uint8_t *label[RV_PAGE_INSNS];
+};
+
+static void b1(struct jbuf *b, unsigned v)
+{
+	if (b->p < b->end)
+		*b->p++ = (uint8_t)v;
+	else
+		b->full = true;
+}
+
+static void b4(struct jbuf *b, uint32_t v)
+{
+	for (unsigned k = 0; k < 4; k++)
+		b1(b, v >> 8 * k & 0xff);
+}
+
+static void x_rex(struct jbuf *b, bool w, int r, int index, int base)
+{
+	unsigned rex = 0x40u | (w ? 8u : 0u) | (r & 8 ? 4u : 0u) | (index >= 0 && (index & 8) ? 2u : 0u) |
+		       (base & 8 ? 1u : 0u);
+	if (rex != 0x40u)
+		b1(b, rex);
+}
+
+static void x_opc(struct jbuf *b, unsigned opc)
+{
+	if (opc > 0xff)
+		b1(b, opc >> 8);
+	b1(b, opc & 0xff);
+}
+
+/* [pfx] [REX] opcode ModRM [SIB] [disp]: register operand r, memory [base + index + disp]
+ * (index < 0: none). Opcodes above 0xff are two bytes (0x0f xx). */
+static void x_m(struct jbuf *b, unsigned pfx, bool w, unsigned opc, int r, int base, int index, int32_t disp)
+{
+	if (pfx)
+		b1(b, pfx);
+	x_rex(b, w, r, index, base);
+	x_opc(b, opc);
+	unsigned mod = disp == 0 && (base & 7) != 5 ? 0 : disp >= -128 && disp <= 127 ? 1 : 2;
+	if (index >= 0 || (base & 7) == 4) {
+		b1(b, mod << 6 | (unsigned)(r & 7) << 3 | 4);
+		b1(b, (unsigned)(index >= 0 ? index & 7 : 4) << 3 | (unsigned)(base & 7));
+	} else {
+		b1(b, mod << 6 | (unsigned)(r & 7) << 3 | (unsigned)(base & 7));
+	}
+	if (mod == 1)
+		b1(b, (uint8_t)disp);
+	else if (mod == 2)
+		b4(b, (uint32_t)disp);
+}
+
+/* Register-register form: opcode r, rm (or opcode /ext, rm with r = ext). */
+static void x_rr(struct jbuf *b, bool w, unsigned opc, int r, int rm)
+{
+	x_rex(b, w, r, -1, rm);
+	x_opc(b, opc);
+	b1(b, 0xc0u | (unsigned)(r & 7) << 3 | (unsigned)(rm & 7));
+}
+
+#define XOFF(r) ((int32_t)(4 * (r)))
+static void ldx(struct jbuf *b, int reg, unsigned xr) { x_m(b, 0, false, 0x8b, reg, R_X, -1, XOFF(xr)); }
+static void stx(struct jbuf *b, unsigned xr, int reg) { x_m(b, 0, false, 0x89, reg, R_X, -1, XOFF(xr)); }
+static void stx_imm(struct jbuf *b, unsigned xr, uint32_t v)
+{
+	x_m(b, 0, false, 0xc7, 0, R_X, -1, XOFF(xr));
+	b4(b, v);
+}
+/* eax = x[xr] as the first thing an instruction emits: from a register that still holds it. */
+static void ld_first(struct jc *jc, unsigned xr)
+{
+	if (jc->in_ax == (int)xr)
+		return;
+	if (jc->in_dx == (int)xr)
+		x_rr(&jc->m, false, 0x89, RDX, RAX);   /* mov eax, edx */
+	else
+		ldx(&jc->m, RAX, xr);
+}
+/* op reg, x[xr] (03 add, 2b sub, 23 and, 0b or, 33 xor, 3b cmp, 0faf imul) */
+static void op_rx(struct jbuf *b, unsigned opc, int reg, unsigned xr) { x_m(b, 0, false, opc, reg, R_X, -1, XOFF(xr)); }
+/* 81 /ext: add 0, or 1, and 4, sub 5, xor 6, cmp 7 */
+static void op_ri(struct jbuf *b, bool w, unsigned ext, int reg, uint32_t imm)
+{
+	x_rr(b, w, 0x81, (int)ext, reg);
+	b4(b, imm);
+}
+/* c1 /ext ib: rol 0, ror 1, shl 4, shr 5, sar 7 */
+static void shift_ri(struct jbuf *b, bool w, unsigned ext, int reg, unsigned n)
+{
+	x_rr(b, w, 0xc1, (int)ext, reg);
+	b1(b, n);
+}
+static void setcc_eax(struct jbuf *b, unsigned cc)
+{
+	x_rr(b, false, 0x0f90u | cc, 0, RAX);       /* setcc al */
+	x_rr(b, false, 0x0fb6u, RAX, RAX);          /* movzx eax, al */
+}
+static void mov_eax_imm(struct jbuf *b, uint32_t v)
+{
+	b1(b, 0xb8);
+	b4(b, v);
+}
+
+static void fix_add(struct jc *jc, struct jbuf *b, enum fix_kind kind, uintptr_t val)
+{
+	if (jc->nfix == JIT_FIXUPS) {
+		jc->fix_full = true;
+		return;
+	}
+	if (b->p + 4 > b->end) {
+		b->full = true;
+		return;
+	}
+	jc->j->fix[jc->nfix++] = (struct jit_fix){ b->p, b == &jc->k, kind, val };
+	b4(b, 0);
+}
+
+static void jmp_to(struct jc *jc, struct jbuf *b, enum fix_kind kind, uintptr_t val)
+{
+	b1(b, 0xe9);
+	fix_add(jc, b, kind, val);
+}
+
+static void jcc_to(struct jc *jc, struct jbuf *b, unsigned cc, enum fix_kind kind, uintptr_t val)
+{
+	b1(b, 0x0f);
+	b1(b, 0x80u | cc);
+	fix_add(jc, b, kind, val);
+}
+
+static void add_count(struct jbuf *b, uint32_t n)
+{
+	if (n)
+		op_ri(b, true, 0, R_IC, n);
+}
+
+static uint32_t slot_pc(const struct jc *jc, unsigned slot) { return jc->pg->base + slot * 4u; }
+
+/* Leave before the instruction in `slot` after counting `pend` more completed instructions. */
+static void emit_exit_at(struct jc *jc, struct jbuf *b, unsigned pend, unsigned slot)
+{
+	add_count(b, pend);
+	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
+	b4(b, slot_pc(jc, slot));
+	mov_eax_imm(b, RV_JIT_EXIT_AT);
+	jmp_to(jc, b, FIX_EXIT, 0);
+}
+
+/* Leave through lookup: a taken jump from `from` to `to` (already counted). */
+static void emit_exit_jump(struct jc *jc, struct jbuf *b, uint32_t from, uint32_t to)
+{
+	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
+	b4(b, to);
+	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
+	b4(b, from);
+	mov_eax_imm(b, RV_JIT_EXIT_JUMP);
+	jmp_to(jc, b, FIX_EXIT, 0);
+}
+
+static uintptr_t cold_here(const struct jc *jc) { return (uintptr_t)(jc->k.p - jc->k.start); }
+
+/* Instructions the compiler handles (inline, or through rv32_jit_alu); the region ends at any
+ * other, and the interpreter executes it. */
+static bool jit_compilable(unsigned op)
+{
+	switch (op) {
+	case RV_OP_lui: case RV_OP_auipc: case RV_OP_jal: case RV_OP_jalr:
+	case RV_OP_beq: case RV_OP_bne: case RV_OP_blt: case RV_OP_bge: case RV_OP_bltu: case RV_OP_bgeu:
+	case RV_OP_lb: case RV_OP_lh: case RV_OP_lw: case RV_OP_lbu: case RV_OP_lhu:
+	case RV_OP_sb: case RV_OP_sh: case RV_OP_sw:
+	case RV_OP_addi: case RV_OP_slti: case RV_OP_sltiu: case RV_OP_xori: case RV_OP_ori: case RV_OP_andi:
+	case RV_OP_slli: case RV_OP_srli: case RV_OP_srai:
+	case RV_OP_add: case RV_OP_sub: case RV_OP_sll: case RV_OP_slt: case RV_OP_sltu: case RV_OP_xor:
+	case RV_OP_srl: case RV_OP_sra: case RV_OP_or: case RV_OP_and:
+	case RV_OP_mul: case RV_OP_mulh: case RV_OP_mulhsu: case RV_OP_mulhu:
+	case RV_OP_sh1add: case RV_OP_sh2add: case RV_OP_sh3add:
+	case RV_OP_andn: case RV_OP_orn: case RV_OP_xnor: case RV_OP_min: case RV_OP_max: case RV_OP_minu:
+	case RV_OP_maxu: case RV_OP_sext_b: case RV_OP_sext_h: case RV_OP_zext_h: case RV_OP_rol: case RV_OP_ror:
+	case RV_OP_rori: case RV_OP_rev8:
+		return true;   /* inline */
+	case RV_OP_div: case RV_OP_divu: case RV_OP_rem: case RV_OP_remu:
+		return true;   /* inline, edge cases out of line */
+	case RV_OP_clz: case RV_OP_ctz: case RV_OP_cpop: case RV_OP_orc_b: case RV_OP_pack: case RV_OP_brev8:
+		return true;   /* rv32_jit_alu */
+	default:
+		return false;
+	}
+}
+
+/* Address of a load/store in eax, then the one-branch "in L1 and naturally aligned" check
+ * (the interpreter's RV_IN) with `bad` taken when it fails. lg = log2(size). */
+static void emit_addr_check(struct jc *jc, const struct rv_insn *in, unsigned lg, uintptr_t cold_off)
+{
+	struct jbuf *m = &jc->m;
+	ld_first(jc, in->rs1);
+	if (in->imm)
+		op_ri(m, false, 0, RAX, (uint32_t)in->imm);
+	if (lg) {
+		x_rr(m, false, 0x89, RAX, RCX);              /* mov ecx, eax */
+		shift_ri(m, false, 1, RCX, lg);              /* ror ecx, lg */
+		op_ri(m, false, 7, RCX, BH_L1_SIZE >> lg);
+	} else {
+		op_ri(m, false, 7, RAX, BH_L1_SIZE);
+	}
+	jcc_to(jc, m, CC_AE, FIX_COLD, cold_off);
+}
+
+/* Cold half of a memory access: the own local RAM (offset in ecx), else leave before it. */
+static void emit_ldm_check(struct jc *jc, unsigned lg, uintptr_t exit_off)
+{
+	struct jbuf *k = &jc->k;
+	x_rr(k, false, 0x89, RAX, RCX);
+	op_ri(k, false, 5, RCX, BH_LDM_BASE);
+	if (lg) {
+		x_rr(k, false, 0x89, RCX, RDX);
+		shift_ri(k, false, 1, RDX, lg);
+		op_ri(k, false, 7, RDX, jc->c->ldm_size >> lg);
+	} else {
+		op_ri(k, false, 7, RCX, jc->c->ldm_size);
+	}
+	jcc_to(jc, k, CC_AE, FIX_COLD, exit_off);
+}
+
+static unsigned ld_opc(unsigned op)
+{
+	switch (op) {
+	case RV_OP_lb: return 0x0fbe;
+	case RV_OP_lbu: return 0x0fb6;
+	case RV_OP_lh: return 0x0fbf;
+	case RV_OP_lhu: return 0x0fb7;
+	default: return 0x8b;
+	}
+}
+
+static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
+{
+	unsigned lg = in->op == RV_OP_lw ? 2 : in->op == RV_OP_lh || in->op == RV_OP_lhu ? 1 : 0;
+	unsigned opc = ld_opc(in->op);
+	/* cold layout: [ldm check, load, jmp resume] [exit stub] */
+	uintptr_t cold = cold_here(jc);
+	emit_addr_check(jc, in, lg, cold);
+	x_m(&jc->m, 0, false, opc, RDX, R_L1, RAX, 0);
+	uint8_t *resume = jc->m.p;
+	stx(&jc->m, in->rd, RDX);
+	jc->out_dx = in->rd == 32 ? -1 : in->rd;
+	if (!in->imm && in->rd != in->rs1)
+		jc->out_ax = in->rs1;   /* the address was x[rs1] itself */
+
+	struct jbuf *k = &jc->k;
+	unsigned ldm_fix = jc->nfix;                  /* the jae of emit_ldm_check, patched below */
+	emit_ldm_check(jc, lg, 0);
+	x_m(k, 0, false, opc, RDX, R_LDM, RCX, 0);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	uintptr_t exit_off = cold_here(jc);
+	emit_exit_at(jc, k, pend, slot);
+	if (ldm_fix < jc->nfix)
+		jc->j->fix[ldm_fix].val = exit_off;
+}
+
+static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
+{
+	unsigned lg = in->op == RV_OP_sw ? 2 : in->op == RV_OP_sh ? 1 : 0;
+	unsigned pfx = lg == 1 ? 0x66 : 0, opc = lg ? 0x89 : 0x88;
+	struct jbuf *m = &jc->m, *k = &jc->k;
+	uintptr_t cold = cold_here(jc);
+	emit_addr_check(jc, in, lg, cold);
+	/* A page holding decoded code or a watched word: the interpreter stores and tells them. */
+	x_rr(m, false, 0x89, RAX, RCX);
+	shift_ri(m, false, 5, RCX, BH_L1_PAGE_SHIFT);
+	x_m(m, 0, false, 0x80, 7, R_L1, RCX, BH_L1_SIZE);
+	b1(m, 0);
+	unsigned page_fix = jc->nfix;
+	jcc_to(jc, m, CC_NE, FIX_COLD, 0);
+	if (jc->in_dx != in->rs2)
+		ldx(m, RDX, in->rs2);
+	x_m(m, pfx, false, opc, RDX, R_L1, RAX, 0);
+	jc->out_dx = in->rs2;   /* the local-RAM path loads it too */
+	if (!in->imm)
+		jc->out_ax = in->rs1;
+	uint8_t *resume = m->p;
+
+	unsigned ldm_fix = jc->nfix;
+	emit_ldm_check(jc, lg, 0);
+	ldx(k, RDX, in->rs2);
+	x_m(k, pfx, false, opc, RDX, R_LDM, RCX, 0);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	uintptr_t exit_off = cold_here(jc);
+	emit_exit_at(jc, k, pend, slot);
+	if (page_fix < jc->nfix)
+		jc->j->fix[page_fix].val = exit_off;
+	if (ldm_fix < jc->nfix)
+		jc->j->fix[ldm_fix].val = exit_off;
+}
+
+/* A taken control transfer from slot to target slot t (counted: pend + 1 already added). */
+static void emit_goto(struct jc *jc, struct jbuf *b, unsigned slot, uint32_t to, bool local)
+{
+	uint32_t from = slot_pc(jc, slot);
+	unsigned t = (to - jc->pg->base) >> 2;
+	if (local && t >= jc->s0 && t < jc->end && jc->target[t]) {
+		if (t <= slot) {
+			/* Back edge: keep going until the event-check limit, then leave through lookup. */
+			x_rr(b, true, 0x3b, R_IC, R_LIM);    /* cmp r13, r14 */
+			jcc_to(jc, b, CC_B, FIX_LABEL, t);
+		} else {
+			jmp_to(jc, b, FIX_LABEL, t);
+			return;
+		}
+	}
+	emit_exit_jump(jc, b, from, to);
+}
+
+static unsigned branch_cc(unsigned op, bool invert)
+{
+	unsigned cc;
+	switch (op) {
+	case RV_OP_beq: cc = CC_E; break;
+	case RV_OP_bne: cc = CC_NE; break;
+	case RV_OP_blt: cc = CC_L; break;
+	case RV_OP_bge: cc = CC_GE; break;
+	case RV_OP_bltu: cc = CC_B; break;
+	default: cc = CC_AE; break;
+	}
+	return invert ? cc ^ 1 : cc;
+}
+
+static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
+{
+	struct jbuf *m = &jc->m;
+	uint32_t pc = slot_pc(jc, slot), to = pc + (uint32_t)in->imm;
+	unsigned t = (to - jc->pg->base) >> 2;
+	bool back = in->rd && t >= jc->s0 && t <= slot && jc->target[t];
+	ld_first(jc, in->rs1);
+	op_rx(m, 0x3b, RAX, in->rs2);
+	jc->out_ax = in->rs1;   /* on the fall-through path */
+	jc->out_dx = jc->in_dx;
+	if (back) {
+		/* Loop back edge inline: the taken path is the hot one. */
+		b1(m, 0x0f);
+		b1(m, 0x80u | branch_cc(in->op, true));
+		uint8_t *skip = m->p;
+		b4(m, 0);
+		add_count(m, pend + 1);
+		x_rr(m, true, 0x3b, R_IC, R_LIM);
+		jcc_to(jc, m, CC_B, FIX_LABEL, t);
+		uintptr_t cold = cold_here(jc);
+		jmp_to(jc, m, FIX_COLD, cold);
+		emit_exit_jump(jc, &jc->k, pc, to);
+		if (!m->full) {
+			int32_t rel = (int32_t)(m->p - (skip + 4));
+			memcpy(skip, &rel, 4);
+		}
+		return;
+	}
+	jcc_to(jc, m, branch_cc(in->op, false), FIX_COLD, cold_here(jc));
+	add_count(&jc->k, pend + 1);
+	emit_goto(jc, &jc->k, slot, to, in->rd);
+}
+
+/* ALU instructions (rd != x0). Returns false for ops handled by the C helper. */
+static bool emit_alu_inline(struct jc *jc, const struct rv_insn *in)
+{
+	struct jbuf *m = &jc->m;
+	uint32_t imm = (uint32_t)in->imm;
+	unsigned rd = in->rd, rs1 = in->rs1, rs2 = in->rs2;
+	switch (in->op) {
+	case RV_OP_lui: case RV_OP_auipc:
+		stx_imm(m, rd, imm);
+		jc->out_ax = jc->in_ax == (int)rd ? -1 : jc->in_ax;
+		jc->out_dx = jc->in_dx == (int)rd ? -1 : jc->in_dx;
+		return true;
+	case RV_OP_addi:
+		if (rs1 == 0) {
+			stx_imm(m, rd, imm);
+			jc->out_ax = jc->in_ax == (int)rd ? -1 : jc->in_ax;
+			jc->out_dx = jc->in_dx == (int)rd ? -1 : jc->in_dx;
+			return true;
+		}
+		ld_first(jc, rs1);
+		if (imm)
+			op_ri(m, false, 0, RAX, imm);
+		break;
+	case RV_OP_xori: ld_first(jc, rs1); op_ri(m, false, 6, RAX, imm); break;
+	case RV_OP_ori: ld_first(jc, rs1); op_ri(m, false, 1, RAX, imm); break;
+	case RV_OP_andi: ld_first(jc, rs1); op_ri(m, false, 4, RAX, imm); break;
+	case RV_OP_slti: ld_first(jc, rs1); op_ri(m, false, 7, RAX, imm); setcc_eax(m, CC_L); break;
+	case RV_OP_sltiu: ld_first(jc, rs1); op_ri(m, false, 7, RAX, imm); setcc_eax(m, CC_B); break;
+	case RV_OP_slli: ld_first(jc, rs1); shift_ri(m, false, 4, RAX, imm & 31); break;
+	case RV_OP_srli: ld_first(jc, rs1); shift_ri(m, false, 5, RAX, imm & 31); break;
+	case RV_OP_srai: ld_first(jc, rs1); shift_ri(m, false, 7, RAX, imm & 31); break;
+	case RV_OP_rori: ld_first(jc, rs1); shift_ri(m, false, 1, RAX, imm & 31); break;
+	case RV_OP_add: ld_first(jc, rs1); op_rx(m, 0x03, RAX, rs2); break;
+	case RV_OP_sub: ld_first(jc, rs1); op_rx(m, 0x2b, RAX, rs2); break;
+	case RV_OP_and: ld_first(jc, rs1); op_rx(m, 0x23, RAX, rs2); break;
+	case RV_OP_or: ld_first(jc, rs1); op_rx(m, 0x0b, RAX, rs2); break;
+	case RV_OP_xor: ld_first(jc, rs1); op_rx(m, 0x33, RAX, rs2); break;
+	case RV_OP_mul: ld_first(jc, rs1); op_rx(m, 0x0faf, RAX, rs2); break;
+	case RV_OP_slt: ld_first(jc, rs1); op_rx(m, 0x3b, RAX, rs2); setcc_eax(m, CC_L); break;
+	case RV_OP_sltu: ld_first(jc, rs1); op_rx(m, 0x3b, RAX, rs2); setcc_eax(m, CC_B); break;
+	case RV_OP_sll: case RV_OP_srl: case RV_OP_sra: case RV_OP_rol: case RV_OP_ror: {
+		unsigned ext = in->op == RV_OP_sll ? 4 : in->op == RV_OP_srl ? 5 : in->op == RV_OP_sra ? 7 :
+			       in->op == RV_OP_rol ? 0 : 1;
+		ld_first(jc, rs1);
+		ldx(m, RCX, rs2);
+		x_rr(m, false, 0xd3, (int)ext, RAX);   /* shift eax, cl: the count is masked to 5 bits */
+		break;
+	}
+	case RV_OP_sh1add: case RV_OP_sh2add: case RV_OP_sh3add:
+		ld_first(jc, rs1);
+		shift_ri(m, false, 4, RAX, in->op == RV_OP_sh1add ? 1 : in->op == RV_OP_sh2add ? 2 : 3);
+		op_rx(m, 0x03, RAX, rs2);
+		break;
+	case RV_OP_andn: case RV_OP_orn:
+		ldx(m, RAX, rs2);
+		x_rr(m, false, 0xf7, 2, RAX);          /* not eax */
+		op_rx(m, in->op == RV_OP_andn ? 0x23 : 0x0b, RAX, rs1);
+		break;
+	case RV_OP_xnor:
+		ld_first(jc, rs1);
+		op_rx(m, 0x33, RAX, rs2);
+		x_rr(m, false, 0xf7, 2, RAX);
+		break;
+	case RV_OP_min: case RV_OP_max: case RV_OP_minu: case RV_OP_maxu: {
+		/* eax = rs1; replace it by rs2 when rs2 wins */
+		unsigned cc = in->op == RV_OP_min ? CC_G : in->op == RV_OP_max ? CC_L : in->op == RV_OP_minu ? CC_A : CC_B;
+		ld_first(jc, rs1);
+		ldx(m, RCX, rs2);
+		x_rr(m, false, 0x39, RCX, RAX);        /* cmp eax, ecx */
+		x_rr(m, false, 0x0f40u | cc, RAX, RCX); /* cmovcc eax, ecx */
+		break;
+	}
+	case RV_OP_mulh: case RV_OP_mulhsu: case RV_OP_mulhu:
+		if (in->op == RV_OP_mulhu)
+			ld_first(jc, rs1);
+		else
+			x_m(m, 0, true, 0x63, RAX, R_X, -1, XOFF(rs1));   /* movsxd rax */
+		if (in->op == RV_OP_mulh)
+			x_m(m, 0, true, 0x63, RCX, R_X, -1, XOFF(rs2));
+		else
+			ldx(m, RCX, rs2);
+		x_rr(m, true, 0x0faf, RAX, RCX);        /* imul rax, rcx: low 64 bits are exact */
+		shift_ri(m, true, 5, RAX, 32);
+		break;
+	case RV_OP_sext_b: x_m(m, 0, false, 0x0fbe, RAX, R_X, -1, XOFF(rs1)); break;
+	case RV_OP_sext_h: x_m(m, 0, false, 0x0fbf, RAX, R_X, -1, XOFF(rs1)); break;
+	case RV_OP_zext_h: x_m(m, 0, false, 0x0fb7, RAX, R_X, -1, XOFF(rs1)); break;
+	case RV_OP_rev8: ld_first(jc, rs1); b1(m, 0x0f); b1(m, 0xc8); break;   /* bswap eax */
+	default:
+		return false;
+	}
+	stx(m, rd, RAX);
+	jc->out_ax = (int)rd;
+	return true;
+}
+
+static void emit_alu_call(struct jbuf *m, const struct rv_insn *in, bool imm_form)
+{
+	b1(m, 0xbf);                               /* mov edi, op */
+	b4(m, in->op);
+	ldx(m, RSI, in->rs1);
+	if (imm_form) {
+		b1(m, 0xba);                       /* mov edx, imm */
+		b4(m, (uint32_t)in->imm);
+	} else {
+		ldx(m, RDX, in->rs2);
+	}
+	x_rex(m, true, 0, -1, RAX);
+	b1(m, 0xb8);                               /* mov rax, imm64 */
+	uint64_t fn = (uint64_t)(uintptr_t)&rv32_jit_alu;
+	b4(m, (uint32_t)fn);
+	b4(m, (uint32_t)(fn >> 32));
+	b1(m, 0xff);                               /* call rax */
+	b1(m, 0xd0);
+	stx(m, in->rd, RAX);
+}
+
+/* div/divu/rem/remu with the RISC-V results for a zero divisor (all ones / the dividend) and
+ * for INT_MIN / -1 (INT_MIN / 0), where x86 would trap: those go out of line. */
+static void emit_div(struct jc *jc, const struct rv_insn *in)
+{
+	struct jbuf *m = &jc->m, *k = &jc->k;
+	bool sign = in->op == RV_OP_div || in->op == RV_OP_rem, rem = in->op == RV_OP_rem || in->op == RV_OP_remu;
+	ld_first(jc, in->rs1);
+	ldx(m, RCX, in->rs2);
+	x_rr(m, false, 0x85, RCX, RCX);            /* test ecx, ecx */
+	uintptr_t zero = cold_here(jc);
+	jcc_to(jc, m, CC_E, FIX_COLD, zero);
+	unsigned m1_fix = jc->nfix;
+	if (sign) {
+		x_rr(m, false, 0x83, 7, RCX);      /* cmp ecx, -1 */
+		b1(m, 0xff);
+		jcc_to(jc, m, CC_E, FIX_COLD, 0);
+		b1(m, 0x99);                       /* cdq */
+		x_rr(m, false, 0xf7, 7, RCX);      /* idiv ecx */
+	} else {
+		x_rr(m, false, 0x31, RDX, RDX);    /* xor edx, edx */
+		x_rr(m, false, 0xf7, 6, RCX);      /* div ecx */
+	}
+	if (rem)
+		x_rr(m, false, 0x89, RDX, RAX);    /* mov eax, edx */
+	uint8_t *done = m->p;
+	stx(m, in->rd, RAX);
+	jc->out_ax = in->rd;
+	jc->out_dx = -1;
+	/* divisor 0: quotient all ones, remainder the dividend (already in eax) */
+	if (!rem)
+		mov_eax_imm(k, 0xffffffffu);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)done);
+	if (sign) {
+		/* divisor -1: quotient -dividend (INT_MIN stays INT_MIN), remainder 0 */
+		if (m1_fix < jc->nfix)
+			jc->j->fix[m1_fix].val = cold_here(jc);
+		if (rem)
+			x_rr(k, false, 0x31, RAX, RAX);
+		else
+			x_rr(k, false, 0xf7, 3, RAX);   /* neg eax */
+		jmp_to(jc, k, FIX_ABS, (uintptr_t)done);
+	}
+}
+
+/* Emit one instruction; `pend` counts completed instructions not yet added to r13. */
+static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned *pend)
+{
+	struct jbuf *m = &jc->m;
+	uint32_t pc = slot_pc(jc, slot);
+	jc->in_ax = jc->out_ax;
+	jc->in_dx = jc->out_dx;
+	jc->out_ax = -1;
+	jc->out_dx = jc->in_dx;   /* edx survives what does not clobber it (emitters say so) */
+	switch (in->op) {
+	case RV_OP_div: case RV_OP_divu: case RV_OP_rem: case RV_OP_remu:
+		if (in->rd != 32)
+			emit_div(jc, in);
+		break;
+	case RV_OP_lb: case RV_OP_lbu: case RV_OP_lh: case RV_OP_lhu: case RV_OP_lw:
+		emit_load(jc, slot, in, *pend);
+		break;
+	case RV_OP_sb: case RV_OP_sh: case RV_OP_sw:
+		emit_store(jc, slot, in, *pend);
+		break;
+	case RV_OP_beq: case RV_OP_bne: case RV_OP_blt: case RV_OP_bge: case RV_OP_bltu: case RV_OP_bgeu:
+		emit_branch(jc, slot, in, *pend);
+		break;
+	case RV_OP_jal:
+		jc->out_dx = -1;
+		if (in->rd != 32)
+			stx_imm(m, in->rd, pc + 4);
+		add_count(m, *pend + 1);
+		emit_goto(jc, m, slot, pc + (uint32_t)in->imm, in->rs1);
+		*pend = 0;
+		return;
+	case RV_OP_jalr:
+		jc->out_dx = -1;
+		ld_first(jc, in->rs1);
+		if (in->imm)
+			op_ri(m, false, 0, RAX, (uint32_t)in->imm);
+		op_ri(m, false, 4, RAX, ~1u);
+		if (in->rd != 32)
+			stx_imm(m, in->rd, pc + 4);
+		x_m(m, 0, false, 0x89, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
+		add_count(m, *pend + 1);
+		x_m(m, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
+		b4(m, pc);
+		mov_eax_imm(m, RV_JIT_EXIT_JUMP);
+		jmp_to(jc, m, FIX_EXIT, 0);
+		*pend = 0;
+		return;
+	default:
+		if (in->rd == 32) {
+			jc->out_ax = jc->in_ax;   /* nothing emitted */
+			jc->out_dx = jc->in_dx;
+		} else if (!emit_alu_inline(jc, in)) {
+			emit_alu_call(m, in, rv_opinfo[in->op].fmt == RV_FMT_I || rv_opinfo[in->op].fmt == RV_FMT_SH);
+			jc->out_dx = -1;   /* a call clobbers it */
+		} else if (jc->out_dx == (int)in->rd) {
+			jc->out_dx = -1;   /* x[rd] changed under the claim */
+		}
+		break;
+	}
+	(*pend)++;
+}
+
+/* Entry: int enter(struct rv_jit_ctx *ctx = rdi, const void *code = rsi). Exit: eax = kind. */
+static void emit_trampolines(struct rv_jit *j)
+{
+	struct jbuf b = { j->arena, j->arena, j->arena + 256, false };
+	static const int saved[] = { RBX, RBP, R12, R13, R14, R15 };
+	j->enter = (enum rv_jit_exit (*)(struct rv_jit_ctx *, const void *))(void *)b.p;
+	for (unsigned k = 0; k < 6; k++) {
+		if (saved[k] & 8)
+			b1(&b, 0x41);
+		b1(&b, 0x50u + (saved[k] & 7));
+	}
+	x_rr(&b, true, 0x83, 5, RSP);    /* sub rsp, 8 (keeps calls from compiled code 16-aligned) */
+	b1(&b, 8);
+	x_rr(&b, true, 0x89, RDI, R_CTX);
+	x_m(&b, 0, true, 0x8b, R_X, R_CTX, -1, offsetof(struct rv_jit_ctx, x));
+	x_m(&b, 0, true, 0x8b, R_L1, R_CTX, -1, offsetof(struct rv_jit_ctx, l1));
+	x_m(&b, 0, true, 0x8b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, icount));
+	x_m(&b, 0, true, 0x8b, R_LIM, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));
+	x_m(&b, 0, true, 0x8b, R_LDM, R_CTX, -1, offsetof(struct rv_jit_ctx, ldm));
+	b1(&b, 0xff);                    /* jmp rsi */
+	b1(&b, 0xe6);
+	while ((uintptr_t)b.p & 15)
+		b1(&b, 0xcc);
+	j->exit = b.p;
+	x_m(&b, 0, true, 0x89, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, icount));
+	x_rr(&b, true, 0x83, 0, RSP);    /* add rsp, 8 */
+	b1(&b, 8);
+	for (unsigned k = 6; k-- > 0;) {
+		if (saved[k] & 8)
+			b1(&b, 0x41);
+		b1(&b, 0x58u + (saved[k] & 7));
+	}
+	b1(&b, 0xc3);
+	while ((uintptr_t)b.p & 63)
+		b1(&b, 0xcc);
+	j->used = (size_t)(b.p - j->arena);
+}
+
+static struct rv_jit *jit_get(struct bh_core *c)
+{
+	if (c->jit)
+		return c->jit;
+	struct rv_jit *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	/* Test knob: a small arena fills up quickly (tests/unit/test_jit.c). */
+	const char *kib = getenv("BHEMU_JIT_ARENA_KIB");
+	j->size = JIT_ARENA_SIZE;
+	if (kib && strtoul(kib, NULL, 10) > 0) {
+		unsigned long v = strtoul(kib, NULL, 10);
+		j->size = v > JIT_ARENA_SIZE / 1024 ? JIT_ARENA_SIZE : v < JIT_ARENA_MIN / 1024 ? JIT_ARENA_MIN : v * 1024;
+	}
+	j->arena = mmap(NULL, j->size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	j->cold = malloc(JIT_COLD_BYTES);
+	j->jc = malloc(sizeof *j->jc);
+	if (j->arena == MAP_FAILED || !j->cold || !j->jc) {
+		/* No executable memory (hardened host): this core interprets. */
+		if (j->arena != MAP_FAILED)
+			munmap(j->arena, j->size);
+		free(j->cold);
+		free(j->jc);
+		free(j);
+		c->jit_mode = RV_JIT_OFF;
+		return NULL;
+	}
+	emit_trampolines(j);
+	c->jit = j;
+	return j;
+}
+
+static size_t trampoline_size(const struct rv_jit *j) { return (size_t)(j->exit - j->arena) + 64; }
+
+/* The arena is full: drop every compiled entry (each page's slots go back to "decode me") and
+ * start over. Safe because only this thread runs the code, and it is not running it now. */
+static void jit_flush(struct bh_core *c, struct rv_jit *j)
+{
+	for (unsigned p = 0; p < BH_L1_PAGES; p++)
+		if (c->pages[0][p])
+			rv32_page_reset(c->pages[0][p]);
+	j->used = trampoline_size(j);
+	atomic_store_explicit(&c->jit_flushes, atomic_load_explicit(&c->jit_flushes, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static bool jit_resolve(struct jc *jc)
+{
+	uint8_t *cold_dst = jc->m.p;
+	size_t cold_len = (size_t)(jc->k.p - jc->k.start);
+	if ((size_t)(jc->m.end - cold_dst) < cold_len)
+		return false;
+	memcpy(cold_dst, jc->k.start, cold_len);
+	for (unsigned f = 0; f < jc->nfix; f++) {
+		const struct jit_fix *x = &jc->j->fix[f];
+		uint8_t *at = x->in_cold ? cold_dst + (x->at - jc->k.start) : x->at;
+		uintptr_t to;
+		switch (x->kind) {
+		case FIX_LABEL: to = (uintptr_t)jc->label[x->val]; break;
+		case FIX_COLD: to = (uintptr_t)(cold_dst + x->val); break;
+		case FIX_ABS: to = x->val; break;
+		default: to = (uintptr_t)jc->j->exit; break;
+		}
+		if (!to)
+			return false;
+		int32_t rel = (int32_t)((intptr_t)to - (intptr_t)(at + 4));
+		memcpy(at, &rel, 4);
+	}
+	jc->m.p = cold_dst + cold_len;
+	return true;
+}
+
+bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const void *const *handlers,
+		      const void *jit_handler)
+{
+	if (pg->jit && pg->jit[s0])
+		return false;   /* compiled (and entered through op_jit) or refused before */
+	if (c->jit_mode != RV_JIT_EAGER && pg->drops && c->instret - pg->dropped_at < JIT_DROP_COOLDOWN)
+		return false;
+	struct rv_jit *j = jit_get(c);
+	if (!j)
+		return false;
+	if (j->size - j->used < JIT_REGION_BYTES + JIT_COLD_BYTES + 64)
+		jit_flush(c, j);
+	if (!pg->jit) {
+		pg->jit = calloc(RV_PAGE_INSNS, sizeof *pg->jit);
+		if (!pg->jit)
+			return false;
+	}
+
+	struct jc *jc = j->jc;
+	memset(jc->target, 0, sizeof jc->target);
+	jc->c = c;
+	jc->j = j;
+	jc->pg = pg;
+	jc->s0 = s0;
+	jc->nfix = 0;
+	jc->fix_full = false;
+
+	/* Decode the run of compilable slots (filling the interpreter's slots as op_decode does). */
+	unsigned page = pg->base >> BH_L1_PAGE_SHIFT, end = s0;
+	if (!(atomic_load_explicit(&c->code_pages[page], memory_order_relaxed) & (1u << c->kind)))
+		atomic_fetch_or_explicit(&c->code_pages[page], (uint8_t)(1u << c->kind), memory_order_seq_cst);
+	while (end < RV_PAGE_INSNS && end - s0 < JIT_REGION_MAX) {
+		struct rv_insn *in = &pg->insn[end];
+		if (in->op == RV_OP_decode) {
+			uint32_t pc = pg->base + end * 4u;
+			rv32_decode(bh_mem_ld(c->l1 + pc, 4), pc, in);
+			in->h = handlers[in->op];
+		}
+		if (!jit_compilable(in->op))
+			break;
+		end++;
+	}
+	if (end == s0) {
+		pg->jit[s0] = rv32_jit_none;
+		return false;
+	}
+	jc->end = end;
+	jc->target[s0] = 1;
+	for (unsigned k = s0; k < end; k++) {
+		const struct rv_insn *in = &pg->insn[k];
+		bool br = rv_opinfo[in->op].fmt == RV_FMT_B, jal = in->op == RV_OP_jal;
+		if ((br && in->rd) || (jal && in->rs1)) {
+			unsigned t = (unsigned)((int)k + (in->imm >> 2));
+			if (t >= s0 && t < end)
+				jc->target[t] = 1;
+		}
+	}
+
+	jc->m = (struct jbuf){ j->arena + j->used, j->arena + j->used, j->arena + j->size, false };
+	jc->k = (struct jbuf){ j->cold, j->cold, j->cold + JIT_COLD_BYTES, false };
+	unsigned pend = 0;
+	jc->out_ax = jc->out_dx = -1;
+	for (unsigned k = s0; k < end; k++) {
+		if (jc->target[k]) {
+			add_count(&jc->m, pend);
+			pend = 0;
+			jc->label[k] = jc->m.p;
+			jc->out_ax = jc->out_dx = -1;   /* control also arrives from elsewhere */
+		}
+		emit_insn(jc, k, &pg->insn[k], &pend);
+	}
+	emit_exit_at(jc, &jc->m, pend, end);
+	if (jc->m.full || jc->k.full || jc->fix_full || !jit_resolve(jc)) {
+		pg->jit[s0] = rv32_jit_none;
+		return false;
+	}
+	while ((uintptr_t)jc->m.p & 15)
+		b1(&jc->m, 0xcc);
+	j->used = (size_t)(jc->m.p - j->arena);
+	__builtin___clear_cache((char *)jc->m.start, (char *)jc->m.p);
+	for (unsigned k = s0; k < end; k++)
+		if (jc->target[k]) {
+			pg->jit[k] = jc->label[k];
+			pg->insn[k].h = jit_handler;
+		}
+	atomic_store_explicit(&c->jit_regions, atomic_load_explicit(&c->jit_regions, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return true;
+}
+
+enum rv_jit_exit rv32_jit_enter(struct bh_core *c, struct rv_jit_ctx *ctx, const void *entry)
+{
+	return c->jit->enter(ctx, entry);
+}
+
+void rv32_jit_free(struct bh_core *c)
+{
+	struct rv_jit *j = c->jit;
+	if (!j)
+		return;
+	munmap(j->arena, j->size);
+	free(j->cold);
+	free(j->jc);
+	free(j);
+	c->jit = NULL;
+}
+
+#else   /* not x86-64: the interpreter runs everything */
+
+bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const void *const *handlers,
+		      const void *jit_handler)
+{
+	(void)c; (void)pg; (void)s0; (void)handlers; (void)jit_handler;
+	return false;
+}
+
+enum rv_jit_exit rv32_jit_enter(struct bh_core *c, struct rv_jit_ctx *ctx, const void *entry)
+{
+	(void)c; (void)ctx; (void)entry;
+	return RV_JIT_EXIT_AT;
+}
+
+void rv32_jit_free(struct bh_core *c) { (void)c; }
+
+#endif

@@ -1,0 +1,57 @@
+/* Block compiler for the fast interpreter variant: hot regions of one decoded page are
+ * translated to x86-64 code (rv32_jit.c). The interpreter stays the reference: every instruction
+ * the compiled code does not handle inline (register windows, CSRs, fences, AMOs, host calls,
+ * stores into pages holding code, cross-page jumps) leaves the native code *before* it, and the
+ * interpreter executes it. So faults, parking, spin detection and event checks keep exactly one
+ * implementation, and the instruction count stays exact. */
+#ifndef BH_CORES_RV32_JIT_H
+#define BH_CORES_RV32_JIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bh_core;
+struct rv_page;
+
+enum rv_jit_mode {
+	RV_JIT_OFF = 0,
+	RV_JIT_SAMPLED,   /* default: compile jump targets the periodic event check lands on */
+	RV_JIT_EAGER,     /* tests: compile at every jump that goes through lookup */
+};
+
+/* How compiled code left (rv32_jit_enter's return value). */
+enum rv_jit_exit {
+	RV_JIT_EXIT_AT = 0,   /* the interpreter executes the instruction at ctx.pc (same page) */
+	RV_JIT_EXIT_JUMP,     /* a taken jump from ctx.fpc to ctx.pc: continue through lookup */
+};
+
+/* What compiled code reads and writes; offsets are baked into the generated code. */
+struct rv_jit_ctx {
+	uint32_t *x;
+	uint8_t *l1;
+	uint64_t icount;   /* instructions completed, exact at every exit */
+	uint64_t limit;    /* backward jumps leave once icount reaches it */
+	uint8_t *ldm;
+	uint32_t pc;
+	uint32_t fpc;
+};
+
+/* Marks a slot where compiling was tried and refused (first instruction not compilable). */
+extern const void *const rv32_jit_none;
+
+/* BHEMU_JIT=0|off, 1|on (default), eager. */
+enum rv_jit_mode rv32_jit_default_mode(void);
+/* This host can run compiled code (x86-64). */
+bool rv32_jit_supported(void);
+/* Compile the region of pg that starts at slot and install its entries: pg->jit[k] and the
+ * slot handler jit_handler. handlers are the fast variant's handlers (for slots the compiler
+ * decodes). Owner thread, outside compiled code. Returns false when nothing was installed. */
+bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned slot, const void *const *handlers,
+		      const void *jit_handler);
+/* Run compiled code from entry until it leaves; see enum rv_jit_exit. */
+enum rv_jit_exit rv32_jit_enter(struct bh_core *c, struct rv_jit_ctx *ctx, const void *entry);
+void rv32_jit_free(struct bh_core *c);
+/* Operations the compiled code calls out for (rare ALU ops): the interpreter's semantics. */
+uint32_t rv32_jit_alu(uint32_t op, uint32_t a, uint32_t b);
+
+#endif

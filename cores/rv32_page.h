@@ -1,0 +1,25 @@
+/* Decoded-instruction pages of the RV32 interpreter, shared by the interpreter (rv32_exec.c) and
+ * the x86-64 block compiler (rv32_jit.c). Owned by one core's thread. */
+#ifndef BH_CORES_RV32_PAGE_H
+#define BH_CORES_RV32_PAGE_H
+
+#include "cores/rv32_insns.h"
+#include "fabric/hw.h"
+
+#define RV_PAGE_INSNS (1u << (BH_L1_PAGE_SHIFT - 2))
+
+struct rv_page {
+	struct rv_insn insn[RV_PAGE_INSNS + 1];   /* + sentinel: falls through to the next page */
+	uint32_t base;
+	unsigned variant;                         /* whose handler addresses the slots hold */
+	/* Fast variant only (rv32_jit.c): native entry of the slot whose handler is op_jit, or
+	 * RV_JIT_NONE where compiling was tried and refused. Allocated on first compile. */
+	const void **jit;
+	unsigned drops;                           /* resets because code in it was overwritten */
+	uint64_t dropped_at;                      /* the core's instret at the last of them */
+};
+
+/* Every slot back to "decode me" (and no compiled entries). Owner thread only. */
+void rv32_page_reset(struct rv_page *pg);
+
+#endif

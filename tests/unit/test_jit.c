@@ -1,0 +1,416 @@
+/* The block compiler (cores/rv32_jit.c): compiled code must give exactly what the interpreter
+ * gives -- register results, memory, instruction counts, faults with their pc, parking of poll
+ * loops, wake-ups of parked cores by stores from compiled code, code rewritten under it -- and
+ * must actually run (region counts), including after its code arena filled up. Each program runs
+ * with the compiler off, on (sampling) and eager (compiling at every jump through lookup). */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include "cores/core.h"
+#include "fabric/tile.h"
+#include "host/device.h"
+#include "testlib.h"
+
+#define CODE 0x8000u
+#define DATA 0x40000u
+
+static struct bh_device *open_jit(enum bh_jit mode)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .num_tiles = 1, .jit = mode };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	for (int c = 0; c < 5; c++)
+		bh_core_enable_host_calls(dev, 0, (enum bh_core_id)c, true);
+	return dev;
+}
+
+static uint64_t regions(struct bh_device *dev, enum bh_core_id core)
+{
+	struct bh_jit_stats st;
+	bh_core_jit_stats(dev, 0, core, &st);
+	return st.regions;
+}
+
+/* Runs p at CODE on BRISC under each mode; every run must exit with the same status after the
+ * same number of instructions, and leave the same words at DATA. Something must have been
+ * compiled when eager, and when sampling if the run was at least min_instructions long.
+ * Returns the status. */
+static uint32_t same_in_every_mode(const struct prog *p, unsigned data_words, uint64_t min_instructions)
+{
+	static const enum bh_jit modes[] = { BH_JIT_OFF, BH_JIT_ON, BH_JIT_EAGER };
+	static const char *const names[] = { "off", "on", "eager" };
+	uint32_t status[3], *data[3];
+	uint64_t count[3];
+	for (unsigned m = 0; m < 3; m++) {
+		struct bh_device *dev = open_jit(modes[m]);
+		struct bh_core_result *res = result_new();
+		run_prog(dev, BH_CORE_BRISC, CODE, p, res);
+		cr_assert_eq(res->status, BH_RUN_EXITED, "jit %s: status %d\n%s", names[m], res->status, res->report);
+		status[m] = (uint32_t)res->exit_status;
+		count[m] = res->instructions;
+		data[m] = calloc(data_words + 1, sizeof(uint32_t));
+		for (unsigned k = 0; k < data_words; k++)
+			data[m][k] = l1_get(dev, DATA + 4 * k);
+		if (modes[m] == BH_JIT_OFF)
+			cr_expect_eq(regions(dev, BH_CORE_BRISC), 0, "the interpreter compiled something");
+		else if (modes[m] == BH_JIT_EAGER || count[m] >= min_instructions)
+			cr_expect_gt(regions(dev, BH_CORE_BRISC), 0, "jit %s: nothing was compiled (%llu instructions)",
+				     names[m], (unsigned long long)count[m]);
+		free(res);
+		bh_device_close(dev);
+	}
+	for (unsigned m = 1; m < 3; m++) {
+		cr_expect_eq(status[m], status[0], "jit %s: exit 0x%x, interpreter 0x%x", names[m], status[m], status[0]);
+		cr_expect_eq(count[m], count[0], "jit %s: %llu instructions, interpreter %llu", names[m],
+			     (unsigned long long)count[m], (unsigned long long)count[0]);
+		for (unsigned k = 0; k < data_words; k++)
+			cr_expect_eq(data[m][k], data[0][k], "jit %s: word %u is 0x%x, interpreter 0x%x", names[m], k,
+				     data[m][k], data[0][k]);
+	}
+	for (unsigned m = 0; m < 3; m++)
+		free(data[m]);
+	return status[0];
+}
+
+/* A loop mixing every kind of work the compiler does inline: byte/half/word loads and stores in
+ * L1 and in local RAM, multiply and its high halves, division with zero and -1 divisors,
+ * shifts, compares, Zba/Zbb operations, and each branch kind. The result is also checked against
+ * the same computation done here. */
+Test(jit, mixed_loop_matches_the_interpreter_and_the_host)
+{
+	enum { ITER = 300000 };
+	struct prog p = { 0 };
+	emit_li(&p, S0, DATA);          /* L1 array of 64 words */
+	emit_li(&p, S1, LDM + 0x100);   /* local RAM */
+	emit_li(&p, A0, 0);             /* i */
+	emit_li(&p, A1, ITER);
+	emit_li(&p, A2, 0x12345678u);   /* x */
+	emit_li(&p, A3, 0);             /* acc */
+	int32_t loop = prog_here(&p);
+	/* x = x * 1103515245 + i; acc ^= mulhu(x, x) + mulh(x, i) */
+	emit_li(&p, T0, 1103515245u);
+	emit(&p, mul(A2, A2, T0));
+	emit(&p, add(A2, A2, A0));
+	emit(&p, r_op(0x01, 3, T1, A2, A2));          /* mulhu t1, a2, a2 */
+	emit(&p, r_op(0x01, 1, T2, A2, A0));          /* mulh t2, a2, a0 */
+	emit(&p, add(T1, T1, T2));
+	emit(&p, r_op(0x00, 4, A3, A3, T1));          /* xor a3, a3, t1 */
+	/* t1 = x / (i & 3 ? i & 7 : 0) -- zero divisor gives all ones; t2 = x % -1 (i odd) */
+	emit(&p, i_op(7, T1, A0, 7));                 /* andi t1, a0, 7 */
+	emit(&p, r_op(0x01, 4, T2, A2, T1));          /* div t2, a2, t1 */
+	emit(&p, add(A3, A3, T2));
+	emit(&p, r_op(0x01, 7, T2, A2, T1));          /* remu t2, a2, t1 */
+	emit(&p, add(A3, A3, T2));
+	emit_li(&p, T1, 0xFFFFFFFFu);
+	emit(&p, r_op(0x01, 6, T2, A2, T1));          /* rem t2, a2, -1 = 0 */
+	emit(&p, add(A3, A3, T2));
+	emit(&p, r_op(0x01, 4, T2, A2, T1));          /* div t2, a2, -1 = -x */
+	emit(&p, add(A3, A3, T2));
+	/* arr[i & 63] += x (word); byte and half views of it; local RAM copy */
+	emit(&p, i_op(7, T1, A0, 63));
+	emit(&p, r_op(0x10, 4, T1, T1, S0));          /* sh2add t1, t1, s0 */
+	emit(&p, lw(T2, 0, T1));
+	emit(&p, sub(T1, T1, S0));                    /* the base register right after the load */
+	emit(&p, add(T2, T2, A2));
+	emit(&p, add(T1, T1, S0));
+	emit(&p, sw(T2, 0, T1));
+	emit(&p, load(W_B, T2, 1, T1));               /* lb */
+	emit(&p, add(A3, A3, T2));
+	emit(&p, load(W_HU, T2, 2, T1));              /* lhu */
+	emit(&p, add(A3, A3, T2));
+	emit(&p, store(W_H, A3, 0, S1));              /* sh to local RAM */
+	emit(&p, store(W_B, A2, 3, S1));              /* sb */
+	emit(&p, load(W_H, T2, 0, S1));               /* lh */
+	emit(&p, r_op(0x00, 4, A3, A3, T2));
+	emit(&p, lw(T2, 0, S1));
+	emit(&p, r_op(0x05, 6, A3, A3, T2));          /* max a3, a3, t2 */
+	emit(&p, r_op(0x30, 1, A3, A3, A0));          /* rol a3, a3, a0 */
+	emit(&p, r_op(0x20, 7, T2, A2, A0));          /* andn */
+	emit(&p, r_op(0x00, 3, T2, T2, A3));          /* sltu */
+	emit(&p, add(A3, A3, T2));
+	/* if ((int)x < 0) acc += 1 -- a forward branch taken about half the time */
+	emit(&p, enc_b(8, X0, A2, BGE));
+	emit(&p, addi(A3, A3, 1));
+	emit(&p, addi(A0, A0, 1));
+	emit_branch(&p, BLTU, A0, A1, loop);
+	/* The fence ends the compiled region: the interpreter reads back what compiled code stored. */
+	emit(&p, INSN_FENCE);
+	emit(&p, lw(T2, 0, S1));
+	emit(&p, r_op(0x00, 4, A3, A3, T2));
+	emit(&p, sw(A3, 4 * 64, S0));
+	emit(&p, addi(A0, A3, 0));
+	emit(&p, i_op(7, A0, A0, 0xff));
+	emit_exit(&p);
+
+	/* The same on the host. */
+	uint32_t arr[64] = { 0 }, x = 0x12345678u, acc = 0, ldm_word = 0;
+	for (uint32_t i = 0; i < ITER; i++) {
+		x = x * 1103515245u + i;
+		acc ^= (uint32_t)((uint64_t)x * x >> 32) + (uint32_t)((int64_t)(int32_t)x * (int32_t)i >> 32);
+		uint32_t d = i & 7;
+		acc += d ? (uint32_t)((int32_t)x / (int32_t)d) : 0xFFFFFFFFu;
+		acc += d ? x % d : x;
+		acc += 0 - x;
+		arr[i & 63] += x;
+		acc += (uint32_t)(int32_t)(int8_t)(arr[i & 63] >> 8);
+		acc += arr[i & 63] >> 16;
+		ldm_word = (ldm_word & 0xFFFF0000u) | (acc & 0xFFFF);
+		ldm_word = (ldm_word & 0x00FFFFFFu) | (x & 0xFF) << 24;
+		acc ^= (uint32_t)(int32_t)(int16_t)ldm_word;
+		acc = (int32_t)acc > (int32_t)ldm_word ? acc : ldm_word;
+		unsigned r = i & 31;
+		acc = r ? acc << r | acc >> (32 - r) : acc;
+		acc += (x & ~i) < acc;
+		if ((int32_t)x < 0)
+			acc += 1;
+	}
+	acc ^= ldm_word;
+	uint32_t st = same_in_every_mode(&p, 65, 100000);
+	cr_expect_eq(st, acc & 0xff, "exit 0x%x, host 0x%x", st, acc & 0xff);
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	run_to_exit(dev, BH_CORE_BRISC, CODE, &p);
+	for (unsigned k = 0; k < 64; k++)
+		cr_expect_eq(l1_get(dev, DATA + 4 * k), arr[k], "arr[%u]", k);
+	cr_expect_eq(l1_get(dev, DATA + 4 * 64), acc);
+	bh_device_close(dev);
+}
+
+/* instret read around a compiled loop counts every instruction, exactly. */
+Test(jit, instret_is_exact_around_compiled_loops)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A1, 100000);
+	emit(&p, csrr(S0, 0xB02));                    /* minstret */
+	int32_t loop = prog_here(&p);
+	emit(&p, addi(A2, A2, 3));
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit(&p, csrr(S1, 0xB02));
+	emit(&p, sub(A0, S1, S0));
+	emit(&p, lui(T0, DATA >> 12));
+	emit(&p, sw(A0, 0, T0));
+	emit_exit(&p);
+	same_in_every_mode(&p, 1, 100000);
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	run_to_exit(dev, BH_CORE_BRISC, CODE, &p);
+	/* 3 per iteration, plus the first csrr: a read counts the instructions before it */
+	cr_expect_eq(l1_get(dev, DATA), 3u * 100000 + 1, "minstret difference %u", l1_get(dev, DATA));
+	bh_device_close(dev);
+}
+
+/* A loop that rewrites an instruction ahead of it on its own page: from iteration 500 on the
+ * loop adds 2 instead of 1. The store leaves the compiled code, the interpreter stores and drops
+ * the page, and the new instruction runs from the same iteration on. */
+Test(jit, code_rewritten_by_the_compiled_loop_runs_at_once)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A0, 0);
+	emit_li(&p, A1, 1000);
+	emit_li(&p, A3, 500);
+	emit_li(&p, A4, addi(A0, A0, 2));
+	int32_t loop = prog_here(&p);
+	emit(&p, enc_b(12, A3, A1, BNE));             /* if a1 == 500: patch */
+	emit(&p, auipc(T0, 0));
+	emit(&p, sw(A4, 8, T0));                      /* the addi below */
+	emit(&p, addi(A0, A0, 1));
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit(&p, lui(T0, DATA >> 12));
+	emit(&p, sw(A0, 0, T0));
+	emit(&p, i_op(7, A0, A0, 0xff));
+	emit_exit(&p);
+	same_in_every_mode(&p, 1, UINT64_MAX);   /* sampling leaves a page rewritten so recently alone */
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	run_to_exit(dev, BH_CORE_BRISC, CODE, &p);
+	cr_expect_eq(l1_get(dev, DATA), 500u + 2 * 500, "sum %u", l1_get(dev, DATA));
+	bh_device_close(dev);
+}
+
+/* A misaligned load reached inside compiled code faults at its own pc, with the count of the
+ * instructions before it, as in the interpreter. */
+Test(jit, fault_in_compiled_code_names_the_instruction)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A0, DATA);
+	emit_li(&p, A1, 0);
+	int32_t loop = prog_here(&p);
+	emit(&p, lw(A2, 0, A0));
+	emit(&p, addi(A0, A0, 4));
+	emit(&p, addi(A1, A1, 1));
+	emit_li(&p, T0, 5000);
+	emit(&p, enc_b(8, T0, A1, BNE));
+	emit(&p, addi(A0, A0, 2));                    /* the next lw is misaligned */
+	emit_j(&p, loop);
+	uint32_t lw_pc = CODE + (uint32_t)loop;
+	uint64_t count[2];
+	for (unsigned m = 0; m < 2; m++) {
+		struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
+		struct bh_core_result res;
+		run_prog(dev, BH_CORE_BRISC, CODE, &p, &res);
+		expect_fault(&res, BH_CORE_BRISC, lw_pc, "misaligned access", "lw");
+		count[m] = res.instructions;
+		if (m)
+			cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+		bh_device_close(dev);
+	}
+	cr_expect_eq(count[1], count[0], "retired %llu under the compiler, %llu interpreted",
+		     (unsigned long long)count[1], (unsigned long long)count[0]);
+}
+
+/* jalr from compiled code to a misaligned target: the jalr is reported, as interpreted. */
+Test(jit, bad_jump_from_compiled_code_reports_the_jump)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A1, 3000);
+	int32_t loop = prog_here(&p);
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit_li(&p, A2, CODE + 0x100);
+	int32_t at = prog_here(&p);
+	emit(&p, jalr(X0, A2, 2));
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	struct bh_core_result res;
+	run_prog(dev, BH_CORE_BRISC, CODE, &p, &res);
+	expect_fault(&res, BH_CORE_BRISC, CODE + (uint32_t)at, "misaligned access", "instructions are 4-byte aligned");
+	expect_in_report(&res, "jump to 0x00008102");
+	bh_device_close(dev);
+}
+
+/* A compiled poll loop on an L1 word still parks (no host CPU) and wakes on the host write. */
+Test(jit, compiled_poll_loop_parks_and_wakes)
+{
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	struct prog p = { 0 };
+	l1_put(dev, DATA, (const uint32_t[]){ 0 }, 1);
+	emit_wait_nonzero(&p, DATA, T1);
+	emit(&p, addi(A0, T2, 0));
+	emit_exit(&p);
+	prog_put(dev, 0, CODE, &p);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
+	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[0]->core[BH_CORE_BRISC].parks); ms++)
+		sleep_ms(1);
+	cr_expect_gt(atomic_load(&dev->tiles[0]->core[BH_CORE_BRISC].parks), 0, "the compiled poll never parked");
+	cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+	expect_stays_parked(dev, BH_CORE_BRISC);
+	set_l1(dev, DATA, 77);
+	expect_exit(dev, 0, BH_CORE_BRISC, 77);
+	bh_device_close(dev);
+}
+
+/* Two cores hand a counter back and forth through two L1 words with plain loads and stores from
+ * compiled loops; each waits for the other's value. Every store must be seen (a parked waiter is
+ * woken by a store from compiled code), and both finish with the exact count. */
+Test(jit, two_compiled_cores_ping_pong_through_l1)
+{
+	enum { ROUNDS = 20000 };
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	l1_put(dev, DATA, (const uint32_t[]){ 0, 0 }, 2);
+	for (unsigned side = 0; side < 2; side++) {
+		struct prog p = { 0 };
+		uint32_t mine = DATA + 4 * side, theirs = DATA + 4 * (1 - side);
+		emit_li(&p, S0, mine);
+		emit_li(&p, S1, theirs);
+		emit_li(&p, A0, 1);
+		emit_li(&p, A1, ROUNDS + 1);
+		int32_t loop = prog_here(&p);
+		if (side == 0)
+			emit(&p, sw(A0, 0, S0));              /* ping i */
+		int32_t wait = prog_here(&p);
+		emit(&p, lw(T0, 0, S1));
+		emit_branch(&p, BNE, T0, A0, wait);       /* wait for the other side's i */
+		if (side == 1)
+			emit(&p, sw(A0, 0, S0));              /* pong i */
+		emit(&p, addi(A0, A0, 1));
+		emit_branch(&p, BNE, A0, A1, loop);
+		emit(&p, addi(A0, X0, 0));
+		emit_exit(&p);
+		start_core(dev, side ? BH_CORE_NCRISC : BH_CORE_BRISC, &p);
+	}
+	struct bh_core_result *r = result_new();
+	for (unsigned side = 0; side < 2; side++) {
+		enum bh_core_id c = side ? BH_CORE_NCRISC : BH_CORE_BRISC;
+		cr_assert_eq(bh_core_wait(dev, 0, c, 60000, r), BH_OK, "%s did not finish", core_names[c]);
+		cr_expect_eq(r->status, BH_RUN_EXITED, "%s: %d\n%s", core_names[c], r->status, r->report);
+	}
+	cr_expect_eq(l1_get(dev, DATA), ROUNDS);
+	cr_expect_eq(l1_get(dev, DATA + 4), ROUNDS);
+	cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+	cr_expect_gt(regions(dev, BH_CORE_NCRISC), 0);
+	free(r);
+	bh_device_close(dev);
+}
+
+/* A core parked on an L1 word is woken by a store that compiled code makes: NCRISC parks first,
+ * then BRISC runs a compiled loop that ends in the store. */
+Test(jit, store_from_compiled_code_wakes_a_parked_core)
+{
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	l1_put(dev, DATA, (const uint32_t[]){ 0 }, 1);
+	struct prog waiter = { 0 };
+	emit_wait_nonzero(&waiter, DATA, T1);
+	emit(&waiter, addi(A0, T2, 0));
+	emit_exit(&waiter);
+	start_core(dev, BH_CORE_NCRISC, &waiter);
+	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[0]->core[BH_CORE_NCRISC].parks); ms++)
+		sleep_ms(1);
+	cr_assert_gt(atomic_load(&dev->tiles[0]->core[BH_CORE_NCRISC].parks), 0, "the waiter never parked");
+	struct prog p = { 0 };
+	emit_li(&p, A1, 10000);
+	emit_li(&p, S0, DATA);
+	emit_li(&p, A2, 0);
+	int32_t loop = prog_here(&p);
+	emit(&p, addi(A2, A2, 3));
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit(&p, i_op(7, A2, A2, 0xff));
+	emit(&p, sw(A2, 0, S0));                      /* 30000 & 0xff = 0x30 */
+	emit(&p, addi(A0, X0, 0));
+	emit_exit(&p);
+	start_core(dev, BH_CORE_BRISC, &p);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	expect_exit(dev, 0, BH_CORE_NCRISC, 30000 & 0xff);
+	cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+	bh_device_close(dev);
+}
+
+/* More compiled code than the arena holds: it is emptied and refilled, and the program still
+ * computes the right sum. 48 pages of "addi a0, a0, 1" run three times (a small arena through
+ * the BHEMU_JIT_ARENA_KIB test knob). */
+Test(jit, full_arena_is_flushed_and_refilled)
+{
+	enum { PAGES = 48, ROUNDS = 3 };
+	setenv("BHEMU_JIT_ARENA_KIB", "128", 1);
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	uint32_t *page = malloc(4096);
+	cr_assert_not_null(page);
+	for (unsigned k = 0; k < 1024; k++)
+		page[k] = addi(A0, A0, 1);
+	const uint32_t base = 0x10000;
+	for (unsigned pg = 0; pg < PAGES; pg++)
+		l1_put(dev, base + pg * 4096, page, 1024);
+	free(page);
+	struct prog p = { 0 };
+	/* after the last page: a1 -= 1; if a1 != 0, jump back to base; else exit(a0 / 1024) */
+	emit(&p, addi(A1, A1, -1));
+	emit(&p, enc_b(8, X0, A1, BEQ));
+	emit(&p, jal(X0, -(int32_t)(PAGES * 4096 + 8)));
+	emit(&p, i_op(5, A0, A0, 10));                /* srli a0, a0, 10 */
+	emit_exit(&p);
+	prog_put(dev, 0, base + PAGES * 4096, &p);
+	struct prog start = { 0 };
+	emit_li(&start, A0, 0);
+	emit_li(&start, A1, ROUNDS);
+	emit_li(&start, T0, base);
+	emit(&start, jalr(X0, T0, 0));
+	struct bh_core_result res;
+	run_prog(dev, BH_CORE_BRISC, CODE, &start, &res);
+	cr_assert_eq(res.status, BH_RUN_EXITED, "status %d\n%s", res.status, res.report);
+	cr_expect_eq(res.exit_status, PAGES * ROUNDS, "exit %d", res.exit_status);
+	struct bh_jit_stats st;
+	bh_core_jit_stats(dev, 0, BH_CORE_BRISC, &st);
+	cr_expect_gt(st.flushes, 0, "the arena never filled (%llu regions)", (unsigned long long)st.regions);
+	cr_expect_gt(st.regions, PAGES, "%llu regions", (unsigned long long)st.regions);
+	bh_device_close(dev);
+}
