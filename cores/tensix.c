@@ -13,7 +13,7 @@
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 
-static void sem_gate_wake(struct bh_tile *t)
+static void tt_gate_wake(struct bh_tile *t)
 {
 	tt_wake_all(&t->tensix);
 }
@@ -29,7 +29,7 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 		tx->th[i].id = i;
 		pthread_cond_init(&tx->th[i].cond, NULL);
 	}
-	atomic_store_explicit(&bh_sem_gate_wake_hook, sem_gate_wake, memory_order_relaxed);
+	atomic_store_explicit(&bh_tensix_gate_wake_hook, tt_gate_wake, memory_order_relaxed);
 }
 
 void bh_tensix_destroy(struct bh_tensix *tx)
