@@ -309,7 +309,7 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 			if (op == TT_OP_WRCFG)
 				bh_tensix_cfg_store(t, bank, idx + k, gpr_get(th, g + k));
 			else
-				gpr_set(th, g + k, atomic_load_explicit(&t->tensix_cfg[bank][idx + k], memory_order_relaxed));
+				gpr_set(th, g + k, atomic_load_explicit(bh_tensix_cfg_cell(t, bank, idx + k), memory_order_relaxed));
 		}
 		return TT_OK;
 	}
