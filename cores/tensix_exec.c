@@ -244,32 +244,113 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 	return TT_OK;
 }
 
+__attribute__((cold, noinline))
+static enum tt_result dmareg_bad_mode(struct bh_tt_thread *th, uint32_t w, const char *modes)
+{
+	return tt_fault(th, BH_FAULT_BAD_VALUE, w, "%s mode %u is undefined (%s)", tt_opinfo(tt_opcode_of(w))->name,
+			tt_bits(w, 20, 18), modes);
+}
+
+/* ADD/SUB/MUL/BITWOP/SHIFT/CMPDMAREG (the pages of those names): Result = Left op Right, where
+ * Right is a GPR or the unsigned immediate in bits 11:6. Everything is unsigned 32-bit. */
 static enum tt_result tt_dmareg_op(struct bh_tt_thread *th, uint32_t w)
 {
+	bool imm = tt_bits(w, 23, 23);
+	unsigned mode = tt_bits(w, 20, 18);
 	uint32_t a = gpr_get(th, tt_bits(w, 5, 0));
-	uint32_t b = tt_bits(w, 23, 23) ? tt_bits(w, 11, 6) : gpr_get(th, tt_bits(w, 11, 6));
+	uint32_t b = imm ? tt_bits(w, 11, 6) : gpr_get(th, tt_bits(w, 11, 6));
 	uint32_t v;
 	switch (tt_opcode_of(w)) {
 	case TT_OP_ADDDMAREG: v = a + b; break;
 	case TT_OP_SUBDMAREG: v = a - b; break;
-	case TT_OP_MULDMAREG: v = (a & 0xFFFF) * (b & 0xFFFF); break;
-	default:
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"%s: its operation selector (op_sel) is unverified in the reference, so it is not modelled",
-				tt_opinfo(tt_opcode_of(w))->name);
+	case TT_OP_MULDMAREG: v = (a & 0xFFFF) * (b & 0xFFFF); break;   /* 16 x 16 -> 32 bits */
+	case TT_OP_BITWOPDMAREG:
+		switch (mode) {
+		case 0: v = a & b; break;
+		case 1: v = a | b; break;
+		case 2: v = a ^ b; break;
+		default: return dmareg_bad_mode(th, w, "0 and, 1 or, 2 xor");
+		}
+		break;
+	case TT_OP_SHIFTDMAREG:
+		/* The immediate form has 5 bits (10:6); a register amount is taken mod 32. */
+		if (imm && tt_bits(w, 11, 11))
+			return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w,
+					"reserved bit 11 of SHIFTDMAREG's immediate form is set (its amount is bits 10:6)");
+		b &= 0x1F;
+		switch (mode) {
+		case 0: v = a << b; break;
+		case 1: v = a >> b; break;
+		default: return dmareg_bad_mode(th, w, "0 left, 1 right");
+		}
+		break;
+	default:   /* CMPDMAREG: 1 if the unsigned comparison holds, else 0 */
+		switch (mode) {
+		case 0: v = a > b; break;
+		case 1: v = a < b; break;
+		case 2: v = a == b; break;
+		default: return dmareg_bad_mode(th, w, "0 greater, 1 less, 2 equal");
+		}
+		break;
 	}
 	gpr_set(th, tt_bits(w, 17, 12), v);
 	return TT_OK;
 }
 
+static void halfreg_set(struct bh_tt_thread *th, unsigned h, uint32_t v)
+{
+	unsigned sh = 16 * (h & 1);
+	uint32_t old = gpr_get(th, h >> 1);
+	gpr_set(th, h >> 1, (old & ~(0xFFFFu << sh)) | (v & 0xFFFF) << sh);
+}
+
+static const char *const setdmareg_sources[10] = {
+	"accumulated and last tile sizes", "AllZeroFlags", "packer 0's tile header", "packer 1's tile header",
+	"packer 2's tile header", "packer 3's tile header", "exponent histogram bins 0-15",
+	"exponent histogram bins 16-31", "AllZeroFlags bit 0 (and a reset of AccTileSize)", "maximum exponent",
+};
+
+/* SETDMAREG special form (SETDMAREG_Special.md): 128 bits chosen by InputSource go into GPRs,
+ * 16, 32 or 128 of them by ResultSize. Sources 0-9 read packer state; sources 10-15 select
+ * none, so the 128 bits are zero (the documented way to clear four GPRs). */
+static enum tt_result tt_setdmareg_special(struct bh_tt_thread *th, uint32_t w)
+{
+	unsigned out_half = tt_bits(w, 6, 0), in_half = tt_bits(w, 10, 8), source = tt_bits(w, 14, 11);
+	if (tt_bits(w, 21, 19))
+		return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w, "reserved bits 21:19 of SETDMAREG's special form are set (0x%x)",
+				tt_bits(w, 21, 19));
+	if (source < 10)
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"SETDMAREG special form: InputSource %u reads the packers' %s, data-plane state bhemu does not "
+				"keep (InputSource 10-15, which yields zeros, is modelled)", source, setdmareg_sources[source]);
+	const uint32_t values[4] = { 0, 0, 0, 0 };
+	unsigned g = (out_half >> 1) & 0x3C;   /* first of an aligned group of four GPRs */
+	switch (tt_bits(w, 23, 22)) {
+	case 0:   /* one half-register */
+		halfreg_set(th, out_half, values[in_half >> 1] >> 16 * (in_half & 1));
+		break;
+	case 1:   /* one GPR */
+		gpr_set(th, out_half >> 1, values[in_half >> 1]);
+		break;
+	case 2:   /* four GPRs */
+		for (unsigned k = 0; k < 4; k++)
+			gpr_set(th, g + k, values[k]);
+		break;
+	default:  /* four GPRs as a tile header: TileSize, DataFormat..SpareBits and AllZeroFlags only */
+		gpr_set(th, g, (gpr_get(th, g) & 0xFFFF0000u) | (values[0] & 0xFFFF));
+		gpr_set(th, g + 1, (gpr_get(th, g + 1) & ~0x00FF0000u) | (values[1] & 0x00FF0000u));
+		gpr_set(th, g + 2, values[2]);
+		break;
+	}
+	return TT_OK;
+}
+
+/* SETDMAREG immediate form (SETDMAREG_Immediate.md): 16 bits into one half-register. */
 static enum tt_result tt_setdmareg(struct bh_tt_thread *th, uint32_t w)
 {
 	if (tt_bits(w, 7, 7))
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"SETDMAREG special form (copies packer state into GPRs) is not modelled");
-	unsigned h = tt_bits(w, 6, 0), sh = 16 * (h & 1);
-	uint32_t old = gpr_get(th, h >> 1);
-	gpr_set(th, h >> 1, (old & ~(0xFFFFu << sh)) | tt_bits(w, 23, 8) << sh);
+		return tt_setdmareg_special(th, w);
+	halfreg_set(th, tt_bits(w, 6, 0), tt_bits(w, 23, 8));
 	return TT_OK;
 }
 
@@ -288,6 +369,42 @@ static enum tt_result cfg_range(struct bh_tt_thread *th, uint32_t w, unsigned id
 		return TT_OK;
 	return tt_fault(th, BH_FAULT_UNMAPPED, w, "configuration index %u is past the last register (%u)", idx + n - 1,
 			BH_TT_CFG_WORDS - 1);
+}
+
+static uint32_t rotr32(uint32_t x, unsigned r)
+{
+	return r ? x >> r | x << (32 - r) : x;
+}
+
+/* CFGSHIFTMASK (CFGSHIFTMASK.md): Config[bank][CfgIndex] op= rotr(scratch & mask, RotateAmt),
+ * where scratch is Config.SCRATCH_SEC[ScratchIndex] (ScratchIndex 3: the thread's own) and mask
+ * covers bits MaskWidth..0. Unless MaskMode is set, the rotated mask's bits of the old value
+ * are cleared first. One atomic step against concurrent writers of the word. */
+static enum tt_result tt_cfgshiftmask(struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tile *t = th->tx->tile;
+	unsigned bank = cfg_bank(th), idx = tt_bits(w, 7, 0), sel = tt_bits(w, 9, 8), rot = tt_bits(w, 14, 10);
+	if (cfg_range(th, w, idx, 1) != TT_OK)   /* CfgIndex >= CFG_STATE_SIZE * 4 is undefined */
+		return TT_FAULT;
+	uint32_t mask = (uint32_t)((2ull << tt_bits(w, 19, 15)) - 1);
+	uint32_t scratch = atomic_load_explicit(bh_tensix_cfg_cell(t, bank, BH_CFG_SCRATCH0 + (sel < 3 ? sel : th->id)),
+						memory_order_relaxed);
+	uint32_t x = rotr32(scratch & mask, rot);
+	uint32_t old = atomic_load_explicit(bh_tensix_cfg_cell(t, bank, idx), memory_order_relaxed), v;
+	do {
+		v = tt_bits(w, 23, 23) ? old : old & ~rotr32(mask, rot);
+		switch (tt_bits(w, 22, 20)) {
+		case 0: v |= x; break;
+		case 1: v &= x; break;
+		case 2: v ^= x; break;
+		case 3: v += x; break;
+		case 4: v |= ~x; break;
+		case 5: v &= ~x; break;
+		case 6: v ^= ~x; break;
+		default: v -= x; break;
+		}
+	} while (!bh_tensix_cfg_cmpxchg(t, bank, idx, &old, v));
+	return TT_OK;
 }
 
 static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
@@ -328,9 +445,8 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 		bh_tensix_cfg_rmw(t, bank, idx, tt_bits(w, 23, 16) << sh, tt_bits(w, 15, 8) << sh);
 		return TT_OK;
 	}
-	default:   /* CFGSHIFTMASK */
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"CFGSHIFTMASK: the reference gives its fields but not what each operation does; not modelled");
+	default:
+		return tt_cfgshiftmask(th, w);
 	}
 }
 
