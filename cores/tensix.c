@@ -24,6 +24,9 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 	tx->tile = tile;
 	pthread_mutex_init(&tx->lock, NULL);
 	memset(tx->mutex_owner, -1, sizeof tx->mutex_owner);
+	/* SrcASrcB.md reset state (memset: every client on bank 0). */
+	for (unsigned b = 0; b < 2; b++)
+		tx->src.srca_client[b] = tx->src.srcb_client[b] = TT_SRC_UNPACKERS;
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		tx->th[i].tx = tx;
 		tx->th[i].id = i;

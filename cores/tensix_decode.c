@@ -45,12 +45,8 @@ bool tt_decode_check(uint32_t w, char *why, size_t n)
 
 void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n)
 {
-	if (oi == tt_opinfo(TT_OP_STREAMWAIT))
-		snprintf(why, n, "STREAMWAIT is not modelled: sync.md 8 names it a Wait Gate instruction but gives "
-			 "neither its fields nor its wait condition (ttsim: unsupported)");
-	else
-		snprintf(why, n, "%s instruction %s is not modelled yet", oi->plane == TT_P_DATA ? "data-plane" : "control-plane",
-			 oi->name);
+	snprintf(why, n, "%s instruction %s is not modelled yet", oi->plane == TT_P_DATA ? "data-plane" : "control-plane",
+		 oi->name);
 }
 
 void tt_disasm(uint32_t w, char *buf, size_t n)

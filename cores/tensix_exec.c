@@ -1,19 +1,20 @@
 /* Tensix thread execution after the MOP expander: the replay expander (tensix.md 4), the Wait
  * Gate (sync.md 8) and the units of the control plane: sync (semaphores, mutexes, waits),
  * scalar (GPRs, STOREREG/LOADREG through the tile's address decode) and configuration
- * (tensix.md 6, 7). Every unit completes an instruction before the next one reaches the gate. */
+ * (tensix.md 6, 7). Every unit completes an instruction before the next one reaches the gate.
+ * Semantics from tt-isa-documentation, cited per function by page name. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/streams.h"
 #include "sync/tensix_sem.h"
 
 #define BLOCK_ALL 0x1FFu
 #define BLOCK_DEFAULT 0x040u         /* BlockMask 0 means B6 (matrix unit) only */
 #define STALL_COND_DEFAULT 0x0Fu     /* ConditionMask 0 means C0..C3 */
-#define STALL_COND_SRC_OWNERSHIP 0x1E0u   /* C5..C8: SrcA/SrcB ownership (data plane) */
 #define STOREREG_BASE 0xFFB00000u
 #define STOREREG_MIN 0xFFB11000u     /* below: undefined */
 
@@ -40,13 +41,10 @@ static bool gate_blocks(uint32_t block, enum tt_unit u)
 	return u == TT_U_NOP ? block == BLOCK_ALL : (block & unit_block_bits(u)) != 0;
 }
 
-/* Does the latched wait still hold? Semaphores are read seq_cst (pairs with the CAS of the
- * writer, sync/tensix_sem.c). The STALLWAIT conditions modelled are clear by construction. */
-static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
+/* SEMWAIT: semaphores are read seq_cst (pairs with the CAS of the writer, sync/tensix_sem.c). */
+static bool sem_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 {
 	const struct tt_latch *l = &th->latch;
-	if (!l->sem)
-		return false;
 	for (unsigned k = 0; k < BH_SEM_COUNT; k++) {
 		if (!(l->sem_mask >> k & 1))
 			continue;
@@ -63,6 +61,72 @@ static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
 	return false;
 }
 
+/* STALLWAIT (STALLWAIT.md): units finish each instruction before the next one reaches the gate,
+ * so C0-C4 and C9-C12 are met whenever the gate looks; C5-C8 compare SrcA/SrcB ownership. */
+static bool stall_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	static const char *const client[] = { "the matrix unit", "the unpackers" };
+	const struct tt_src_state *src = &th->tx->src;
+	struct {
+		uint32_t bit;
+		const char *reg;
+		unsigned bank;
+		uint8_t owner, wanted;
+	} c[] = {
+		{ 0x020, "SrcA", src->unpacker_bank[0], src->srca_client[src->unpacker_bank[0]], TT_SRC_UNPACKERS },
+		{ 0x040, "SrcB", src->unpacker_bank[1], src->srcb_client[src->unpacker_bank[1]], TT_SRC_UNPACKERS },
+		{ 0x080, "SrcA", src->matrix_srca_bank, src->srca_client[src->matrix_srca_bank], TT_SRC_MATRIX_UNIT },
+		{ 0x100, "SrcB", src->matrix_srcb_bank, src->srcb_client[src->matrix_srcb_bank], TT_SRC_MATRIX_UNIT },
+	};
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		if (!(th->latch.cond & c[k].bit) || c[k].owner == c[k].wanted)
+			continue;
+		snprintf(what, n, "STALLWAIT C%zu until %s bank %u belongs to %s (it belongs to %s; only data-plane "
+			 "instructions, which bhemu does not execute, hand it over)", k + 5, c[k].reg, c[k].bank,
+			 client[c[k].wanted], client[c[k].owner]);
+		return true;
+	}
+	return false;
+}
+
+/* STREAMWAIT (STREAMWAIT.md): keep waiting while the selected register of the stream named by
+ * ThreadConfig STREAM_ID_SYNC_SEC[StreamSelect] is below TargetValue. */
+static bool stream_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	const struct tt_latch *l = &th->latch;
+	unsigned s = atomic_load_explicit(&th->thread_cfg[TT_TCFG_STREAM_ID_SYNC + l->stream_select],
+					  memory_order_relaxed) & 0x3F;
+	uint32_t v = l->cond ? bh_stream_num_msgs_received(th->tx->tile, s) : bh_stream_curr_phase(th->tx->tile, s);
+	if (v >= l->target)
+		return false;
+	snprintf(what, n, "STREAMWAIT until stream %u %s (%u) reaches %u", s,
+		 l->cond ? "NUM_MSGS_RECEIVED (reg 259; bhemu models no overlay messages, so it stays 0)"
+			 : "CURR_PHASE (reg 29)", v, l->target);
+	return true;
+}
+
+/* Does the latched wait still hold? what: why, for reports. */
+static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	switch (th->latch.kind) {
+	case TT_WAIT_SEM: return sem_wait_holds(th, what, n);
+	case TT_WAIT_STREAM: return stream_wait_holds(th, what, n);
+	default: return stall_wait_holds(th, what, n);
+	}
+}
+
+/* Register (+1) or unregister (-1) as a waiter on the state the latch reads, so that a change
+ * wakes the thread (sync/park.h). STALLWAIT C5-C8 read state that never changes: only T_i's
+ * reset (or shutdown) ends such a wait. */
+static void latch_watch(struct bh_tt_thread *th, int delta)
+{
+	struct bh_tile *t = th->tx->tile;
+	if (th->latch.kind == TT_WAIT_SEM)
+		atomic_fetch_add_explicit(&t->sem.gate_waiters, (uint32_t)delta, memory_order_seq_cst);
+	else if (th->latch.kind == TT_WAIT_STREAM)
+		bh_stream_gate_waiters_add(t, delta);
+}
+
 static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
 
 /* The Wait Gate: an instruction of a blocked class waits while the latched wait holds. */
@@ -70,8 +134,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 {
 	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
 	struct bh_tensix *tx = th->tx;
-	struct bh_sems *sm = &tx->tile->sem;
-	char what[160];
+	char what[192];
 	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
 	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
 		return TT_ABORT;
@@ -81,14 +144,14 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 			break;
 		}
 		pthread_mutex_lock(&tx->lock);
-		atomic_fetch_add_explicit(&sm->gate_waiters, 1, memory_order_seq_cst);
+		latch_watch(th, 1);
 		bool abandoned = tt_abandoned(th);
 		if (!abandoned && latch_holds(th, what, sizeof what)) {   /* re-check after registering */
 			th->cur_word = w;
 			tt_wait_locked(th, what);
 			abandoned = tt_abandoned(th);
 		}
-		atomic_fetch_sub_explicit(&sm->gate_waiters, 1, memory_order_relaxed);
+		latch_watch(th, -1);
 		pthread_mutex_unlock(&tx->lock);
 		if (abandoned)
 			return TT_ABORT;
@@ -184,21 +247,34 @@ static enum tt_result tt_mutex(struct bh_tt_thread *th, uint32_t w, bool get)
 	return r;
 }
 
-static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w, bool sem)
+/* STALLWAIT, SEMWAIT, STREAMWAIT latch the thread's wait; the gate evaluates it
+ * (STALLWAIT.md, SEMWAIT.md, STREAMWAIT.md). BlockMask 0 means B6 for all three. */
+static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w)
 {
 	uint32_t block = tt_bits(w, 23, 15);
-	struct tt_latch l = { .active = true, .sem = sem, .block = block ? block : BLOCK_DEFAULT, .word = w };
-	if (sem) {
+	struct tt_latch l = { .active = true, .block = block ? block : BLOCK_DEFAULT, .word = w };
+	switch (tt_opcode_of(w)) {
+	case TT_OP_SEMWAIT:
+		l.kind = TT_WAIT_SEM;
 		l.cond = tt_bits(w, 1, 0);
 		l.sem_mask = tt_bits(w, 9, 2);
 		if (!l.cond)
 			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SEMWAIT with condition 0 is undefined (1: wait while zero, 2: wait while at max)");
-	} else {
+		break;
+	case TT_OP_STREAMWAIT: {
+		/* TargetValue takes its high bits from ThreadConfig when the wait is latched. */
+		l.kind = TT_WAIT_STREAM;
+		l.cond = tt_bits(w, 3, 3);
+		l.stream_select = tt_bits(w, 1, 0);
+		unsigned idx = l.cond ? TT_TCFG_STREAMWAIT_NUM_MSGS_HI : TT_TCFG_STREAMWAIT_PHASE_HI;
+		uint32_t hi = atomic_load_explicit(&th->thread_cfg[idx], memory_order_relaxed) & (l.cond ? 0x7Fu : 0x3FFu);
+		l.target = hi << 10 | tt_bits(w, 13, 4);
+		break;
+	}
+	default:
+		l.kind = TT_WAIT_STALL;
 		l.cond = tt_bits(w, 12, 0) ? tt_bits(w, 12, 0) : STALL_COND_DEFAULT;
-		if (l.cond & STALL_COND_SRC_OWNERSHIP)
-			return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-					"STALLWAIT conditions C5-C8 (SrcA/SrcB ownership, mask 0x%x) belong to the data plane, which is not modelled",
-					l.cond & STALL_COND_SRC_OWNERSHIP);
+		break;
 	}
 	th->latch = l;
 	return TT_OK;
@@ -470,9 +546,9 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 		bh_sem_get(t, tt_bits(w, 9, 2));
 		return TT_OK;
 	case TT_OP_SEMWAIT:
-		return tt_wait_insn(th, w, true);
 	case TT_OP_STALLWAIT:
-		return tt_wait_insn(th, w, false);
+	case TT_OP_STREAMWAIT:
+		return tt_wait_insn(th, w);
 	case TT_OP_ATGETM:
 		return tt_mutex(th, w, true);
 	case TT_OP_ATRELM:

@@ -150,7 +150,7 @@
 	X(SEMPOST, 0xA4, SYNC, CTRL, Y, FIELDS, F(sem_sel, 9, 2)) \
 	X(SEMGET, 0xA5, SYNC, CTRL, Y, FIELDS, F(sem_sel, 9, 2)) \
 	X(SEMWAIT, 0xA6, WAIT, CTRL, Y, FIELDS, F(wait_sem_cond, 1, 0) F(sem_sel, 9, 2) F(stall_res, 23, 15)) \
-	X(STREAMWAIT, 0xA7, WAIT, CTRL, N, UNKNOWN, ) \
+	X(STREAMWAIT, 0xA7, WAIT, CTRL, Y, FIELDS, F(stream_select, 1, 0) F(condition_index, 3, 3) F(target_value_lo, 13, 4) F(block_mask, 23, 15)) \
 	X(WRCFG, 0xB0, CONFIG, CTRL, Y, FIELDS, F(cfg_reg, 10, 0) F(wr128b, 15, 15) F(gpr_address, 21, 16)) \
 	X(RDCFG, 0xB1, CONFIG, CTRL, Y, FIELDS, F(cfg_reg, 10, 0) F(gpr_address, 21, 16)) \
 	X(SETC16, 0xB2, CONFIG, CTRL, Y, FIELDS, F(setc16_value, 15, 0) F(setc16_reg, 23, 16)) \

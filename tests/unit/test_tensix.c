@@ -696,26 +696,6 @@ Test(tensix, tt_cfg_qstatus_and_bstatus_with_a_busy_thread_are_a_named_fault)
 	bh_device_close(dev);
 }
 
-/* sync.md 8 gives STREAMWAIT neither fields nor a wait condition: a named fault, at the push and
- * when a MOP emits it. */
-Test(tensix, streamwait_is_a_named_not_modelled_fault)
-{
-	struct bh_device *dev = t_open();
-	struct bh_core_result *r = result_new();
-	struct prog p = { 0 };
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, TT(0xA7, 0));
-	emit_exit_with(&p, 0);
-	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled",
-		     "STREAMWAIT is not modelled: sync.md 8 names it a Wait Gate instruction but gives neither its fields nor its wait condition");
-
-	pc = run_mop_emitting(dev, BH_CORE_TRISC2, TT(0xA7, 0), r);
-	expect_fault(r, BH_CORE_TRISC2, pc, "not modelled", "Tensix thread 2, instruction 0xa7000000 STREAMWAIT");
-	expect_in_report(r, "gives neither its fields nor its wait condition");
-	free(r);
-	bh_device_close(dev);
-}
-
 /* ------------------------------------------------------------------------------- stress */
 
 /* A token goes round the three threads through semaphores 0 -> 1 -> 2 -> 0. Holding it, a thread

@@ -1,5 +1,6 @@
 /* The scalar unit's GPR arithmetic (ADD/SUB/MUL/BITWOP/SHIFT/CMPDMAREG), the special form of
- * SETDMAREG, CFGSHIFTMASK and the global configuration words.
+ * SETDMAREG, CFGSHIFTMASK and the global configuration words, STALLWAIT on SrcA/SrcB ownership
+ * and STREAMWAIT on stream registers.
  * Expected values come from the tt-isa-documentation pages named in each comment; each is
  * chosen so that a plausible wrong reading (signed compare, shift not taken mod 32, mask not
  * cleared, wrong ALU mode) gives another number. Meant to be clean under TSan. */
@@ -10,6 +11,7 @@
 
 #include "cores/tensix.h"
 #include "fabric/tile.h"
+#include "sync/streams.h"
 #include "tensix_testlib.h"
 #include "testlib.h"
 
@@ -28,6 +30,8 @@ enum { ADD = 0x58, SUB = 0x59, MUL = 0x5A, BITWOP = 0x5B, SHIFT = 0x5C, CMP = 0x
 		 (uint32_t)(scratch) << 8 | (idx))
 #define SETC16(idx, v) TT(0xB2, (uint32_t)(idx) << 16 | (v))
 #define WRCFG(gpr, idx) TT(0xB0, (uint32_t)(gpr) << 16 | (idx))
+#define STREAMWAIT(block, target_lo, cond, sel) \
+	TT(0xA7, (uint32_t)(block) << 15 | (uint32_t)(target_lo) << 4 | (uint32_t)(cond) << 3 | (sel))
 
 static uint32_t gpr_of(struct bh_device *dev, unsigned thread, unsigned r)
 {
@@ -78,6 +82,15 @@ static void expect_push_faults(enum bh_core_id core, uint32_t w, const char *kin
 	bh_device_close(dev);
 }
 
+/* A fresh device whose eight semaphores are at 0 (max 15); *t = its tile. */
+static struct bh_device *open_with_sems_at_0(struct bh_tile **t)
+{
+	struct bh_device *dev = t_open();
+	*t = tile0(dev);
+	bh_sem_init(*t, 0xFF, 15, 0);
+	return dev;
+}
+
 static uint32_t cfg_get(struct bh_device *dev, unsigned idx)
 {
 	uint32_t v = 0;
@@ -88,6 +101,13 @@ static uint32_t cfg_get(struct bh_device *dev, unsigned idx)
 static void cfg_put(struct bh_device *dev, unsigned idx, uint32_t v)
 {
 	cr_assert_eq(bh_reg_write(dev, 0, TENSIX_CFG + 4 * idx, v), BH_OK);
+}
+
+static void reset_core(struct bh_device *dev, enum bh_core_id core)
+{
+	uint32_t v = 0;
+	cr_assert_eq(bh_reg_read(dev, 0, SOFT_RESET_0, &v), BH_OK);
+	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, v | reset_bit(core)), BH_OK);
 }
 
 /* ------------------------------------------------------------------------------ decoding */
@@ -102,6 +122,17 @@ Test(tensix_scalar_decode, dmareg_mode_is_bits_20_18_and_bits_22_21_are_reserved
 	char b[128];
 	tt_disasm(DMAMODE(CMP, 2, 5, 63, 7, 1), b, sizeof b);
 	cr_expect_str_eq(b, "CMPDMAREG left_reg=0x5 right=0x3f result_reg=0x7 mode=0x2 right_is_imm=0x1");
+}
+
+Test(tensix_scalar_decode, streamwait_fields_and_reserved_bits_2_and_14)
+{
+	char why[160], b[128];
+	tt_disasm(STREAMWAIT(0x40, 0x3FF, 1, 3), b, sizeof b);
+	cr_expect_str_eq(b, "STREAMWAIT stream_select=0x3 condition_index=0x1 target_value_lo=0x3ff block_mask=0x40");
+	cr_expect_eq(tt_opinfo(0xA7)->exec, TT_E_Y);
+	cr_expect_not(tt_decode_check(STREAMWAIT(0, 0, 0, 0) | 1u << 2, why, sizeof why));
+	cr_expect_not(tt_decode_check(STREAMWAIT(0, 0, 0, 0) | 1u << 14, why, sizeof why));
+	cr_expect(strstr(why, "reserved bits 0x004000 of STREAMWAIT") != NULL, "%s", why);
 }
 
 /* ------------------------------------------------------------------- GPR arithmetic */
@@ -323,4 +354,160 @@ Test(tensix_cfgshiftmask, cfg_index_past_223_faults)
 {
 	expect_push_faults(BH_CORE_TRISC2, CFGSHIFTMASK(1, 3, 31, 0, 0, 224), "unmapped address",
 			   "configuration index 224 is past the last register (223)");
+}
+
+/* ------------------------------------------------------------ STALLWAIT C5-C8 */
+
+/* SrcASrcB.md: at reset every SrcA/SrcB bank belongs to the unpackers and every client uses
+ * bank 0, and nothing bhemu executes changes that. STALLWAIT C5/C6 (unpacker's bank owned by
+ * the unpackers) are met: the SEMPOST behind passes. */
+Test(tensix_stallwait, c5_c6_pass_because_the_unpackers_own_the_src_banks_after_reset)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	const uint32_t w[] = { STALLWAIT(0x2, 0x060), SEMPOST(1u << 3) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	cr_expect_eq(bh_sem_value(t, 3), 1u);
+	bh_device_close(dev);
+}
+
+/* C7/C8 wait for the matrix unit to own its bank, which only data-plane instructions arrange:
+ * the thread stays at the gate (the report says why) until its TRISC enters reset. */
+static void expect_src_wait_holds(uint32_t cond, const char *why)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	struct prog p = { 0 };
+	emit_push(&p, STALLWAIT(0x2, cond));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
+	wait_report_has(dev, "tensix1: waits at the Wait Gate with SEMPOST");
+	wait_report_has(dev, why);
+	sleep_ms(20);
+	cr_expect_eq(bh_sem_value(t, 3), 0u, "the SEMPOST must stay behind the wait");
+	reset_core(dev, BH_CORE_TRISC1);
+	wait_thread_idle(t, 1);
+	cr_expect(bh_pcbuf_tensix_thread_idle(t, 1));
+	bh_device_close(dev);
+}
+
+Test(tensix_stallwait, c7_holds_while_the_unpackers_own_srca)
+{
+	expect_src_wait_holds(0x080, "STALLWAIT C7 until SrcA bank 0 belongs to the matrix unit (it belongs to the unpackers");
+}
+
+Test(tensix_stallwait, c8_holds_while_the_unpackers_own_srcb)
+{
+	expect_src_wait_holds(0x160, "STALLWAIT C8 until SrcB bank 0 belongs to the matrix unit");   /* C5, C6 met */
+}
+
+Test(tensix_stallwait, c7_forever_with_the_trisc_in_tensix_sync_is_a_reported_deadlock)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, STALLWAIT(0x2, 0x080));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC2, &p);
+	const char *rep = wait_deadlock_report(dev);
+	assert_has(rep, "tensix2: waits at the Wait Gate with SEMPOST");
+	assert_has(rep, "STALLWAIT C7 until SrcA bank 0 belongs to the matrix unit");
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ STREAMWAIT */
+
+#define STREAM_REG(s, r) (0xFFB40000u + (uint32_t)(s) * 0x1000u + (uint32_t)(r) * 4u)
+#define CURR_PHASE 29u
+
+/* STREAMWAIT.md, C0: hold while CURR_PHASE of the stream in ThreadConfig STREAM_ID_SYNC_SEC
+ * [StreamSelect] (59 + sel) is below STREAMWAIT_PHASE_HI (57) << 10 | TargetValueLo. Here
+ * slot 2 names stream 12 and the target is 1 << 10 | 3 = 1027: 1026 still holds, 1027 frees. */
+Test(tensix_streamwait, c0_holds_until_the_streams_phase_reaches_the_target)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	struct prog p = { 0 };
+	emit_push(&p, SETC16(57, 1));
+	for (unsigned k = 0; k < 4; k++)
+		emit_push(&p, SETC16(59 + k, 10 + k));
+	emit_push(&p, STREAMWAIT(0x2, 3, 0, 2));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC0, &p);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	wait_report_has(dev, "STREAMWAIT until stream 12 CURR_PHASE (reg 29) (0) reaches 1027");
+	cr_assert(bh_stream_write(t, 12, CURR_PHASE, 1026));
+	cr_assert(bh_stream_write(t, 13, CURR_PHASE, 5000), "another stream changes nothing");
+	wait_report_has(dev, "(1026) reaches 1027");
+	cr_expect_eq(bh_sem_value(t, 3), 0u);
+	cr_assert(bh_stream_write(t, 12, CURR_PHASE, 1027));
+	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
+	cr_expect_eq(bh_sem_value(t, 3), 1u);
+	bh_device_close(dev);
+}
+
+/* A core writing the phase releases the wait too: the write wakes the parked thread. */
+Test(tensix_streamwait, a_core_writing_the_phase_releases_it)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	struct prog p = { 0 };
+	emit_push(&p, SETC16(62, 40));
+	emit_push(&p, STREAMWAIT(0x2, 7, 0, 3));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC2, &p), 0);
+	wait_report_has(dev, "STREAMWAIT until stream 40 CURR_PHASE (reg 29) (0) reaches 7");
+	struct prog b = { 0 };
+	emit_store_word(&b, STREAM_REG(40, CURR_PHASE), 7);
+	emit_load_word(&b, A0, STREAM_REG(40, CURR_PHASE));
+	emit_exit(&b);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 7u);
+	wait_sem(dev, 3, 1);
+	bh_device_close(dev);
+}
+
+/* C1 compares NUM_MSGS_RECEIVED (reg 259), which stays 0 in bhemu (no overlay messages):
+ * target 0 passes at once, target 1 holds and the report says why. */
+Test(tensix_streamwait, c1_on_messages_received_passes_for_target_0_and_holds_for_1)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	const uint32_t w[] = { STREAMWAIT(0x2, 0, 1, 0), SEMPOST(1u << 3) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	cr_expect_eq(bh_sem_value(t, 3), 1u);
+	struct prog p = { 0 };
+	emit_push(&p, STREAMWAIT(0x2, 1, 1, 0));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
+	wait_report_has(dev, "STREAMWAIT until stream 0 NUM_MSGS_RECEIVED (reg 259; bhemu models no overlay messages, so it stays 0) (0) reaches 1");
+	cr_expect_eq(bh_sem_value(t, 3), 1u);
+	reset_core(dev, BH_CORE_TRISC1);
+	wait_thread_idle(t, 1);
+	bh_device_close(dev);
+}
+
+/* BlockMask 0 means B6 (matrix unit): a sync instruction passes, ZEROACC waits. */
+Test(tensix_streamwait, block_mask_0_blocks_only_the_matrix_unit)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	struct prog p = { 0 };
+	emit_push(&p, STREAMWAIT(0, 1, 0, 0));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_push(&p, ZEROACC);
+	emit_push(&p, SEMPOST(1u << 4));
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	wait_sem(dev, 3, 1);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with ZEROACC");
+	cr_expect_eq(bh_sem_value(t, 4), 0u);
+	cr_assert(bh_stream_write(t, 0, CURR_PHASE, 1));
+	wait_sem(dev, 4, 1);
+	bh_device_close(dev);
 }
