@@ -95,6 +95,22 @@ const struct tt_opinfo *tt_opinfo(unsigned opcode);
 bool tt_decode_check(uint32_t word, char *why, size_t n);
 /* Why an instruction with exec N is not executed, for its fault ("... is not modelled yet"). */
 void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n);
+/* The instruction-type bits of tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md) that the
+ * instruction sets while it is queued or executing. */
+enum {
+	TT_ST_REPLAY = 1u << 0,    /* REPLAY that plays (Exec set or Load clear) */
+	TT_ST_MOP = 1u << 1,       /* MOP (not MOP_CFG) */
+	TT_ST_SCALAR = 1u << 2,
+	TT_ST_MOVER = 1u << 3,
+	TT_ST_UNPACK = 1u << 4,
+	TT_ST_PACK = 1u << 5,
+	TT_ST_CONFIG = 1u << 6,
+	TT_ST_SYNC = 1u << 7,
+	TT_ST_B0 = 1u << 8,        /* misc, mover, scalar, packer or unpacker (block class B0) */
+	TT_ST_VECTOR = 1u << 9,
+	TT_ST_MATRIX = 1u << 10,
+};
+uint32_t tt_status_type_bits(uint32_t word);
 /* "SEMINIT sem_sel=0x2 init_value=0x0 max_value=0x1" (or "opcode 0x00 (unknown) 0x..."). */
 void tt_disasm(uint32_t word, char *buf, size_t n);
 
@@ -122,6 +138,9 @@ struct tt_entry {
 };
 
 enum bh_tt_park { BH_TT_RUNNING = 0, BH_TT_IDLE, BH_TT_GATE, BH_TT_FAULTED };
+
+#define TT_STAGE_GATE (1ull << 32)   /* struct bh_tt_thread.stage */
+#define TT_STAGE_UNIT (1ull << 33)
 
 /* The Wait Gate's latched wait (sync.md 8, STREAMWAIT.md), executor-private. */
 enum tt_wait_kind { TT_WAIT_STALL, TT_WAIT_SEM, TT_WAIT_STREAM };
@@ -173,6 +192,12 @@ struct bh_tt_thread {
 	struct bh_waitq push_waiters;   /* cores stalled on the full FIFO */
 
 	_Atomic uint32_t park;    /* enum bh_tt_park: release by the executor, acquire by monitors */
+	/* Where the instruction after the expanders is, for tt_cfg_qstatus/bstatus: the word in bits
+	 * 31:0 with TT_STAGE_GATE (held at or passing the Wait Gate) or TT_STAGE_UNIT (executing);
+	 * 0 between instructions. `replaying`: a REPLAY is emitting. Written relaxed by the
+	 * executor, read by CSR reads under tx->lock (a live snapshot, like the hardware's). */
+	_Atomic uint64_t stage;
+	_Atomic bool replaying;
 	_Atomic uint32_t progress;        /* bumped per instruction and wake (deadlock monitor) */
 
 	/* Executor-private. */
@@ -212,9 +237,11 @@ void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool enteri
  * closes the race with an exit): true (core->fault filled) if a Tensix instruction it pushed
  * faulted while it ran. */
 bool bh_tensix_take_fault(struct bh_core *core);
-/* Bit i set: Tensix thread i is not idle (tensix.md 9: an instruction pushed into it has not
- * finished executing, or it stopped at a fault). Live: may change as soon as it is read. */
-unsigned bh_tensix_busy_threads(struct bh_tile *tile);
+/* TT_ST_* bits of the instructions that TRISC `thread` pushed and that are still queued in
+ * Tensix thread `thread`'s frontend (FIFO, expanders, Wait Gate), plus with `backend` those
+ * executing in a unit: tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md). BRISC's pushes do
+ * not count (the CSRs count what RISCV T_i pushed). Live. */
+uint32_t bh_tensix_status_types(struct bh_tile *tile, unsigned thread, bool backend);
 /* INSTRN_BUF_STATUS (tile control 0x0A8, tensix.md 2): bit i "thread i's FIFO is not full" (a
  * push would be accepted: it holds at most BH_TT_FIFO_ACCEPT), bit 4 + i "thread i's FIFO is
  * empty"; other bits 0. The model's one FIFO per thread is the one before the replay expander. */

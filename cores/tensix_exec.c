@@ -127,6 +127,11 @@ static void latch_watch(struct bh_tt_thread *th, int delta)
 		bh_stream_gate_waiters_add(t, delta);
 }
 
+static void tt_stage(struct bh_tt_thread *th, uint64_t where, uint32_t w)
+{
+	atomic_store_explicit(&th->stage, where ? where | w : 0, memory_order_relaxed);
+}
+
 static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
 
 /* The Wait Gate: an instruction of a blocked class waits while the latched wait holds. */
@@ -138,6 +143,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
 	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
 		return TT_ABORT;
+	tt_stage(th, TT_STAGE_GATE, w);
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
 		if (!latch_holds(th, what, sizeof what)) {
 			th->latch.active = false;
@@ -153,10 +159,17 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 		}
 		latch_watch(th, -1);
 		pthread_mutex_unlock(&tx->lock);
-		if (abandoned)
+		if (abandoned) {
+			tt_stage(th, 0, 0);
 			return TT_ABORT;
+		}
 	}
-	return tt_execute(th, oi, w);
+	/* ATGETM waits for its mutex at the gate (tensix.md 5): it enters the unit once it has it. */
+	if (tt_opcode_of(w) != TT_OP_ATGETM)
+		tt_stage(th, TT_STAGE_UNIT, w);
+	enum tt_result r = tt_execute(th, oi, w);
+	tt_stage(th, 0, 0);
+	return r;
 }
 
 enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
@@ -192,12 +205,13 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 		th->rec_exec = tt_bits(w, 1, 1);
 		return TT_OK;
 	}
-	for (unsigned k = 0; k < len; k++) {
-		enum tt_result r = tt_gate(th, th->replay[(start + k) % BH_TT_REPLAY_SLOTS]);
-		if (r != TT_OK)
-			return r;
-	}
-	return TT_OK;
+	/* A REPLAY may come out of a MOP, but a replayed sequence holds no REPLAY: no nesting. */
+	atomic_store_explicit(&th->replaying, true, memory_order_relaxed);
+	enum tt_result r = TT_OK;
+	for (unsigned k = 0; k < len && r == TT_OK; k++)
+		r = tt_gate(th, th->replay[(start + k) % BH_TT_REPLAY_SLOTS]);
+	atomic_store_explicit(&th->replaying, false, memory_order_relaxed);
+	return r;
 }
 
 /* ---------------------------------------------------------------------------------------------

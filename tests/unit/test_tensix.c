@@ -637,8 +637,9 @@ static void run_csr_read(struct bh_device *dev, enum bh_core_id core, uint32_t c
 	run_prog(dev, core, core_code_at[core], &p, r);
 }
 
-/* riscv-cores.md 3: 0 = idle, on every core, for both CSRs, also right after work drained
- * (tensix_sync on the reading TRISC, then the read). */
+/* Nothing queued or executing: 0 on every core, for both CSRs (CSRs.md; sfpu_cc reads 0 in
+ * bhemu), also right after work drained (tensix_sync on the reading TRISC, then the read). The
+ * busy bits: test_tensix_scalar.c. */
 Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
 {
 	struct bh_device *dev = t_open();
@@ -660,38 +661,6 @@ Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
 	emit(&p, or(A0, A0, A1));
 	emit_exit(&p);
 	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
-	free(r);
-	bh_device_close(dev);
-}
-
-/* Which bit of bits 0-10 / 11-23 stands for which instruction type is undocumented: with a thread
- * busy (T0 held at the gate) the read is a named "not modelled" fault, on the pushing TRISC right
- * after its pushes and on the other cores; once the thread drained, 0 again. */
-Test(tensix, tt_cfg_qstatus_and_bstatus_with_a_busy_thread_are_a_named_fault)
-{
-	struct bh_device *dev = t_open();
-	struct bh_tile *t = tile0(dev);
-	struct bh_core_result *r = result_new();
-	uint32_t pc;
-	bh_sem_init(t, 0xFF, 15, 0);
-	struct prog p = { 0 };
-	emit_held_pushes(&p, 1, false);
-	pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
-	emit(&p, csrr(A0, CSR_QSTATUS));
-	emit_exit(&p);
-	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", "tt_cfg_qstatus read while Tensix threads 0x1 (bit i = thread i)");
-	expect_in_report(r, "own thread at bits 0-10, all threads at 13-23");
-	run_csr_read(dev, BH_CORE_BRISC, CSR_BSTATUS, r, &pc);
-	expect_fault(r, BH_CORE_BRISC, pc, "not modelled", "tt_cfg_bstatus read while Tensix threads 0x1");
-	expect_in_report(r, "all threads at 11-21");
-	run_csr_read(dev, BH_CORE_TRISC1, CSR_QSTATUS, r, &pc);
-	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "tt_cfg_qstatus read while Tensix threads 0x1");
-	bh_sem_post(t, 1u << 4);
-	wait_thread_idle(t, 0);
-	run_csr_read(dev, BH_CORE_TRISC2, CSR_BSTATUS, r, &pc);
-	cr_expect_eq(r->status, BH_RUN_EXITED, "%s", r->report);
-	cr_expect_eq(r->exit_status, 0);
 	free(r);
 	bh_device_close(dev);
 }

@@ -1,6 +1,6 @@
 /* The scalar unit's GPR arithmetic (ADD/SUB/MUL/BITWOP/SHIFT/CMPDMAREG), the special form of
- * SETDMAREG, CFGSHIFTMASK and the global configuration words, STALLWAIT on SrcA/SrcB ownership
- * and STREAMWAIT on stream registers.
+ * SETDMAREG, CFGSHIFTMASK and the global configuration words, STALLWAIT on SrcA/SrcB ownership,
+ * STREAMWAIT on stream registers, and the instruction-type bits of tt_cfg_qstatus/bstatus.
  * Expected values come from the tt-isa-documentation pages named in each comment; each is
  * chosen so that a plausible wrong reading (signed compare, shift not taken mod 32, mask not
  * cleared, wrong ALU mode) gives another number. Meant to be clean under TSan. */
@@ -16,6 +16,9 @@
 #include "testlib.h"
 
 #define TENSIX_CFG 0xFFEF0000u
+#define CSR_QSTATUS 0xBC0u
+#define CSR_BSTATUS 0xBC1u
+#define CSR_CFG0 0x7C0u
 
 enum { ADD = 0x58, SUB = 0x59, MUL = 0x5A, BITWOP = 0x5B, SHIFT = 0x5C, CMP = 0x5D };
 
@@ -509,5 +512,119 @@ Test(tensix_streamwait, block_mask_0_blocks_only_the_matrix_unit)
 	cr_expect_eq(bh_sem_value(t, 4), 0u);
 	cr_assert(bh_stream_write(t, 0, CURR_PHASE, 1));
 	wait_sem(dev, 4, 1);
+	bh_device_close(dev);
+}
+
+/* -------------------------------------------------------- tt_cfg_qstatus / bstatus */
+
+/* Exit status = csr as `core` reads it. Starting a TRISC resets it, which empties its Tensix
+ * thread: a TRISC whose thread holds work reads through emit_read_status_at_gate instead. */
+static uint32_t read_csr_on(struct bh_device *dev, enum bh_core_id core, uint32_t csr)
+{
+	struct prog p = { 0 };
+	emit(&p, csrr(A0, csr));
+	emit_exit(&p);
+	return run_core(dev, core, &p);
+}
+
+/* Once L1[gate] is non-zero: L1[out] = qstatus, L1[out + 4] = bstatus; exit(0). */
+static void emit_read_status_at_gate(struct prog *p, uint32_t gate, uint32_t out)
+{
+	emit_wait_nonzero(p, gate, A3);
+	emit_li(p, T0, out);
+	emit(p, csrr(A1, CSR_QSTATUS));
+	emit(p, sw(A1, 0, T0));
+	emit(p, csrr(A1, CSR_BSTATUS));
+	emit(p, sw(A1, 4, T0));
+	emit_exit_with(p, 0);
+}
+
+/* Open L1[gate] for a reader started with emit_read_status_at_gate; wait for it to exit. */
+static void release_status_reader(struct bh_device *dev, enum bh_core_id core, uint32_t gate)
+{
+	set_l1(dev, gate, 1);
+	expect_exit(dev, 0, core, 0);
+}
+
+/* CSRs.md: T0 is held at the gate with a SEMPOST (sync, bit 7) and has queued SETDMAREG (scalar
+ * 2 and B0 group 8), SETC16 (config 6), ZEROACC (matrix 10), MOP (1) and a playing REPLAY (0):
+ * own mask 0x5C7 at bits 10:0 for TRISC0, the OR of all threads at 23:13 (qstatus) or 21:11
+ * (bstatus); B and NC see the OR in both places; T1, whose thread is idle, only at 23:13. */
+Test(tensix_status, queued_instruction_types_by_bit_for_the_own_thread_and_all_threads)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	const uint32_t w[] = { SEMWAIT(0x2, 1u << 4, 1), SEMPOST(1u << 5), SETDMAREG(2, 7), SETC16(1, 0), ZEROACC,
+			       MOP(0, 0, 0), REPLAY(0, 1, 0, 0) };
+	struct prog p = { 0 };
+	for (size_t k = 0; k < N(w); k++)
+		emit_push(&p, w[k]);
+	emit_read_status_at_gate(&p, GATE, OUT);
+	start_core(dev, BH_CORE_TRISC0, &p);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	const uint32_t own = 0x5C7;
+	cr_expect_eq(read_csr_on(dev, BH_CORE_TRISC1, CSR_QSTATUS), own << 13);
+	cr_expect_eq(read_csr_on(dev, BH_CORE_TRISC1, CSR_BSTATUS), own << 11);
+	cr_expect_eq(read_csr_on(dev, BH_CORE_BRISC, CSR_QSTATUS), own | own << 13);
+	cr_expect_eq(read_csr_on(dev, BH_CORE_NCRISC, CSR_BSTATUS), own | own << 11);
+	release_status_reader(dev, BH_CORE_TRISC0, GATE);
+	cr_expect_eq(l1_get(dev, OUT), own | own << 13, "qstatus 0x%08x", l1_get(dev, OUT));
+	cr_expect_eq(l1_get(dev, OUT + 4), own | own << 11, "bstatus: nothing executes in a unit");
+	reset_core(dev, BH_CORE_TRISC0);   /* drop the queue (the MOP and REPLAY have nothing configured) */
+	wait_thread_idle(t, 0);
+	cr_expect_eq(read_csr_on(dev, BH_CORE_TRISC0, CSR_QSTATUS), 0u);
+	bh_device_close(dev);
+}
+
+/* A REPLAY that only records (Load set, Exec clear) does not count; nor do BRISC's pushes (the
+ * CSRs count what RISCV T_i pushed), though they keep the thread busy. */
+Test(tensix_status, recording_replay_and_brisc_pushes_do_not_count)
+{
+	struct bh_tile *t;
+	struct bh_device *dev = open_with_sems_at_0(&t);
+	const uint32_t gate2 = GATE + 0x10, out2 = OUT + 0x10;
+	const uint32_t w[] = { SEMWAIT(0x2, 1u << 4, 1), SEMPOST(1u << 5), REPLAY(0, 1, 0, 1) };
+	struct prog p = { 0 };
+	for (size_t k = 0; k < N(w); k++)
+		emit_push(&p, w[k]);
+	emit_read_status_at_gate(&p, GATE, OUT);
+	start_core(dev, BH_CORE_TRISC1, &p);
+	wait_report_has(dev, "tensix1: waits at the Wait Gate with SEMPOST");
+	release_status_reader(dev, BH_CORE_TRISC1, GATE);
+	cr_expect_eq(l1_get(dev, OUT), TT_ST_SYNC | TT_ST_SYNC << 13, "0x%08x", l1_get(dev, OUT));
+
+	struct prog r2 = { 0 };   /* started before BRISC's pushes: starting T2 empties thread 2 */
+	emit_read_status_at_gate(&r2, gate2, out2);
+	start_core(dev, BH_CORE_TRISC2, &r2);
+	struct prog b = { 0 };
+	emit_store_word(&b, 0xFFE60000u, SEMWAIT(0x2, 1u << 6, 1));
+	emit_store_word(&b, 0xFFE60000u, SEMPOST(1u << 7));
+	emit_exit_with(&b, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	wait_report_has(dev, "tensix2: waits at the Wait Gate with SEMPOST");
+	release_status_reader(dev, BH_CORE_TRISC2, gate2);
+	cr_expect_eq(l1_get(dev, out2), TT_ST_SYNC << 13, "thread 2 holds only BRISC's: 0x%08x", l1_get(dev, out2));
+	cr_expect_eq(l1_get(dev, out2 + 4), TT_ST_SYNC << 11);
+	bh_sem_post(t, 1u << 4 | 1u << 6);
+	wait_thread_idle(t, 1);
+	wait_thread_idle(t, 2);
+	cr_expect_eq(read_csr_on(dev, BH_CORE_BRISC, CSR_QSTATUS), 0u);
+	bh_device_close(dev);
+}
+
+/* cfg0.DisTTStatusReg freezes the status CSRs at values bhemu does not know: a named fault. */
+Test(tensix_status, reading_with_cfg0_dis_tt_status_reg_set_is_a_named_fault)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_li(&p, A1, 1u << 29);
+	emit(&p, csrw(CSR_CFG0, A1));
+	uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
+	emit(&p, csrr(A0, CSR_QSTATUS));
+	emit_exit(&p);
+	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", "tt_cfg_qstatus read with cfg0.DisTTStatusReg (bit 29) set");
+	free(r);
 	bh_device_close(dev);
 }
