@@ -39,7 +39,7 @@ static const struct csr_def csr_defs[] = {
 	{ 0xC80, CSR_CYCLE, 0, 1, 0, 0, "cycleh" },
 	{ 0xC02, CSR_INSTRET, 0, 0, 0, 0, "instret" },
 	{ 0xC82, CSR_INSTRET, 0, 1, 0, 0, "instreth" },
-	/* Tensix queue / backend status: live, 0 when idle (csr_qstatus_read). */
+	/* Tensix queue / backend status: live (csr_qstatus_read). */
 	{ 0xBC0, CSR_QSTATUS, 1, 0, 0, 0, "tt_cfg_qstatus" },
 	{ 0xBC1, CSR_QSTATUS, 1, 0, 1, 0, "tt_cfg_bstatus" },
 	{ 0xBC2, CSR_SSTATUS, 0, 0, 0, 0, "tt_cfg_sstatus0" },
@@ -76,22 +76,27 @@ static bool csr_sstatus_check(struct bh_core *c, const struct csr_def *d)
 			    "%s on a TRISC reports Tensix stream status, which is not modelled yet", d->name);
 }
 
-/* tt_cfg_qstatus / tt_cfg_bstatus (riscv-cores.md 3): the instruction types the own thread still
- * has queued (bits 0-10) and the OR over all threads (13-23; bstatus: also those executing in the
- * backend, OR at 11-21); 0 = idle. Which bit is which type is not documented: with every thread
- * idle both read 0, exactly; otherwise the value cannot be given and the read faults. */
+#define CFG0_DIS_TT_STATUS_REG (1u << 29)   /* freezes the tt_cfg_*status* CSRs */
+
+/* tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md): 11-bit masks of instruction types
+ * (TT_ST_*) pushed by RISCV T_i and still in Tensix thread i's frontend (bstatus: or executing
+ * in a unit). A TRISC sees its own thread's mask at bits 10:0; B and NC see the OR there too.
+ * The OR over the threads follows at 23:13 (qstatus) or 21:11 (bstatus). qstatus bits 11 and
+ * 24 (sfpu_cc: some Vector Unit lane enabled) read 0: lane enables are data-plane state that
+ * bhemu does not keep. */
 static bool csr_qstatus_read(struct bh_core *c, const struct csr_def *d, uint32_t *val)
 {
-	unsigned busy = bh_tensix_busy_threads(c->tile);
-	if (!busy) {
-		*val = 0;
-		return true;
-	}
-	return bh_fault_set(c, BH_FAULT_NOT_MODELLED, 0, NULL,
-			    "%s read while Tensix threads 0x%x (bit i = thread i) have instructions in flight: "
-			    "riscv-cores.md 3 gives only the layout (own thread at bits 0-10, all threads at %s) and "
-			    "0 = idle, not which bit stands for which instruction type",
-			    d->name, busy, d->index ? "11-21" : "13-23");
+	if (c->cfg0 & CFG0_DIS_TT_STATUS_REG)
+		return bh_fault_set(c, BH_FAULT_NOT_MODELLED, 0, NULL,
+				    "%s read with cfg0.DisTTStatusReg (bit 29) set: the frozen status value is not modelled",
+				    d->name);
+	bool backend = d->index == 1;
+	uint32_t m[BH_TT_THREADS], any = 0;
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		any |= m[i] = bh_tensix_status_types(c->tile, i, backend);
+	uint32_t own = c->kind >= BH_TRISC0 ? m[c->kind - BH_TRISC0] : any;
+	*val = own | any << (backend ? 11 : 13);
+	return true;
 }
 
 bool rv32_csr_read(struct bh_core *c, uint32_t num, uint32_t *val)

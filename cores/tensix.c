@@ -13,7 +13,7 @@
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 
-static void sem_gate_wake(struct bh_tile *t)
+static void tt_gate_wake(struct bh_tile *t)
 {
 	tt_wake_all(&t->tensix);
 }
@@ -24,12 +24,15 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 	tx->tile = tile;
 	pthread_mutex_init(&tx->lock, NULL);
 	memset(tx->mutex_owner, -1, sizeof tx->mutex_owner);
+	/* SrcASrcB.md reset state (memset: every client on bank 0). */
+	for (unsigned b = 0; b < 2; b++)
+		tx->src.srca_client[b] = tx->src.srcb_client[b] = TT_SRC_UNPACKERS;
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		tx->th[i].tx = tx;
 		tx->th[i].id = i;
 		pthread_cond_init(&tx->th[i].cond, NULL);
 	}
-	atomic_store_explicit(&bh_sem_gate_wake_hook, sem_gate_wake, memory_order_relaxed);
+	atomic_store_explicit(&bh_tensix_gate_wake_hook, tt_gate_wake, memory_order_relaxed);
 }
 
 void bh_tensix_destroy(struct bh_tensix *tx)
@@ -336,12 +339,29 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	return true;
 }
 
-unsigned bh_tensix_busy_threads(struct bh_tile *t)
+uint32_t bh_tensix_status_types(struct bh_tile *t, unsigned i, bool backend)
 {
-	unsigned busy = 0;
-	for (unsigned i = 0; i < BH_TT_THREADS; i++)
-		busy |= (unsigned)!bh_pcbuf_tensix_thread_idle(t, i) << i;
-	return busy;
+	struct bh_tensix *tx = &t->tensix;
+	struct bh_tt_thread *th = &tx->th[i];
+	uint8_t pusher = (uint8_t)(BH_TRISC0 + i);
+	uint32_t v = 0;
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned n = 0; n < th->count; n++) {
+		const struct tt_entry *e = &th->fifo[(th->head + n) % BH_TT_FIFO_SLOTS];
+		if (e->pusher == pusher)
+			v |= tt_status_type_bits(e->word);
+	}
+	if (th->in_flight && th->cur.pusher == pusher) {
+		uint64_t stage = atomic_load_explicit(&th->stage, memory_order_relaxed);
+		if (is_mop(th->cur.word))
+			v |= TT_ST_MOP;   /* still expanding */
+		if (atomic_load_explicit(&th->replaying, memory_order_relaxed))
+			v |= TT_ST_REPLAY;
+		if ((stage & TT_STAGE_GATE) || (backend && (stage & TT_STAGE_UNIT)))
+			v |= tt_status_type_bits((uint32_t)stage);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return v;
 }
 
 uint32_t bh_tensix_instrn_buf_status(struct bh_tile *t)

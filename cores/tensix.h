@@ -6,10 +6,11 @@
  *
  * Units complete an instruction before the next one of the thread reaches the gate (as in
  * ttsim): a thread has nothing "in a unit" when its gate looks, so the STALLWAIT conditions on
- * unit occupancy (C0-C4, C9-C12) hold at once; what really blocks is SEMWAIT, ATGETM and a full
- * FIFO. Idle tracking (sync/pcbuf.h tensix_busy/mop_busy) counts an instruction from its push
- * until it and everything it expanded into have executed; that backs PCBuf +4/+8 and the BRISC
- * PCBuf barrier.
+ * unit occupancy (C0-C4, C9-C12) hold at once; what really blocks is SEMWAIT, STREAMWAIT (on
+ * stream registers), STALLWAIT C7/C8 (SrcA/SrcB ownership, which stays with the unpackers:
+ * struct tt_src_state), ATGETM and a full FIFO. Idle tracking (sync/pcbuf.h tensix_busy/
+ * mop_busy) counts an instruction from its push until it and everything it expanded into have
+ * executed; that backs PCBuf +4/+8 and the BRISC PCBuf barrier.
  *
  * Locking: tx->lock guards the FIFOs, mutex ownership, reports' view (wait_what, cur) and the
  * pending faults; order is tile->lock, then tx->lock. Executor-private state has no lock. */
@@ -39,7 +40,12 @@ struct bh_tile;
 #define BH_TT_REPLAY_SLOTS 32
 #define BH_TT_THREAD_CFG 68         /* ThreadConfig entries (16-bit) per thread */
 #define BH_TT_MUTEXES 5             /* indices 0, 2, 3, 4 exist; 1 does not */
-#define BH_TT_CFG_WORDS 224         /* Config words per state (bank) */
+#define BH_TT_CFG_WORDS BH_CFG_WORDS /* Config words per state (bank) */
+
+/* ThreadConfig entries STREAMWAIT reads (Blackhole cfg_defines.h, THREAD section). */
+#define TT_TCFG_STREAMWAIT_PHASE_HI 57u      /* STREAMWAIT_PHASE_HI_Val, 10 bits */
+#define TT_TCFG_STREAMWAIT_NUM_MSGS_HI 58u   /* STREAMWAIT_NUM_MSGS_HI_Val, 7 bits */
+#define TT_TCFG_STREAM_ID_SYNC 59u           /* STREAM_ID_SYNC_SEC0..3_BankSel at 59..62, 6 bits */
 
 #define BH_TT_GPR_BASE 0xFFE00000u
 #define BH_TT_PUSH_BASE 0xFFE40000u
@@ -87,9 +93,24 @@ const struct tt_opinfo *tt_opinfo(unsigned opcode);
 /* Whether the word is a Blackhole instruction with no reserved bit set; else why not (returns
  * false with why filled). */
 bool tt_decode_check(uint32_t word, char *why, size_t n);
-/* Why an instruction with exec N is not executed, for its fault ("... is not modelled yet", or
- * the specific gap in the reference). */
+/* Why an instruction with exec N is not executed, for its fault ("... is not modelled yet"). */
 void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n);
+/* The instruction-type bits of tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md) that the
+ * instruction sets while it is queued or executing. */
+enum {
+	TT_ST_REPLAY = 1u << 0,    /* REPLAY that plays (Exec set or Load clear) */
+	TT_ST_MOP = 1u << 1,       /* MOP (not MOP_CFG) */
+	TT_ST_SCALAR = 1u << 2,
+	TT_ST_MOVER = 1u << 3,
+	TT_ST_UNPACK = 1u << 4,
+	TT_ST_PACK = 1u << 5,
+	TT_ST_CONFIG = 1u << 6,
+	TT_ST_SYNC = 1u << 7,
+	TT_ST_B0 = 1u << 8,        /* misc, mover, scalar, packer or unpacker (block class B0) */
+	TT_ST_VECTOR = 1u << 9,
+	TT_ST_MATRIX = 1u << 10,
+};
+uint32_t tt_status_type_bits(uint32_t word);
 /* "SEMINIT sem_sel=0x2 init_value=0x0 max_value=0x1" (or "opcode 0x00 (unknown) 0x..."). */
 void tt_disasm(uint32_t word, char *buf, size_t n);
 
@@ -118,14 +139,33 @@ struct tt_entry {
 
 enum bh_tt_park { BH_TT_RUNNING = 0, BH_TT_IDLE, BH_TT_GATE, BH_TT_FAULTED };
 
-/* The Wait Gate's latched wait (sync.md 8), executor-private. */
+#define TT_STAGE_GATE (1ull << 32)   /* struct bh_tt_thread.stage */
+#define TT_STAGE_UNIT (1ull << 33)
+
+/* The Wait Gate's latched wait (sync.md 8, STREAMWAIT.md), executor-private. */
+enum tt_wait_kind { TT_WAIT_STALL, TT_WAIT_SEM, TT_WAIT_STREAM };
 struct tt_latch {
 	bool active;
-	bool sem;                 /* SEMWAIT (else STALLWAIT) */
+	uint8_t kind;             /* enum tt_wait_kind */
 	uint32_t block;           /* block mask B0..B8 */
-	uint32_t cond;            /* STALLWAIT condition mask, or SEMWAIT cond (1 zero, 2 max) */
+	uint32_t cond;            /* STALLWAIT condition mask; SEMWAIT cond (1 zero, 2 max);
+				   * STREAMWAIT condition index (0 phase, 1 messages received) */
 	uint32_t sem_mask;
+	uint32_t stream_select;   /* STREAMWAIT: ThreadConfig STREAM_ID_SYNC_SEC slot */
+	uint32_t target;          /* STREAMWAIT: TargetValue */
 	uint32_t word;
+};
+
+/* SrcA/SrcB bank ownership and the bank each client works on (SrcASrcB.md), read by STALLWAIT
+ * C5-C8. Reset: all four banks allowed to the unpackers, every client on bank 0. Only data-plane
+ * instructions hand a bank over or flip a client's bank (UNPACR with dvalid, SETDVALID,
+ * CLEARDVALID, matrix instructions with FlipSrcA/B), and bhemu executes none of them: the state
+ * keeps its reset value, so it is written once at init and read without a lock. */
+enum tt_src_client { TT_SRC_MATRIX_UNIT, TT_SRC_UNPACKERS };
+struct tt_src_state {
+	uint8_t srca_client[2], srcb_client[2];   /* enum tt_src_client, per bank */
+	uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
+	uint8_t matrix_srca_bank, matrix_srcb_bank;
 };
 
 struct bh_tensix;
@@ -152,6 +192,12 @@ struct bh_tt_thread {
 	struct bh_waitq push_waiters;   /* cores stalled on the full FIFO */
 
 	_Atomic uint32_t park;    /* enum bh_tt_park: release by the executor, acquire by monitors */
+	/* Where the instruction after the expanders is, for tt_cfg_qstatus/bstatus: the word in bits
+	 * 31:0 with TT_STAGE_GATE (held at or passing the Wait Gate) or TT_STAGE_UNIT (executing);
+	 * 0 between instructions. `replaying`: a REPLAY is emitting. Written relaxed by the
+	 * executor, read by CSR reads under tx->lock (a live snapshot, like the hardware's). */
+	_Atomic uint64_t stage;
+	_Atomic bool replaying;
 	_Atomic uint32_t progress;        /* bumped per instruction and wake (deadlock monitor) */
 
 	/* Executor-private. */
@@ -173,6 +219,7 @@ struct bh_tensix {
 	struct bh_tile *tile;
 	pthread_mutex_t lock;
 	bool shutdown;                        /* under lock */
+	struct tt_src_state src;              /* constant after init (see the type) */
 	int8_t mutex_owner[BH_TT_MUTEXES];    /* -1 free, else thread; under lock */
 	uint8_t mutex_waiting[BH_TT_MUTEXES]; /* bit t: thread t waits in ATGETM; under lock */
 	struct bh_fault pending[BH_CORES_PER_TILE];   /* fault to hand to core k (under lock) */
@@ -190,9 +237,11 @@ void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool enteri
  * closes the race with an exit): true (core->fault filled) if a Tensix instruction it pushed
  * faulted while it ran. */
 bool bh_tensix_take_fault(struct bh_core *core);
-/* Bit i set: Tensix thread i is not idle (tensix.md 9: an instruction pushed into it has not
- * finished executing, or it stopped at a fault). Live: may change as soon as it is read. */
-unsigned bh_tensix_busy_threads(struct bh_tile *tile);
+/* TT_ST_* bits of the instructions that TRISC `thread` pushed and that are still queued in
+ * Tensix thread `thread`'s frontend (FIFO, expanders, Wait Gate), plus with `backend` those
+ * executing in a unit: tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md). BRISC's pushes do
+ * not count (the CSRs count what RISCV T_i pushed). Live. */
+uint32_t bh_tensix_status_types(struct bh_tile *tile, unsigned thread, bool backend);
 /* INSTRN_BUF_STATUS (tile control 0x0A8, tensix.md 2): bit i "thread i's FIFO is not full" (a
  * push would be accepted: it holds at most BH_TT_FIFO_ACCEPT), bit 4 + i "thread i's FIFO is
  * empty"; other bits 0. The model's one FIFO per thread is the one before the replay expander. */

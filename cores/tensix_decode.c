@@ -45,12 +45,31 @@ bool tt_decode_check(uint32_t w, char *why, size_t n)
 
 void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n)
 {
-	if (oi == tt_opinfo(TT_OP_STREAMWAIT))
-		snprintf(why, n, "STREAMWAIT is not modelled: sync.md 8 names it a Wait Gate instruction but gives "
-			 "neither its fields nor its wait condition (ttsim: unsupported)");
-	else
-		snprintf(why, n, "%s instruction %s is not modelled yet", oi->plane == TT_P_DATA ? "data-plane" : "control-plane",
-			 oi->name);
+	snprintf(why, n, "%s instruction %s is not modelled yet", oi->plane == TT_P_DATA ? "data-plane" : "control-plane",
+		 oi->name);
+}
+
+uint32_t tt_status_type_bits(uint32_t w)
+{
+	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
+	switch (oi ? oi->unit : TT_U_NOP) {
+	case TT_U_FRONT:
+		if (tt_opcode_of(w) == TT_OP_MOP)
+			return TT_ST_MOP;
+		/* A REPLAY that only records leaves the frontend at once. */
+		return tt_opcode_of(w) == TT_OP_REPLAY && (tt_bits(w, 1, 1) || !tt_bits(w, 0, 0)) ? TT_ST_REPLAY : 0;
+	case TT_U_SCALAR: return TT_ST_SCALAR | TT_ST_B0;
+	case TT_U_MOVER: return TT_ST_MOVER | TT_ST_B0;
+	case TT_U_UNPACK: return TT_ST_UNPACK | TT_ST_B0;
+	case TT_U_PACK: return TT_ST_PACK | TT_ST_B0;
+	case TT_U_MISC: return TT_ST_B0;
+	case TT_U_CONFIG: return TT_ST_CONFIG;
+	case TT_U_SYNC:
+	case TT_U_WAIT: return TT_ST_SYNC;
+	case TT_U_VECTOR: return TT_ST_VECTOR;
+	case TT_U_MATRIX: return TT_ST_MATRIX;
+	default: return 0;   /* NOP belongs to no unit */
+	}
 }
 
 void tt_disasm(uint32_t w, char *buf, size_t n)

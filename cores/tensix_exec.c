@@ -1,19 +1,20 @@
 /* Tensix thread execution after the MOP expander: the replay expander (tensix.md 4), the Wait
  * Gate (sync.md 8) and the units of the control plane: sync (semaphores, mutexes, waits),
  * scalar (GPRs, STOREREG/LOADREG through the tile's address decode) and configuration
- * (tensix.md 6, 7). Every unit completes an instruction before the next one reaches the gate. */
+ * (tensix.md 6, 7). Every unit completes an instruction before the next one reaches the gate.
+ * Semantics from tt-isa-documentation, cited per function by page name. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/streams.h"
 #include "sync/tensix_sem.h"
 
 #define BLOCK_ALL 0x1FFu
 #define BLOCK_DEFAULT 0x040u         /* BlockMask 0 means B6 (matrix unit) only */
 #define STALL_COND_DEFAULT 0x0Fu     /* ConditionMask 0 means C0..C3 */
-#define STALL_COND_SRC_OWNERSHIP 0x1E0u   /* C5..C8: SrcA/SrcB ownership (data plane) */
 #define STOREREG_BASE 0xFFB00000u
 #define STOREREG_MIN 0xFFB11000u     /* below: undefined */
 
@@ -40,13 +41,10 @@ static bool gate_blocks(uint32_t block, enum tt_unit u)
 	return u == TT_U_NOP ? block == BLOCK_ALL : (block & unit_block_bits(u)) != 0;
 }
 
-/* Does the latched wait still hold? Semaphores are read seq_cst (pairs with the CAS of the
- * writer, sync/tensix_sem.c). The STALLWAIT conditions modelled are clear by construction. */
-static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
+/* SEMWAIT: semaphores are read seq_cst (pairs with the CAS of the writer, sync/tensix_sem.c). */
+static bool sem_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 {
 	const struct tt_latch *l = &th->latch;
-	if (!l->sem)
-		return false;
 	for (unsigned k = 0; k < BH_SEM_COUNT; k++) {
 		if (!(l->sem_mask >> k & 1))
 			continue;
@@ -63,6 +61,77 @@ static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
 	return false;
 }
 
+/* STALLWAIT (STALLWAIT.md): units finish each instruction before the next one reaches the gate,
+ * so C0-C4 and C9-C12 are met whenever the gate looks; C5-C8 compare SrcA/SrcB ownership. */
+static bool stall_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	static const char *const client[] = { "the matrix unit", "the unpackers" };
+	const struct tt_src_state *src = &th->tx->src;
+	struct {
+		uint32_t bit;
+		const char *reg;
+		unsigned bank;
+		uint8_t owner, wanted;
+	} c[] = {
+		{ 0x020, "SrcA", src->unpacker_bank[0], src->srca_client[src->unpacker_bank[0]], TT_SRC_UNPACKERS },
+		{ 0x040, "SrcB", src->unpacker_bank[1], src->srcb_client[src->unpacker_bank[1]], TT_SRC_UNPACKERS },
+		{ 0x080, "SrcA", src->matrix_srca_bank, src->srca_client[src->matrix_srca_bank], TT_SRC_MATRIX_UNIT },
+		{ 0x100, "SrcB", src->matrix_srcb_bank, src->srcb_client[src->matrix_srcb_bank], TT_SRC_MATRIX_UNIT },
+	};
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		if (!(th->latch.cond & c[k].bit) || c[k].owner == c[k].wanted)
+			continue;
+		snprintf(what, n, "STALLWAIT C%zu until %s bank %u belongs to %s (it belongs to %s; only data-plane "
+			 "instructions, which bhemu does not execute, hand it over)", k + 5, c[k].reg, c[k].bank,
+			 client[c[k].wanted], client[c[k].owner]);
+		return true;
+	}
+	return false;
+}
+
+/* STREAMWAIT (STREAMWAIT.md): keep waiting while the selected register of the stream named by
+ * ThreadConfig STREAM_ID_SYNC_SEC[StreamSelect] is below TargetValue. */
+static bool stream_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	const struct tt_latch *l = &th->latch;
+	unsigned s = atomic_load_explicit(&th->thread_cfg[TT_TCFG_STREAM_ID_SYNC + l->stream_select],
+					  memory_order_relaxed) & 0x3F;
+	uint32_t v = l->cond ? bh_stream_num_msgs_received(th->tx->tile, s) : bh_stream_curr_phase(th->tx->tile, s);
+	if (v >= l->target)
+		return false;
+	snprintf(what, n, "STREAMWAIT until stream %u %s (%u) reaches %u", s,
+		 l->cond ? "NUM_MSGS_RECEIVED (reg 259; bhemu models no overlay messages, so it stays 0)"
+			 : "CURR_PHASE (reg 29)", v, l->target);
+	return true;
+}
+
+/* Does the latched wait still hold? what: why, for reports. */
+static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
+{
+	switch (th->latch.kind) {
+	case TT_WAIT_SEM: return sem_wait_holds(th, what, n);
+	case TT_WAIT_STREAM: return stream_wait_holds(th, what, n);
+	default: return stall_wait_holds(th, what, n);
+	}
+}
+
+/* Register (+1) or unregister (-1) as a waiter on the state the latch reads, so that a change
+ * wakes the thread (sync/park.h). STALLWAIT C5-C8 read state that never changes: only T_i's
+ * reset (or shutdown) ends such a wait. */
+static void latch_watch(struct bh_tt_thread *th, int delta)
+{
+	struct bh_tile *t = th->tx->tile;
+	if (th->latch.kind == TT_WAIT_SEM)
+		atomic_fetch_add_explicit(&t->sem.gate_waiters, (uint32_t)delta, memory_order_seq_cst);
+	else if (th->latch.kind == TT_WAIT_STREAM)
+		bh_stream_gate_waiters_add(t, delta);
+}
+
+static void tt_stage(struct bh_tt_thread *th, uint64_t where, uint32_t w)
+{
+	atomic_store_explicit(&th->stage, where ? where | w : 0, memory_order_relaxed);
+}
+
 static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
 
 /* The Wait Gate: an instruction of a blocked class waits while the latched wait holds. */
@@ -70,30 +139,37 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 {
 	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
 	struct bh_tensix *tx = th->tx;
-	struct bh_sems *sm = &tx->tile->sem;
-	char what[160];
+	char what[192];
 	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
 	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
 		return TT_ABORT;
+	tt_stage(th, TT_STAGE_GATE, w);
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
 		if (!latch_holds(th, what, sizeof what)) {
 			th->latch.active = false;
 			break;
 		}
 		pthread_mutex_lock(&tx->lock);
-		atomic_fetch_add_explicit(&sm->gate_waiters, 1, memory_order_seq_cst);
+		latch_watch(th, 1);
 		bool abandoned = tt_abandoned(th);
 		if (!abandoned && latch_holds(th, what, sizeof what)) {   /* re-check after registering */
 			th->cur_word = w;
 			tt_wait_locked(th, what);
 			abandoned = tt_abandoned(th);
 		}
-		atomic_fetch_sub_explicit(&sm->gate_waiters, 1, memory_order_relaxed);
+		latch_watch(th, -1);
 		pthread_mutex_unlock(&tx->lock);
-		if (abandoned)
+		if (abandoned) {
+			tt_stage(th, 0, 0);
 			return TT_ABORT;
+		}
 	}
-	return tt_execute(th, oi, w);
+	/* ATGETM waits for its mutex at the gate (tensix.md 5): it enters the unit once it has it. */
+	if (tt_opcode_of(w) != TT_OP_ATGETM)
+		tt_stage(th, TT_STAGE_UNIT, w);
+	enum tt_result r = tt_execute(th, oi, w);
+	tt_stage(th, 0, 0);
+	return r;
 }
 
 enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
@@ -129,12 +205,13 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 		th->rec_exec = tt_bits(w, 1, 1);
 		return TT_OK;
 	}
-	for (unsigned k = 0; k < len; k++) {
-		enum tt_result r = tt_gate(th, th->replay[(start + k) % BH_TT_REPLAY_SLOTS]);
-		if (r != TT_OK)
-			return r;
-	}
-	return TT_OK;
+	/* A REPLAY may come out of a MOP, but a replayed sequence holds no REPLAY: no nesting. */
+	atomic_store_explicit(&th->replaying, true, memory_order_relaxed);
+	enum tt_result r = TT_OK;
+	for (unsigned k = 0; k < len && r == TT_OK; k++)
+		r = tt_gate(th, th->replay[(start + k) % BH_TT_REPLAY_SLOTS]);
+	atomic_store_explicit(&th->replaying, false, memory_order_relaxed);
+	return r;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -184,21 +261,34 @@ static enum tt_result tt_mutex(struct bh_tt_thread *th, uint32_t w, bool get)
 	return r;
 }
 
-static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w, bool sem)
+/* STALLWAIT, SEMWAIT, STREAMWAIT latch the thread's wait; the gate evaluates it
+ * (STALLWAIT.md, SEMWAIT.md, STREAMWAIT.md). BlockMask 0 means B6 for all three. */
+static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w)
 {
 	uint32_t block = tt_bits(w, 23, 15);
-	struct tt_latch l = { .active = true, .sem = sem, .block = block ? block : BLOCK_DEFAULT, .word = w };
-	if (sem) {
+	struct tt_latch l = { .active = true, .block = block ? block : BLOCK_DEFAULT, .word = w };
+	switch (tt_opcode_of(w)) {
+	case TT_OP_SEMWAIT:
+		l.kind = TT_WAIT_SEM;
 		l.cond = tt_bits(w, 1, 0);
 		l.sem_mask = tt_bits(w, 9, 2);
 		if (!l.cond)
 			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SEMWAIT with condition 0 is undefined (1: wait while zero, 2: wait while at max)");
-	} else {
+		break;
+	case TT_OP_STREAMWAIT: {
+		/* TargetValue takes its high bits from ThreadConfig when the wait is latched. */
+		l.kind = TT_WAIT_STREAM;
+		l.cond = tt_bits(w, 3, 3);
+		l.stream_select = tt_bits(w, 1, 0);
+		unsigned idx = l.cond ? TT_TCFG_STREAMWAIT_NUM_MSGS_HI : TT_TCFG_STREAMWAIT_PHASE_HI;
+		uint32_t hi = atomic_load_explicit(&th->thread_cfg[idx], memory_order_relaxed) & (l.cond ? 0x7Fu : 0x3FFu);
+		l.target = hi << 10 | tt_bits(w, 13, 4);
+		break;
+	}
+	default:
+		l.kind = TT_WAIT_STALL;
 		l.cond = tt_bits(w, 12, 0) ? tt_bits(w, 12, 0) : STALL_COND_DEFAULT;
-		if (l.cond & STALL_COND_SRC_OWNERSHIP)
-			return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-					"STALLWAIT conditions C5-C8 (SrcA/SrcB ownership, mask 0x%x) belong to the data plane, which is not modelled",
-					l.cond & STALL_COND_SRC_OWNERSHIP);
+		break;
 	}
 	th->latch = l;
 	return TT_OK;
@@ -244,32 +334,113 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 	return TT_OK;
 }
 
+__attribute__((cold, noinline))
+static enum tt_result dmareg_bad_mode(struct bh_tt_thread *th, uint32_t w, const char *modes)
+{
+	return tt_fault(th, BH_FAULT_BAD_VALUE, w, "%s mode %u is undefined (%s)", tt_opinfo(tt_opcode_of(w))->name,
+			tt_bits(w, 20, 18), modes);
+}
+
+/* ADD/SUB/MUL/BITWOP/SHIFT/CMPDMAREG (the pages of those names): Result = Left op Right, where
+ * Right is a GPR or the unsigned immediate in bits 11:6. Everything is unsigned 32-bit. */
 static enum tt_result tt_dmareg_op(struct bh_tt_thread *th, uint32_t w)
 {
+	bool imm = tt_bits(w, 23, 23);
+	unsigned mode = tt_bits(w, 20, 18);
 	uint32_t a = gpr_get(th, tt_bits(w, 5, 0));
-	uint32_t b = tt_bits(w, 23, 23) ? tt_bits(w, 11, 6) : gpr_get(th, tt_bits(w, 11, 6));
+	uint32_t b = imm ? tt_bits(w, 11, 6) : gpr_get(th, tt_bits(w, 11, 6));
 	uint32_t v;
 	switch (tt_opcode_of(w)) {
 	case TT_OP_ADDDMAREG: v = a + b; break;
 	case TT_OP_SUBDMAREG: v = a - b; break;
-	case TT_OP_MULDMAREG: v = (a & 0xFFFF) * (b & 0xFFFF); break;
-	default:
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"%s: its operation selector (op_sel) is unverified in the reference, so it is not modelled",
-				tt_opinfo(tt_opcode_of(w))->name);
+	case TT_OP_MULDMAREG: v = (a & 0xFFFF) * (b & 0xFFFF); break;   /* 16 x 16 -> 32 bits */
+	case TT_OP_BITWOPDMAREG:
+		switch (mode) {
+		case 0: v = a & b; break;
+		case 1: v = a | b; break;
+		case 2: v = a ^ b; break;
+		default: return dmareg_bad_mode(th, w, "0 and, 1 or, 2 xor");
+		}
+		break;
+	case TT_OP_SHIFTDMAREG:
+		/* The immediate form has 5 bits (10:6); a register amount is taken mod 32. */
+		if (imm && tt_bits(w, 11, 11))
+			return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w,
+					"reserved bit 11 of SHIFTDMAREG's immediate form is set (its amount is bits 10:6)");
+		b &= 0x1F;
+		switch (mode) {
+		case 0: v = a << b; break;
+		case 1: v = a >> b; break;
+		default: return dmareg_bad_mode(th, w, "0 left, 1 right");
+		}
+		break;
+	default:   /* CMPDMAREG: 1 if the unsigned comparison holds, else 0 */
+		switch (mode) {
+		case 0: v = a > b; break;
+		case 1: v = a < b; break;
+		case 2: v = a == b; break;
+		default: return dmareg_bad_mode(th, w, "0 greater, 1 less, 2 equal");
+		}
+		break;
 	}
 	gpr_set(th, tt_bits(w, 17, 12), v);
 	return TT_OK;
 }
 
+static void halfreg_set(struct bh_tt_thread *th, unsigned h, uint32_t v)
+{
+	unsigned sh = 16 * (h & 1);
+	uint32_t old = gpr_get(th, h >> 1);
+	gpr_set(th, h >> 1, (old & ~(0xFFFFu << sh)) | (v & 0xFFFF) << sh);
+}
+
+static const char *const setdmareg_sources[10] = {
+	"accumulated and last tile sizes", "AllZeroFlags", "packer 0's tile header", "packer 1's tile header",
+	"packer 2's tile header", "packer 3's tile header", "exponent histogram bins 0-15",
+	"exponent histogram bins 16-31", "AllZeroFlags bit 0 (and a reset of AccTileSize)", "maximum exponent",
+};
+
+/* SETDMAREG special form (SETDMAREG_Special.md): 128 bits chosen by InputSource go into GPRs,
+ * 16, 32 or 128 of them by ResultSize. Sources 0-9 read packer state; sources 10-15 select
+ * none, so the 128 bits are zero (the documented way to clear four GPRs). */
+static enum tt_result tt_setdmareg_special(struct bh_tt_thread *th, uint32_t w)
+{
+	unsigned out_half = tt_bits(w, 6, 0), in_half = tt_bits(w, 10, 8), source = tt_bits(w, 14, 11);
+	if (tt_bits(w, 21, 19))
+		return tt_fault(th, BH_FAULT_ILLEGAL_INSN, w, "reserved bits 21:19 of SETDMAREG's special form are set (0x%x)",
+				tt_bits(w, 21, 19));
+	if (source < 10)
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"SETDMAREG special form: InputSource %u reads the packers' %s, data-plane state bhemu does not "
+				"keep (InputSource 10-15, which yields zeros, is modelled)", source, setdmareg_sources[source]);
+	const uint32_t values[4] = { 0, 0, 0, 0 };
+	unsigned g = (out_half >> 1) & 0x3C;   /* first of an aligned group of four GPRs */
+	switch (tt_bits(w, 23, 22)) {
+	case 0:   /* one half-register */
+		halfreg_set(th, out_half, values[in_half >> 1] >> 16 * (in_half & 1));
+		break;
+	case 1:   /* one GPR */
+		gpr_set(th, out_half >> 1, values[in_half >> 1]);
+		break;
+	case 2:   /* four GPRs */
+		for (unsigned k = 0; k < 4; k++)
+			gpr_set(th, g + k, values[k]);
+		break;
+	default:  /* four GPRs as a tile header: TileSize, DataFormat..SpareBits and AllZeroFlags only */
+		gpr_set(th, g, (gpr_get(th, g) & 0xFFFF0000u) | (values[0] & 0xFFFF));
+		gpr_set(th, g + 1, (gpr_get(th, g + 1) & ~0x00FF0000u) | (values[1] & 0x00FF0000u));
+		gpr_set(th, g + 2, values[2]);
+		break;
+	}
+	return TT_OK;
+}
+
+/* SETDMAREG immediate form (SETDMAREG_Immediate.md): 16 bits into one half-register. */
 static enum tt_result tt_setdmareg(struct bh_tt_thread *th, uint32_t w)
 {
 	if (tt_bits(w, 7, 7))
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"SETDMAREG special form (copies packer state into GPRs) is not modelled");
-	unsigned h = tt_bits(w, 6, 0), sh = 16 * (h & 1);
-	uint32_t old = gpr_get(th, h >> 1);
-	gpr_set(th, h >> 1, (old & ~(0xFFFFu << sh)) | tt_bits(w, 23, 8) << sh);
+		return tt_setdmareg_special(th, w);
+	halfreg_set(th, tt_bits(w, 6, 0), tt_bits(w, 23, 8));
 	return TT_OK;
 }
 
@@ -288,6 +459,42 @@ static enum tt_result cfg_range(struct bh_tt_thread *th, uint32_t w, unsigned id
 		return TT_OK;
 	return tt_fault(th, BH_FAULT_UNMAPPED, w, "configuration index %u is past the last register (%u)", idx + n - 1,
 			BH_TT_CFG_WORDS - 1);
+}
+
+static uint32_t rotr32(uint32_t x, unsigned r)
+{
+	return r ? x >> r | x << (32 - r) : x;
+}
+
+/* CFGSHIFTMASK (CFGSHIFTMASK.md): Config[bank][CfgIndex] op= rotr(scratch & mask, RotateAmt),
+ * where scratch is Config.SCRATCH_SEC[ScratchIndex] (ScratchIndex 3: the thread's own) and mask
+ * covers bits MaskWidth..0. Unless MaskMode is set, the rotated mask's bits of the old value
+ * are cleared first. One atomic step against concurrent writers of the word. */
+static enum tt_result tt_cfgshiftmask(struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tile *t = th->tx->tile;
+	unsigned bank = cfg_bank(th), idx = tt_bits(w, 7, 0), sel = tt_bits(w, 9, 8), rot = tt_bits(w, 14, 10);
+	if (cfg_range(th, w, idx, 1) != TT_OK)   /* CfgIndex >= CFG_STATE_SIZE * 4 is undefined */
+		return TT_FAULT;
+	uint32_t mask = (uint32_t)((2ull << tt_bits(w, 19, 15)) - 1);
+	uint32_t scratch = atomic_load_explicit(bh_tensix_cfg_cell(t, bank, BH_CFG_SCRATCH0 + (sel < 3 ? sel : th->id)),
+						memory_order_relaxed);
+	uint32_t x = rotr32(scratch & mask, rot);
+	uint32_t old = atomic_load_explicit(bh_tensix_cfg_cell(t, bank, idx), memory_order_relaxed), v;
+	do {
+		v = tt_bits(w, 23, 23) ? old : old & ~rotr32(mask, rot);
+		switch (tt_bits(w, 22, 20)) {
+		case 0: v |= x; break;
+		case 1: v &= x; break;
+		case 2: v ^= x; break;
+		case 3: v += x; break;
+		case 4: v |= ~x; break;
+		case 5: v &= ~x; break;
+		case 6: v ^= ~x; break;
+		default: v -= x; break;
+		}
+	} while (!bh_tensix_cfg_cmpxchg(t, bank, idx, &old, v));
+	return TT_OK;
 }
 
 static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
@@ -309,7 +516,7 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 			if (op == TT_OP_WRCFG)
 				bh_tensix_cfg_store(t, bank, idx + k, gpr_get(th, g + k));
 			else
-				gpr_set(th, g + k, atomic_load_explicit(&t->tensix_cfg[bank][idx + k], memory_order_relaxed));
+				gpr_set(th, g + k, atomic_load_explicit(bh_tensix_cfg_cell(t, bank, idx + k), memory_order_relaxed));
 		}
 		return TT_OK;
 	}
@@ -328,9 +535,8 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 		bh_tensix_cfg_rmw(t, bank, idx, tt_bits(w, 23, 16) << sh, tt_bits(w, 15, 8) << sh);
 		return TT_OK;
 	}
-	default:   /* CFGSHIFTMASK */
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"CFGSHIFTMASK: the reference gives its fields but not what each operation does; not modelled");
+	default:
+		return tt_cfgshiftmask(th, w);
 	}
 }
 
@@ -354,9 +560,9 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 		bh_sem_get(t, tt_bits(w, 9, 2));
 		return TT_OK;
 	case TT_OP_SEMWAIT:
-		return tt_wait_insn(th, w, true);
 	case TT_OP_STALLWAIT:
-		return tt_wait_insn(th, w, false);
+	case TT_OP_STREAMWAIT:
+		return tt_wait_insn(th, w);
 	case TT_OP_ATGETM:
 		return tt_mutex(th, w, true);
 	case TT_OP_ATRELM:

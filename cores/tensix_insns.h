@@ -14,8 +14,11 @@
  *             fault); UNKNOWN: no public field list (no reserved-bit check)
  *     fields  F(name, hi, lo) ...
  *
- * Assumptions beyond the reference (tensix.md 6): SUBDMAREG shares ADDDMAREG's operand layout;
- * BITWOP/SHIFT/CMPDMAREG add an operation selector at 22:18; LOADREG mirrors STOREREG. */
+ * Scalar-unit layouts from tt-isa-documentation (Wormhole pages, which Blackhole keeps):
+ * ADDDMAREG.md, SUBDMAREG.md, MULDMAREG.md, BITWOPDMAREG.md, SHIFTDMAREG.md, CMPDMAREG.md
+ * (mode at 20:18; SHIFTDMAREG's immediate form has 5 bits, so its bit 11 is reserved: checked
+ * at execution), SETDMAREG_Special.md (the special form renames bits 23:8: checked at
+ * execution). STREAMWAIT from Blackhole STREAMWAIT.md. LOADREG mirrors STOREREG (assumption). */
 #ifndef BH_CORES_TENSIX_INSNS_H
 #define BH_CORES_TENSIX_INSNS_H
 
@@ -83,12 +86,12 @@
 	X(INCADCZW, 0x55, MISC, DATA, N, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
 	X(ADDRCRZW, 0x56, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
 	X(SETDVALID, 0x57, MISC, DATA, N, FIELDS, F(setvalid, 1, 0)) \
-	X(ADDDMAREG, 0x58, SCALAR, CTRL, Y, FIELDS, F(op_a, 5, 0) F(op_b, 11, 6) F(result, 17, 12) F(b_const, 23, 23)) \
-	X(SUBDMAREG, 0x59, SCALAR, CTRL, Y, FIELDS, F(op_a, 5, 0) F(op_b, 11, 6) F(result, 17, 12) F(b_const, 23, 23)) \
-	X(MULDMAREG, 0x5A, SCALAR, CTRL, Y, FIELDS, F(op_a, 5, 0) F(op_b, 11, 6) F(result, 17, 12) F(b_const, 23, 23)) \
-	X(BITWOPDMAREG, 0x5B, SCALAR, CTRL, Y, FIELDS, F(op_a, 5, 0) F(op_b, 11, 6) F(result, 17, 12) F(op_sel, 22, 18) F(b_const, 23, 23)) \
-	X(SHIFTDMAREG, 0x5C, SCALAR, CTRL, Y, FIELDS, F(op_a, 5, 0) F(op_b, 11, 6) F(result, 17, 12) F(op_sel, 22, 18) F(b_const, 23, 23)) \
-	X(CMPDMAREG, 0x5D, SCALAR, CTRL, Y, FIELDS, F(op_a, 5, 0) F(op_b, 11, 6) F(result, 17, 12) F(op_sel, 22, 18) F(b_const, 23, 23)) \
+	X(ADDDMAREG, 0x58, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
+	X(SUBDMAREG, 0x59, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
+	X(MULDMAREG, 0x5A, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
+	X(BITWOPDMAREG, 0x5B, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
+	X(SHIFTDMAREG, 0x5C, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
+	X(CMPDMAREG, 0x5D, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
 	X(SETADCXX, 0x5E, MISC, DATA, N, FIELDS, F(x_start, 9, 0) F(x_end2, 19, 10) F(cnt_set_mask, 23, 21)) \
 	X(DMANOP, 0x60, SCALAR, CTRL, Y, FIELDS, ) \
 	X(ATINCGET, 0x61, SCALAR, CTRL, N, UNKNOWN, ) \
@@ -147,7 +150,7 @@
 	X(SEMPOST, 0xA4, SYNC, CTRL, Y, FIELDS, F(sem_sel, 9, 2)) \
 	X(SEMGET, 0xA5, SYNC, CTRL, Y, FIELDS, F(sem_sel, 9, 2)) \
 	X(SEMWAIT, 0xA6, WAIT, CTRL, Y, FIELDS, F(wait_sem_cond, 1, 0) F(sem_sel, 9, 2) F(stall_res, 23, 15)) \
-	X(STREAMWAIT, 0xA7, WAIT, CTRL, N, UNKNOWN, ) \
+	X(STREAMWAIT, 0xA7, WAIT, CTRL, Y, FIELDS, F(stream_select, 1, 0) F(condition_index, 3, 3) F(target_value_lo, 13, 4) F(block_mask, 23, 15)) \
 	X(WRCFG, 0xB0, CONFIG, CTRL, Y, FIELDS, F(cfg_reg, 10, 0) F(wr128b, 15, 15) F(gpr_address, 21, 16)) \
 	X(RDCFG, 0xB1, CONFIG, CTRL, Y, FIELDS, F(cfg_reg, 10, 0) F(gpr_address, 21, 16)) \
 	X(SETC16, 0xB2, CONFIG, CTRL, Y, FIELDS, F(setc16_value, 15, 0) F(setc16_reg, 23, 16)) \
@@ -156,7 +159,7 @@
 	X(RMWCIB2, 0xB5, CONFIG, CTRL, Y, FIELDS, F(cfg_reg_addr, 7, 0) F(data, 15, 8) F(mask, 23, 16)) \
 	X(RMWCIB3, 0xB6, CONFIG, CTRL, Y, FIELDS, F(cfg_reg_addr, 7, 0) F(data, 15, 8) F(mask, 23, 16)) \
 	X(STREAMWRCFG, 0xB7, CONFIG, CTRL, N, UNKNOWN, ) \
-	X(CFGSHIFTMASK, 0xB8, CONFIG, CTRL, Y, FIELDS, F(cfg_reg, 7, 0) F(scratch_sel, 9, 8) F(right_cshift_amt, 14, 10) F(mask_width, 19, 15) F(operation, 22, 20) F(disable_mask_on_old_val, 23, 23))
+	X(CFGSHIFTMASK, 0xB8, CONFIG, CTRL, Y, FIELDS, F(cfg_index, 7, 0) F(scratch_index, 9, 8) F(rotate_amt, 14, 10) F(mask_width, 19, 15) F(alu_mode, 22, 20) F(mask_mode, 23, 23))
 
 
 #endif

@@ -17,6 +17,11 @@
 #define BH_SOFT_RESET_INIT  0x00047800u          /* all five RISC-V cores held */
 
 #define BH_TENSIX_CFG_BASE  0xFFEF0000u
+#define BH_CFG_WORDS        224u                 /* Config words per state (CFG_STATE_SIZE 56 x 4) */
+/* GLOBAL_CFGREG_BASE_ADDR32 (Blackhole cfg_defines.h): Config words from here on are one value
+ * for both states; a write to either reaches both (BackendConfiguration.md). */
+#define BH_CFG_GLOBAL_BASE  180u
+#define BH_CFG_SCRATCH0     209u                 /* SCRATCH_SEC0..2_val: 209, 210, 211 (global) */
 #define BH_CFG_IC_INVALIDATE 185u               /* RISCV_IC_INVALIDATE_InvalidateAll, 5-bit core mask */
 
 /* tt-metal processor index; also the index of a core within its tile. */

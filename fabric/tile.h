@@ -57,8 +57,10 @@ struct bh_tile {
 	_Atomic uint32_t wall_clock_hi_latched;  /* WALL_CLOCK_1_AT, latched by reads of WALL_CLOCK_0 */
 
 	/* Tensix backend configuration: two config states (banks); MMIO reaches bank 0 (index k at
-	 * 0xFFEF0000 + 4k), Tensix instructions the bank of their thread's CFG_STATE_ID. Relaxed. */
-	_Atomic uint32_t tensix_cfg[2][224];
+	 * 0xFFEF0000 + 4k), Tensix instructions the bank of their thread's CFG_STATE_ID. Global
+	 * words (k >= BH_CFG_GLOBAL_BASE) live in bank 0 only: reach them through
+	 * bh_tensix_cfg_cell(). Relaxed. */
+	_Atomic uint32_t tensix_cfg[2][BH_CFG_WORDS];
 	struct bh_tensix tensix;           /* the coprocessor's control plane (cores/tensix.c) */
 
 	struct bh_streams *streams;        /* NoC overlay stream registers (sync/streams.c) */
@@ -93,6 +95,14 @@ void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
  * (index 185 invalidates I-caches). rmw: the bits in mask take val's. fabric/tensix_cfg.c. */
 void bh_tensix_cfg_store(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t val);
 void bh_tensix_cfg_rmw(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t mask, uint32_t val);
+/* The cell of Config[bank][idx]: a global word has one cell for both banks. */
+static inline _Atomic uint32_t *bh_tensix_cfg_cell(struct bh_tile *tile, unsigned bank, unsigned idx)
+{
+	return &tile->tensix_cfg[idx >= BH_CFG_GLOBAL_BASE ? 0 : bank][idx];
+}
+/* Replace *old with val if the word still holds *old (side effects on success); else *old gets
+ * the current value. For read-modify-writes that are not a mask (CFGSHIFTMASK). */
+bool bh_tensix_cfg_cmpxchg(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t *old, uint32_t val);
 
 /* Host-side (loader, tests, later NoC) access to L1. Bounds are checked by the caller. */
 void bh_tile_l1_write(struct bh_tile *tile, uint32_t addr, const void *src, uint32_t len);

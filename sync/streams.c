@@ -33,6 +33,11 @@ struct bh_stream {
 	_Atomic uint32_t acked;             /* reg 8, REMOTE_DEST_BUF_START (17 bits) */
 	_Atomic uint32_t remote_src;        /* reg 4 (24 bits) */
 	_Atomic uint32_t phase_auto_cfg;    /* reg 31 (17 bits) */
+	/* reg 28 CURR_PHASE_BASE in bits 19:0, reg 29 CURR_PHASE as stored in bits 51:32. The base
+	 * is added to a reg 29 write and subtracted from a reg 29 read (Wormhole AsGeneralUse.md;
+	 * Blackhole's noc_overlay_parameters.h calls the sum the phase executed), so one atomic
+	 * word keeps a read from pairing a new base with an old phase. */
+	_Atomic uint64_t phase;
 } __attribute__((aligned(64)));
 
 struct bh_streams {
@@ -42,6 +47,7 @@ struct bh_streams {
 	_Atomic uint32_t cb_layout;                  /* first CB stream in bits 7:0, CB count in 15:8 */
 	_Atomic uint32_t cb_pages[BH_STREAM_MAX_CBS]; /* per CB index; 0 = unknown */
 	_Atomic bool checks;
+	_Atomic uint32_t gate_waiters;    /* Tensix threads parked on STREAMWAIT (sync/park.h) */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -263,6 +269,46 @@ static const struct stream_reg *stream_decode(struct bh_access *a, bool store, u
 	return reg;
 }
 
+#define MASK20 0xFFFFFu
+
+static uint32_t phase_read(uint64_t ph)
+{
+	return ((uint32_t)(ph >> 32) - (uint32_t)ph) & MASK20;
+}
+
+uint32_t bh_stream_curr_phase(struct bh_tile *t, unsigned s)
+{
+	return phase_read(atomic_load_explicit(&t->streams->s[s].phase, memory_order_seq_cst));
+}
+
+uint32_t bh_stream_num_msgs_received(struct bh_tile *t, unsigned s)
+{
+	return 0;   /* see streams.h: no message ever enters the FIFO */
+}
+
+void bh_stream_gate_waiters_add(struct bh_tile *t, int delta)
+{
+	atomic_fetch_add_explicit(&t->streams->gate_waiters, (uint32_t)delta, memory_order_seq_cst);
+}
+
+/* Reg 28 (base) or reg 29 (phase) write; both change what reg 29 reads. */
+static void phase_write(struct bh_access *a, struct bh_stream *sp, unsigned s, bool base, uint32_t v)
+{
+	uint64_t old = atomic_load_explicit(&sp->phase, memory_order_relaxed), nv;
+	do {
+		uint32_t b = (uint32_t)old & MASK20, stored = (uint32_t)(old >> 32);
+		if (base)
+			b = v;
+		else
+			stored = (v + b) & MASK20;
+		nv = (uint64_t)stored << 32 | b;
+	} while (!atomic_compare_exchange_weak_explicit(&sp->phase, &old, nv, memory_order_seq_cst,
+						       memory_order_relaxed));
+	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_CURR_PHASE_BASE));
+	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_CURR_PHASE));
+	bh_tensix_gate_wake(a->tile, &a->tile->streams->gate_waiters);
+}
+
 bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 {
 	unsigned s, r;
@@ -281,6 +327,12 @@ bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 		break;
 	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
 		*val = atomic_load_explicit(&sp->phase_auto_cfg, memory_order_seq_cst);
+		break;
+	case BH_STREAM_REG_CURR_PHASE_BASE:
+		*val = (uint32_t)atomic_load_explicit(&sp->phase, memory_order_seq_cst) & MASK20;
+		break;
+	case BH_STREAM_REG_CURR_PHASE:
+		*val = phase_read(atomic_load_explicit(&sp->phase, memory_order_seq_cst));
 		break;
 	case BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE:
 		*val = (uint32_t)(atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) >> 32) & MASK17;
@@ -314,6 +366,10 @@ bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 		 * firmware, so it is a plain 17-bit cell here. */
 		atomic_store_explicit(&sp->phase_auto_cfg, v, memory_order_seq_cst);
 		break;
+	case BH_STREAM_REG_CURR_PHASE_BASE:
+	case BH_STREAM_REG_CURR_PHASE:
+		phase_write(a, sp, s, r == BH_STREAM_REG_CURR_PHASE_BASE, v);
+		return true;
 	case BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE:
 		/* (j << 6) + i adds j to sub-counter i; i > 0 exists only on multicast streams. A
 		 * logical shift, and 2^26 being a multiple of 2^17, make (uint32)(-v) << 6 subtract v. */
@@ -391,11 +447,13 @@ struct bh_streams *bh_stream_create(void)
 		atomic_init(&st->s[s].acked, 0);
 		atomic_init(&st->s[s].remote_src, 0);
 		atomic_init(&st->s[s].phase_auto_cfg, 0);
+		atomic_init(&st->s[s].phase, 0);
 	}
 	for (unsigned k = 0; k < BH_STREAM_MAX_CBS; k++)
 		atomic_init(&st->cb_pages[k], 0);
 	atomic_init(&st->cb_layout, 8u | 32u << 8);   /* p100a: CB k on stream 8 + k, 32 CBs */
 	atomic_init(&st->checks, true);
+	atomic_init(&st->gate_waiters, 0);
 	return st;
 }
 

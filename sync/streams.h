@@ -1,6 +1,6 @@
 /* NoC overlay stream registers (reference/sync.md section 1): 64 streams per tile at
- * 0xFFB40000 + s*0x1000 + r*4. bhemu models the six registers firmware and fast dispatch use;
- * every other index faults. Streams carry the circular-buffer counters (reg 8 tiles_acked,
+ * 0xFFB40000 + s*0x1000 + r*4. bhemu models the registers firmware and fast dispatch use and
+ * the phase pair a Tensix STREAMWAIT reads; every other index faults. Streams carry the circular-buffer counters (reg 8 tiles_acked,
  * reg 10 tiles_received) and the fast-dispatch completion counters (reg 270 -> reg 297).
  *
  * Reached by every core kind and the host/NoC through the tile's address decode (fabric/mmio.c),
@@ -34,6 +34,8 @@ struct bh_streams;
 	X(4, REMOTE_SRC, BH_STREAM_RW, 24) \
 	X(8, REMOTE_DEST_BUF_START, BH_STREAM_RW, 17) \
 	X(10, REMOTE_DEST_BUF_SIZE, BH_STREAM_RW, 17) \
+	X(28, CURR_PHASE_BASE, BH_STREAM_RW, 20) \
+	X(29, CURR_PHASE, BH_STREAM_RW, 20) \
 	X(31, PHASE_AUTO_CFG_PTR, BH_STREAM_RW, 17) \
 	X(270, REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE, BH_STREAM_WO, 32) \
 	X(297, REMOTE_DEST_BUF_SPACE_AVAILABLE, BH_STREAM_RO, 17)
@@ -71,6 +73,16 @@ bool bh_stream_access(struct bh_tile *t, unsigned who, unsigned s, unsigned r, b
  * faulted (read-only register, CB protocol violation); the register is then unchanged. */
 uint32_t bh_stream_read(struct bh_tile *t, unsigned s, unsigned r);
 bool bh_stream_write(struct bh_tile *t, unsigned s, unsigned r, uint32_t val);
+
+/* What a Tensix STREAMWAIT compares (Blackhole STREAMWAIT.md): reg 29 as a read returns it, and
+ * STREAM_NUM_MSGS_RECEIVED (reg 259), the depth of the stream's message metadata FIFO. bhemu
+ * models no overlay message traffic (no phases run, reg 1 NUM_MSGS_RECEIVED_INC faults), so
+ * that FIFO stays empty from reset: 0. */
+uint32_t bh_stream_curr_phase(struct bh_tile *t, unsigned s);
+uint32_t bh_stream_num_msgs_received(struct bh_tile *t, unsigned s);
+/* A Tensix thread about to park on a STREAMWAIT registers (+1, before it re-reads the
+ * registers) and unregisters (-1); writes of regs 28/29 then wake it (sync/park.h). */
+void bh_stream_gate_waiters_add(struct bh_tile *t, int delta);
 
 /* "stream 8 reg 10 (CB0 tiles_received)": the register at addr with its role on this tile.
  * Returns buf. */

@@ -6,8 +6,6 @@
 #include "fabric/tile.h"
 #include "sync/tensix_sem.h"
 
-_Atomic bh_sem_gate_wake_fn bh_sem_gate_wake_hook;
-
 #define SEM_VALUE(s, k) ((unsigned)((s) >> (8 * (k))) & 0xfu)
 #define SEM_MAX(s, k) ((unsigned)((s) >> (8 * (k) + 4)) & 0xfu)
 
@@ -43,11 +41,7 @@ static void sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigne
 	/* Changed: wake SEMWAIT waiters (seq_cst CAS above pairs with their register-then-re-read)
 	 * and cores parked polling one of the changed words. */
 	bh_waitq_wake(t, &sm->waiters);
-	if (atomic_load_explicit(&sm->gate_waiters, memory_order_seq_cst)) {
-		bh_sem_gate_wake_fn hook = atomic_load_explicit(&bh_sem_gate_wake_hook, memory_order_relaxed);
-		if (hook)
-			hook(t);
-	}
+	bh_tensix_gate_wake(t, &sm->gate_waiters);
 	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
 		if ((old ^ new) >> (8 * k) & 0xff)
 			bh_tile_mmio_written(t, BH_SEM_MMIO_BASE + 4 * k);

@@ -26,14 +26,9 @@ struct bh_sems {
 	_Atomic uint64_t state;
 	/* Cores waiting for a semaphore to change. Woken on every change. */
 	struct bh_waitq waiters;
-	/* Tensix threads held at their Wait Gate by SEMWAIT (cores/tensix_exec.c): incremented
-	 * seq_cst before they re-read the state; a change with waiters calls bh_sem_gate_wake_hook. */
+	/* Tensix threads held at their Wait Gate by SEMWAIT (sync/park.h bh_tensix_gate_wake). */
 	_Atomic uint32_t gate_waiters;
 };
-
-/* Wakes the tile's Tensix threads held at the gate (set by cores/tensix.c). */
-typedef void (*bh_sem_gate_wake_fn)(struct bh_tile *tile);
-extern _Atomic bh_sem_gate_wake_fn bh_sem_gate_wake_hook;
 
 /* SEMINIT: for each semaphore k selected by mask (bit k), Value = value and Max = max. The
  * instruction fields are 4 bits wide; larger arguments are a caller bug (asserted). */

@@ -156,6 +156,24 @@ Test(stream_regs, reg31_sync_register_is_a_plain_17_bit_cell)
 	bh_device_close(dev);
 }
 
+/* Wormhole AsGeneralUse.md: CURR_PHASE_BASE (reg 28) is added to a CURR_PHASE (reg 29) write
+ * and subtracted from a read, both 20 bits: with base 100 a written 7 reads 7; moving the base
+ * to 4 makes it read 103; with base 5, a written 0xFFFFE wraps and still reads 0xFFFFE. */
+Test(stream_regs, reg28_phase_base_is_added_to_reg29_writes_and_subtracted_from_reads)
+{
+	struct bh_device *dev = t_open();
+	cr_expect_eq(core_store_load(dev, BH_CORE_BRISC, PLAIN_STREAM, 28, 0xFFFFFFFFu), 0xFFFFFu);
+	host_wr(dev, PLAIN_STREAM, 28, 100);
+	cr_expect_eq(core_store_load(dev, BH_CORE_TRISC0, PLAIN_STREAM, 29, 7), 7u);
+	host_wr(dev, PLAIN_STREAM, 28, 4);
+	cr_expect_eq(host_rd(dev, PLAIN_STREAM, 29), 103u);
+	cr_expect_eq(host_rd(dev, PLAIN_STREAM, 28), 4u);
+	host_wr(dev, PLAIN_STREAM, 28, 5);
+	cr_expect_eq(core_store_load(dev, BH_CORE_NCRISC, PLAIN_STREAM, 29, 0xFFFFE), 0xFFFFEu);
+	cr_expect_eq(host_rd(dev, PLAIN_STREAM + 1, 29), 0u, "another stream's phase is untouched");
+	bh_device_close(dev);
+}
+
 Test(stream_regs, reg270_write_adds_value_shifted_right_by_6_to_reg297)
 {
 	struct bh_device *dev = t_open();
@@ -261,7 +279,7 @@ Test(stream_regs, unmodelled_registers_fault_naming_stream_register_and_address)
 	emit_exit(&p);
 	struct bh_core_result *res = run_expect_fault(dev, BH_CORE_BRISC, &p, at, "not modelled",
 						      "in stream 5 register 0 (0xffb45000)");
-	expect_in_report(res, "register 0 is not modelled: bhemu models stream registers 4, 8, 10, 31, 270, 297 only");
+	expect_in_report(res, "register 0 is not modelled: bhemu models stream registers 4, 8, 10, 28, 29, 31, 270, 297 only");
 	free(res);
 
 	static const struct { unsigned s, r; const char *name; } cases[] = {

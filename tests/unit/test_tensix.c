@@ -15,89 +15,11 @@
 #include "sync/pcbuf.h"
 #include "sync/streams.h"
 #include "sync/tensix_sem.h"
+#include "tensix_testlib.h"
 #include "testlib.h"
-
-#define PUSH 0xFFE40000u
-#define GPR 0xFFE00000u
-#define MOP_CFG 0xFFB80000u
-#define PCBUF0 0xFFE80000u
-#define SEM(k) (0xFFE80020u + 4u * (k))
-#define PROGRESS 0x10000u
-#define GATE 0x10100u
-#define OUT 0x10200u
-
-/* Instruction words (tensix.md 8). */
-#define TT(op, params) ((uint32_t)(op) << 24 | (params))
-#define SEMINIT(mask, max, val) TT(0xA3, (uint32_t)(max) << 20 | (uint32_t)(val) << 16 | (uint32_t)(mask) << 2)
-#define SEMPOST(mask) TT(0xA4, (uint32_t)(mask) << 2)
-#define SEMGET(mask) TT(0xA5, (uint32_t)(mask) << 2)
-#define SEMWAIT(block, mask, cond) TT(0xA6, (uint32_t)(block) << 15 | (uint32_t)(mask) << 2 | (cond))
-#define STALLWAIT(block, cond) TT(0xA2, (uint32_t)(block) << 15 | (cond))
-#define SETDMAREG(half, v) TT(0x45, (uint32_t)(v) << 8 | (half))
-#define DMAOP(op, a, b, res, bconst) TT(op, (uint32_t)(bconst) << 23 | (uint32_t)(res) << 12 | (uint32_t)(b) << 6 | (a))
-#define STOREREG(gpr, addr) TT(0x67, (uint32_t)(gpr) << 18 | (((addr) >> 2) & 0x3FFFFu))
-#define LOADREG(gpr, addr) TT(0x68, (uint32_t)(gpr) << 18 | (((addr) >> 2) & 0x3FFFFu))
-#define MOP(tmpl, count1, mask_lo) TT(0x01, (uint32_t)(tmpl) << 23 | (uint32_t)(count1) << 16 | (mask_lo))
-#define REPLAY(start, len, exec, load) TT(0x04, (uint32_t)(start) << 14 | (uint32_t)(len) << 4 | (exec) << 1 | (load))
-#define ATGETM(m) TT(0xA0, m)
-#define ATRELM(m) TT(0xA1, m)
-#define TT_NOP TT(0x02, 0)
-#define ZEROACC TT(0x10, 0)
-
-static uint32_t ttinsn(uint32_t w) { return w << 2 | w >> 30; }
-
-static struct bh_tile *tile0(struct bh_device *dev) { return dev->tiles[0]; }
-
-static void emit_push(struct prog *p, uint32_t w) { emit_store_word(p, PUSH, w); }
-
-/* Push w with one sw; returns that sw's pc when the program runs at core_code_at[core] (the pc a
- * fault of the pushed instruction names). */
-static uint32_t emit_push_at(struct prog *p, enum bh_core_id core, uint32_t w)
-{
-	emit_li(p, T0, PUSH);
-	emit_li(p, T1, w);
-	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(p);
-	emit(p, sw(T1, 0, T0));
-	return pc;
-}
-
-/* tensix_sync(): store to PC_BUF_BASE + 4, load it (waits until the thread is idle). */
-static void emit_tensix_sync(struct prog *p)
-{
-	emit_li(p, T0, PCBUF0);
-	emit(p, sw(X0, 4, T0));
-	emit(p, lw(A0, 4, T0));
-}
 
 /* a0 = value of semaphore k (TRISC view). */
 static void emit_read_sem(struct prog *p, uint32_t k) { emit_load_word(p, A0, SEM(k)); }
-
-/* Wait (5 s) until Tensix thread i is idle. */
-static void wait_thread_idle(struct bh_tile *t, unsigned i)
-{
-	for (int ms = 0; ms < 5000 && !bh_pcbuf_tensix_thread_idle(t, i); ms++)
-		sleep_ms(1);
-}
-
-/* Wait (5 s) until the host-side predicate over semaphore k's value holds. */
-static void wait_sem(struct bh_device *dev, unsigned k, unsigned v)
-{
-	for (int ms = 0; ms < 5000 && bh_sem_value(tile0(dev), k) != v; ms++)
-		sleep_ms(1);
-	cr_assert_eq(bh_sem_value(tile0(dev), k), v, "semaphore %u", k);
-}
-
-static void wait_report_has(struct bh_device *dev, const char *needle)
-{
-	static char rep[16384];
-	for (int ms = 0; ms < 5000; ms++) {
-		bh_device_report(dev, rep, sizeof rep);
-		if (strstr(rep, needle))
-			return;
-		sleep_ms(1);
-	}
-	cr_assert_fail("report lacks \"%s\":\n%s", needle, rep);
-}
 
 /* ------------------------------------------------------------------------------ opcode table */
 
@@ -591,11 +513,7 @@ Test(tensix, semwait_forever_is_a_deadlock_and_the_report_names_the_thread)
 	emit_tensix_sync(&p);
 	emit_exit_with(&p, 0);
 	start_core(dev, BH_CORE_TRISC0, &p);
-	for (int ms = 0; ms < 10000 && !bh_device_deadlocked(dev); ms++)
-		sleep_ms(1);
-	cr_assert(bh_device_deadlocked(dev));
-	static char rep[8192];
-	bh_device_report(dev, rep, sizeof rep);
+	const char *rep = wait_deadlock_report(dev);
 	assert_has(rep, "trisc0: blocked");
 	assert_has(rep, "TTSync CoprocessorDoneCheck");
 	assert_has(rep, "tensix0: waits at the Wait Gate with SEMPOST sem_sel=0x10");
@@ -719,8 +637,9 @@ static void run_csr_read(struct bh_device *dev, enum bh_core_id core, uint32_t c
 	run_prog(dev, core, core_code_at[core], &p, r);
 }
 
-/* riscv-cores.md 3: 0 = idle, on every core, for both CSRs, also right after work drained
- * (tensix_sync on the reading TRISC, then the read). */
+/* Nothing queued or executing: 0 on every core, for both CSRs (CSRs.md; sfpu_cc reads 0 in
+ * bhemu), also right after work drained (tensix_sync on the reading TRISC, then the read). The
+ * busy bits: test_tensix_scalar.c. */
 Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
 {
 	struct bh_device *dev = t_open();
@@ -742,58 +661,6 @@ Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
 	emit(&p, or(A0, A0, A1));
 	emit_exit(&p);
 	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
-	free(r);
-	bh_device_close(dev);
-}
-
-/* Which bit of bits 0-10 / 11-23 stands for which instruction type is undocumented: with a thread
- * busy (T0 held at the gate) the read is a named "not modelled" fault, on the pushing TRISC right
- * after its pushes and on the other cores; once the thread drained, 0 again. */
-Test(tensix, tt_cfg_qstatus_and_bstatus_with_a_busy_thread_are_a_named_fault)
-{
-	struct bh_device *dev = t_open();
-	struct bh_tile *t = tile0(dev);
-	struct bh_core_result *r = result_new();
-	uint32_t pc;
-	bh_sem_init(t, 0xFF, 15, 0);
-	struct prog p = { 0 };
-	emit_held_pushes(&p, 1, false);
-	pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
-	emit(&p, csrr(A0, CSR_QSTATUS));
-	emit_exit(&p);
-	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", "tt_cfg_qstatus read while Tensix threads 0x1 (bit i = thread i)");
-	expect_in_report(r, "own thread at bits 0-10, all threads at 13-23");
-	run_csr_read(dev, BH_CORE_BRISC, CSR_BSTATUS, r, &pc);
-	expect_fault(r, BH_CORE_BRISC, pc, "not modelled", "tt_cfg_bstatus read while Tensix threads 0x1");
-	expect_in_report(r, "all threads at 11-21");
-	run_csr_read(dev, BH_CORE_TRISC1, CSR_QSTATUS, r, &pc);
-	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "tt_cfg_qstatus read while Tensix threads 0x1");
-	bh_sem_post(t, 1u << 4);
-	wait_thread_idle(t, 0);
-	run_csr_read(dev, BH_CORE_TRISC2, CSR_BSTATUS, r, &pc);
-	cr_expect_eq(r->status, BH_RUN_EXITED, "%s", r->report);
-	cr_expect_eq(r->exit_status, 0);
-	free(r);
-	bh_device_close(dev);
-}
-
-/* sync.md 8 gives STREAMWAIT neither fields nor a wait condition: a named fault, at the push and
- * when a MOP emits it. */
-Test(tensix, streamwait_is_a_named_not_modelled_fault)
-{
-	struct bh_device *dev = t_open();
-	struct bh_core_result *r = result_new();
-	struct prog p = { 0 };
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, TT(0xA7, 0));
-	emit_exit_with(&p, 0);
-	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled",
-		     "STREAMWAIT is not modelled: sync.md 8 names it a Wait Gate instruction but gives neither its fields nor its wait condition");
-
-	pc = run_mop_emitting(dev, BH_CORE_TRISC2, TT(0xA7, 0), r);
-	expect_fault(r, BH_CORE_TRISC2, pc, "not modelled", "Tensix thread 2, instruction 0xa7000000 STREAMWAIT");
-	expect_in_report(r, "gives neither its fields nor its wait condition");
 	free(r);
 	bh_device_close(dev);
 }

@@ -493,6 +493,28 @@ void assert_has(const char *text, const char *needle)
 	cr_assert(strstr(text, needle), "lacks \"%s\":\n%s", needle, text);
 }
 
+void wait_report_has(struct bh_device *dev, const char *needle)
+{
+	static char rep[16384];
+	for (int ms = 0; ms < 5000; ms++) {
+		bh_device_report(dev, rep, sizeof rep);
+		if (strstr(rep, needle))
+			return;
+		sleep_ms(1);
+	}
+	cr_assert_fail("report lacks \"%s\":\n%s", needle, rep);
+}
+
+const char *wait_deadlock_report(struct bh_device *dev)
+{
+	static char rep[16384];
+	for (int ms = 0; ms < 10000 && !bh_device_deadlocked(dev); ms++)
+		sleep_ms(1);
+	cr_assert(bh_device_deadlocked(dev), "no deadlock within 10 s");
+	bh_device_report(dev, rep, sizeof rep);
+	return rep;
+}
+
 void expect_in_report(const struct bh_core_result *res, const char *what)
 {
 	cr_expect(strstr(res->report, what) != NULL, "report lacks \"%s\":\n%s", what, res->report);

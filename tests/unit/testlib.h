@@ -205,6 +205,12 @@ double cpu_used_while_sleeping(long ms, double *wall);
 
 /* text (a report, a program's output) contains needle; the test stops if not. */
 void assert_has(const char *text, const char *needle);
+/* Wait (5 s) until the device's report (bh_device_report) contains needle; the test stops if
+ * it never does. */
+void wait_report_has(struct bh_device *dev, const char *needle);
+/* Wait (10 s) until the device is deadlocked (the test stops if not); returns its report (a
+ * static buffer, overwritten by the next call). */
+const char *wait_deadlock_report(struct bh_device *dev);
 /* The fault report contains `what`; the test goes on if not. */
 void expect_in_report(const struct bh_core_result *res, const char *what);
 /* The core faulted at pc; the report names the fault kind, the core, the pc and the phrase. */
