@@ -31,8 +31,9 @@ struct bh_sems {
 	_Atomic uint32_t gate_waiters;
 };
 
-/* Wakes the tile's Tensix threads held at the gate (set by cores/tensix.c). */
-typedef void (*bh_sem_gate_wake_fn)(struct bh_tile *tile);
+/* Wakes the tile's Tensix threads held at the gate by a SEMWAIT on a semaphore in `changed`
+ * (bit k: semaphore k's Value or Max changed); set by cores/tensix.c. */
+typedef void (*bh_sem_gate_wake_fn)(struct bh_tile *tile, unsigned changed);
 extern _Atomic bh_sem_gate_wake_fn bh_sem_gate_wake_hook;
 
 /* SEMINIT: for each semaphore k selected by mask (bit k), Value = value and Max = max. The
