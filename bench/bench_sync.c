@@ -1,10 +1,11 @@
 /* bench_sync: how fast bhemu's cores synchronise, measured against what the host itself can do.
  *
- * Runs multi-core guest programs in-process through the library API (a fresh device per run) and,
- * in the same run, a native reference of each: host threads doing the same synchronisation
- * (sync_native.h). Measurements:
+ * Runs multi-core guest programs in-process through the library API (a fresh device per run,
+ * bench_guest.h) and, in the same run, a native reference of each: host threads doing the same
+ * synchronisation (sync_native.h). Measurements:
  *   1. CB ping-pong BRISC -> NCRISC (tests/guest/mc/cb_pingpong.c) through a 1-, 2- and 16-page
- *      CB: pages/s, against a single-producer/single-consumer ring between two host threads.
+ *      CB: pages/s, against a single-producer/single-consumer ring between two host threads
+ *      (bench_cb.h, shared with bench_tensix).
  *   2. CB chain through all five cores (tests/guest/mc/cb_chain5.c): pages/s, against a chain of
  *      five host threads and four rings of the same depths.
  *   3. Wake-up round trip (bench/guest/sync_wake.c): the host writes an L1 flag that a parked
@@ -27,9 +28,8 @@
 #include <unistd.h>
 
 #include "bhemu/bhemu.h"
-/* Internal view of a device, read-only here: how often each core parked and whether it is
- * parked now (bh_core.parks, bh_core.park_state). The public API has no statistics yet. */
-#include "host/device.h"
+#include "bench_cb.h"
+#include "bench_guest.h"
 #include "benchlib.h"
 #include "sync_native.h"
 
@@ -43,11 +43,8 @@
 #define BENCH_SYNC_WAKE_ELF ""
 #endif
 
-#define NCORES 5
-#define PAGE_SIZE 64              /* bytes per CB page in every measurement (the guests' default) */
-#define PINGPONG_BAR 0.25         /* the ping-pong must reach this fraction of the native rate */
+#define NCORES GUEST_MAX_CORES
 #define IDLE_CPU_BAR 5.0          /* an idle device must use less than this % of one host CPU */
-#define GUEST_TIMEOUT_S 300.0
 #define WAKE_EXIT 0xFFFFFFFFu     /* sync_wake.c: the flag value that makes its cores exit */
 
 /* Which measurements run (--only). */
@@ -78,7 +75,7 @@ struct options {
 };
 
 #define MAX_ROWS 12
-#define MAX_REPEAT 20
+#define MAX_REPEAT BENCH_CB_MAX_REPEAT
 
 static void usage(FILE *f, const char *argv0)
 {
@@ -118,323 +115,7 @@ static void usage(FILE *f, const char *argv0)
 		"\n"
 		"exit status: 0 every measurement ran and every guest and native run checked its\n"
 		"pages; 1 one failed (or, with --check-bars, missed its bar); 2 bad usage.\n",
-		argv0, PINGPONG_BAR * 100, IDLE_CPU_BAR);
-}
-
-/* ---- Internal statistics of a core ------------------------------------------------------------ */
-
-static uint64_t core_parks(struct bh_device *dev, unsigned tile, unsigned core)
-{
-	return atomic_load_explicit(&dev->tiles[tile]->core[core].parks, memory_order_relaxed);
-}
-
-/* True while the core sleeps in a poll-loop park on watched words (no timeout). */
-static bool core_parked(struct bh_device *dev, unsigned tile, unsigned core)
-{
-	return atomic_load_explicit(&dev->tiles[tile]->core[core].park_state, memory_order_acquire) == BH_PARK_WATCH;
-}
-
-/* ---- Guest output ---------------------------------------------------------------------------- *
- * Guests print through the write host call to fd 1. While they run, fd 1 goes to a temporary
- * file, so that the table (or JSON on stdout) stays clean; the last line says what went wrong. */
-
-struct capture {
-	FILE *file;
-	int saved_fd;
-};
-
-static bool capture_begin(struct capture *c)
-{
-	fflush(stdout);
-	c->file = tmpfile();
-	c->saved_fd = -1;
-	if (c->file == NULL)
-		return false;
-	c->saved_fd = dup(STDOUT_FILENO);
-	if (c->saved_fd < 0 || dup2(fileno(c->file), STDOUT_FILENO) < 0) {
-		if (c->saved_fd >= 0)
-			close(c->saved_fd);
-		fclose(c->file);
-		c->file = NULL;
-		return false;
-	}
-	return true;
-}
-
-/* Restores fd 1 and keeps the guest's last non-empty line in last. */
-static void capture_end(struct capture *c, char *last, size_t len)
-{
-	char line[512];
-
-	last[0] = '\0';
-	if (c->file == NULL)
-		return;
-	fflush(stdout);
-	dup2(c->saved_fd, STDOUT_FILENO);
-	close(c->saved_fd);
-	rewind(c->file);
-	while (fgets(line, sizeof line, c->file) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
-		size_t n = strlen(line);
-		if (n == 0)
-			continue;
-		n = n < len - 1 ? n : len - 1;
-		memcpy(last, line, n);
-		last[n] = '\0';
-	}
-	fclose(c->file);
-	c->file = NULL;
-}
-
-/* ---- Running a multi-core guest -------------------------------------------------------------- */
-
-static bool symbol(struct bh_device *dev, unsigned tile, enum bh_core_id core, const char *elf, const char *name,
-		   uint32_t *addr, char *err, size_t errlen)
-{
-	if (bh_core_symbol_lookup(dev, tile, core, name, addr) == BH_OK)
-		return true;
-	snprintf(err, errlen, "%s has no symbol %s", elf, name);
-	return false;
-}
-
-static void l1_put32(struct bh_device *dev, unsigned tile, uint32_t addr, uint32_t v)
-{
-	bh_l1_write(dev, tile, addr, &v, sizeof v);   /* little-endian host, like the guest */
-}
-
-static uint32_t l1_get32(struct bh_device *dev, unsigned tile, uint32_t addr)
-{
-	uint32_t v = 0;
-
-	bh_l1_read(dev, tile, addr, &v, sizeof v);
-	return v;
-}
-
-/* Prints the device's who-waits-on-what report to stderr (after a deadlock or a timeout). */
-static void print_device_report(struct bh_device *dev)
-{
-	size_t len = 64 * 1024;
-	char *buf = malloc(len);
-
-	if (buf != NULL && bh_device_report(dev, buf, len) == BH_OK)
-		fprintf(stderr, "%s", buf);
-	free(buf);
-}
-
-/* Waits until cores 0..ncores-1 of tile 0 have all exited; false (err set) at the first fault,
- * limit or non-zero exit, at a deadlock, or after timeout_s. */
-static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s, struct bh_core_result *res,
-		       char *err, size_t errlen)
-{
-	double deadline = benchlib_now() + timeout_s;
-
-	for (;;) {
-		int running = -1;
-		for (unsigned k = 0; k < ncores; k++) {
-			const char *name = bh_core_name((enum bh_core_id)k);
-			bh_core_result(dev, 0, (enum bh_core_id)k, &res[k]);
-			if (res[k].status == BH_RUN_FAULTED) {
-				fprintf(stderr, "bench_sync: %s\n", res[k].report);
-				snprintf(err, errlen, "%s faulted (report on stderr)", name);
-				return false;
-			}
-			if (res[k].status == BH_RUN_LIMIT) {
-				snprintf(err, errlen, "%s hit an instruction limit", name);
-				return false;
-			}
-			if (res[k].status == BH_RUN_EXITED && res[k].exit_status != 0) {
-				snprintf(err, errlen, "%s exited with status %d", name, res[k].exit_status);
-				return false;
-			}
-			if (res[k].status == BH_RUN_RUNNING && running < 0)
-				running = (int)k;
-		}
-		if (running < 0)
-			return true;
-		if (benchlib_now() > deadline) {
-			snprintf(err, errlen, "still running after %.0f s (device report on stderr)", timeout_s);
-			print_device_report(dev);
-			return false;
-		}
-		int rc = bh_core_wait(dev, 0, (enum bh_core_id)running, 50, &res[running]);
-		if (rc == BH_ERR_DEADLOCK) {
-			snprintf(err, errlen, "deadlock: every running core waits (device report on stderr)");
-			print_device_report(dev);
-			return false;
-		}
-	}
-}
-
-/* Writes a guest's parameters between loading and starting (L1 words found by symbol). */
-typedef bool (*guest_patch_fn)(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen);
-
-struct guest_run {
-	double seconds;                 /* first start to last exit */
-	uint64_t instructions[NCORES];
-	uint64_t parks[NCORES];
-};
-
-/* Loads elf for cores 0..ncores-1 of a fresh one-tile device, patches it, starts every core at
- * its _start_<core> (BRISC first: it releases the others) and waits until all have exited 0. */
-static bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx, struct guest_run *out,
-		      char *err, size_t errlen)
-{
-	struct bh_device *dev;
-	struct bh_core_result res[NCORES];
-	uint32_t entry[NCORES];
-	char msg[512], sym[32];
-	bool ok = false;
-
-	if (elf[0] == '\0') {
-		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
-		return false;
-	}
-	if (bh_device_open(NULL, &dev) != BH_OK) {
-		snprintf(err, errlen, "cannot open a device");
-		return false;
-	}
-	for (unsigned k = 0; k < ncores; k++) {
-		enum bh_core_id core = (enum bh_core_id)k;
-		if (bh_load_elf(dev, 0, core, elf, NULL, &entry[k], msg, sizeof msg) != BH_OK) {
-			snprintf(err, errlen, "%s", msg);
-			goto out;
-		}
-		snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
-		if (!symbol(dev, 0, core, elf, sym, &entry[k], err, errlen))
-			goto out;
-		bh_core_enable_host_calls(dev, 0, core, true);
-	}
-	if (!patch(dev, elf, ctx, err, errlen))
-		goto out;
-
-	struct capture cap;
-	char last[256];
-	if (!capture_begin(&cap)) {
-		snprintf(err, errlen, "cannot redirect the guest's output: %s", strerror(errno));
-		goto out;
-	}
-	double t0 = benchlib_now();
-	for (unsigned k = 0; k < ncores; k++)
-		bh_core_start(dev, 0, (enum bh_core_id)k, entry[k]);
-	ok = wait_cores(dev, ncores, GUEST_TIMEOUT_S, res, err, errlen);
-	out->seconds = benchlib_now() - t0;
-	capture_end(&cap, last, sizeof last);
-	if (!ok && last[0] != '\0')
-		benchlib_appendf(err, errlen, "; guest said: %s", last);
-	for (unsigned k = 0; k < ncores; k++) {
-		out->instructions[k] = res[k].instructions;
-		out->parks[k] = core_parks(dev, 0, k);
-	}
-out:
-	bh_device_close(dev);
-	return ok;
-}
-
-/* ---- 1. CB ping-pong ------------------------------------------------------------------------- */
-
-struct pingpong_params {
-	uint32_t pages, cb_pages, page_size;
-};
-
-/* cb_pingpong.c: pingpong_pages and the CB0 slot of pingpong_cb_config (start kept). */
-static bool pingpong_patch(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen)
-{
-	const struct pingpong_params *p = ctx;
-	uint32_t pages_addr, cfg_addr;
-
-	if (!symbol(dev, 0, BH_CORE_BRISC, elf, "pingpong_pages", &pages_addr, err, errlen) ||
-	    !symbol(dev, 0, BH_CORE_BRISC, elf, "pingpong_cb_config", &cfg_addr, err, errlen))
-		return false;
-	l1_put32(dev, 0, pages_addr, p->pages);
-	l1_put32(dev, 0, cfg_addr + 4, p->cb_pages * p->page_size);
-	l1_put32(dev, 0, cfg_addr + 8, p->cb_pages);
-	l1_put32(dev, 0, cfg_addr + 12, p->page_size);
-	return true;
-}
-
-/* Per-core instructions and parks per page of the best bhemu run, for the diagnostics. */
-static void describe_guest_run(struct benchlib_row *r, const struct guest_run *g, unsigned ncores, uint32_t pages)
-{
-	benchlib_appendf(r->extra, sizeof r->extra, ", \"bhemu_per_core\": {");
-	for (unsigned k = 0; k < ncores; k++) {
-		const char *name = bh_core_name((enum bh_core_id)k);
-		double insns = (double)g->instructions[k] / pages, parks = (double)g->parks[k] / pages;
-		benchlib_appendf(r->diag, sizeof r->diag, "%s%s %.0f insns %.2f parks", k ? ", " : "", name, insns, parks);
-		benchlib_appendf(r->extra, sizeof r->extra, "%s\"%s\": {\"instructions_per_page\": %.2f, \"parks_per_page\": %.4f}",
-			k ? ", " : "", name, insns, parks);
-	}
-	benchlib_appendf(r->diag, sizeof r->diag, " per page");
-	benchlib_appendf(r->extra, sizeof r->extra, "}");
-}
-
-/* Best of --repeat runs of the guest and of the native chain, interleaved so that both see the
- * same machine load. */
-static void measure_cb(struct benchlib_row *r, const struct options *opt, const char *elf, unsigned ncores,
-		       guest_patch_fn patch, void *ctx, const struct native_cb *cbs, uint32_t pages)
-{
-	struct guest_run best = { .seconds = -1 };
-	double native_best = -1, bhemu_rates[MAX_REPEAT], native_rates[MAX_REPEAT], bhemu_parks[MAX_REPEAT];
-	int runs = 0;
-	char err[512];
-
-	for (; runs < opt->repeat; runs++) {
-		struct guest_run g;
-		if (!guest_run(elf, ncores, patch, ctx, &g, err, sizeof err)) {
-			benchlib_row_fail(r, "bhemu: %s", err);
-			break;
-		}
-		if (best.seconds < 0 || g.seconds < best.seconds)
-			best = g;
-		double s = native_cb_chain(ncores, cbs, pages, err, sizeof err);
-		if (s < 0) {
-			benchlib_row_fail(r, "native: %s", err);
-			break;
-		}
-		if (native_best < 0 || s < native_best)
-			native_best = s;
-		bhemu_rates[runs] = pages / g.seconds;
-		native_rates[runs] = pages / s;
-		bhemu_parks[runs] = 0;
-		for (unsigned k = 0; k < ncores; k++)
-			bhemu_parks[runs] += (double)g.parks[k] / pages;
-	}
-	if (best.seconds > 0) {
-		r->bhemu = pages / best.seconds;
-		describe_guest_run(r, &best, ncores, pages);
-	}
-	if (native_best > 0)
-		r->ref = pages / native_best;
-	benchlib_appendf(r->extra, sizeof r->extra, ", \"pages\": %" PRIu32 ", \"page_size\": %d", pages, PAGE_SIZE);
-	/* Every run, not just the best: the spread says how much parking and machine load varied. */
-	static const char *const run_keys[] = { "bhemu_runs_pages_per_s", "bhemu_runs_parks_per_page",
-						"native_runs_pages_per_s" };
-	const double *run_values[] = { bhemu_rates, bhemu_parks, native_rates };
-	for (int k = 0; k < 3; k++) {
-		benchlib_appendf(r->extra, sizeof r->extra, ", \"%s\": [", run_keys[k]);
-		for (int i = 0; i < runs; i++)
-			benchlib_appendf(r->extra, sizeof r->extra, k == 1 ? "%s%.4f" : "%s%.0f", i ? ", " : "", run_values[k][i]);
-		benchlib_appendf(r->extra, sizeof r->extra, "]");
-	}
-	if (runs > 1) {
-		benchlib_appendf(r->diag, sizeof r->diag, "; every run, bhemu pages/s (parks/page, all cores):");
-		for (int i = 0; i < runs; i++)
-			benchlib_appendf(r->diag, sizeof r->diag, " %.0f (%.2f)", bhemu_rates[i], bhemu_parks[i]);
-		benchlib_appendf(r->diag, sizeof r->diag, ", native:");
-		for (int i = 0; i < runs; i++)
-			benchlib_appendf(r->diag, sizeof r->diag, " %.0f", native_rates[i]);
-	}
-}
-
-static void bench_pingpong(struct benchlib_row *r, const struct options *opt, uint32_t cb_pages)
-{
-	struct pingpong_params p = { opt->pingpong_pages, cb_pages, PAGE_SIZE };
-	struct native_cb cb = { cb_pages, PAGE_SIZE };
-
-	snprintf(r->name, sizeof r->name, "cb pingpong, %u-page CB", cb_pages);
-	r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
-	r->bar = PINGPONG_BAR;
-	measure_cb(r, opt, opt->pingpong_elf, 2, pingpong_patch, &p, &cb, p.pages);
-	benchlib_appendf(r->extra, sizeof r->extra, ", \"cb_pages\": %u", cb_pages);
+		argv0, BENCH_CB_PINGPONG_BAR * 100, IDLE_CPU_BAR);
 }
 
 /* ---- 2. CB chain through five cores ---------------------------------------------------------- */
@@ -450,13 +131,13 @@ static bool chain_patch(struct bh_device *dev, const char *elf, void *ctx, char 
 	struct chain_params *p = ctx;
 	uint32_t pages_addr, cfg_addr;
 
-	if (!symbol(dev, 0, BH_CORE_BRISC, elf, "chain_pages", &pages_addr, err, errlen) ||
-	    !symbol(dev, 0, BH_CORE_BRISC, elf, "chain_cb_config", &cfg_addr, err, errlen))
+	if (!guest_symbol(dev, 0, BH_CORE_BRISC, elf, "chain_pages", &pages_addr, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "chain_cb_config", &cfg_addr, err, errlen))
 		return false;
-	l1_put32(dev, 0, pages_addr, p->pages);
+	guest_l1_put32(dev, 0, pages_addr, p->pages);
 	for (unsigned i = 0; i < NCORES - 1; i++) {
-		p->cbs[i].pages = l1_get32(dev, 0, cfg_addr + 16 * i + 8);
-		p->cbs[i].page_size = l1_get32(dev, 0, cfg_addr + 16 * i + 12);
+		p->cbs[i].pages = guest_l1_get32(dev, 0, cfg_addr + 16 * i + 8);
+		p->cbs[i].page_size = guest_l1_get32(dev, 0, cfg_addr + 16 * i + 12);
 	}
 	return true;
 }
@@ -467,7 +148,7 @@ static void bench_chain(struct benchlib_row *r, const struct options *opt)
 
 	/* Each bhemu run comes before its native one, so the depths are read before they are used. */
 	snprintf(r->name, sizeof r->name, "cb chain5, 5 cores");
-	measure_cb(r, opt, opt->chain_elf, NCORES, chain_patch, &p, p.cbs, p.pages);
+	bench_cb_measure(r, opt->repeat, opt->chain_elf, NCORES, chain_patch, &p, p.cbs, p.pages);
 	if (r->failed)
 		return;
 	snprintf(r->name, sizeof r->name, "cb chain5, CBs %u/%u/%u/%u", p.cbs[0].pages, p.cbs[1].pages,
@@ -519,19 +200,19 @@ static bool wake_bhemu(const struct options *opt, double *rtt, unsigned *unparke
 		snprintf(err, errlen, "%s", msg);
 		goto out;
 	}
-	if (!symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "_start_brisc", &entry, err, errlen) ||
-	    !symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen) ||
-	    !symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_ack", &ack, err, errlen))
+	if (!guest_symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "_start_brisc", &entry, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_ack", &ack, err, errlen))
 		goto out;
 	bh_core_enable_host_calls(dev, 0, BH_CORE_BRISC, true);
 	bh_core_start(dev, 0, BH_CORE_BRISC, entry);
 
 	*unparked = 0;
-	uint64_t parks0 = core_parks(dev, 0, BH_CORE_BRISC);
+	uint64_t parks0 = guest_core_parks(dev, 0, BH_CORE_BRISC);
 	for (uint32_t r = 1; r <= opt->warmup + opt->rounds; r++) {
 		/* The answer to round r - 1 came from a running core: wait until it parks again. */
 		double deadline = benchlib_now() + 0.1;
-		while (!core_parked(dev, 0, BH_CORE_BRISC)) {
+		while (!guest_core_parked(dev, 0, BH_CORE_BRISC)) {
 			if (benchlib_now() > deadline) {
 				++*unparked;
 				break;
@@ -539,8 +220,8 @@ static bool wake_bhemu(const struct options *opt, double *rtt, unsigned *unparke
 		}
 		benchlib_spin_for(opt->settle_s);
 		double t0 = benchlib_now();
-		l1_put32(dev, 0, flag, r);
-		while (l1_get32(dev, 0, ack) != r) {
+		guest_l1_put32(dev, 0, flag, r);
+		while (guest_l1_get32(dev, 0, ack) != r) {
 			if (benchlib_now() > t0 + 1.0) {
 				bh_core_result(dev, 0, BH_CORE_BRISC, &res);
 				if (res.status == BH_RUN_FAULTED)
@@ -554,8 +235,8 @@ static bool wake_bhemu(const struct options *opt, double *rtt, unsigned *unparke
 		if (r > opt->warmup)
 			rtt[r - opt->warmup - 1] = t1 - t0;
 	}
-	*parks = core_parks(dev, 0, BH_CORE_BRISC) - parks0;
-	l1_put32(dev, 0, flag, WAKE_EXIT);
+	*parks = guest_core_parks(dev, 0, BH_CORE_BRISC) - parks0;
+	guest_l1_put32(dev, 0, flag, WAKE_EXIT);
 	if (bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, &res) != BH_OK || res.status != BH_RUN_EXITED ||
 	    res.exit_status != 0) {
 		snprintf(err, errlen, "brisc did not exit 0 after the last round");
@@ -657,11 +338,11 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 			if (tile > 0)
 				continue;
 			snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
-			if (!symbol(dev, 0, core, opt->wake_elf, sym, &entry[k], err, errlen))
+			if (!guest_symbol(dev, 0, core, opt->wake_elf, sym, &entry[k], err, errlen))
 				goto out;
 		}
 	}
-	if (!symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen))
+	if (!guest_symbol(dev, 0, BH_CORE_BRISC, opt->wake_elf, "wake_flag", &flag, err, errlen))
 		goto out;
 	o->load_s = benchlib_now() - t;
 
@@ -679,7 +360,7 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 		parked = 0;
 		for (unsigned tile = 0; tile < opt->tiles; tile++)
 			for (unsigned k = 0; k < NCORES; k++)
-				parked += core_parked(dev, tile, k);
+				parked += guest_core_parked(dev, tile, k);
 	}
 	o->settle_s = benchlib_now() - t;
 	sleep_for(0.01);   /* the last ones marked themselves parked just before their futex wait */
@@ -687,25 +368,25 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 	uint64_t parks0 = 0, parks1 = 0;
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
 		for (unsigned k = 0; k < NCORES; k++)
-			parks0 += core_parks(dev, tile, k);
+			parks0 += guest_core_parks(dev, tile, k);
 	double c0 = benchlib_process_cpu(), w0 = benchlib_now();
 	sleep_for(opt->idle_s);
 	double c1 = benchlib_process_cpu(), w1 = benchlib_now();
 	o->cpu_percent = (c1 - c0) / (w1 - w0) * 100;
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
 		for (unsigned k = 0; k < NCORES; k++)
-			parks1 += core_parks(dev, tile, k);
+			parks1 += guest_core_parks(dev, tile, k);
 	o->idle_parks = parks1 - parks0;
 
-	struct capture cap;
+	struct guest_capture cap;
 	char last[256];
-	if (!capture_begin(&cap)) {
+	if (!guest_capture_begin(&cap)) {
 		snprintf(err, errlen, "cannot redirect the guest's output: %s", strerror(errno));
 		goto out;
 	}
 	t = benchlib_now();
 	for (unsigned tile = 0; tile < opt->tiles; tile++)
-		l1_put32(dev, tile, flag, WAKE_EXIT);
+		guest_l1_put32(dev, tile, flag, WAKE_EXIT);
 	ok = true;
 	for (unsigned tile = 0; tile < opt->tiles && ok; tile++) {
 		for (unsigned k = 0; k < NCORES && ok; k++) {
@@ -719,7 +400,7 @@ static bool idle_bhemu_run(const struct options *opt, struct idle_bhemu *o, char
 		}
 	}
 	o->wake_all_s = benchlib_now() - t;
-	capture_end(&cap, last, sizeof last);
+	guest_capture_end(&cap, last, sizeof last);
 out:
 	t = benchlib_now();
 	bh_device_close(dev);
@@ -859,7 +540,8 @@ int main(int argc, char **argv)
 		static const char *const keys[] = { "cb_pingpong_1", "cb_pingpong_2", "cb_pingpong_16" };
 		for (int i = 0; i < 3; i++) {
 			PROGRESS("cb pingpong, %u-page CB, %" PRIu32 " pages", depths[i], opt.pingpong_pages);
-			bench_pingpong(benchlib_row_new(rows, &n, keys[i], "pages/s"), &opt, depths[i]);
+			bench_cb_pingpong(benchlib_row_new(rows, &n, keys[i], "pages/s"), opt.repeat, opt.pingpong_elf,
+				  opt.pingpong_pages, depths[i]);
 		}
 	}
 	if (opt.only & M_CHAIN) {

@@ -16,6 +16,11 @@ void benchlib_set_program(const char *name)
 	program = name;
 }
 
+const char *benchlib_program_name(void)
+{
+	return program;
+}
+
 /* ---- Time ------------------------------------------------------------------------------------ */
 
 double benchlib_now(void)

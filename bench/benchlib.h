@@ -15,6 +15,7 @@
 
 /* The name that prefixes this library's messages ("bench_sync: ..."). */
 void benchlib_set_program(const char *name);
+const char *benchlib_program_name(void);
 
 /* ---- Time ---- */
 

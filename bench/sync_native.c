@@ -17,6 +17,7 @@
 
 #include "benchlib.h"
 #include "sync_native.h"
+#include "tests/guest/mc/cb_page_words.h"
 
 #define MAX_STAGES 8
 #define STACK_BYTES (256 * 1024)
@@ -44,22 +45,9 @@ static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 
 /* ---- Pages: the format of tests/guest/mc/cb_page.h, the same arithmetic ---------------------- */
 
-#define PAGE_STAGE_STEP 0x9E3779B9u
-
-static inline uint32_t page_word(uint32_t seq, uint32_t i)
-{
-	uint32_t x = seq * 0x85EBCA77u + i * 0xC2B2AE3Du;
-	return x ^ (x >> 15);
-}
-
-static inline uint32_t page_hash(uint32_t h, uint32_t w)
-{
-	return (h ^ w) * 0x01000193u;
-}
-
 static void page_fill(uint32_t *p, uint32_t nwords, uint32_t seq)
 {
-	uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), 0);
+	uint32_t h = page_hash(page_hash(PAGE_HASH_SEED, seq), 0);
 	p[0] = seq;
 	p[1] = 0;
 	for (uint32_t i = 2; i < nwords - 1; i++) {
@@ -70,20 +58,6 @@ static void page_fill(uint32_t *p, uint32_t nwords, uint32_t seq)
 	p[nwords - 1] = h;
 }
 
-/* As cb_chain5.c's chain_forward: forwards from the source words, not recomputed ones. */
-static void page_forward(uint32_t *dst, const uint32_t *src, uint32_t nwords, uint32_t seq, uint32_t stage)
-{
-	uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), stage);
-	dst[0] = src[0];
-	dst[1] = stage;
-	for (uint32_t i = 2; i < nwords - 1; i++) {
-		uint32_t w = src[i] + PAGE_STAGE_STEP;
-		dst[i] = w;
-		h = page_hash(h, w);
-	}
-	dst[nwords - 1] = h;
-}
-
 /* 0 when page p is page seq after `stage` forwards; else which word is wrong (1-based). */
 static uint32_t page_check(const uint32_t *p, uint32_t nwords, uint32_t seq, uint32_t stage)
 {
@@ -91,7 +65,7 @@ static uint32_t page_check(const uint32_t *p, uint32_t nwords, uint32_t seq, uin
 		return 1;
 	if (p[1] != stage)
 		return 2;
-	uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), stage);
+	uint32_t h = page_hash(page_hash(PAGE_HASH_SEED, seq), stage);
 	for (uint32_t i = 2; i < nwords - 1; i++) {
 		uint32_t w = p[i];
 		if (w != page_word(seq, i) + stage * PAGE_STAGE_STEP)

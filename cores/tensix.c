@@ -13,9 +13,22 @@
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 
-static void tt_gate_wake(struct bh_tile *t)
+/* A change of state the Wait Gate reads (sync/park.h) wakes the executors parked on it: for a
+ * semaphore change only those whose SEMWAIT/STALLWAIT latch names one of the changed semaphores,
+ * for any other state (stream registers) every parked executor. The broadcast comes after the
+ * unlock, so that a woken executor does not wait for tx->lock: taking the lock once is enough,
+ * since a waiter re-checks and sleeps all under it (tt_gate). */
+static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 {
-	tt_wake_all(&t->tensix);
+	struct bh_tensix *tx = &t->tensix;
+	unsigned wake = 0;
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		wake |= (unsigned)(sems_changed == BH_GATE_WAKE_ALL || (tx->th[i].wait_sems & sems_changed)) << i;
+	pthread_mutex_unlock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		if (wake >> i & 1)
+			pthread_cond_broadcast(&tx->th[i].cond);
 }
 
 void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
@@ -52,14 +65,6 @@ void bh_tensix_destroy(struct bh_tensix *tx)
 	pthread_mutex_destroy(&tx->lock);
 }
 
-void tt_wake_all(struct bh_tensix *tx)
-{
-	pthread_mutex_lock(&tx->lock);
-	for (unsigned i = 0; i < BH_TT_THREADS; i++)
-		pthread_cond_broadcast(&tx->th[i].cond);
-	pthread_mutex_unlock(&tx->lock);
-}
-
 bool tt_abandoned(struct bh_tt_thread *th)
 {
 	return atomic_load_explicit(&th->epoch, memory_order_relaxed) != th->run_epoch;
@@ -68,11 +73,14 @@ bool tt_abandoned(struct bh_tt_thread *th)
 void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 {
 	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
+	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
+	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
 	atomic_store_explicit(&th->park, BH_TT_GATE, memory_order_release);
 	pthread_cond_wait(&th->cond, &th->tx->lock);
 	atomic_store_explicit(&th->park, BH_TT_RUNNING, memory_order_relaxed);
 	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
 	th->wait_what[0] = 0;
+	th->wait_sems = 0;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -188,6 +188,7 @@ struct bh_tt_thread {
 	struct tt_entry cur;      /* FIFO word being processed (for reports and faults) */
 	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
 	char wait_what[192];      /* what the parked executor waits for */
+	uint8_t wait_sems;        /* semaphores (bit k) whose change may release the parked executor (under tx->lock) */
 	struct bh_fault fault;    /* the thread's fault, valid while faulted */
 	struct bh_waitq push_waiters;   /* cores stalled on the full FIFO */
 
@@ -260,7 +261,5 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 bool tt_abandoned(struct bh_tt_thread *th);
 /* Park the executor until woken (tx->lock held); what = text for reports. */
 void tt_wait_locked(struct bh_tt_thread *th, const char *what);
-/* Wake every executor of the tile (state they may wait on changed). */
-void tt_wake_all(struct bh_tensix *tx);
 
 #endif

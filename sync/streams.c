@@ -306,7 +306,7 @@ static void phase_write(struct bh_access *a, struct bh_stream *sp, unsigned s, b
 						       memory_order_relaxed));
 	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_CURR_PHASE_BASE));
 	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_CURR_PHASE));
-	bh_tensix_gate_wake(a->tile, &a->tile->streams->gate_waiters);
+	bh_tensix_gate_wake(a->tile, &a->tile->streams->gate_waiters, BH_GATE_WAKE_ALL);
 }
 
 bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)

@@ -38,12 +38,15 @@ static void sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigne
 						      memory_order_relaxed));
 	if (new == old)
 		return;
+	unsigned changed = 0;
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
+		changed |= (unsigned)(((old ^ new) >> (8 * k) & 0xff) != 0) << k;
 	/* Changed: wake SEMWAIT waiters (seq_cst CAS above pairs with their register-then-re-read)
 	 * and cores parked polling one of the changed words. */
 	bh_waitq_wake(t, &sm->waiters);
-	bh_tensix_gate_wake(t, &sm->gate_waiters);
+	bh_tensix_gate_wake(t, &sm->gate_waiters, changed);
 	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
-		if ((old ^ new) >> (8 * k) & 0xff)
+		if (changed >> k & 1)
 			bh_tile_mmio_written(t, BH_SEM_MMIO_BASE + 4 * k);
 }
 

@@ -37,6 +37,8 @@
 
 #include <stdint.h>
 
+#include "tensix.h"
+
 /* First overlay stream used for CB counters: CB n uses stream CB_FIRST_STREAM + n. p100a
  * firmware: 8 (streams 8..39); newer tt-metal builds: 0. */
 #ifndef CB_FIRST_STREAM
@@ -228,27 +230,19 @@ static inline void cb_pop_front_unpacker_nocp(uint32_t cb, uint32_t n)
 }
 
 /* ---- Publishing through the Tensix thread (sync.md 2.2) --------------------------------------
- * SETDMAREG and STOREREG carry run-time values: pushed with a store to the push window, as
- * tt-metal builds them. STALLWAIT is a constant: a .ttinsn word (rotated left by 2). */
-#define CB_TENSIX_PUSH		0xFFE40000u
+ * SETDMAREG and STOREREG carry run-time values: pushed with a store to the push window
+ * (tt_push, tensix.h), as tt-metal builds them. STALLWAIT is a constant: a .ttinsn word. */
 #define CB_GPR_TILES_ACKED	4u	/* TRISC0 publishes tiles_acked from GPR 4 */
 #define CB_GPR_TILES_RECEIVED	24u	/* TRISC2 publishes tiles_received from GPR 24 */
-#define CB_TT_SETDMAREG_LO(gpr, v)	(0x45u << 24 | (uint32_t)(uint16_t)(v) << 8 | 2u * (gpr))
-#define CB_TT_STOREREG(gpr, addr)	(0x67u << 24 | (gpr) << 18 | (((addr) >> 2) & 0x3FFFFu))
 /* STALLWAIT block B5 (scalar unit) until C1|C2 (unpackers idle) / C3 (packer idle). */
 #define CB_TT_STALL_UNPACKERS_WORD	".word 0x8840001A"	/* rotl(0xA2100006, 2): ttstallwait 32,6 */
 #define CB_TT_STALL_PACKER_WORD		".word 0x88400022"	/* rotl(0xA2100008, 2): ttstallwait 32,8 */
 
-static inline void cb_tensix_push(uint32_t insn)
-{
-	*(volatile uint32_t *)(uintptr_t)CB_TENSIX_PUSH = insn;
-}
-
 /* Publishes count to stream register reg of cb from GPR gpr, after the stall in `stall`. */
 #define CB_PUBLISH_THROUGH_TENSIX(cb, reg, gpr, count, stall) do { \
-		cb_tensix_push(CB_TT_SETDMAREG_LO(gpr, count)); \
+		tt_push(TT_SETDMAREG_LO(gpr, count)); \
 		__asm__ volatile(stall ::: "memory"); \
-		cb_tensix_push(CB_TT_STOREREG(gpr, (uint32_t)(uintptr_t)cb_stream_reg(cb, reg))); \
+		tt_push(TT_STOREREG(gpr, (uint32_t)(uintptr_t)cb_stream_reg(cb, reg))); \
 	} while (0)
 
 /* Frees n pages like llk_pop_tiles: shadow tiles_acked += n, published to reg 8 by the Tensix

@@ -106,17 +106,7 @@ static int chain_forward(const char *who, uint32_t in, uint32_t stage)
 		if (rc != MC_OK)
 			return rc;
 		cb_reserve_back(out, 1);
-		volatile uint32_t *dst = page_in_cb(chain_cb_config, out, get_write_ptr(out), 0);
-		/* Forward from the source words, not recomputed ones: a corruption here would show. */
-		uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), stage);
-		dst[0] = src[0];
-		dst[1] = stage;
-		for (uint32_t i = 2; i < nwords - 1; i++) {
-			uint32_t w = src[i] + PAGE_STAGE_STEP;
-			dst[i] = w;
-			h = page_hash(h, w);
-		}
-		dst[nwords - 1] = h;
+		page_forward(page_in_cb(chain_cb_config, out, get_write_ptr(out), 0), src, nwords, seq, stage);
 		cb_push_back(out, 1);
 		cb_pop_front(in, 1);
 	}

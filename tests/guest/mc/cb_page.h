@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cb.h"
+#include "cb_page_words.h"
 #include "multicore.h"
 
 enum mc_status {
@@ -25,24 +26,12 @@ enum mc_status {
 	MC_ERR_COUNTERS = 15,   /* CB counters wrong after the last page */
 };
 
-#define PAGE_STAGE_STEP 0x9E3779B9u
 #define PAGE_MIN_BYTES 16
-
-static inline uint32_t page_word(uint32_t seq, uint32_t i)
-{
-	uint32_t x = seq * 0x85EBCA77u + i * 0xC2B2AE3Du;
-	return x ^ (x >> 15);
-}
-
-static inline uint32_t page_hash(uint32_t h, uint32_t w)
-{
-	return (h ^ w) * 0x01000193u;
-}
 
 /* Writes page seq at stage into the words at p. */
 static inline void page_fill(volatile uint32_t *p, uint32_t nwords, uint32_t seq, uint32_t stage)
 {
-	uint32_t h = page_hash(page_hash(0x811c9dc5u, seq), stage);
+	uint32_t h = page_hash(page_hash(PAGE_HASH_SEED, seq), stage);
 	p[0] = seq;
 	p[1] = stage;
 	for (uint32_t i = 2; i < nwords - 1; i++) {
@@ -69,7 +58,7 @@ static inline int page_check(const volatile uint32_t *p, uint32_t nwords, uint32
 			    stage);
 		return MC_ERR_STAGE;
 	}
-	uint32_t h = page_hash(page_hash(0x811c9dc5u, got_seq), got_stage);
+	uint32_t h = page_hash(page_hash(PAGE_HASH_SEED, got_seq), got_stage);
 	for (uint32_t i = 2; i < nwords - 1; i++) {
 		uint32_t w = p[i], want = page_word(seq, i) + stage * PAGE_STAGE_STEP;
 		if (w != want) {

@@ -1,0 +1,369 @@
+/* bench_tensix: how fast bhemu's Tensix coprocessor threads run control-plane instructions and
+ * hand work to each other, each against host threads doing the same in the same run.
+ *
+ * Runs bench/guest/tensix_bench.c in-process (a fresh device per run, bench_guest.h):
+ *   1. ADDDMAREG streams pushed one store at a time by 1, 2 and 3 TRISCs at once, timed until
+ *      every thread drained them: instructions/s per thread, against producer/consumer pairs of
+ *      host threads joined by a ring of the FIFO's depth (tensix_native.h).
+ *   2. The same streams expanded from MOPs (10000 per push): the executor alone, against host
+ *      threads expanding and decoding the same words.
+ *   3. SEMPOST/SEMWAIT ping-pong between Tensix threads 0 and 1 (played from MOPs and REPLAY):
+ *      ns per hand-off, against two host threads handing a token through POSIX semaphores.
+ *   4. bench_sync's CB ping-pong through a 1-page CB (cb_pingpong.c, bench_cb.h) with its native
+ *      reference, for the cost of a hand-off between RISC-V cores next to the Tensix one. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bhemu/bhemu.h"
+#include "bench_cb.h"
+#include "bench_guest.h"
+#include "benchlib.h"
+#include "guest/tensix_bench.h"
+#include "tensix_native.h"
+
+#ifndef BENCH_TENSIX_ELF
+#define BENCH_TENSIX_ELF ""
+#endif
+#ifndef BENCH_SYNC_PINGPONG_ELF
+#define BENCH_SYNC_PINGPONG_ELF ""
+#endif
+
+_Static_assert(sizeof(struct tensix_bench_params) == 6 * 4, "tensix_bench_params: 32-bit words only");
+
+#define MAX_ROWS 8
+#define MAX_REPEAT BENCH_CB_MAX_REPEAT
+#define TRISCS 3
+
+/* Which measurements run (--only). */
+enum {
+	M_PUSHED = 1 << 0,
+	M_MOP = 1 << 1,
+	M_HANDOFF = 1 << 2,
+	M_CB = 1 << 3,
+	M_ALL = (1 << 4) - 1,
+};
+
+struct options {
+	const char *json_path;
+	bool quick;
+	bool check_bars;
+	int repeat;
+	uint32_t pushed;          /* instructions per thread, pushed one by one */
+	uint32_t mop;             /* instructions per thread, from MOPs */
+	uint32_t rounds;          /* ping-pong rounds (two hand-offs each) */
+	uint32_t pages;           /* CB ping-pong pages */
+	unsigned only;
+	const char *tensix_elf;
+	const char *pingpong_elf;
+};
+
+static void usage(FILE *f, const char *argv0)
+{
+	fprintf(f,
+		"usage: %s [options]\n"
+		"\n"
+		"Measures bhemu's Tensix threads, each against a native reference of host threads\n"
+		"measured in the same run, and prints a table (and optionally JSON):\n"
+		"  pushed     ADDDMAREG instructions/s per Tensix thread, pushed one store at a time\n"
+		"             by 1, 2 and 3 TRISCs at once and drained (tensix_sync), vs. producer/\n"
+		"             consumer host threads joined by a %u-word ring\n"
+		"  mop        the same instructions expanded from MOPs (%u per push) vs. host threads\n"
+		"             expanding and decoding the same words\n"
+		"  handoff    ns per SEMPOST -> SEMWAIT hand-off between Tensix threads 0 and 1 vs. two\n"
+		"             host threads handing a token through POSIX semaphores (futex)\n"
+		"  cb         bench_sync's CB ping-pong BRISC -> NCRISC through a 1-page CB vs. its SPSC\n"
+		"             ring of host threads (a RISC-V core hand-off, for comparison)\n"
+		"Each figure is the best of --repeat runs, bhemu and native interleaved; a bhemu run's\n"
+		"time includes starting the cores (well under 1%% of it at the default counts).\n"
+		"\n"
+		"options:\n"
+		"  --quick           a few seconds: smaller counts, one run each\n"
+		"  --repeat N        runs per measurement, best counts (default 3)\n"
+		"  --pushed N        instructions per thread, pushed (default 1000000)\n"
+		"  --mop N           instructions per thread, from MOPs (default 20000000; a multiple\n"
+		"                    of %u)\n"
+		"  --rounds N        ping-pong rounds (default 100000; a multiple of %u)\n"
+		"  --pages N         CB ping-pong pages (default 100000)\n"
+		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb\n"
+		"  --check-bars      exit 1 when a bar is missed (default: only reported)\n"
+		"  --tensix-elf F, --pingpong-elf F\n"
+		"                    guest programs (defaults: those of this build)\n"
+		"  --json FILE       also write the results as JSON to FILE (- for stdout; the table\n"
+		"                    then goes to stderr)\n"
+		"  --help            this text\n"
+		"\n"
+		"exit status: 0 every measurement ran and every guest and native run checked its\n"
+		"result; 1 one failed (or, with --check-bars, missed its bar); 2 bad usage.\n",
+		argv0, 32u, TENSIX_BENCH_MOP_INSNS, TENSIX_BENCH_MOP_INSNS, TENSIX_BENCH_MOP_INSNS);
+}
+
+/* ---- One measurement: the guest and its native reference, interleaved ------------------------- */
+
+static bool tensix_patch(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen)
+{
+	const struct tensix_bench_params *p = ctx;
+	uint32_t addr;
+
+	if (!guest_symbol(dev, 0, BH_CORE_BRISC, elf, TENSIX_BENCH_PARAMS_SYMBOL, &addr, err, errlen))
+		return false;
+	bh_l1_write(dev, 0, addr, p, sizeof *p);   /* little-endian host, like the guest */
+	return true;
+}
+
+struct native_case {
+	enum tensix_bench_mode mode;
+	unsigned threads;
+	uint32_t count;
+};
+
+static double native_run(const struct native_case *c, char *err, size_t errlen)
+{
+	switch (c->mode) {
+	case TENSIX_BENCH_PUSHED:
+		return native_insn_ring(c->threads, c->count, err, errlen);
+	case TENSIX_BENCH_MOP:
+		return native_insn_loop(c->threads, c->count, TENSIX_BENCH_MOP_OUTER, TENSIX_BENCH_MOP_INNER, err, errlen);
+	default:
+		return native_sem_pingpong(c->count, err, errlen);
+	}
+}
+
+struct best {
+	struct guest_run guest;   /* the fastest bhemu run */
+	double native_s;
+	double bhemu_runs[MAX_REPEAT], native_runs[MAX_REPEAT];
+	int runs;
+};
+
+/* Best of opt->repeat runs of the guest with the case's parameters and of its native reference.
+ * False (the row failed) if any run failed. */
+static bool measure(struct benchlib_row *r, const struct options *opt, const struct native_case *c, struct best *b)
+{
+	struct tensix_bench_params p = { .mode = c->mode, .count = c->count,
+					 .threads = c->mode == TENSIX_BENCH_HANDOFF ? 3u : (1u << c->threads) - 1 };
+	char err[512];
+
+	b->guest.seconds = -1;
+	b->native_s = -1;
+	for (b->runs = 0; b->runs < opt->repeat; b->runs++) {
+		struct guest_run g;
+		if (!guest_run(opt->tensix_elf, GUEST_MAX_CORES, tensix_patch, &p, &g, err, sizeof err)) {
+			benchlib_row_fail(r, "bhemu: %s", err);
+			return false;
+		}
+		double s = native_run(c, err, sizeof err);
+		if (s < 0) {
+			benchlib_row_fail(r, "native: %s", err);
+			return false;
+		}
+		if (b->guest.seconds < 0 || g.seconds < b->guest.seconds)
+			b->guest = g;
+		if (b->native_s < 0 || s < b->native_s)
+			b->native_s = s;
+		b->bhemu_runs[b->runs] = g.seconds;
+		b->native_runs[b->runs] = s;
+	}
+	return true;
+}
+
+/* Every run's value into the diagnostics and the JSON: a rate (scale / seconds), or with `per`
+ * a time (seconds x scale). */
+static void describe_runs(struct benchlib_row *r, const struct best *b, double scale, bool per, const char *fmt)
+{
+	static const char *const keys[] = { "bhemu_runs", "native_runs" };
+	for (int k = 0; k < 2; k++) {
+		const double *v = k ? b->native_runs : b->bhemu_runs;
+		benchlib_appendf(r->extra, sizeof r->extra, ", \"%s\": [", keys[k]);
+		for (int i = 0; i < b->runs; i++)
+			benchlib_appendf(r->extra, sizeof r->extra, "%s%.6g", i ? ", " : "", per ? v[i] * scale : scale / v[i]);
+		benchlib_appendf(r->extra, sizeof r->extra, "]");
+		if (b->runs < 2)
+			continue;
+		benchlib_appendf(r->diag, sizeof r->diag, "%s", k ? ", native:" : "; every run, bhemu:");
+		for (int i = 0; i < b->runs; i++)
+			benchlib_appendf(r->diag, sizeof r->diag, fmt, per ? v[i] * scale : scale / v[i]);
+	}
+}
+
+/* RISC-V instructions of each working TRISC per Tensix instruction (the cost of pushing). */
+static void describe_triscs(struct benchlib_row *r, const struct guest_run *g, unsigned threads, double per)
+{
+	benchlib_appendf(r->diag, sizeof r->diag, "RISC-V instructions per Tensix instruction:");
+	for (unsigned i = 0; i < threads; i++)
+		benchlib_appendf(r->diag, sizeof r->diag, "%s trisc%u %.3g", i ? "," : "", i,
+				 (double)g->instructions[BH_CORE_TRISC0 + i] / per);
+}
+
+/* ---- 1, 2. Instruction streams ---------------------------------------------------------------- */
+
+static void bench_stream(struct benchlib_row *r, const struct options *opt, enum tensix_bench_mode mode, unsigned threads)
+{
+	bool pushed = mode == TENSIX_BENCH_PUSHED;
+	struct native_case c = { mode, threads, pushed ? opt->pushed : opt->mop };
+	struct best b;
+
+	snprintf(r->name, sizeof r->name, "tensix insns %s, %u thread%s", pushed ? "pushed" : "from MOPs", threads,
+		 threads > 1 ? "s" : "");
+	r->ref_what = pushed ? "producer/consumer host threads, 32-word ring" : "host threads expanding and decoding";
+	if (!measure(r, opt, &c, &b))
+		return;
+	r->bhemu = c.count / b.guest.seconds;
+	r->ref = c.count / b.native_s;
+	describe_triscs(r, &b.guest, threads, c.count);
+	describe_runs(r, &b, c.count, false, " %.3g");
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"threads\": %u, \"instructions_per_thread\": %" PRIu32, threads,
+		c.count);
+}
+
+/* ---- 3. Semaphore hand-off -------------------------------------------------------------------- */
+
+static void bench_handoff(struct benchlib_row *r, const struct options *opt)
+{
+	struct native_case c = { TENSIX_BENCH_HANDOFF, 2, opt->rounds };
+	double handoffs = 2.0 * opt->rounds;
+	struct best b;
+
+	snprintf(r->name, sizeof r->name, "SEMPOST/SEMWAIT hand-off T0<->T1");
+	r->ref_what = "two host threads, POSIX semaphores";
+	if (!measure(r, opt, &c, &b))
+		return;
+	r->bhemu = b.guest.seconds / handoffs * 1e9;
+	r->ref = b.native_s / handoffs * 1e9;
+	snprintf(r->diag, sizeof r->diag, "%" PRIu32 " rounds of SEMWAIT, SEMGET, SEMPOST per thread, played by MOP/REPLAY",
+		 opt->rounds);
+	describe_runs(r, &b, 1e9 / handoffs, true, " %.0f");
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"rounds\": %" PRIu32 ", \"handoffs\": %.0f", opt->rounds,
+		handoffs);
+}
+
+/* ---- 4. CB ping-pong -------------------------------------------------------------------------- */
+
+static void bench_cb(struct benchlib_row *r, const struct options *opt)
+{
+	bench_cb_pingpong(r, opt->repeat, opt->pingpong_elf, opt->pages, 1);
+	r->ref_what = "SPSC ring between two host threads";
+	if (r->bhemu > 0 && r->ref > 0)
+		benchlib_appendf(r->diag, sizeof r->diag, "; per page (a hand-off each way): bhemu %.0f ns, native %.0f ns",
+				 1e9 / r->bhemu, 1e9 / r->ref);
+}
+
+/* ---- Command line ----------------------------------------------------------------------------- */
+
+static unsigned parse_only(const char *list)
+{
+	static const struct benchlib_name_bit names[] = {
+		{ "pushed", M_PUSHED }, { "mop", M_MOP }, { "handoff", M_HANDOFF }, { "cb", M_CB },
+	};
+
+	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
+}
+
+/* The options that take a value: counts (each a multiple of `multiple`) and guest programs. */
+struct value_option {
+	const char *name;
+	uint32_t *count;
+	uint32_t multiple;
+	const char **path;
+};
+
+/* argv[*i] if it is one of opts (its value taken, *i advanced); false if it is none of them. */
+static bool value_option(int argc, char **argv, int *i, const struct value_option *opts, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct value_option *o = &opts[k];
+		if (strcmp(argv[*i], o->name) != 0)
+			continue;
+		if (o->path != NULL) {
+			*o->path = benchlib_option_value(argc, argv, i);
+			return true;
+		}
+		*o->count = (uint32_t)benchlib_option_ulong(argc, argv, i, 1, 1000000000);
+		if (*o->count % o->multiple) {
+			fprintf(stderr, "bench_tensix: %s wants a multiple of %" PRIu32 ", not %" PRIu32 "\n", o->name,
+				o->multiple, *o->count);
+			exit(BENCHLIB_EXIT_USAGE);
+		}
+		return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	benchlib_set_program("bench_tensix");
+	struct options opt = { .repeat = -1, .only = M_ALL, .tensix_elf = BENCH_TENSIX_ELF,
+			       .pingpong_elf = BENCH_SYNC_PINGPONG_ELF };
+	uint32_t pushed = 0, mop = 0, rounds = 0, pages = 0;
+	const struct value_option values[] = {
+		{ "--pushed", &pushed, 1, NULL },
+		{ "--mop", &mop, TENSIX_BENCH_MOP_INSNS, NULL },
+		{ "--rounds", &rounds, TENSIX_BENCH_MOP_INSNS, NULL },
+		{ "--pages", &pages, 1, NULL },
+		{ "--tensix-elf", NULL, 1, &opt.tensix_elf },
+		{ "--pingpong-elf", NULL, 1, &opt.pingpong_elf },
+	};
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout, argv[0]);
+			return BENCHLIB_EXIT_OK;
+		}
+		if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, &opt.repeat, MAX_REPEAT,
+					   &opt.json_path) ||
+		    value_option(argc, argv, &i, values, sizeof values / sizeof values[0]))
+			continue;
+		if (strcmp(argv[i], "--only") != 0) {
+			fprintf(stderr, "bench_tensix: unknown argument %s (see --help)\n", argv[i]);
+			return BENCHLIB_EXIT_USAGE;
+		}
+		opt.only = parse_only(benchlib_option_value(argc, argv, &i));
+	}
+	if (opt.repeat < 0)
+		opt.repeat = opt.quick ? 1 : 3;
+	opt.pushed = pushed ? pushed : opt.quick ? 50000 : 1000000;
+	opt.mop = mop ? mop : opt.quick ? 1000000 : 20000000;
+	opt.rounds = rounds ? rounds : opt.quick ? 10000 : 100000;
+	opt.pages = pages ? pages : opt.quick ? 10000 : 100000;
+
+	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
+	FILE *out = json_to_stdout ? stderr : stdout;
+	struct benchlib_row rows[MAX_ROWS];
+	struct benchlib_host_load load;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = 0;
+
+	benchlib_host_begin(&load);
+#define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
+	static const char *const pushed_keys[] = { "tensix_pushed_1", "tensix_pushed_2", "tensix_pushed_3" };
+	static const char *const mop_keys[] = { "tensix_mop_1", "tensix_mop_2", "tensix_mop_3" };
+	for (unsigned t = 1; t <= TRISCS && (opt.only & M_PUSHED); t++) {
+		PROGRESS("%" PRIu32 " pushed instructions on each of %u Tensix threads", opt.pushed, t);
+		bench_stream(benchlib_row_new(rows, &n, pushed_keys[t - 1], "insns/s/thread"), &opt, TENSIX_BENCH_PUSHED, t);
+	}
+	for (unsigned t = 1; t <= TRISCS && (opt.only & M_MOP); t++) {
+		PROGRESS("%" PRIu32 " MOP-expanded instructions on each of %u Tensix threads", opt.mop, t);
+		bench_stream(benchlib_row_new(rows, &n, mop_keys[t - 1], "insns/s/thread"), &opt, TENSIX_BENCH_MOP, t);
+	}
+	if (opt.only & M_HANDOFF) {
+		PROGRESS("%" PRIu32 " semaphore ping-pong rounds between Tensix threads 0 and 1", opt.rounds);
+		bench_handoff(benchlib_row_new(rows, &n, "tensix_sem_handoff", "ns"), &opt);
+	}
+	if (opt.only & M_CB) {
+		PROGRESS("cb pingpong, 1-page CB, %" PRIu32 " pages", opt.pages);
+		bench_cb(benchlib_row_new(rows, &n, "cb_pingpong_1", "pages/s"), &opt);
+	}
+#undef PROGRESS
+
+	char host_line[64], head[64];
+	snprintf(host_line, sizeof host_line, "host: %ld CPUs", cpus);
+	snprintf(head, sizeof head, "  \"host_cpus\": %ld,\n", cpus);
+	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .with_ref_is = true,
+				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
+				  .repeat = opt.repeat, .json_head = head, .json_tail = "" };
+	return benchlib_end_run(out, &e, &load, rows, n);
+}
