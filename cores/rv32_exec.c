@@ -38,14 +38,16 @@ static const void *_Atomic rv_page_end_handler[RV_VARIANTS];
 void rv32_page_reset(struct rv_page *pg)
 {
 	const void *dec = atomic_load_explicit(&rv_decode_handler[pg->variant], memory_order_relaxed);
-	for (unsigned k = 0; k < RV_PAGE_INSNS; k++) {
+	for (unsigned k = pg->lo; k <= pg->hi; k++) {
 		pg->insn[k].h = dec;
 		pg->insn[k].op = RV_OP_decode;
 	}
 	pg->insn[RV_PAGE_INSNS].h = atomic_load_explicit(&rv_page_end_handler[pg->variant], memory_order_relaxed);
 	pg->insn[RV_PAGE_INSNS].op = RV_OP_page_end;
-	if (pg->jit)
-		memset(pg->jit, 0, RV_PAGE_INSNS * sizeof *pg->jit);
+	if (pg->jit && pg->lo <= pg->hi)
+		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
+	pg->lo = RV_PAGE_INSNS;
+	pg->hi = 0;
 }
 
 __attribute__((cold, noinline))
@@ -59,6 +61,8 @@ static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned va
 	pg->jit = NULL;
 	pg->drops = 0;
 	pg->dropped_at = 0;
+	pg->lo = 0;                   /* a new page: every slot */
+	pg->hi = RV_PAGE_INSNS - 1;
 	rv32_page_reset(pg);
 	c->pages[variant][pc >> BH_L1_PAGE_SHIFT] = pg;
 	return pg;
@@ -71,7 +75,9 @@ void rv32_drop_page(struct bh_core *c, unsigned page)
 	for (unsigned v = 0; v < RV_VARIANTS; v++)
 		if (c->pages[v][page])
 			rv32_page_reset(c->pages[v][page]);
-	atomic_fetch_and_explicit(&c->code_pages[page], (uint8_t)~(1u << c->kind), memory_order_relaxed);
+	/* The byte is shared with the tile's other cores: write it only when the bit is set. */
+	if (atomic_load_explicit(&c->code_pages[page], memory_order_relaxed) & (1u << c->kind))
+		atomic_fetch_and_explicit(&c->code_pages[page], (uint8_t)~(1u << c->kind), memory_order_relaxed);
 }
 
 /* Code in the page was overwritten (not a flush of everything): the block compiler leaves pages

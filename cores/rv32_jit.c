@@ -849,6 +849,7 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 		struct rv_insn *in = &pg->insn[end];
 		if (in->op == RV_OP_decode) {
 			uint32_t pc = pg->base + end * 4u;
+			rv_page_touch(pg, end);
 			rv32_decode(bh_mem_ld(c->l1 + pc, 4), pc, in);
 			in->h = handlers[in->op];
 		}

@@ -15,11 +15,22 @@ struct rv_page {
 	/* Fast variant only (rv32_jit.c): native entry of the slot whose handler is op_jit, or
 	 * RV_JIT_NONE where compiling was tried and refused. Allocated on first compile. */
 	const void **jit;
+	uint16_t lo, hi;                          /* slots decoded since the last reset (lo > hi: none) */
 	unsigned drops;                           /* resets because code in it was overwritten */
 	uint64_t dropped_at;                      /* the core's instret at the last of them */
 };
 
 /* Every slot back to "decode me" (and no compiled entries). Owner thread only. */
 void rv32_page_reset(struct rv_page *pg);
+
+/* A slot is about to be decoded: the next reset must cover it (resets touch only that range:
+ * every launch flushes the I-cache, and most pages hold a few hundred decoded slots at most). */
+static inline void rv_page_touch(struct rv_page *pg, unsigned slot)
+{
+	if (slot < pg->lo)
+		pg->lo = (uint16_t)slot;
+	if (slot > pg->hi)
+		pg->hi = (uint16_t)slot;
+}
 
 #endif

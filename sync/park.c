@@ -78,11 +78,60 @@ static void membarrier_init(void)
 	membarrier_ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
+/* Combined heavy fences. A membarrier makes every thread of the process pass a full barrier while
+ * it runs, so one that *starts* after a caller's request serves that caller as well as its own: a
+ * caller only needs some membarrier to begin after its request and to have returned before it
+ * re-reads. When the whole chip parks at once (every core after a launch), 700 membarriers
+ * queued on the kernel's lock and IPIs; now one or two serve them all. requests counts callers;
+ * done is the highest request number a finished membarrier began after; fencing says one is
+ * under way (callers arriving meanwhile wait for the next one). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	_Atomic uint64_t requests;
+	uint64_t done;
+	bool fencing;
+	_Atomic uint64_t membarriers;   /* statistics: system calls made */
+} park_fence = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false, 0 };
+
+void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers)
+{
+	*calls = atomic_load_explicit(&park_fence.requests, memory_order_relaxed);
+	*membarriers = atomic_load_explicit(&park_fence.membarriers, memory_order_relaxed);
+}
+
 bool bh_park_heavy_fence(void)
 {
 	pthread_once(&membarrier_once, membarrier_init);
-	if (membarrier_ok && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-		return true;
-	atomic_thread_fence(memory_order_seq_cst);
-	return false;
+	if (!membarrier_ok) {
+		atomic_thread_fence(memory_order_seq_cst);
+		return false;
+	}
+	/* seq_cst RMW: the caller's registration stores are visible before a fencer reads requests. */
+	uint64_t ticket = atomic_fetch_add_explicit(&park_fence.requests, 1, memory_order_seq_cst) + 1;
+	bool ok = true;
+	pthread_mutex_lock(&park_fence.lock);
+	while (park_fence.done < ticket) {
+		if (park_fence.fencing) {
+			pthread_cond_wait(&park_fence.cond, &park_fence.lock);
+			continue;
+		}
+		park_fence.fencing = true;
+		uint64_t upto = atomic_load_explicit(&park_fence.requests, memory_order_seq_cst);
+		pthread_mutex_unlock(&park_fence.lock);
+		atomic_fetch_add_explicit(&park_fence.membarriers, 1, memory_order_relaxed);
+		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+			ok = false;   /* refused now: this caller fences for itself; the others retry */
+			atomic_thread_fence(memory_order_seq_cst);
+		}
+		pthread_mutex_lock(&park_fence.lock);
+		park_fence.fencing = false;
+		if (ok)
+			park_fence.done = upto;
+		pthread_cond_broadcast(&park_fence.cond);
+		if (!ok)
+			break;
+	}
+	pthread_mutex_unlock(&park_fence.lock);
+	return ok;
 }

@@ -52,5 +52,8 @@ void bh_tensix_gate_wake(struct bh_tile *tile, _Atomic uint32_t *gate_waiters, u
  * later loads, so that the store hot path needs no fence of its own (Linux membarrier; falls
  * back to bounded sleeps when the kernel refuses it). Returns false when unavailable. */
 bool bh_park_heavy_fence(void);
+/* Calls of bh_park_heavy_fence that used membarrier, and membarrier system calls made for them
+ * (one serves every call that came before it started). */
+void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers);
 
 #endif

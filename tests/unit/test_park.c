@@ -4,7 +4,11 @@
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include "host/device.h"
+#include "sync/park.h"
 #include "testlib.h"
 
 #define CODE 0x1000u
@@ -159,4 +163,40 @@ Test(park, forty_polling_cores_use_almost_no_cpu)
 		for (unsigned c = 0; c < 5; c++)
 			expect_exit(dev, t, (enum bh_core_id)c, 5);
 	bh_device_close(dev);
+}
+
+/* Heavy fences are combined (sync/park.c): 32 threads fencing at once all return and each call
+ * is counted (a lost turn in the combining would hang here; under TSan its locking is checked).
+ * The ordering itself is what every parking test above relies on: a lost wake-up hangs them. */
+static _Atomic unsigned fence_go;
+
+static void *fence_worker(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&fence_go))
+		sched_yield();
+	for (int k = 0; k < 500; k++)
+		bh_park_heavy_fence();
+	return NULL;
+}
+
+Test(park, concurrent_heavy_fences_share_membarriers)
+{
+	enum { THREADS = 32 };
+	pthread_t th[THREADS];
+	uint64_t calls0, mb0, calls1, mb1;
+	if (!bh_park_heavy_fence())
+		cr_skip_test("the kernel refuses membarrier: fences are local");
+	bh_park_fence_stats(&calls0, &mb0);
+	for (int k = 0; k < THREADS; k++)
+		cr_assert_eq(pthread_create(&th[k], NULL, fence_worker, NULL), 0);
+	atomic_store(&fence_go, 1);
+	for (int k = 0; k < THREADS; k++)
+		pthread_join(th[k], NULL);
+	bh_park_fence_stats(&calls1, &mb1);
+	cr_expect_eq(calls1 - calls0, THREADS * 500u);
+	/* How many are shared depends on how the threads overlap, which the host decides. */
+	cr_expect_leq(mb1 - mb0, calls1 - calls0);
+	cr_log_info("%llu membarriers for %llu fences", (unsigned long long)(mb1 - mb0),
+		    (unsigned long long)(calls1 - calls0));
 }
