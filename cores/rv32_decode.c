@@ -1,4 +1,6 @@
 /* Decode of RV32 words into pre-decoded instructions, driven by the table in rv32_insns.h. */
+#include <pthread.h>
+
 #include "cores/rv32_insns.h"
 
 const struct rv_opinfo rv_opinfo[RV_OP_NUM_REAL] = {
@@ -53,11 +55,33 @@ const char *rv32_unsupported_reason(uint32_t word)
 	return NULL;
 }
 
-static int rv32_lookup(uint32_t word)
+/* Candidates per major opcode (the low 7 bits), in table order, so that a decode scans a few
+ * entries instead of the whole table (every launch flushes and re-decodes firmware). Built once. */
+#define RV_MAJOR_MAX RV_OP_NUM_REAL   /* OP has 32 today; a bound no table can exceed */
+_Static_assert(RV_OP_NUM_REAL < 256, "ops fit in a byte");
+static struct {
+	uint8_t n;
+	uint8_t op[RV_MAJOR_MAX];
+} rv_major[128];
+static pthread_once_t rv_major_once = PTHREAD_ONCE_INIT;
+
+static void rv_major_build(void)
 {
 	for (int op = 0; op < RV_OP_NUM_REAL; op++)
+		for (unsigned opc = 0; opc < 128; opc++)
+			if ((opc & rv_opinfo[op].mask & 0x7f) == (rv_opinfo[op].match & 0x7f))
+				rv_major[opc].op[rv_major[opc].n++] = (uint8_t)op;
+}
+
+static int rv32_lookup(uint32_t word)
+{
+	pthread_once(&rv_major_once, rv_major_build);
+	const unsigned opc = word & 0x7f;
+	for (unsigned k = 0; k < rv_major[opc].n; k++) {
+		int op = rv_major[opc].op[k];
 		if ((word & rv_opinfo[op].mask) == rv_opinfo[op].match)
 			return op;
+	}
 	return -1;
 }
 

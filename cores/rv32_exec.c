@@ -94,8 +94,12 @@ void rv32_code_overwritten(struct bh_core *c, unsigned page)
 
 void rv32_flush_decoded(struct bh_core *c)
 {
+	/* Only pages this core decoded since their last drop hold anything (decode sets the core's
+	 * code_pages bit first, a drop clears it last): one byte per page instead of three page
+	 * tables, for every core at every launch. */
 	for (unsigned p = 0; p < BH_L1_PAGES; p++)
-		rv32_drop_page(c, p);
+		if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
+			rv32_drop_page(c, p);
 	for (unsigned w = 0; w < BH_L1_PAGES / 32; w++)
 		atomic_store_explicit(&c->stale_pages[w], 0, memory_order_relaxed);
 }
