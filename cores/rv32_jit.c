@@ -97,9 +97,6 @@ struct rv_jit {
 	size_t size, used;
 	uint8_t *exit;      /* common exit: stores r13, restores registers, returns eax */
 	enum rv_jit_exit (*enter)(struct rv_jit_ctx *ctx, const void *code);
-	uint8_t *cold;      /* scratch for out-of-line code, copied after the main code */
-	struct jit_fix fix[JIT_FIXUPS];
-	struct jc *jc;      /* compilation state (large: kept off the core thread's small stack) */
 };
 
 struct jbuf {
@@ -114,6 +111,7 @@ struct jc {
 	struct rv_page *pg;
 	struct jbuf m, k;           /* main code (in the arena) and cold code (scratch) */
 	unsigned s0, end;           /* region: slots [s0, end) */
+	struct jit_fix *fix;
 	unsigned nfix;
 	bool fix_full;
 	/* Which guest register eax / edx still hold (-1: none): in_* at the start of the current
@@ -122,6 +120,14 @@ struct jc {
 	int in_ax, in_dx, out_ax, out_dx;
 	uint8_t target[RV_PAGE_INSNS];
 	uint8_t *label[RV_PAGE_INSNS];
+};
+
+/* What one compilation needs besides the arena, allocated for it and freed after it (compiles are
+ * rare; a chip's 700 cores should not each keep ~60 KiB). */
+struct jit_scratch {
+	struct jc jc;
+	struct jit_fix fix[JIT_FIXUPS];
+	uint8_t cold[JIT_COLD_BYTES];   /* out-of-line code, copied after the main code */
 };
 
 static void b1(struct jbuf *b, unsigned v)
@@ -235,7 +241,7 @@ static void fix_add(struct jc *jc, struct jbuf *b, enum fix_kind kind, uintptr_t
 		b->full = true;
 		return;
 	}
-	jc->j->fix[jc->nfix++] = (struct jit_fix){ b->p, b == &jc->k, kind, val };
+	jc->fix[jc->nfix++] = (struct jit_fix){ b->p, b == &jc->k, kind, val };
 	b4(b, 0);
 }
 
@@ -378,7 +384,7 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	uintptr_t exit_off = cold_here(jc);
 	emit_exit_at(jc, k, pend, slot);
 	if (ldm_fix < jc->nfix)
-		jc->j->fix[ldm_fix].val = exit_off;
+		jc->fix[ldm_fix].val = exit_off;
 }
 
 static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
@@ -411,9 +417,9 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	uintptr_t exit_off = cold_here(jc);
 	emit_exit_at(jc, k, pend, slot);
 	if (page_fix < jc->nfix)
-		jc->j->fix[page_fix].val = exit_off;
+		jc->fix[page_fix].val = exit_off;
 	if (ldm_fix < jc->nfix)
-		jc->j->fix[ldm_fix].val = exit_off;
+		jc->fix[ldm_fix].val = exit_off;
 }
 
 /* A taken control transfer from slot to target slot t (counted: pend + 1 already added). */
@@ -633,7 +639,7 @@ static void emit_div(struct jc *jc, const struct rv_insn *in)
 	if (sign) {
 		/* divisor -1: quotient -dividend (INT_MIN stays INT_MIN), remainder 0 */
 		if (m1_fix < jc->nfix)
-			jc->j->fix[m1_fix].val = cold_here(jc);
+			jc->fix[m1_fix].val = cold_here(jc);
 		if (rem)
 			x_rr(k, false, 0x31, RAX, RAX);
 		else
@@ -757,14 +763,8 @@ static struct rv_jit *jit_get(struct bh_core *c)
 		j->size = v > JIT_ARENA_SIZE / 1024 ? JIT_ARENA_SIZE : v < JIT_ARENA_MIN / 1024 ? JIT_ARENA_MIN : v * 1024;
 	}
 	j->arena = mmap(NULL, j->size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	j->cold = malloc(JIT_COLD_BYTES);
-	j->jc = malloc(sizeof *j->jc);
-	if (j->arena == MAP_FAILED || !j->cold || !j->jc) {
+	if (j->arena == MAP_FAILED) {
 		/* No executable memory (hardened host): this core interprets. */
-		if (j->arena != MAP_FAILED)
-			munmap(j->arena, j->size);
-		free(j->cold);
-		free(j->jc);
 		free(j);
 		c->jit_mode = RV_JIT_OFF;
 		return NULL;
@@ -796,7 +796,7 @@ static bool jit_resolve(struct jc *jc)
 		return false;
 	memcpy(cold_dst, jc->k.start, cold_len);
 	for (unsigned f = 0; f < jc->nfix; f++) {
-		const struct jit_fix *x = &jc->j->fix[f];
+		const struct jit_fix *x = &jc->fix[f];
 		uint8_t *at = x->in_cold ? cold_dst + (x->at - jc->k.start) : x->at;
 		uintptr_t to;
 		switch (x->kind) {
@@ -813,6 +813,9 @@ static bool jit_resolve(struct jc *jc)
 	jc->m.p = cold_dst + cold_len;
 	return true;
 }
+
+static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_page *pg, unsigned s0,
+			       const void *const *handlers, const void *jit_handler, struct jit_scratch *scr);
 
 bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const void *const *handlers,
 		      const void *jit_handler)
@@ -832,7 +835,19 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 			return false;
 	}
 
-	struct jc *jc = j->jc;
+	struct jit_scratch *scr = malloc(sizeof *scr);
+	if (!scr)
+		return false;
+	bool ok = jit_compile_region(c, j, pg, s0, handlers, jit_handler, scr);
+	free(scr);
+	return ok;
+}
+
+static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_page *pg, unsigned s0,
+			       const void *const *handlers, const void *jit_handler, struct jit_scratch *scr)
+{
+	struct jc *jc = &scr->jc;
+	jc->fix = scr->fix;
 	memset(jc->target, 0, sizeof jc->target);
 	jc->c = c;
 	jc->j = j;
@@ -874,7 +889,7 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 	}
 
 	jc->m = (struct jbuf){ j->arena + j->used, j->arena + j->used, j->arena + j->size, false };
-	jc->k = (struct jbuf){ j->cold, j->cold, j->cold + JIT_COLD_BYTES, false };
+	jc->k = (struct jbuf){ scr->cold, scr->cold, scr->cold + JIT_COLD_BYTES, false };
 	unsigned pend = 0;
 	jc->out_ax = jc->out_dx = -1;
 	for (unsigned k = s0; k < end; k++) {
@@ -916,8 +931,6 @@ void rv32_jit_free(struct bh_core *c)
 	if (!j)
 		return;
 	munmap(j->arena, j->size);
-	free(j->cold);
-	free(j->jc);
 	free(j);
 	c->jit = NULL;
 }
