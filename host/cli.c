@@ -101,6 +101,7 @@ static void usage(FILE *f)
 		"  -P, --show-profile          print the profile used\n"
 		"  -i, --idle SECONDS          after booting, keep the chip waiting that long and\n"
 		"                              print the process CPU time used meanwhile\n"
+		"      --jit MODE              on, off or eager, as for run\n"
 		"  -t, --timeout SECONDS       boot timeout (default 2, the host driver's): report\n"
 		"                              the stuck tiles and where their cores wait\n"
 		"exit status of boot: 0 every tile reached DONE; 1 host failure; 2 bad usage, ELF\n"
@@ -116,7 +117,7 @@ static void usage(FILE *f)
 		"launch messages in HOST mode on every tile and waits for DONE after each launch\n"
 		"(read pointer 0); both runs slow, then fast, on the same booted chip.\n"
 		"\n"
-		"options of smoke: --firmware, --board, --profile, --show-profile as for boot, and\n"
+		"options of smoke: --firmware, --board, --profile, --show-profile, --jit as for boot, and\n"
 		"  -n, --launches N            how many launches (default 100)\n"
 		"  -d, --dispatch fast|slow|both  how to launch (default fast)\n"
 		"  -j, --json                  also print the result as one JSON object\n"
@@ -656,6 +657,21 @@ static int run_plan_execute(const struct run_plan *plan)
 	return rc;
 }
 
+/* --jit on|off|eager, for every command that opens a device. */
+static int parse_jit(const char *cmd, const char *arg, enum bh_jit *out)
+{
+	static const struct { const char *name; enum bh_jit mode; } modes[] = {
+		{ "on", BH_JIT_ON }, { "off", BH_JIT_OFF }, { "eager", BH_JIT_EAGER },
+	};
+	for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+		if (!strcmp(arg, modes[k].name)) {
+			*out = modes[k].mode;
+			return 0;
+		}
+	fprintf(stderr, "bhemu %s: --jit must be on, off or eager, not '%s'\n", cmd, arg);
+	return -1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -701,16 +717,8 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 's': plan.stats = true; break;
 		case 'j':
-			if (!strcmp(optarg, "on"))
-				plan.cfg.jit = BH_JIT_ON;
-			else if (!strcmp(optarg, "off"))
-				plan.cfg.jit = BH_JIT_OFF;
-			else if (!strcmp(optarg, "eager"))
-				plan.cfg.jit = BH_JIT_EAGER;
-			else {
-				fprintf(stderr, "bhemu run: --jit must be on, off or eager, not '%s'\n", optarg);
+			if (parse_jit("run", optarg, &plan.cfg.jit) != 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 't': {
 			char *end;
@@ -830,6 +838,7 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "dispatch", required_argument, NULL, 'd' },
+		{ "jit", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -848,6 +857,10 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 			break;
 		case 'p': base_name = optarg; break;
 		case 'P': a->show = true; break;
+		case 'J':
+			if (parse_jit(smoke ? "smoke" : "boot", optarg, &a->plan.cfg.jit) != 0)
+				return EXIT_USAGE;
+			break;
 		case 'i':
 			if (smoke || parse_seconds("--idle", optarg, &a->idle) != 0)
 				return EXIT_USAGE;
