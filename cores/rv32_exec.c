@@ -224,6 +224,18 @@ uint32_t rv32_jit_alu(uint32_t op, uint32_t a, uint32_t b)
 	return rv_alu_rare(op, a, b);
 }
 
+uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uint32_t pc, uint64_t icount)
+{
+	uint32_t v;
+	c->instret = icount;
+	c->pc = pc;
+	if (bh_mem_load_slow(c, addr, size, &v) != BH_ACC_OK)
+		return (uint64_t)RV_JIT_LOAD_RETRY << 32;
+	/* The fast interpreter's LOAD_HOOK: a register-window load may be a poll (throttled). */
+	uint64_t st = bh_spin_suspect(&c->spin, icount) ? RV_JIT_LOAD_SUSPECT : RV_JIT_LOAD_OK;
+	return st << 32 | v;
+}
+
 #define RV_VARIANT RV_FAST
 #define RV_RUN_FN rv32_run_fast
 #include "cores/rv32_run.inc"

@@ -7,11 +7,13 @@
  * branches are native jumps and guest registers stay in bh_core.x (no register allocation).
  *
  * What the code does inline: ALU ops, loads and stores that hit L1 or the core's own local
- * RAM, and jumps inside the region. Everything else leaves *before* the instruction
- * (RV_JIT_EXIT_AT) and the interpreter executes it: register windows (so parking, faults and
- * spin suspicion stay in one place), CSRs, fences, AMOs, host calls, Tensix pushes, a store into
- * a page whose code_pages byte is set (decoded code or a watched word: the interpreter stores and
- * invalidates), misaligned or unmapped addresses. Jumps out of the region, and backward jumps once
+ * RAM, and jumps inside the region. Other loads (register windows) call the interpreter's slow
+ * path (rv32_jit_load_slow), which also applies its poll suspicion. Everything else leaves
+ * *before* the instruction (RV_JIT_EXIT_AT) and the interpreter executes it, so parking, faults
+ * and device side effects stay in one place: a load that faulted or blocked (nothing happened
+ * yet), stores outside L1 and local RAM, CSRs, fences, AMOs, host calls, Tensix pushes, a store
+ * into a page whose code_pages byte is set (decoded code or a watched word: the interpreter
+ * stores and invalidates), misaligned or unmapped addresses. Jumps out of the region, and backward jumps once
  * the count reaches the event-check limit, leave through lookup (RV_JIT_EXIT_JUMP), where the
  * interpreter checks events and jump targets exactly as for its own jumps.
  *
@@ -362,6 +364,66 @@ static unsigned ld_opc(unsigned op)
 	}
 }
 
+/* edx = the loaded value in eax, extended as the load says. */
+static void emit_extend_eax(struct jbuf *b, unsigned op)
+{
+	switch (op) {
+	case RV_OP_lb: x_rr(b, false, 0x0fbe, RDX, RAX); break;   /* movsx edx, al */
+	case RV_OP_lbu: x_rr(b, false, 0x0fb6, RDX, RAX); break;
+	case RV_OP_lh: x_rr(b, false, 0x0fbf, RDX, RAX); break;
+	case RV_OP_lhu: x_rr(b, false, 0x0fb7, RDX, RAX); break;
+	default: x_rr(b, false, 0x89, RAX, RDX); break;          /* mov edx, eax */
+	}
+}
+
+/* Cold: the address (eax) is neither L1 nor the own local RAM. rv32_jit_load_slow does what the
+ * interpreter's slow path does; on a fault or a blocked access the interpreter executes the load
+ * again (nothing happened yet), and a load that makes the core suspect a poll loop leaves after
+ * it for the monitor, as the interpreter's LOAD_HOOK does. */
+static void emit_slow_load(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend, uint8_t *resume)
+{
+	struct jbuf *k = &jc->k;
+	unsigned size = in->op == RV_OP_lw ? 4 : in->op == RV_OP_lh || in->op == RV_OP_lhu ? 2 : 1;
+	uint32_t pc = slot_pc(jc, slot);
+	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
+	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
+	b1(k, 0xba);                                                                  /* mov edx, size */
+	b4(k, size);
+	b1(k, 0xb9);                                                                  /* mov ecx, pc */
+	b4(k, pc);
+	x_m(k, 0, true, 0x8d, R8, R_IC, -1, (int32_t)pend);                           /* lea r8, [r13 + pend] */
+	x_rex(k, true, 0, -1, RAX);
+	b1(k, 0xb8);                                                                  /* mov rax, helper */
+	uint64_t fn = (uint64_t)(uintptr_t)&rv32_jit_load_slow;
+	b4(k, (uint32_t)fn);
+	b4(k, (uint32_t)(fn >> 32));
+	b1(k, 0xff);                                                                  /* call rax */
+	b1(k, 0xd0);
+	x_rr(k, true, 0x89, RAX, RCX);                                                /* mov rcx, rax */
+	shift_ri(k, true, 5, RCX, 32);                                                /* shr rcx, 32 */
+	emit_extend_eax(k, in->op);
+	x_rr(k, false, 0x85, RCX, RCX);                                               /* test ecx, ecx */
+	unsigned not_ok = jc->nfix;
+	jcc_to(jc, k, CC_NE, FIX_COLD, 0);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	if (not_ok < jc->nfix)
+		jc->fix[not_ok].val = cold_here(jc);
+	x_rr(k, false, 0x83, 7, RCX);                                                 /* cmp ecx, RETRY */
+	b1(k, RV_JIT_LOAD_RETRY);
+	unsigned retry = jc->nfix;
+	jcc_to(jc, k, CC_E, FIX_COLD, 0);
+	/* RV_JIT_LOAD_SUSPECT: the value is the load's; leave after it for the monitor. */
+	stx(k, in->rd, RDX);
+	add_count(k, pend + 1);
+	x_m(k, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
+	b4(k, pc + 4);
+	mov_eax_imm(k, RV_JIT_EXIT_MONITOR);
+	jmp_to(jc, k, FIX_EXIT, 0);
+	if (retry < jc->nfix)
+		jc->fix[retry].val = cold_here(jc);
+	emit_exit_at(jc, k, pend, slot);
+}
+
 static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
 {
 	unsigned lg = in->op == RV_OP_lw ? 2 : in->op == RV_OP_lh || in->op == RV_OP_lhu ? 1 : 0;
@@ -372,19 +434,19 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	x_m(&jc->m, 0, false, opc, RDX, R_L1, RAX, 0);
 	uint8_t *resume = jc->m.p;
 	stx(&jc->m, in->rd, RDX);
-	jc->out_dx = in->rd == 32 ? -1 : in->rd;
-	if (!in->imm && in->rd != in->rs1)
-		jc->out_ax = in->rs1;   /* the address was x[rs1] itself */
+	jc->out_dx = in->rd == 32 ? -1 : in->rd;   /* eax: the address, or the slow load's result */
 
 	struct jbuf *k = &jc->k;
 	unsigned ldm_fix = jc->nfix;                  /* the jae of emit_ldm_check, patched below */
 	emit_ldm_check(jc, lg, 0);
 	x_m(k, 0, false, opc, RDX, R_LDM, RCX, 0);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
-	uintptr_t exit_off = cold_here(jc);
-	emit_exit_at(jc, k, pend, slot);
+	/* Anything else (register windows, other cores' local RAM, ...): the interpreter's slow
+	 * load through a call, so a poll of a register stays in compiled code. */
+	uintptr_t slow_off = cold_here(jc);
+	emit_slow_load(jc, slot, in, pend, resume);
 	if (ldm_fix < jc->nfix)
-		jc->fix[ldm_fix].val = exit_off;
+		jc->fix[ldm_fix].val = slow_off;
 }
 
 static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)

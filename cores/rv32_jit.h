@@ -23,11 +23,17 @@ enum rv_jit_mode {
 enum rv_jit_exit {
 	RV_JIT_EXIT_AT = 0,   /* the interpreter executes the instruction at ctx.pc (same page) */
 	RV_JIT_EXIT_JUMP,     /* a taken jump from ctx.fpc to ctx.pc: continue through lookup */
+	RV_JIT_EXIT_MONITOR,  /* a register-window load made the core suspect a poll loop: leave the
+			       * interpreter at ctx.pc (after the load) for the monitor variant */
 };
+
+/* rv32_jit_load_slow's status, in bits 32.. of its result (the value in bits 0..31). */
+enum { RV_JIT_LOAD_OK = 0, RV_JIT_LOAD_RETRY = 1, RV_JIT_LOAD_SUSPECT = 2 };
 
 /* What compiled code reads and writes; offsets are baked into the generated code. */
 struct rv_jit_ctx {
 	uint32_t *x;
+	struct bh_core *core;
 	uint8_t *l1;
 	uint64_t icount;   /* instructions completed, exact at every exit */
 	uint64_t limit;    /* backward jumps leave once icount reaches it */
@@ -53,5 +59,9 @@ enum rv_jit_exit rv32_jit_enter(struct bh_core *c, struct rv_jit_ctx *ctx, const
 void rv32_jit_free(struct bh_core *c);
 /* Operations the compiled code calls out for (rare ALU ops): the interpreter's semantics. */
 uint32_t rv32_jit_alu(uint32_t op, uint32_t a, uint32_t b);
+/* A load the compiled code cannot do inline (rv32_exec.c): the interpreter's slow path at pc
+ * with icount instructions completed. RETRY: nothing happened (fault or blocked), the interpreter
+ * must execute the load itself. */
+uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uint32_t pc, uint64_t icount);
 
 #endif

@@ -414,3 +414,28 @@ Test(jit, full_arena_is_flushed_and_refilled)
 	cr_expect_gt(st.regions, PAGES, "%llu regions", (unsigned long long)st.regions);
 	bh_device_close(dev);
 }
+
+/* Register windows read from compiled code go through the interpreter's slow path by a call, and
+ * stay in compiled code. A PCBuf pop is such a read with a side effect: BRISC pushes 1..N into
+ * PCBuf 0 while TRISC0 pops in a compiled loop; every pop that blocks (empty FIFO) is retried by
+ * the interpreter, and every word must arrive exactly once, in order. */
+Test(jit, pcbuf_pops_from_compiled_code_lose_and_repeat_nothing)
+{
+	enum { WORDS = 100000 };
+	const uint32_t pcbuf0 = 0xFFE80000u, progress = 0x30000u;
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	struct prog t = { 0 }, b = { 0 };
+	emit_pop_expect_count(&t, pcbuf0, WORDS);
+	start_core(dev, BH_CORE_TRISC0, &t);
+	emit_push_count(&b, pcbuf0, WORDS, progress);
+	start_core(dev, BH_CORE_BRISC, &b);
+	struct bh_core_result *r = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 120000, r), BH_OK, "trisc0 did not finish");
+	cr_expect_eq(r->status, BH_RUN_EXITED, "%d\n%s", r->status, r->report);
+	cr_expect_eq(r->exit_status, 0, "%d words arrived out of order", r->exit_status);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	cr_expect_eq(l1_get(dev, progress), WORDS);
+	cr_expect_gt(regions(dev, BH_CORE_TRISC0), 0);
+	free(r);
+	bh_device_close(dev);
+}
