@@ -233,6 +233,18 @@ static void mov_eax_imm(struct jbuf *b, uint32_t v)
 	b4(b, v);
 }
 
+/* mov rax, fn; call rax. Compiled code keeps rsp 16-aligned and its state in callee-saved
+ * registers, so a C function can be called as is; rax, rcx, rdx, rsi, rdi, r8-r11 are lost. */
+static void emit_call(struct jbuf *b, uintptr_t fn)
+{
+	x_rex(b, true, 0, -1, RAX);
+	b1(b, 0xb8);
+	b4(b, (uint32_t)fn);
+	b4(b, (uint32_t)((uint64_t)fn >> 32));
+	b1(b, 0xff);
+	b1(b, 0xd0);
+}
+
 static void fix_add(struct jc *jc, struct jbuf *b, enum fix_kind kind, uintptr_t val)
 {
 	if (jc->nfix == JIT_FIXUPS) {
@@ -392,13 +404,7 @@ static void emit_slow_load(struct jc *jc, unsigned slot, const struct rv_insn *i
 	b1(k, 0xb9);                                                                  /* mov ecx, pc */
 	b4(k, pc);
 	x_m(k, 0, true, 0x8d, R8, R_IC, -1, (int32_t)pend);                           /* lea r8, [r13 + pend] */
-	x_rex(k, true, 0, -1, RAX);
-	b1(k, 0xb8);                                                                  /* mov rax, helper */
-	uint64_t fn = (uint64_t)(uintptr_t)&rv32_jit_load_slow;
-	b4(k, (uint32_t)fn);
-	b4(k, (uint32_t)(fn >> 32));
-	b1(k, 0xff);                                                                  /* call rax */
-	b1(k, 0xd0);
+	emit_call(k, (uintptr_t)&rv32_jit_load_slow);
 	x_rr(k, true, 0x89, RAX, RCX);                                                /* mov rcx, rax */
 	shift_ri(k, true, 5, RCX, 32);                                                /* shr rcx, 32 */
 	emit_extend_eax(k, in->op);
@@ -656,13 +662,7 @@ static void emit_alu_call(struct jbuf *m, const struct rv_insn *in, bool imm_for
 	} else {
 		ldx(m, RDX, in->rs2);
 	}
-	x_rex(m, true, 0, -1, RAX);
-	b1(m, 0xb8);                               /* mov rax, imm64 */
-	uint64_t fn = (uint64_t)(uintptr_t)&rv32_jit_alu;
-	b4(m, (uint32_t)fn);
-	b4(m, (uint32_t)(fn >> 32));
-	b1(m, 0xff);                               /* call rax */
-	b1(m, 0xd0);
+	emit_call(m, (uintptr_t)&rv32_jit_alu);
 	stx(m, in->rd, RAX);
 }
 
