@@ -8,10 +8,11 @@
  *
  * What the code does inline: ALU ops, loads and stores that hit L1 or the core's own local
  * RAM, and jumps inside the region. Other loads (register windows) call the interpreter's slow
- * path (rv32_jit_load_slow), which also applies its poll suspicion. Everything else leaves
- * *before* the instruction (RV_JIT_EXIT_AT) and the interpreter executes it, so parking, faults
- * and device side effects stay in one place: a load that faulted or blocked (nothing happened
- * yet), stores outside L1 and local RAM, CSRs, fences, AMOs, host calls, Tensix pushes, a store
+ * path (rv32_jit_load_slow), which also applies its poll suspicion; a fence is a barrier, or
+ * where the interpreter would suspect a poll loop, a way out to its monitor variant. Everything
+ * else leaves *before* the instruction (RV_JIT_EXIT_AT) and the interpreter executes it, so
+ * parking, faults and device side effects stay in one place: a load that faulted or blocked
+ * (nothing happened yet), stores outside L1 and local RAM, CSRs, AMOs, host calls, Tensix pushes, a store
  * into a page whose code_pages byte is set (decoded code or a watched word: the interpreter
  * stores and invalidates), misaligned or unmapped addresses. Jumps out of the region, and backward jumps once
  * the count reaches the event-check limit, leave through lookup (RV_JIT_EXIT_JUMP), where the
@@ -308,7 +309,7 @@ static uintptr_t cold_here(const struct jc *jc) { return (uintptr_t)(jc->k.p - j
 static bool jit_compilable(unsigned op)
 {
 	switch (op) {
-	case RV_OP_lui: case RV_OP_auipc: case RV_OP_jal: case RV_OP_jalr:
+	case RV_OP_lui: case RV_OP_auipc: case RV_OP_jal: case RV_OP_jalr: case RV_OP_fence:
 	case RV_OP_beq: case RV_OP_bne: case RV_OP_blt: case RV_OP_bge: case RV_OP_bltu: case RV_OP_bgeu:
 	case RV_OP_lb: case RV_OP_lh: case RV_OP_lw: case RV_OP_lbu: case RV_OP_lhu:
 	case RV_OP_sb: case RV_OP_sh: case RV_OP_sw:
@@ -710,6 +711,27 @@ static void emit_div(struct jc *jc, const struct rv_insn *in)
 	}
 }
 
+/* fence, as the fast interpreter does it: when the core may suspect a poll loop (its throttle
+ * allows it), leave before the fence for the monitor variant; otherwise a full barrier. */
+static void emit_fence(struct jc *jc, unsigned slot, unsigned pend)
+{
+	struct jbuf *m = &jc->m, *k = &jc->k;
+	x_m(m, 0, true, 0x8b, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rax, core */
+	x_m(m, 0, true, 0x8b, RAX, RAX, -1,
+	    (int32_t)(offsetof(struct bh_core, spin) + offsetof(struct bh_spin, next_allowed)));
+	x_m(m, 0, true, 0x8d, RCX, R_IC, -1, (int32_t)pend);                         /* lea rcx, [r13 + pend] */
+	x_rr(m, true, 0x39, RAX, RCX);                                               /* cmp rcx, rax */
+	jcc_to(jc, m, CC_AE, FIX_COLD, cold_here(jc));
+	b1(m, 0x0f);                                                                 /* mfence */
+	b1(m, 0xae);
+	b1(m, 0xf0);
+	add_count(k, pend);
+	x_m(k, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
+	b4(k, slot_pc(jc, slot));
+	mov_eax_imm(k, RV_JIT_EXIT_MONITOR);
+	jmp_to(jc, k, FIX_EXIT, 0);
+}
+
 /* Emit one instruction; `pend` counts completed instructions not yet added to r13. */
 static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned *pend)
 {
@@ -723,6 +745,9 @@ static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	case RV_OP_div: case RV_OP_divu: case RV_OP_rem: case RV_OP_remu:
 		if (in->rd != 32)
 			emit_div(jc, in);
+		break;
+	case RV_OP_fence:
+		emit_fence(jc, slot, *pend);
 		break;
 	case RV_OP_lb: case RV_OP_lbu: case RV_OP_lh: case RV_OP_lhu: case RV_OP_lw:
 		emit_load(jc, slot, in, *pend);

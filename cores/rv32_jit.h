@@ -23,8 +23,8 @@ enum rv_jit_mode {
 enum rv_jit_exit {
 	RV_JIT_EXIT_AT = 0,   /* the interpreter executes the instruction at ctx.pc (same page) */
 	RV_JIT_EXIT_JUMP,     /* a taken jump from ctx.fpc to ctx.pc: continue through lookup */
-	RV_JIT_EXIT_MONITOR,  /* a register-window load made the core suspect a poll loop: leave the
-			       * interpreter at ctx.pc (after the load) for the monitor variant */
+	RV_JIT_EXIT_MONITOR,  /* the core suspects a poll loop (after a register-window load, or at
+			       * a fence): leave the interpreter at ctx.pc for the monitor variant */
 };
 
 /* rv32_jit_load_slow's status, in bits 32.. of its result (the value in bits 0..31). */
