@@ -29,9 +29,9 @@
 #define MAX_ROWS 8
 
 struct options {
-	bool quick, check_bars;
+	struct benchlib_common c;   /* --json, --quick, --check-bars */
 	unsigned launches;
-	const char *json_path, *firmware;
+	const char *firmware;
 };
 
 /* ---- Native reference: the launch handshake on host threads ----------------------------------- */
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return BENCHLIB_EXIT_OK;
-		} else if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, NULL, 0, &opt.json_path)) {
+		} else if (benchlib_common_option(argc, argv, &i, &opt.c, 0)) {
 			continue;
 		} else if (!strcmp(a, "--launches")) {
 			launches = (long)benchlib_option_ulong(argc, argv, &i, 1, 10000000);
@@ -280,8 +280,8 @@ int main(int argc, char **argv)
 			return BENCHLIB_EXIT_USAGE;
 		}
 	}
-	opt.launches = (unsigned)(launches > 0 ? launches : opt.quick ? 100 : 1000);
-	FILE *out = opt.json_path && !strcmp(opt.json_path, "-") ? stderr : stdout;
+	opt.launches = (unsigned)(launches > 0 ? launches : opt.c.quick ? 100 : 1000);
+	FILE *out = opt.c.json_path && !strcmp(opt.c.json_path, "-") ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
 	struct benchlib_host_load load;
 	int n = 0;
@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 	snprintf(head, sizeof head, "  \"launches\": %u,\n  \"host_cpus\": %ld,\n", opt.launches,
 		 sysconf(_SC_NPROCESSORS_ONLN));
 	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .with_ref_is = true,
-				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
+				  .json_path = opt.c.json_path, .quick = opt.c.quick, .check_bars = opt.c.check_bars,
 				  .repeat = 1, .json_head = head };
 	return benchlib_end_run(out, &e, &load, rows, n);
 }

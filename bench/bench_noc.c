@@ -63,11 +63,8 @@ enum {
 };
 
 struct options {
-	const char *json_path;
+	struct benchlib_common c;   /* --json, --quick, --check-bars, --repeat (runs per NoC measurement) */
 	const char *elf;
-	bool quick;
-	bool check_bars;
-	int repeat;               /* runs per NoC measurement */
 	int compute_repeat;       /* runs of the one-BRISC and the all-tiles compute */
 	uint64_t write_bytes;     /* per timed write run */
 	uint64_t read_bytes;      /* per timed read run */
@@ -339,7 +336,7 @@ static void bench_transfer(struct benchlib_row *r, const struct options *opt, bo
 		r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
 		r->bar = WRITE_BAR;
 	}
-	for (int i = 0; i < opt->repeat; i++) {
+	for (int i = 0; i < opt->c.repeat; i++) {
 		struct noc_bench_params out;
 		double host_s;
 		if (!transfer_run(opt, read, iterations, &out, &host_s, err, sizeof err)) {
@@ -414,7 +411,7 @@ static void bench_atomic(struct benchlib_row *r, const struct options *opt)
 
 	snprintf(r->name, sizeof r->name, "NoC atomic inc + barrier");
 	r->ref_what = "1 host thread __atomic_fetch_add";
-	for (int i = 0; i < opt->repeat; i++) {
+	for (int i = 0; i < opt->c.repeat; i++) {
 		struct noc_bench_params out;
 		if (!atomic_run(opt, &out, err, sizeof err)) {
 			benchlib_row_fail(r, "bhemu: %s", err);
@@ -572,7 +569,7 @@ static void bench_compute(struct benchlib_row *single, struct benchlib_row *agg,
 
 	/* Native runs: about 0.5 s on one thread (a tenth with --quick); on all threads about as long
 	 * as bhemu's all-tiles run before it (1-5 s on free CPUs), so that both see the same load. */
-	double target = opt->quick ? 0.05 : 0.5;
+	double target = opt->c.quick ? 0.05 : 0.5;
 	nat.single_rounds = native_rounds_for(target, err, sizeof err);
 	if (nat.single_rounds == 0)
 		benchlib_row_fail(scaling, "native: %s", err);
@@ -595,7 +592,7 @@ static void bench_compute(struct benchlib_row *single, struct benchlib_row *agg,
 			a_best = a;
 		if (scaling->failed)
 			continue;
-		double span = opt->quick ? 0.1 : a.wall_s < 1 ? 1 : a.wall_s > 5 ? 5 : a.wall_s;
+		double span = opt->c.quick ? 0.1 : a.wall_s < 1 ? 1 : a.wall_s > 5 ? 5 : a.wall_s;
 		double r = nat.single_rounds / target * span * (double)opt->host_cpus / opt->tiles;
 		nat.rounds = r < 1 ? 1 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
 		if (!native_scaling_run(&nat, opt->tiles, err, sizeof err))
@@ -671,7 +668,7 @@ static unsigned parse_only(const char *list)
 int main(int argc, char **argv)
 {
 	benchlib_set_program("bench_noc");
-	struct options opt = { .repeat = -1, .only = M_ALL, .elf = BENCH_NOC_ELF };
+	struct options opt = { .c.repeat = -1, .only = M_ALL, .elf = BENCH_NOC_ELF };
 	long write_mib = -1, read_mib = -1, atomics = -1, rounds = -1, single_rounds = -1, tiles = -1, cpus = -1;
 
 	for (int i = 1; i < argc; i++) {
@@ -679,8 +676,7 @@ int main(int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
 			return BENCHLIB_EXIT_OK;
-		} else if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, &opt.repeat, MAX_REPEAT,
-						  &opt.json_path)) {
+		} else if (benchlib_common_option(argc, argv, &i, &opt.c, MAX_REPEAT)) {
 			continue;
 		} else if (strcmp(a, "--write-mib") == 0) {
 			write_mib = (long)benchlib_option_ulong(argc, argv, &i, 1, 1 << 20);
@@ -706,18 +702,18 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Defaults: about a minute on two host CPUs; --quick: a few seconds. */
-	opt.compute_repeat = opt.repeat > 0 ? opt.repeat : opt.quick ? 1 : 2;
-	if (opt.repeat < 0)
-		opt.repeat = opt.quick ? 1 : 3;
-	opt.write_bytes = (uint64_t)(write_mib > 0 ? write_mib : opt.quick ? 256 : 4096) << 20;
-	opt.read_bytes = (uint64_t)(read_mib > 0 ? read_mib : opt.quick ? 256 : 4096) << 20;
-	opt.atomics = (uint32_t)(atomics > 0 ? atomics : opt.quick ? 50000 : 500000);
-	opt.rounds = (uint32_t)(rounds > 0 ? rounds : opt.quick ? 1000 : 20000);
+	opt.compute_repeat = opt.c.repeat > 0 ? opt.c.repeat : opt.c.quick ? 1 : 2;
+	if (opt.c.repeat < 0)
+		opt.c.repeat = opt.c.quick ? 1 : 3;
+	opt.write_bytes = (uint64_t)(write_mib > 0 ? write_mib : opt.c.quick ? 256 : 4096) << 20;
+	opt.read_bytes = (uint64_t)(read_mib > 0 ? read_mib : opt.c.quick ? 256 : 4096) << 20;
+	opt.atomics = (uint32_t)(atomics > 0 ? atomics : opt.c.quick ? 50000 : 500000);
+	opt.rounds = (uint32_t)(rounds > 0 ? rounds : opt.c.quick ? 1000 : 20000);
 	opt.single_rounds = (uint32_t)(single_rounds > 0 ? single_rounds : 10 * opt.rounds);
 	opt.tiles = (unsigned)(tiles > 0 ? tiles : 140);
 	opt.host_cpus = cpus > 0 ? cpus : sysconf(_SC_NPROCESSORS_ONLN);
 
-	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
+	bool json_to_stdout = opt.c.json_path != NULL && strcmp(opt.c.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
 	struct benchlib_host_load load;
@@ -728,15 +724,15 @@ int main(int argc, char **argv)
 	benchlib_host_begin(&load);
 #define PROGRESS(...) (fprintf(out, "running " __VA_ARGS__), fputs(" ...\n", out), fflush(out))
 	if (opt.only & M_WRITE) {
-		PROGRESS("NoC writes L1 -> L1, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.repeat);
+		PROGRESS("NoC writes L1 -> L1, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.c.repeat);
 		bench_transfer(benchlib_row_new(rows, &n, "noc_write_l1_l1", "GB/s"), &opt, false);
 	}
 	if (opt.only & M_READ) {
-		PROGRESS("NoC reads DRAM -> L1, %" PRIu64 " MiB x %d", opt.read_bytes >> 20, opt.repeat);
+		PROGRESS("NoC reads DRAM -> L1, %" PRIu64 " MiB x %d", opt.read_bytes >> 20, opt.c.repeat);
 		bench_transfer(benchlib_row_new(rows, &n, "noc_read_dram_l1", "GB/s"), &opt, true);
 	}
 	if (opt.only & M_ATOMIC) {
-		PROGRESS("NoC atomics, %u x %d", opt.atomics, opt.repeat);
+		PROGRESS("NoC atomics, %u x %d", opt.atomics, opt.c.repeat);
 		bench_atomic(benchlib_row_new(rows, &n, "noc_atomic_inc", "Mops/s"), &opt);
 	}
 	if (opt.only & M_COMPUTE) {
@@ -756,7 +752,7 @@ int main(int argc, char **argv)
 	snprintf(head, sizeof head, "  \"compute_repeat\": %d,\n  \"host_cpus\": %ld,\n  \"host_affinity_cpus\": %u,\n",
 		 opt.compute_repeat, cpus_online, affinity);
 	struct benchlib_end e = { .host_line = host_line, .ref_head = "reference", .with_ref_is = true,
-				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
-				  .repeat = opt.repeat, .json_head = head };
+				  .json_path = opt.c.json_path, .quick = opt.c.quick, .check_bars = opt.c.check_bars,
+				  .repeat = opt.c.repeat, .json_head = head };
 	return benchlib_end_run(out, &e, &load, rows, n);
 }

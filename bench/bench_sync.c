@@ -57,10 +57,7 @@ enum {
 };
 
 struct options {
-	const char *json_path;
-	bool quick;
-	bool check_bars;
-	int repeat;
+	struct benchlib_common c;   /* --json, --quick, --check-bars, --repeat */
 	uint32_t pingpong_pages;
 	uint32_t chain_pages;
 	unsigned rounds;
@@ -148,7 +145,7 @@ static void bench_chain(struct benchlib_row *r, const struct options *opt)
 
 	/* Each bhemu run comes before its native one, so the depths are read before they are used. */
 	snprintf(r->name, sizeof r->name, "cb chain5, 5 cores");
-	bench_cb_measure(r, opt->repeat, opt->chain_elf, NCORES, chain_patch, &p, p.cbs, p.pages);
+	bench_cb_measure(r, opt->c.repeat, opt->chain_elf, NCORES, chain_patch, &p, p.cbs, p.pages);
 	if (r->failed)
 		return;
 	snprintf(r->name, sizeof r->name, "cb chain5, CBs %u/%u/%u/%u", p.cbs[0].pages, p.cbs[1].pages,
@@ -473,7 +470,7 @@ int main(int argc, char **argv)
 {
 	benchlib_set_program("bench_sync");
 	struct options opt = {
-		.repeat = -1, .settle_s = 20e-6, .warmup = 50, .only = M_ALL,
+		.c.repeat = -1, .settle_s = 20e-6, .warmup = 50, .only = M_ALL,
 		.pingpong_elf = BENCH_SYNC_PINGPONG_ELF, .chain_elf = BENCH_SYNC_CHAIN_ELF,
 		.wake_elf = BENCH_SYNC_WAKE_ELF,
 	};
@@ -485,8 +482,7 @@ int main(int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout, argv[0]);
 			return BENCHLIB_EXIT_OK;
-		} else if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, &opt.repeat, MAX_REPEAT,
-						  &opt.json_path)) {
+		} else if (benchlib_common_option(argc, argv, &i, &opt.c, MAX_REPEAT)) {
 			continue;
 		} else if (strcmp(a, "--pages") == 0) {
 			pages = (long)benchlib_option_ulong(argc, argv, &i, 1, 100000000);
@@ -518,16 +514,16 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Defaults: about 30 s on two host CPUs; --quick: a few seconds. */
-	if (opt.repeat < 0)
-		opt.repeat = opt.quick ? 1 : 3;
-	opt.pingpong_pages = (uint32_t)(pages > 0 ? pages : opt.quick ? 20000 : 200000);
-	opt.chain_pages = (uint32_t)(chain_pages > 0 ? chain_pages : opt.quick ? 2000 : 20000);
-	opt.rounds = (unsigned)(rounds > 0 ? rounds : opt.quick ? 200 : 2000);
-	opt.warmup = opt.quick ? 10 : opt.warmup;
+	if (opt.c.repeat < 0)
+		opt.c.repeat = opt.c.quick ? 1 : 3;
+	opt.pingpong_pages = (uint32_t)(pages > 0 ? pages : opt.c.quick ? 20000 : 200000);
+	opt.chain_pages = (uint32_t)(chain_pages > 0 ? chain_pages : opt.c.quick ? 2000 : 20000);
+	opt.rounds = (unsigned)(rounds > 0 ? rounds : opt.c.quick ? 200 : 2000);
+	opt.warmup = opt.c.quick ? 10 : opt.warmup;
 	opt.tiles = (unsigned)(tiles > 0 ? tiles : 140);
-	opt.idle_s = idle_s > 0 ? idle_s : opt.quick ? 0.5 : 2.0;
+	opt.idle_s = idle_s > 0 ? idle_s : opt.c.quick ? 0.5 : 2.0;
 
-	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
+	bool json_to_stdout = opt.c.json_path != NULL && strcmp(opt.c.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
 	struct host_info host = { .cpus = sysconf(_SC_NPROCESSORS_ONLN) };
@@ -540,7 +536,7 @@ int main(int argc, char **argv)
 		static const char *const keys[] = { "cb_pingpong_1", "cb_pingpong_2", "cb_pingpong_16" };
 		for (int i = 0; i < 3; i++) {
 			PROGRESS("cb pingpong, %u-page CB, %" PRIu32 " pages", depths[i], opt.pingpong_pages);
-			bench_cb_pingpong(benchlib_row_new(rows, &n, keys[i], "pages/s"), opt.repeat, opt.pingpong_elf,
+			bench_cb_pingpong(benchlib_row_new(rows, &n, keys[i], "pages/s"), opt.c.repeat, opt.pingpong_elf,
 				  opt.pingpong_pages, depths[i]);
 		}
 	}
@@ -565,8 +561,8 @@ int main(int argc, char **argv)
 	snprintf(head, sizeof head, "  \"host_cpus\": %ld,\n", host.cpus);
 	snprintf(after, sizeof after, "%-34s see bench_cores (`make bench`) and cores/HOTPATH.md\n", "store hot-path cost");
 	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .after_table = after,
-				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
-				  .repeat = opt.repeat, .json_head = head,
+				  .json_path = opt.c.json_path, .quick = opt.c.quick, .check_bars = opt.c.check_bars,
+				  .repeat = opt.c.repeat, .json_head = head,
 				  .json_tail = ",\n  \"store_hot_path\": \"see bench_cores and cores/HOTPATH.md\"" };
 	return benchlib_end_run(out, &e, &host.load, rows, n);
 }

@@ -49,10 +49,7 @@ enum {
 };
 
 struct options {
-	const char *json_path;
-	bool quick;
-	bool check_bars;
-	int repeat;
+	struct benchlib_common c;   /* --json, --quick, --check-bars, --repeat */
 	uint32_t pushed;          /* instructions per thread, pushed one by one */
 	uint32_t mop;             /* instructions per thread, from MOPs */
 	uint32_t rounds;          /* ping-pong rounds (two hand-offs each) */
@@ -140,7 +137,7 @@ struct best {
 	int runs;
 };
 
-/* Best of opt->repeat runs of the guest with the case's parameters and of its native reference.
+/* Best of opt->c.repeat runs of the guest with the case's parameters and of its native reference.
  * False (the row failed) if any run failed. */
 static bool measure(struct benchlib_row *r, const struct options *opt, const struct native_case *c, struct best *b)
 {
@@ -150,7 +147,7 @@ static bool measure(struct benchlib_row *r, const struct options *opt, const str
 
 	b->guest.seconds = -1;
 	b->native_s = -1;
-	for (b->runs = 0; b->runs < opt->repeat; b->runs++) {
+	for (b->runs = 0; b->runs < opt->c.repeat; b->runs++) {
 		struct guest_run g;
 		if (!guest_run(opt->tensix_elf, GUEST_MAX_CORES, tensix_patch, &p, &g, err, sizeof err)) {
 			benchlib_row_fail(r, "bhemu: %s", err);
@@ -245,7 +242,7 @@ static void bench_handoff(struct benchlib_row *r, const struct options *opt)
 
 static void bench_cb(struct benchlib_row *r, const struct options *opt)
 {
-	bench_cb_pingpong(r, opt->repeat, opt->pingpong_elf, opt->pages, 1);
+	bench_cb_pingpong(r, opt->c.repeat, opt->pingpong_elf, opt->pages, 1);
 	r->ref_what = "SPSC ring between two host threads";
 	if (r->bhemu > 0 && r->ref > 0)
 		benchlib_appendf(r->diag, sizeof r->diag, "; per page (a hand-off each way): bhemu %.0f ns, native %.0f ns",
@@ -296,7 +293,7 @@ static bool value_option(int argc, char **argv, int *i, const struct value_optio
 int main(int argc, char **argv)
 {
 	benchlib_set_program("bench_tensix");
-	struct options opt = { .repeat = -1, .only = M_ALL, .tensix_elf = BENCH_TENSIX_ELF,
+	struct options opt = { .c.repeat = -1, .only = M_ALL, .tensix_elf = BENCH_TENSIX_ELF,
 			       .pingpong_elf = BENCH_SYNC_PINGPONG_ELF };
 	uint32_t pushed = 0, mop = 0, rounds = 0, pages = 0;
 	const struct value_option values[] = {
@@ -313,8 +310,7 @@ int main(int argc, char **argv)
 			usage(stdout, argv[0]);
 			return BENCHLIB_EXIT_OK;
 		}
-		if (benchlib_common_option(argc, argv, &i, &opt.quick, &opt.check_bars, &opt.repeat, MAX_REPEAT,
-					   &opt.json_path) ||
+		if (benchlib_common_option(argc, argv, &i, &opt.c, MAX_REPEAT) ||
 		    value_option(argc, argv, &i, values, sizeof values / sizeof values[0]))
 			continue;
 		if (strcmp(argv[i], "--only") != 0) {
@@ -323,14 +319,14 @@ int main(int argc, char **argv)
 		}
 		opt.only = parse_only(benchlib_option_value(argc, argv, &i));
 	}
-	if (opt.repeat < 0)
-		opt.repeat = opt.quick ? 1 : 3;
-	opt.pushed = pushed ? pushed : opt.quick ? 50000 : 1000000;
-	opt.mop = mop ? mop : opt.quick ? 1000000 : 20000000;
-	opt.rounds = rounds ? rounds : opt.quick ? 10000 : 100000;
-	opt.pages = pages ? pages : opt.quick ? 10000 : 100000;
+	if (opt.c.repeat < 0)
+		opt.c.repeat = opt.c.quick ? 1 : 3;
+	opt.pushed = pushed ? pushed : opt.c.quick ? 50000 : 1000000;
+	opt.mop = mop ? mop : opt.c.quick ? 1000000 : 20000000;
+	opt.rounds = rounds ? rounds : opt.c.quick ? 10000 : 100000;
+	opt.pages = pages ? pages : opt.c.quick ? 10000 : 100000;
 
-	bool json_to_stdout = opt.json_path != NULL && strcmp(opt.json_path, "-") == 0;
+	bool json_to_stdout = opt.c.json_path != NULL && strcmp(opt.c.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
 	struct benchlib_host_load load;
@@ -363,7 +359,7 @@ int main(int argc, char **argv)
 	snprintf(host_line, sizeof host_line, "host: %ld CPUs", cpus);
 	snprintf(head, sizeof head, "  \"host_cpus\": %ld,\n", cpus);
 	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .with_ref_is = true,
-				  .json_path = opt.json_path, .quick = opt.quick, .check_bars = opt.check_bars,
-				  .repeat = opt.repeat, .json_head = head, .json_tail = "" };
+				  .json_path = opt.c.json_path, .quick = opt.c.quick, .check_bars = opt.c.check_bars,
+				  .repeat = opt.c.repeat, .json_head = head, .json_tail = "" };
 	return benchlib_end_run(out, &e, &load, rows, n);
 }

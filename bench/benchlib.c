@@ -422,18 +422,17 @@ bool benchlib_json_write(const char *path, bool quick, int repeat, const char *h
 	return benchlib_json_close(f);
 }
 
-bool benchlib_common_option(int argc, char **argv, int *i, bool *quick, bool *check_bars, int *repeat, int max_repeat,
-			    const char **json_path)
+bool benchlib_common_option(int argc, char **argv, int *i, struct benchlib_common *c, int max_repeat)
 {
 	const char *a = argv[*i];
 	if (strcmp(a, "--quick") == 0)
-		*quick = true;
+		c->quick = true;
 	else if (strcmp(a, "--check-bars") == 0)
-		*check_bars = true;
-	else if (repeat && strcmp(a, "--repeat") == 0)
-		*repeat = (int)benchlib_option_ulong(argc, argv, i, 1, (unsigned long)max_repeat);
+		c->check_bars = true;
+	else if (max_repeat && strcmp(a, "--repeat") == 0)
+		c->repeat = (int)benchlib_option_ulong(argc, argv, i, 1, (unsigned long)max_repeat);
 	else if (strcmp(a, "--json") == 0)
-		*json_path = benchlib_option_value(argc, argv, i);
+		c->json_path = benchlib_option_value(argc, argv, i);
 	else
 		return false;
 	return true;

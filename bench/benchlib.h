@@ -51,10 +51,16 @@ const char *benchlib_option_value(int argc, char **argv, int *i);
 /* The value after argv[*i] as a decimal in min..max (min >= 1). */
 unsigned long benchlib_option_ulong(int argc, char **argv, int *i, unsigned long min, unsigned long max);
 
-/* The options every harness has: --quick, --check-bars, --repeat N (1..max_repeat; only when
- * repeat is not NULL), --json FILE. True when argv[*i] was one of them (*i then advanced). */
-bool benchlib_common_option(int argc, char **argv, int *i, bool *quick, bool *check_bars, int *repeat, int max_repeat,
-			    const char **json_path);
+/* The options every harness has: --quick, --check-bars, --repeat N (1..max_repeat; not when
+ * max_repeat is 0), --json FILE. */
+struct benchlib_common {
+	const char *json_path;
+	bool quick;
+	bool check_bars;
+	int repeat;
+};
+/* True when argv[*i] was one of them (*i then advanced). */
+bool benchlib_common_option(int argc, char **argv, int *i, struct benchlib_common *c, int max_repeat);
 
 struct benchlib_name_bit {
 	const char *name;

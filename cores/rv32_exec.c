@@ -59,7 +59,7 @@ static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned va
 	pg->base = pc & ~((1u << BH_L1_PAGE_SHIFT) - 1);
 	pg->variant = variant;
 	pg->jit = NULL;
-	pg->drops = 0;
+	pg->rewritten = false;
 	pg->dropped_at = 0;
 	pg->lo = 0;                   /* a new page: every slot */
 	pg->hi = RV_PAGE_INSNS - 1;
@@ -86,7 +86,7 @@ void rv32_code_overwritten(struct bh_core *c, unsigned page)
 {
 	struct rv_page *pg = c->pages[0][page];
 	if (pg) {
-		pg->drops++;
+		pg->rewritten = true;
 		pg->dropped_at = c->instret;
 	}
 	rv32_drop_page(c, page);

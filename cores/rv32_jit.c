@@ -909,7 +909,7 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 {
 	if (pg->jit && pg->jit[s0])
 		return false;   /* compiled (and entered through op_jit) or refused before */
-	if (c->jit_mode != RV_JIT_EAGER && pg->drops && c->instret - pg->dropped_at < JIT_DROP_COOLDOWN)
+	if (c->jit_mode != RV_JIT_EAGER && pg->rewritten && c->instret - pg->dropped_at < JIT_DROP_COOLDOWN)
 		return false;
 	struct rv_jit *j = jit_get(c);
 	if (!j)

@@ -3,6 +3,8 @@
 #ifndef BH_CORES_RV32_PAGE_H
 #define BH_CORES_RV32_PAGE_H
 
+#include <stdbool.h>
+
 #include "cores/rv32_insns.h"
 #include "fabric/hw.h"
 
@@ -16,8 +18,8 @@ struct rv_page {
 	 * RV_JIT_NONE where compiling was tried and refused. Allocated on first compile. */
 	const void **jit;
 	uint16_t lo, hi;                          /* slots decoded since the last reset (lo > hi: none) */
-	unsigned drops;                           /* resets because code in it was overwritten */
-	uint64_t dropped_at;                      /* the core's instret at the last of them */
+	bool rewritten;                           /* its code was overwritten at least once */
+	uint64_t dropped_at;                      /* the core's instret when it last was */
 };
 
 /* Every slot back to "decode me" (and no compiled entries). Owner thread only. */

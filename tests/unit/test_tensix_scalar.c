@@ -4,6 +4,8 @@
  * Expected values come from the tt-isa-documentation pages named in each comment; each is
  * chosen so that a plausible wrong reading (signed compare, shift not taken mod 32, mask not
  * cleared, wrong ALU mode) gives another number. Meant to be clean under TSan. */
+#include <stdio.h>
+
 #include <criterion/criterion.h>
 
 #include <stdatomic.h>
@@ -539,6 +541,20 @@ static void emit_read_status_at_gate(struct prog *p, uint32_t gate, uint32_t out
 	emit_exit_with(p, 0);
 }
 
+/* TRISC i (core) pushes words (the first two hold it at the Wait Gate: SEMWAIT, then SEMPOST),
+ * then reads its status CSRs into L1[OUT] once L1[GATE] opens; returns when its thread waits. */
+static void start_status_reader(struct bh_device *dev, enum bh_core_id core, const uint32_t *w, size_t n)
+{
+	struct prog p = { 0 };
+	char waits[64];
+	for (size_t k = 0; k < n; k++)
+		emit_push(&p, w[k]);
+	emit_read_status_at_gate(&p, GATE, OUT);
+	start_core(dev, core, &p);
+	snprintf(waits, sizeof waits, "tensix%u: waits at the Wait Gate with SEMPOST", (unsigned)(core - BH_CORE_TRISC0));
+	wait_report_has(dev, waits);
+}
+
 /* Open L1[gate] for a reader started with emit_read_status_at_gate; wait for it to exit. */
 static void release_status_reader(struct bh_device *dev, enum bh_core_id core, uint32_t gate)
 {
@@ -556,12 +572,7 @@ Test(tensix_status, queued_instruction_types_by_bit_for_the_own_thread_and_all_t
 	struct bh_device *dev = open_with_sems_at_0(&t);
 	const uint32_t w[] = { SEMWAIT(0x2, 1u << 4, 1), SEMPOST(1u << 5), SETDMAREG(2, 7), SETC16(1, 0), ZEROACC,
 			       MOP(0, 0, 0), REPLAY(0, 1, 0, 0) };
-	struct prog p = { 0 };
-	for (size_t k = 0; k < N(w); k++)
-		emit_push(&p, w[k]);
-	emit_read_status_at_gate(&p, GATE, OUT);
-	start_core(dev, BH_CORE_TRISC0, &p);
-	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	start_status_reader(dev, BH_CORE_TRISC0, w, N(w));
 	const uint32_t own = 0x5C7;
 	cr_expect_eq(read_csr_on(dev, BH_CORE_TRISC1, CSR_QSTATUS), own << 13);
 	cr_expect_eq(read_csr_on(dev, BH_CORE_TRISC1, CSR_BSTATUS), own << 11);
@@ -584,12 +595,7 @@ Test(tensix_status, recording_replay_and_brisc_pushes_do_not_count)
 	struct bh_device *dev = open_with_sems_at_0(&t);
 	const uint32_t gate2 = GATE + 0x10, out2 = OUT + 0x10;
 	const uint32_t w[] = { SEMWAIT(0x2, 1u << 4, 1), SEMPOST(1u << 5), REPLAY(0, 1, 0, 1) };
-	struct prog p = { 0 };
-	for (size_t k = 0; k < N(w); k++)
-		emit_push(&p, w[k]);
-	emit_read_status_at_gate(&p, GATE, OUT);
-	start_core(dev, BH_CORE_TRISC1, &p);
-	wait_report_has(dev, "tensix1: waits at the Wait Gate with SEMPOST");
+	start_status_reader(dev, BH_CORE_TRISC1, w, N(w));
 	release_status_reader(dev, BH_CORE_TRISC1, GATE);
 	cr_expect_eq(l1_get(dev, OUT), TT_ST_SYNC | TT_ST_SYNC << 13, "0x%08x", l1_get(dev, OUT));
 
