@@ -20,6 +20,7 @@
 #ifndef EM_RISCV
 #define EM_RISCV 243
 #endif
+#define ELF_EF_RISCV_RVC 0x1u   /* e_flags: the code may contain compressed instructions */
 
 /* Larger than any firmware or kernel ELF with full debug info; stops /dev-like surprises. */
 #define ELF_MAX_FILE_SIZE (1ull << 30)
@@ -73,9 +74,17 @@ static uint32_t elf_le32(const uint8_t *p)
 #define EHDR16(img, field) elf_le16((img) + offsetof(Elf32_Ehdr, field))
 #define EHDR32(img, field) elf_le32((img) + offsetof(Elf32_Ehdr, field))
 
+static const char *elf_file_type_name(mode_t mode)
+{
+	return S_ISDIR(mode) ? "directory" : S_ISFIFO(mode) ? "FIFO" : S_ISCHR(mode) ? "character device"
+	       : S_ISBLK(mode) ? "block device" : S_ISSOCK(mode) ? "socket" : "not a file";
+}
+
 static int elf_read_file(struct elf_ctx *c)
 {
-	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: opening a FIFO without a writer would otherwise wait forever. Regular files
+	 * ignore the flag, and nothing else is read. */
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return elf_fail(c, "cannot open: %s", strerror(errno));
 
@@ -87,7 +96,7 @@ static int elf_read_file(struct elf_ctx *c)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return elf_fail(c, "not a regular file");
+		return elf_fail(c, "not a regular file (%s)", elf_file_type_name(st.st_mode));
 	}
 	if ((unsigned long long)st.st_size > ELF_MAX_FILE_SIZE) {
 		close(fd);
@@ -167,6 +176,10 @@ static int elf_check_header(struct elf_ctx *c)
 	uint32_t type = EHDR16(img, e_type);
 	if (type != ET_EXEC)
 		return elf_fail(c, "not an executable (e_type %u, %s)", type, elf_type_name(type));
+	uint32_t flags = EHDR32(img, e_flags);
+	if (flags & ELF_EF_RISCV_RVC)
+		return elf_fail(c, "built for compressed instructions (e_flags 0x%x has EF_RISCV_RVC); the baby "
+				"RISC-V cores have no C extension: build with -march=rv32im... without 'c'", flags);
 
 	/* Section headers (only the symbol table is used, but a cut-off table means a cut-off file). */
 	uint64_t shoff = EHDR32(img, e_shoff);
@@ -364,6 +377,7 @@ static int elf_read_symtab(struct elf_ctx *c, Elf *lib, Elf_Scn *scn, const GElf
 			.size = (uint32_t)sym.st_size,
 			.name = out,
 			.type = (unsigned char)GELF_ST_TYPE(sym.st_info),
+			.abs = sym.st_shndx == SHN_ABS,
 		};
 		out += len;
 	}
@@ -469,6 +483,8 @@ const struct bh_elf_symbol *bh_elf_symbol_at(const struct bh_elf *elf, uint32_t 
 	/* The closest symbol whose extent covers addr. */
 	for (unsigned i = 0; i < elf->nsym && elf->sym[i].addr <= addr; i++) {
 		const struct bh_elf_symbol *s = &elf->sym[i];
+		if (s->abs)
+			continue;   /* a constant (e.g. __stack_size), not a place in the image */
 		if (s->size != 0 && addr - s->addr < s->size && (!best || s->addr > best->addr))
 			best = s;
 	}
@@ -476,7 +492,7 @@ const struct bh_elf_symbol *bh_elf_symbol_at(const struct bh_elf *elf, uint32_t 
 	const struct bh_elf_segment *seg = best ? NULL : elf_segment_of(elf, addr);
 	for (unsigned i = 0; seg && i < elf->nsym && elf->sym[i].addr <= addr; i++) {
 		const struct bh_elf_symbol *s = &elf->sym[i];
-		if (s->addr < seg->vaddr || (s->type != STT_FUNC && s->type != STT_NOTYPE))
+		if (s->abs || s->addr < seg->vaddr || (s->type != STT_FUNC && s->type != STT_NOTYPE))
 			continue;
 		if (!best || s->addr > best->addr)
 			best = s;

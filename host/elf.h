@@ -3,6 +3,7 @@
 #ifndef BH_HOST_ELF_H
 #define BH_HOST_ELF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,7 @@ struct bh_elf_symbol {
 	uint32_t size;
 	const char *name;
 	unsigned char type;      /* STT_FUNC, STT_OBJECT, STT_NOTYPE */
+	bool abs;                /* SHN_ABS: a value, found by name but never used to name an address */
 };
 
 struct bh_elf {
@@ -41,7 +43,7 @@ struct bh_elf *bh_elf_open(const char *path, char *err, size_t errlen);
 void bh_elf_close(struct bh_elf *elf);
 
 /* Symbol containing addr, else the nearest preceding FUNC/NOTYPE symbol in the same segment;
- * NULL if none. */
+ * NULL if none. Absolute symbols are never used. */
 const struct bh_elf_symbol *bh_elf_symbol_at(const struct bh_elf *elf, uint32_t addr, uint32_t *offset);
 /* Address of a named symbol; returns 0 on success, -1 when absent. */
 int bh_elf_symbol_lookup(const struct bh_elf *elf, const char *name, uint32_t *addr);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bhemu/bhemu.h"
@@ -356,6 +357,35 @@ Test(elf, symbol_at_falls_back_to_the_nearest_label_in_the_same_segment)
 	free(img);
 }
 
+/* An absolute symbol (a linker-script constant such as __stack_size = 0x10000) is a number, not a
+ * place: code at its value is named after the nearest function or label, never after it. */
+Test(elf, symbol_at_ignores_absolute_symbols)
+{
+	struct telf t = {
+		.nseg = 1,
+		.seg = { { .vaddr = 0x10000, .filesz = 0x40, .memsz = 0x40 } },
+		.nsym = 3,
+		.sym = {
+			{ .name = "__stack_size", .value = 0x10000, .type = STT_NOTYPE, .shndx = SHN_ABS },
+			{ .name = "__abs_object", .value = 0x10010, .size = 0x10, .type = STT_OBJECT, .shndx = SHN_ABS },
+			{ .name = "start", .value = 0x10020, .type = STT_FUNC },
+		},
+	};
+	struct tlayout lay;
+	uint8_t *img = telf_build(&t, &lay);
+	char err[256];
+	struct bh_elf *e = open_image(img, lay.size, err, sizeof(err));
+	cr_assert_not_null(e, "%s", err);
+	expect_symbol_at(e, 0x10008, NULL, 0);
+	expect_symbol_at(e, 0x10014, NULL, 0);
+	expect_symbol_at(e, 0x10028, "start", 8);
+	uint32_t addr = 0;
+	cr_assert_eq(bh_elf_symbol_lookup(e, "__stack_size", &addr), 0, "lookups by name still find it");
+	cr_assert_eq(addr, 0x10000);
+	bh_elf_close(e);
+	free(img);
+}
+
 Test(elf, symbol_at_prefers_the_function_among_symbols_at_one_address)
 {
 	struct telf t = {
@@ -471,6 +501,30 @@ Test(elf_reject, directory)
 	char err[256];
 	cr_assert_null(bh_elf_open("/tmp", err, sizeof(err)));
 	cr_assert(strstr(err, "not a regular file"), "%s", err);
+}
+
+/* A FIFO with no writer: opening it for reading would block forever. */
+Test(elf_reject, fifo_is_refused_without_blocking, .timeout = 10)
+{
+	char path[64], err[256];
+	snprintf(path, sizeof path, "/tmp/bhemu-test-elf-fifo-%d", (int)getpid());
+	unlink(path);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	struct bh_elf *e = bh_elf_open(path, err, sizeof(err));
+	unlink(path);
+	cr_assert_null(e);
+	cr_assert(strstr(err, ": not a regular file (FIFO)"), "%s", err);
+	cr_assert(strncmp(err, path, strlen(path)) == 0, "message does not name the file: %s", err);
+}
+
+/* Blackhole's baby cores have no C extension: the RVC header flag is refused at load. */
+Test(elf_reject, compressed_instructions_flag)
+{
+	struct tlayout lay;
+	uint8_t *img = ref_image(&lay);
+	put32(img, EH(e_flags), 0x1 | 0x4);   /* EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE */
+	expect_reject(img, lay.size, "EF_RISCV_RVC");
+	free(img);
 }
 
 Test(elf_reject, empty_file)
