@@ -180,8 +180,42 @@ static int derive_check_complete(const struct bh_profile *p, const char *fw_dir,
 	return BH_OK;
 }
 
+/* Each firmware ELF is for the core whose file name it has. Over a base profile, an entry at another
+ * core's firmware base says whose it is; in any case the firmware regions go up L1 in core order
+ * (brisc, ncrisc, trisc0, trisc1, trisc2, as every profile lays them out), so entries out of that
+ * order mean images swapped between cores. Loading them anyway ends in a deadlock at boot. */
+static int derive_check_cores(struct derive *d, const uint32_t base_fw[5], const char *base_name)
+{
+	for (unsigned k = 0; k < 5; k++) {
+		const struct bh_elf *e = d->elf[k];
+		for (unsigned j = 0; j < 5; j++) {
+			if (j == k || base_fw[j] == BH_PROFILE_UNSET || e->entry != base_fw[j])
+				continue;
+			snprintf(d->err, d->errlen, "%s: entry 0x%x is the firmware base of %s in profile %s (%s's is "
+				 "0x%x): the ELF is built for %s, not %s", e->path, e->entry, bh_core_name((enum bh_core_id)j),
+				 base_name, bh_core_name((enum bh_core_id)k), base_fw[k], bh_core_name((enum bh_core_id)j),
+				 bh_core_name((enum bh_core_id)k));
+			return BH_ERR_ELF;
+		}
+	}
+	for (unsigned k = 1; k < 5; k++) {
+		const struct bh_elf *lo = d->elf[k - 1], *hi = d->elf[k];
+		if (lo->entry < hi->entry)
+			continue;
+		snprintf(d->err, d->errlen, "firmware ELFs swapped between cores? %s (entry 0x%x) is not below %s (entry "
+			 "0x%x): firmware regions go up L1 in the order brisc, ncrisc, trisc0, trisc1, trisc2",
+			 lo->path, lo->entry, hi->path, hi->entry);
+		return BH_ERR_ELF;
+	}
+	return BH_OK;
+}
+
 static int derive_from_elfs(struct derive *d, const char *fw_dir, struct bh_profile *p)
 {
+	uint32_t base_fw[5];
+	memcpy(base_fw, p->fw_base, sizeof base_fw);
+	if (derive_check_cores(d, base_fw, p->name[0] ? p->name : "(none)") != BH_OK)
+		return BH_ERR_ELF;
 	for (unsigned k = 0; k < 5; k++) {
 		const struct bh_elf *e = d->elf[k];
 		uint32_t start;

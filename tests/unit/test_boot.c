@@ -235,6 +235,60 @@ Test(profile, missing_firmware_file_is_named)
 	remove_firmware(dir);
 }
 
+static void swap_files(const char *dir, const char *a, const char *b)
+{
+	char pa[256], pb[256], tmp[256];
+	snprintf(pa, sizeof pa, "%s/%s", dir, a);
+	snprintf(pb, sizeof pb, "%s/%s", dir, b);
+	snprintf(tmp, sizeof tmp, "%s/swap", dir);
+	cr_assert_eq(rename(pa, tmp), 0);
+	cr_assert_eq(rename(pb, pa), 0);
+	cr_assert_eq(rename(tmp, pb), 0);
+}
+
+/* brisc.elf and ncrisc.elf exchanged: a load error naming both files and cores, not a boot that
+ * deadlocks later. Over the p100a base the entry is recognised as the other core's base. */
+Test(profile, firmware_swapped_between_cores_is_named)
+{
+	char dir[64], err[512];
+	make_firmware(dir, FW_GOOD, false);
+	swap_files(dir, "brisc.elf", "ncrisc.elf");
+	struct bh_profile d;
+	cr_expect_eq(bh_profile_derive(dir, bh_profile_default(), &d, err, sizeof err), BH_ERR_ELF);
+	assert_has(err, "brisc.elf: entry 0x5440 is the firmware base of ncrisc");
+	assert_has(err, "built for ncrisc, not brisc");
+	remove_firmware(dir);
+}
+
+/* Without a base profile only the ELFs' own layout can tell: firmware regions go up L1 in the
+ * order brisc, ncrisc, trisc0, trisc1, trisc2. */
+Test(profile, firmware_out_of_core_order_is_named_without_base)
+{
+	char dir[64], err[512];
+	make_firmware(dir, FW_GOOD, true);
+	swap_files(dir, "trisc1.elf", "trisc2.elf");
+	struct bh_profile d;
+	cr_expect_eq(bh_profile_derive(dir, NULL, &d, err, sizeof err), BH_ERR_ELF);
+	assert_has(err, "trisc1.elf");
+	assert_has(err, "trisc2.elf");
+	assert_has(err, "swapped");
+	remove_firmware(dir);
+}
+
+/* A FIFO in place of a firmware ELF is refused at once (opening it would wait for a writer). */
+Test(profile, fifo_in_place_of_a_firmware_elf_is_refused, .timeout = 20)
+{
+	char dir[64], err[512], path[256];
+	make_firmware(dir, FW_GOOD, false);
+	snprintf(path, sizeof path, "%s/trisc0.elf", dir);
+	unlink(path);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	struct bh_profile d;
+	cr_expect_eq(bh_profile_derive(dir, bh_profile_default(), &d, err, sizeof err), BH_ERR_ELF);
+	assert_has(err, "trisc0.elf: not a regular file (FIFO)");
+	remove_firmware(dir);
+}
+
 Test(profile, reference_firmware_derives_p100a)
 {
 	if (!ref_firmware_present())
