@@ -47,21 +47,39 @@ static void name_word(struct bh_device *dev, struct bh_tile *t, unsigned core, u
 	}
 }
 
+/* A multi-line report as continuation lines of a core's line: each line indented by four. */
+static void put_indented(struct out *o, const char *text)
+{
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+		put(o, "    %.*s\n", len, line);
+		line += len + (nl != NULL);
+	}
+}
+
 static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core *c, struct out *o)
 {
-	char s[128], dis[128], nm[160];
+	char s[128], dis[128], nm[160], fault[1536] = "";
 	put(o, "  tile %u (%u,%u) %-6s: ", t->index, t->x, t->y, bh_core_kind_name(c->kind));
 	pthread_mutex_lock(&t->lock);
 	enum bh_core_state st = c->state;
 	bool starting = c->restart && !c->held;
 	int exit_status = c->stopped_exit_status;
+	if (st == BH_CORE_FAULTED && !starting)
+		bh_fault_format(dev, c, fault, sizeof fault);   /* the fault stays until the core restarts */
 	pthread_mutex_unlock(&t->lock);
-	if (starting)
-		st = BH_CORE_RUNNING;
+	if (starting) {
+		put(o, "released, not yet scheduled\n");
+		return;
+	}
 	switch (st) {
 	case BH_CORE_IN_RESET: put(o, "held in reset\n"); return;
 	case BH_CORE_EXITED: put(o, "exited with status %d\n", exit_status); return;
-	case BH_CORE_FAULTED: put(o, "stopped by a fault\n"); return;
+	case BH_CORE_FAULTED:
+		put(o, "stopped by a fault:\n");
+		put_indented(o, fault);
+		return;
 	case BH_CORE_LIMIT: put(o, "stopped at its instruction limit\n"); return;
 	default: break;
 	}
@@ -144,13 +162,15 @@ char *bh_device_report_tiles(struct bh_device *dev, const bool *stuck, const cha
 	}
 	memcpy(out, head, used + 1);
 	bh_device_report(dev, full, cap);
+	bool keep = true;
 	for (char *line = full; *line;) {
 		char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
 		unsigned t;
-		bool keep = true;
 		if (sscanf(line, "  tile %u ", &t) == 1)
 			keep = t < dev->ntiles && stuck[t];
+		else if (strncmp(line, "    ", 4) != 0)
+			keep = true;   /* not a continuation of a tile's line */
 		if (keep && used + len < cap) {
 			memcpy(out + used, line, len);
 			used += len;

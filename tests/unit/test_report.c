@@ -281,6 +281,31 @@ Test(report, names_tile_core_pc_symbol_instruction_address_and_region, .init = s
 	free(r);
 }
 
+/* The device report (boot, smoke and program errors print it) gives a faulted core's whole fault
+ * report, not just "stopped by a fault". */
+Test(report, device_report_gives_the_fault_of_a_faulted_core, .init = scratch_init, .fini = scratch_fini)
+{
+	const char *elf = scratch_path("fault.elf");
+	write_fault_elf(elf, 0x180004);
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	char err[512];
+	uint32_t entry = 0;
+	cr_assert_eq(bh_load_elf(dev, 0, BH_CORE_TRISC1, elf, NULL, &entry, err, sizeof err), BH_OK, "%s", err);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC1, entry), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC1, 5000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_FAULTED, "status %d", r->status);
+	static char buf[16384];
+	cr_assert_eq(bh_device_report(dev, buf, sizeof buf), BH_OK);
+	assert_has(buf, "  tile 0 (1,2) trisc1: stopped by a fault:\n");
+	assert_has(buf, "    pc 0x00001010 <bad_access+0x8>: ");
+	assert_has(buf, "lw a0,4(t0)");
+	assert_has(buf, "4-byte load from 0x00180004");
+	assert_has(buf, "    why: ");
+	bh_device_close(dev);
+	free(r);
+}
+
 /* A data address inside an object is named as object+offset, with its region. */
 Test(report, names_the_data_symbol_of_the_address, .init = scratch_init, .fini = scratch_fini)
 {
