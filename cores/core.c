@@ -27,6 +27,7 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->code_pages = t->code_pages;
 	c->held = true;
 	c->state = BH_CORE_IN_RESET;
+	c->reset_by = BH_REQ_HOST;
 	c->cfg0 = CFG0_RESET;
 	c->jit_mode = (uint8_t)rv32_jit_default_mode();
 	pthread_cond_init(&c->cond, NULL);
@@ -85,6 +86,7 @@ static void core_leave_reset(struct bh_core *c)
 	c->intp_restore_pc = 0;
 	c->exit_status = 0;
 	c->stopped_exit_status = 0;
+	c->reset_by = BH_REQ_HOST;
 	c->stopped_instret = 0;
 	memset(&c->fault, 0, sizeof c->fault);
 	if (!(t->disable_reset >> disable_reset_ldm_bit(c->kind) & 1))
@@ -185,7 +187,13 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
 	c->block_seq = bh_park_seq(c);
-	return bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);
+	int r = bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);
+	/* A store that put this core in reset (its own SOFT_RESET_0 bit) takes effect at the store:
+	 * leave through the blocked path, which sees the stop event and stops here. The event is set
+	 * before the store returns (release in bh_tile_soft_reset_write). */
+	if (r == BH_ACC_OK && (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP))
+		return BH_ACC_BLOCKED;
+	return r;
 }
 
 bool bh_core_block(struct bh_core *c)

@@ -113,6 +113,12 @@ struct bh_core {
 	bool start_pc_valid;           /* one-shot start pc for the next release (host API) */
 	uint32_t start_pc;
 	int exit_status;               /* written by the core thread while running (no lock) */
+	/* What put the core in reset last: BH_REQ_HOST (also at power-on), or the kind of the core of
+	 * this tile whose SOFT_RESET_0 store did, with that core's pc and instret at the store and the
+	 * value stored. Set by bh_tile_soft_reset_write, cleared on leaving reset. */
+	unsigned reset_by;
+	uint32_t reset_by_pc, reset_value;
+	uint64_t reset_by_instret;
 	struct bh_fault fault;         /* valid when state == BH_CORE_FAULTED */
 	/* Copies taken by the core thread under the lock when it stops: what other threads read. */
 	int stopped_exit_status;

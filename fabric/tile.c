@@ -88,7 +88,18 @@ static void tile_sync_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool en
 	bh_tensix_reset_edge(t, k, entering);
 }
 
-void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)
+/* Core k entered reset by who's store: who, where and after how many of its instructions (the
+ * writer's pc and instret are current: the interpreter stores them before any device access, and
+ * this runs on the writer's own thread). */
+static void tile_record_reset_cause(struct bh_tile *t, struct bh_core *c, uint32_t value, unsigned who)
+{
+	c->reset_by = who < BH_CORES_PER_TILE ? who : BH_REQ_HOST;
+	c->reset_value = value;
+	c->reset_by_pc = who < BH_CORES_PER_TILE ? t->core[who].pc : 0;
+	c->reset_by_instret = who < BH_CORES_PER_TILE ? t->core[who].instret : 0;
+}
+
+void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 {
 	pthread_mutex_lock(&t->lock);
 	uint32_t old = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
@@ -100,6 +111,7 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value)
 		c->held = now;
 		if (now && !was) {
 			/* Entering reset abandons whatever the core was doing, parked or not. */
+			tile_record_reset_cause(t, c, value, who);
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
 			bh_park_wake(c);
 			tile_sync_reset_edge(t, (enum bh_core_kind)k, true);

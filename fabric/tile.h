@@ -76,8 +76,10 @@ struct bh_tile {
 int bh_tile_init(struct bh_tile *tile, struct bh_device *dev, struct bh_chip *chip, unsigned index);
 void bh_tile_destroy(struct bh_tile *tile);
 
-/* Write SOFT_RESET_0: holds or releases cores. Caller must not hold tile->lock. */
-void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value);
+/* Write SOFT_RESET_0: holds or releases cores. `who` is the writer (enum bh_core_kind of a core of
+ * this tile, on that core's own thread, or BH_REQ_HOST): each core it puts in reset records it.
+ * Caller must not hold tile->lock. */
+void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value, unsigned who);
 /* Drop decoded code of the cores selected by mask (bit = enum bh_core_kind). */
 void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
 /* An L1 write of len bytes hit a page whose byte in code_pages is non-zero (decoded code or a

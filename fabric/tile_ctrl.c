@@ -168,7 +168,7 @@ bool bh_tile_ctrl_write(struct bh_access *a, uint32_t val)
 	if (a->off == TC_SOFT_RESET_0) {
 		/* Only the RISC-V bits (11-14, 18) do anything in the model; the Tensix units they also
 		 * reset come with the coprocessor. Bit 31 is written by UMD and has no effect. */
-		bh_tile_soft_reset_write(t, val);
+		bh_tile_soft_reset_write(t, val, a->who);
 		return true;
 	}
 	if (a->off == TC_TRISC_PC_BUF_OVERRIDE)

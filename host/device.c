@@ -341,9 +341,25 @@ int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, ui
 	pthread_mutex_unlock(&t->lock);
 	/* Assert then release that core's reset bit: a running core restarts at pc. */
 	unsigned bit = 1u << bh_soft_reset_bit((enum bh_core_kind)core);
-	bh_tile_soft_reset_write(t, v | bit);
-	bh_tile_soft_reset_write(t, v & ~bit);
+	bh_tile_soft_reset_write(t, v | bit, BH_REQ_HOST);
+	bh_tile_soft_reset_write(t, v & ~bit, BH_REQ_HOST);
 	return BH_OK;
+}
+
+/* "put in reset by brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ncrisc, ...) stored at pc
+ * 0x00001010 <main+0x10> after 5 instructions". Caller holds the tile lock. */
+static void core_reset_format(struct bh_device *dev, const struct bh_core *c, char *out, size_t n)
+{
+	char sym[160], held[64] = "";
+	size_t used = 0;
+	bh_device_symbolize(dev, c->tile->index, c->reset_by, c->reset_by_pc, sym, sizeof sym);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		if (c->reset_value >> bh_soft_reset_bit((enum bh_core_kind)k) & 1)
+			used += (size_t)snprintf(held + used, sizeof held - used, "%s%s", used ? ", " : "",
+						 bh_core_kind_name((enum bh_core_kind)k));
+	snprintf(out, n, "put in reset by %s: SOFT_RESET_0 = 0x%08x (holds %s) stored at pc 0x%08x%s after %llu "
+		 "instructions", bh_core_kind_name((enum bh_core_kind)c->reset_by), c->reset_value, used ? held : "no core",
+		 c->reset_by_pc, sym, (unsigned long long)c->reset_by_instret);
 }
 
 static void core_result_locked(struct bh_device *dev, struct bh_core *c, struct bh_core_result *res)
@@ -361,6 +377,13 @@ static void core_result_locked(struct bh_device *dev, struct bh_core *c, struct 
 	res->report[0] = 0;
 	if (res->status == BH_RUN_FAULTED)
 		bh_fault_format(dev, c, res->report, sizeof res->report);
+	bool by_core = res->status == BH_RUN_IN_RESET && c->reset_by < BH_CORES_PER_TILE;
+	res->reset_by = by_core ? (int)c->reset_by : -1;
+	res->reset_pc = by_core ? c->reset_by_pc : 0;
+	res->reset_instructions = by_core ? c->reset_by_instret : 0;
+	res->reset_value = by_core ? c->reset_value : 0;
+	if (by_core)
+		core_reset_format(dev, c, res->report, sizeof res->report);
 }
 
 void bh_core_result(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_core_result *res)

@@ -78,7 +78,15 @@ struct bh_core_result {
 	enum bh_run_status status;
 	int exit_status;
 	uint64_t instructions;  /* retired since the core last left reset */
-	char report[1536];      /* fault report (tile, core, pc, symbol, insn, address, region, why) */
+	char report[1536];      /* fault report (tile, core, pc, symbol, insn, address, region, why); with
+				 * BH_RUN_IN_RESET and reset_by >= 0, which store put it there */
+	/* BH_RUN_IN_RESET: the core of the tile whose SOFT_RESET_0 store put this core in reset
+	 * (enum bh_core_id), or -1 (held since the device opened, or by the host); the pc of that
+	 * store, the instructions its core had retired before it and the value it stored. */
+	int reset_by;
+	uint32_t reset_pc;
+	uint64_t reset_instructions;
+	uint32_t reset_value;
 };
 
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out);

@@ -160,6 +160,81 @@ Test(lifecycle, brisc_released_again_by_the_host_restarts_at_0)
 	bh_device_close(dev);
 }
 
+/* A core's own store to SOFT_RESET_0 takes effect at that store: BRISC putting the whole tile in
+ * reset (0x47800) stops right there, before the next instruction (a marker store), and its result
+ * says who reset it, at which pc and after how many instructions. */
+Test(lifecycle, core_resetting_itself_stops_at_that_store, .timeout = 60)
+{
+	struct bh_device *dev = open_tiles(1);
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_li(&p, T0, SOFT_RESET_0);                   /* lui + addi */
+	emit_li(&p, T1, 0x47800);                        /* lui + addi */
+	uint32_t store_pc = 0x10000 + (uint32_t)prog_here(&p);   /* prog_here: a byte offset */
+	uint32_t before = (uint32_t)prog_here(&p) / 4;
+	emit(&p, sw(T1, 0, T0));
+	emit_store_word(&p, 0x20000, 0x600d);            /* must never run */
+	int32_t loop = prog_here(&p);
+	emit(&p, addi(T2, T2, 1));
+	emit_j(&p, loop);
+	prog_put(dev, 0, 0x10000, &p);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x10000), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_IN_RESET, "status %d", r->status);
+	cr_expect_eq(r->instructions, before, "stopped after %llu instructions, the store is instruction %u",
+		     (unsigned long long)r->instructions, before + 1);
+	cr_expect_eq(r->reset_by, BH_CORE_BRISC);
+	cr_expect_eq(r->reset_pc, store_pc);
+	cr_expect_eq(r->reset_value, 0x47800u);
+	cr_expect_eq(r->reset_instructions, before);
+	assert_has(r->report, "SOFT_RESET_0");
+	assert_has(r->report, "brisc");
+	uint32_t marker = 1;
+	cr_assert_eq(bh_l1_read(dev, 0, 0x20000, &marker, 4), BH_OK);
+	cr_expect_eq(marker, 0, "the instruction after the reset store ran");
+	/* Released by the host, it starts afresh: the cause is gone. */
+	put_exit(dev, 0x30000, 3);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x30000), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, 3);
+	bh_core_result(dev, 0, BH_CORE_BRISC, r);
+	cr_expect_eq(r->reset_by, -1);
+	free(r);
+	bh_device_close(dev);
+}
+
+/* BRISC holding NCRISC: NCRISC's result names BRISC and the store; a host reset names no core. */
+Test(lifecycle, core_reset_by_another_core_names_it, .timeout = 60)
+{
+	struct bh_device *dev = open_tiles(1);
+	struct bh_core_result *r = result_new();
+	start_self_loop(dev, 0, BH_CORE_NCRISC, 0x1000);
+	for (int k = 0; k < 5000 && bh_core_instructions(dev, 0, BH_CORE_NCRISC) == 0; k++)
+		sleep_ms(1);
+	struct prog p = { 0 };
+	emit_li(&p, T0, SOFT_RESET_0);
+	emit_li(&p, T1, 0x47800 & ~reset_bit(BH_CORE_BRISC));   /* every core but itself */
+	uint32_t store_pc = 0x10000 + (uint32_t)prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_exit_with(&p, 0);
+	prog_put(dev, 0, 0x10000, &p);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x10000), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_NCRISC, 10000, r), BH_OK);
+	cr_assert_eq(r->status, BH_RUN_IN_RESET, "status %d", r->status);
+	cr_expect_gt(r->instructions, 0);
+	cr_expect_eq(r->reset_by, BH_CORE_BRISC);
+	cr_expect_eq(r->reset_pc, store_pc);
+	assert_has(r->report, "brisc");
+	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
+	start_self_loop(dev, 0, BH_CORE_TRISC0, 0x2000);
+	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 10000, r), BH_OK);
+	cr_expect_eq(r->status, BH_RUN_IN_RESET);
+	cr_expect_eq(r->reset_by, -1, "the host is not a core");
+	free(r);
+	bh_device_close(dev);
+}
+
 /* bh_core_start on a running core restarts it at the new pc. */
 Test(lifecycle, start_on_a_running_core_restarts_it)
 {
