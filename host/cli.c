@@ -1,4 +1,5 @@
 /* bhemu command-line interface. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -6,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bhemu/bhemu.h"
 #include "firmware/baremetal/grid.h"
@@ -19,6 +23,7 @@ enum {
 	EXIT_HOST = 1,     /* host failure (out of memory, threads) */
 	EXIT_DEADLOCK = 5, /* every running core waits and nothing can wake one: report on stderr */
 	EXIT_TIMEOUT = 6,  /* --timeout passed (a livelock, or just slow): report on stderr */
+	EXIT_RESET = 7,    /* a core put cores of its tile in reset (SOFT_RESET_0): who and where on stderr */
 };
 
 static void usage(FILE *f)
@@ -57,8 +62,9 @@ static void usage(FILE *f)
 		"  -s, --stats                 print 'stats: instructions=N seconds=S mips=M' to stderr;\n"
 		"                              with --cores also one 'stats: core=NAME ...' line per core\n"
 		"                              (with --grid summed over the tiles)\n"
-		"  -t, --timeout SECONDS       watchdog: stop after SECONDS of wall time and report where\n"
-		"                              every core is and what it waits on (exit status 6)\n"
+		"  -t, --timeout SECONDS       watchdog over the whole command: stop after SECONDS of\n"
+		"                              wall time (loading included) and report where every\n"
+		"                              core is and what it waits on (exit status 6)\n"
 		"  -j, --jit MODE              on (default, or the BHEMU_JIT environment variable):\n"
 		"                              hot loops are compiled to native code (x86-64 hosts);\n"
 		"                              off: interpret everything; eager: compile at every\n"
@@ -79,7 +85,9 @@ static void usage(FILE *f)
 		"  stderr: tile, core, pc, symbol, instruction, address, region, why);\n"
 		"  4 --max-instructions reached; 5 deadlock: every running core polls or waits\n"
 		"  with nothing left to wake it (report on stderr: per core the loop, the words it\n"
-		"  waits on by name and value, or the blocked device access); 6 --timeout reached.\n"
+		"  waits on by name and value, or the blocked device access); 6 --timeout reached;\n"
+		"  7 a core stored SOFT_RESET_0 and put cores of its tile in reset (on stderr: which\n"
+		"  core put which cores in reset, the value, pc and instruction count of the store).\n"
 		"  Waiting cores park their threads (no host CPU); with --max-instructions they\n"
 		"  do not, so deadlocks are then found only by --timeout.\n"
 		"\n"
@@ -127,6 +135,13 @@ static void usage(FILE *f)
 		"  deadlock; 6 timeout (the stuck tiles and where their cores are on stderr).\n");
 }
 
+/* A usage error getopt or the caller has already described: point at --help, exit status 2. */
+static int usage_error(const char *cmd)
+{
+	fprintf(stderr, "%s: usage: 'bhemu --help' lists every command and option\n", cmd);
+	return EXIT_USAGE;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -134,16 +149,131 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+/* ---------------------------------------------------------------------------------------------
+ * Option values: one parser per kind, each naming the command and the option in its message.
+ */
+
+__attribute__((format(printf, 3, 4), cold))
+static int opt_fail(const char *cmd, const char *opt, const char *fmt, ...)
 {
-	char *end;
-	if (!*s || *s == '-')
+	va_list ap;
+	fprintf(stderr, "%s: %s ", cmd, opt);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* A decimal or 0x-hexadecimal whole number, digits only (no sign, no spaces), no overflow. */
+static int scan_unsigned(const char *s, uint64_t *out)
+{
+	int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+	const char *digits = base == 16 ? s + 2 : s;
+	if (!*digits)
 		return -1;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (*end)
+	for (const char *c = digits; *c; c++)
+		if (base == 10 ? !(*c >= '0' && *c <= '9') : !((*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'f')))
+			return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(digits, &end, base);
+	if (errno == ERANGE || *end)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A whole number in [min, max]. */
+static int opt_unsigned(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+	if (scan_unsigned(arg, &v) != 0 || v < min || v > max)
+		return opt_fail(cmd, opt, "needs a whole number from %" PRIu64 " to %" PRIu64 ", not '%s'", min, max, arg);
+	*out = v;
+	return 0;
+}
+
+/* Seconds: a plain decimal number (no sign, spaces, exponent, inf or nan), positive or (idle) zero. */
+#define OPT_SECONDS_MAX 1e7
+static int opt_seconds(const char *cmd, const char *opt, const char *arg, bool zero_ok, double *out)
+{
+	bool digit = false, dot = false, ok = *arg != 0;
+	for (const char *c = arg; *c && ok; c++) {
+		if (*c >= '0' && *c <= '9')
+			digit = true;
+		else if (*c == '.' && !dot)
+			dot = true;
+		else
+			ok = false;
+	}
+	double v = ok && digit ? strtod(arg, NULL) : -1;
+	if (!(v >= 0) || (!zero_ok && v == 0) || v > OPT_SECONDS_MAX)
+		return opt_fail(cmd, opt, "needs a %snumber of seconds up to %.0f, not '%s'", zero_ok ? "" : "positive ",
+				OPT_SECONDS_MAX, arg);
+	*out = v;
+	return 0;
+}
+
+struct opt_choice {
+	const char *name;
+	int value;
+};
+
+/* One of the names of a table ended by a NULL name. */
+static int opt_choice(const char *cmd, const char *opt, const char *arg, const struct opt_choice *choices, int *out)
+{
+	for (const struct opt_choice *c = choices; c->name; c++)
+		if (!strcmp(arg, c->name)) {
+			*out = c->value;
+			return 0;
+		}
+	char list[128];
+	size_t used = 0;
+	for (const struct opt_choice *c = choices; c->name && used < sizeof list; c++)
+		used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+					 c == choices ? "" : c[1].name ? ", " : " or ", c->name);
+	return opt_fail(cmd, opt, "is %s, not '%s'", list, arg);
+}
+
+/* --timeout bounds the whole command. Phases without a deadline of their own (reading the ELFs,
+ * deriving the profile, loading) run under this watchdog: SIGALRM writes a prepared message and
+ * exits with the timeout status. The phases that wait on cores disarm it and keep the deadline
+ * themselves, so that they can report where every core is. */
+static char watchdog_msg[256];
+static size_t watchdog_len;
+
+static void watchdog_expired(void)
+{
+	if (write(STDERR_FILENO, watchdog_msg, watchdog_len) < 0) {
+		/* nothing more to say */
+	}
+	_exit(EXIT_TIMEOUT);
+}
+
+static void watchdog_signal(int sig)
+{
+	(void)sig;
+	watchdog_expired();
+}
+
+static void watchdog_arm(const char *cmd, double seconds, const char *phase)
+{
+	int n = snprintf(watchdog_msg, sizeof watchdog_msg, "%s: timeout: --timeout %g reached %s\n", cmd, seconds, phase);
+	watchdog_len = n < 0 ? 0 : (size_t)n < sizeof watchdog_msg ? (size_t)n : sizeof watchdog_msg - 1;
+	struct sigaction sa = { .sa_handler = watchdog_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { .it_value = { (time_t)seconds, (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6) } };
+	if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+		it.it_value.tv_usec = 1;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void watchdog_disarm(void)
+{
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
 }
 
 #define RUN_MAX_CORES 5
@@ -171,6 +301,7 @@ struct run {
 	unsigned nslots;
 	uint32_t entry[RUN_MAX_CORES];
 	struct bh_core_result *res;             /* nslots */
+	double t0;                              /* when the command started: --timeout counts from it */
 };
 
 static unsigned slot_tile(const struct run *r, unsigned s)
@@ -194,13 +325,16 @@ static const char *slot_name(const struct run *r, unsigned s, char *buf, size_t 
 	return buf;
 }
 
-static int core_from_name(const char *name, enum bh_core_id *out)
+static const struct opt_choice core_choices[] = {
+	{ "brisc", BH_CORE_BRISC }, { "ncrisc", BH_CORE_NCRISC }, { "trisc0", BH_CORE_TRISC0 },
+	{ "trisc1", BH_CORE_TRISC1 }, { "trisc2", BH_CORE_TRISC2 }, { NULL, 0 },
+};
+
+static int core_from_name(const char *opt, const char *name, enum bh_core_id *out)
 {
-	int core = bh_core_parse(name);
-	if (core < 0) {
-		fprintf(stderr, "bhemu run: unknown core '%s' (brisc, ncrisc, trisc0, trisc1, trisc2)\n", name);
+	int core = 0;
+	if (opt_choice("bhemu run", opt, name, core_choices, &core) != 0)
 		return -1;
-	}
 	*out = (enum bh_core_id)core;
 	return 0;
 }
@@ -210,52 +344,49 @@ static int parse_core_list(const char *list, struct run_plan *plan)
 {
 	char buf[128];
 	if (strlen(list) >= sizeof buf) {
-		fprintf(stderr, "bhemu run: --cores list too long: '%s'\n", list);
-		return -1;
+		return opt_fail("bhemu run", "--cores", "list too long: '%s'", list);
 	}
 	strcpy(buf, list);
 	plan->ncores = 0;
 	char *save = NULL;
 	for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		enum bh_core_id core;
-		if (core_from_name(name, &core) != 0)
+		if (core_from_name("--cores", name, &core) != 0)
 			return -1;
-		for (unsigned k = 0; k < plan->ncores; k++) {
-			if (plan->cores[k] == core) {
-				fprintf(stderr, "bhemu run: --cores lists %s twice\n", name);
-				return -1;
-			}
-		}
+		for (unsigned k = 0; k < plan->ncores; k++)
+			if (plan->cores[k] == core)
+				return opt_fail("bhemu run", "--cores", "lists %s twice", name);
 		plan->cores[plan->ncores++] = core;
 	}
-	if (plan->ncores == 0 || list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,")) {
-		fprintf(stderr, "bhemu run: --cores needs a comma-separated list of cores, not '%s'\n", list);
-		return -1;
-	}
+	if (plan->ncores == 0 || list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+		return opt_fail("bhemu run", "--cores", "needs a comma-separated list of cores, not '%s'", list);
 	return 0;
 }
 
-/* "p150", "p100" or "grid:CxR" -> plan->cfg. */
-static int parse_board(const char *s, struct run_plan *plan)
+/* "p150", "p100" or "grid:CxR" -> cfg's board (the rest of cfg, e.g. --jit, is kept). */
+static int parse_board(const char *cmd, const char *s, struct bh_device_config *cfg)
 {
-	unsigned cols, rows;
-	char tail;
-	memset(&plan->cfg, 0, sizeof plan->cfg);
 	if (strncmp(s, "grid:", 5) == 0) {
-		if (sscanf(s + 5, "%ux%u%c", &cols, &rows, &tail) != 2 || cols < 1 || cols > 14 || rows < 1 ||
-		    rows > 10 || s[5] < '0' || s[5] > '9') {
-			fprintf(stderr, "bhemu run: --board grid:CxR needs 1 <= C <= 14 and 1 <= R <= 10, not '%s'\n", s);
-			return -1;
-		}
-		plan->cfg.board = BH_BOARD_GRID;
-		plan->cfg.grid_cols = cols;
-		plan->cfg.grid_rows = rows;
+		char buf[32];
+		const char *x = strchr(s + 5, 'x');
+		uint64_t cols, rows;
+		if (!x || (size_t)(x - (s + 5)) >= sizeof buf)
+			return opt_fail(cmd, "--board", "grid:CxR needs 1 <= C <= 14 and 1 <= R <= 10, not '%s'", s);
+		memcpy(buf, s + 5, (size_t)(x - (s + 5)));
+		buf[x - (s + 5)] = 0;
+		if (scan_unsigned(buf, &cols) != 0 || scan_unsigned(x + 1, &rows) != 0 || cols < 1 || cols > 14 ||
+		    rows < 1 || rows > 10)
+			return opt_fail(cmd, "--board", "grid:CxR needs 1 <= C <= 14 and 1 <= R <= 10, not '%s'", s);
+		cfg->board = BH_BOARD_GRID;
+		cfg->grid_cols = (unsigned)cols;
+		cfg->grid_rows = (unsigned)rows;
 		return 0;
 	}
-	if (bh_board_parse(s, &plan->cfg.board) != 0 || plan->cfg.board == BH_BOARD_GRID) {
-		fprintf(stderr, "bhemu run: unknown board '%s' (p150, p100 or grid:CxR)\n", s);
-		return -1;
-	}
+	enum bh_board board;
+	if (bh_board_parse(s, &board) != 0 || board == BH_BOARD_GRID)
+		return opt_fail(cmd, "--board", "is p150, p100 or grid:CxR, not '%s'", s);
+	cfg->board = board;
+	cfg->grid_cols = cfg->grid_rows = 0;
 	return 0;
 }
 
@@ -331,9 +462,15 @@ static int run_load(struct run *r)
 	return 0;
 }
 
-static bool core_stopped_run(enum bh_run_status st)
+/* A core of the tile stored SOFT_RESET_0 and put this one in reset: it will not run on. */
+static bool reset_by_core(const struct bh_core_result *res)
 {
-	return st == BH_RUN_FAULTED || st == BH_RUN_LIMIT;
+	return res->status == BH_RUN_IN_RESET && res->reset_by >= 0;
+}
+
+static bool core_stopped_run(const struct bh_core_result *res)
+{
+	return res->status == BH_RUN_FAULTED || res->status == BH_RUN_LIMIT || reset_by_core(res);
 }
 
 /* Waits until every core has left BH_RUN_RUNNING or one of them faulted or hit its limit.
@@ -344,14 +481,14 @@ static bool core_stopped_run(enum bh_run_status st)
 static int run_wait(struct run *r)
 {
 	const struct run_plan *plan = r->plan;
-	double deadline = plan->timeout > 0 ? now_s() + plan->timeout : 0;
+	double deadline = plan->timeout > 0 ? r->t0 + plan->timeout : 0;
 	for (;;) {
 		int running = -1;
 		for (unsigned s = 0; s < r->nslots; s++) {
 			if (r->res[s].status == BH_RUN_EXITED)
 				continue;
 			bh_core_result(r->dev, slot_tile(r, s), slot_core(r, s), &r->res[s]);
-			if (core_stopped_run(r->res[s].status))
+			if (core_stopped_run(&r->res[s]))
 				return BH_OK;
 			if (r->res[s].status == BH_RUN_RUNNING && running < 0)
 				running = (int)s;
@@ -379,7 +516,7 @@ static int run_wait(struct run *r)
 static const char *run_status_name(enum bh_run_status st)
 {
 	switch (st) {
-	case BH_RUN_IN_RESET: return "in reset";
+	case BH_RUN_IN_RESET: return "in reset";   /* never started, or put there by a core */
 	case BH_RUN_RUNNING: return "running";
 	case BH_RUN_EXITED: return "exited";
 	case BH_RUN_FAULTED: return "faulted";
@@ -426,7 +563,9 @@ static void run_report_core(struct report_line *l, const struct run *r, unsigned
 	line_add(l, "%s %s %s", first ? "" : ",", slot_name(r, s, name, sizeof name), run_status_name(res->status));
 	if (res->status == BH_RUN_EXITED)
 		line_add(l, " (%d)", res->exit_status & 0xff);
-	if (res->status != BH_RUN_RUNNING)   /* a running core's count is not current */
+	if (res->status == BH_RUN_IN_RESET && !reset_by_core(res))
+		line_add(l, " (not started)");
+	else if (res->status != BH_RUN_RUNNING)   /* a running core's count is not current */
 		line_add(l, " after %" PRIu64 " instructions", res->instructions);
 }
 
@@ -514,13 +653,33 @@ static bool run_report_faults(const struct run *r)
 	return faults > 0;
 }
 
-/* The exit status of the run (see usage()); reports faults and limits on stderr. wait_rc is what
- * run_wait returned. */
+/* Every core of the run that a core's SOFT_RESET_0 store put in reset: "bhemu: brisc put in reset by
+ * brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ...) stored at pc ... after N instructions". */
+static bool run_report_resets(const struct run *r)
+{
+	char name[64];
+	unsigned n = 0;
+	for (unsigned s = 0; s < r->nslots; s++) {
+		if (!reset_by_core(&r->res[s]))
+			continue;
+		if (!r->plan->grid || n < RUN_LIST_MAX)
+			fprintf(stderr, "bhemu: %s %s\n", slot_name(r, s, name, sizeof name), r->res[s].report);
+		n++;
+	}
+	if (r->plan->grid && n > RUN_LIST_MAX)
+		fprintf(stderr, "bhemu: %u more cores were put in reset\n", n - RUN_LIST_MAX);
+	return n > 0;
+}
+
+/* The exit status of the run (see usage()); reports faults, resets and limits on stderr. wait_rc is
+ * what run_wait returned. */
 static int run_status(const struct run *r, int wait_rc)
 {
 	const struct run_plan *plan = r->plan;
 	char name[64];
 	int rc = run_report_faults(r) ? EXIT_FAULT : -1;
+	if (run_report_resets(r) && rc < 0)
+		rc = EXIT_RESET;
 	for (unsigned s = 0; s < r->nslots && rc < 0; s++) {
 		if (r->res[s].status == BH_RUN_LIMIT) {
 			if (plan->multi || plan->grid)
@@ -629,9 +788,9 @@ static int run_prepare(struct run *r)
 	return 0;
 }
 
-static int run_plan_execute(const struct run_plan *plan)
+static int run_plan_execute(const struct run_plan *plan, double t_cmd)
 {
-	struct run r = { .plan = plan };
+	struct run r = { .plan = plan, .t0 = t_cmd };
 	int rc = run_prepare(&r);
 	if (rc != 0) {
 		free(r.res);
@@ -639,7 +798,10 @@ static int run_plan_execute(const struct run_plan *plan)
 		return rc;
 	}
 
+	watchdog_disarm();   /* from here run_wait keeps the deadline and reports where the cores are */
 	double t0 = now_s();
+	if (plan->timeout > 0 && t0 - t_cmd >= plan->timeout)
+		watchdog_expired();
 	for (unsigned s = 0; s < r.nslots; s++)
 		bh_core_start(r.dev, slot_tile(&r, s), slot_core(&r, s), r.entry[s % plan->ncores]);
 	int wait_rc = run_wait(&r);
@@ -660,16 +822,14 @@ static int run_plan_execute(const struct run_plan *plan)
 /* --jit on|off|eager, for every command that opens a device. */
 static int parse_jit(const char *cmd, const char *arg, enum bh_jit *out)
 {
-	static const struct { const char *name; enum bh_jit mode; } modes[] = {
-		{ "on", BH_JIT_ON }, { "off", BH_JIT_OFF }, { "eager", BH_JIT_EAGER },
+	static const struct opt_choice modes[] = {
+		{ "on", BH_JIT_ON }, { "off", BH_JIT_OFF }, { "eager", BH_JIT_EAGER }, { NULL, 0 },
 	};
-	for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
-		if (!strcmp(arg, modes[k].name)) {
-			*out = modes[k].mode;
-			return 0;
-		}
-	fprintf(stderr, "bhemu %s: --jit must be on, off or eager, not '%s'\n", cmd, arg);
-	return -1;
+	int mode = 0;
+	if (opt_choice(cmd, "--jit", arg, modes, &mode) != 0)
+		return -1;
+	*out = (enum bh_jit)mode;
+	return 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -682,12 +842,12 @@ static int cmd_run(int argc, char **argv)
 		{ "max-instructions", required_argument, NULL, 'n' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "dispatch", required_argument, NULL, 'd' },
 		{ "jit", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_plan plan = { .ncores = 1, .cores = { BH_CORE_BRISC }, .cfg = { .board = BH_BOARD_P150 } };
+	double t_cmd = now_s();
 	bool have_core = false;
 	int opt;
 
@@ -695,7 +855,7 @@ static int cmd_run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+c:C:b:gn:st:j:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			if (core_from_name(optarg, &plan.cores[0]) != 0)
+			if (core_from_name("--core", optarg, &plan.cores[0]) != 0)
 				return EXIT_USAGE;
 			have_core = true;
 			break;
@@ -705,32 +865,25 @@ static int cmd_run(int argc, char **argv)
 			plan.multi = true;
 			break;
 		case 'b':
-			if (parse_board(optarg, &plan) != 0)
+			if (parse_board(argv[0], optarg, &plan.cfg) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'g': plan.grid = true; break;
 		case 'n':
-			if (parse_u64(optarg, &plan.max) || plan.max == 0) {
-				fprintf(stderr, "bhemu run: --max-instructions needs a positive integer, not '%s'\n", optarg);
+			if (opt_unsigned(argv[0], "--max-instructions", optarg, 1, UINT64_MAX, &plan.max) != 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 's': plan.stats = true; break;
 		case 'j':
-			if (parse_jit("run", optarg, &plan.cfg.jit) != 0)
+			if (parse_jit(argv[0], optarg, &plan.cfg.jit) != 0)
 				return EXIT_USAGE;
 			break;
-		case 't': {
-			char *end;
-			plan.timeout = strtod(optarg, &end);
-			if (*end || !(plan.timeout > 0) || plan.timeout > 1e7) {
-				fprintf(stderr, "bhemu run: --timeout needs a positive number of seconds, not '%s'\n", optarg);
+		case 't':
+			if (opt_seconds(argv[0], "--timeout", optarg, false, &plan.timeout) != 0)
 				return EXIT_USAGE;
-			}
 			break;
-		}
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return usage_error(argv[0]);   /* getopt named the option */
 		}
 	}
 	if (have_core && plan.multi) {
@@ -738,12 +891,13 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "bhemu run: expected exactly one PROGRAM.elf\n");
-		usage(stderr);
-		return EXIT_USAGE;
+		fprintf(stderr, "bhemu run: expected exactly one PROGRAM.elf, got %d arguments\n", argc - optind);
+		return usage_error(argv[0]);
 	}
 	plan.path = argv[optind];
-	return run_plan_execute(&plan);
+	if (plan.timeout > 0)
+		watchdog_arm(argv[0], plan.timeout, "while loading");
+	return run_plan_execute(&plan, t_cmd);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -759,17 +913,6 @@ static double cpu_now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_seconds(const char *what, const char *s, double *out)
-{
-	char *end;
-	*out = strtod(s, &end);
-	if (*end || !(*out >= 0) || *out > 1e7) {
-		fprintf(stderr, "bhemu boot: %s needs a number of seconds, not '%s'\n", what, s);
-		return -1;
-	}
-	return 0;
 }
 
 static int boot_exit_status(int rc, const struct bh_boot_result *res)
@@ -791,6 +934,7 @@ static int boot_execute(const struct bh_device_config *cfg, const struct bh_prof
 		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
 		return EXIT_HOST;
 	}
+	watchdog_disarm();   /* bh_boot keeps the boot deadline and reports the stuck tiles */
 	struct bh_boot_options opt = { .timeout_s = timeout, .set_reset_pcs = true };
 	struct bh_boot_result res;
 	int rc = bh_boot(dev, prof, fw, &opt, &res);
@@ -820,76 +964,76 @@ struct boot_args {
 	struct bh_profile prof;
 	double idle, timeout;
 	bool show, json;
+	const char *board_name;     /* as given */
 	uint64_t launches;
 	unsigned dispatch;          /* bit 0 slow, bit 1 fast */
 };
 
 enum { SMOKE_SLOW = 1, SMOKE_FAST = 2 };
+#define BOOT_DEFAULT_TIMEOUT 2.0    /* bh_boot's own default, the host driver's */
+#define SMOKE_DEFAULT_TIMEOUT 10.0
 
 static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *a)
 {
-	static const struct option opts[] = {
-		{ "firmware", required_argument, NULL, 'f' },
-		{ "board", required_argument, NULL, 'b' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "show-profile", no_argument, NULL, 'P' },
-		{ "idle", required_argument, NULL, 'i' },
-		{ "launches", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "dispatch", required_argument, NULL, 'd' },
-		{ "jit", required_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	/* Options of both, then boot's own (--idle), then smoke's own. */
+#define BOOT_COMMON_OPTS \
+		{ "firmware", required_argument, NULL, 'f' }, { "board", required_argument, NULL, 'b' }, \
+		{ "profile", required_argument, NULL, 'p' }, { "show-profile", no_argument, NULL, 'P' }, \
+		{ "timeout", required_argument, NULL, 't' }, { "jit", required_argument, NULL, 'J' }, \
+		{ "help", no_argument, NULL, 'h' }
+	static const struct option boot_opts[] = {
+		BOOT_COMMON_OPTS, { "idle", required_argument, NULL, 'i' }, { NULL, 0, NULL, 0 },
 	};
-	const char *base_name = "p100a";
-	int opt;
+	static const struct option smoke_opts[] = {
+		BOOT_COMMON_OPTS, { "launches", required_argument, NULL, 'n' }, { "json", no_argument, NULL, 'j' },
+		{ "dispatch", required_argument, NULL, 'd' }, { NULL, 0, NULL, 0 },
+	};
+#undef BOOT_COMMON_OPTS
+	static const struct opt_choice dispatch_choices[] = {
+		{ "fast", SMOKE_FAST }, { "slow", SMOKE_SLOW }, { "both", SMOKE_SLOW | SMOKE_FAST }, { NULL, 0 },
+	};
+	const char *base_name = "p100a", *cmd = argv[0];
+	int opt, dispatch = 0;
 
-	*a = (struct boot_args){ .plan = { .cfg = { .board = BH_BOARD_P150 } }, .fw = "builtin", .launches = 100,
+	*a = (struct boot_args){ .plan = { .cfg = { .board = BH_BOARD_P150 } }, .fw = "builtin", .board_name = "p150",
+				 .launches = 100,
 				 .dispatch = SMOKE_FAST };
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, smoke ? "+f:b:p:Pn:jt:d:h" : "+f:b:p:Pi:t:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, smoke ? "+f:b:p:Pn:jt:d:h" : "+f:b:p:Pi:t:h", smoke ? smoke_opts : boot_opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'f': a->fw = optarg; break;
 		case 'b':
-			if (parse_board(optarg, &a->plan) != 0)
+			if (parse_board(cmd, optarg, &a->plan.cfg) != 0)
 				return EXIT_USAGE;
+			a->board_name = optarg;
 			break;
 		case 'p': base_name = optarg; break;
 		case 'P': a->show = true; break;
 		case 'J':
-			if (parse_jit(smoke ? "smoke" : "boot", optarg, &a->plan.cfg.jit) != 0)
+			if (parse_jit(cmd, optarg, &a->plan.cfg.jit) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'i':
-			if (smoke || parse_seconds("--idle", optarg, &a->idle) != 0)
+			if (opt_seconds(cmd, "--idle", optarg, true, &a->idle) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'n':
-			if (!smoke || parse_u64(optarg, &a->launches) != 0 || a->launches == 0) {
-				fprintf(stderr, "%s: --launches needs a positive number, not '%s'\n", argv[0], optarg);
+			if (opt_unsigned(cmd, "--launches", optarg, 1, UINT32_MAX, &a->launches) != 0)
 				return EXIT_USAGE;
-			}
 			break;
-		case 'j':
-			if (!smoke)
-				return EXIT_USAGE;
-			a->json = true;
-			break;
+		case 'j': a->json = true; break;
 		case 't':
-			if (parse_seconds("--timeout", optarg, &a->timeout) != 0)
+			if (opt_seconds(cmd, "--timeout", optarg, false, &a->timeout) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'd':
-			a->dispatch = !smoke ? 0 : !strcmp(optarg, "fast") ? SMOKE_FAST : !strcmp(optarg, "slow") ? SMOKE_SLOW
-				    : !strcmp(optarg, "both") ? SMOKE_SLOW | SMOKE_FAST : 0;
-			if (!a->dispatch) {
-				fprintf(stderr, "%s: --dispatch is fast, slow or both, not '%s'\n", argv[0], optarg);
+			if (opt_choice(cmd, "--dispatch", optarg, dispatch_choices, &dispatch) != 0)
 				return EXIT_USAGE;
-			}
+			a->dispatch = (unsigned)dispatch;
 			break;
 		case 'h': usage(stdout); return -1;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return usage_error(cmd);   /* getopt named the option */
 		}
 	}
 	if (optind != argc) {
@@ -907,6 +1051,8 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 		return EXIT_USAGE;
 	}
 	char err[1024];
+	watchdog_arm(cmd, a->timeout > 0 ? a->timeout : smoke ? SMOKE_DEFAULT_TIMEOUT : BOOT_DEFAULT_TIMEOUT,
+		     "while reading the firmware");
 	if (bh_profile_derive(a->fw, base, &a->prof, err, sizeof err) != BH_OK) {
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return EXIT_USAGE;
@@ -1043,6 +1189,14 @@ static int smoke_execute(const struct boot_args *a)
 	if (bh_device_open(&a->plan.cfg, &dev) != BH_OK) {
 		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
 		return EXIT_HOST;
+	}
+	watchdog_disarm();   /* bh_boot and every launch keep their own deadlines */
+	struct bh_core_range wr[4];
+	if ((a->dispatch & SMOKE_FAST) && bh_device_worker_ranges(dev, wr) == 0) {
+		fprintf(stderr, "bhemu smoke: board %s has no worker tiles: fast dispatch takes the last column of rows 0-1 "
+			"for its prefetch and dispatch cores (use a larger grid or --dispatch slow)\n", a->board_name);
+		bh_device_close(dev);
+		return EXIT_USAGE;
 	}
 	struct bh_boot_options bopt = { .timeout_s = a->timeout, .set_reset_pcs = true };
 	struct bh_boot_result res;

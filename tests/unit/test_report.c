@@ -523,7 +523,7 @@ Test(cli, bad_core_exits_2_naming_the_cores, .init = scratch_init, .fini = scrat
 	write_hello_elf(elf, 0);
 	struct cli_out *o = CLI_RUN("run", "--core", "trisc3", elf);
 	expect_status(o, 2);
-	assert_has(o->err, "unknown core 'trisc3'");
+	assert_has(o->err, "--core is brisc, ncrisc, trisc0, trisc1 or trisc2, not 'trisc3'");
 	assert_has(o->err, "brisc");
 	free(o);
 }
@@ -536,7 +536,7 @@ Test(cli, non_numeric_max_instructions_exits_2, .init = scratch_init, .fini = sc
 	for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		struct cli_out *o = CLI_RUN("run", "--max-instructions", bad[k], elf);
 		expect_status(o, 2);
-		assert_has(o->err, "--max-instructions needs a positive integer");
+		assert_has(o->err, "--max-instructions needs a whole number from 1 to");
 		free(o);
 	}
 }
@@ -640,4 +640,189 @@ Test(cli, stats_prints_instructions_seconds_and_mips, .init = scratch_init, .fin
 	cr_assert_eq(sscanf(line, "stats: instructions=%llu seconds=%lf mips=%lf", &n, &secs, &mips), 3, "%s", line);
 	cr_expect_eq(n, 14ull, "hello: %llu instructions", n);
 	free(o);
+}
+
+/* ------------------------------------------------------------ every option of every command */
+
+/* Stores 0x47800 (every core in reset) to SOFT_RESET_0 at reset_store, then would loop forever. */
+static void write_self_reset_elf(const char *path)
+{
+	struct prog p = { 0 };
+	emit_li(&p, T0, SOFT_RESET_0);
+	emit_li(&p, T1, 0x47800);
+	emit(&p, sw(T1, 0, T0));                  /* reset_store */
+	emit(&p, INSN_SELF_LOOP);
+	struct relf e = {
+		.entry = TEXT, .nseg = 1, .nsym = 2,
+		.seg = { { TEXT, p.w, p.n } },
+		.sym = { { "main", TEXT, (p.n - 2) * 4, STT_FUNC, 0 }, { "reset_store", TEXT + (p.n - 2) * 4, 4, STT_FUNC, 0 } },
+	};
+	relf_write(path, &e);
+}
+
+/* One command line and what it must do. In args, "@ELF" is a program that prints and exits 0,
+ * "@RESET" one that puts its tile in reset, "@FIFO" a FIFO, "@LONG" a 400-digit number; fw: the
+ * row boots firmware (skipped when the reference firmware is not built). */
+struct cli_case {
+	const char *args[14];
+	int status;
+	const char *err;           /* must appear on stderr (NULL: nothing to check) */
+	bool fw;
+};
+
+#define GOOD(...) { { __VA_ARGS__ }, 0, NULL, false }
+#define GOOD_FW(...) { { __VA_ARGS__ }, 0, NULL, true }
+#define BAD(msg, ...) { { __VA_ARGS__ }, 2, msg, false }
+#define MAXU64 "18446744073709551615"
+#define GRID_RANGE "--board grid:CxR needs 1 <= C <= 14 and 1 <= R <= 10, not '"
+#define MAX_INSNS "bhemu run: --max-instructions needs a whole number from 1 to " MAXU64 ", not '"
+#define POSITIVE_SECONDS "needs a positive number of seconds up to 10000000, not '"
+
+static const struct cli_case cli_cases[] = {
+	/* run */
+	GOOD("run", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--core", "ncrisc", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: --core is brisc, ncrisc, trisc0, trisc1 or trisc2, not 'foo'", "run", "--core", "foo", "@ELF"),
+	BAD("bhemu run: option '--core' requires an argument", "run", "--core"),
+	GOOD("run", "--cores", "brisc,ncrisc", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: --cores needs a comma-separated list of cores, not 'brisc,,ncrisc'", "run", "--cores", "brisc,,ncrisc", "@ELF"),
+	BAD("bhemu run: --cores lists brisc twice", "run", "--cores", "brisc,brisc", "@ELF"),
+	BAD("bhemu run: --cores is brisc, ncrisc, trisc0, trisc1 or trisc2, not 'x'", "run", "--cores", "brisc,x", "@ELF"),
+	BAD("bhemu run: --cores list too long", "run", "--cores", "@LONG", "@ELF"),
+	BAD("bhemu run: option '--cores' requires an argument", "run", "--cores"),
+	BAD("bhemu run: --core and --cores are mutually exclusive", "run", "--core", "brisc", "--cores", "brisc", "@ELF"),
+	GOOD("run", "--board", "p100", "@ELF"),
+	GOOD("run", "--board", "grid:14x10", "@ELF"),
+	BAD("bhemu run: --board is p150, p100 or grid:CxR, not 'p200'", "run", "--board", "p200", "@ELF"),
+	BAD("bhemu run: " GRID_RANGE "grid:0x0'", "run", "--board", "grid:0x0", "@ELF"),
+	BAD("bhemu run: " GRID_RANGE "grid:15x1'", "run", "--board", "grid:15x1", "@ELF"),
+	BAD("bhemu run: " GRID_RANGE "grid: 1x1'", "run", "--board", "grid: 1x1", "@ELF"),
+	BAD("bhemu run: " GRID_RANGE "grid:4294967297x1'", "run", "--board", "grid:4294967297x1", "@ELF"),
+	BAD("bhemu run: " GRID_RANGE "grid:1x18446744073709551617'", "run", "--board", "grid:1x18446744073709551617", "@ELF"),
+	BAD("bhemu run: option '--board' requires an argument", "run", "--board"),
+	GOOD("run", "--grid", "--board", "grid:2x1", "@ELF"),
+	GOOD("run", "--max-instructions", "1000", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--max-instructions", MAXU64, "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--max-instructions", "0x100", "--board", "grid:1x1", "@ELF"),
+	BAD(MAX_INSNS " -5'", "run", "--max-instructions", " -5", "@ELF"),
+	BAD(MAX_INSNS "0'", "run", "--max-instructions", "0", "@ELF"),
+	BAD(MAX_INSNS "+5'", "run", "--max-instructions", "+5", "@ELF"),
+	BAD(MAX_INSNS "5k'", "run", "--max-instructions", "5k", "@ELF"),
+	BAD(MAX_INSNS "18446744073709551616'", "run", "--max-instructions", "18446744073709551616", "@ELF"),
+	BAD(MAX_INSNS "99999999999999999999999'", "run", "--max-instructions", "99999999999999999999999", "@ELF"),
+	BAD("bhemu run: option '--max-instructions' requires an argument", "run", "--max-instructions"),
+	GOOD("run", "--timeout", "30", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--timeout", "10000000", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "-1'", "run", "--timeout", "-1", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "0'", "run", "--timeout", "0", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "nan'", "run", "--timeout", "nan", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "inf'", "run", "--timeout", "inf", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "1e3'", "run", "--timeout", "1e3", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "10000001'", "run", "--timeout", "10000001", "@ELF"),
+	BAD("bhemu run: --timeout " POSITIVE_SECONDS "1000", "run", "--timeout", "@LONG", "@ELF"),
+	BAD("bhemu run: option '--timeout' requires an argument", "run", "--timeout"),
+	GOOD("run", "--jit", "off", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--jit", "eager", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: --jit is on, off or eager, not 'fast'", "run", "--jit", "fast", "@ELF"),
+	BAD("bhemu run: option '--jit' requires an argument", "run", "--jit"),
+	GOOD("run", "--stats", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: unrecognized option '--dispatch'", "run", "--dispatch", "fast", "@ELF"),
+	BAD("bhemu run: unrecognized option '--json'", "run", "--json", "@ELF"),
+	BAD("bhemu run: expected exactly one PROGRAM.elf, got 0 arguments", "run", "--board", "grid:1x1"),
+	BAD("not a regular file (FIFO)", "run", "--timeout", "2", "@FIFO"),
+	/* The watchdog: a timeout shorter than opening and loading ends the command with status 6. */
+	{ { "run", "--timeout", "0.000001", "@ELF" }, 6, "bhemu run: timeout: --timeout 1e-06 reached while loading", false },
+	/* A core's SOFT_RESET_0 store ends the run, naming who reset whom and where. */
+	{ { "run", "--board", "grid:1x1", "@RESET" }, 7,
+	  "bhemu: brisc put in reset by brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ncrisc, trisc0, trisc1, trisc2) "
+	  "stored at pc 0x00001010 <reset_store> after 4 instructions", false },
+
+	/* boot */
+	GOOD_FW("boot", "--board", "grid:2x2"),
+	GOOD_FW("boot", "--firmware", "builtin", "--board", "grid:2x2"),
+	BAD("/nonexistent/brisc.elf: cannot open", "boot", "--firmware", "/nonexistent"),
+	BAD("bhemu boot: option '--firmware' requires an argument", "boot", "--firmware"),
+	BAD("bhemu boot: " GRID_RANGE "grid:0x0'", "boot", "--board", "grid:0x0"),
+	BAD("bhemu boot: " GRID_RANGE "grid:4294967297x1'", "boot", "--board", "grid:4294967297x1"),
+	BAD("bhemu boot: --board is p150, p100 or grid:CxR, not 'x'", "boot", "--board", "x"),
+	BAD("bhemu boot: option '--board' requires an argument", "boot", "--board"),
+	GOOD_FW("boot", "--profile", "p100a", "--board", "grid:2x2"),
+	BAD("bhemu boot: unknown profile 'p999'", "boot", "--profile", "p999"),
+	BAD("bhemu boot: option '--profile' requires an argument", "boot", "--profile"),
+	GOOD_FW("boot", "--show-profile", "--board", "grid:2x2"),
+	GOOD_FW("boot", "--idle", "0", "--board", "grid:2x2"),
+	GOOD_FW("boot", "--idle", "0.05", "--board", "grid:2x2"),
+	BAD("bhemu boot: --idle needs a number of seconds up to 10000000, not '-1'", "boot", "--idle", "-1"),
+	BAD("bhemu boot: --idle needs a number of seconds up to 10000000, not '99999999'", "boot", "--idle", "99999999"),
+	BAD("bhemu boot: --idle needs a number of seconds up to 10000000, not 'soon'", "boot", "--idle", "soon"),
+	BAD("bhemu boot: option '--idle' requires an argument", "boot", "--idle"),
+	GOOD_FW("boot", "--timeout", "30", "--board", "grid:2x2"),
+	BAD("bhemu boot: --timeout " POSITIVE_SECONDS "0'", "boot", "--timeout", "0"),
+	BAD("bhemu boot: --timeout " POSITIVE_SECONDS "1000", "boot", "--timeout", "@LONG"),
+	BAD("bhemu boot: option '--timeout' requires an argument", "boot", "--timeout"),
+	GOOD_FW("boot", "--jit", "off", "--board", "grid:2x2"),
+	BAD("bhemu boot: --jit is on, off or eager, not 'x'", "boot", "--jit", "x"),
+	BAD("bhemu boot: option '--jit' requires an argument", "boot", "--jit"),
+	BAD("bhemu boot: unrecognized option '--json'", "boot", "--json"),
+	BAD("bhemu boot: unrecognized option '--launches'", "boot", "--launches", "5"),
+	BAD("bhemu boot: unrecognized option '--dispatch'", "boot", "--dispatch", "fast"),
+	BAD("bhemu boot: unexpected argument 'extra'", "boot", "extra"),
+
+	/* smoke */
+	GOOD_FW("smoke", "--board", "grid:2x3", "--launches", "2"),
+	GOOD_FW("smoke", "--board", "grid:2x3", "--launches", "2", "--dispatch", "slow"),
+	GOOD_FW("smoke", "--board", "grid:2x3", "--launches", "2", "--dispatch", "both", "--json"),
+	GOOD_FW("smoke", "--board", "grid:1x2", "--launches", "2", "--dispatch", "slow"),
+	{ { "smoke", "--board", "grid:1x2", "--launches", "2" }, 2, "bhemu smoke: board grid:1x2 has no worker tiles", true },
+	BAD("bhemu smoke: --launches needs a whole number from 1 to 4294967295, not '0'", "smoke", "--launches", "0"),
+	BAD("bhemu smoke: --launches needs a whole number from 1 to 4294967295, not '-1'", "smoke", "--launches", "-1"),
+	BAD("bhemu smoke: --launches needs a whole number from 1 to 4294967295, not '4294967296'", "smoke", "--launches", "4294967296"),
+	BAD("bhemu smoke: --launches needs a whole number from 1 to 4294967295, not '99999999999999999999999'", "smoke", "--launches", "99999999999999999999999"),
+	BAD("bhemu smoke: option '--launches' requires an argument", "smoke", "--launches"),
+	BAD("bhemu smoke: --dispatch is fast, slow or both, not 'fast2'", "smoke", "--dispatch", "fast2"),
+	BAD("bhemu smoke: option '--dispatch' requires an argument", "smoke", "--dispatch"),
+	BAD("bhemu smoke: --timeout " POSITIVE_SECONDS "-1'", "smoke", "--timeout", "-1"),
+	BAD("bhemu smoke: option '--timeout' requires an argument", "smoke", "--timeout"),
+	BAD("bhemu smoke: " GRID_RANGE "grid:1x11'", "smoke", "--board", "grid:1x11"),
+	BAD("bhemu smoke: --jit is on, off or eager, not ''", "smoke", "--jit", ""),
+	BAD("bhemu smoke: unknown profile 'p999'", "smoke", "--profile", "p999"),
+	BAD("bhemu smoke: unrecognized option '--idle'", "smoke", "--idle", "3"),
+	BAD("bhemu smoke: option '--firmware' requires an argument", "smoke", "--firmware"),
+};
+
+Test(cli, every_option_with_good_bad_overflowing_and_missing_values, .init = scratch_init, .fini = scratch_fini,
+     .timeout = 600)
+{
+	const char *elf = scratch_path("hello.elf"), *reset = scratch_path("reset.elf"), *fifo = scratch_path("fifo.elf");
+	char long_number[401];
+	memset(long_number, '1', 400);
+	memset(long_number + 1, '0', 399);
+	long_number[400] = 0;
+	write_hello_elf(elf, 0);
+	write_self_reset_elf(reset);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	bool have_fw = access(BHEMU_BINARY_DIR "/firmware/ref/brisc.elf", R_OK) == 0;
+	for (size_t k = 0; k < sizeof cli_cases / sizeof cli_cases[0]; k++) {
+		const struct cli_case *c = &cli_cases[k];
+		if (c->fw && !have_fw)
+			continue;
+		const char *args[15] = { NULL };
+		char line[512];
+		size_t used = 0;
+		for (unsigned i = 0; c->args[i]; i++) {
+			const char *a = c->args[i];
+			args[i] = !strcmp(a, "@ELF") ? elf : !strcmp(a, "@RESET") ? reset : !strcmp(a, "@FIFO") ? fifo
+				  : !strcmp(a, "@LONG") ? long_number : a;
+			used += (size_t)snprintf(line + used, sizeof line - used, " %s", a);
+		}
+		struct cli_out *o = cli(args);
+		cr_expect_eq(o->status, c->status, "bhemu%s: exit status %d, expected %d\nstderr:\n%s", line, o->status,
+			     c->status, o->err);
+		if (c->err)
+			cr_expect(strstr(o->err, c->err) != NULL, "bhemu%s: expected on stderr \"%s\", got:\n%s", line, c->err,
+				  o->err);
+		if (c->status == 2)
+			cr_expect(o->err[0] != 0, "bhemu%s: usage error without a message", line);
+		free(o);
+	}
 }
