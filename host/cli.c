@@ -793,6 +793,7 @@ static int run_plan_execute(const struct run_plan *plan, double t_cmd)
 	struct run r = { .plan = plan, .t0 = t_cmd };
 	int rc = run_prepare(&r);
 	if (rc != 0) {
+		watchdog_disarm();   /* the command failed in time: only closing the device is left */
 		free(r.res);
 		bh_device_close(r.dev);
 		return rc;
@@ -934,7 +935,6 @@ static int boot_execute(const struct bh_device_config *cfg, const struct bh_prof
 		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
 		return EXIT_HOST;
 	}
-	watchdog_disarm();   /* bh_boot keeps the boot deadline and reports the stuck tiles */
 	struct bh_boot_options opt = { .timeout_s = timeout, .set_reset_pcs = true };
 	struct bh_boot_result res;
 	int rc = bh_boot(dev, prof, fw, &opt, &res);
@@ -1053,7 +1053,9 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 	char err[1024];
 	watchdog_arm(cmd, a->timeout > 0 ? a->timeout : smoke ? SMOKE_DEFAULT_TIMEOUT : BOOT_DEFAULT_TIMEOUT,
 		     "while reading the firmware");
-	if (bh_profile_derive(a->fw, base, &a->prof, err, sizeof err) != BH_OK) {
+	int derived = bh_profile_derive(a->fw, base, &a->prof, err, sizeof err);
+	watchdog_disarm();   /* bh_boot keeps the boot deadline, each launch its own */
+	if (derived != BH_OK) {
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return EXIT_USAGE;
 	}
@@ -1190,7 +1192,6 @@ static int smoke_execute(const struct boot_args *a)
 		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
 		return EXIT_HOST;
 	}
-	watchdog_disarm();   /* bh_boot and every launch keep their own deadlines */
 	struct bh_core_range wr[4];
 	if ((a->dispatch & SMOKE_FAST) && bh_device_worker_ranges(dev, wr) == 0) {
 		fprintf(stderr, "bhemu smoke: board %s has no worker tiles: fast dispatch takes the last column of rows 0-1 "

@@ -729,9 +729,9 @@ static const struct cli_case cli_cases[] = {
 	BAD("bhemu run: unrecognized option '--dispatch'", "run", "--dispatch", "fast", "@ELF"),
 	BAD("bhemu run: unrecognized option '--json'", "run", "--json", "@ELF"),
 	BAD("bhemu run: expected exactly one PROGRAM.elf, got 0 arguments", "run", "--board", "grid:1x1"),
-	BAD("not a regular file (FIFO)", "run", "--timeout", "2", "@FIFO"),
+	BAD("not a regular file (FIFO)", "run", "--timeout", "2", "--board", "grid:1x1", "@FIFO"),
 	/* The watchdog: a timeout shorter than opening and loading ends the command with status 6. */
-	{ { "run", "--timeout", "0.000001", "@ELF" }, 6, "bhemu run: timeout: --timeout 1e-06 reached while loading", false },
+	{ { "run", "--timeout", "0.000001", "--board", "grid:1x1", "@ELF" }, 6, "bhemu run: timeout: --timeout 1e-06 reached while loading", false },
 	/* A core's SOFT_RESET_0 store ends the run, naming who reset whom and where. */
 	{ { "run", "--board", "grid:1x1", "@RESET" }, 7,
 	  "bhemu: brisc put in reset by brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ncrisc, trisc0, trisc1, trisc2) "
