@@ -348,7 +348,7 @@ int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, ui
 
 /* "put in reset by brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ncrisc, ...) stored at pc
  * 0x00001010 <main+0x10> after 5 instructions". Caller holds the tile lock. */
-static void core_reset_format(struct bh_device *dev, const struct bh_core *c, char *out, size_t n)
+void bh_core_reset_format(struct bh_device *dev, const struct bh_core *c, char *out, size_t n)
 {
 	char sym[160], held[64] = "";
 	size_t used = 0;
@@ -383,7 +383,7 @@ static void core_result_locked(struct bh_device *dev, struct bh_core *c, struct 
 	res->reset_instructions = by_core ? c->reset_by_instret : 0;
 	res->reset_value = by_core ? c->reset_value : 0;
 	if (by_core)
-		core_reset_format(dev, c, res->report, sizeof res->report);
+		bh_core_reset_format(dev, c, res->report, sizeof res->report);
 }
 
 void bh_core_result(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_core_result *res)

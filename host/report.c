@@ -68,13 +68,17 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 	int exit_status = c->stopped_exit_status;
 	if (st == BH_CORE_FAULTED && !starting)
 		bh_fault_format(dev, c, fault, sizeof fault);   /* the fault stays until the core restarts */
+	else if (st == BH_CORE_IN_RESET && !starting && c->reset_by < BH_CORES_PER_TILE)
+		bh_core_reset_format(dev, c, fault, sizeof fault);
 	pthread_mutex_unlock(&t->lock);
 	if (starting) {
 		put(o, "released, not yet scheduled\n");
 		return;
 	}
 	switch (st) {
-	case BH_CORE_IN_RESET: put(o, "held in reset\n"); return;
+	case BH_CORE_IN_RESET:
+		put(o, fault[0] ? "held in reset, %s\n" : "held in reset\n", fault);
+		return;
 	case BH_CORE_EXITED: put(o, "exited with status %d\n", exit_status); return;
 	case BH_CORE_FAULTED:
 		put(o, "stopped by a fault:\n");

@@ -225,6 +225,9 @@ Test(lifecycle, core_reset_by_another_core_names_it, .timeout = 60)
 	cr_expect_eq(r->reset_by, BH_CORE_BRISC);
 	cr_expect_eq(r->reset_pc, store_pc);
 	assert_has(r->report, "brisc");
+	static char buf[8192];
+	cr_assert_eq(bh_device_report(dev, buf, sizeof buf), BH_OK);
+	assert_has(buf, "ncrisc: held in reset, put in reset by brisc: SOFT_RESET_0 = 0x00047000");
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
 	start_self_loop(dev, 0, BH_CORE_TRISC0, 0x2000);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
