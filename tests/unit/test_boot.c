@@ -110,10 +110,11 @@ static unsigned p100a_exports(const struct bh_profile *p, unsigned core, struct 
 	return n;
 }
 
-enum fw_kind { FW_GOOD, FW_STUCK };
+enum fw_kind { FW_GOOD, FW_STUCK, FW_FAULT };
 
 /* Five ELFs in a fresh directory. FW_GOOD: BRISC signals DONE and then waits for GO;
- * FW_STUCK: BRISC spins forever on a flag that nobody sets. exports: the p100a symbols. */
+ * FW_STUCK: BRISC spins forever on a flag that nobody sets; FW_FAULT: BRISC spins likewise and
+ * releases no one, BRISC's load from an unmapped address faults. exports: the p100a symbols. */
 static void make_firmware(char *dir, enum fw_kind kind, bool exports)
 {
 	strcpy(dir, "/tmp/bhemu-boot-XXXXXX");
@@ -127,6 +128,9 @@ static void make_firmware(char *dir, enum fw_kind kind, bool exports)
 			code[n++] = store(W_B, X0, (int32_t)go + 3, X0);   /* go_messages[0].signal = DONE */
 			code[n++] = lw(T0, (int32_t)go, X0);               /* wait for GO */
 			code[n++] = enc_b(-4, X0, T0, BEQ);
+		} else if (k == BH_CORE_BRISC && kind == FW_FAULT) {
+			code[n++] = lui(T0, 0x80000);                      /* lw t0, 0(0x80000000): unmapped */
+			code[n++] = lw(T0, 0, T0);
 		} else if (k == BH_CORE_BRISC) {
 			code[n++] = lw(T0, 0x100, X0);                     /* spin on a flag */
 			code[n++] = enc_b(-4, X0, T0, BEQ);
@@ -366,6 +370,28 @@ Test(boot, firmware_that_never_signals_done_reports_the_stuck_tiles)
 	assert_has(res.report, "signal = 0x40");
 	assert_has(res.report, "tile 1 ");
 	assert_has(res.report, "L1 0x00000100");   /* the word BRISC polls */
+	free(res.report);
+	bh_device_close(dev);
+	remove_firmware(dir);
+}
+
+/* A faulting firmware core: the report gives its whole fault (pc, symbol, instruction, access,
+ * why), not just "stopped by a fault". */
+Test(boot, faulting_firmware_core_is_reported_with_its_fault)
+{
+	char dir[64];
+	make_firmware(dir, FW_FAULT, false);
+	struct bh_device *dev = open_grid(1, 1);
+	struct bh_boot_result res;
+	int rc = bh_boot(dev, bh_profile_default(), dir, &(struct bh_boot_options){ .timeout_s = 5 }, &res);
+	cr_expect_neq(rc, BH_OK);
+	cr_expect(res.faulted);
+	cr_assert(res.report);
+	assert_has(res.report, "tile 0 (1,2) brisc : stopped by a fault:\n");
+	assert_has(res.report, "    fault: unmapped address on tile 0 (1,2) core brisc");
+	assert_has(res.report, "lw t0,0(t0)");
+	assert_has(res.report, "4-byte load from 0x80000000");
+	assert_has(res.report, "      why: ");
 	free(res.report);
 	bh_device_close(dev);
 	remove_firmware(dir);
