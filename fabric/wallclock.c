@@ -12,7 +12,7 @@ static uint64_t host_ns(void)
 
 static uint64_t epoch_ns(void)
 {
-	static _Atomic uint64_t epoch;
+	static uint64_t epoch;
 	uint64_t e = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 	if (!e) {
 		uint64_t zero = 0, now = host_ns();
