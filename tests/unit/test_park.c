@@ -258,3 +258,22 @@ Test(park, host_write_spanning_pages_refreshes_decoded_code_on_every_page)
 	expect_exit(dev, 0, BH_CORE_BRISC, 33);
 	bh_device_close(dev);
 }
+
+/* Without membarrier (forced here as BHEMU_MEMBARRIER=off does) a writer's store and its check
+ * for watchers may reorder, so a wake-up can be lost; parked pollers then sleep at most
+ * BH_PARK_UNFENCED_SLEEP_NS before they look again. The lost wake-up is made certain here: the
+ * flag is stored into L1 behind the device's back, with no wake at all. */
+Test(park, without_membarrier_a_lost_wake_up_costs_one_bounded_sleep)
+{
+	bh_park_set_unfenced(true);
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_poll_flag(&p, false);
+	prog_put(dev, 0, CODE, &p);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
+	wait_parked(dev, 0, BH_CORE_BRISC);
+	__atomic_store_n((uint32_t *)(dev->tiles[0]->l1 + FLAG), 5u, __ATOMIC_RELAXED);
+	expect_exit(dev, 0, BH_CORE_BRISC, 5);
+	bh_device_close(dev);
+	bh_park_set_unfenced(false);
+}
