@@ -32,9 +32,3 @@ uint64_t bh_wallclock_ticks(void)
 	/* 1.35 ticks per ns, exact in integers: ns * 27 / 20 (overflows only after ~21 years). */
 	return ns / 20 * 27 + ns % 20 * 27 / 20;
 }
-
-uint64_t bh_wallclock_ns_until(uint64_t ticks)
-{
-	uint64_t now = bh_wallclock_ticks();
-	return ticks > now ? (ticks - now) * 20 / 27 + 1 : 0;
-}
