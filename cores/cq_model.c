@@ -143,6 +143,7 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 	struct bh_core *c = &t->core[BH_BRISC];
 	uint8_t size[BH_WATCH_MAX];
 	bool described = false;
+	uint64_t unfenced_ns = 0;
 	for (unsigned k = 0; k < n && k < BH_WATCH_MAX; k++)
 		size[k] = 4;
 	for (;;) {
@@ -156,9 +157,11 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 		}
 		uint32_t seq = bh_park_seq(c);
 		bh_watch_register(t, BH_BRISC, addr, size, n);
-		bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
-		if (!ready(arg) && !bh_cqm_stopping(m))
-			bh_park_sleep(c, seq, 0);
+		bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
+		if (!ready(arg) && !bh_cqm_stopping(m)) {
+			bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
+			bh_park_unfenced_woken(c, seq, &unfenced_ns);
+		}
 		bh_watch_unregister(t, BH_BRISC);
 	}
 	if (described)

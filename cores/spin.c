@@ -208,7 +208,7 @@ bool bh_spin_park(struct bh_core *c)
 		size[n++] = s->prev[k].size;
 	}
 	bh_watch_register(t, c->kind, addr, size, n);
-	bh_park_heavy_fence();   /* pairs with the writers' store-then-check (sync/watch.h) */
+	bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check (sync/watch.h) */
 
 	bool changed = false;
 	for (unsigned k = 0; k < s->prev_n && !changed; k++) {
@@ -237,7 +237,8 @@ bool bh_spin_park(struct bh_core *c)
 			s->timed_ns = SPIN_TIMED_MIN_NS;
 		atomic_fetch_add_explicit(&c->parks, 1, memory_order_relaxed);
 		atomic_store_explicit(&c->park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
-		bh_park_sleep(c, seq, timed ? s->timed_ns : 0);
+		bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, timed ? s->timed_ns : 0, &s->unfenced_ns));
+		bh_park_unfenced_woken(c, seq, &s->unfenced_ns);
 		atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
 		if (timed) {
 			s->timed_ns *= 2;

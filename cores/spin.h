@@ -46,6 +46,7 @@ struct bh_spin {
 	uint64_t backoff;
 	uint32_t last_check_pc;
 	uint64_t timed_ns;              /* next timed sleep */
+	uint64_t unfenced_ns;           /* next bounded sleep without membarrier (sync/park.h) */
 	/* The wait being decided on: the same loop head with the same watched values is the same
 	 * wait; it yields the host CPU for a short while before it really parks. */
 	uint32_t wait_head;

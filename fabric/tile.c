@@ -133,15 +133,21 @@ void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
 			atomic_fetch_or_explicit(&t->core[k].events, BH_EV_FLUSH_ALL, memory_order_release);
 }
 
-/* After a host/NoC write: pages that hold decoded code or watched words take the cold path. */
+/* After a host/NoC write: pages that hold decoded code or watched words take the cold path,
+ * each with the part of the write that falls in it (the hook acts on one page at a time). */
 static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 {
 	bh_code_written_fn hook = atomic_load_explicit(&bh_tile_code_written_hook, memory_order_relaxed);
 	if (!len || !hook)
 		return;
-	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT; p++)
-		if (atomic_load_explicit(&t->code_pages[p], memory_order_relaxed))
-			hook(t, NULL, addr, len);
+	uint32_t end = addr + len;
+	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; p <= (end - 1) >> BH_L1_PAGE_SHIFT; p++) {
+		if (!atomic_load_explicit(&t->code_pages[p], memory_order_relaxed))
+			continue;
+		uint32_t lo = p << BH_L1_PAGE_SHIFT, hi = lo + (1u << BH_L1_PAGE_SHIFT);
+		uint32_t from = addr > lo ? addr : lo, to = end < hi ? end : hi;
+		hook(t, NULL, from, to - from);
+	}
 }
 
 void bh_tile_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)

@@ -12,7 +12,7 @@ static uint64_t host_ns(void)
 
 static uint64_t epoch_ns(void)
 {
-	static _Atomic uint64_t epoch;
+	static uint64_t epoch;
 	uint64_t e = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 	if (!e) {
 		uint64_t zero = 0, now = host_ns();
@@ -31,10 +31,4 @@ uint64_t bh_wallclock_ticks(void)
 	uint64_t ns = host_ns() - epoch;
 	/* 1.35 ticks per ns, exact in integers: ns * 27 / 20 (overflows only after ~21 years). */
 	return ns / 20 * 27 + ns % 20 * 27 / 20;
-}
-
-uint64_t bh_wallclock_ns_until(uint64_t ticks)
-{
-	uint64_t now = bh_wallclock_ticks();
-	return ticks > now ? (ticks - now) * 20 / 27 + 1 : 0;
 }

@@ -8,7 +8,5 @@
 #define BH_AICLK_HZ 1350000000ull
 
 uint64_t bh_wallclock_ticks(void);
-/* Host nanoseconds until the wall clock reaches `ticks` (0 if already past). */
-uint64_t bh_wallclock_ns_until(uint64_t ticks);
 
 #endif

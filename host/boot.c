@@ -8,6 +8,7 @@
 #include "fabric/hw.h"
 #include "host/device.h"
 #include "host/profile.h"
+#include "sync/streams.h"
 
 #define BOOT_RESET_ALL 0x47800u      /* SOFT_RESET_0: all five cores held */
 #define BOOT_RESET_BRISC 0x47000u    /* release BRISC only; its firmware releases the others */
@@ -250,6 +251,15 @@ int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw
 	int rc = done ? boot_tables_build(dev, prof, &bt, res) : BH_ERR_SYS;
 	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
 		rc = boot_prepare_tile(dev, t, prof, fw_dir, &bt, opt, res);
+	/* The profile places the CBs' counters (CB n on stream first_cb_stream + n): the CB
+	 * protocol checks and reports follow it from the first instruction on. */
+	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
+		if (!bh_stream_set_cb_layout(dev->tiles[t], prof->first_cb_stream, prof->num_cbs)) {
+			snprintf(res->message, sizeof res->message, "boot: profile %s places %u CBs from stream %u, "
+				 "past the %u stream registers", prof->name, prof->num_cbs, prof->first_cb_stream,
+				 BH_STREAM_COUNT);
+			rc = BH_ERR_ARG;
+		}
 	if (rc == BH_OK) {
 		/* Read back (flushes posted writes on hardware), then release every BRISC. */
 		uint32_t v;

@@ -10,6 +10,11 @@
 #include "fabric/tile.h"
 #include "host/elf.h"
 
+/* The public core ids are the device's core kinds: the API passes them through unchanged. */
+_Static_assert(BH_CORE_BRISC == (int)BH_BRISC && BH_CORE_NCRISC == (int)BH_NCRISC && BH_CORE_TRISC0 == (int)BH_TRISC0 &&
+	       BH_CORE_TRISC1 == (int)BH_TRISC1 && BH_CORE_TRISC2 == (int)BH_TRISC2 && BH_CORES_PER_TILE == 5,
+	       "enum bh_core_id and enum bh_core_kind must agree");
+
 struct bh_kernel_image;
 
 /* The kernel image last placed for a core (host/program.c), for symbols in reports. */

@@ -3,6 +3,8 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,10 +74,35 @@ void bh_waitq_wake(struct bh_tile *t, struct bh_waitq *q)
 
 static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
 static bool membarrier_ok;
+static _Atomic bool park_unfenced;   /* the fallback is forced */
 
 static void membarrier_init(void)
 {
+	const char *e = getenv("BHEMU_MEMBARRIER");
+	if (e && (!strcmp(e, "off") || !strcmp(e, "0")))
+		atomic_store_explicit(&park_unfenced, true, memory_order_relaxed);
 	membarrier_ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+void bh_park_set_unfenced(bool unfenced)
+{
+	pthread_once(&membarrier_once, membarrier_init);
+	atomic_store_explicit(&park_unfenced, unfenced, memory_order_relaxed);
+}
+
+uint64_t bh_park_fenced_timeout(bool fenced, uint64_t want, uint64_t *unfenced_ns)
+{
+	if (fenced)
+		return want;
+	uint64_t ns = *unfenced_ns ? *unfenced_ns : BH_PARK_UNFENCED_SLEEP_NS;
+	*unfenced_ns = ns * 2 > BH_PARK_UNFENCED_SLEEP_MAX_NS ? BH_PARK_UNFENCED_SLEEP_MAX_NS : ns * 2;
+	return want && want < ns ? want : ns;
+}
+
+void bh_park_unfenced_woken(struct bh_core *c, uint32_t seq, uint64_t *unfenced_ns)
+{
+	if (bh_park_seq(c) != seq)
+		*unfenced_ns = 0;
 }
 
 /* Combined heavy fences. A membarrier makes every thread of the process pass a full barrier while
@@ -103,7 +130,7 @@ void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers)
 bool bh_park_heavy_fence(void)
 {
 	pthread_once(&membarrier_once, membarrier_init);
-	if (!membarrier_ok) {
+	if (!membarrier_ok || atomic_load_explicit(&park_unfenced, memory_order_relaxed)) {
 		atomic_thread_fence(memory_order_seq_cst);
 		return false;
 	}

@@ -49,9 +49,21 @@ extern _Atomic bh_tensix_gate_wake_fn bh_tensix_gate_wake_hook;   /* set by core
 void bh_tensix_gate_wake(struct bh_tile *tile, _Atomic uint32_t *gate_waiters, unsigned sems_changed);
 
 /* Asymmetric fence: makes every other thread's earlier stores visible before the caller's
- * later loads, so that the store hot path needs no fence of its own (Linux membarrier; falls
- * back to bounded sleeps when the kernel refuses it). Returns false when unavailable. */
+ * later loads, so that the store hot path needs no fence of its own (Linux membarrier).
+ * Returns false when it is unavailable: the kernel refuses membarrier, or BHEMU_MEMBARRIER=off
+ * in the environment (or bh_park_set_unfenced) forces the fallback. Without it a writer's
+ * relaxed store and its check for watchers can reorder and a wake-up can be lost, so a caller
+ * that got false must sleep at most BH_PARK_UNFENCED_SLEEP_NS before it re-checks. */
 bool bh_park_heavy_fence(void);
+#define BH_PARK_UNFENCED_SLEEP_NS 1000000ull       /* first bounded sleep: 1 ms */
+#define BH_PARK_UNFENCED_SLEEP_MAX_NS 64000000ull  /* doubled per sleep that nobody ended, up to 64 ms */
+/* The timeout for a sleep that follows bh_park_heavy_fence() (0: none): `want`, or when the
+ * fence was unavailable at most *unfenced_ns (the caller's back-off, 0 at first), which this
+ * doubles; bh_park_unfenced_woken() restarts it after a sleep that a waker ended. */
+uint64_t bh_park_fenced_timeout(bool fenced, uint64_t want, uint64_t *unfenced_ns);
+void bh_park_unfenced_woken(struct bh_core *c, uint32_t seq, uint64_t *unfenced_ns);
+/* Force (or stop forcing) the fallback for the whole process, as BHEMU_MEMBARRIER=off does. */
+void bh_park_set_unfenced(bool unfenced);
 /* Calls of bh_park_heavy_fence that used membarrier, and membarrier system calls made for them
  * (one serves every call that came before it started). */
 void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers);

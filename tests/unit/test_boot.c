@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/device.h"
 #include "host/profile.h"
+#include "sync/streams.h"
 #include "testlib.h"
 
 #define REF_FW BHEMU_BINARY_DIR "/firmware/ref"
@@ -439,4 +441,31 @@ Test(boot, reference_firmware_boots_p150)
 Test(boot, reference_firmware_boots_p100)
 {
 	boot_reference(&(struct bh_device_config){ .board = BH_BOARD_P100 }, 120);
+}
+
+/* The profile's first_cb_stream places CB n's counters on stream first_cb_stream + n for the
+ * CB checks and reports of every tile; a layout past the 64 streams is refused naming it. */
+Test(boot, profile_places_the_cbs_on_its_first_stream)
+{
+	char dir[64], buf[160];
+	make_firmware(dir, FW_GOOD, false);
+	struct bh_device *dev = open_grid(2, 1);
+	struct bh_profile prof = *bh_profile_default();
+	prof.first_cb_stream = 16;
+	struct bh_boot_result res;
+	int rc = bh_boot(dev, &prof, dir, &(struct bh_boot_options){ .timeout_s = 5 }, &res);
+	cr_assert_eq(rc, BH_OK, "%s\n%s", res.message, res.report ? res.report : "");
+	free(res.report);
+	for (unsigned t = 0; t < 2; t++) {
+		cr_expect_str_eq(bh_stream_describe(dev->tiles[t], 0xFFB40000u + 16 * 0x1000u + 10 * 4, buf, sizeof buf),
+				 "stream 16 reg 10 (CB0 tiles_received)");
+		cr_expect_str_eq(bh_stream_describe(dev->tiles[t], 0xFFB40000u + 8 * 0x1000u + 8 * 4, buf, sizeof buf),
+				 "stream 8 reg 8 (REMOTE_DEST_BUF_START)", "stream 8 is no CB under this profile: %s", buf);
+	}
+	prof.first_cb_stream = 40;   /* 40 + 32 CBs > 64 streams */
+	cr_expect_eq(bh_boot(dev, &prof, dir, &(struct bh_boot_options){ .timeout_s = 5 }, &res), BH_ERR_ARG);
+	assert_has(res.message, "places 32 CBs from stream 40");
+	free(res.report);
+	bh_device_close(dev);
+	remove_firmware(dir);
 }

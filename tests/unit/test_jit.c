@@ -290,9 +290,7 @@ Test(jit, compiled_poll_loop_parks_and_wakes)
 	emit_exit(&p);
 	prog_put(dev, 0, CODE, &p);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
-	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[0]->core[BH_CORE_BRISC].parks); ms++)
-		sleep_ms(1);
-	cr_expect_gt(atomic_load(&dev->tiles[0]->core[BH_CORE_BRISC].parks), 0, "the compiled poll never parked");
+	wait_parked(dev, 0, BH_CORE_BRISC);
 	cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
 	expect_stays_parked(dev, BH_CORE_BRISC);
 	set_l1(dev, DATA, 77);
@@ -354,9 +352,7 @@ Test(jit, store_from_compiled_code_wakes_a_parked_core)
 	emit(&waiter, addi(A0, T2, 0));
 	emit_exit(&waiter);
 	start_core(dev, BH_CORE_NCRISC, &waiter);
-	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[0]->core[BH_CORE_NCRISC].parks); ms++)
-		sleep_ms(1);
-	cr_assert_gt(atomic_load(&dev->tiles[0]->core[BH_CORE_NCRISC].parks), 0, "the waiter never parked");
+	wait_parked(dev, 0, BH_CORE_NCRISC);
 	struct prog p = { 0 };
 	emit_li(&p, A1, 10000);
 	emit_li(&p, S0, DATA);

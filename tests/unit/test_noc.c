@@ -1153,3 +1153,96 @@ Test(noc_concurrency, eight_cores_on_four_tiles_incrementing_one_semaphore_give_
 	cr_expect_eq(l1_word(dev, 0, sem), 8 * n);
 	bh_device_close(dev);
 }
+
+/* ------------------------------------------------------------------------------- page-spanning delivery */
+
+/* A NoC delivery that spans L1 pages wakes the cores polling a word on any of them: here the
+ * polled word is on the last page of the write (or read response), 2 or 5 pages long. */
+#define SPAN_FLAG 0x48000u
+
+/* Tiles in `mask` start a BRISC polling SPAN_FLAG (exit with what it read) and park. */
+static void span_pollers(struct bh_device *dev, unsigned mask)
+{
+	struct prog p = { 0 };
+	emit_wait_nonzero(&p, SPAN_FLAG, T1);
+	emit(&p, addi(A0, T2, 0));
+	emit_exit(&p);
+	for (unsigned t = 0; mask >> t; t++)
+		if (mask >> t & 1) {
+			l1_set_word(dev, t, SPAN_FLAG, 0);
+			start_on(dev, t, BH_CORE_BRISC, &p);
+		}
+	for (unsigned t = 0; mask >> t; t++)
+		if (mask >> t & 1)
+			wait_parked(dev, t, BH_CORE_BRISC);
+}
+
+/* Source bytes [SRC, SRC + len) with 0x5A where the polled word lands. */
+static void span_source(struct bh_device *dev, uint32_t len)
+{
+	uint8_t *b = calloc(1, len);
+	b[len - 16] = 0x5A;
+	cr_assert_eq(bh_l1_write(dev, 0, SRC, b, len), BH_OK);
+	free(b);
+}
+
+static void span_write(uint32_t pages, bool mcast)
+{
+	struct bh_device *dev = open_grid(4, 2);
+	uint32_t len = (pages - 2) * 0x1000u + 32, dst = SPAN_FLAG + 16 - len;
+	unsigned mask = mcast ? TB(2, 2) | TB(3, 2) | TB(2, 3) | TB(3, 3) : TB(2, 2);
+	span_pollers(dev, mask);
+	span_source(dev, len);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	if (mcast)
+		emit_write(&p, 0, CTRL_MCAST, SRC, RECT(2, 2, 3, 3), 0, dst, len);
+	else
+		emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, XY(2, 2), 0, dst, len);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_NCRISC, &p, 0);
+	for (unsigned t = 0; mask >> t; t++)
+		if (mask >> t & 1)
+			expect_exit(dev, t, BH_CORE_BRISC, 0x5A);
+	bh_device_close(dev);
+}
+
+Test(noc_span, unicast_write_over_two_pages_wakes_a_poller_on_the_second)
+{
+	span_write(2, false);
+}
+
+Test(noc_span, unicast_write_over_five_pages_wakes_a_poller_on_the_last)
+{
+	span_write(5, false);
+}
+
+Test(noc_span, multicast_write_over_two_and_five_pages_wakes_every_receivers_poller)
+{
+	span_write(2, true);
+	span_write(5, true);
+}
+
+/* A DRAM -> L1 read whose response spans pages wakes the tile's own poller on the last one. */
+Test(noc_span, dram_read_response_over_two_and_five_pages_wakes_a_poller)
+{
+	for (uint32_t pages = 2; pages <= 5; pages += 3) {
+		struct bh_device *dev = open_row(1);
+		uint32_t len = (pages - 2) * 0x1000u + 64, dst = SPAN_FLAG + 16 - len;
+		uint8_t *b = calloc(1, len);
+		b[len - 16] = 0x5A;
+		cr_assert_eq(bh_dram_write(dev, 2, 0x200000u + (dst & 63), b, len), BH_OK);
+		free(b);
+		span_pollers(dev, 1);
+		unsigned x, y;
+		cr_assert_eq(bh_dram_bank_xy(dev, 0, 2, &x, &y), BH_OK);
+		struct prog p = { 0 };
+		emit_noc_init(&p, 0);
+		emit_read(&p, 0, XY(x, y), 0, 0x200000u + (dst & 63), dst, len);
+		emit_wait_counter(&p, 0, RD_RESP_RECEIVED, 1);
+		emit_exit_with(&p, 0);
+		run_on(dev, 0, BH_CORE_NCRISC, &p, 0);
+		expect_exit(dev, 0, BH_CORE_BRISC, 0x5A);
+		bh_device_close(dev);
+	}
+}

@@ -494,19 +494,18 @@ static long proc_status_kib(const char *field)
 	return v;
 }
 
-Test(p150, device_opens_with_700_core_threads_and_closes_quickly)
+/* Open starts a thread per core (700); close joins every one of them. How long either takes is
+ * bench_launch's business. */
+Test(p150, device_opens_with_700_core_threads_and_close_joins_them_all)
 {
 	long threads0 = proc_status_kib("Threads");
-	double t0 = wall_seconds();
 	struct bh_device *dev = open_cfg(&(struct bh_device_config){ .board = BH_BOARD_P150 });
-	double t1 = wall_seconds();
 	long threads = proc_status_kib("Threads") - threads0;
 	cr_expect_eq(bh_device_num_tiles(dev), 140);
 	cr_expect_geq(threads, 700, "%ld new threads", threads);
 	bh_device_close(dev);
-	double t2 = wall_seconds();
-	printf("P150 device: %ld threads, open %.3f s, close %.3f s\n", threads, t1 - t0, t2 - t1);
-	cr_expect_lt(t2 - t0, 5.0, "open + close took %.3f s", t2 - t0);
+	long left = proc_status_kib("Threads") - threads0;
+	cr_expect_eq(left, 0, "%ld of the device's threads outlived bh_device_close", left);
 }
 
 Test(chip_memory, eight_dram_banks_and_host_memory_are_backed_only_where_touched)

@@ -422,6 +422,14 @@ void expect_access_faults(struct bh_device *dev, enum bh_core_id core, bool stor
 
 /* The wait text is read only after the core published `sleeping` (a seq_cst store that follows
  * writing the text), and callers wait only where nothing can wake the core meanwhile. */
+void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core)
+{
+	struct bh_core *c = &dev->tiles[tile]->core[core];
+	for (int ms = 0; ms < 5000 && !atomic_load(&c->parks); ms++)
+		sleep_ms(1);
+	cr_assert_gt(atomic_load(&c->parks), 0, "tile %u %s never parked within 5 s", tile, core_names[core]);
+}
+
 void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
 {
 	struct bh_core *c = &dev->tiles[0]->core[core];
