@@ -1,4 +1,5 @@
-/* Shared by the fuzz harnesses: an input as a file the library can open by path. */
+/* Shared by the fuzz harnesses: the libFuzzer entry points, an input as a file the library can open
+ * by path, and the device the harnesses load into. */
 #ifndef BH_TESTS_FUZZ_INPUT_H
 #define BH_TESTS_FUZZ_INPUT_H
 
@@ -10,6 +11,9 @@
 #include <unistd.h>
 
 #include "bhemu/bhemu.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* One memory-backed file per process, rewritten with each input; its /proc/self/fd path is a
  * regular file to the ELF reader. NULL if the file cannot be written. */

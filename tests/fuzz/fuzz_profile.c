@@ -3,6 +3,8 @@
  * the rest is split into the five firmware ELFs (brisc, ncrisc, trisc0, trisc1, trisc2) at each
  * "\177ELF" magic, so that a seed is a flag byte and the five images one after the other. Missing
  * images are empty files. They are written into one scratch directory made at start-up. */
+#include "tests/fuzz/fuzz_input.h"   /* first: it needs _GNU_SOURCE */
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
