@@ -135,6 +135,11 @@ static int kload_segments(struct kload *l)
 			return kfail(l->err, l->errlen, l->path, "program header %zu: %s", i, elf_errmsg(-1));
 		if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
 			continue;
+		/* The ELF reader checks the file bytes of segments with a memory size (inside the file, no
+		 * more than the memory size); these are copied too, so the same rule holds here. */
+		if (ph.p_filesz > ph.p_memsz)
+			return kfail(l->err, l->errlen, l->path, "segment %zu: file size 0x%llx exceeds memory size 0x%llx", i,
+				     (unsigned long long)ph.p_filesz, (unsigned long long)ph.p_memsz);
 		if (ph.p_paddr < BH_KERNEL_LINK_BASE || ph.p_paddr + ph.p_filesz > BH_KERNEL_LINK_BASE + KERNEL_MAX_IMAGE)
 			return kfail(l->err, l->errlen, l->path, "segment %zu loads at 0x%llx, outside the kernel image "
 				     "[0x%08x, +0x%x): not linked by bhemu_kernel() (firmware/kernel/ABI.md)", i,

@@ -159,6 +159,23 @@ Test(kernels, a_kernel_for_another_processor_or_other_compile_args_is_refused)
 	bh_device_close(dev);
 }
 
+/* Found by fuzz_reloc: a PT_LOAD with file bytes but no memory size (which the ELF reader leaves
+ * alone) whose data runs past the end of the file. The kernel loader copied it from beyond the file
+ * image; it is refused naming the segment. Any device will do: nothing is launched. */
+Test(kernels, a_segment_with_data_past_the_end_of_the_file_is_refused)
+{
+	struct bh_device *dev = t_open();
+	struct bh_program *p;
+	struct bh_core_range one = { 0, 0, 0, 0 };
+	const char *path = BHEMU_SOURCE_DIR "/tests/fuzz/corpus/reloc/defect-kernel-segment-data-past-end-of-file.elf";
+	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
+	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_BRISC, path, &one, 1, NULL, 0), BH_ERR_ELF);
+	cr_expect(strstr(bh_program_error(p), "segment 2: file size 0x1c00 exceeds memory size 0x0"), "%s",
+		  bh_program_error(p));
+	bh_program_destroy(p);
+	bh_device_close(dev);
+}
+
 /* A producer that pushes more pages than the CB holds without reserving: the CB protocol check of
  * the stream registers stops it, naming the kernel's function. */
 Test(kernels, pushing_past_the_cb_without_reserving_faults_in_the_kernel)
