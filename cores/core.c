@@ -100,15 +100,28 @@ static void core_leave_reset(struct bh_core *c)
 	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
 }
 
+void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind)
+{
+	struct bh_hooks *h = &c->tile->chip->hooks;
+	if (!bh_hooks_attached(h))
+		return;
+	struct bh_core_event ev = { .kind = kind, .tile = c->tile->index, .core = (enum bh_core_id)c->kind,
+				    .pc = c->pc, .instructions = c->instret };
+	bh_hooks_emit_slow(h, &ev);
+}
+
 static void *core_thread(void *arg)
 {
 	struct bh_core *c = arg;
 	struct bh_tile *t = c->tile;
 
+	bh_rcu_thread_register();   /* an RCU reader of the hook table (sync/hooks.h) */
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
+		bh_rcu_offline();
 		while (!t->shutdown && !(c->restart && !c->held))
 			pthread_cond_wait(&c->cond, &t->lock);
+		bh_rcu_online();
 		if (t->shutdown)
 			break;
 		c->restart = false;
@@ -117,6 +130,7 @@ static void *core_thread(void *arg)
 		c->state = BH_CORE_RUNNING;
 		pthread_mutex_unlock(&t->lock);
 		bh_device_notify(t->dev);
+		bh_core_emit(c, BH_CORE_EVENT_RUNNING);
 
 		enum rv_stop why = rv32_run(c);
 
@@ -135,9 +149,11 @@ static void *core_thread(void *arg)
 		}
 		pthread_mutex_unlock(&t->lock);
 		bh_device_notify(t->dev);
+		bh_core_emit(c, BH_CORE_EVENT_STOPPED);
 		pthread_mutex_lock(&t->lock);
 	}
 	pthread_mutex_unlock(&t->lock);
+	bh_rcu_thread_unregister();
 	return NULL;
 }
 
@@ -204,7 +220,9 @@ bool bh_core_block(struct bh_core *c)
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		return true;
 	atomic_store_explicit(&c->park_state, BH_PARK_BLOCKED, memory_order_release);
+	bh_core_emit(c, BH_CORE_EVENT_PARKED);
 	bh_park_sleep(c, c->block_seq, 0);
 	atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+	bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
 }

@@ -212,9 +212,11 @@ bool bh_spin_park(struct bh_core *c)
 			s->timed_ns = SPIN_TIMED_MIN_NS;
 		atomic_fetch_add_explicit(&c->parks, 1, memory_order_relaxed);
 		atomic_store_explicit(&c->park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
+		bh_core_emit(c, BH_CORE_EVENT_PARKED);
 		bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, timed ? s->timed_ns : 0, &s->unfenced_ns));
 		bh_park_unfenced_woken(c, seq, &s->unfenced_ns);
 		atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+		bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 		if (timed) {
 			s->timed_ns *= 2;
 			if (s->timed_ns > SPIN_TIMED_MAX_NS)
