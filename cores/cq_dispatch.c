@@ -355,8 +355,8 @@ static bool dp_write_packed(struct dp *d, const uint8_t *h, uint64_t *len)
 	uint32_t addr = get32(h, BH_CQF_D_WRITE_PACKED_addr) + d->write_offset[idx];
 	*len = data + (uint64_t)block * (stride ? count : 1);
 	uint8_t subs[BH_CQ_PACKED_MAX_UNICAST * 8];
-	if (!dp_check_relayed(d, *len, BH_CQF_D_WRITE_PACKED_size) ||
-	    !dp_check_fits_cb(d, *len, BH_CQF_D_WRITE_PACKED_size) ||
+	if (!dp_check_fits_cb(d, *len, BH_CQF_D_WRITE_PACKED_size) ||
+	    !dp_check_relayed(d, *len, BH_CQF_D_WRITE_PACKED_size) ||
 	    !dp_copy(d, d->cmd_off + 16, subs, count * sub, BH_CQF_D_WRITE_PACKED_count) ||
 	    !dp_need(d, d->cmd_off + *len, BH_CQF_D_WRITE_PACKED_size))
 		return false;
@@ -399,8 +399,8 @@ static bool dp_write_packed_large(struct dp *d, const uint8_t *h, uint64_t *len)
 		total += (n + align - 1) & ~(uint64_t)(align - 1);
 	}
 	*len = total;
-	if (!dp_check_relayed(d, total, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
-	    !dp_check_fits_cb(d, total, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
+	if (!dp_check_fits_cb(d, total, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
+	    !dp_check_relayed(d, total, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
 	    !dp_need(d, d->cmd_off + total, BH_CQF_D_WRITE_PACKED_LARGE_count))
 		return false;
 	uint64_t off = d->cmd_off + first;
