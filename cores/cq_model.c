@@ -204,7 +204,8 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 			char rep[sizeof m->error];
 			if (block && cqm_block(m, r, &b, rep, sizeof rep)) {
 				bh_watch_unregister(t, BH_BRISC);
-				return bh_cqm_fail(m, r, NULL, "", 0, -1, "%s", rep);
+				/* Named after the prefetcher whichever model sees it last: the same report every time. */
+				return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", rep);
 			}
 			bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
 			bh_park_unfenced_woken(c, seq, &unfenced_ns);

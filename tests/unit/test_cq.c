@@ -1396,7 +1396,7 @@ Test(cq, a_stall_without_notify_is_a_deadlock_report_naming_the_stall)
 	cr_expect_eq(rc, BH_ERR_CQ, "a report, not a timeout: rc %d %s", rc, bh_cq_error(cq));
 	char want[96];
 	snprintf(want, sizeof want, "prefetch core: STALL at issue ring offset 0x%x waits for DOWNSTREAM_SYNC_SEM", at);
-	assert_has(bh_cq_error(cq), "deadlock between the prefetch and dispatch cores");
+	assert_has(bh_cq_error(cq), "prefetch core (3,2): deadlock between the prefetch and dispatch cores");
 	assert_has(bh_cq_error(cq), want);
 	assert_has(bh_cq_error(cq), "dispatch core: next command at dispatch CB offset 0x5000 waits for dispatch-CB data");
 	assert_has(bh_cq_error(cq), "NOTIFY_PREFETCH");
