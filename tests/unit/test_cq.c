@@ -1512,3 +1512,25 @@ Test(cq, dispatch_writes_into_the_cq_cores_own_state_code_or_soft_reset_are_refu
 	bh_program_destroy(p);
 	bh_device_close(dev);
 }
+
+/* The prefetch commands with a 32-byte header, at the end of a fetch record with 16 bytes left. */
+Test(cq, a_32_byte_prefetch_header_cut_by_the_end_of_its_record_is_a_named_truncation)
+{
+	struct cq_fx f = fx_open(3, 2);
+	static const unsigned ids[] = { BH_CQP_RELAY_LINEAR, BH_CQP_RELAY_LINEAR_H };
+	for (unsigned k = 0; k < 2; k++) {
+		if (k)
+			f.cq = open_cq(f.dev, 0, 0);
+		uint32_t at = cq_state(f.cq).issue_wr;
+		uint8_t rec[16] = { (uint8_t)ids[k] };
+		cr_assert_eq(bh_cq_enqueue_record(f.cq, rec, sizeof rec), BH_OK);
+		cr_expect_eq(bh_cq_finish(f.cq), BH_ERR_CQ, "%s", bh_cq_error(f.cq));
+		char want[160];
+		snprintf(want, sizeof want, "%s at issue ring offset 0x%x: truncated command: %s needs its 32-byte header, "
+			 "the fetched record has 16 bytes left", bh_cq_prefetch_cmds[ids[k]].name, at,
+			 bh_cq_prefetch_cmds[ids[k]].name);
+		assert_has(bh_cq_error(f.cq), want);
+		bh_cq_close(f.cq);
+	}
+	bh_device_close(f.dev);
+}
