@@ -62,10 +62,13 @@ static struct bh_device *boot_grid(void)
 		fprintf(stderr, "fuzz_cq: cannot open a 3x2 grid\n");
 		abort();
 	}
-	int rc = bh_boot(dev, bh_profile_default(), BHEMU_BINARY_DIR "/firmware/ref",
-			 &(struct bh_boot_options){ .timeout_s = 10 }, &res);
+	/* The build's reference firmware (targets guest_ref_brisc .. guest_ref_trisc2), or FUZZ_CQ_FIRMWARE. */
+	const char *fw = getenv("FUZZ_CQ_FIRMWARE") ? getenv("FUZZ_CQ_FIRMWARE") : BHEMU_BINARY_DIR "/firmware/ref";
+	int rc = bh_boot(dev, bh_profile_default(), fw, &(struct bh_boot_options){ .timeout_s = 10 }, &res);
 	if (rc != BH_OK) {
-		fprintf(stderr, "fuzz_cq: boot with %s/firmware/ref failed (%d): %s\n", BHEMU_BINARY_DIR, rc, res.message);
+		fprintf(stderr, "fuzz_cq: boot with the firmware in %s failed (%d): %s\n(build the targets guest_ref_brisc, "
+			"guest_ref_ncrisc, guest_ref_trisc0..2 of this build, or point FUZZ_CQ_FIRMWARE at a directory of "
+			"them)\n", fw, rc, res.message);
 		abort();
 	}
 	free(res.report);
