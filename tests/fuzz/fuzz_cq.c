@@ -2,7 +2,7 @@
  * through the public queue API on a freshly booted 3x2 grid (tiles 2 and 5 are the prefetch and
  * dispatch cores, the other four are workers). Every input must end in completion or in a named
  * error (BH_ERR_CQ with a report naming a core, a timeout, a fault, a deadlock) within the
- * queue's 0.2 s timeout per wait; a crash, hang, leak, or a read that misses the write just
+ * queue's 0.3 s timeout per wait; a crash, hang, leak, or a read that misses the write just
  * before it (issue 12 defect 2) is a finding.
  *
  * The input is a sequence of steps, each starting with a selector byte s:
@@ -25,9 +25,11 @@
 
 #include "bhemu/bhemu.h"
 #include "cores/cq_cmds.h"
+#include "host/cq.h"
 
 #define MAX_STEPS 24
 #define MAX_DISPATCH 2048u
+#define STREAM_TIMEOUT_S 0.3   /* per wait of the fuzzed stream */
 #define BUF_BASE 0x100000u   /* above every CQ structure (L1 banks include the CQ tiles) */
 
 struct input {
@@ -132,12 +134,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bh_device *dev = boot_grid();
 	struct bh_cq *cq = NULL;
 	char err[512];
-	struct bh_cq_config cfg = { .issue_size = 1u << 20, .completion_size = 64u << 10, .timeout_s = 0.2 };
+	/* Open (its worker reset is known good) with a timeout a loaded machine cannot reach, then
+	 * bound the fuzzed stream's waits. */
+	struct bh_cq_config cfg = { .issue_size = 1u << 20, .completion_size = 64u << 10, .timeout_s = 10 };
 	int rc = bh_cq_open(dev, &cfg, &cq, err, sizeof err);
 	if (rc != BH_OK) {
 		fprintf(stderr, "fuzz_cq: bh_cq_open on a fresh device: %d %s\n", rc, err);
 		abort();
 	}
+	cq->timeout_s = STREAM_TIMEOUT_S;
 	for (unsigned k = 0; k < MAX_STEPS && in.left && rc == BH_OK; k++)
 		rc = run_step(cq, &in);
 	if (rc == BH_OK)
