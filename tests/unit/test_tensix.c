@@ -751,6 +751,75 @@ Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
 	bh_device_close(dev);
 }
 
+/* ------------------------------------------------------------------------- random pushes */
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return *s ^ *s >> 15;
+}
+
+/* A random Tensix word: rarely any opcode or any from the table, mostly one that bhemu executes
+ * with its reserved bits clear. Waits and ATGETM become NOPs, so that no round waits for a
+ * semaphore nobody posts. */
+static uint32_t random_tensix_word(uint32_t *s)
+{
+	uint32_t w = lcg(s);
+	unsigned r = lcg(s) % 32;
+	if (r) {
+		unsigned op;
+		do
+			op = lcg(s) % 256;
+		while (!tt_opinfo(op) || (r > 1 && tt_opinfo(op)->exec == TT_E_N));
+		w = (uint32_t)op << 24 | (w & 0xFFFFFFu);
+		if (r > 1 && tt_opinfo(op)->fields_known)
+			w &= 0xFF000000u | tt_opinfo(op)->field_mask;
+	}
+	const struct tt_opinfo *oi = tt_opinfo(w >> 24);
+	if (oi && (oi->unit == TT_U_WAIT || w >> 24 == 0xA0))
+		w = TT_NOP;
+	return w;
+}
+
+/* Random pushes, MopCfg words, MOPs and REPLAYs (small counts) into each TRISC's thread: every
+ * round ends in an exit or in a fault whose report names the Tensix word that was wrong. */
+Test(tensix, random_pushes_mops_and_replays_end_in_an_exit_or_a_named_fault)
+{
+	uint32_t seed = 12;
+	struct bh_core_result *r = result_new();
+	unsigned faulted = 0;
+	for (unsigned round = 0; round < 48; round++) {
+		struct bh_device *dev = t_open();
+		enum bh_core_id core = (enum bh_core_id)(BH_CORE_TRISC0 + round % 3);
+		struct prog p = { 0 };
+		for (unsigned k = 0; k < BH_TT_MOP_CFG_WORDS; k++)
+			emit_store_word(&p, MOP_CFG + 4 * k, k < 2 ? lcg(&seed) % 3 : TT_NOP);
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t w = random_tensix_word(&seed);
+			switch (lcg(&seed) % 8) {
+			case 0: emit_store_word(&p, MOP_CFG + 4 * (lcg(&seed) % 9), w); break;
+			case 1: emit_push(&p, MOP(lcg(&seed) & 1, lcg(&seed) % 4, lcg(&seed) & 0xFFFF)); break;
+			case 2: emit_push(&p, REPLAY(lcg(&seed) % 32, lcg(&seed) % 5, lcg(&seed) & 1, lcg(&seed) & 1)); break;
+			case 3: emit_store_word(&p, GPR + 4 * (lcg(&seed) % 64), lcg(&seed)); break;
+			default: emit_push(&p, w); break;
+			}
+		}
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, core, core_code_at[core], &p, r);
+		cr_assert(r->status == BH_RUN_EXITED || r->status == BH_RUN_FAULTED, "round %u: status %d\n%s", round,
+			  r->status, r->report);
+		if (r->status == BH_RUN_FAULTED) {
+			faulted++;
+			cr_assert(strstr(r->report, "why: Tensix thread") || strstr(r->report, "why: push of 0x"),
+				  "round %u: the fault does not name the Tensix word:\n%s", round, r->report);
+		}
+		bh_device_close(dev);
+	}
+	cr_expect(faulted > 0 && faulted < 48, "%u of 48 rounds faulted: the mix should give both outcomes", faulted);
+	free(r);
+}
+
 /* ------------------------------------------------------------------------------- stress */
 
 /* A token goes round the three threads through semaphores 0 -> 1 -> 2 -> 0. Holding it, a thread
