@@ -96,11 +96,12 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 	va_end(ap);
 	tt_disasm(word, dis, sizeof dis);
 	snprintf(region, sizeof region, "Tensix thread %u", th->id);
-	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot. */
+	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot (kept
+	 * short: the detail has room for about 250 characters). */
 	if (th->origin == TT_FROM_MOP)
-		snprintf(from, sizeof from, "emitted by MOP 0x%08x ", th->cur.word);
+		snprintf(from, sizeof from, "emitted by MOP 0x%08x, ", th->cur.word);
 	else if (th->origin == TT_FROM_REPLAY)
-		snprintf(from, sizeof from, "from replay slot %u, played by 0x%08x ", th->origin_slot, th->cur.word);
+		snprintf(from, sizeof from, "from replay slot %u, ", th->origin_slot);
 	pthread_mutex_lock(&th->tx->lock);
 	bh_fault_fill(&th->fault, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (%spushed by %s): %s",
 		      th->id, word, dis, from, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);

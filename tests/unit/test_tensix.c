@@ -495,7 +495,7 @@ Test(tensix, fault_of_a_replayed_instruction_names_its_replay_slot)
 	run_prog(dev, BH_CORE_TRISC2, core_code_at[BH_CORE_TRISC2], &p, r);
 	expect_fault(r, BH_CORE_TRISC2, pc, "bad register value", "mutex 1 does not exist");
 	expect_in_report(r, "Tensix thread 2, instruction 0xa0000001 ATGETM");
-	expect_in_report(r, "from replay slot 7, played by 0x0401c010 pushed by trisc2");
+	expect_in_report(r, "(from replay slot 7, pushed by trisc2): mutex 1 does not exist");
 	free(r);
 	bh_device_close(dev);
 }
