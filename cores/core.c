@@ -16,6 +16,8 @@
 #define CFG0_RESET (16u << 13)
 
 
+static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len);
+
 void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 {
 	memset(c, 0, sizeof *c);
@@ -30,7 +32,7 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->cfg0 = CFG0_RESET;
 	c->jit_mode = (uint8_t)rv32_jit_default_mode();
 	pthread_cond_init(&c->cond, NULL);
-	atomic_store_explicit(&bh_tile_code_written_hook, bh_core_code_written, memory_order_relaxed);
+	atomic_store_explicit(&bh_tile_code_written_hook, core_code_stale, memory_order_relaxed);
 }
 
 void bh_core_destroy(struct bh_core *c)
@@ -151,16 +153,13 @@ int bh_core_thread_start(struct bh_core *c)
 	return rc;
 }
 
-/* An L1 write hit a page whose code_pages byte is non-zero. Decoded code: the writer drops its
- * own copy now (its interpreter re-decodes the next instruction from memory); other cores are
- * told through their stale-page bits and pick it up at their next event check. Watched words:
- * the parked cores whose words overlap the write are woken. */
-void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
+/* Decoded code on the page of an L1 write: the writer drops its own copy now (its interpreter
+ * re-decodes the next instruction from memory); other cores are told through their stale-page
+ * bits and pick it up at their next event check. */
+static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
 {
 	unsigned page = addr >> BH_L1_PAGE_SHIFT;
 	unsigned mask = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
-	if (mask & BH_PAGE_WATCHED)
-		bh_watch_l1_written(t, addr, len);
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		if (!(mask >> k & 1))
 			continue;
@@ -172,6 +171,15 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 		atomic_fetch_or_explicit(&c->stale_pages[page / 32], 1u << (page % 32), memory_order_relaxed);
 		atomic_fetch_or_explicit(&c->events, BH_EV_CODE_STALE, memory_order_release);
 	}
+}
+
+/* A core's store hit a page whose code_pages byte is non-zero: stale code first, then the
+ * parked cores whose watched words overlap the store are woken. */
+void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
+{
+	core_code_stale(t, writer, addr, len);
+	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_WATCHED)
+		bh_watch_l1_written(t, addr, len);
 }
 
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers

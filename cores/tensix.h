@@ -47,11 +47,6 @@ struct bh_tile;
 #define TT_TCFG_STREAMWAIT_NUM_MSGS_HI 58u   /* STREAMWAIT_NUM_MSGS_HI_Val, 7 bits */
 #define TT_TCFG_STREAM_ID_SYNC 59u           /* STREAM_ID_SYNC_SEC0..3_BankSel at 59..62, 6 bits */
 
-#define BH_TT_GPR_BASE 0xFFE00000u
-#define BH_TT_PUSH_BASE 0xFFE40000u
-#define BH_TT_PUSH_STRIDE 0x10000u
-#define BH_TT_MOP_CFG_BASE 0xFFB80000u
-
 /* ---------------------------------------------------------------------------------------------
  * The opcode table (cores/tensix_insns.h) as data.
  */
