@@ -163,6 +163,9 @@ struct tt_src_state {
 	uint8_t matrix_srca_bank, matrix_srcb_bank;
 };
 
+/* Where an instruction entering the replay expander or the gate came from, for its faults. */
+enum tt_origin { TT_FROM_PUSH, TT_FROM_MOP, TT_FROM_REPLAY };
+
 struct bh_tensix;
 
 struct bh_tt_thread {
@@ -200,6 +203,9 @@ struct bh_tt_thread {
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
 	uint32_t mask_hi;
 	uint32_t replay[BH_TT_REPLAY_SLOTS];
+	uint32_t replay_recorded; /* bit k: slot k holds a recorded instruction (the rest never did) */
+	uint8_t origin;           /* enum tt_origin of the instruction being processed (for faults) */
+	uint8_t origin_slot;      /* its replay slot, with TT_FROM_REPLAY */
 	unsigned rec_left, rec_pos;
 	bool rec_exec;
 	struct tt_latch latch;
