@@ -16,6 +16,8 @@
 #define CFG0_RESET (16u << 13)
 
 
+static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len);
+
 void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 {
 	memset(c, 0, sizeof *c);
@@ -31,7 +33,7 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->cfg0 = CFG0_RESET;
 	c->jit_mode = (uint8_t)rv32_jit_default_mode();
 	pthread_cond_init(&c->cond, NULL);
-	atomic_store_explicit(&bh_tile_code_written_hook, bh_core_code_written, memory_order_relaxed);
+	atomic_store_explicit(&bh_tile_code_written_hook, core_code_stale, memory_order_relaxed);
 }
 
 void bh_core_destroy(struct bh_core *c)
@@ -100,15 +102,28 @@ static void core_leave_reset(struct bh_core *c)
 	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
 }
 
+void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind)
+{
+	struct bh_hooks *h = &c->tile->chip->hooks;
+	if (!bh_hooks_attached(h))
+		return;
+	struct bh_core_event ev = { .kind = kind, .tile = c->tile->index, .core = (enum bh_core_id)c->kind,
+				    .pc = c->pc, .instructions = c->instret };
+	bh_hooks_emit_slow(h, &ev);
+}
+
 static void *core_thread(void *arg)
 {
 	struct bh_core *c = arg;
 	struct bh_tile *t = c->tile;
 
+	bh_rcu_thread_register();   /* an RCU reader of the hook table (sync/hooks.h) */
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
+		bh_rcu_offline();
 		while (!t->shutdown && !(c->restart && !c->held))
 			pthread_cond_wait(&c->cond, &t->lock);
+		bh_rcu_online();
 		if (t->shutdown)
 			break;
 		c->restart = false;
@@ -117,6 +132,7 @@ static void *core_thread(void *arg)
 		c->state = BH_CORE_RUNNING;
 		pthread_mutex_unlock(&t->lock);
 		bh_device_notify(t->dev);
+		bh_core_emit(c, BH_CORE_EVENT_RUNNING);
 
 		enum rv_stop why = rv32_run(c);
 
@@ -135,9 +151,11 @@ static void *core_thread(void *arg)
 		}
 		pthread_mutex_unlock(&t->lock);
 		bh_device_notify(t->dev);
+		bh_core_emit(c, BH_CORE_EVENT_STOPPED);
 		pthread_mutex_lock(&t->lock);
 	}
 	pthread_mutex_unlock(&t->lock);
+	bh_rcu_thread_unregister();
 	return NULL;
 }
 
@@ -153,16 +171,13 @@ int bh_core_thread_start(struct bh_core *c)
 	return rc;
 }
 
-/* An L1 write hit a page whose code_pages byte is non-zero. Decoded code: the writer drops its
- * own copy now (its interpreter re-decodes the next instruction from memory); other cores are
- * told through their stale-page bits and pick it up at their next event check. Watched words:
- * the parked cores whose words overlap the write are woken. */
-void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
+/* Decoded code on the page of an L1 write: the writer drops its own copy now (its interpreter
+ * re-decodes the next instruction from memory); other cores are told through their stale-page
+ * bits and pick it up at their next event check. */
+static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
 {
 	unsigned page = addr >> BH_L1_PAGE_SHIFT;
 	unsigned mask = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
-	if (mask & BH_PAGE_WATCHED)
-		bh_watch_l1_written(t, addr, len);
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		if (!(mask >> k & 1))
 			continue;
@@ -174,6 +189,15 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 		atomic_fetch_or_explicit(&c->stale_pages[page / 32], 1u << (page % 32), memory_order_relaxed);
 		atomic_fetch_or_explicit(&c->events, BH_EV_CODE_STALE, memory_order_release);
 	}
+}
+
+/* A core's store hit a page whose code_pages byte is non-zero: stale code first, then the
+ * parked cores whose watched words overlap the store are woken. */
+void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
+{
+	core_code_stale(t, writer, addr, len);
+	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_WATCHED)
+		bh_watch_l1_written(t, addr, len);
 }
 
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
@@ -204,7 +228,9 @@ bool bh_core_block(struct bh_core *c)
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		return true;
 	atomic_store_explicit(&c->park_state, BH_PARK_BLOCKED, memory_order_release);
+	bh_core_emit(c, BH_CORE_EVENT_PARKED);
 	bh_park_sleep(c, c->block_seq, 0);
 	atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+	bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
 }

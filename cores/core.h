@@ -9,6 +9,7 @@
 
 #include "fabric/fault.h"
 #include "fabric/hw.h"
+#include "bhemu/bhemu.h"
 #include "cores/spin.h"
 
 struct bh_core;
@@ -148,6 +149,9 @@ uint32_t bh_core_reset_pc(const struct bh_core *core);
 /* CSR access (cores/rv32_csr.c). Return false with core->fault set when the CSR is not accessible. */
 bool rv32_csr_read(struct bh_core *core, uint32_t csr, uint32_t *val);
 bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
+
+/* Tell the attached observers (sync/hooks.h) about this core, on its own thread. */
+void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind);
 
 /* An L1 store hit a page holding decoded code (see fabric/tile.h). */
 __attribute__((cold, noinline))

@@ -53,7 +53,10 @@ struct data_wait {
 
 static uint64_t dp_avail(struct dp *d)
 {
-	return (uint64_t)bh_cqm_l1_ld(d->m, BH_CQ_DISPATCH, d->m->sem_base + 16 * BH_CQ_SEM_DISPATCH_CB) * BH_CQ_PAGE;
+	uint64_t v = (uint64_t)bh_cqm_l1_ld(d->m, BH_CQ_DISPATCH, d->m->sem_base + 16 * BH_CQ_SEM_DISPATCH_CB) * BH_CQ_PAGE;
+	/* Pages seen here come after any unit end published before them (pairs with pf_release). */
+	atomic_thread_fence(memory_order_acquire);
+	return v;
 }
 
 /* The end of the relay unit the current command started in, once the prefetcher published it. */
@@ -73,31 +76,37 @@ static void dp_find_unit(struct dp *d)
 static bool data_ready(void *arg)
 {
 	struct data_wait *w = arg;
+	bool here = dp_avail(w->d) >= w->end;
 	dp_find_unit(w->d);
 	if (w->d->unit_end && w->end > w->d->unit_end) {
 		w->past_unit = true;
 		return true;
 	}
-	return dp_avail(w->d) >= w->end;
+	return here;
 }
 
-/* Wait until the CB holds every byte before `end` (free-running offset). */
+/* "truncated command: WRITE_LINEAR needs 32 bytes, its relay carried 16 (...)" */
+static bool dp_truncated(struct dp *d, uint64_t end, int field)
+{
+	snprintf(d->why, sizeof d->why, "truncated command: %s needs %llu bytes, but its relay carried %llu (the "
+		 "command runs past what was relayed)", d->cmd ? d->cmd : "the command",
+		 (unsigned long long)(end - d->cmd_off), (unsigned long long)(d->unit_end - d->cmd_off));
+	return dp_fail(d, field, d->why);
+}
+
+/* Wait until the CB holds every byte before `end` (free-running offset), all of them relayed
+ * for the command at cmd_off (to the byte: the end of its relay unit, once known). */
 static bool dp_need(struct dp *d, uint64_t end, int field)
 {
 	struct data_wait w = { d, end, false };
 	uint32_t a = d->m->sem_base + 16 * BH_CQ_SEM_DISPATCH_CB;
+	uint32_t pages = (uint32_t)((end + BH_CQ_PAGE - 1) / BH_CQ_PAGE);
+	struct bh_cqm_block b = { BH_CQW_DATA, a, pages, 0 };
 	char what[160];
-	snprintf(what, sizeof what, "dispatch-CB data: MY_DISPATCH_CB_SEM (L1 0x%x) >= %llu pages", a,
-		 (unsigned long long)((end + BH_CQ_PAGE - 1) / BH_CQ_PAGE));
-	if (!bh_cqm_wait(d->m, BH_CQ_DISPATCH, &a, 1, data_ready, &w, what))
+	snprintf(what, sizeof what, "dispatch-CB data: MY_DISPATCH_CB_SEM (L1 0x%x) >= %u pages", a, pages);
+	if (!bh_cqm_wait(d->m, BH_CQ_DISPATCH, &a, 1, data_ready, &w, what, &b))
 		return false;
-	if (w.past_unit) {
-		snprintf(d->why, sizeof d->why, "the command needs %llu bytes, but the relay that carried it ends after "
-			 "%llu (the length runs past what was relayed)", (unsigned long long)(end - d->cmd_off),
-			 (unsigned long long)(d->unit_end - d->cmd_off));
-		return dp_fail(d, field, d->why);
-	}
-	return true;
+	return w.past_unit ? dp_truncated(d, end, field) : true;
 }
 
 static bool dp_copy(struct dp *d, uint64_t off, void *dst, uint32_t n, int field)
@@ -139,9 +148,13 @@ static bool dp_chunk(struct dp *d, uint64_t off, uint32_t len, uint32_t *src, ui
 	if (!dp_need(d, off + (len < to_page ? len : to_page), field))
 		return false;
 	uint64_t avail = dp_avail(d) - off;
+	dp_find_unit(d);
 	uint32_t pos = (uint32_t)(off % BH_CQ_DISPATCH_CB_SIZE), k = BH_CQ_DISPATCH_CB_SIZE - pos;
 	k = k < len ? k : len;
 	*n = avail < k ? (uint32_t)avail : k;
+	/* Pages past the unit's end may hold the next unit: the command must not run into them. */
+	if (d->unit_end && off + *n > d->unit_end)
+		return dp_truncated(d, off + len, field);
 	*src = BH_CQ_DISPATCH_CB + pos;
 	return true;
 }
@@ -167,6 +180,37 @@ static bool dp_write_out(struct dp *d, uint64_t off, uint32_t len, uint32_t hi, 
 	return true;
 }
 
+/* ---- Checks made before a command writes anything ---------------------------------------------- */
+
+/* The command's len bytes were relayed, as far as the end of its relay unit is known yet. */
+static bool dp_check_relayed(struct dp *d, uint64_t len, int field)
+{
+	dp_find_unit(d);
+	return d->unit_end && d->cmd_off + len > d->unit_end ? dp_truncated(d, d->cmd_off + len, field) : true;
+}
+
+/* A command that is not streamed holds all its bytes in the dispatch CB at once: pages come back
+ * to the prefetcher only after it, so they must fit what the CB can hold from its block on. */
+static bool dp_check_fits_cb(struct dp *d, uint64_t len, int field)
+{
+	uint64_t room = BH_CQ_DISPATCH_CB_SIZE - d->cmd_off % BLOCK_BYTES;
+	if (len <= room)
+		return true;
+	snprintf(d->why, sizeof d->why, "%s needs its %llu bytes in the dispatch CB at once (it is not streamed), but the "
+		 "512 KiB CB holds at most %llu from this command's block on: it would wait for itself forever",
+		 d->cmd, (unsigned long long)len, (unsigned long long)room);
+	return dp_fail(d, field, d->why);
+}
+
+static bool dp_check_dest(struct dp *d, uint32_t hi, uint32_t mid, uint32_t lo, uint64_t len, bool mcast, int field)
+{
+	char why[sizeof d->why - 64];
+	if (bh_cqm_dest_allowed(d->m, DP_NOC, hi, mid, lo, len, mcast, why, sizeof why))
+		return true;
+	snprintf(d->why, sizeof d->why, "%s: the CQ cores' own code and state are not a destination", why);
+	return dp_fail(d, field, d->why);
+}
+
 /* ---- Commands ----------------------------------------------------------------------------------- */
 
 static uint32_t get32(const uint8_t *h, enum bh_cq_field_id f)
@@ -185,6 +229,10 @@ static bool dp_write_linear(struct dp *d, const uint8_t *h, uint64_t *len)
 		return dp_fail(d, BH_CQF_D_WRITE_LINEAR_length, "4 GiB or more is not modelled");
 	addr += d->write_offset[idx];
 	*len = 32 + n;
+	if (!dp_check_relayed(d, *len, BH_CQF_D_WRITE_LINEAR_length) ||
+	    !dp_check_dest(d, get32(h, BH_CQF_D_WRITE_LINEAR_noc_xy_addr), (uint32_t)(addr >> 32), (uint32_t)addr, n, mcast,
+			   BH_CQF_D_WRITE_LINEAR_addr))
+		return false;
 	return dp_write_out(d, d->cmd_off + 32, (uint32_t)n, get32(h, BH_CQF_D_WRITE_LINEAR_noc_xy_addr),
 			    (uint32_t)(addr >> 32), (uint32_t)addr, mcast, true, BH_CQF_D_WRITE_LINEAR_addr);
 }
@@ -213,7 +261,7 @@ static bool dp_completion_push(struct dp *d, uint32_t src, uint32_t n)
 	struct cq_space s = { d, pages * (BH_CQ_PAGE >> 4) };
 	uint32_t a = BH_CQ_COMPLETION_RD_PTR;
 	if (!bh_cqm_wait(m, BH_CQ_DISPATCH, &a, 1, completion_space, &s,
-			 "completion-ring space: the host's read pointer (L1 0x196e0)"))
+			 "completion-ring space: the host's read pointer (L1 0x196e0)", NULL))
 		return false;
 	uint32_t addr = (d->cq_wr & 0x7FFFFFFFu) << 4, end = m->completion_base + m->completion_size;
 	uint32_t first = end - addr < n ? end - addr : n;
@@ -242,6 +290,8 @@ static bool dp_write_host(struct dp *d, const uint8_t *h, uint64_t *len)
 	if (n < 16 || n >> 32)
 		return dp_fail(d, BH_CQF_D_WRITE_LINEAR_H_HOST_length, "must count the 16-byte header and stay below 4 GiB");
 	*len = n;
+	if (!dp_check_relayed(d, n, BH_CQF_D_WRITE_LINEAR_H_HOST_length))
+		return false;
 	/* The header goes too: the host parses it. Chunks are whole pages but the last. */
 	for (uint64_t off = d->cmd_off; n;) {
 		uint32_t src, k;
@@ -269,11 +319,17 @@ static bool dp_write_paged(struct dp *d, const uint8_t *h, uint64_t *len)
 	if (!ps)
 		return dp_fail(d, BH_CQF_D_WRITE_PAGED_page_size, "0");
 	*len = 16 + (uint64_t)ps * pages;
+	if (!dp_check_relayed(d, *len, BH_CQF_D_WRITE_PAGED_pages))
+		return false;
+	for (uint32_t k = 0, hi, lo; k < pages; k++)
+		if (!bh_cqm_bank_page(d->m, DP_NOC, dram, base, ps, start + k, &hi, &lo))
+			return dp_fail(d, BH_CQF_D_WRITE_PAGED_is_dram, "no banks of that kind");
+		else if (!dp_check_dest(d, hi, 0, lo, ps, false, BH_CQF_D_WRITE_PAGED_base_addr))
+			return false;
 	uint64_t off = d->cmd_off + 16;
 	for (uint32_t k = 0; k < pages; k++, off += ps) {
 		uint32_t hi, lo;
-		if (!bh_cqm_bank_page(d->m, DP_NOC, dram, base, ps, start + k, &hi, &lo))
-			return dp_fail(d, BH_CQF_D_WRITE_PAGED_is_dram, "no banks of that kind");
+		bh_cqm_bank_page(d->m, DP_NOC, dram, base, ps, start + k, &hi, &lo);
 		if (!dp_write_out(d, off, ps, hi, 0, lo, false, true, BH_CQF_D_WRITE_PAGED_base_addr))
 			return false;
 	}
@@ -295,12 +351,20 @@ static bool dp_write_packed(struct dp *d, const uint8_t *h, uint64_t *len)
 		return dp_fail(d, BH_CQF_D_WRITE_PACKED_write_offset_index, "at most 4 write offsets");
 	if (size == 0)
 		return dp_fail(d, BH_CQF_D_WRITE_PACKED_size, "0 bytes");
-	uint8_t subs[BH_CQ_PACKED_MAX_UNICAST * 8];
-	if (!dp_copy(d, d->cmd_off + 16, subs, count * sub, BH_CQF_D_WRITE_PACKED_count))
-		return false;
 	uint32_t data = 16 + ((count * sub + 15) & ~15u), block = (size + 15) & ~15u;
 	uint32_t addr = get32(h, BH_CQF_D_WRITE_PACKED_addr) + d->write_offset[idx];
 	*len = data + (uint64_t)block * (stride ? count : 1);
+	uint8_t subs[BH_CQ_PACKED_MAX_UNICAST * 8];
+	if (!dp_check_fits_cb(d, *len, BH_CQF_D_WRITE_PACKED_size) ||
+	    !dp_check_relayed(d, *len, BH_CQF_D_WRITE_PACKED_size) ||
+	    !dp_copy(d, d->cmd_off + 16, subs, count * sub, BH_CQF_D_WRITE_PACKED_count) ||
+	    !dp_need(d, d->cmd_off + *len, BH_CQF_D_WRITE_PACKED_size))
+		return false;
+	for (uint32_t i = 0; i < count; i++)
+		if (!dp_check_dest(d, (uint32_t)bh_cq_get(subs + sub * i, mcast ? BH_CQF_S_PACKED_MCAST_noc_xy
+										: BH_CQF_S_PACKED_UNICAST_noc_xy),
+				   0, addr, size, mcast, BH_CQF_D_WRITE_PACKED_addr))
+			return false;
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t xy = (uint32_t)bh_cq_get(subs + sub * i, mcast ? BH_CQF_S_PACKED_MCAST_noc_xy : BH_CQF_S_PACKED_UNICAST_noc_xy);
 		uint64_t src = d->cmd_off + data + (stride ? (uint64_t)block * i : 0);
@@ -321,9 +385,25 @@ static bool dp_write_packed_large(struct dp *d, const uint8_t *h, uint64_t *len)
 	if (idx >= BH_CQ_WRITE_OFFSETS)
 		return dp_fail(d, BH_CQF_D_WRITE_PACKED_LARGE_write_offset_index, "at most 4 write offsets");
 	uint8_t subs[BH_CQ_PACKED_LARGE_MAX * 12];
-	if (!dp_copy(d, d->cmd_off + 16, subs, count * 12, BH_CQF_D_WRITE_PACKED_LARGE_count))
+	uint64_t first = 16 + ((count * 12 + 15) & ~15u), total = first;
+	if (!dp_check_relayed(d, first, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
+	    !dp_copy(d, d->cmd_off + 16, subs, count * 12, BH_CQF_D_WRITE_PACKED_LARGE_count))
 		return false;
-	uint64_t off = d->cmd_off + 16 + ((count * 12 + 15) & ~15u);
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *s = subs + 12 * i;
+		uint32_t n = (uint32_t)bh_cq_get(s, BH_CQF_S_PACKED_LARGE_length_minus1) + 1;
+		if (!dp_check_dest(d, (uint32_t)bh_cq_get(s, BH_CQF_S_PACKED_LARGE_noc_xy_addr), 0,
+				   (uint32_t)bh_cq_get(s, BH_CQF_S_PACKED_LARGE_addr) + d->write_offset[idx], n,
+				   bh_cq_get(s, BH_CQF_S_PACKED_LARGE_num_mcast_dests) != 0, BH_CQF_S_PACKED_LARGE_addr))
+			return false;
+		total += (n + align - 1) & ~(uint64_t)(align - 1);
+	}
+	*len = total;
+	if (!dp_check_fits_cb(d, total, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
+	    !dp_check_relayed(d, total, BH_CQF_D_WRITE_PACKED_LARGE_count) ||
+	    !dp_need(d, d->cmd_off + total, BH_CQF_D_WRITE_PACKED_LARGE_count))
+		return false;
+	uint64_t off = d->cmd_off + first;
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *s = subs + 12 * i;
 		uint32_t n = (uint32_t)bh_cq_get(s, BH_CQF_S_PACKED_LARGE_length_minus1) + 1;
@@ -359,7 +439,7 @@ static bool dp_wait_stream(struct dp *d, unsigned stream, uint32_t count)
 	uint32_t a = BH_STREAM_ADDR(stream, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE);
 	char what[128];
 	snprintf(what, sizeof what, "worker completions: stream %u reg 297 >= %u", stream, count);
-	return bh_cqm_wait(d->m, BH_CQ_DISPATCH, &a, 1, stream_ready, &w, what);
+	return bh_cqm_wait(d->m, BH_CQ_DISPATCH, &a, 1, stream_ready, &w, what, NULL);
 }
 
 static void dp_clear_stream(struct dp *d, unsigned stream)
@@ -394,7 +474,9 @@ static bool dp_wait(struct dp *d, const uint8_t *h)
 	/* BARRIER: every NoC write of this model completed when it was issued (synchronous NoC). */
 	if (flags & BH_CQ_WAIT_MEMORY) {
 		struct mem_wait w = { d, addr, count };
-		if (!bh_cqm_wait(m, BH_CQ_DISPATCH, &addr, 1, mem_ready, &w, "WAIT_MEMORY: an L1 word >= count"))
+		char what[96];
+		snprintf(what, sizeof what, "WAIT_MEMORY: L1 0x%x >= %u (wrapping compare)", addr, count);
+		if (!bh_cqm_wait(m, BH_CQ_DISPATCH, &addr, 1, mem_ready, &w, what, NULL))
 			return false;
 	}
 	if ((flags & BH_CQ_WAIT_STREAM) && !dp_wait_stream(d, stream, count))
@@ -432,6 +514,14 @@ static bool dp_send_go(struct dp *d, const uint8_t *h)
 			 n, first, d->n_go);
 		return dp_fail(d, BH_CQF_D_SEND_GO_SIGNAL_num_unicast_txns, d->why);
 	}
+	if (mcast_off != BH_CQ_GO_NO_MCAST &&
+	    !dp_check_dest(d, m->go_mcast_grid, 0, m->go_addr + 4 * mcast_off, 4, true,
+			   BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset))
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (!dp_check_dest(d, d->go_words[first + i], 0, m->go_addr, 4, false,
+				   BH_CQF_D_SEND_GO_SIGNAL_noc_data_start_index))
+			return false;
 	if (!dp_wait_stream(d, stream, get32(h, BH_CQF_D_SEND_GO_SIGNAL_wait_count)))
 		return false;
 	bh_cqm_l1_st(m, BH_CQ_DISPATCH, BH_CQ_DISPATCH_SCRATCH, go);
@@ -456,6 +546,9 @@ static bool dp_timestamp(struct dp *d, const uint8_t *h)
 	uint32_t src = BH_CQ_DISPATCH_SCRATCH + 16 + ((uint32_t)addr & 15);
 	if ((addr & 15) > 8)
 		return dp_fail(d, BH_CQF_D_TIMESTAMP_addr, "the 8-byte stamp must not cross a 16-byte boundary");
+	if (!dp_check_dest(d, get32(h, BH_CQF_D_TIMESTAMP_noc_xy), (uint32_t)(addr >> 32), (uint32_t)addr, 8, false,
+			   BH_CQF_D_TIMESTAMP_addr))
+		return false;
 	bh_cqm_l1_st(d->m, BH_CQ_DISPATCH, src, (uint32_t)now);
 	bh_cqm_l1_st(d->m, BH_CQ_DISPATCH, src + 4, (uint32_t)(now >> 32));
 	if (!bh_cqm_noc_write(d->m, BH_CQ_DISPATCH, DP_NOC, src, get32(h, BH_CQF_D_TIMESTAMP_noc_xy),
@@ -563,7 +656,8 @@ void bh_cq_dispatch_run(struct bh_cq_model *m)
 		uint64_t len = 0;
 		d.cmd = NULL;
 		d.unit_end = 0;
-		if (!dp_copy(&d, d.cmd_off, h, 16, -1))
+		bh_cqm_at(m, BH_CQ_DISPATCH, NULL, "dispatch CB", d.cmd_off % BH_CQ_DISPATCH_CB_SIZE);
+		if (!dp_copy(&d, d.cmd_off, h, 1, -1))
 			return;
 		const struct bh_cq_cmd *c = bh_cq_cmd_find(BH_CQ_FMT_DISPATCH, h[0]);
 		if (!c) {
@@ -572,7 +666,9 @@ void bh_cq_dispatch_run(struct bh_cq_model *m)
 			return;
 		}
 		d.cmd = c->name;
-		if (c->size > 16 && !dp_copy(&d, d.cmd_off, h, c->size, -1))
+		bh_cqm_at(m, BH_CQ_DISPATCH, c->name, "dispatch CB", d.cmd_off % BH_CQ_DISPATCH_CB_SIZE);
+		memset(h, 0, sizeof h);
+		if (!dp_copy(&d, d.cmd_off, h, c->size, -1))
 			return;
 		atomic_fetch_add_explicit(&m->cmd_count[BH_CQ_DISPATCH][h[0]], 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&m->commands[BH_CQ_DISPATCH], 1, memory_order_relaxed);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cores/cq_model.h"
@@ -132,12 +133,44 @@ static void cqm_set_waiting(struct bh_cq_model *m, enum bh_cq_role r, const char
 {
 	pthread_mutex_lock(&m->lock);
 	snprintf(m->waiting[r], sizeof m->waiting[r], "%s", what ? what : "");
+	if (!what)
+		m->blocked[r].kind = BH_CQW_NONE;
 	pthread_mutex_unlock(&m->lock);
+}
+
+/* Under m->lock: both models are parked on waits only the other can end, and neither wait has
+ * been satisfied meanwhile (the words are moved only by the other model, which is parked). */
+static bool cqm_deadlocked(struct bh_cq_model *m)
+{
+	const struct bh_cqm_block *p = &m->blocked[BH_CQ_PREFETCH], *d = &m->blocked[BH_CQ_DISPATCH];
+	if ((p->kind != BH_CQW_CREDITS && p->kind != BH_CQW_STALL) || d->kind != BH_CQW_DATA)
+		return false;
+	if (bh_cq_wrap_ge(bh_cqm_l1_ld(m, BH_CQ_PREFETCH, p->addr), p->target) ||
+	    bh_cq_wrap_ge(bh_cqm_l1_ld(m, BH_CQ_DISPATCH, d->addr), d->target))
+		return false;
+	return atomic_load_explicit(&m->unit_head, memory_order_acquire) == d->unit_head;
+}
+
+/* Record what role r is parked on; true (report written) when that closes a deadlock. */
+static bool cqm_block(struct bh_cq_model *m, enum bh_cq_role r, const struct bh_cqm_block *b, char *rep, size_t n)
+{
+	pthread_mutex_lock(&m->lock);
+	m->blocked[r] = *b;
+	bool dead = cqm_deadlocked(m);
+	if (dead)
+		snprintf(rep, n, "deadlock between the prefetch and dispatch cores: prefetch core: %s; dispatch core: %s; "
+			 "each waits for the other (%s)", m->waiting[BH_CQ_PREFETCH], m->waiting[BH_CQ_DISPATCH],
+			 m->blocked[BH_CQ_PREFETCH].kind == BH_CQW_STALL
+				 ? "a STALL needs an earlier dispatcher WAIT with NOTIFY_PREFETCH, and none is left to run"
+				 : "the dispatcher returns dispatch-CB pages only after the command that holds them, and "
+				   "that command needs more than the 512 KiB dispatch CB holds at once");
+	pthread_mutex_unlock(&m->lock);
+	return dead;
 }
 
 /* The parking order of sync/watch.h: read wake_seq, register, heavy fence, re-check, sleep. */
 bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
-		 bool (*ready)(void *), void *arg, const char *what)
+		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block)
 {
 	struct bh_tile *t = m->tile[r];
 	struct bh_core *c = &t->core[BH_BRISC];
@@ -152,13 +185,28 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 		if (bh_cqm_stopping(m))
 			return false;
 		if (!described) {
-			cqm_set_waiting(m, r, what);
+			char desc[sizeof m->waiting[0]];
+			const struct bh_cqm_at *at = &m->at[r];
+			if (at->ring)
+				snprintf(desc, sizeof desc, "%s at %s offset 0x%llx waits for %s", at->cmd ? at->cmd : "next command",
+					 at->ring, (unsigned long long)at->off, what);
+			else
+				snprintf(desc, sizeof desc, "waits for %s", what);
+			cqm_set_waiting(m, r, desc);
 			described = true;
 		}
 		uint32_t seq = bh_park_seq(c);
 		bh_watch_register(t, BH_BRISC, addr, size, n);
 		bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
+		struct bh_cqm_block b = block ? *block : (struct bh_cqm_block){ 0 };
+		b.unit_head = atomic_load_explicit(&m->unit_head, memory_order_acquire);
 		if (!ready(arg) && !bh_cqm_stopping(m)) {
+			char rep[sizeof m->error];
+			if (block && cqm_block(m, r, &b, rep, sizeof rep)) {
+				bh_watch_unregister(t, BH_BRISC);
+				/* Named after the prefetcher whichever model sees it last: the same report every time. */
+				return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", rep);
+			}
 			bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
 			bh_park_unfenced_woken(c, seq, &unfenced_ns);
 		}
@@ -169,12 +217,50 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 	return true;
 }
 
+/* A CQ tile's own code and state: L1 from 0 to the end of its rings and buffers, SOFT_RESET_0. */
+static bool cqm_overlaps(uint64_t lo, uint64_t len, uint64_t a, uint64_t b)
+{
+	return lo < b && lo + len > a;
+}
+
+bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint32_t mid, uint32_t lo, uint64_t len,
+			 bool mcast, char *why, size_t n)
+{
+	static const uint32_t state_end[2] = { BH_CQ_SCRATCH_DB + BH_CQ_SCRATCH_SIZE, BH_CQ_DISPATCH_S_END };
+	if (mid != 0 || len == 0)
+		return true;   /* not an L1 or register address: the NoC model judges it */
+	for (unsigned r = 0; r < 2; r++) {
+		const struct bh_tile *t = m->tile[r];
+		if (!bh_noc_write_reaches(m->tile[BH_CQ_DISPATCH], noc, hi, mcast, t))
+			continue;
+		char region[192];
+		if (cqm_overlaps(lo, len, 0, state_end[r]))
+			snprintf(region, sizeof region, "code and state (L1 below 0x%x: firmware, mailboxes, the CQ rings, "
+				 "credits and buffers)", state_end[r]);
+		else if (cqm_overlaps(lo, len, BH_SOFT_RESET_0, BH_SOFT_RESET_0 + 4))
+			snprintf(region, sizeof region, "SOFT_RESET_0 (0x%x: it would release the firmware cores under the "
+				 "running model)", BH_SOFT_RESET_0);
+		else
+			continue;
+		snprintf(why, n, "%llu bytes at 0x%x%s reach the %s core (%u,%u)'s own %s", (unsigned long long)len, lo,
+			 mcast ? " (multicast)" : "", role_name[r], t->x, t->y, region);
+		return false;
+	}
+	return true;
+}
+
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
 {
 	struct bh_core *c = &m->tile[r]->core[BH_BRISC];
-	uint32_t seq = bh_park_seq(c);
-	if (!bh_cqm_stopping(m) && ns)
-		bh_park_sleep(c, seq, ns);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Wakes (a relay unit published, say) do not shorten the delay; a stop does. */
+	for (uint64_t slept = 0; slept < ns && !bh_cqm_stopping(m);) {
+		uint32_t seq = bh_park_seq(c);
+		bh_park_sleep(c, seq, ns - slept);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		slept = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec;
+	}
 }
 
 /* ---- NoC ------------------------------------------------------------------------------------- */

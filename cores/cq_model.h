@@ -47,6 +47,7 @@ struct bh_tile;
 #define BH_CQ_DISPATCH_CB_PAGES  128u
 #define BH_CQ_DISPATCH_CB_BLOCKS 4u
 #define BH_CQ_DISPATCH_CB_SIZE   (BH_CQ_DISPATCH_CB_PAGES * BH_CQ_PAGE)
+#define BH_CQ_DISPATCH_S_END     (0x9A000u + 32u * 1024u)   /* dispatch_s buffer end: the dispatcher's state */
 #define BH_CQ_STREAM_FIRST       48u        /* FIRST_STREAM_USED */
 /* Semaphore ids (fast-dispatch.md 5); address = sem_base + 16 * id on either core. */
 enum { BH_CQ_SEM_DOWNSTREAM_CB = 0, BH_CQ_SEM_DISPATCH_S_CB = 1, BH_CQ_SEM_DOWNSTREAM_SYNC = 2 };
@@ -79,19 +80,42 @@ struct bh_cq_model {
 	_Atomic uint32_t host_seq;
 	_Atomic uint32_t host_waiting;
 
-	/* Ends (free-running dispatch-CB byte offsets) of the relay units the prefetcher flushed,
-	 * so the dispatcher can tell a command that runs past what was relayed for it. Written by
-	 * the prefetcher (release on head), read by the dispatcher. */
+	/* Exact ends (free-running dispatch-CB byte offsets, before the round-up to a page) of the
+	 * relay units the prefetcher flushed, so the dispatcher can tell, to the byte, a command
+	 * that runs past what was relayed for it. Written by the prefetcher (release on head), read
+	 * by the dispatcher. */
 	_Atomic uint64_t unit_end[BH_CQ_UNIT_RING];
 	_Atomic uint32_t unit_head;
 
 	_Atomic uint64_t commands[2];      /* commands executed, by role */
 	_Atomic uint64_t cmd_count[2][32]; /* by role and id */
 
+	/* The command each model executes, for its wait descriptions: written and read by that
+	 * model's own thread only. */
+	struct bh_cqm_at {
+		const char *cmd, *ring;
+		uint64_t off;
+	} at[2];
+
 	pthread_mutex_t lock;              /* the fields below */
 	bool failed;
 	char error[1024];
-	char waiting[2][192];              /* what each model waits for now ("" = running) */
+	char waiting[2][256];              /* what each model waits for now ("" = running) */
+	/* What each model is parked on when it waits for the other one (kind BH_CQW_NONE: for
+	 * something else, or running): L1 word addr of its own tile reaching target (wrap_ge). */
+	struct bh_cqm_block {
+		int kind;                  /* enum bh_cqm_wait_kind */
+		uint32_t addr, target;
+		uint32_t unit_head;        /* BH_CQW_DATA: unit_head when the dispatcher last looked */
+	} blocked[2];
+};
+
+/* Waits of one model that only the other model can end (model-to-model deadlock detection). */
+enum bh_cqm_wait_kind {
+	BH_CQW_NONE = 0,
+	BH_CQW_CREDITS,   /* prefetcher: dispatch-CB pages the dispatcher returns */
+	BH_CQW_STALL,     /* prefetcher: STALL, for a WAIT with NOTIFY_PREFETCH */
+	BH_CQW_DATA,      /* dispatcher: dispatch-CB bytes the prefetcher relays */
 };
 
 /* Start both threads; the host has written the L1 and host-memory state of fast-dispatch.md 6. */
@@ -112,10 +136,23 @@ bool bh_cqm_fail(struct bh_cq_model *m, enum bh_cq_role r, const char *cmd, cons
 		 int field, const char *fmt, ...);
 bool bh_cqm_stopping(struct bh_cq_model *m);
 void bh_cqm_host_wake(struct bh_cq_model *m);
+/* The command the role executes from now on (its waits name it). */
+static inline void bh_cqm_at(struct bh_cq_model *m, enum bh_cq_role r, const char *cmd, const char *ring,
+			     uint64_t off)
+{
+	m->at[r] = (struct bh_cqm_at){ cmd, ring, off };
+}
 /* Park the role's thread on words (L1 or register addresses of its own tile) until ready(arg)
- * holds. False when the model must stop. */
+ * holds. block (may be NULL): the wait is one only the other model can end; when the other
+ * model is parked on such a wait for this one, the two are deadlocked and both stop with a
+ * report naming each command and what it waits for. False when the model must stop. */
 bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
-		 bool (*ready)(void *), void *arg, const char *what);
+		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block);
+/* Writes of dispatch commands: false when (hi, mid, lo, len) on `noc` from the dispatch tile
+ * reaches a CQ core's own code or state (L1 below the end of its rings, SOFT_RESET_0); why
+ * then names the tile and the region. */
+bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint32_t mid, uint32_t lo, uint64_t len,
+			 bool mcast, char *why, size_t n);
 /* Sleep ns (DELAY), cut short by a stop. */
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns);
 

@@ -7,6 +7,7 @@
 
 #include "cores/cq_model.h"
 #include "fabric/tile.h"
+#include "sync/park.h"
 
 #define PF_NOC 0u
 #define PCIE_MID (1u << 28)   /* ADDR_MID bit 28 = NoC address bit 60 */
@@ -29,6 +30,7 @@ struct pf {
 	/* Downstream (dispatch CB): free-running byte offset written so far, pages acquired
 	 * (credits taken) and released (handed to the dispatcher), both free-running. */
 	uint64_t ds_off;
+	uint64_t unit_start;      /* where the relay unit being written began (a page boundary) */
 	uint32_t acquired, released;
 	uint32_t sync_count;      /* STALLs so far: DOWNSTREAM_SYNC must reach it */
 	/* The command being executed, for reports. */
@@ -79,9 +81,10 @@ static bool pf_acquire(struct pf *p, uint32_t len)
 		return true;
 	struct credit_wait w = { p, upto };
 	uint32_t a = sem_addr(p, BH_CQ_SEM_DOWNSTREAM_CB);
+	struct bh_cqm_block b = { BH_CQW_CREDITS, a, upto, 0 };
 	char what[160];
 	snprintf(what, sizeof what, "dispatch-CB credits: MY_DOWNSTREAM_CB_SEM (L1 0x%x) >= %u pages", a, upto);
-	if (!bh_cqm_wait(p->m, BH_CQ_PREFETCH, &a, 1, credits_ready, &w, what))
+	if (!bh_cqm_wait(p->m, BH_CQ_PREFETCH, &a, 1, credits_ready, &w, what, &b))
 		return false;
 	p->acquired = upto;
 	return true;
@@ -111,11 +114,16 @@ static bool pf_write_downstream(struct pf *p, uint32_t src, uint32_t len)
 static bool pf_release(struct pf *p, bool flush)
 {
 	struct bh_cq_model *m = p->m;
-	if (flush) {
-		p->ds_off = (p->ds_off + BH_CQ_PAGE - 1) / BH_CQ_PAGE * BH_CQ_PAGE;
+	if (flush && p->ds_off > p->unit_start) {
+		/* The exact end, before the round-up: the dispatcher checks commands to the byte. */
 		uint32_t h = atomic_load_explicit(&m->unit_head, memory_order_relaxed);
 		atomic_store_explicit(&m->unit_end[h % BH_CQ_UNIT_RING], p->ds_off, memory_order_relaxed);
-		atomic_store_explicit(&m->unit_head, h + 1, memory_order_release);   /* pairs with the dispatcher */
+		atomic_store_explicit(&m->unit_head, h + 1, memory_order_release);   /* pairs with dp_find_unit */
+		/* The credit increment below must not be seen before the unit (pairs with dp_avail). */
+		atomic_thread_fence(memory_order_release);
+		p->ds_off = p->unit_start = (p->ds_off + BH_CQ_PAGE - 1) / BH_CQ_PAGE * BH_CQ_PAGE;
+		/* A unit that ends on a page already released moves no credit: wake the dispatcher. */
+		bh_park_wake(&m->tile[BH_CQ_DISPATCH]->core[BH_BRISC]);
 	}
 	uint32_t done = (uint32_t)(p->ds_off / BH_CQ_PAGE), n = done - p->released;
 	if (!n)
@@ -136,6 +144,9 @@ static bool pf_relay_inline(struct pf *p, const uint8_t *hdr, uint32_t stride, b
 		return pf_fail(p, BH_CQF_P_RELAY_INLINE_dispatcher_type, "%s",
 			       "1 (dispatch_s buffer): dispatch_s is not modelled (DISTRIBUTED_DISPATCHER is 0)");
 	uint32_t len = (uint32_t)bh_cq_get(hdr, BH_CQF_P_RELAY_INLINE_length);
+	if (len == 0)
+		return pf_fail(p, BH_CQF_P_RELAY_INLINE_length, "%s",
+			       "0: truncated command: the relay carries no dispatch command (not even its id byte)");
 	if (len > stride - 16) {
 		char why[128];
 		snprintf(why, sizeof why, "%u inner bytes do not fit the command's stride %u (16-byte header)", len, stride);
@@ -238,8 +249,10 @@ static bool pf_stall(struct pf *p)
 	uint32_t a = sem_addr(p, BH_CQ_SEM_DOWNSTREAM_SYNC);
 	char what[128];
 	p->sync_count++;
-	snprintf(what, sizeof what, "STALL: DOWNSTREAM_SYNC_SEM (L1 0x%x) >= %u (WAIT NOTIFY_PREFETCH)", a, p->sync_count);
-	return bh_cqm_wait(p->m, BH_CQ_PREFETCH, &a, 1, sync_ready, p, what);
+	struct bh_cqm_block b = { BH_CQW_STALL, a, p->sync_count, 0 };
+	snprintf(what, sizeof what, "DOWNSTREAM_SYNC_SEM (L1 0x%x) >= %u (a dispatcher WAIT with NOTIFY_PREFETCH)", a,
+		 p->sync_count);
+	return bh_cqm_wait(p->m, BH_CQ_PREFETCH, &a, 1, sync_ready, p, what, &b);
 }
 
 /* ---- EXEC_BUF: commands from a DRAM buffer -------------------------------------------------- */
@@ -333,8 +346,12 @@ static bool pf_command(struct pf *p, uint32_t *stride, bool *done)
 		return pf_fail(p, -1, "%s", why);
 	}
 	p->cmd = c->name;
-	if (c->size > left)
-		return pf_fail(p, -1, "%s", "the 32-byte header runs past the end of the fetched record");
+	bh_cqm_at(p->m, BH_CQ_PREFETCH, c->name, pf_ring(p), p->fetch_ring_off + p->cmd_off);
+	if (c->size > left) {
+		snprintf(why, sizeof why, "truncated command: %s needs its %u-byte header, the %s has %u bytes left", c->name,
+			 c->size, p->eb.active ? "exec buffer" : "fetched record", left);
+		return pf_fail(p, -1, "%s", why);
+	}
 	/* Commands without a stride field take CQ_PREFETCH_CMD_BARE_MIN_SIZE: the PCIe alignment. */
 	*stride = (c->size + BH_CQ_PCIE_ALIGN - 1) & ~(BH_CQ_PCIE_ALIGN - 1);
 	switch (hdr[0]) {
@@ -418,7 +435,8 @@ static bool pf_fetch(struct pf *p)
 	uint32_t slot = BH_CQ_PREFETCH_Q + 2 * p->q_idx, word = slot & ~3u;
 	char what[128];
 	snprintf(what, sizeof what, "prefetch_q[%u] (L1 0x%x) != 0: a record from the host", p->q_idx, slot);
-	if (!bh_cqm_wait(m, BH_CQ_PREFETCH, &word, 1, slot_ready, &w, what))
+	bh_cqm_at(m, BH_CQ_PREFETCH, NULL, NULL, 0);
+	if (!bh_cqm_wait(m, BH_CQ_PREFETCH, &word, 1, slot_ready, &w, what, NULL))
 		return false;
 	uint32_t len = (w.v & 0x7FFFu) * 16u;
 	p->cmd = NULL;

@@ -14,6 +14,7 @@
 #include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/hooks.h"
 
 /* The core leaves the interpreter to look at its events at least this often (instructions,
  * counted at taken jumps and page ends). */

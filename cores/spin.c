@@ -20,24 +20,8 @@
 #define SPIN_TIMED_MIN_NS 2000u      /* first sleep of a wall-clock poll */
 #define SPIN_TIMED_MAX_NS 1000000u
 
-/* Words a parked core may watch: memory and registers whose reads have no side effects and
- * whose writers call the wake-up hooks. */
-static bool spin_watchable(uint32_t addr)
-{
-	return addr < BH_L1_SIZE ||
-	       addr - BH_LDM_BASE < 0x2000 ||              /* own local RAM (watched via its slow window) */
-	       addr - 0xFFB12000u < 0x1000 ||             /* tile control (wall clock, reset PCs) */
-	       addr - BH_LDM_SLOW_BASE < 0xA000 ||         /* local RAM slow windows */
-	       addr - 0xFFB40000u < 0x40000 ||            /* stream registers */
-	       addr - 0xFFE80020u < 0x20 ||               /* Tensix semaphores */
-	       (addr - 0xFFEC0000u < 0x4000 && (addr & 4)) || /* mailbox "has data" queries (never pops) */
-	       addr - BH_TENSIX_CFG_BASE < 0x10000;        /* Tensix configuration */
-}
-
-static bool spin_timed(uint32_t addr)
-{
-	return addr - (BH_TILE_CTRL_BASE + 0x1F0) < 12;   /* WALL_CLOCK_0 / _1 / _1_AT */
-}
+/* Which words a parked core may watch, where their changes are announced and which are timed
+ * (the wall clock) is the address decode table's business (fabric/mmio.h: bh_mmio_watch). */
 
 void bh_spin_begin(struct bh_core *c)
 {
@@ -62,12 +46,13 @@ void bh_spin_abort(struct bh_core *c)
 	s->next_allowed = c->instret + s->backoff;
 }
 
-bool bh_spin_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd)
+bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd)
 {
 	struct bh_spin *s = &c->spin;
-	if (!spin_watchable(addr))
+	uint32_t watch = bh_mmio_watch(c->kind, addr);
+	if (watch == BH_WATCH_NONE)
 		return false;
-	bool timed = spin_timed(addr);
+	bool timed = watch == BH_WATCH_TIMED;
 	if (timed && rd < 32)
 		s->timed_rd |= 1u << rd;
 	for (unsigned k = 0; k < s->n; k++)
@@ -135,16 +120,6 @@ enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t t
 	return BH_SPIN_CONTINUE;
 }
 
-/* The word a waker names when it changes the location: the own local RAM is written by others
- * only through its slow-path window. */
-static uint32_t spin_wake_addr(const struct bh_core *c, uint32_t addr)
-{
-	if (addr - BH_LDM_BASE < 0x2000)
-		return BH_LDM_SLOW_BASE + 0x2000u * (unsigned)c->kind + (addr - BH_LDM_BASE);
-	if (addr - 0xFFEC0000u < 0x4000)
-		return (addr & ~0xFFFu) | 4;   /* sync/mailbox.c announces changes at +4 of the page */
-	return addr;
-}
 
 static bool spin_reread(struct bh_core *c, const struct bh_spin_load *l, uint32_t *v)
 {
@@ -204,7 +179,7 @@ bool bh_spin_park(struct bh_core *c)
 			timed = true;
 			continue;
 		}
-		addr[n] = spin_wake_addr(c, s->prev[k].addr);
+		addr[n] = bh_mmio_watch(c->kind, s->prev[k].addr);   /* where a waker names the change */
 		size[n++] = s->prev[k].size;
 	}
 	bh_watch_register(t, c->kind, addr, size, n);
@@ -237,9 +212,11 @@ bool bh_spin_park(struct bh_core *c)
 			s->timed_ns = SPIN_TIMED_MIN_NS;
 		atomic_fetch_add_explicit(&c->parks, 1, memory_order_relaxed);
 		atomic_store_explicit(&c->park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
+		bh_core_emit(c, BH_CORE_EVENT_PARKED);
 		bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, timed ? s->timed_ns : 0, &s->unfenced_ns));
 		bh_park_unfenced_woken(c, seq, &s->unfenced_ns);
 		atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+		bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 		if (timed) {
 			s->timed_ns *= 2;
 			if (s->timed_ns > SPIN_TIMED_MAX_NS)

@@ -70,7 +70,7 @@ static inline bool bh_spin_suspect(const struct bh_spin *s, uint64_t instret)
 }
 void bh_spin_begin(struct bh_core *c);
 /* Monitor variant: a load of `size` bytes at addr gave value into register rd. false: give up. */
-bool bh_spin_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd);
+bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd);
 /* Monitor variant: a taken jump from pc to target <= pc. */
 enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t target);
 /* Monitoring ended without a park: back off before suspecting again. */

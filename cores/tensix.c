@@ -89,16 +89,22 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 
 enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
 {
-	char why[160], dis[96], region[48];
+	char why[160], dis[96], region[48], from[64] = "";
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	tt_disasm(word, dis, sizeof dis);
 	snprintf(region, sizeof region, "Tensix thread %u", th->id);
+	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot (kept
+	 * short: the detail has room for about 250 characters). */
+	if (th->origin == TT_FROM_MOP)
+		snprintf(from, sizeof from, "emitted by MOP 0x%08x, ", th->cur.word);
+	else if (th->origin == TT_FROM_REPLAY)
+		snprintf(from, sizeof from, "from replay slot %u, ", th->origin_slot);
 	pthread_mutex_lock(&th->tx->lock);
-	bh_fault_fill(&th->fault, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (pushed by %s): %s",
-		      th->id, word, dis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
+	bh_fault_fill(&th->fault, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (%spushed by %s): %s",
+		      th->id, word, dis, from, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
 	pthread_mutex_unlock(&th->tx->lock);
 	return TT_FAULT;
 }
@@ -171,6 +177,7 @@ struct mop_ctx {
 static bool mop_emit(void *arg, uint32_t w)
 {
 	struct mop_ctx *m = arg;
+	m->th->origin = TT_FROM_MOP;
 	m->r = tt_replay_in(m->th, w);
 	return m->r == TT_OK;
 }
@@ -178,6 +185,7 @@ static bool mop_emit(void *arg, uint32_t w)
 static enum tt_result tt_mop_stage(struct bh_tt_thread *th, const struct tt_entry *e)
 {
 	uint32_t w = e->word;
+	th->origin = TT_FROM_PUSH;
 	if (e->after_mop)
 		return tt_replay_in(th, w);
 	switch (tt_opcode_of(w)) {

@@ -47,11 +47,6 @@ struct bh_tile;
 #define TT_TCFG_STREAMWAIT_NUM_MSGS_HI 58u   /* STREAMWAIT_NUM_MSGS_HI_Val, 7 bits */
 #define TT_TCFG_STREAM_ID_SYNC 59u           /* STREAM_ID_SYNC_SEC0..3_BankSel at 59..62, 6 bits */
 
-#define BH_TT_GPR_BASE 0xFFE00000u
-#define BH_TT_PUSH_BASE 0xFFE40000u
-#define BH_TT_PUSH_STRIDE 0x10000u
-#define BH_TT_MOP_CFG_BASE 0xFFB80000u
-
 /* ---------------------------------------------------------------------------------------------
  * The opcode table (cores/tensix_insns.h) as data.
  */
@@ -168,6 +163,9 @@ struct tt_src_state {
 	uint8_t matrix_srca_bank, matrix_srcb_bank;
 };
 
+/* Where an instruction entering the replay expander or the gate came from, for its faults. */
+enum tt_origin { TT_FROM_PUSH, TT_FROM_MOP, TT_FROM_REPLAY };
+
 struct bh_tensix;
 
 struct bh_tt_thread {
@@ -205,6 +203,9 @@ struct bh_tt_thread {
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
 	uint32_t mask_hi;
 	uint32_t replay[BH_TT_REPLAY_SLOTS];
+	uint32_t replay_recorded; /* bit k: slot k holds a recorded instruction (the rest never did) */
+	uint8_t origin;           /* enum tt_origin of the instruction being processed (for faults) */
+	uint8_t origin_slot;      /* its replay slot, with TT_FROM_REPLAY */
 	unsigned rec_left, rec_pos;
 	bool rec_exec;
 	struct tt_latch latch;

@@ -190,6 +190,7 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 		if (op == TT_OP_REPLAY)
 			return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "REPLAY while the replay buffer records: nesting is not modelled");
 		th->replay[th->rec_pos] = w;
+		th->replay_recorded |= 1u << th->rec_pos;
 		th->rec_pos = (th->rec_pos + 1) % BH_TT_REPLAY_SLOTS;
 		th->rec_left--;
 		return th->rec_exec ? tt_gate(th, w) : TT_OK;
@@ -205,11 +206,25 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 		th->rec_exec = tt_bits(w, 1, 1);
 		return TT_OK;
 	}
-	/* A REPLAY may come out of a MOP, but a replayed sequence holds no REPLAY: no nesting. */
+	/* A REPLAY may come out of a MOP, but a replayed sequence holds no REPLAY, MOP or invalid
+	 * word: recording checked each one above. A slot never recorded holds nothing bhemu could
+	 * play, and the reference does not say what silicon plays: a fault naming the slot. */
 	atomic_store_explicit(&th->replaying, true, memory_order_relaxed);
+	uint8_t from = th->origin;
 	enum tt_result r = TT_OK;
-	for (unsigned k = 0; k < len && r == TT_OK; k++)
-		r = tt_gate(th, th->replay[(start + k) % BH_TT_REPLAY_SLOTS]);
+	for (unsigned k = 0; k < len && r == TT_OK; k++) {
+		unsigned slot = (start + k) % BH_TT_REPLAY_SLOTS;
+		if (!(th->replay_recorded >> slot & 1)) {
+			r = tt_fault(th, BH_FAULT_ILLEGAL_INSN, w,
+				     "replay slot %u of Tensix thread %u was never recorded (the reference does not say "
+				     "what silicon plays from it)", slot, th->id);
+			break;
+		}
+		th->origin = TT_FROM_REPLAY;
+		th->origin_slot = (uint8_t)slot;
+		r = tt_gate(th, th->replay[slot]);
+		th->origin = from;
+	}
 	atomic_store_explicit(&th->replaying, false, memory_order_relaxed);
 	return r;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fabric/topology.h"
+#include "sync/hooks.h"
 
 struct bh_tile;
 
@@ -21,6 +22,7 @@ struct bh_chip {
 	uint8_t *host_mem;
 	uint64_t host_mem_size;
 	uint64_t host_base;              /* 0x40000000 as in tt-metal's fixed CQ layout */
+	struct bh_hooks hooks;           /* observers of the cores (sync/hooks.h) */
 };
 
 /* Create the DRAM and host memory mappings for chip->topo (fabric/dram.c): host_mem_size 0 means

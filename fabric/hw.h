@@ -16,6 +16,13 @@
 #define BH_SOFT_RESET_0     0xFFB121B0u
 #define BH_SOFT_RESET_INIT  0x00047800u          /* all five RISC-V cores held */
 
+/* The Tensix coprocessor's RISC-V windows (cores/tensix.c serves them). */
+#define BH_TT_GPR_BASE      0xFFE00000u
+#define BH_TT_PUSH_BASE     0xFFE40000u          /* thread 0 / own thread; thread i at + i * stride */
+#define BH_TT_PUSH_STRIDE   0x10000u
+#define BH_TT_MOP_CFG_BASE  0xFFB80000u
+#define BH_TT_DST_BASE      0xFFBD8000u          /* Dst as RISC-V memory (TRISCs) */
+
 #define BH_TENSIX_CFG_BASE  0xFFEF0000u
 #define BH_CFG_WORDS        224u                 /* Config words per state (CFG_STATE_SIZE 56 x 4) */
 /* GLOBAL_CFGREG_BASE_ADDR32 (Blackhole cfg_defines.h): Config words from here on are one value

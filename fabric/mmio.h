@@ -5,6 +5,7 @@
 #define BH_FABRIC_MMIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fabric/fault.h"
@@ -46,6 +47,18 @@ bool bh_access_block(struct bh_access *a, const char *fmt, ...);
 typedef bool (*bh_dev_read_fn)(struct bh_access *a, uint32_t *val);
 typedef bool (*bh_dev_write_fn)(struct bh_access *a, uint32_t val);
 
+/* Parked poll loops (cores/spin.c) watch words whose reads have no side effects and whose
+ * writers announce changes (bh_tile_mmio_written, sync/watch.h). A region's watch function
+ * says, for a read of addr by requester `who`, at which address a change of that word is
+ * announced; BH_WATCH_TIMED for the wall clock, which nobody announces (the poller sleeps with
+ * a timeout instead); BH_WATCH_NONE where a parked core could not be woken. No function: the
+ * region cannot be watched. */
+#define BH_WATCH_NONE 0u
+#define BH_WATCH_TIMED 1u
+typedef uint32_t (*bh_dev_watch_fn)(unsigned who, uint32_t addr);
+/* Name of the word at addr for reports ("stream 8 reg 10 (CB0 tiles_received)"). */
+typedef const char *(*bh_dev_describe_fn)(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
+
 struct bh_region {
 	uint32_t base, size;
 	const char *name;
@@ -54,6 +67,8 @@ struct bh_region {
 	bh_dev_read_fn read;             /* NULL: the device is not modelled yet */
 	bh_dev_write_fn write;
 	const char *missing;             /* why it is not modelled, when read/write are NULL */
+	bh_dev_watch_fn watch;           /* NULL: not watchable */
+	bh_dev_describe_fn describe;     /* NULL: "<region name> 0x<addr>" */
 };
 
 /* Read or write `size` bytes at addr above L1 (or misaligned in L1) for requester `who`.
@@ -63,6 +78,12 @@ enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, un
 			   uint32_t *val, struct bh_fault *fault, char *wait_what, unsigned wait_len);
 const struct bh_region *bh_mmio_region(uint32_t addr);
 const char *bh_requester_name(unsigned who);
+/* The table's watch function for addr (L1: addr itself), or BH_WATCH_NONE. */
+uint32_t bh_mmio_watch(unsigned who, uint32_t addr);
+/* A register's name from its region (L1 and unmapped addresses get a plain name). */
+const char *bh_mmio_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
+/* Watch functions of the windows whose words are announced where they are read. */
+uint32_t bh_watch_same(unsigned who, uint32_t addr);
 
 /* Device modules (fabric/tile_ctrl.c, fabric/tensix_cfg.c). */
 bool bh_tile_ctrl_read(struct bh_access *a, uint32_t *val);
@@ -76,6 +97,9 @@ bool bh_ldm_fast_read(struct bh_access *a, uint32_t *val);
 bool bh_ldm_fast_write(struct bh_access *a, uint32_t val);
 bool bh_ldm_slow_read(struct bh_access *a, uint32_t *val);
 bool bh_ldm_slow_write(struct bh_access *a, uint32_t val);
+uint32_t bh_tile_ctrl_watch(unsigned who, uint32_t addr);
+uint32_t bh_ldm_watch(unsigned who, uint32_t addr);
+const char *bh_ldm_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 /* The Tensix coprocessor's windows (cores/tensix.c): GPRs, MOP config, instruction push. */
 bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val);
 bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val);

@@ -234,6 +234,17 @@ static bool noc_receives(const struct bh_noc_txn *x, unsigned k)
 	return x->src_include || x->chip->tiles[k] != x->init;
 }
 
+bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool mcast, const struct bh_tile *t)
+{
+	struct bh_noc_txn x = { .chip = init->chip, .init = init, .noc = (uint8_t)noc, .mcast = mcast };
+	if (!mcast) {
+		struct bh_endpoint ep = bh_topology_at(&x.chip->topo, HI_X(hi), HI_Y(hi));
+		return ep.kind == BH_EP_TENSIX && x.chip->tiles[ep.index] == t;
+	}
+	noc_mcast_spans(&x, hi);
+	return noc_receives(&x, t->index);
+}
+
 /* ------------------------------------------------------------------------------- issue */
 
 /* Lengths: 1..16384 per packet; longer requests split into packets when both addresses are

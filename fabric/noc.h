@@ -76,5 +76,8 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 /* Move data and counters. False: a destination refused the data (*f says why); the counters of
  * the packets that did arrive have moved. */
 bool bh_noc_complete(struct bh_noc_txn *txn, struct bh_fault *f);
+/* Whether a write from tile init on `noc` to hi (a tile, or a rectangle when mcast, without
+ * BRCST_SRC_INCLUDE) would reach tile t: for checks made before anything moves. */
+bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool mcast, const struct bh_tile *t);
 
 #endif

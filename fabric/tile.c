@@ -1,4 +1,5 @@
 /* Tile state: L1, local RAMs, reset control, and host-side access. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "fabric/tile.h"
 #include "sync/park.h"
 #include "sync/streams.h"
+#include "sync/watch.h"
 
 _Atomic bh_code_written_fn bh_tile_code_written_hook;
 
@@ -133,21 +135,26 @@ void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
 			atomic_fetch_or_explicit(&t->core[k].events, BH_EV_FLUSH_ALL, memory_order_release);
 }
 
-/* After a host/NoC write: pages that hold decoded code or watched words take the cold path,
- * each with the part of the write that falls in it (the hook acts on one page at a time). */
+/* After a host/NoC write: every page it touches that holds decoded code has that code dropped
+ * (the hook acts on one page at a time, with the part of the write that falls in it); then the
+ * watchers of every page it touches are woken. */
 static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 {
 	bh_code_written_fn hook = atomic_load_explicit(&bh_tile_code_written_hook, memory_order_relaxed);
-	if (!len || !hook)
+	if (!len)
 		return;
-	uint32_t end = addr + len;
-	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; p <= (end - 1) >> BH_L1_PAGE_SHIFT; p++) {
-		if (!atomic_load_explicit(&t->code_pages[p], memory_order_relaxed))
+	uint32_t end = addr + len, first = addr >> BH_L1_PAGE_SHIFT, last = (end - 1) >> BH_L1_PAGE_SHIFT;
+	bool watched = false;
+	for (uint32_t p = first; p <= last; p++) {
+		unsigned mask = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed);
+		watched |= mask & BH_PAGE_WATCHED;
+		if (!(mask & ~BH_PAGE_WATCHED & 0xFFu) || !hook)
 			continue;
 		uint32_t lo = p << BH_L1_PAGE_SHIFT, hi = lo + (1u << BH_L1_PAGE_SHIFT);
-		uint32_t from = addr > lo ? addr : lo, to = end < hi ? end : hi;
-		hook(t, NULL, from, to - from);
+		hook(t, NULL, addr > lo ? addr : lo, (end < hi ? end : hi) - (addr > lo ? addr : lo));
 	}
+	if (watched)
+		bh_watch_l1_written(t, addr, len);
 }
 
 void bh_tile_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
@@ -189,6 +196,18 @@ bool bh_ldm_fast_write(struct bh_access *a, uint32_t val)
 {
 	bh_mem_st(a->tile->ldm[a->who] + (a->addr - BH_LDM_BASE), a->size, val);
 	return true;
+}
+
+/* Others write a core's own RAM only through its slow-path window, which announces the write. */
+uint32_t bh_ldm_watch(unsigned who, uint32_t addr)
+{
+	return who < BH_CORES_PER_TILE ? BH_LDM_SLOW_BASE + 0x2000u * who + (addr - BH_LDM_BASE) : BH_WATCH_NONE;
+}
+
+const char *bh_ldm_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n)
+{
+	snprintf(buf, n, "local RAM 0x%08x", addr);
+	return buf;
 }
 
 /* Slow-path windows: 8 KiB slots in the order B, NC, T0, T1, T2. */

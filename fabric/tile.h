@@ -82,9 +82,10 @@ void bh_tile_destroy(struct bh_tile *tile);
 void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value, unsigned who);
 /* Drop decoded code of the cores selected by mask (bit = enum bh_core_kind). */
 void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
-/* An L1 write of len bytes hit a page whose byte in code_pages is non-zero (decoded code or a
- * watched word): drop stale decoded code and wake watchers. `writer` is the storing core (which
- * drops its own copy at once) or NULL for host/NoC writes.
+/* An L1 write of len bytes (within one page) hit a page holding decoded code: drop the stale
+ * decoded code. `writer` is the storing core (which drops its own copy at once) or NULL for
+ * host/NoC writes. Watchers of the page are woken separately, after every page of a write has
+ * had its code dropped, so a core woken by a write never runs code the same write replaced.
  * Implemented by cores/ (decoded code is theirs); fabric reaches it through this pointer. */
 typedef void (*bh_code_written_fn)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
 extern _Atomic bh_code_written_fn bh_tile_code_written_hook;

@@ -157,14 +157,35 @@ bool bh_tile_ctrl_read(struct bh_access *a, uint32_t *val)
 	return true;
 }
 
+/* Parked polls may watch the tile control registers: every write below announces itself; the
+ * wall clock moves by itself (timed sleeps), and the instruction-buffer status follows the
+ * Tensix FIFOs, which announce nothing here. */
+uint32_t bh_tile_ctrl_watch(unsigned who, uint32_t addr)
+{
+	uint32_t off = addr - BH_TILE_CTRL_BASE;
+	if (off - TC_WALL_CLOCK_0 < TC_WALL_CLOCK_1_AT + 4 - TC_WALL_CLOCK_0)
+		return BH_WATCH_TIMED;
+	return off == TC_DBG_INSTRN_BUF_STATUS ? BH_WATCH_NONE : addr;
+}
+
+static bool tile_ctrl_store(struct bh_access *a, const struct tile_reg *r, uint32_t val);
+
 bool bh_tile_ctrl_write(struct bh_access *a, uint32_t val)
 {
 	const struct tile_reg *r = tile_ctrl_find(a->off);
-	struct bh_tile *t = a->tile;
 	if (!tile_ctrl_check(a, r, true))
 		return false;
 	if (r->kind == REG_SINK)
 		return true;
+	bool ok = tile_ctrl_store(a, r, val);
+	if (ok)
+		bh_tile_mmio_written(a->tile, a->addr);   /* wakes polls parked on it */
+	return ok;
+}
+
+static bool tile_ctrl_store(struct bh_access *a, const struct tile_reg *r, uint32_t val)
+{
+	struct bh_tile *t = a->tile;
 	if (a->off == TC_SOFT_RESET_0) {
 		/* Only the RISC-V bits (11-14, 18) do anything in the model; the Tensix units they also
 		 * reset come with the coprocessor. Bit 31 is written by UMD and has no effect. */

@@ -578,13 +578,22 @@ int bh_cq_read_buffer(struct bh_cq *cq, bool dram, uint32_t base, uint32_t ps, u
 			return bh_cq_fail(cq, BH_ERR_ARG, "a partial last page %u bytes short: RELAY_PAGED adjusts by at most "
 					  "32767", adjust);
 		cq_page_split(dram, nb, ps, page, 0x100, &b, &start);
+		/* As tt-metal lowers a read: the dispatcher waits until every earlier command and the
+		 * workers are done (WAIT on the completion stream) and releases the prefetcher's STALL;
+		 * only then does the prefetcher read the pages (fast-dispatch.md 4). */
 		uint8_t *r = cq->rec;
-		memset(r, 0, 128);
-		uint8_t *h = r + 16;
+		memset(r, 0, 256);
+		uint8_t *w = r + 16;
+		w[0] = BH_CQD_WAIT;
+		bh_cq_put(w, BH_CQF_D_WAIT_flags, BH_CQ_WAIT_BARRIER | BH_CQ_WAIT_NOTIFY_PREFETCH | BH_CQ_WAIT_STREAM);
+		bh_cq_put(w, BH_CQF_D_WAIT_stream, BH_CQ_STREAM_FIRST);
+		cq_wrap_inline(r, w, 16, true);
+		r[64] = BH_CQP_STALL;
+		uint8_t *h = r + 128 + 16;
 		h[0] = BH_CQD_WRITE_LINEAR_H_HOST;
 		bh_cq_put(h, BH_CQF_D_WRITE_LINEAR_H_HOST_length, 16 + (uint64_t)n);
-		cq_wrap_inline(r, h, 16, false);
-		uint8_t *pg = r + 64;
+		cq_wrap_inline(r + 128, h, 16, false);
+		uint8_t *pg = r + 192;
 		pg[0] = BH_CQP_RELAY_PAGED;
 		bh_cq_put(pg, BH_CQF_P_RELAY_PAGED_start_page, start);
 		bh_cq_put(pg, BH_CQF_P_RELAY_PAGED_is_dram_and_length_adjust, (dram ? BH_CQ_PAGED_IS_DRAM : 0) | adjust);
@@ -593,7 +602,7 @@ int bh_cq_read_buffer(struct bh_cq *cq, bool dram, uint32_t base, uint32_t ps, u
 		bh_cq_put(pg, BH_CQF_P_RELAY_PAGED_pages, pages);
 		rc = cq_pending_push(cq, (struct cq_pending){ .dst = d, .len = n });
 		if (rc == BH_OK)
-			rc = bh_cq_push(cq, r, 128);
+			rc = bh_cq_push(cq, r, 256);
 		while (rc == BH_OK && cq->pend_n)
 			rc = cq_consume_next(cq);
 		if (rc != BH_OK)

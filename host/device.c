@@ -130,6 +130,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	pthread_cond_init(&dev->monitor_cond, NULL);
 	pthread_mutex_init(&dev->ksym_lock, NULL);
 	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
+	bh_hooks_init(&dev->chip.hooks);
 	rc = device_chip_init(dev, cfg);
 	if (rc != BH_OK)
 		goto fail;
@@ -220,11 +221,26 @@ void bh_device_close(struct bh_device *dev)
 	free(dev->kcb_resident);
 	free(dev->tiles);
 	bh_chip_memories_destroy(&dev->chip);
+	bh_hooks_destroy(&dev->chip.hooks);
 	pthread_cond_destroy(&dev->monitor_cond);
 	pthread_cond_destroy(&dev->cond);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->ksym_lock);
 	free(dev);
+}
+
+int bh_device_observe(struct bh_device *dev, bh_core_observer fn, void *arg, uint64_t *id)
+{
+	if (!dev || !fn || !id)
+		return BH_ERR_ARG;
+	return bh_hooks_attach(&dev->chip.hooks, fn, arg, id) == 0 ? BH_OK : BH_ERR_SYS;
+}
+
+int bh_device_unobserve(struct bh_device *dev, uint64_t id)
+{
+	if (!dev)
+		return BH_ERR_ARG;
+	return bh_hooks_detach(&dev->chip.hooks, id) == 0 ? BH_OK : BH_ERR_ARG;
 }
 
 unsigned bh_device_num_tiles(const struct bh_device *dev)

@@ -28,22 +28,15 @@ static void put(struct out *o, const char *fmt, ...)
 		o->used = o->used + (size_t)n < o->len ? o->used + (size_t)n : o->len - 1;
 }
 
-/* Name of a watched word: L1 with its symbol, a stream register, a semaphore, a region. */
+/* Name of a watched word: L1 with its symbol, else as the address decode table names it. */
 static void name_word(struct bh_device *dev, struct bh_tile *t, unsigned core, uint32_t addr, char *b, size_t n)
 {
 	char s[128];
 	if (addr < BH_L1_SIZE) {
 		bh_device_symbolize(dev, t->index, core, addr, s, sizeof s);
 		snprintf(b, n, "L1 0x%08x%s", addr, s);
-	} else if (addr - BH_LDM_BASE < 0x2000) {
-		snprintf(b, n, "local RAM 0x%08x", addr);
-	} else if (addr - 0xFFB40000u < 0x40000) {
-		bh_stream_describe(t, addr, b, n);
-	} else if (addr - 0xFFE80020u < 0x20) {
-		snprintf(b, n, "Tensix semaphore %u", (addr - 0xFFE80020u) / 4);
 	} else {
-		const struct bh_region *r = bh_mmio_region(addr);
-		snprintf(b, n, "%s 0x%08x", r ? r->name : "address", addr);
+		bh_mmio_describe(t, addr, b, n);
 	}
 }
 

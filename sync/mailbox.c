@@ -28,6 +28,11 @@ static void mb_query_changed(struct bh_tile *t, unsigned from)
 	bh_tile_mmio_written(t, BH_MAILBOX_BASE + from * BH_MAILBOX_PAGE + QUERY_BIT);
 }
 
+uint32_t bh_mailbox_watch(unsigned who, uint32_t addr)
+{
+	return addr & QUERY_BIT ? (addr & ~(BH_MAILBOX_PAGE - 1)) | QUERY_BIT : BH_WATCH_NONE;
+}
+
 void bh_mailbox_init(struct bh_mailboxes *m)
 {
 	memset(m, 0, sizeof *m);

@@ -43,6 +43,9 @@ void bh_mailbox_destroy(struct bh_mailboxes *m);
  * the host and the NoC out). */
 bool bh_mailbox_read(struct bh_access *a, uint32_t *val);
 bool bh_mailbox_write(struct bh_access *a, uint32_t val);
+/* "Has data" queries (address bit 2) can be watched: a change is announced at +4 of the page
+ * whoever reads. Pops cannot. */
+uint32_t bh_mailbox_watch(unsigned who, uint32_t addr);
 
 /* Core k entered reset (called by bh_tile_soft_reset_write under tile->lock): the four
  * mailboxes it writes are emptied. */

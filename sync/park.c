@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fabric/tile.h"
+#include "sync/hooks.h"
 #include "sync/park.h"
 
 _Atomic bh_tensix_gate_wake_fn bh_tensix_gate_wake_hook;
@@ -44,7 +45,9 @@ void bh_park_sleep(struct bh_core *c, uint32_t seq, uint64_t timeout_ns)
 	}
 	atomic_store_explicit(&c->sleeping, 1, memory_order_seq_cst);
 	/* Returns at once (EAGAIN) if wake_seq moved since seq was read: no lost wake-up. */
+	bh_rcu_offline();   /* a sleeping core holds no hook pointer (sync/hooks.h) */
 	futex(&c->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
+	bh_rcu_online();
 	atomic_store_explicit(&c->sleeping, 0, memory_order_relaxed);
 }
 

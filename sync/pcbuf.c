@@ -25,6 +25,22 @@ enum {
 	TT_SEM_END = TT_SEM_BASE + 4 * BH_SEM_COUNT,
 };
 
+uint32_t bh_pcbuf_watch(unsigned who, uint32_t addr)
+{
+	uint32_t off = addr - BH_PCBUF_BASE;
+	return off - TT_SEM_BASE < TT_SEM_END - TT_SEM_BASE ? addr : BH_WATCH_NONE;
+}
+
+const char *bh_pcbuf_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n)
+{
+	uint32_t off = addr - BH_PCBUF_BASE;
+	if (off - TT_SEM_BASE < TT_SEM_END - TT_SEM_BASE)
+		snprintf(buf, n, "Tensix semaphore %u", (off - TT_SEM_BASE) / 4);
+	else
+		snprintf(buf, n, "PCBuf 0 / TTSync 0x%08x", addr);
+	return buf;
+}
+
 static bool ov_en(uint32_t ov, unsigned i) { return ov >> (10 * i) & 1; }
 static bool ov_busy(uint32_t ov, unsigned i) { return ov >> (10 * i + 1) & 1; }
 static uint32_t ov_value(uint32_t ov, unsigned i) { return ov >> (10 * i + 2) & 0xff; }

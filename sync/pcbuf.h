@@ -56,6 +56,10 @@ void bh_pcbuf_destroy(struct bh_pcbufs *p);
  * and barrier of PCBuf 0/1/2; TRISC i, 0xFFE80000 only: its own PCBuf, TTSync, semaphores). */
 bool bh_pcbuf_read(struct bh_access *a, uint32_t *val);
 bool bh_pcbuf_write(struct bh_access *a, uint32_t val);
+/* Of PCBuf 0's window only the Tensix semaphores can be watched (their changes are announced;
+ * the rest pops or reads live Tensix state); they are named "Tensix semaphore k". */
+uint32_t bh_pcbuf_watch(unsigned who, uint32_t addr);
+const char *bh_pcbuf_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
 /* TRISC_PC_BUF_OVERRIDE, served for fabric/tile_ctrl.c. Setting a reserved bit (31:30) faults. */
 uint32_t bh_pcbuf_override_read(struct bh_tile *tile);

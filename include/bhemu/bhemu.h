@@ -134,6 +134,31 @@ struct bh_jit_stats {
 };
 void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_jit_stats *out);
 
+/* Observers: a callback on every core's own thread when it leaves reset (RUNNING), parks in a
+ * poll loop or a blocked device access (PARKED), wakes from that (WOKEN) and stops (exited,
+ * faulted, instruction limit or put in reset: STOPPED). Attach and detach while cores run; a
+ * detached observer costs the cores one relaxed load per event. The callback must be thread-safe
+ * (700 threads call it), quick, and must not call back into the device. When bh_device_unobserve
+ * returns, the callback runs nowhere and is never called again. */
+enum bh_core_event_kind {
+	BH_CORE_EVENT_RUNNING,
+	BH_CORE_EVENT_PARKED,
+	BH_CORE_EVENT_WOKEN,
+	BH_CORE_EVENT_STOPPED,
+};
+struct bh_core_event {
+	enum bh_core_event_kind kind;
+	unsigned tile;
+	enum bh_core_id core;
+	uint32_t pc;                /* where it starts, parks, wakes or stopped */
+	uint64_t instructions;      /* retired since it left reset (at the last event check while running) */
+};
+typedef void (*bh_core_observer)(void *arg, const struct bh_core_event *ev);
+/* Returns BH_OK and an id for bh_device_unobserve, or BH_ERR_ARG (no function) / BH_ERR_SYS. */
+int bh_device_observe(struct bh_device *dev, bh_core_observer fn, void *arg, uint64_t *id);
+/* Returns BH_OK, or BH_ERR_ARG when id is not attached. Not from an observer callback. */
+int bh_device_unobserve(struct bh_device *dev, uint64_t id);
+
 /* What every core that ever ran is doing: running (near which pc), exited, faulted, or parked
  * and on what (words by name and value, blocked device accesses, the loop it polls in).
  * Always NUL-terminated; cut at len. */

@@ -9,6 +9,7 @@
 
 #include "cores/cq_cmds.h"
 #include "cores/cq_model.h"
+#include "fabric/hw.h"
 #include "fabric/wallclock.h"
 #include "firmware/ref/p100a.h"
 #include "testlib.h"
@@ -36,14 +37,18 @@ static uint32_t host_word(struct bh_device *dev, uint32_t off)
 	return __atomic_load_n((uint32_t *)((uint8_t *)p + off), __ATOMIC_ACQUIRE);
 }
 
-static struct bh_cq *open_cq(struct bh_device *dev, uint32_t issue, uint32_t completion)
+static struct bh_cq *open_cq_cfg(struct bh_device *dev, const struct bh_cq_config *cfg)
 {
 	struct bh_cq *cq = NULL;
 	char err[512] = "";
-	struct bh_cq_config cfg = { .issue_size = issue, .completion_size = completion, .timeout_s = 10 };
-	int rc = bh_cq_open(dev, &cfg, &cq, err, sizeof err);
+	int rc = bh_cq_open(dev, cfg, &cq, err, sizeof err);
 	cr_assert_eq(rc, BH_OK, "bh_cq_open: %d: %s", rc, err);
 	return cq;
+}
+
+static struct bh_cq *open_cq(struct bh_device *dev, uint32_t issue, uint32_t completion)
+{
+	return open_cq_cfg(dev, &(struct bh_cq_config){ .issue_size = issue, .completion_size = completion, .timeout_s = 10 });
 }
 
 /* The firmware answers on stream 48 before it advances launch_msg_rd_ptr: give it a moment. */
@@ -380,8 +385,9 @@ Test(cq, a_length_past_what_was_relayed_is_reported_not_waited_for)
 	skip_unless_built();
 	uint8_t c[32 + 64];
 	write_linear(c, SCRATCH, 100000);
-	expect_rejected(c, sizeof c, (const char *const[]){ "WRITE_LINEAR", "field addr",
-							     "runs past what was relayed" }, 3);
+	expect_rejected(c, sizeof c, (const char *const[]){ "WRITE_LINEAR", "field length",
+							     "truncated command: WRITE_LINEAR needs 100032 bytes, but its "
+							     "relay carried 96", "runs past what was relayed" }, 4);
 }
 
 Test(cq, malformed_prefetch_records_name_command_ring_offset_and_field)
@@ -1170,4 +1176,361 @@ Test(cq, send_go_signal_multicast_without_a_grid_names_the_field)
 	cr_expect(strstr(bh_cq_error(f.cq), "multicast_go_offset") != NULL, "%s", bh_cq_error(f.cq));
 	cr_expect(strstr(bh_cq_error(f.cq), "no worker multicast grid") != NULL, "%s", bh_cq_error(f.cq));
 	fx_close(&f);
+}
+
+/* ---- Issue 12: reads after writes and launches, truncated commands, stalls, protected tiles ---- */
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ROUNDS(n) ((n) / 10)
+#else
+#define ROUNDS(n) (n)
+#endif
+
+/* A read issued right after a write (no finish in between) relays the pages only after the
+ * dispatcher executed the write: WAIT (NOTIFY_PREFETCH) releases the prefetcher's STALL. */
+Test(cq, a_read_right_after_a_write_sees_the_new_bytes_in_l1_and_dram_every_time)
+{
+	struct cq_fx f = fx_open(3, 2);
+	enum { PS = 512, LEN = 3 * PS - 96 };
+	uint8_t src[LEN], back[LEN];
+	unsigned stale = 0, rounds = ROUNDS(1000);
+	for (int dram = 0; dram < 2; dram++)
+		for (unsigned i = 0; i < rounds; i++) {
+			pattern(src, LEN, i * 2 + (unsigned)dram);
+			int rc = bh_cq_write_buffer(f.cq, dram, DST, PS, 4, src, LEN);
+			cr_assert_eq(rc, BH_OK, "%s", bh_cq_error(f.cq));
+			memset(back, 0, LEN);
+			rc = bh_cq_read_buffer(f.cq, dram, DST, PS, 4, back, LEN);
+			cr_assert_eq(rc, BH_OK, "%s", bh_cq_error(f.cq));
+			if (memcmp(back, src, LEN))
+				stale++;
+		}
+	cr_expect_eq(stale, 0, "%u of %u reads returned old bytes", stale, 2 * rounds);
+	fx_close(&f);
+}
+
+/* A read right after bh_cq_launch sees what the launched kernel wrote (the read's WAIT comes
+ * after the launch's wait for every worker). */
+Test(cq, a_read_right_after_a_launch_sees_the_kernels_output_every_time)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	struct bh_cq *cq = open_cq(dev, 0, 0);
+	struct bh_core_range r[4];
+	unsigned nr = bh_device_worker_ranges(dev, r);
+	struct bh_program *p;
+	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
+	uint32_t code[5];
+	counter_kernel(code, SCRATCH);
+	cr_assert(bh_program_add_kernel_code(p, BH_CORE_BRISC, code, 5, r, nr) >= 0, "%s", bh_program_error(p));
+	uint32_t zero[4] = { 0 };
+	for (unsigned t = 0; t < 6; t++)
+		bh_l1_write(dev, t, SCRATCH, zero, 16);
+	unsigned stale = 0, rounds = ROUNDS(500);
+	for (unsigned i = 1; i <= rounds; i++) {
+		int rc = bh_cq_launch(cq, p, NULL);
+		cr_assert_eq(rc, BH_OK, "launch %u: %s %s", i, bh_program_error(p), bh_cq_error(cq));
+		/* L1 bank 4 is tile 4 (a worker): page 4 of 16-byte pages at SCRATCH is its counter. */
+		uint32_t got[4] = { 0 };
+		rc = bh_cq_read_buffer(cq, false, SCRATCH, 16, 4, got, 16);
+		cr_assert_eq(rc, BH_OK, "%s", bh_cq_error(cq));
+		if (got[0] != i)
+			stale++;
+	}
+	cr_expect_eq(stale, 0, "%u of %u reads missed the launch before them", stale, rounds);
+	bh_program_destroy(p);
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+/* Past 512 KiB of relayed commands: the dispatch CB has wrapped and every page holds bytes of
+ * an earlier command (an 8-byte pattern whose every page offset 16 reads as length 64). */
+static void wrap_dispatch_cb(struct bh_cq *cq, struct bh_device *dev)
+{
+	enum { N = 200 * 1024 };
+	static uint8_t c[32 + N];
+	write_linear_hdr(c, tile_xy(dev, 0), DST, N, false);
+	for (unsigned i = 0; i < N; i += 8) {
+		memset(c + 32 + i, 0, 8);
+		c[32 + i] = 64;
+	}
+	for (unsigned k = 0; k < 3; k++)
+		enqueue_ok(cq, c, sizeof c);
+	finish_ok(cq);
+	cr_assert_geq(cq_state(cq).dispatch_commands, 9);
+}
+
+/* Every dispatch command of the table, given fewer bytes than its header, and the commands with
+ * a payload given less of it than their fields ask for, on a fresh dispatch CB and after it
+ * wrapped: a named truncation, nothing written. */
+Test(cq, truncated_dispatch_commands_of_every_kind_are_named_before_and_after_the_cb_wraps)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	struct tcase {
+		unsigned id;
+		uint32_t full, given;    /* bytes the command needs, bytes relayed */
+	} cases[40];
+	unsigned n = 0;
+	for (unsigned id = 1; id < BH_CQD_COUNT; id++)
+		cases[n++] = (struct tcase){ id, bh_cq_dispatch_cmds[id].size, bh_cq_dispatch_cmds[id].size / 2 };
+	cases[n++] = (struct tcase){ BH_CQD_WRITE_LINEAR, 32 + 64, 32 + 48 };
+	cases[n++] = (struct tcase){ BH_CQD_WRITE_LINEAR_H_HOST, 64, 48 };
+	cases[n++] = (struct tcase){ BH_CQD_WRITE_PAGED, 16 + 2 * 64, 16 + 64 };
+	cases[n++] = (struct tcase){ BH_CQD_WRITE_PACKED, 32 + 2 * 64, 32 + 64 };
+	cases[n++] = (struct tcase){ BH_CQD_WRITE_PACKED_LARGE, 32 + 64, 40 };
+	cases[n++] = (struct tcase){ BH_CQD_SET_WRITE_OFFSET, 16 + 8, 20 };
+	cases[n++] = (struct tcase){ BH_CQD_SET_GO_SIGNAL_NOC_DATA, 16 + 8, 16 + 4 };
+	for (int wrapped = 0; wrapped < 2; wrapped++)
+		for (unsigned k = 0; k < n; k++) {
+			struct bh_cq *cq = open_cq(dev, 0, 0);
+			if (wrapped)
+				wrap_dispatch_cb(cq, dev);
+			l1_fill(dev, 1, DST, 0xEE, 256);
+			uint8_t c[256] = { (uint8_t)cases[k].id };
+			unsigned id = cases[k].id;
+			if (id == BH_CQD_WRITE_LINEAR || id == BH_CQD_WRITE_LINEAR_H) {
+				write_linear_hdr(c, tile_xy(dev, 1), DST, cases[k].full - 32, false);
+				c[0] = (uint8_t)id;
+			} else if (id == BH_CQD_WRITE_LINEAR_H_HOST) {
+				bh_cq_put(c, BH_CQF_D_WRITE_LINEAR_H_HOST_length, cases[k].full);
+			} else if (id == BH_CQD_WRITE_PAGED) {
+				bh_cq_put(c, BH_CQF_D_WRITE_PAGED_base_addr, DST);
+				bh_cq_put(c, BH_CQF_D_WRITE_PAGED_page_size, 64);
+				bh_cq_put(c, BH_CQF_D_WRITE_PAGED_pages, 2);
+			} else if (id == BH_CQD_WRITE_PACKED) {
+				bh_cq_put(c, BH_CQF_D_WRITE_PACKED_count, 2);
+				bh_cq_put(c, BH_CQF_D_WRITE_PACKED_size, 64);
+				bh_cq_put(c, BH_CQF_D_WRITE_PACKED_addr, DST);
+				bh_cq_put(c + 16, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(dev, 1));
+				bh_cq_put(c + 20, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(dev, 1));
+			} else if (id == BH_CQD_WRITE_PACKED_LARGE) {
+				bh_cq_put(c, BH_CQF_D_WRITE_PACKED_LARGE_count, 1);
+				bh_cq_put(c, BH_CQF_D_WRITE_PACKED_LARGE_alignment, 16);
+				bh_cq_put(c + 16, BH_CQF_S_PACKED_LARGE_noc_xy_addr, tile_xy(dev, 1));
+				bh_cq_put(c + 16, BH_CQF_S_PACKED_LARGE_addr, DST);
+				bh_cq_put(c + 16, BH_CQF_S_PACKED_LARGE_length_minus1, 63);
+			} else if (id == BH_CQD_SET_WRITE_OFFSET) {
+				bh_cq_put(c, BH_CQF_D_SET_WRITE_OFFSET_offset_count, 2);
+			} else if (id == BH_CQD_SET_GO_SIGNAL_NOC_DATA) {
+				bh_cq_put(c, BH_CQF_D_SET_GO_SIGNAL_NOC_DATA_num_words, 2);
+			}
+			int rc = bh_cq_enqueue_dispatch(cq, c, cases[k].given);
+			if (rc == BH_OK)
+				rc = bh_cq_finish(cq);
+			const char *name = bh_cq_dispatch_cmds[id].name;
+			cr_expect_eq(rc, BH_ERR_CQ, "%s of %u bytes given %u (%s): rc %d %s", name, cases[k].full,
+				     cases[k].given, wrapped ? "wrapped" : "fresh", rc, bh_cq_error(cq));
+			char want[128];
+			snprintf(want, sizeof want, "truncated command: %s needs %u bytes, but its relay carried %u", name,
+				 cases[k].full, cases[k].given);
+			cr_expect(strstr(bh_cq_error(cq), want), "%s: wants \"%s\" in: %s", wrapped ? "wrapped" : "fresh", want,
+				  bh_cq_error(cq));
+			expect_l1(dev, 1, DST, NULL, 0xEE, 256, name);
+			bh_cq_close(cq);
+		}
+	bh_device_close(dev);
+}
+
+/* The issue's case: after the wrap, a 16-byte WRITE_LINEAR (of 32) used to read its length from
+ * the stale half of its header and write 64 stale bytes. */
+Test(cq, a_half_write_linear_header_after_the_wrap_writes_nothing_and_is_named)
+{
+	struct cq_fx f = fx_open(3, 2);
+	wrap_dispatch_cb(f.cq, f.dev);
+	l1_fill(f.dev, 1, DST, 0xEE, 256);
+	uint8_t c[32];
+	write_linear_hdr(c, tile_xy(f.dev, 1), DST, 0, false);
+	enqueue_ok(f.cq, c, 16);
+	cr_expect_eq(bh_cq_finish(f.cq), BH_ERR_CQ, "%s", bh_cq_error(f.cq));
+	assert_has(bh_cq_error(f.cq), "WRITE_LINEAR at dispatch CB offset");
+	assert_has(bh_cq_error(f.cq), "truncated command: WRITE_LINEAR needs 32 bytes, but its relay carried 16");
+	expect_l1(f.dev, 1, DST, NULL, 0xEE, 256, "no stale bytes written");
+	fx_close(&f);
+}
+
+/* A WRITE_PACKED needs all its bytes in the 512 KiB dispatch CB at once: one larger than that,
+ * relayed in NOFLUSH pieces, is rejected naming the sizes instead of deadlocking the models. */
+Test(cq, a_write_packed_larger_than_the_dispatch_cb_is_rejected_naming_the_sizes)
+{
+	struct cq_fx f = fx_open(3, 2);
+	enum { COUNT = 100, SIZE = 8192, HDR = 16 + 400, PIECE = 200 * 1024 };
+	const uint32_t total = HDR + COUNT * SIZE;
+	uint8_t *c = calloc(1, total);
+	c[0] = BH_CQD_WRITE_PACKED;
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_count, COUNT);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_size, SIZE);
+	bh_cq_put(c, BH_CQF_D_WRITE_PACKED_addr, DST);
+	for (unsigned i = 0; i < COUNT; i++)
+		bh_cq_put(c + 16 + 4 * i, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(f.dev, 1));
+	uint8_t *rb = malloc(PIECE + 64);
+	int rc = BH_OK;
+	for (uint32_t off = 0; off < total && rc == BH_OK; off += PIECE) {
+		uint32_t n = total - off < PIECE ? total - off : PIECE;
+		struct rec r = { rb, PIECE + 64, 0 };
+		rec_inline(&r, c + off, n, off + n == total);
+		rc = bh_cq_enqueue_record(f.cq, r.b, r.len);
+	}
+	if (rc == BH_OK)
+		rc = bh_cq_finish(f.cq);
+	cr_expect_eq(rc, BH_ERR_CQ, "rc %d: %s", rc, bh_cq_error(f.cq));
+	char want[128];
+	snprintf(want, sizeof want, "WRITE_PACKED needs its %u bytes in the dispatch CB at once", total);
+	assert_has(bh_cq_error(f.cq), want);
+	assert_has(bh_cq_error(f.cq), "512 KiB CB holds at most 503808");
+	free(rb);
+	free(c);
+	fx_close(&f);
+}
+
+/* A STALL that no WAIT with NOTIFY_PREFETCH will ever end: both models wait for each other. */
+Test(cq, a_stall_without_notify_is_a_deadlock_report_naming_the_stall)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	struct bh_cq *cq = open_cq_cfg(dev, &(struct bh_cq_config){ .timeout_s = 60 });
+	uint32_t at = cq_state(cq).issue_wr;
+	uint8_t rec[64] = { BH_CQP_STALL };
+	cr_assert_eq(bh_cq_enqueue_record(cq, rec, sizeof rec), BH_OK);
+	int rc = bh_cq_finish(cq);
+	cr_expect_eq(rc, BH_ERR_CQ, "a report, not a timeout: rc %d %s", rc, bh_cq_error(cq));
+	char want[96];
+	snprintf(want, sizeof want, "prefetch core: STALL at issue ring offset 0x%x waits for DOWNSTREAM_SYNC_SEM", at);
+	assert_has(bh_cq_error(cq), "prefetch core (3,2): deadlock between the prefetch and dispatch cores");
+	assert_has(bh_cq_error(cq), want);
+	assert_has(bh_cq_error(cq), "dispatch core: next command at dispatch CB offset 0x5000 waits for dispatch-CB data");
+	assert_has(bh_cq_error(cq), "NOTIFY_PREFETCH");
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+/* Whatever the dispatcher waits for when the host gives up is named with the command. */
+Test(cq, a_timeout_names_the_command_that_waits_and_for_what)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	struct bh_cq *cq = open_cq_cfg(dev, &(struct bh_cq_config){ .timeout_s = 0.3 });
+	uint8_t w[16] = { BH_CQD_WAIT };
+	bh_cq_put(w, BH_CQF_D_WAIT_flags, BH_CQ_WAIT_MEMORY);
+	bh_cq_put(w, BH_CQF_D_WAIT_addr, DST);
+	bh_cq_put(w, BH_CQF_D_WAIT_count, 7);
+	uint32_t zero = 0;
+	bh_l1_write(dev, 5, DST, &zero, 4);
+	enqueue_ok(cq, w, sizeof w);
+	cr_expect_eq(bh_cq_finish(cq), BH_ERR_TIMEOUT, "%s", bh_cq_error(cq));
+	assert_has(bh_cq_error(cq), "WAIT at dispatch CB offset 0x5000 waits for WAIT_MEMORY: L1 0x100000 >= 7");
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+/* Writes into the CQ cores' own state, code or SOFT_RESET_0 are errors naming the command,
+ * checked before anything is written; the queue closes at once and the tiles go back to their
+ * firmware (a slow-dispatch launch runs on them afterwards). */
+Test(cq, dispatch_writes_into_the_cq_cores_own_state_code_or_soft_reset_are_refused_by_name)
+{
+	skip_unless_built();
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	const unsigned pf = 2, dp = 5;
+	struct pcase {
+		const char *what, *want;
+	} cases[] = {
+		{ "WRITE_LINEAR to the dispatch tile's SOFT_RESET_0", "WRITE_LINEAR at dispatch CB offset 0x5000" },
+		{ "WRITE_LINEAR over prefetch-tile L1 0", "reach the prefetch core (3,2)'s own code and state" },
+		{ "WRITE_PACKED: a worker, then the dispatch tile's CB", "reach the dispatch core (3,3)'s own code and state" },
+		{ "WRITE_PAGED over the L1 banks of the CQ tiles", "WRITE_PAGED at dispatch CB offset 0x5000" },
+		{ "SEND_GO_SIGNAL to the dispatch tile", "SEND_GO_SIGNAL at dispatch CB offset" },
+	};
+	for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct bh_cq *cq = open_cq(dev, 0, 0);
+		uint32_t reset_before = 0;
+		cr_assert_eq(bh_reg_read(dev, dp, BH_SOFT_RESET_0, &reset_before), BH_OK);
+		uint8_t l1_before[64];
+		bh_l1_read(dev, pf, 0, l1_before, 64);
+		l1_fill(dev, 1, SCRATCH, 0xEE, 256);
+		uint8_t c[256] = { 0 };
+		uint32_t len = 0;
+		int rc = BH_OK;
+		if (k == 0) {
+			write_linear_hdr(c, tile_xy(dev, dp), BH_SOFT_RESET_0, 4, false);
+			len = 48;
+		} else if (k == 1) {
+			write_linear_hdr(c, tile_xy(dev, pf), 0, 48, false);
+			len = 32 + 48;
+		} else if (k == 2) {
+			c[0] = BH_CQD_WRITE_PACKED;
+			bh_cq_put(c, BH_CQF_D_WRITE_PACKED_count, 2);
+			bh_cq_put(c, BH_CQF_D_WRITE_PACKED_size, 64);
+			bh_cq_put(c, BH_CQF_D_WRITE_PACKED_addr, SCRATCH);
+			bh_cq_put(c + 16, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(dev, 1));
+			bh_cq_put(c + 20, BH_CQF_S_PACKED_UNICAST_noc_xy, tile_xy(dev, dp));
+			len = 32 + 128;
+		} else if (k == 3) {
+			c[0] = BH_CQD_WRITE_PAGED;
+			bh_cq_put(c, BH_CQF_D_WRITE_PAGED_base_addr, SCRATCH);   /* page 2: the prefetch tile's scratch_db */
+			bh_cq_put(c, BH_CQF_D_WRITE_PAGED_page_size, 32);
+			bh_cq_put(c, BH_CQF_D_WRITE_PAGED_pages, 4);
+			len = 16 + 128;
+		} else {
+			uint8_t nd[24] = { BH_CQD_SET_GO_SIGNAL_NOC_DATA };
+			bh_cq_put(nd, BH_CQF_D_SET_GO_SIGNAL_NOC_DATA_num_words, 2);
+			uint32_t xy[2] = { tile_xy(dev, 1), tile_xy(dev, dp) };
+			memcpy(nd + 16, xy, 8);
+			rc = bh_cq_enqueue_dispatch(cq, nd, sizeof nd);
+			c[0] = BH_CQD_SEND_GO_SIGNAL;
+			bh_cq_put(c, BH_CQF_D_SEND_GO_SIGNAL_go_signal, 0x80u << 24);
+			bh_cq_put(c, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, BH_CQ_GO_NO_MCAST);
+			bh_cq_put(c, BH_CQF_D_SEND_GO_SIGNAL_num_unicast_txns, 2);
+			bh_cq_put(c, BH_CQF_D_SEND_GO_SIGNAL_wait_stream, 48);
+			len = 16;
+		}
+		if (rc == BH_OK)
+			rc = bh_cq_enqueue_dispatch(cq, c, len);
+		if (rc == BH_OK)
+			rc = bh_cq_finish(cq);
+		cr_expect_eq(rc, BH_ERR_CQ, "%s: rc %d %s", cases[k].what, rc, bh_cq_error(cq));
+		assert_has(bh_cq_error(cq), cases[k].want);
+		assert_has(bh_cq_error(cq), "the CQ cores' own code and state are not a destination");
+		uint32_t reset_after = 0;
+		bh_reg_read(dev, dp, BH_SOFT_RESET_0, &reset_after);
+		cr_expect_eq(reset_after, reset_before, "%s: SOFT_RESET_0 untouched", cases[k].what);
+		expect_l1(dev, pf, 0, l1_before, 0, 64, cases[k].what);
+		expect_l1(dev, 1, SCRATCH, NULL, 0xEE, 256, cases[k].what);
+		bh_cq_close(cq);
+	}
+	/* Both CQ tiles run their firmware again: a slow-dispatch launch on every tile completes. */
+	struct bh_program *p;
+	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
+	uint32_t code[5];
+	counter_kernel(code, SCRATCH);
+	cr_assert(bh_program_add_kernel_code(p, BH_CORE_BRISC, code, 5, &(struct bh_core_range){ 0, 0, 2, 1 }, 1) >= 0);
+	uint32_t zero = 0;
+	for (unsigned t = 0; t < 6; t++)
+		bh_l1_write(dev, t, SCRATCH, &zero, 4);
+	tl_launch_ok(p, NULL);
+	cr_expect_eq(word(dev, pf, SCRATCH), 1);
+	cr_expect_eq(word(dev, dp, SCRATCH), 1);
+	bh_program_destroy(p);
+	bh_device_close(dev);
+}
+
+/* The prefetch commands with a 32-byte header, at the end of a fetch record with 16 bytes left. */
+Test(cq, a_32_byte_prefetch_header_cut_by_the_end_of_its_record_is_a_named_truncation)
+{
+	struct cq_fx f = fx_open(3, 2);
+	static const unsigned ids[] = { BH_CQP_RELAY_LINEAR, BH_CQP_RELAY_LINEAR_H };
+	for (unsigned k = 0; k < 2; k++) {
+		if (k)
+			f.cq = open_cq(f.dev, 0, 0);
+		uint32_t at = cq_state(f.cq).issue_wr;
+		uint8_t rec[16] = { (uint8_t)ids[k] };
+		cr_assert_eq(bh_cq_enqueue_record(f.cq, rec, sizeof rec), BH_OK);
+		cr_expect_eq(bh_cq_finish(f.cq), BH_ERR_CQ, "%s", bh_cq_error(f.cq));
+		char want[160];
+		snprintf(want, sizeof want, "%s at issue ring offset 0x%x: truncated command: %s needs its 32-byte header, "
+			 "the fetched record has 16 bytes left", bh_cq_prefetch_cmds[ids[k]].name, at,
+			 bh_cq_prefetch_cmds[ids[k]].name);
+		assert_has(bh_cq_error(f.cq), want);
+		bh_cq_close(f.cq);
+	}
+	bh_device_close(f.dev);
 }

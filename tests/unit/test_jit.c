@@ -283,14 +283,8 @@ Test(jit, bad_jump_from_compiled_code_reports_the_jump)
 Test(jit, compiled_poll_loop_parks_and_wakes)
 {
 	struct bh_device *dev = open_jit(BH_JIT_EAGER);
-	struct prog p = { 0 };
 	l1_put(dev, DATA, (const uint32_t[]){ 0 }, 1);
-	emit_wait_nonzero(&p, DATA, T1);
-	emit(&p, addi(A0, T2, 0));
-	emit_exit(&p);
-	prog_put(dev, 0, CODE, &p);
-	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
-	wait_parked(dev, 0, BH_CORE_BRISC);
+	start_parked_poller(dev, BH_CORE_BRISC, CODE, DATA);
 	cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
 	expect_stays_parked(dev, BH_CORE_BRISC);
 	set_l1(dev, DATA, 77);

@@ -3,6 +3,7 @@
  * polls sleep with timeouts and still end on time. */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include <pthread.h>
 #include <sched.h>
@@ -154,7 +155,10 @@ Test(park, forty_polling_cores_use_almost_no_cpu)
 	sleep_ms(200);
 	double wall;
 	double used = cpu_used_while_sleeping(400, &wall);
-	cr_expect_lt(used, 0.05 * wall, "40 parked cores used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
+	/* Without membarrier (the unfenced reruns) each parked core still wakes every 64 ms to look
+	 * for a lost wake-up: a few per second, which under TSan cost more than 5 %. */
+	double budget = getenv("BHEMU_MEMBARRIER") ? 0.15 : 0.05;
+	cr_expect_lt(used, budget * wall, "40 parked cores used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
 	uint32_t v = 5;
 	for (unsigned t = 0; t < 8; t++)
 		cr_assert_eq(bh_l1_write(dev, t, FLAG, &v, 4), BH_OK);
@@ -207,13 +211,7 @@ static void spanning_host_write_wakes(uint32_t start, uint32_t len)
 {
 	struct bh_device *dev = t_open();
 	uint32_t flag = (start + len - 8) & ~3u;
-	struct prog p = { 0 };
-	emit_wait_nonzero(&p, flag, T1);
-	emit(&p, addi(A0, T2, 0));
-	emit_exit(&p);
-	prog_put(dev, 0, CODE, &p);
-	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
-	wait_parked(dev, 0, BH_CORE_BRISC);
+	start_parked_poller(dev, BH_CORE_BRISC, CODE, flag);
 	uint8_t *b = calloc(1, len);
 	b[flag - start] = 9;
 	cr_assert_eq(bh_l1_write(dev, 0, start, b, len), BH_OK);
@@ -275,4 +273,17 @@ Test(park, without_membarrier_a_lost_wake_up_costs_one_bounded_sleep)
 	expect_exit(dev, 0, BH_CORE_BRISC, 5);
 	bh_device_close(dev);
 	bh_park_set_unfenced(false);
+}
+
+/* A poll on a tile control register parks, and a write to that register wakes it: which
+ * registers can be watched, and that their writes announce themselves, come from the address
+ * decode table (fabric/mmio.c). */
+Test(park, poll_on_a_tile_control_register_parks_and_its_write_wakes_it)
+{
+	const uint32_t trisc0_reset_pc = 0xFFB12228u;
+	struct bh_device *dev = t_open();
+	start_parked_poller(dev, BH_CORE_NCRISC, CODE, trisc0_reset_pc);
+	cr_assert_eq(bh_reg_write(dev, 0, trisc0_reset_pc, 0x6040), BH_OK);
+	expect_exit(dev, 0, BH_CORE_NCRISC, 0x6040);
+	bh_device_close(dev);
 }

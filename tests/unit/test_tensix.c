@@ -414,6 +414,92 @@ Test(tensix, data_plane_instruction_from_a_mop_faults_at_execution_naming_it)
 	bh_device_close(dev);
 }
 
+/* A MOP template word that is no Blackhole instruction (opcode 0x00, as in never-written MopCfg)
+ * or has a reserved bit set faults by name when the expander emits it, with the MOP named as
+ * its source. */
+Test(tensix, unknown_or_reserved_word_from_a_mop_faults_naming_the_mop)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	uint32_t pc = run_mop_emitting(dev, BH_CORE_TRISC0, 0x00000000u, r);
+	expect_fault(r, BH_CORE_TRISC0, pc, "illegal instruction", "opcode 0x00 is not a Blackhole Tensix instruction");
+	expect_in_report(r, "Tensix thread 0, instruction 0x00000000");
+	expect_in_report(r, "emitted by MOP 0x01000000");
+	expect_in_report(r, "pushed by trisc0");
+	free(r);
+	bh_device_close(dev);
+
+	dev = t_open();
+	r = result_new();
+	pc = run_mop_emitting(dev, BH_CORE_TRISC2, 0xA3100009u, r);   /* SEMINIT with reserved bit 0 */
+	expect_fault(r, BH_CORE_TRISC2, pc, "illegal instruction", "reserved bits 0x000001 of SEMINIT are set");
+	expect_in_report(r, "emitted by MOP 0x01000000");
+	free(r);
+	bh_device_close(dev);
+}
+
+/* Issue 12, defect 1: BRISC plays replay slot 0 of thread 0, which nothing recorded
+ * (li t0,0xFFE40000; li t1,0x04000010; sw t1,0(t0)). The reference does not say what silicon
+ * plays from such a slot, so it is a named fault of the push, not a crash of the host. */
+Test(tensix, replay_of_a_slot_never_recorded_faults_naming_the_slot)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog b = { 0 };
+	uint32_t pc = emit_push_at(&b, BH_CORE_BRISC, REPLAY(0, 1, 0, 0));
+	cr_assert_eq(REPLAY(0, 1, 0, 0), 0x04000010u);
+	emit(&b, INSN_SELF_LOOP);   /* the fault stops the core here */
+	run_prog(dev, BH_CORE_BRISC, core_code_at[BH_CORE_BRISC], &b, r);
+	expect_fault(r, BH_CORE_BRISC, pc, "illegal instruction", "replay slot 0 of Tensix thread 0 was never recorded");
+	expect_in_report(r, "Tensix thread 0, instruction 0x04000010 REPLAY");
+	expect_in_report(r, "pushed by brisc");
+	wait_report_has(dev, "tensix0: stopped by a fault");
+	free(r);
+	bh_device_close(dev);
+}
+
+/* Slots 3 and 4 recorded, 5 not: a play of 3..5 executes the two recorded SEMPOSTs, then faults
+ * at slot 5 naming it. */
+Test(tensix, replay_past_the_recorded_slots_runs_them_then_faults_at_the_first_unrecorded)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(3, 15, 0));
+	emit_push(&p, REPLAY(3, 2, 0, 1));
+	emit_push(&p, SEMPOST(1));
+	emit_push(&p, SEMPOST(2));
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, REPLAY(3, 3, 0, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	expect_fault(r, BH_CORE_TRISC1, pc, "illegal instruction", "replay slot 5 of Tensix thread 1 was never recorded");
+	expect_in_report(r, "pushed by trisc1");
+	cr_expect_eq(bh_sem_value(tile0(dev), 0), 1);
+	cr_expect_eq(bh_sem_value(tile0(dev), 1), 1);
+	free(r);
+	bh_device_close(dev);
+}
+
+/* A replayed instruction that faults when it executes names the slot it was played from. */
+Test(tensix, fault_of_a_replayed_instruction_names_its_replay_slot)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	emit_push(&p, REPLAY(7, 1, 0, 1));
+	emit_push(&p, ATGETM(1));                  /* decodes, but mutex 1 does not exist */
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC2, REPLAY(7, 1, 0, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC2, core_code_at[BH_CORE_TRISC2], &p, r);
+	expect_fault(r, BH_CORE_TRISC2, pc, "bad register value", "mutex 1 does not exist");
+	expect_in_report(r, "Tensix thread 2, instruction 0xa0000001 ATGETM");
+	expect_in_report(r, "(from replay slot 7, pushed by trisc2): mutex 1 does not exist");
+	free(r);
+	bh_device_close(dev);
+}
+
 Test(tensix, trisc_store_to_another_threads_aperture_faults)
 {
 	struct bh_device *dev = t_open();
@@ -663,6 +749,75 @@ Test(tensix, tt_cfg_qstatus_and_bstatus_read_0_when_every_thread_is_idle)
 	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
 	free(r);
 	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------- random pushes */
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return *s ^ *s >> 15;
+}
+
+/* A random Tensix word: rarely any opcode or any from the table, mostly one that bhemu executes
+ * with its reserved bits clear. Waits and ATGETM become NOPs, so that no round waits for a
+ * semaphore nobody posts. */
+static uint32_t random_tensix_word(uint32_t *s)
+{
+	uint32_t w = lcg(s);
+	unsigned r = lcg(s) % 32;
+	if (r) {
+		unsigned op;
+		do
+			op = lcg(s) % 256;
+		while (!tt_opinfo(op) || (r > 1 && tt_opinfo(op)->exec == TT_E_N));
+		w = (uint32_t)op << 24 | (w & 0xFFFFFFu);
+		if (r > 1 && tt_opinfo(op)->fields_known)
+			w &= 0xFF000000u | tt_opinfo(op)->field_mask;
+	}
+	const struct tt_opinfo *oi = tt_opinfo(w >> 24);
+	if (oi && (oi->unit == TT_U_WAIT || w >> 24 == 0xA0))
+		w = TT_NOP;
+	return w;
+}
+
+/* Random pushes, MopCfg words, MOPs and REPLAYs (small counts) into each TRISC's thread: every
+ * round ends in an exit or in a fault whose report names the Tensix word that was wrong. */
+Test(tensix, random_pushes_mops_and_replays_end_in_an_exit_or_a_named_fault)
+{
+	uint32_t seed = 12;
+	struct bh_core_result *r = result_new();
+	unsigned faulted = 0;
+	for (unsigned round = 0; round < 48; round++) {
+		struct bh_device *dev = t_open();
+		enum bh_core_id core = (enum bh_core_id)(BH_CORE_TRISC0 + round % 3);
+		struct prog p = { 0 };
+		for (unsigned k = 0; k < BH_TT_MOP_CFG_WORDS; k++)
+			emit_store_word(&p, MOP_CFG + 4 * k, k < 2 ? lcg(&seed) % 3 : TT_NOP);
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t w = random_tensix_word(&seed);
+			switch (lcg(&seed) % 8) {
+			case 0: emit_store_word(&p, MOP_CFG + 4 * (lcg(&seed) % 9), w); break;
+			case 1: emit_push(&p, MOP(lcg(&seed) & 1, lcg(&seed) % 4, lcg(&seed) & 0xFFFF)); break;
+			case 2: emit_push(&p, REPLAY(lcg(&seed) % 32, lcg(&seed) % 5, lcg(&seed) & 1, lcg(&seed) & 1)); break;
+			case 3: emit_store_word(&p, GPR + 4 * (lcg(&seed) % 64), lcg(&seed)); break;
+			default: emit_push(&p, w); break;
+			}
+		}
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, core, core_code_at[core], &p, r);
+		cr_assert(r->status == BH_RUN_EXITED || r->status == BH_RUN_FAULTED, "round %u: status %d\n%s", round,
+			  r->status, r->report);
+		if (r->status == BH_RUN_FAULTED) {
+			faulted++;
+			cr_assert(strstr(r->report, "why: Tensix thread") || strstr(r->report, "why: push of 0x"),
+				  "round %u: the fault does not name the Tensix word:\n%s", round, r->report);
+		}
+		bh_device_close(dev);
+	}
+	cr_expect(faulted > 0 && faulted < 48, "%u of 48 rounds faulted: the mix should give both outcomes", faulted);
+	free(r);
 }
 
 /* ------------------------------------------------------------------------------- stress */

@@ -422,6 +422,17 @@ void expect_access_faults(struct bh_device *dev, enum bh_core_id core, bool stor
 
 /* The wait text is read only after the core published `sleeping` (a seq_cst store that follows
  * writing the text), and callers wait only where nothing can wake the core meanwhile. */
+void start_parked_poller(struct bh_device *dev, enum bh_core_id core, uint32_t code, uint32_t addr)
+{
+	struct prog p = { 0 };
+	emit_wait_nonzero(&p, addr, T1);
+	emit(&p, addi(A0, T2, 0));
+	emit_exit(&p);
+	prog_put(dev, 0, code, &p);
+	cr_assert_eq(bh_core_start(dev, 0, core, code), BH_OK);
+	wait_parked(dev, 0, core);
+}
+
 void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core)
 {
 	struct bh_core *c = &dev->tiles[tile]->core[core];

@@ -185,6 +185,9 @@ void expect_access_faults(struct bh_device *dev, enum bh_core_id core, bool stor
 void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what);
 /* The core's PC_SNAPSHOT register (memory-map.md): its pc as a debugger sees it. */
 uint32_t pc_snapshot(struct bh_device *dev, enum bh_core_id core);
+/* Put "wait until the word at addr is non-zero; exit(that value)" at `code` of tile 0, start
+ * `core` there and wait until it has parked. */
+void start_parked_poller(struct bh_device *dev, enum bh_core_id core, uint32_t code, uint32_t addr);
 /* Wait (5 s) until `core` of `tile` has parked in a poll loop at least once (the test stops if
  * it never does). */
 void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core);
