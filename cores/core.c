@@ -7,9 +7,9 @@
 #include "cores/rv32_jit.h"
 #include "cores/rv32_insns.h"
 #include "cores/tensix.h"
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
-#include "host/device.h"
 #include "sync/park.h"
 
 /* cfg0 reset value: all chicken bits clear except StMergeTimer (bits 13..17) = 16. */
@@ -131,7 +131,7 @@ static void *core_thread(void *arg)
 		core_leave_reset(c);
 		c->state = BH_CORE_RUNNING;
 		pthread_mutex_unlock(&t->lock);
-		bh_device_notify(t->dev);
+		bh_chip_state_changed(t->chip);
 		bh_core_emit(c, BH_CORE_EVENT_RUNNING);
 
 		enum rv_stop why = rv32_run(c);
@@ -150,7 +150,7 @@ static void *core_thread(void *arg)
 		default: c->state = BH_CORE_IN_RESET; break;   /* event: held, restarting or shutting down */
 		}
 		pthread_mutex_unlock(&t->lock);
-		bh_device_notify(t->dev);
+		bh_chip_state_changed(t->chip);
 		bh_core_emit(c, BH_CORE_EVENT_STOPPED);
 		pthread_mutex_lock(&t->lock);
 	}

@@ -7,9 +7,9 @@
 
 #include "cores/core.h"
 #include "cores/tensix.h"
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
-#include "host/device.h"
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 
@@ -144,7 +144,7 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 	pthread_mutex_unlock(&tx->lock);
 	pthread_mutex_unlock(&t->lock);
 	if (notify)
-		bh_device_notify(t->dev);
+		bh_chip_state_changed(t->chip);
 	return !abandoned;
 }
 

@@ -23,7 +23,17 @@ struct bh_chip {
 	uint64_t host_mem_size;
 	uint64_t host_base;              /* 0x40000000 as in tt-metal's fixed CQ layout */
 	struct bh_hooks hooks;           /* observers of the cores (sync/hooks.h) */
+	/* Upward signal to whoever owns the chip (host/device.c sets it before any core runs): the
+	 * run state of a core or Tensix thread changed, waiters for core states look again. */
+	void (*state_changed)(void *owner);
+	void *owner;
 };
+
+static inline void bh_chip_state_changed(const struct bh_chip *chip)
+{
+	if (chip->state_changed)
+		chip->state_changed(chip->owner);
+}
 
 /* Create the DRAM and host memory mappings for chip->topo (fabric/dram.c): host_mem_size 0 means
  * 256 MiB. Returns 0, or -1 with a message in err (nothing stays mapped). */

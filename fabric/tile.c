@@ -19,10 +19,9 @@ const char *bh_core_kind_name(enum bh_core_kind k)
 	return (unsigned)k < BH_CORES_PER_TILE ? names[k] : "?";
 }
 
-int bh_tile_init(struct bh_tile *t, struct bh_device *dev, struct bh_chip *chip, unsigned index)
+int bh_tile_init(struct bh_tile *t, struct bh_chip *chip, unsigned index)
 {
 	memset(t, 0, sizeof *t);
-	t->dev = dev;
 	t->chip = chip;
 	t->index = index;
 	t->lx = index % chip->topo.cols;

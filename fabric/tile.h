@@ -18,11 +18,9 @@
 #include "sync/watch.h"
 
 struct bh_chip;
-struct bh_device;
 struct bh_streams;
 
 struct bh_tile {
-	struct bh_device *dev;
 	struct bh_chip *chip;    /* topology, other tiles, DRAM and host memory (fabric/chip.h) */
 	unsigned index;          /* position in the device's tile array: row-major logical position */
 	unsigned x, y;           /* translated NoC coordinates (both NoCs; what firmware and reports use) */
@@ -73,7 +71,7 @@ struct bh_tile {
 };
 
 /* Tile `index` of chip (chip->topo must be built): coordinates come from the topology. */
-int bh_tile_init(struct bh_tile *tile, struct bh_device *dev, struct bh_chip *chip, unsigned index);
+int bh_tile_init(struct bh_tile *tile, struct bh_chip *chip, unsigned index);
 void bh_tile_destroy(struct bh_tile *tile);
 
 /* Write SOFT_RESET_0: holds or releases cores. `who` is the writer (enum bh_core_kind of a core of

@@ -118,6 +118,11 @@ static int device_chip_init(struct bh_device *dev, const struct bh_device_config
 	return BH_OK;
 }
 
+static void device_state_changed(void *owner)
+{
+	bh_device_notify(owner);
+}
+
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 {
 	struct bh_device *dev = calloc(1, sizeof *dev);
@@ -131,6 +136,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	pthread_mutex_init(&dev->ksym_lock, NULL);
 	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
 	bh_hooks_init(&dev->chip.hooks);
+	dev->chip.state_changed = device_state_changed;
+	dev->chip.owner = dev;
 	rc = device_chip_init(dev, cfg);
 	if (rc != BH_OK)
 		goto fail;
@@ -145,7 +152,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	dev->chip.tiles = dev->tiles;
 	for (unsigned k = 0; k < n; k++) {
 		dev->tiles[k] = aligned_alloc(64, (sizeof(struct bh_tile) + 63) & ~(size_t)63);
-		if (!dev->tiles[k] || bh_tile_init(dev->tiles[k], dev, &dev->chip, k) != 0) {
+		if (!dev->tiles[k] || bh_tile_init(dev->tiles[k], &dev->chip, k) != 0) {
 			free(dev->tiles[k]);
 			dev->tiles[k] = NULL;
 			goto fail;
