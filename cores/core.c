@@ -33,7 +33,7 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->cfg0 = CFG0_RESET;
 	c->jit_mode = (uint8_t)rv32_jit_default_mode();
 	pthread_cond_init(&c->cond, NULL);
-	atomic_store_explicit(&bh_tile_code_written_hook, core_code_stale, memory_order_relaxed);
+	t->chip->code_written = core_code_stale;
 }
 
 void bh_core_destroy(struct bh_core *c)

@@ -45,7 +45,7 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 		tx->th[i].id = i;
 		pthread_cond_init(&tx->th[i].cond, NULL);
 	}
-	atomic_store_explicit(&bh_tensix_gate_wake_hook, tt_gate_wake, memory_order_relaxed);
+	tile->chip->gate_wake = tt_gate_wake;
 }
 
 void bh_tensix_destroy(struct bh_tensix *tx)

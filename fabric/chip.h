@@ -9,6 +9,7 @@
 #include "fabric/topology.h"
 #include "sync/hooks.h"
 
+struct bh_core;
 struct bh_tile;
 
 struct bh_chip {
@@ -27,6 +28,11 @@ struct bh_chip {
 	 * run state of a core or Tensix thread changed, waiters for core states look again. */
 	void (*state_changed)(void *owner);
 	void *owner;
+	/* Upward signals to the cores, registered by cores/ when a tile is assembled (before any
+	 * thread runs): host or NoC writes replaced decoded code of one L1 page (cores/core.c; see
+	 * fabric/tile.h); state a Tensix Wait Gate reads changed (cores/tensix.c; sync/tensix_sem.h). */
+	void (*code_written)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
+	void (*gate_wake)(struct bh_tile *tile, unsigned sems_changed);
 };
 
 static inline void bh_chip_state_changed(const struct bh_chip *chip)

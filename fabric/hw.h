@@ -60,6 +60,10 @@ static inline unsigned bh_ldm_size(enum bh_core_kind k)
 	return (k == BH_BRISC || k == BH_NCRISC) ? BH_LDM_SIZE_DM : BH_LDM_SIZE_TRISC;
 }
 
-const char *bh_core_kind_name(enum bh_core_kind k);
+static inline const char *bh_core_kind_name(enum bh_core_kind k)
+{
+	static const char *const names[BH_CORES_PER_TILE] = { "brisc", "ncrisc", "trisc0", "trisc1", "trisc2" };
+	return (unsigned)k < BH_CORES_PER_TILE ? names[k] : "?";
+}
 
 #endif

@@ -11,14 +11,6 @@
 #include "sync/streams.h"
 #include "sync/watch.h"
 
-_Atomic bh_code_written_fn bh_tile_code_written_hook;
-
-const char *bh_core_kind_name(enum bh_core_kind k)
-{
-	static const char *const names[BH_CORES_PER_TILE] = { "brisc", "ncrisc", "trisc0", "trisc1", "trisc2" };
-	return (unsigned)k < BH_CORES_PER_TILE ? names[k] : "?";
-}
-
 int bh_tile_init(struct bh_tile *t, struct bh_chip *chip, unsigned index)
 {
 	memset(t, 0, sizeof *t);
@@ -139,7 +131,7 @@ void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
  * watchers of every page it touches are woken. */
 static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 {
-	bh_code_written_fn hook = atomic_load_explicit(&bh_tile_code_written_hook, memory_order_relaxed);
+	void (*hook)(struct bh_tile *, struct bh_core *, uint32_t, uint32_t) = t->chip->code_written;
 	if (!len)
 		return;
 	uint32_t end = addr + len, first = addr >> BH_L1_PAGE_SHIFT, last = (end - 1) >> BH_L1_PAGE_SHIFT;

@@ -80,17 +80,12 @@ void bh_tile_destroy(struct bh_tile *tile);
 void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value, unsigned who);
 /* Drop decoded code of the cores selected by mask (bit = enum bh_core_kind). */
 void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
-/* An L1 write of len bytes (within one page) hit a page holding decoded code: drop the stale
- * decoded code. `writer` is the storing core (which drops its own copy at once) or NULL for
- * host/NoC writes. Watchers of the page are woken separately, after every page of a write has
- * had its code dropped, so a core woken by a write never runs code the same write replaced.
- * Implemented by cores/ (decoded code is theirs); fabric reaches it through this pointer. */
-typedef void (*bh_code_written_fn)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
-extern _Atomic bh_code_written_fn bh_tile_code_written_hook;
+/* Host and NoC writes into L1 pages holding decoded code call chip->code_written once per page
+ * (fabric/chip.h), with the part of the write in that page: the cores drop their stale decoded
+ * code. Watchers of the pages are woken after every page of a write has had its code dropped, so
+ * a core woken by a write never runs code the same write replaced. */
 
-/* A device register at addr changed (stream register, semaphore, ...): wake cores parked on it.
- * One relaxed load when nothing outside L1 is watched (sync/watch.c). */
-void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
+
 
 /* Tensix configuration writes from any path (MMIO, WRCFG, RMWCIB), with their side effects
  * (index 185 invalidates I-caches). rmw: the bits in mask take val's. fabric/tensix_cfg.c. */

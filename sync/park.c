@@ -13,18 +13,6 @@
 #include "sync/hooks.h"
 #include "sync/park.h"
 
-_Atomic bh_tensix_gate_wake_fn bh_tensix_gate_wake_hook;
-
-void bh_tensix_gate_wake(struct bh_tile *t, _Atomic uint32_t *gate_waiters, unsigned sems_changed)
-{
-	/* seq_cst: pairs with the waiter's increment before its re-read (cores/tensix_exec.c). */
-	if (!atomic_load_explicit(gate_waiters, memory_order_seq_cst))
-		return;
-	bh_tensix_gate_wake_fn hook = atomic_load_explicit(&bh_tensix_gate_wake_hook, memory_order_relaxed);
-	if (hook)
-		hook(t, sems_changed);
-}
-
 static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, (uint32_t *)word, op, val, ts, NULL, 0);

@@ -37,17 +37,6 @@ void bh_waitq_add(struct bh_waitq *q, unsigned kind);
 /* Wake every registered waiter of `tile` and clear the set. Call after the state change. */
 void bh_waitq_wake(struct bh_tile *tile, struct bh_waitq *q);
 
-/* Tensix threads held at their Wait Gate (cores/tensix_exec.c) wait on state kept here in sync/
- * (semaphores, stream registers). Each such state has a gate_waiters count, incremented seq_cst
- * by a thread before it re-reads the state and parks; after a change, the changer calls
- * bh_tensix_gate_wake(), which wakes the tile's Tensix threads if the count is non-zero. */
-/* sems_changed: bit k = Tensix semaphore k changed, so only threads waiting on one of them need
- * to look again; BH_GATE_WAKE_ALL for other state (stream registers). */
-#define BH_GATE_WAKE_ALL (~0u)
-typedef void (*bh_tensix_gate_wake_fn)(struct bh_tile *tile, unsigned sems_changed);
-extern _Atomic bh_tensix_gate_wake_fn bh_tensix_gate_wake_hook;   /* set by cores/tensix.c */
-void bh_tensix_gate_wake(struct bh_tile *tile, _Atomic uint32_t *gate_waiters, unsigned sems_changed);
-
 /* Asymmetric fence: makes every other thread's earlier stores visible before the caller's
  * later loads, so that the store hot path needs no fence of its own (Linux membarrier).
  * Returns false when it is unavailable: the kernel refuses membarrier, or BHEMU_MEMBARRIER=off

@@ -16,6 +16,7 @@
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/streams.h"
+#include "sync/tensix_sem.h"
 
 #define MASK17 0x1FFFFu
 

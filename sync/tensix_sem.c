@@ -2,9 +2,17 @@
  * by compare-and-swap: a masked operation is one atomic step, and reads take no lock. */
 #include <assert.h>
 
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/tensix_sem.h"
+
+void bh_tensix_gate_wake(struct bh_tile *t, _Atomic uint32_t *gate_waiters, unsigned sems_changed)
+{
+	/* seq_cst: pairs with the waiter's increment before its re-read (cores/tensix_exec.c). */
+	if (atomic_load_explicit(gate_waiters, memory_order_seq_cst) && t->chip->gate_wake)
+		t->chip->gate_wake(t, sems_changed);
+}
 
 #define SEM_VALUE(s, k) ((unsigned)((s) >> (8 * (k))) & 0xfu)
 #define SEM_MAX(s, k) ((unsigned)((s) >> (8 * (k) + 4)) & 0xfu)

@@ -26,9 +26,18 @@ struct bh_sems {
 	_Atomic uint64_t state;
 	/* Cores waiting for a semaphore to change. Woken on every change. */
 	struct bh_waitq waiters;
-	/* Tensix threads held at their Wait Gate by SEMWAIT (sync/park.h bh_tensix_gate_wake). */
+	/* Tensix threads held at their Wait Gate by SEMWAIT (bh_tensix_gate_wake below). */
 	_Atomic uint32_t gate_waiters;
 };
+
+/* Tensix threads held at their Wait Gate (cores/tensix_exec.c) wait on state kept in sync/
+ * (semaphores, stream registers). Each such state has a gate_waiters count, incremented seq_cst
+ * by a thread before it re-reads the state and parks; after a change, the changer calls
+ * bh_tensix_gate_wake(), which calls the chip's gate_wake callback (cores/tensix.c) if the count
+ * is non-zero. sems_changed: bit k = Tensix semaphore k changed, so only threads waiting on one
+ * of them need to look again; BH_GATE_WAKE_ALL for other state (stream registers). */
+#define BH_GATE_WAKE_ALL (~0u)
+void bh_tensix_gate_wake(struct bh_tile *tile, _Atomic uint32_t *gate_waiters, unsigned sems_changed);
 
 /* SEMINIT: for each semaphore k selected by mask (bit k), Value = value and Max = max. The
  * instruction fields are 4 bits wide; larger arguments are a caller bug (asserted). */

@@ -43,4 +43,8 @@ void bh_watch_unregister(struct bh_tile *t, unsigned core);
 /* Cold path of a write of len bytes at L1 addr into a watched page: wake overlapping watchers. */
 void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len);
 
+/* A device register at addr changed (stream register, semaphore, ...): wake cores parked on it.
+ * One relaxed load when nothing outside L1 is watched. */
+void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
+
 #endif
