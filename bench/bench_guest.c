@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* Internal view of a device, read-only here: how often each core parked and whether it is
- * parked now (bh_core.parks, bh_core.park_state). The public API has no statistics yet. */
+ * parked now (bh_core.waiter: parks, park_state). The public API has no statistics yet. */
 #include "host/device.h"
 #include "bench_guest.h"
 #include "benchlib.h"
@@ -16,12 +16,12 @@
 
 uint64_t guest_core_parks(struct bh_device *dev, unsigned tile, unsigned core)
 {
-	return atomic_load_explicit(&dev->tiles[tile]->core[core].parks, memory_order_relaxed);
+	return atomic_load_explicit(&dev->tiles[tile]->core[core].waiter.parks, memory_order_relaxed);
 }
 
 bool guest_core_parked(struct bh_device *dev, unsigned tile, unsigned core)
 {
-	return atomic_load_explicit(&dev->tiles[tile]->core[core].park_state, memory_order_acquire) == BH_PARK_WATCH;
+	return atomic_load_explicit(&dev->tiles[tile]->core[core].waiter.park_state, memory_order_acquire) == BH_PARK_WATCH;
 }
 
 /* ---- Guest output ---------------------------------------------------------------------------- */

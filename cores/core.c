@@ -204,13 +204,13 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
-	c->block_seq = bh_park_seq(c);
+	c->block_seq = bh_park_seq(&c->waiter);
 	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
 }
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
-	c->block_seq = bh_park_seq(c);
+	c->block_seq = bh_park_seq(&c->waiter);
 	int r = bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);
 	/* A store that put this core in reset (its own SOFT_RESET_0 bit) takes effect at the store:
 	 * leave through the blocked path, which sees the stop event and stops here. The event is set
@@ -227,10 +227,10 @@ bool bh_core_block(struct bh_core *c)
 	 * a stop that happened before block_seq was read is seen here, not slept through. */
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		return true;
-	atomic_store_explicit(&c->park_state, BH_PARK_BLOCKED, memory_order_release);
+	atomic_store_explicit(&c->waiter.park_state, BH_PARK_BLOCKED, memory_order_release);
 	bh_core_emit(c, BH_CORE_EVENT_PARKED);
-	bh_park_sleep(c, c->block_seq, 0);
-	atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+	bh_park_sleep(&c->waiter, c->block_seq, 0);
+	atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 	bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
 }

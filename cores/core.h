@@ -11,6 +11,7 @@
 #include "fabric/hw.h"
 #include "bhemu/bhemu.h"
 #include "cores/spin.h"
+#include "sync/park.h"
 
 struct bh_core;
 struct bh_tile;
@@ -80,13 +81,9 @@ struct bh_core {
 	uint64_t cycle_offset;         /* cycle = wall clock + offset (written through the aliases) */
 	uint64_t instret_offset;
 
-	/* Parking (sync/park.h): the core sleeps on wake_seq; wakers bump it. */
-	_Atomic uint32_t wake_seq;
-	_Atomic uint32_t sleeping;
+	struct bh_waiter waiter;        /* parking (sync/park.h) */
 	uint32_t block_seq;             /* wake_seq read before the last device access (owner) */
 	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
-	_Atomic uint32_t park_state;    /* enum bh_park_state: release by the owner, acquire by monitors */
-	_Atomic uint64_t parks;         /* times this core parked (statistics, tests) */
 	struct bh_spin spin;            /* poll-loop detection (owner thread) */
 	bool monitoring;                /* running the monitor variant of the interpreter */
 	uint8_t jit_mode;               /* enum rv_jit_mode (cores/rv32_jit.h), owner thread */

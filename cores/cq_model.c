@@ -61,7 +61,7 @@ void bh_cq_model_stop(struct bh_cq_model *m)
 	atomic_store_explicit(&m->stop, 1, memory_order_seq_cst);
 	for (unsigned r = 0; r < 2; r++)
 		if (m->tile[r])
-			bh_park_wake(&m->tile[r]->core[BH_BRISC]);
+			bh_park_wake(&m->waiter[r]);
 	for (unsigned r = 0; r < 2; r++)
 		if (m->started[r]) {
 			pthread_join(m->thread[r], NULL);
@@ -112,7 +112,7 @@ bool bh_cqm_fail(struct bh_cq_model *m, enum bh_cq_role r, const char *cmd, cons
 	pthread_mutex_unlock(&m->lock);
 	atomic_store_explicit(&m->stop, 1, memory_order_seq_cst);
 	for (unsigned k = 0; k < 2; k++)
-		bh_park_wake(&m->tile[k]->core[BH_BRISC]);
+		bh_park_wake(&m->waiter[k]);
 	bh_cqm_host_wake(m);
 	return false;
 }
@@ -173,7 +173,7 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block)
 {
 	struct bh_tile *t = m->tile[r];
-	struct bh_core *c = &t->core[BH_BRISC];
+	struct bh_waiter *w = &m->waiter[r];
 	uint8_t size[BH_WATCH_MAX];
 	bool described = false;
 	uint64_t unfenced_ns = 0;
@@ -195,22 +195,22 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 			cqm_set_waiting(m, r, desc);
 			described = true;
 		}
-		uint32_t seq = bh_park_seq(c);
-		bh_watch_register(t, BH_BRISC, addr, size, n);
+		uint32_t seq = bh_park_seq(w);
+		bh_watch_register(t, BH_WATCH_SLOT_CQ(r), w, addr, size, n);
 		bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
 		struct bh_cqm_block b = block ? *block : (struct bh_cqm_block){ 0 };
 		b.unit_head = atomic_load_explicit(&m->unit_head, memory_order_acquire);
 		if (!ready(arg) && !bh_cqm_stopping(m)) {
 			char rep[sizeof m->error];
 			if (block && cqm_block(m, r, &b, rep, sizeof rep)) {
-				bh_watch_unregister(t, BH_BRISC);
+				bh_watch_unregister(t, BH_WATCH_SLOT_CQ(r));
 				/* Named after the prefetcher whichever model sees it last: the same report every time. */
 				return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", rep);
 			}
-			bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
-			bh_park_unfenced_woken(c, seq, &unfenced_ns);
+			bh_park_sleep(w, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
+			bh_park_unfenced_woken(w, seq, &unfenced_ns);
 		}
-		bh_watch_unregister(t, BH_BRISC);
+		bh_watch_unregister(t, BH_WATCH_SLOT_CQ(r));
 	}
 	if (described)
 		cqm_set_waiting(m, r, NULL);
@@ -251,13 +251,13 @@ bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint3
 
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
 {
-	struct bh_core *c = &m->tile[r]->core[BH_BRISC];
+	struct bh_waiter *w = &m->waiter[r];
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* Wakes (a relay unit published, say) do not shorten the delay; a stop does. */
 	for (uint64_t slept = 0; slept < ns && !bh_cqm_stopping(m);) {
-		uint32_t seq = bh_park_seq(c);
-		bh_park_sleep(c, seq, ns - slept);
+		uint32_t seq = bh_park_seq(w);
+		bh_park_sleep(w, seq, ns - slept);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		slept = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec;
 	}

@@ -173,7 +173,7 @@ bool bh_spin_park(struct bh_core *c)
 	unsigned n = 0;
 	bool timed = false;
 
-	uint32_t seq = bh_park_seq(c);
+	uint32_t seq = bh_park_seq(&c->waiter);
 	for (unsigned k = 0; k < s->prev_n; k++) {
 		if (s->prev[k].timed) {
 			timed = true;
@@ -182,7 +182,7 @@ bool bh_spin_park(struct bh_core *c)
 		addr[n] = bh_mmio_watch(c->kind, s->prev[k].addr);   /* where a waker names the change */
 		size[n++] = s->prev[k].size;
 	}
-	bh_watch_register(t, c->kind, addr, size, n);
+	bh_watch_register(t, c->kind, &c->waiter, addr, size, n);
 	bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check (sync/watch.h) */
 
 	bool changed = false;
@@ -210,12 +210,12 @@ bool bh_spin_park(struct bh_core *c)
 		pthread_mutex_unlock(&t->lock);
 		if (!timed || !s->timed_ns)
 			s->timed_ns = SPIN_TIMED_MIN_NS;
-		atomic_fetch_add_explicit(&c->parks, 1, memory_order_relaxed);
-		atomic_store_explicit(&c->park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
+		atomic_fetch_add_explicit(&c->waiter.parks, 1, memory_order_relaxed);
+		atomic_store_explicit(&c->waiter.park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
 		bh_core_emit(c, BH_CORE_EVENT_PARKED);
-		bh_park_sleep(c, seq, bh_park_fenced_timeout(fenced, timed ? s->timed_ns : 0, &s->unfenced_ns));
-		bh_park_unfenced_woken(c, seq, &s->unfenced_ns);
-		atomic_store_explicit(&c->park_state, BH_PARK_NONE, memory_order_relaxed);
+		bh_park_sleep(&c->waiter, seq, bh_park_fenced_timeout(fenced, timed ? s->timed_ns : 0, &s->unfenced_ns));
+		bh_park_unfenced_woken(&c->waiter, seq, &s->unfenced_ns);
+		atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 		bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 		if (timed) {
 			s->timed_ns *= 2;

@@ -23,13 +23,6 @@ struct bh_spin_load {
 	uint32_t value;
 };
 
-enum bh_park_state {
-	BH_PARK_NONE = 0,
-	BH_PARK_WATCH,    /* parked on watched words, no timeout */
-	BH_PARK_TIMED,    /* parked on the wall clock (and maybe words): wakes by itself */
-	BH_PARK_BLOCKED,  /* a device access blocked (PCBuf, mailbox, ...) */
-};
-
 struct bh_spin {
 	/* Monitoring state (owner thread). */
 	uint32_t head;                  /* loop head: target of the backward jump */

@@ -134,7 +134,7 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 		if (c->state == BH_CORE_RUNNING && !c->restart && !c->held) {
 			tx->pending[e->pusher] = f;
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
-			bh_park_wake(c);
+			bh_park_wake(&c->waiter);
 		} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
 			c->fault = f;
 			c->state = BH_CORE_FAULTED;

@@ -106,13 +106,13 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 			/* Entering reset abandons whatever the core was doing, parked or not. */
 			tile_record_reset_cause(t, c, value, who);
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
-			bh_park_wake(c);
+			bh_park_wake(&c->waiter);
 			tile_sync_reset_edge(t, (enum bh_core_kind)k, true);
 		} else if (!now && was) {
 			tile_sync_reset_edge(t, (enum bh_core_kind)k, false);
 			c->restart = true;
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
-			bh_park_wake(c);
+			bh_park_wake(&c->waiter);
 			pthread_cond_signal(&c->cond);
 		}
 	}

@@ -204,7 +204,7 @@ void bh_device_close(struct bh_device *dev)
 		t->shutdown = true;
 		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
 			atomic_fetch_or_explicit(&t->core[c].events, BH_EV_STOP, memory_order_release);
-			bh_park_wake(&t->core[c]);
+			bh_park_wake(&t->core[c].waiter);
 			pthread_cond_signal(&t->core[c].cond);
 		}
 		pthread_mutex_unlock(&t->lock);

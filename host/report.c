@@ -80,7 +80,7 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 	case BH_CORE_LIMIT: put(o, "stopped at its instruction limit\n"); return;
 	default: break;
 	}
-	uint32_t ps = atomic_load_explicit(&c->park_state, memory_order_acquire);  /* pairs with the owner's release */
+	uint32_t ps = atomic_load_explicit(&c->waiter.park_state, memory_order_acquire);  /* pairs with the owner's release */
 	uint32_t pc = atomic_load_explicit(&c->pc_snapshot, memory_order_relaxed);
 	if (ps == BH_PARK_NONE) {
 		bh_device_symbolize(dev, t->index, c->kind, pc, s, sizeof s);

@@ -35,7 +35,7 @@ bool bh_deadlock_look(struct bh_deadlock_snap *s, struct bh_tile **tiles, uint64
 		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 			struct bh_core *c = &tile->core[k];
 			uint32_t *seq = &s->seq[t * BH_CORES_PER_TILE + k];
-			uint32_t now = atomic_load_explicit(&c->wake_seq, memory_order_acquire);
+			uint32_t now = atomic_load_explicit(&c->waiter.wake_seq, memory_order_acquire);
 			if (now != *seq)
 				moved = true;
 			*seq = now;
@@ -43,7 +43,7 @@ bool bh_deadlock_look(struct bh_deadlock_snap *s, struct bh_tile **tiles, uint64
 			if (!runs)
 				continue;
 			running++;
-			uint32_t ps = atomic_load_explicit(&c->park_state, memory_order_acquire);
+			uint32_t ps = atomic_load_explicit(&c->waiter.park_state, memory_order_acquire);
 			if (ps != BH_PARK_WATCH && ps != BH_PARK_BLOCKED)
 				all_parked = false;
 		}

@@ -18,12 +18,12 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct tim
 	return syscall(SYS_futex, (uint32_t *)word, op, val, ts, NULL, 0);
 }
 
-uint32_t bh_park_seq(struct bh_core *c)
+uint32_t bh_park_seq(struct bh_waiter *w)
 {
-	return atomic_load_explicit(&c->wake_seq, memory_order_acquire);
+	return atomic_load_explicit(&w->wake_seq, memory_order_acquire);
 }
 
-void bh_park_sleep(struct bh_core *c, uint32_t seq, uint64_t timeout_ns)
+void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
 	if (timeout_ns) {
@@ -31,19 +31,19 @@ void bh_park_sleep(struct bh_core *c, uint32_t seq, uint64_t timeout_ns)
 		ts.tv_nsec = (long)(timeout_ns % 1000000000u);
 		tsp = &ts;
 	}
-	atomic_store_explicit(&c->sleeping, 1, memory_order_seq_cst);
+	atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
 	/* Returns at once (EAGAIN) if wake_seq moved since seq was read: no lost wake-up. */
 	bh_rcu_offline();   /* a sleeping core holds no hook pointer (sync/hooks.h) */
-	futex(&c->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
+	futex(&w->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
 	bh_rcu_online();
-	atomic_store_explicit(&c->sleeping, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
 }
 
-void bh_park_wake(struct bh_core *c)
+void bh_park_wake(struct bh_waiter *w)
 {
-	atomic_fetch_add_explicit(&c->wake_seq, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&c->sleeping, memory_order_seq_cst))
-		futex(&c->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst))
+		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
 void bh_waitq_add(struct bh_waitq *q, unsigned kind)
@@ -59,7 +59,7 @@ void bh_waitq_wake(struct bh_tile *t, struct bh_waitq *q)
 	while (w) {
 		unsigned k = (unsigned)__builtin_ctz(w);
 		w &= w - 1;
-		bh_park_wake(&t->core[k]);
+		bh_park_wake(&t->core[k].waiter);
 	}
 }
 
@@ -90,9 +90,9 @@ uint64_t bh_park_fenced_timeout(bool fenced, uint64_t want, uint64_t *unfenced_n
 	return want && want < ns ? want : ns;
 }
 
-void bh_park_unfenced_woken(struct bh_core *c, uint32_t seq, uint64_t *unfenced_ns)
+void bh_park_unfenced_woken(struct bh_waiter *w, uint32_t seq, uint64_t *unfenced_ns)
 {
-	if (bh_park_seq(c) != seq)
+	if (bh_park_seq(w) != seq)
 		*unfenced_ns = 0;
 }
 

@@ -1,10 +1,11 @@
-/* Parking: how a core thread sleeps while it waits, and how whoever changes what it waits on
- * wakes it. Every sleeping core sleeps on its own futex word (core->wake_seq); every waker bumps
- * that word. Waits never lose a wake-up: the core reads wake_seq *before* it checks the thing it
- * waits on, and sleeps only if wake_seq still has that value.
+/* Parking: how an actor (a RISC-V core, a fast-dispatch model, ...) sleeps while it waits, and
+ * how whoever changes what it waits on wakes it. Each actor embeds a struct bh_waiter and sleeps
+ * on its own futex word (wake_seq); every waker bumps that word. Waits never lose a wake-up: the
+ * actor reads wake_seq *before* it checks the thing it waits on, and sleeps only if wake_seq still
+ * has that value.
  *
- *   core:   seq = bh_park_seq(c);  register as waiter;  re-check (seq_cst);  bh_park_sleep(c, seq, t)
- *   waker:  change state (seq_cst);  for each registered waiter: bh_park_wake(core)
+ *   actor:  seq = bh_park_seq(w);  register as waiter;  re-check (seq_cst);  bh_park_sleep(w, seq, t)
+ *   waker:  change state (seq_cst);  for each registered waiter: bh_park_wake(w)
  *
  * Device modules that block a requester (PCBuf pop on empty, mailbox read, ...) keep a
  * struct bh_waitq and follow the same order. */
@@ -15,16 +16,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct bh_core;
 struct bh_tile;
 
+/* What a parked actor waits on, for deadlock detection and reports. */
+enum bh_park_state {
+	BH_PARK_NONE = 0,
+	BH_PARK_WATCH,    /* parked on watched words, no timeout */
+	BH_PARK_TIMED,    /* parked on the wall clock (and maybe words): wakes by itself */
+	BH_PARK_BLOCKED,  /* a device access blocked (PCBuf, mailbox, ...) */
+};
+
+/* The part of an actor that sleeps and is woken. */
+struct bh_waiter {
+	_Atomic uint32_t wake_seq;      /* futex word: wakers bump it */
+	_Atomic uint32_t sleeping;
+	_Atomic uint32_t park_state;    /* enum bh_park_state: release by the owner, acquire by monitors */
+	_Atomic uint64_t parks;         /* times it parked (statistics, tests) */
+};
+
 /* Value to pass to bh_park_sleep(); read it before checking the wait condition. */
-uint32_t bh_park_seq(struct bh_core *c);
-/* Sleep until the core is woken after `seq` was read, or timeout_ns passes (0: no timeout).
- * Spurious returns are allowed: the caller re-checks. */
-void bh_park_sleep(struct bh_core *c, uint32_t seq, uint64_t timeout_ns);
-/* Wake a core (any thread). Cheap when nobody sleeps: one atomic add and one futex call. */
-void bh_park_wake(struct bh_core *c);
+uint32_t bh_park_seq(struct bh_waiter *w);
+/* Sleep until woken after `seq` was read, or timeout_ns passes (0: no timeout). Spurious returns
+ * are allowed: the caller re-checks. */
+void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns);
+/* Wake (any thread). Cheap when nobody sleeps: one atomic add and one load. */
+void bh_park_wake(struct bh_waiter *w);
 
 /* A set of cores of one tile waiting on one device condition. */
 struct bh_waitq {
@@ -50,7 +66,7 @@ bool bh_park_heavy_fence(void);
  * fence was unavailable at most *unfenced_ns (the caller's back-off, 0 at first), which this
  * doubles; bh_park_unfenced_woken() restarts it after a sleep that a waker ended. */
 uint64_t bh_park_fenced_timeout(bool fenced, uint64_t want, uint64_t *unfenced_ns);
-void bh_park_unfenced_woken(struct bh_core *c, uint32_t seq, uint64_t *unfenced_ns);
+void bh_park_unfenced_woken(struct bh_waiter *w, uint32_t seq, uint64_t *unfenced_ns);
 /* Force (or stop forcing) the fallback for the whole process, as BHEMU_MEMBARRIER=off does. */
 void bh_park_set_unfenced(bool unfenced);
 /* Calls of bh_park_heavy_fence that used membarrier, and membarrier system calls made for them

@@ -11,9 +11,11 @@ void bh_watch_init(struct bh_watch_set *w)
 	memset(w->page_refs, 0, sizeof w->page_refs);
 	pthread_mutex_init(&w->lock, NULL);
 	atomic_store_explicit(&w->reg_watches, 0, memory_order_relaxed);
-	for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
+	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
+		atomic_store_explicit(&w->waiter[c], NULL, memory_order_relaxed);
 		for (unsigned k = 0; k < BH_WATCH_MAX; k++)
 			atomic_store_explicit(&w->entry[c][k], 0, memory_order_relaxed);
+	}
 }
 
 void bh_watch_destroy(struct bh_watch_set *w)
@@ -21,15 +23,17 @@ void bh_watch_destroy(struct bh_watch_set *w)
 	pthread_mutex_destroy(&w->lock);
 }
 
-void bh_watch_register(struct bh_tile *t, unsigned core, const uint32_t *addr, const uint8_t *size, unsigned n)
+void bh_watch_register(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, const uint32_t *addr,
+		       const uint8_t *size, unsigned n)
 {
 	struct bh_watch_set *w = &t->watch;
 	if (n > BH_WATCH_MAX)
 		n = BH_WATCH_MAX;
 	pthread_mutex_lock(&w->lock);
+	atomic_store_explicit(&w->waiter[slot], waiter, memory_order_relaxed);
 	for (unsigned k = 0; k < n; k++) {
-		atomic_store_explicit(&w->entry[core][k], addr[k] | (uint64_t)size[k] << 32 | ENTRY_VALID,
-				      memory_order_relaxed);
+		atomic_store_explicit(&w->entry[slot][k], addr[k] | (uint64_t)size[k] << 32 | ENTRY_VALID,
+				      memory_order_release);
 		if (addr[k] < BH_L1_SIZE) {
 			unsigned p = addr[k] >> BH_L1_PAGE_SHIFT;
 			if (w->page_refs[p]++ == 0)
@@ -41,12 +45,12 @@ void bh_watch_register(struct bh_tile *t, unsigned core, const uint32_t *addr, c
 	pthread_mutex_unlock(&w->lock);
 }
 
-void bh_watch_unregister(struct bh_tile *t, unsigned core)
+void bh_watch_unregister(struct bh_tile *t, unsigned slot)
 {
 	struct bh_watch_set *w = &t->watch;
 	pthread_mutex_lock(&w->lock);
 	for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
-		uint64_t e = atomic_exchange_explicit(&w->entry[core][k], 0, memory_order_relaxed);
+		uint64_t e = atomic_exchange_explicit(&w->entry[slot][k], 0, memory_order_relaxed);
 		if (!(e & ENTRY_VALID))
 			continue;
 		uint32_t addr = (uint32_t)e;
@@ -61,18 +65,19 @@ void bh_watch_unregister(struct bh_tile *t, unsigned core)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Wake every core with a watched word overlapping [addr, addr + len). */
+/* Wake every waiter with a watched word overlapping [addr, addr + len). */
 static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len)
 {
 	struct bh_watch_set *w = &t->watch;
-	for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
+	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
 		for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
-			uint64_t e = atomic_load_explicit(&w->entry[c][k], memory_order_relaxed);
+			/* Acquire: a valid entry's waiter was stored before it. */
+			uint64_t e = atomic_load_explicit(&w->entry[c][k], memory_order_acquire);
 			if (!(e & ENTRY_VALID))
 				break;
 			uint32_t a = (uint32_t)e, sz = (uint32_t)(e >> 32) & 0xff;
 			if (a < addr + len && addr < a + sz) {
-				bh_park_wake(&t->core[c]);
+				bh_park_wake(atomic_load_explicit(&w->waiter[c], memory_order_relaxed));
 				break;
 			}
 		}

@@ -23,23 +23,30 @@
 
 #define BH_WATCH_MAX 8
 #define BH_PAGE_WATCHED 0x20u   /* bit of tile->code_pages[page]; bits 0..4 are the cores' code bits */
+/* Who can watch a tile's words: its five cores (slot = core kind), and the fast-dispatch models
+ * of the roles that live on it (cores/cq_model.c). */
+#define BH_WATCH_SLOTS (BH_CORES_PER_TILE + 2)
+#define BH_WATCH_SLOT_CQ(role) (BH_CORES_PER_TILE + (role))
 
 struct bh_tile;
+struct bh_waiter;
 
 struct bh_watch_set {
 	pthread_mutex_t lock;                      /* registration and unregistration */
 	uint16_t page_refs[BH_L1_PAGES];           /* watches per L1 page (under lock) */
 	_Atomic uint32_t reg_watches;              /* watches outside L1, whole tile */
-	/* entry = addr | (uint64_t)size << 32 | 1ull << 40 (valid); written by the owner core under
-	 * lock, scanned by any waker without it. */
-	_Atomic uint64_t entry[BH_CORES_PER_TILE][BH_WATCH_MAX];
+	/* entry = addr | (uint64_t)size << 32 | 1ull << 40 (valid); written by the owner under lock
+	 * (release, after its waiter), scanned by any waker without it (acquire). */
+	_Atomic uint64_t entry[BH_WATCH_SLOTS][BH_WATCH_MAX];
+	struct bh_waiter *_Atomic waiter[BH_WATCH_SLOTS];   /* whom a write to a slot's words wakes */
 };
 
 void bh_watch_init(struct bh_watch_set *w);
 void bh_watch_destroy(struct bh_watch_set *w);
-/* Core `core` of tile watches n words (addr, size). */
-void bh_watch_register(struct bh_tile *t, unsigned core, const uint32_t *addr, const uint8_t *size, unsigned n);
-void bh_watch_unregister(struct bh_tile *t, unsigned core);
+/* Waiter w, in `slot` of the tile, watches n words (addr, size). */
+void bh_watch_register(struct bh_tile *t, unsigned slot, struct bh_waiter *w, const uint32_t *addr,
+		       const uint8_t *size, unsigned n);
+void bh_watch_unregister(struct bh_tile *t, unsigned slot);
 /* Cold path of a write of len bytes at L1 addr into a watched page: wake overlapping watchers. */
 void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len);
 

@@ -144,9 +144,9 @@ Test(semaphore, a_change_wakes_the_semaphore_waiters)
 	struct bh_tile *t = dev->tiles[0];
 	struct bh_core *c = &dev->tiles[0]->core[BH_CORE_TRISC2];
 	bh_waitq_add(&t->sem.waiters, BH_TRISC2);
-	uint32_t seq = atomic_load(&c->wake_seq);
+	uint32_t seq = atomic_load(&c->waiter.wake_seq);
 	bh_sem_post(t, 0x10);
-	cr_expect_neq(atomic_load(&c->wake_seq), seq, "SEMPOST did not wake the waiter");
+	cr_expect_neq(atomic_load(&c->waiter.wake_seq), seq, "SEMPOST did not wake the waiter");
 	cr_expect_eq(atomic_load(&t->sem.waiters.waiters), 0);
 	bh_device_close(dev);
 }

@@ -436,9 +436,9 @@ void start_parked_poller(struct bh_device *dev, enum bh_core_id core, uint32_t c
 void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core)
 {
 	struct bh_core *c = &dev->tiles[tile]->core[core];
-	for (int ms = 0; ms < 5000 && !atomic_load(&c->parks); ms++)
+	for (int ms = 0; ms < 5000 && !atomic_load(&c->waiter.parks); ms++)
 		sleep_ms(1);
-	cr_assert_gt(atomic_load(&c->parks), 0, "tile %u %s never parked within 5 s", tile, core_names[core]);
+	cr_assert_gt(atomic_load(&c->waiter.parks), 0, "tile %u %s never parked within 5 s", tile, core_names[core]);
 }
 
 void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
@@ -446,7 +446,7 @@ void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
 	struct bh_core *c = &dev->tiles[0]->core[core];
 	char seen[sizeof c->wait_what] = "";
 	for (int ms = 0; ms < 5000; ms++) {
-		if (atomic_load_explicit(&c->sleeping, memory_order_seq_cst)) {
+		if (atomic_load_explicit(&c->waiter.sleeping, memory_order_seq_cst)) {
 			memcpy(seen, c->wait_what, sizeof seen);
 			seen[sizeof seen - 1] = 0;
 			if (strstr(seen, what))
