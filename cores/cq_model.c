@@ -61,7 +61,7 @@ void bh_cq_model_stop(struct bh_cq_model *m)
 	atomic_store_explicit(&m->stop, 1, memory_order_seq_cst);
 	for (unsigned r = 0; r < 2; r++)
 		if (m->tile[r])
-			bh_park_wake(&m->waiter[r]);
+			bh_park_wake(&m->chip->cq_waiter[r]);
 	for (unsigned r = 0; r < 2; r++)
 		if (m->started[r]) {
 			pthread_join(m->thread[r], NULL);
@@ -112,7 +112,7 @@ bool bh_cqm_fail(struct bh_cq_model *m, enum bh_cq_role r, const char *cmd, cons
 	pthread_mutex_unlock(&m->lock);
 	atomic_store_explicit(&m->stop, 1, memory_order_seq_cst);
 	for (unsigned k = 0; k < 2; k++)
-		bh_park_wake(&m->waiter[k]);
+		bh_park_wake(&m->chip->cq_waiter[k]);
 	bh_cqm_host_wake(m);
 	return false;
 }
@@ -173,7 +173,7 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block)
 {
 	struct bh_tile *t = m->tile[r];
-	struct bh_waiter *w = &m->waiter[r];
+	struct bh_waiter *w = &m->chip->cq_waiter[r];
 	uint8_t size[BH_WATCH_MAX];
 	bool described = false;
 	uint64_t unfenced_ns = 0;
@@ -251,7 +251,7 @@ bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint3
 
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
 {
-	struct bh_waiter *w = &m->waiter[r];
+	struct bh_waiter *w = &m->chip->cq_waiter[r];
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* Wakes (a relay unit published, say) do not shorten the delay; a stop does. */

@@ -73,9 +73,8 @@ struct bh_cq_model {
 
 	pthread_t thread[2];
 	bool started[2];
-	/* Each model parks on its own waiter (sync/park.h) and watches its tile's words in slot
-	 * BH_WATCH_SLOT_CQ(role) (sync/watch.h). */
-	struct bh_waiter waiter[2];
+	/* Each model parks on its own waiter, &chip->cq_waiter[role] (fabric/chip.h), and watches its
+	 * tile's words in slot BH_WATCH_SLOT_CQ(role) (sync/watch.h). */
 	_Atomic uint32_t stop;             /* set by the host or by a failing model */
 	_Atomic uint32_t exited;           /* bit per role */
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cores/cq_model.h"
+#include "fabric/chip.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
 
@@ -123,7 +124,7 @@ static bool pf_release(struct pf *p, bool flush)
 		atomic_thread_fence(memory_order_release);
 		p->ds_off = p->unit_start = (p->ds_off + BH_CQ_PAGE - 1) / BH_CQ_PAGE * BH_CQ_PAGE;
 		/* A unit that ends on a page already released moves no credit: wake the dispatcher. */
-		bh_park_wake(&m->waiter[BH_CQ_DISPATCH]);
+		bh_park_wake(&m->chip->cq_waiter[BH_CQ_DISPATCH]);
 	}
 	uint32_t done = (uint32_t)(p->ds_off / BH_CQ_PAGE), n = done - p->released;
 	if (!n)

@@ -8,6 +8,7 @@
 
 #include "fabric/topology.h"
 #include "sync/hooks.h"
+#include "sync/park.h"
 
 struct bh_core;
 struct bh_tile;
@@ -33,6 +34,10 @@ struct bh_chip {
 	 * fabric/tile.h); state a Tensix Wait Gate reads changed (cores/tensix.c; sync/tensix_sem.h). */
 	void (*code_written)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
 	void (*gate_wake)(struct bh_tile *tile, unsigned sems_changed);
+	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the
+	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
+	 * unregistered and its queue was freed. */
+	struct bh_waiter cq_waiter[2];
 };
 
 static inline void bh_chip_state_changed(const struct bh_chip *chip)
