@@ -121,6 +121,8 @@ void rv32_free_decoded(struct bh_core *c)
 __attribute__((cold, noinline))
 static bool rv_handle_events(struct bh_core *c)
 {
+	/* Every periodic check passes here: between two the core holds no hook pointer. */
+	bh_rcu_quiescent();
 	uint32_t ev = atomic_load_explicit(&c->events, memory_order_acquire); /* pairs with the release in senders */
 	if (!ev)
 		return false;
