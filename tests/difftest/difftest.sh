@@ -118,7 +118,7 @@ compare_elf() {
 	local elf="$1" label="$2" base="$work/$2"
 	limit_args=()
 	[ "$max_instructions" -gt 0 ] && limit_args=(--max-instructions "$max_instructions")
-	timeout "$timeout_s" "$bhemu" run "${limit_args[@]}" "$elf" \
+	timeout "$timeout_s" "$bhemu" run --board grid:1x1 "${limit_args[@]}" "$elf" \
 		>"$base.bhemu.out" 2>"$base.bhemu.err"
 	local b_status=$?
 	timeout "$timeout_s" "$qemu" -cpu "$qemu_cpu" "$elf" >"$base.qemu.out" 2>"$base.qemu.err"
@@ -148,7 +148,7 @@ compare_elf() {
 		echo "  qemu stderr:"
 		tail -n 20 "$base.qemu.err" | sed 's/^/    /'
 	fi
-	echo "  reproduce: $bhemu run $elf; $qemu -cpu $qemu_cpu $elf"
+	echo "  reproduce: $bhemu run --board grid:1x1 $elf; $qemu -cpu $qemu_cpu $elf"
 	return 1
 }
 
