@@ -16,12 +16,12 @@
 
 uint64_t guest_core_parks(struct bh_device *dev, unsigned tile, unsigned core)
 {
-	return atomic_load_explicit(&dev->tiles[tile]->core[core].waiter.parks, memory_order_relaxed);
+	return atomic_load_explicit(&dev->tiles[tile]->core[core]->waiter.parks, memory_order_relaxed);
 }
 
 bool guest_core_parked(struct bh_device *dev, unsigned tile, unsigned core)
 {
-	return atomic_load_explicit(&dev->tiles[tile]->core[core].waiter.park_state, memory_order_acquire) == BH_PARK_WATCH;
+	return atomic_load_explicit(&dev->tiles[tile]->core[core]->waiter.park_state, memory_order_acquire) == BH_PARK_WATCH;
 }
 
 /* ---- Guest output ---------------------------------------------------------------------------- */

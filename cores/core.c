@@ -27,6 +27,8 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->ldm = t->ldm[kind];
 	c->ldm_size = bh_ldm_size(kind);
 	c->code_pages = t->code_pages;
+	c->waiter.events = &c->events;
+	atomic_init(&c->waiter.park_state, BH_PARK_IDLE);   /* held: not an active actor */
 	c->held = true;
 	c->state = BH_CORE_IN_RESET;
 	c->reset_by = BH_REQ_HOST;
@@ -130,6 +132,7 @@ static void *core_thread(void *arg)
 		c->ever_ran = true;
 		core_leave_reset(c);
 		c->state = BH_CORE_RUNNING;
+		atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_release);
 		pthread_mutex_unlock(&t->lock);
 		bh_chip_state_changed(t->chip);
 		bh_core_emit(c, BH_CORE_EVENT_RUNNING);
@@ -149,6 +152,9 @@ static void *core_thread(void *arg)
 		case RV_STOP_LIMIT: c->state = BH_CORE_LIMIT; break;
 		default: c->state = BH_CORE_IN_RESET; break;   /* event: held, restarting or shutting down */
 		}
+		/* Active again at once if a release came meanwhile (restart: it runs next). */
+		atomic_store_explicit(&c->waiter.park_state, c->restart && !c->held ? BH_PARK_NONE : BH_PARK_IDLE,
+				      memory_order_release);
 		pthread_mutex_unlock(&t->lock);
 		bh_chip_state_changed(t->chip);
 		bh_core_emit(c, BH_CORE_EVENT_STOPPED);
@@ -181,7 +187,7 @@ static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t 
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		if (!(mask >> k & 1))
 			continue;
-		struct bh_core *c = &t->core[k];
+		struct bh_core *c = t->core[k];
 		if (c == writer) {
 			rv32_code_overwritten(c, page);
 			continue;
@@ -233,4 +239,11 @@ bool bh_core_block(struct bh_core *c)
 	atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 	bh_core_emit(c, BH_CORE_EVENT_WOKEN);
 	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
+}
+
+void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
+{
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		if (core_mask >> k & 1)
+			atomic_fetch_or_explicit(&t->core[k]->events, BH_EV_FLUSH_ALL, memory_order_release);
 }

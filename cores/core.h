@@ -47,6 +47,7 @@ enum {
 	 * tile->lock while the core runs, turned into the core's fault by bh_tensix_take_fault(). */
 	BH_EV_TENSIX_FAULT = 1u << 3,
 };
+_Static_assert(BH_EV_STOP == BH_WAITER_STOP, "device models read the stop bit through the waiter");
 
 /* Host-call (ecall) handler. Return 0 to continue, 1 when the guest exited (status in *exit_status),
  * -1 to fault (the handler filled core->fault.detail). */
@@ -161,5 +162,9 @@ int bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_
 int bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
 /* Sleep after a BLOCKED access. Returns true when the core must leave the interpreter. */
 bool bh_core_block(struct bh_core *core);
+
+/* Drop decoded code of the tile's cores selected by mask (bit = enum bh_core_kind): the
+ * I-cache invalidate register (cores/tensix_cfg.c). */
+void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
 
 #endif

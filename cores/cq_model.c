@@ -19,10 +19,18 @@
 
 static const char *const role_name[2] = { "prefetch", "dispatch" };
 
+/* What the model's waiter shows the deadlock monitor (sync/deadlock.h). */
+static void cqm_set_park(struct bh_cq_model *m, enum bh_cq_role r, enum bh_park_state s)
+{
+	atomic_store_explicit(&m->chip->cq_waiter[r].park_state, s, memory_order_release);
+}
+
 static void *cqm_prefetch_main(void *arg)
 {
 	struct bh_cq_model *m = arg;
+	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_NONE);
 	bh_cq_prefetch_run(m);
+	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_PREFETCH, memory_order_release);
 	bh_cqm_host_wake(m);
 	return NULL;
@@ -31,7 +39,9 @@ static void *cqm_prefetch_main(void *arg)
 static void *cqm_dispatch_main(void *arg)
 {
 	struct bh_cq_model *m = arg;
+	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_NONE);
 	bh_cq_dispatch_run(m);
+	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_DISPATCH, memory_order_release);
 	bh_cqm_host_wake(m);
 	return NULL;
@@ -207,7 +217,9 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 				/* Named after the prefetcher whichever model sees it last: the same report every time. */
 				return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", rep);
 			}
+			cqm_set_park(m, r, BH_PARK_WATCH);
 			bh_park_sleep(w, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
+			cqm_set_park(m, r, BH_PARK_NONE);
 			bh_park_unfenced_woken(w, seq, &unfenced_ns);
 		}
 		bh_watch_unregister(t, BH_WATCH_SLOT_CQ(r));
@@ -257,7 +269,9 @@ void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
 	/* Wakes (a relay unit published, say) do not shorten the delay; a stop does. */
 	for (uint64_t slept = 0; slept < ns && !bh_cqm_stopping(m);) {
 		uint32_t seq = bh_park_seq(w);
+		cqm_set_park(m, r, BH_PARK_TIMED);
 		bh_park_sleep(w, seq, ns - slept);
+		cqm_set_park(m, r, BH_PARK_NONE);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		slept = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec;
 	}

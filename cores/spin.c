@@ -49,7 +49,7 @@ void bh_spin_abort(struct bh_core *c)
 bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd)
 {
 	struct bh_spin *s = &c->spin;
-	uint32_t watch = bh_mmio_watch(c->kind, addr);
+	uint32_t watch = bh_mmio_watch(c->tile, c->kind, addr);
 	if (watch == BH_WATCH_NONE)
 		return false;
 	bool timed = watch == BH_WATCH_TIMED;
@@ -179,7 +179,7 @@ bool bh_spin_park(struct bh_core *c)
 			timed = true;
 			continue;
 		}
-		addr[n] = bh_mmio_watch(c->kind, s->prev[k].addr);   /* where a waker names the change */
+		addr[n] = bh_mmio_watch(c->tile, c->kind, s->prev[k].addr);   /* where a waker names the change */
 		size[n++] = s->prev[k].size;
 	}
 	bh_watch_register(t, c->kind, &c->waiter, addr, size, n);

@@ -20,7 +20,7 @@
  * since a waiter re-checks and sleeps all under it (tt_gate). */
 static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 {
-	struct bh_tensix *tx = &t->tensix;
+	struct bh_tensix *tx = t->tensix;
 	unsigned wake = 0;
 	pthread_mutex_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++)
@@ -28,7 +28,7 @@ static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 	pthread_mutex_unlock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++)
 		if (wake >> i & 1)
-			pthread_cond_broadcast(&tx->th[i].cond);
+			bh_park_wake(&tx->th[i].waiter);
 }
 
 void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
@@ -43,7 +43,7 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		tx->th[i].tx = tx;
 		tx->th[i].id = i;
-		pthread_cond_init(&tx->th[i].cond, NULL);
+		atomic_init(&tx->th[i].waiter.park_state, BH_PARK_IDLE);
 	}
 	tile->chip->gate_wake = tt_gate_wake;
 }
@@ -54,15 +54,28 @@ void bh_tensix_destroy(struct bh_tensix *tx)
 	tx->shutdown = true;
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		atomic_fetch_add_explicit(&tx->th[i].epoch, 1, memory_order_relaxed);
-		pthread_cond_broadcast(&tx->th[i].cond);
+		bh_park_wake(&tx->th[i].waiter);
 	}
 	pthread_mutex_unlock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		if (tx->th[i].started)
 			pthread_join(tx->th[i].thread, NULL);
-		pthread_cond_destroy(&tx->th[i].cond);
 	}
 	pthread_mutex_destroy(&tx->lock);
+}
+
+/* Park the executor as `state` until woken, with tx->lock held on entry and on return. Wakers
+ * change what it waits on under tx->lock (or announce it through tt_gate_wake, which takes that
+ * lock) and then bump its waiter: the sequence read here, still under the lock, is older than any
+ * such bump, so no wake-up is lost. Spurious returns: the caller re-checks. */
+static void tt_sleep_locked(struct bh_tt_thread *th, enum bh_park_state state)
+{
+	uint32_t seq = bh_park_seq(&th->waiter);
+	atomic_store_explicit(&th->waiter.park_state, state, memory_order_release);
+	pthread_mutex_unlock(&th->tx->lock);
+	bh_park_sleep(&th->waiter, seq, 0);
+	pthread_mutex_lock(&th->tx->lock);
+	atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 }
 
 bool tt_abandoned(struct bh_tt_thread *th)
@@ -75,10 +88,8 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
 	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
 	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
-	atomic_store_explicit(&th->park, BH_TT_GATE, memory_order_release);
-	pthread_cond_wait(&th->cond, &th->tx->lock);
-	atomic_store_explicit(&th->park, BH_TT_RUNNING, memory_order_relaxed);
-	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
+	tt_sleep_locked(th, BH_PARK_GATE);
+	atomic_fetch_add_explicit(&th->waiter.progress, 1, memory_order_relaxed);
 	th->wait_what[0] = 0;
 	th->wait_sems = 0;
 }
@@ -121,7 +132,7 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 {
 	struct bh_tensix *tx = th->tx;
 	struct bh_tile *t = tx->tile;
-	struct bh_core *c = &t->core[e->pusher];
+	struct bh_core *c = t->core[e->pusher];
 	bool notify = false;
 	pthread_mutex_lock(&t->lock);
 	pthread_mutex_lock(&tx->lock);
@@ -152,7 +163,7 @@ bool bh_tensix_take_fault(struct bh_core *c)
 {
 	if (!(atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_TENSIX_FAULT))
 		return false;
-	struct bh_tensix *tx = &c->tile->tensix;
+	struct bh_tensix *tx = c->tile->tensix;
 	pthread_mutex_lock(&tx->lock);
 	bool have = atomic_fetch_and_explicit(&c->events, ~BH_EV_TENSIX_FAULT, memory_order_acq_rel) &
 		    BH_EV_TENSIX_FAULT;
@@ -228,13 +239,10 @@ static void *tt_thread_main(void *arg)
 	struct bh_tensix *tx = th->tx;
 	pthread_mutex_lock(&tx->lock);
 	for (;;) {
-		while (!tx->shutdown && (th->count == 0 || th->faulted)) {
-			atomic_store_explicit(&th->park, th->faulted ? BH_TT_FAULTED : BH_TT_IDLE, memory_order_release);
-			pthread_cond_wait(&th->cond, &tx->lock);
-		}
+		while (!tx->shutdown && (th->count == 0 || th->faulted))
+			tt_sleep_locked(th, BH_PARK_IDLE);
 		if (tx->shutdown)
 			break;
-		atomic_store_explicit(&th->park, BH_TT_RUNNING, memory_order_relaxed);
 		struct tt_entry e = th->fifo[th->head];
 		th->head = (th->head + 1) % BH_TT_FIFO_SLOTS;
 		th->count--;
@@ -312,7 +320,7 @@ static bool tt_start_thread(struct bh_access *a, struct bh_tt_thread *th, uint32
 bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 {
 	struct bh_tile *t = a->tile;
-	struct bh_tensix *tx = &t->tensix;
+	struct bh_tensix *tx = a->dev;
 	unsigned window = (a->addr - BH_TT_PUSH_BASE) / BH_TT_PUSH_STRIDE;
 	bool brisc = a->who == BH_BRISC;
 	unsigned thread = brisc ? window : a->who - BH_TRISC0;
@@ -342,7 +350,7 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		pthread_mutex_unlock(&tx->lock);
 		return false;
 	}
-	struct tt_entry e = { .word = w, .pc = t->core[a->who].pc, .pusher = (uint8_t)a->who, .after_mop = brisc };
+	struct tt_entry e = { .word = w, .pc = t->core[a->who]->pc, .pusher = (uint8_t)a->who, .after_mop = brisc };
 	th->fifo[(th->head + th->count) % BH_TT_FIFO_SLOTS] = e;
 	th->count++;
 	/* seq_cst: a TTSync/barrier waiter that saw "idle" before this is not wrong (the push came
@@ -350,14 +358,16 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	atomic_fetch_add_explicit(&t->pcbuf.tensix_busy[thread], 1, memory_order_seq_cst);
 	if (!brisc && is_mop(w))
 		atomic_fetch_add_explicit(&t->pcbuf.mop_busy[thread], 1, memory_order_seq_cst);
-	pthread_cond_broadcast(&th->cond);
+	/* Work for an idle executor: it counts as running from now on (deadlock monitor). */
+	atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
+	bh_park_wake(&th->waiter);
 	pthread_mutex_unlock(&tx->lock);
 	return true;
 }
 
 uint32_t bh_tensix_status_types(struct bh_tile *t, unsigned i, bool backend)
 {
-	struct bh_tensix *tx = &t->tensix;
+	struct bh_tensix *tx = t->tensix;
 	struct bh_tt_thread *th = &tx->th[i];
 	uint8_t pusher = (uint8_t)(BH_TRISC0 + i);
 	uint32_t v = 0;
@@ -382,7 +392,7 @@ uint32_t bh_tensix_status_types(struct bh_tile *t, unsigned i, bool backend)
 
 uint32_t bh_tensix_instrn_buf_status(struct bh_tile *t)
 {
-	struct bh_tensix *tx = &t->tensix;
+	struct bh_tensix *tx = t->tensix;
 	uint32_t v = 0;
 	pthread_mutex_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
@@ -407,7 +417,7 @@ static bool gpr_locate(struct bh_access *a, _Atomic uint32_t **cell)
 		return bh_fault_fill(a->fault, BH_FAULT_UNMAPPED, a->addr, "Tensix GPRs",
 				     "offset 0x%x is past the GPRs %s sees (%s)", a->off, bh_requester_name(a->who),
 				     a->who == BH_BRISC ? "three threads x 64 at +0x000/+0x100/+0x200" : "its thread's 64 at +0x00..+0xFC");
-	*cell = &a->tile->tensix.th[thread].gpr[(a->off & 0xFF) >> 2];
+	*cell = &((struct bh_tensix *)a->dev)->th[thread].gpr[(a->off & 0xFF) >> 2];
 	return true;
 }
 
@@ -431,7 +441,7 @@ bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val)
 
 bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val)
 {
-	struct bh_tt_thread *th = &a->tile->tensix.th[a->who - BH_TRISC0];
+	struct bh_tt_thread *th = &((struct bh_tensix *)a->dev)->th[a->who - BH_TRISC0];
 	atomic_store_explicit(&th->mop_cfg[a->off >> 2], val, memory_order_relaxed);
 	return true;
 }
@@ -442,10 +452,10 @@ bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val)
 
 void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 {
-	struct bh_tensix *tx = &t->tensix;
+	struct bh_tensix *tx = t->tensix;
 	if (!entering)
 		return;
-	atomic_fetch_and_explicit(&t->core[k].events, ~BH_EV_TENSIX_FAULT, memory_order_relaxed);
+	atomic_fetch_and_explicit(&t->core[k]->events, ~BH_EV_TENSIX_FAULT, memory_order_relaxed);
 	pthread_mutex_lock(&tx->lock);
 	memset(&tx->pending[k], 0, sizeof tx->pending[k]);
 	unsigned dropped = 0, dropped_mops = 0, i = k - BH_TRISC0;
@@ -464,7 +474,7 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 		th->head = th->count = 0;
 		th->faulted = false;
 		atomic_fetch_add_explicit(&th->epoch, 1, memory_order_relaxed);
-		pthread_cond_broadcast(&th->cond);
+		bh_park_wake(&th->waiter);
 	}
 	pthread_mutex_unlock(&tx->lock);
 	if (!th)
@@ -480,20 +490,20 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 
 void bh_tensix_report(struct bh_tile *t, void (*put)(void *o, const char *line), void *o)
 {
-	struct bh_tensix *tx = &t->tensix;
+	struct bh_tensix *tx = t->tensix;
 	char line[512], dis[96], pdis[96];
 	pthread_mutex_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		struct bh_tt_thread *th = &tx->th[i];
 		if (!th->started)
 			continue;
-		uint32_t park = atomic_load_explicit(&th->park, memory_order_acquire);
+		uint32_t park = atomic_load_explicit(&th->waiter.park_state, memory_order_acquire);
 		int n = snprintf(line, sizeof line, "  tile %u (%u,%u) tensix%u: ", t->index, t->x, t->y, i);
 		tt_disasm(th->cur_word, dis, sizeof dis);
 		tt_disasm(th->cur.word, pdis, sizeof pdis);
 		if (th->faulted)
 			snprintf(line + n, sizeof line - (size_t)n, "stopped by a fault: %s\n", th->fault.detail);
-		else if (park == BH_TT_GATE)
+		else if (park == BH_PARK_GATE)
 			snprintf(line + n, sizeof line - (size_t)n,
 				 "waits at the Wait Gate with %s: %s (from 0x%08x %s pushed by %s at pc 0x%08x; %u more queued)\n",
 				 dis, th->wait_what, th->cur.word, pdis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher),

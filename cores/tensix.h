@@ -26,6 +26,7 @@
 #include "cores/tensix_insns.h"
 #include "fabric/fault.h"
 #include "fabric/hw.h"
+#include "fabric/tile.h"
 #include "sync/park.h"
 
 struct bh_access;
@@ -132,8 +133,6 @@ struct tt_entry {
 	bool after_mop;           /* BRISC's pushes enter after the MOP expander */
 };
 
-enum bh_tt_park { BH_TT_RUNNING = 0, BH_TT_IDLE, BH_TT_GATE, BH_TT_FAULTED };
-
 #define TT_STAGE_GATE (1ull << 32)   /* struct bh_tt_thread.stage */
 #define TT_STAGE_UNIT (1ull << 33)
 
@@ -173,7 +172,10 @@ struct bh_tt_thread {
 	unsigned id;
 	pthread_t thread;
 	bool started;             /* under tx->lock */
-	pthread_cond_t cond;      /* the executor sleeps here: idle, held at the gate, faulted */
+	/* The executor parks here (sync/park.h): idle, held at the gate, faulted. park_state is
+	 * BH_PARK_IDLE while it has no work (or stopped by a fault), BH_PARK_GATE at the gate,
+	 * BH_PARK_NONE while it runs; progress moves per instruction and wake. */
+	struct bh_waiter waiter;
 
 	/* Under tx->lock. */
 	struct tt_entry fifo[BH_TT_FIFO_SLOTS];
@@ -190,14 +192,12 @@ struct bh_tt_thread {
 	struct bh_fault fault;    /* the thread's fault, valid while faulted */
 	struct bh_waitq push_waiters;   /* cores stalled on the full FIFO */
 
-	_Atomic uint32_t park;    /* enum bh_tt_park: release by the executor, acquire by monitors */
 	/* Where the instruction after the expanders is, for tt_cfg_qstatus/bstatus: the word in bits
 	 * 31:0 with TT_STAGE_GATE (held at or passing the Wait Gate) or TT_STAGE_UNIT (executing);
 	 * 0 between instructions. `replaying`: a REPLAY is emitting. Written relaxed by the
 	 * executor, read by CSR reads under tx->lock (a live snapshot, like the hardware's). */
 	_Atomic uint64_t stage;
 	_Atomic bool replaying;
-	_Atomic uint32_t progress;        /* bumped per instruction and wake (deadlock monitor) */
 
 	/* Executor-private. */
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
@@ -262,5 +262,31 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 bool tt_abandoned(struct bh_tt_thread *th);
 /* Park the executor until woken (tx->lock held); what = text for reports. */
 void tt_wait_locked(struct bh_tt_thread *th, const char *what);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tensix backend configuration (cores/tensix_cfg.c), stored in the tile (fabric/tile.h).
+ */
+
+/* Configuration writes from any path (MMIO, WRCFG, RMWCIB), with their side effects (index 185
+ * invalidates I-caches). rmw: the bits in mask take val's. */
+void bh_tensix_cfg_store(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t val);
+void bh_tensix_cfg_rmw(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t mask, uint32_t val);
+/* The cell of Config[bank][idx]: a global word has one cell for both banks. */
+static inline _Atomic uint32_t *bh_tensix_cfg_cell(struct bh_tile *tile, unsigned bank, unsigned idx)
+{
+	return &tile->tensix_cfg[idx >= BH_CFG_GLOBAL_BASE ? 0 : bank][idx];
+}
+/* Replace *old with val if the word still holds *old (side effects on success); else *old gets
+ * the current value. For read-modify-writes that are not a mask (CFGSHIFTMASK). */
+bool bh_tensix_cfg_cmpxchg(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t *old, uint32_t val);
+
+/* The coprocessor's register windows. State: the tile's struct bh_tensix (GPRs, MOP config,
+ * instruction push) or the tile itself (configuration). */
+bool bh_tensix_cfg_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_cfg_write(struct bh_access *a, uint32_t val);
+bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val);
+bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val);
+bool bh_tensix_push_write(struct bh_access *a, uint32_t val);
 
 #endif

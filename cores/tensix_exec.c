@@ -140,7 +140,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
 	struct bh_tensix *tx = th->tx;
 	char what[192];
-	atomic_fetch_add_explicit(&th->progress, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&th->waiter.progress, 1, memory_order_relaxed);
 	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
 		return TT_ABORT;
 	tt_stage(th, TT_STAGE_GATE, w);
@@ -239,7 +239,7 @@ static void mutex_release(struct bh_tensix *tx, unsigned m, unsigned t)
 	unsigned waiting = tx->mutex_waiting[m], a = (t + 1) % 3, b = (t + 2) % 3;
 	tx->mutex_owner[m] = waiting >> a & 1 ? (int8_t)a : waiting >> b & 1 ? (int8_t)b : -1;
 	if (tx->mutex_owner[m] >= 0)
-		pthread_cond_broadcast(&tx->th[tx->mutex_owner[m]].cond);
+		bh_park_wake(&tx->th[tx->mutex_owner[m]].waiter);
 }
 
 static enum tt_result tt_mutex(struct bh_tt_thread *th, uint32_t w, bool get)

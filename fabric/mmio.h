@@ -1,6 +1,8 @@
-/* The tile's address decode: one table of regions above L1 (memory-map.md section 1), each with
- * the requesters allowed to read and write it and the device module that serves it. Every
- * core kind, the host and (later) the NoC go through bh_mmio_access(). */
+/* The mechanism of a tile's address decode: a table of regions above L1 (memory-map.md section
+ * 1), each with the requesters allowed to read and write it, the device module that serves it
+ * and where that module's state is. The table itself belongs to the tile assembly
+ * (tile/decode.c), which links it to each tile (tile->regions); every core kind, the host and
+ * the NoC go through bh_mmio_access(). */
 #ifndef BH_FABRIC_MMIO_H
 #define BH_FABRIC_MMIO_H
 
@@ -19,7 +21,8 @@ struct bh_region;
 #define BH_REQ_BIT(r) (1u << (r))
 
 struct bh_access {
-	struct bh_tile *tile;
+	void *dev;                 /* the serving device's state (the region's state(tile)) */
+	struct bh_tile *tile;      /* the tile around it: watch announcements, waiter sets */
 	unsigned who;              /* enum bh_core_kind or BH_REQ_HOST */
 	uint32_t addr;
 	uint32_t off;              /* addr - region base */
@@ -59,6 +62,10 @@ typedef uint32_t (*bh_dev_watch_fn)(unsigned who, uint32_t addr);
 /* Name of the word at addr for reports ("stream 8 reg 10 (CB0 tiles_received)"). */
 typedef const char *(*bh_dev_describe_fn)(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
+/* The state of the device that serves a region, in one tile (as the opaque pointer of a QEMU or
+ * TinyEMU memory region). */
+typedef void *(*bh_dev_state_fn)(struct bh_tile *t);
+
 struct bh_region {
 	uint32_t base, size;
 	const char *name;
@@ -66,6 +73,7 @@ struct bh_region {
 	uint8_t widths;                  /* allowed access sizes: bit 1/2/4 */
 	bh_dev_read_fn read;             /* NULL: the device is not modelled yet */
 	bh_dev_write_fn write;
+	bh_dev_state_fn state;           /* handlers' a->dev; NULL: the tile */
 	const char *missing;             /* why it is not modelled, when read/write are NULL */
 	bh_dev_watch_fn watch;           /* NULL: not watchable */
 	bh_dev_describe_fn describe;     /* NULL: "<region name> 0x<addr>" */
@@ -76,34 +84,13 @@ struct bh_region {
  * waiter and wrote what it waits for into wait_what (NULL for the host: never blocks). */
 enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
 			   uint32_t *val, struct bh_fault *fault, char *wait_what, unsigned wait_len);
-const struct bh_region *bh_mmio_region(uint32_t addr);
+const struct bh_region *bh_mmio_region(const struct bh_tile *tile, uint32_t addr);
 const char *bh_requester_name(unsigned who);
 /* The table's watch function for addr (L1: addr itself), or BH_WATCH_NONE. */
-uint32_t bh_mmio_watch(unsigned who, uint32_t addr);
+uint32_t bh_mmio_watch(const struct bh_tile *tile, unsigned who, uint32_t addr);
 /* A register's name from its region (L1 and unmapped addresses get a plain name). */
 const char *bh_mmio_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 /* Watch functions of the windows whose words are announced where they are read. */
 uint32_t bh_watch_same(unsigned who, uint32_t addr);
-
-/* Device modules (fabric/tile_ctrl.c, fabric/tensix_cfg.c). */
-bool bh_tile_ctrl_read(struct bh_access *a, uint32_t *val);
-bool bh_tile_ctrl_write(struct bh_access *a, uint32_t val);
-bool bh_tdma_read(struct bh_access *a, uint32_t *val);
-bool bh_tdma_write(struct bh_access *a, uint32_t val);
-bool bh_pc_snapshot_read(struct bh_access *a, uint32_t *val);
-bool bh_tensix_cfg_read(struct bh_access *a, uint32_t *val);
-bool bh_tensix_cfg_write(struct bh_access *a, uint32_t val);
-bool bh_ldm_fast_read(struct bh_access *a, uint32_t *val);
-bool bh_ldm_fast_write(struct bh_access *a, uint32_t val);
-bool bh_ldm_slow_read(struct bh_access *a, uint32_t *val);
-bool bh_ldm_slow_write(struct bh_access *a, uint32_t val);
-uint32_t bh_tile_ctrl_watch(unsigned who, uint32_t addr);
-uint32_t bh_ldm_watch(unsigned who, uint32_t addr);
-const char *bh_ldm_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
-/* The Tensix coprocessor's windows (cores/tensix.c): GPRs, MOP config, instruction push. */
-bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val);
-bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val);
-bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val);
-bool bh_tensix_push_write(struct bh_access *a, uint32_t val);
 
 #endif

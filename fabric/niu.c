@@ -254,7 +254,7 @@ static bool niu_counter_modelled(struct bh_access *a, const struct niu_reg *r)
 bool bh_niu_read(struct bh_access *a, uint32_t *val)
 {
 	unsigned noc = niu_noc(a);
-	struct bh_niu *n = &a->tile->niu[noc];
+	struct bh_niu *n = a->dev;
 	struct niu_reg r;
 	niu_decode(noc, a->off, &r);
 	switch (r.kind) {
@@ -338,7 +338,7 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 
 static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
-	struct bh_niu *n = &a->tile->niu[noc];
+	struct bh_niu *n = a->dev;
 	switch (r->off) {
 	case BH_NIU_NODE_ID:
 	case BH_NIU_ENDPOINT_ID:
@@ -372,7 +372,7 @@ static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsig
 
 static bool niu_cfg_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
-	struct bh_niu *n = &a->tile->niu[noc];
+	struct bh_niu *n = a->dev;
 	if (r->off == BH_NIU_NOC_ID_LOGICAL)
 		return niu_read_only(a, r, " in bhemu: it holds the tile's translated coordinates, set before release "
 					   "(ARC firmware's job on silicon)");
@@ -392,13 +392,14 @@ static bool niu_cfg_write(struct bh_access *a, const struct niu_reg *r, unsigned
 /* NOC_CLEAR_OUTSTANDING_REQ_CNT: bit i set => REQS_OUTSTANDING_ID(i) = 0. */
 static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
+	struct bh_niu *n = a->dev;
 	if (v >> BH_NIU_TXN_IDS)
 		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: only bits [15:0] exist (one per transaction id)", v);
 	for (unsigned id = 0; id < BH_NIU_TXN_IDS; id++)
 		if (v >> id & 1) {
 			unsigned i = BH_NIU_MST_REQS_OUTSTANDING_ID0 + id;
-			atomic_store_explicit(&a->tile->niu[noc].counter[i], 0, memory_order_release);
+			atomic_store_explicit(&n->counter[i], 0, memory_order_release);
 			bh_tile_mmio_written(a->tile, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
 		}
 	return true;

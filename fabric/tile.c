@@ -1,4 +1,4 @@
-/* Tile state: L1, local RAMs, reset control, and host-side access. */
+/* The devices of a tile: L1, local RAMs, host-side access, the local RAM windows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,24 +39,17 @@ int bh_tile_init(struct bh_tile *t, struct bh_chip *chip, unsigned index)
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	bh_pcbuf_init(&t->pcbuf);
-	bh_tensix_init(&t->tensix, t);
 	bh_mailbox_init(&t->mbox);
 	bh_watch_init(&t->watch);
 	bh_niu_init(&t->niu[0], 0);
 	bh_niu_init(&t->niu[1], 1);
 	atomic_store_explicit(&t->soft_reset, BH_SOFT_RESET_INIT, memory_order_relaxed);
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		bh_core_init(&t->core[k], t, (enum bh_core_kind)k);
 	return 0;
 }
 
 void bh_tile_destroy(struct bh_tile *t)
 {
 	if (t->l1) {
-		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-			if (t->core[k].tile)
-				bh_core_destroy(&t->core[k]);
-		bh_tensix_destroy(&t->tensix);
 		bh_watch_destroy(&t->watch);
 		bh_pcbuf_destroy(&t->pcbuf);
 		bh_mailbox_destroy(&t->mbox);
@@ -68,62 +61,6 @@ void bh_tile_destroy(struct bh_tile *t)
 	t->streams = NULL;
 	free(t->l1);
 	t->l1 = NULL;
-}
-
-/* Reset edges of the sync devices a core takes part in (memory-map.md 4.1): entering reset
- * empties the mailboxes it writes and abandons a parked PCBuf pop; a TRISC entering reset empties
- * its Tensix thread's FIFO and abandons its work; a TRISC leaving reset empties its PCBuf. Caller holds tile->lock; the devices take only their own locks. */
-static void tile_sync_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
-{
-	if (entering)
-		bh_mailbox_reset_enter(t, k);
-	bh_pcbuf_reset_edge(t, k, entering);
-	bh_tensix_reset_edge(t, k, entering);
-}
-
-/* Core k entered reset by who's store: who, where and after how many of its instructions (the
- * writer's pc and instret are current: the interpreter stores them before any device access, and
- * this runs on the writer's own thread). */
-static void tile_record_reset_cause(struct bh_tile *t, struct bh_core *c, uint32_t value, unsigned who)
-{
-	c->reset_by = who < BH_CORES_PER_TILE ? who : BH_REQ_HOST;
-	c->reset_value = value;
-	c->reset_by_pc = who < BH_CORES_PER_TILE ? t->core[who].pc : 0;
-	c->reset_by_instret = who < BH_CORES_PER_TILE ? t->core[who].instret : 0;
-}
-
-void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
-{
-	pthread_mutex_lock(&t->lock);
-	uint32_t old = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
-	atomic_store_explicit(&t->soft_reset, value, memory_order_release);
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
-		struct bh_core *c = &t->core[k];
-		unsigned bit = bh_soft_reset_bit((enum bh_core_kind)k);
-		bool was = old >> bit & 1, now = value >> bit & 1;
-		c->held = now;
-		if (now && !was) {
-			/* Entering reset abandons whatever the core was doing, parked or not. */
-			tile_record_reset_cause(t, c, value, who);
-			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
-			bh_park_wake(&c->waiter);
-			tile_sync_reset_edge(t, (enum bh_core_kind)k, true);
-		} else if (!now && was) {
-			tile_sync_reset_edge(t, (enum bh_core_kind)k, false);
-			c->restart = true;
-			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
-			bh_park_wake(&c->waiter);
-			pthread_cond_signal(&c->cond);
-		}
-	}
-	pthread_mutex_unlock(&t->lock);
-}
-
-void bh_tile_flush_decoded(struct bh_tile *t, unsigned core_mask)
-{
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		if (core_mask >> k & 1)
-			atomic_fetch_or_explicit(&t->core[k].events, BH_EV_FLUSH_ALL, memory_order_release);
 }
 
 /* After a host/NoC write: every page it touches that holds decoded code has that code dropped

@@ -1,15 +1,18 @@
-/* A Tensix tile: 1.5 MiB L1 shared by five baby RISC-V cores, their local RAMs, and the tile's
- * register windows (memory-map.md). */
+/* The devices of a Tensix tile: 1.5 MiB L1 shared by five baby RISC-V cores, their local RAMs,
+ * and the state behind the tile's register windows (memory-map.md). The cores and the Tensix
+ * coprocessor sit above this layer: the tile assembly (tile/tile.h) builds them around this
+ * struct and fills the links to them (core, tensix, waiter, regions) before anything runs.
+ * Device models here and in sync/ never look inside those; they wake a core through its
+ * waiter. */
 #ifndef BH_FABRIC_TILE_H
 #define BH_FABRIC_TILE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "cores/core.h"
-#include "cores/tensix.h"
 #include "fabric/hw.h"
 #include "fabric/niu.h"
 #include "sync/mailbox.h"
@@ -18,7 +21,10 @@
 #include "sync/watch.h"
 
 struct bh_chip;
+struct bh_core;
+struct bh_region;
 struct bh_streams;
+struct bh_tensix;
 
 struct bh_tile {
 	struct bh_chip *chip;    /* topology, other tiles, DRAM and host memory (fabric/chip.h) */
@@ -35,7 +41,13 @@ struct bh_tile {
 	_Atomic uint8_t *code_pages;
 
 	uint8_t *ldm[BH_CORES_PER_TILE];   /* local data RAMs, also reachable through the slow windows */
-	struct bh_core core[BH_CORES_PER_TILE];
+
+	/* Set by the tile assembly (tile/tile.c) before any thread runs, constant afterwards. */
+	struct bh_core *core[BH_CORES_PER_TILE];     /* opaque below cores/ */
+	struct bh_tensix *tensix;                    /* opaque below cores/ */
+	struct bh_waiter *waiter[BH_CORES_PER_TILE]; /* where core kind k parks (wakes, waitqs) */
+	const struct bh_region *regions;             /* the tile's address decode (fabric/mmio.h) */
+	unsigned nregions;
 
 	/* Lifecycle and tile-control state below is protected by lock. */
 	pthread_mutex_t lock;
@@ -59,7 +71,6 @@ struct bh_tile {
 	 * words (k >= BH_CFG_GLOBAL_BASE) live in bank 0 only: reach them through
 	 * bh_tensix_cfg_cell(). Relaxed. */
 	_Atomic uint32_t tensix_cfg[2][BH_CFG_WORDS];
-	struct bh_tensix tensix;           /* the coprocessor's control plane (cores/tensix.c) */
 
 	struct bh_streams *streams;        /* NoC overlay stream registers (sync/streams.c) */
 
@@ -70,36 +81,15 @@ struct bh_tile {
 	struct bh_niu niu[2];              /* NoC0 and NoC1 interface units (fabric/niu.c) */
 };
 
-/* Tile `index` of chip (chip->topo must be built): coordinates come from the topology. */
+/* The devices of tile `index` of chip (chip->topo must be built): coordinates come from the
+ * topology. The links to cores and coprocessor stay NULL (tile/tile.c fills them). */
 int bh_tile_init(struct bh_tile *tile, struct bh_chip *chip, unsigned index);
 void bh_tile_destroy(struct bh_tile *tile);
 
-/* Write SOFT_RESET_0: holds or releases cores. `who` is the writer (enum bh_core_kind of a core of
- * this tile, on that core's own thread, or BH_REQ_HOST): each core it puts in reset records it.
- * Caller must not hold tile->lock. */
-void bh_tile_soft_reset_write(struct bh_tile *tile, uint32_t value, unsigned who);
-/* Drop decoded code of the cores selected by mask (bit = enum bh_core_kind). */
-void bh_tile_flush_decoded(struct bh_tile *tile, unsigned core_mask);
 /* Host and NoC writes into L1 pages holding decoded code call chip->code_written once per page
  * (fabric/chip.h), with the part of the write in that page: the cores drop their stale decoded
  * code. Watchers of the pages are woken after every page of a write has had its code dropped, so
  * a core woken by a write never runs code the same write replaced. */
-
-
-
-/* Tensix configuration writes from any path (MMIO, WRCFG, RMWCIB), with their side effects
- * (index 185 invalidates I-caches). rmw: the bits in mask take val's. fabric/tensix_cfg.c. */
-void bh_tensix_cfg_store(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t val);
-void bh_tensix_cfg_rmw(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t mask, uint32_t val);
-/* The cell of Config[bank][idx]: a global word has one cell for both banks. */
-static inline _Atomic uint32_t *bh_tensix_cfg_cell(struct bh_tile *tile, unsigned bank, unsigned idx)
-{
-	return &tile->tensix_cfg[idx >= BH_CFG_GLOBAL_BASE ? 0 : bank][idx];
-}
-/* Replace *old with val if the word still holds *old (side effects on success); else *old gets
- * the current value. For read-modify-writes that are not a mask (CFGSHIFTMASK). */
-bool bh_tensix_cfg_cmpxchg(struct bh_tile *tile, unsigned bank, unsigned idx, uint32_t *old, uint32_t val);
-
 /* Host-side (loader, tests, later NoC) access to L1. Bounds are checked by the caller. */
 void bh_tile_l1_write(struct bh_tile *tile, uint32_t addr, const void *src, uint32_t len);
 void bh_tile_l1_read(struct bh_tile *tile, uint32_t addr, void *dst, uint32_t len);
@@ -108,6 +98,15 @@ void bh_tile_l1_read(struct bh_tile *tile, uint32_t addr, void *dst, uint32_t le
 void bh_tile_l1_written(struct bh_tile *tile, uint32_t addr, uint32_t len);
 void bh_tile_ldm_write(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len);
 void bh_tile_ldm_read(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len);
+
+/* The local data RAM windows (fabric/tile.c); their state is the tile itself. */
+struct bh_access;
+bool bh_ldm_fast_read(struct bh_access *a, uint32_t *val);
+bool bh_ldm_fast_write(struct bh_access *a, uint32_t val);
+bool bh_ldm_slow_read(struct bh_access *a, uint32_t *val);
+bool bh_ldm_slow_write(struct bh_access *a, uint32_t val);
+uint32_t bh_ldm_watch(unsigned who, uint32_t addr);
+const char *bh_ldm_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
 /* Relaxed atomic guest accesses (the memory model of DESIGN.md). `p` must be naturally aligned. */
 static inline uint32_t bh_mem_ld(const uint8_t *p, unsigned size)

@@ -22,7 +22,7 @@ static void *device_monitor(void *arg)
 {
 	struct bh_device *dev = arg;
 	struct bh_deadlock_snap snap;
-	if (bh_deadlock_snap_init(&snap, dev->ntiles) != 0)
+	if (bh_deadlock_snap_init(&snap, dev->waiters, dev->nwaiters) != 0)
 		return NULL;
 	long step_ns = (long)dev->deadlock_ms * 1000000L / DEADLOCK_LOOKS;
 	pthread_mutex_lock(&dev->lock);
@@ -38,8 +38,8 @@ static void *device_monitor(void *arg)
 		if (dev->monitor_stop)
 			break;
 		pthread_mutex_unlock(&dev->lock);
-		bool dead = bh_deadlock_look(&snap, dev->tiles,
-					     atomic_load_explicit(&dev->host_epoch, memory_order_acquire), DEADLOCK_LOOKS);
+		bool dead = bh_deadlock_look(&snap, atomic_load_explicit(&dev->host_epoch, memory_order_acquire),
+					     DEADLOCK_LOOKS);
 		pthread_mutex_lock(&dev->lock);
 		if (dead && !dev->deadlocked) {
 			dev->deadlocked = true;
@@ -151,12 +151,9 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		goto fail;
 	dev->chip.tiles = dev->tiles;
 	for (unsigned k = 0; k < n; k++) {
-		dev->tiles[k] = aligned_alloc(64, (sizeof(struct bh_tile) + 63) & ~(size_t)63);
-		if (!dev->tiles[k] || bh_tile_init(dev->tiles[k], &dev->chip, k) != 0) {
-			free(dev->tiles[k]);
-			dev->tiles[k] = NULL;
+		dev->tiles[k] = bh_worker_tile_create(&dev->chip, k);
+		if (!dev->tiles[k])
 			goto fail;
-		}
 		dev->ntiles = k + 1;
 	}
 	enum rv_jit_mode jit = rv32_jit_default_mode();
@@ -170,10 +167,22 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		jit = RV_JIT_OFF;
 	for (unsigned k = 0; k < n; k++)
 		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
-			dev->tiles[k]->core[c].jit_mode = (uint8_t)jit;   /* before its thread exists */
-			if (bh_core_thread_start(&dev->tiles[k]->core[c]) != 0)
+			dev->tiles[k]->core[c]->jit_mode = (uint8_t)jit;   /* before its thread exists */
+			if (bh_core_thread_start(dev->tiles[k]->core[c]) != 0)
 				goto fail;
 		}
+	/* Every actor the deadlock monitor watches: each tile's cores and Tensix threads, then the
+	 * fast-dispatch models (idle while no queue is open). */
+	dev->waiters = calloc((size_t)n * BH_TILE_WAITERS + 2, sizeof *dev->waiters);
+	if (!dev->waiters)
+		goto fail;
+	for (unsigned k = 0; k < n; k++)
+		bh_worker_tile_waiters(dev->tiles[k], dev->waiters + (size_t)k * BH_TILE_WAITERS);
+	dev->nwaiters = n * BH_TILE_WAITERS;
+	for (unsigned r = 0; r < 2; r++) {
+		atomic_store_explicit(&dev->chip.cq_waiter[r].park_state, BH_PARK_IDLE, memory_order_relaxed);
+		dev->waiters[dev->nwaiters++] = &dev->chip.cq_waiter[r];
+	}
 	if (dev->deadlock_ms > 0) {
 		if (pthread_create(&dev->monitor, NULL, device_monitor, dev) != 0)
 			goto fail;
@@ -198,29 +207,15 @@ void bh_device_close(struct bh_device *dev)
 		pthread_mutex_unlock(&dev->lock);
 		pthread_join(dev->monitor, NULL);
 	}
-	for (unsigned k = 0; k < dev->ntiles; k++) {
-		struct bh_tile *t = dev->tiles[k];
-		pthread_mutex_lock(&t->lock);
-		t->shutdown = true;
-		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
-			atomic_fetch_or_explicit(&t->core[c].events, BH_EV_STOP, memory_order_release);
-			bh_park_wake(&t->core[c].waiter);
-			pthread_cond_signal(&t->core[c].cond);
-		}
-		pthread_mutex_unlock(&t->lock);
-	}
-	for (unsigned k = 0; k < dev->ntiles; k++) {
-		struct bh_tile *t = dev->tiles[k];
-		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
-			if (t->core[c].thread_started)
-				pthread_join(t->core[c].thread, NULL);
-		bh_tile_destroy(t);
-		free(t);
-	}
+	for (unsigned k = 0; k < dev->ntiles; k++)
+		bh_worker_tile_shutdown(dev->tiles[k]);
+	for (unsigned k = 0; k < dev->ntiles; k++)
+		bh_worker_tile_free(dev->tiles[k]);
 	if (dev->elf)
 		for (unsigned k = 0; k < dev->ntiles * BH_CORES_PER_TILE; k++)
 			bh_elf_close(dev->elf[k]);
 	free(dev->elf);
+	free(dev->waiters);
 	if (dev->ksym)
 		for (unsigned k = 0; k < dev->ntiles * BH_CORES_PER_TILE; k++)
 			bh_kernel_unref(dev->ksym[k].img);
@@ -266,7 +261,7 @@ static struct bh_core *dev_core(struct bh_device *dev, unsigned tile, enum bh_co
 {
 	if (!dev || tile >= dev->ntiles || (unsigned)core >= BH_CORES_PER_TILE)
 		return NULL;
-	return &dev->tiles[tile]->core[core];
+	return dev->tiles[tile]->core[core];
 }
 
 const char *bh_core_name(enum bh_core_id core)

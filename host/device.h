@@ -7,7 +7,7 @@
 
 #include "bhemu/bhemu.h"
 #include "fabric/chip.h"
-#include "fabric/tile.h"
+#include "tile/tile.h"
 #include "host/elf.h"
 
 /* The public core ids are the device's core kinds: the API passes them through unchanged. */
@@ -42,6 +42,8 @@ struct bh_device {
 	bool monitor_stop;               /* under lock */
 	bool deadlocked;                 /* under lock; sticky until the host acts again */
 	int deadlock_ms;
+	struct bh_waiter **waiters;      /* what the monitor watches (sync/deadlock.h) */
+	unsigned nwaiters;
 	/* What bh_boot left: the profile programs lay out their launches with (host/program.c). */
 	bool booted;
 	struct bh_profile boot_profile;

@@ -82,7 +82,7 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 	}
 	uint32_t ps = atomic_load_explicit(&c->waiter.park_state, memory_order_acquire);  /* pairs with the owner's release */
 	uint32_t pc = atomic_load_explicit(&c->pc_snapshot, memory_order_relaxed);
-	if (ps == BH_PARK_NONE) {
+	if (ps == BH_PARK_NONE || ps == BH_PARK_IDLE) {   /* IDLE: entering reset, not yet stopped */
 		bh_device_symbolize(dev, t->index, c->kind, pc, s, sizeof s);
 		put(o, "running, near pc 0x%08x%s\n", pc, s);
 		return;
@@ -136,7 +136,7 @@ int bh_device_report(struct bh_device *dev, char *buf, size_t len)
 	for (unsigned t = 0; t < dev->ntiles; t++) {
 		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 			struct bh_tile *tile = dev->tiles[t];
-			struct bh_core *c = &tile->core[k];
+			struct bh_core *c = tile->core[k];
 			pthread_mutex_lock(&tile->lock);
 			bool idle = c->state == BH_CORE_IN_RESET && !(c->restart && !c->held) && !c->ever_ran;
 			pthread_mutex_unlock(&tile->lock);

@@ -48,7 +48,7 @@ void bh_mailbox_destroy(struct bh_mailboxes *m)
 bool bh_mailbox_read(struct bh_access *a, uint32_t *val)
 {
 	struct bh_tile *t = a->tile;
-	struct bh_mailboxes *m = &t->mbox;
+	struct bh_mailboxes *m = a->dev;
 	unsigned from = a->off / BH_MAILBOX_PAGE, to = mb_index(a->who);
 	struct bh_mailbox *b = &m->box[from][to];
 	pthread_mutex_lock(&m->lock);
@@ -76,7 +76,7 @@ bool bh_mailbox_read(struct bh_access *a, uint32_t *val)
 bool bh_mailbox_write(struct bh_access *a, uint32_t val)
 {
 	struct bh_tile *t = a->tile;
-	struct bh_mailboxes *m = &t->mbox;
+	struct bh_mailboxes *m = a->dev;
 	unsigned from = mb_index(a->who), to = a->off / BH_MAILBOX_PAGE;
 	struct bh_mailbox *b = &m->box[from][to];
 	pthread_mutex_lock(&m->lock);

@@ -59,7 +59,7 @@ void bh_waitq_wake(struct bh_tile *t, struct bh_waitq *q)
 	while (w) {
 		unsigned k = (unsigned)__builtin_ctz(w);
 		w &= w - 1;
-		bh_park_wake(&t->core[k].waiter);
+		bh_park_wake(t->waiter[k]);
 	}
 }
 

@@ -1,4 +1,4 @@
-/* Parking: how an actor (a RISC-V core, a fast-dispatch model, ...) sleeps while it waits, and
+/* Parking: how an actor (a RISC-V core, a Tensix thread, a fast-dispatch model, ...) sleeps while it waits, and
  * how whoever changes what it waits on wakes it. Each actor embeds a struct bh_waiter and sleeps
  * on its own futex word (wake_seq); every waker bumps that word. Waits never lose a wake-up: the
  * actor reads wake_seq *before* it checks the thing it waits on, and sleeps only if wake_seq still
@@ -24,6 +24,8 @@ enum bh_park_state {
 	BH_PARK_WATCH,    /* parked on watched words, no timeout */
 	BH_PARK_TIMED,    /* parked on the wall clock (and maybe words): wakes by itself */
 	BH_PARK_BLOCKED,  /* a device access blocked (PCBuf, mailbox, ...) */
+	BH_PARK_GATE,     /* a Tensix thread held at its Wait Gate (no timeout) */
+	BH_PARK_IDLE,     /* nothing to do: held in reset, stopped, no work queued, closed */
 };
 
 /* The part of an actor that sleeps and is woken. */
@@ -31,8 +33,21 @@ struct bh_waiter {
 	_Atomic uint32_t wake_seq;      /* futex word: wakers bump it */
 	_Atomic uint32_t sleeping;
 	_Atomic uint32_t park_state;    /* enum bh_park_state: release by the owner, acquire by monitors */
+	_Atomic uint32_t progress;      /* bumped by an owner that works without parking (monitors) */
 	_Atomic uint64_t parks;         /* times it parked (statistics, tests) */
+	/* The owner's word of requests to it, whose bit BH_WAITER_STOP says it is leaving what it
+	 * was doing (reset, restart, shutdown, a fault); NULL: never asked. Set before it runs. */
+	_Atomic uint32_t *events;
 };
+
+#define BH_WAITER_STOP 1u
+
+/* Whether the actor is on its way out of its current wait: a device must not record it as a
+ * waiter anymore. Relaxed: the caller orders it with its own lock against whoever set it. */
+static inline bool bh_waiter_stopping(const struct bh_waiter *w)
+{
+	return w->events && (atomic_load_explicit(w->events, memory_order_relaxed) & BH_WAITER_STOP);
+}
 
 /* Value to pass to bh_park_sleep(); read it before checking the wait condition. */
 uint32_t bh_park_seq(struct bh_waiter *w);

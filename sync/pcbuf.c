@@ -92,7 +92,7 @@ void bh_pcbuf_tensix_idle_changed(struct bh_tile *t, unsigned thread)
 static bool pcbuf_push(struct bh_access *a, unsigned i, uint32_t v)
 {
 	struct bh_tile *t = a->tile;
-	struct bh_pcbuf *pb = &t->pcbuf.buf[i];
+	struct bh_pcbuf *pb = &((struct bh_pcbufs *)a->dev)->buf[i];
 	pthread_mutex_lock(&pb->lock);
 	if (pb->count == BH_PCBUF_DEPTH) {
 		bh_waitq_add(&pb->push_waiters, a->who);
@@ -118,7 +118,7 @@ static bool barrier_done(struct bh_tile *t, const struct bh_pcbuf *pb, unsigned 
 static bool pcbuf_barrier(struct bh_access *a, unsigned i, uint32_t *val)
 {
 	struct bh_tile *t = a->tile;
-	struct bh_pcbuf *pb = &t->pcbuf.buf[i];
+	struct bh_pcbuf *pb = &((struct bh_pcbufs *)a->dev)->buf[i];
 	pthread_mutex_lock(&pb->lock);
 	bool done = barrier_done(t, pb, i);
 	if (!done) {
@@ -154,13 +154,13 @@ static bool core_stopping(struct bh_tile *t, unsigned kind)
 	/* Relaxed: read under pb->lock. bh_tile_soft_reset_write sets BH_EV_STOP before
 	 * bh_pcbuf_reset_edge takes that lock, and only the core's own thread clears it, after this
 	 * access returned: either we see the bit or the hook clears trisc_waiting after us. */
-	return atomic_load_explicit(&t->core[kind].events, memory_order_relaxed) & BH_EV_STOP;
+	return bh_waiter_stopping(t->waiter[kind]);
 }
 
 static bool pcbuf_pop(struct bh_access *a, unsigned i, uint32_t *val)
 {
 	struct bh_tile *t = a->tile;
-	struct bh_pcbuf *pb = &t->pcbuf.buf[i];
+	struct bh_pcbuf *pb = &((struct bh_pcbufs *)a->dev)->buf[i];
 	pthread_mutex_lock(&pb->lock);
 	if (pb->count) {
 		*val = pb->slot[pb->head];
@@ -211,7 +211,7 @@ static bool ttsync_wait(struct bh_access *a, unsigned i, bool mop, uint32_t *val
 {
 	struct bh_tile *t = a->tile;
 	if (!ttsync_idle(t, i, mop)) {
-		bh_waitq_add(&t->pcbuf.buf[i].ttsync_waiters, a->who);
+		bh_waitq_add(&((struct bh_pcbufs *)a->dev)->buf[i].ttsync_waiters, a->who);
 		if (!ttsync_idle(t, i, mop))
 			return bh_access_block(a, mop ? "TTSync MOPExpanderDoneCheck (trisc%u): MOP expander %u busy"
 						      : "TTSync CoprocessorDoneCheck (trisc%u): Tensix thread %u busy",

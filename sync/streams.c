@@ -315,7 +315,7 @@ bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 	unsigned s, r;
 	if (!stream_decode(a, false, &s, &r))
 		return false;
-	struct bh_stream *sp = &a->tile->streams->s[s];
+	struct bh_stream *sp = &((struct bh_streams *)a->dev)->s[s];
 	switch (r) {
 	case BH_STREAM_REG_REMOTE_SRC:
 		*val = atomic_load_explicit(&sp->remote_src, memory_order_seq_cst);
@@ -350,7 +350,7 @@ bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 	const struct stream_reg *reg = stream_decode(a, true, &s, &r);
 	if (!reg)
 		return false;
-	struct bh_streams *st = a->tile->streams;
+	struct bh_streams *st = a->dev;
 	struct bh_stream *sp = &st->s[s];
 	uint32_t v = val & stream_reg_mask(reg);
 	switch (r) {

@@ -104,3 +104,85 @@ Test(deadlock, report_names_running_exited_and_never_started_cores_correctly)
 	free(res);
 	bh_device_close(dev);
 }
+
+/* ------------------------------------------------------------ the detector over waiters */
+
+#include "sync/deadlock.h"
+#include "sync/park.h"
+
+#define LOOKS 3
+
+static struct bh_waiter ws[4];
+static struct bh_waiter *wp[4] = { &ws[0], &ws[1], &ws[2], &ws[3] };
+
+static void set_states(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	uint32_t s[4] = { a, b, c, d };
+	for (unsigned k = 0; k < 4; k++) {
+		memset(&ws[k], 0, sizeof ws[k]);
+		atomic_store(&ws[k].park_state, s[k]);
+	}
+}
+
+/* Looks until the detector says deadlock, at most max looks; returns how many it took (0: never). */
+static unsigned looks_to_deadlock(struct bh_deadlock_snap *s, uint64_t host_epoch, unsigned max)
+{
+	for (unsigned k = 1; k <= max; k++)
+		if (bh_deadlock_look(s, host_epoch, LOOKS))
+			return k;
+	return 0;
+}
+
+Test(deadlock_detector, every_active_waiter_parked_without_timeout_is_a_deadlock_after_the_quiet_looks)
+{
+	/* A core on watched words, a Tensix thread at its gate, a blocked access, an idle CQ model. */
+	set_states(BH_PARK_WATCH, BH_PARK_GATE, BH_PARK_BLOCKED, BH_PARK_IDLE);
+	struct bh_deadlock_snap s;
+	cr_assert_eq(bh_deadlock_snap_init(&s, wp, 4), 0);
+	/* Counters start at 0 as in the fresh snapshot: the first look is already a quiet one. */
+	cr_expect_eq(looks_to_deadlock(&s, 0, 10), LOOKS, "deadlock after exactly %d quiet looks", LOOKS);
+	bh_deadlock_snap_free(&s);
+}
+
+Test(deadlock_detector, a_running_or_timed_waiter_means_no_deadlock)
+{
+	static const uint32_t live[] = { BH_PARK_NONE, BH_PARK_TIMED };
+	for (unsigned k = 0; k < 2; k++) {
+		set_states(BH_PARK_WATCH, BH_PARK_GATE, live[k], BH_PARK_IDLE);
+		struct bh_deadlock_snap s;
+		cr_assert_eq(bh_deadlock_snap_init(&s, wp, 4), 0);
+		cr_expect_eq(looks_to_deadlock(&s, 0, 20), 0, "state %u keeps the device alive", live[k]);
+		bh_deadlock_snap_free(&s);
+	}
+}
+
+Test(deadlock_detector, nobody_active_is_not_a_deadlock)
+{
+	set_states(BH_PARK_IDLE, BH_PARK_IDLE, BH_PARK_IDLE, BH_PARK_IDLE);
+	struct bh_deadlock_snap s;
+	cr_assert_eq(bh_deadlock_snap_init(&s, wp, 4), 0);
+	cr_expect_eq(looks_to_deadlock(&s, 0, 20), 0);
+	bh_deadlock_snap_free(&s);
+}
+
+Test(deadlock_detector, a_wake_up_progress_or_host_action_restarts_the_quiet_count)
+{
+	set_states(BH_PARK_WATCH, BH_PARK_GATE, BH_PARK_WATCH, BH_PARK_IDLE);
+	struct bh_deadlock_snap s;
+	cr_assert_eq(bh_deadlock_snap_init(&s, wp, 4), 0);
+	for (unsigned k = 0; k < LOOKS - 1; k++)
+		cr_assert_not(bh_deadlock_look(&s, 0, LOOKS));
+	bh_park_wake(&ws[0]);                                   /* a wake-up of a parked core */
+	cr_expect_not(bh_deadlock_look(&s, 0, LOOKS), "a wake-up is movement");
+	for (unsigned k = 0; k < LOOKS - 1; k++)
+		cr_assert_not(bh_deadlock_look(&s, 0, LOOKS));
+	atomic_fetch_add(&ws[1].progress, 1);                   /* a Tensix thread executed */
+	cr_expect_not(bh_deadlock_look(&s, 0, LOOKS), "progress is movement");
+	for (unsigned k = 0; k < LOOKS - 1; k++)
+		cr_assert_not(bh_deadlock_look(&s, 0, LOOKS));
+	cr_expect_not(bh_deadlock_look(&s, 1, LOOKS), "a host action is movement");
+	atomic_fetch_add(&ws[3].wake_seq, 1);                   /* even an idle actor's wake moves */
+	cr_expect_not(bh_deadlock_look(&s, 1, LOOKS));
+	cr_expect_eq(looks_to_deadlock(&s, 1, 10), LOOKS, "quiet again: deadlock after %d looks", LOOKS);
+	bh_deadlock_snap_free(&s);
+}

@@ -142,7 +142,7 @@ Test(semaphore, a_change_wakes_the_semaphore_waiters)
 {
 	struct bh_device *dev = t_open();
 	struct bh_tile *t = dev->tiles[0];
-	struct bh_core *c = &dev->tiles[0]->core[BH_CORE_TRISC2];
+	struct bh_core *c = dev->tiles[0]->core[BH_CORE_TRISC2];
 	bh_waitq_add(&t->sem.waiters, BH_TRISC2);
 	uint32_t seq = atomic_load(&c->waiter.wake_seq);
 	bh_sem_post(t, 0x10);

@@ -1105,9 +1105,9 @@ Test(noc_wake, core_parked_on_tile_b_wakes_on_a_noc_write_from_tile_a_and_sees_n
 	emit(&b, add(A0, A0, S0));
 	emit_exit(&b);
 	start_on(dev, 1, BH_CORE_BRISC, &b);
-	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[1]->core[BH_BRISC].waiter.parks); ms++)
+	for (int ms = 0; ms < 5000 && !atomic_load(&dev->tiles[1]->core[BH_BRISC]->waiter.parks); ms++)
 		sleep_ms(1);
-	cr_assert_gt(atomic_load(&dev->tiles[1]->core[BH_BRISC].waiter.parks), 0, "tile B never parked");
+	cr_assert_gt(atomic_load(&dev->tiles[1]->core[BH_BRISC]->waiter.parks), 0, "tile B never parked");
 	/* Tile A: new code for func, then the flag, by NoC writes. */
 	cr_assert_eq(bh_l1_write(dev, 0, SRC, f2.w, f2.n * 4), BH_OK);
 	l1_set_word(dev, 0, SRC + 0x100, 1);

@@ -19,7 +19,7 @@
 
 static uint64_t parks(struct bh_device *dev, enum bh_core_id core)
 {
-	return atomic_load(&dev->tiles[0]->core[core].waiter.parks);
+	return atomic_load(&dev->tiles[0]->core[core]->waiter.parks);
 }
 
 /* loop: [fence;] lw a0, FLAG; beqz a0, loop; exit(a0) */

@@ -40,7 +40,7 @@ enum { ADD = 0x58, SUB = 0x59, MUL = 0x5A, BITWOP = 0x5B, SHIFT = 0x5C, CMP = 0x
 
 static uint32_t gpr_of(struct bh_device *dev, unsigned thread, unsigned r)
 {
-	return atomic_load_explicit(&tile0(dev)->tensix.th[thread].gpr[r], memory_order_relaxed);
+	return atomic_load_explicit(&tile0(dev)->tensix->th[thread].gpr[r], memory_order_relaxed);
 }
 
 /* GPRs first.. of Tensix thread `thread` hold want[0..n). */

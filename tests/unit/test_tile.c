@@ -942,3 +942,66 @@ Test(tile_host, tensix_config_is_shared_by_cores_and_host)
 	cr_expect_eq(v, 0xBEEF1234u, "0x%08x", v);
 	bh_device_close(dev);
 }
+
+/* ------------------------------------------------------------ the decode mechanism */
+
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+
+struct fake_dev {
+	const char *name;
+	uint32_t last_off, last_val;
+	unsigned last_who;
+};
+static struct fake_dev fake_a = { .name = "a" }, fake_b = { .name = "b" };
+static void *fake_tile_seen;
+
+static void *st_fake_a(struct bh_tile *t) { (void)t; return &fake_a; }
+static void *st_fake_b(struct bh_tile *t) { (void)t; return &fake_b; }
+
+static bool fake_write(struct bh_access *a, uint32_t val)
+{
+	if (a->dev == a->tile) {
+		fake_tile_seen = a->dev;
+		return true;
+	}
+	struct fake_dev *d = a->dev;
+	d->last_off = a->off;
+	d->last_val = val;
+	d->last_who = a->who;
+	return true;
+}
+
+Test(tile_decode, each_region_handler_gets_its_own_device_state_or_the_tile)
+{
+	static const struct bh_region table[] = {
+		{ .base = 0xFFB20000u, .size = 0x100, .name = "fake a", .read_mask = 0, .write_mask = BH_REQ_BIT(BH_REQ_HOST),
+		  .widths = 16, .write = fake_write, .state = st_fake_a },
+		{ .base = 0xFFB20100u, .size = 0x100, .name = "fake b", .read_mask = 0, .write_mask = BH_REQ_BIT(BH_REQ_HOST),
+		  .widths = 16, .write = fake_write, .state = st_fake_b },
+		{ .base = 0xFFB20200u, .size = 0x100, .name = "fake tile", .read_mask = 0, .write_mask = BH_REQ_BIT(BH_REQ_HOST),
+		  .widths = 16, .write = fake_write },
+	};
+	static struct bh_tile tile;   /* only the decode links: no device behind these regions */
+	tile.regions = table;
+	tile.nregions = 3;
+	struct bh_fault f;
+	uint32_t v = 0x11;
+	cr_assert_eq(bh_mmio_access(&tile, BH_REQ_HOST, 0xFFB20008u, 4, true, &v, &f, NULL, 0), BH_ACC_OK);
+	v = 0x22;
+	cr_assert_eq(bh_mmio_access(&tile, BH_REQ_HOST, 0xFFB20140u, 4, true, &v, &f, NULL, 0), BH_ACC_OK);
+	v = 0x33;
+	cr_assert_eq(bh_mmio_access(&tile, BH_REQ_HOST, 0xFFB20200u, 4, true, &v, &f, NULL, 0), BH_ACC_OK);
+	cr_expect_eq(fake_a.last_off, 0x08);
+	cr_expect_eq(fake_a.last_val, 0x11);
+	cr_expect_eq(fake_a.last_who, BH_REQ_HOST);
+	cr_expect_eq(fake_b.last_off, 0x40);
+	cr_expect_eq(fake_b.last_val, 0x22);
+	cr_expect_eq(fake_tile_seen, &tile, "a region without state serves the tile itself");
+	/* The table is the tile's: outside it the same address is unmapped, the rights are its own. */
+	cr_expect_eq(bh_mmio_access(&tile, BH_REQ_HOST, 0xFFB20300u, 4, true, &v, &f, NULL, 0), BH_ACC_FAULT);
+	cr_expect_eq(f.kind, BH_FAULT_UNMAPPED);
+	cr_expect_eq(bh_mmio_access(&tile, BH_REQ_HOST, 0xFFB20000u, 4, false, &v, &f, NULL, 0), BH_ACC_FAULT);
+	cr_expect_eq(f.kind, BH_FAULT_ACCESS);
+	cr_expect_eq(bh_mmio_region(&tile, 0xFFB201FCu), &table[1]);
+}

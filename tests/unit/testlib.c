@@ -435,7 +435,7 @@ void start_parked_poller(struct bh_device *dev, enum bh_core_id core, uint32_t c
 
 void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core)
 {
-	struct bh_core *c = &dev->tiles[tile]->core[core];
+	struct bh_core *c = dev->tiles[tile]->core[core];
 	for (int ms = 0; ms < 5000 && !atomic_load(&c->waiter.parks); ms++)
 		sleep_ms(1);
 	cr_assert_gt(atomic_load(&c->waiter.parks), 0, "tile %u %s never parked within 5 s", tile, core_names[core]);
@@ -443,7 +443,7 @@ void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core)
 
 void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
 {
-	struct bh_core *c = &dev->tiles[0]->core[core];
+	struct bh_core *c = dev->tiles[0]->core[core];
 	char seen[sizeof c->wait_what] = "";
 	for (int ms = 0; ms < 5000; ms++) {
 		if (atomic_load_explicit(&c->waiter.sleeping, memory_order_seq_cst)) {

@@ -4,8 +4,9 @@
  * bh_tensix_cfg_store / bh_tensix_cfg_rmw / bh_tensix_cfg_cmpxchg, with the same side effects.
  * Words from GLOBAL_CFGREG_BASE_ADDR32 (180) on are shared by both banks
  * (BackendConfiguration.md): bh_tensix_cfg_cell() maps them to one cell. */
+#include "cores/core.h"
+#include "cores/tensix.h"
 #include "fabric/mmio.h"
-#include "fabric/tile.h"
 
 static bool cfg_index(struct bh_access *a, unsigned *idx)
 {

@@ -3,9 +3,8 @@
  * with its access and what the model does with it; everything else is a fault naming it. */
 #include <stdio.h>
 
-#include "fabric/mmio.h"
-#include "fabric/tile.h"
 #include "fabric/wallclock.h"
+#include "tile/tile.h"
 
 enum reg_kind {
 	REG_PLAIN,        /* storage cell: read back what was written */
@@ -238,6 +237,6 @@ bool bh_tdma_write(struct bh_access *a, uint32_t val)
 bool bh_pc_snapshot_read(struct bh_access *a, uint32_t *val)
 {
 	static const enum bh_core_kind order[] = { BH_BRISC, BH_NCRISC, BH_TRISC0, BH_TRISC1, BH_TRISC2 };
-	*val = atomic_load_explicit(&a->tile->core[order[a->off >> 2]].pc_snapshot, memory_order_relaxed);
+	*val = atomic_load_explicit(&a->tile->core[order[a->off >> 2]]->pc_snapshot, memory_order_relaxed);
 	return true;
 }

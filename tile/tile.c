@@ -1,0 +1,122 @@
+/* The tile assembly (tile/tile.h): creating and linking a tile's devices, cores and coprocessor,
+ * shutting them down, and the core lifecycle that SOFT_RESET_0 drives. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/chip.h"
+#include "sync/mailbox.h"
+#include "sync/park.h"
+#include "sync/pcbuf.h"
+#include "tile/tile.h"
+
+struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index)
+{
+	struct bh_worker_tile *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
+	if (!w)
+		return NULL;
+	struct bh_tile *t = &w->dev;
+	if (bh_tile_init(t, chip, index) != 0) {
+		free(w);
+		return NULL;
+	}
+	t->regions = bh_worker_regions;
+	t->nregions = bh_worker_nregions;
+	t->tensix = &w->tensix;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		t->core[k] = &w->core[k];
+		t->waiter[k] = &w->core[k].waiter;
+	}
+	bh_tensix_init(&w->tensix, t);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		bh_core_init(&w->core[k], t, (enum bh_core_kind)k);
+	return t;
+}
+
+void bh_worker_tile_waiters(struct bh_tile *t, struct bh_waiter **out)
+{
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		out[k] = t->waiter[k];
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		out[BH_CORES_PER_TILE + i] = &t->tensix->th[i].waiter;
+}
+
+void bh_worker_tile_shutdown(struct bh_tile *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->shutdown = true;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		struct bh_core *c = t->core[k];
+		atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+		bh_park_wake(&c->waiter);
+		pthread_cond_signal(&c->cond);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void bh_worker_tile_free(struct bh_tile *t)
+{
+	if (!t)
+		return;
+	struct bh_worker_tile *w = (struct bh_worker_tile *)t;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		if (w->core[k].thread_started)
+			pthread_join(w->core[k].thread, NULL);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		bh_core_destroy(&w->core[k]);
+	bh_tensix_destroy(&w->tensix);
+	bh_tile_destroy(t);
+	free(w);
+}
+
+/* Reset edges of the sync devices a core takes part in (memory-map.md 4.1): entering reset
+ * empties the mailboxes it writes and abandons a parked PCBuf pop; a TRISC entering reset empties
+ * its Tensix thread's FIFO and abandons its work; a TRISC leaving reset empties its PCBuf. Caller holds tile->lock; the devices take only their own locks. */
+static void tile_sync_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
+{
+	if (entering)
+		bh_mailbox_reset_enter(t, k);
+	bh_pcbuf_reset_edge(t, k, entering);
+	bh_tensix_reset_edge(t, k, entering);
+}
+
+/* Core k entered reset by who's store: who, where and after how many of its instructions (the
+ * writer's pc and instret are current: the interpreter stores them before any device access, and
+ * this runs on the writer's own thread). */
+static void tile_record_reset_cause(struct bh_tile *t, struct bh_core *c, uint32_t value, unsigned who)
+{
+	c->reset_by = who < BH_CORES_PER_TILE ? who : BH_REQ_HOST;
+	c->reset_value = value;
+	c->reset_by_pc = who < BH_CORES_PER_TILE ? t->core[who]->pc : 0;
+	c->reset_by_instret = who < BH_CORES_PER_TILE ? t->core[who]->instret : 0;
+}
+
+void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
+{
+	pthread_mutex_lock(&t->lock);
+	uint32_t old = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
+	atomic_store_explicit(&t->soft_reset, value, memory_order_release);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		struct bh_core *c = t->core[k];
+		unsigned bit = bh_soft_reset_bit((enum bh_core_kind)k);
+		bool was = old >> bit & 1, now = value >> bit & 1;
+		c->held = now;
+		if (now && !was) {
+			/* Entering reset abandons whatever the core was doing, parked or not. */
+			tile_record_reset_cause(t, c, value, who);
+			atomic_store_explicit(&c->waiter.park_state, BH_PARK_IDLE, memory_order_release);
+			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+			bh_park_wake(&c->waiter);
+			tile_sync_reset_edge(t, (enum bh_core_kind)k, true);
+		} else if (!now && was) {
+			tile_sync_reset_edge(t, (enum bh_core_kind)k, false);
+			c->restart = true;
+			/* Active from the release on, before its thread runs (deadlock monitor). */
+			atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_release);
+			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
+			bh_park_wake(&c->waiter);
+			pthread_cond_signal(&c->cond);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
