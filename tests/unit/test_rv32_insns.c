@@ -824,8 +824,8 @@ Test(zicsr, csr_instructions_read_old_value_and_write_set_or_clear)
 		snippet_run(dev, &p);
 		for (unsigned j = 0; j < slots; j++) {
 			uint32_t got = l1_get(dev, DATA + 4 * j);
-			cr_expect_eq(got, c->want[j], "csr_cases[%zu] %s: result %u = 0x%08x, expected 0x%08x", k, c->name,
-				     j, got, c->want[j]);
+			cr_expect_eq(got, c->want[j], "csr_cases[%zu] %s: result %u = 0x%08x, expected 0x%08x", k,
+				     c->name, j, got, c->want[j]);
 		}
 		bh_device_close(dev);
 	}
