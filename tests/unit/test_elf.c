@@ -559,8 +559,8 @@ struct patch {
 #define P16(off, v) { AT_FILE, 2, false, off, v }
 #define P32(off, v) { AT_FILE, 4, false, off, v }
 #define P32_FROM_END(off, back) { AT_FILE, 4, true, off, back }
-#define SYM(i, field) (AT_SYMTAB), 4, false, (i) * sizeof(Elf32_Sym) + offsetof(Elf32_Sym, field)
-#define SH(i, field) (AT_SHDRS), 4, false, (i) * sizeof(Elf32_Shdr) + offsetof(Elf32_Shdr, field)
+#define P32_SYM(i, field, v) { AT_SYMTAB, 4, false, (i) * sizeof(Elf32_Sym) + offsetof(Elf32_Sym, field), v }
+#define P32_SH(i, field, v) { AT_SHDRS, 4, false, (i) * sizeof(Elf32_Shdr) + offsetof(Elf32_Shdr, field), v }
 
 static const struct {
 	const char *name;
@@ -588,8 +588,8 @@ static const struct {
 	{ "segment data running past the end", { P32_FROM_END(PH(2, p_offset), 0x3f) }, "is past the end of the file" },
 	{ "file size larger than memory size", { P32(PH(0, p_memsz), 4) },
 	  "program header 0: file size 0x8 exceeds memory size 0x4" },
-	{ "symbol name outside the string table", { { SYM(3, st_name), 0x7fff0000 } }, "outside the string table" },
-	{ "symbol table past the end", { { SH(2, sh_size), 0x100000 } }, "truncated: symbol table" },
+	{ "symbol name outside the string table", { P32_SYM(3, st_name, 0x7fff0000) }, "outside the string table" },
+	{ "symbol table past the end", { P32_SH(2, sh_size, 0x100000) }, "truncated: symbol table" },
 };
 
 Test(elf_reject, damaged_header_fields)

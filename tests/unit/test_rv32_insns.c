@@ -6,8 +6,8 @@
  * Instructions of one shape share one table (a row per case) and one Test that runs every row
  * and names the failing row, e.g. "rv32i_alu[14]: sll(0x00000001, 0x00000020) = ...". A case is a
  * program at CODE (li a7, 93; snippet; ecall) that BRISC runs from reset, and its result is a0 at
- * exit (plus memory where the table says so). Tables share one device, except the Zicsr cases,
- * which each start from reset values. */
+ * exit (plus memory where the table says so). The rows of a table share one device, except the
+ * Zicsr cases, which each start from reset values. */
 #include <criterion/criterion.h>
 
 #include <stdbool.h>
