@@ -73,9 +73,28 @@ struct bh_noc_txn {
 /* Build the transaction of initiator `buf` of NIU `noc` on tile t. False: *f says what firmware
  * did wrong (and nothing moved). */
 bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *txn, struct bh_fault *f);
-/* Move data and counters. False: a destination refused the data (*f says why); the counters of
- * the packets that did arrive have moved. */
+/* Move data and counters at once (the synchronous NoC). False: a destination refused the data
+ * (*f says why); the counters of what did arrive have moved. */
 bool bh_noc_complete(struct bh_noc_txn *txn, struct bh_fault *f);
+
+/* The phases of a transaction, in order, for the asynchronous engine (fabric/noc_engine.c);
+ * bh_noc_complete runs them back to back.
+ *   accepted:    the initiator took the request: CMD_ACCEPTED, *_STARTED, *_SENT (split
+ *                requests write their last packet's length and addresses back);
+ *   deliver:     the data at one receiver (bh_noc_next_receiver: the destination, or each tile
+ *                of a multicast rectangle; *it starts at 0): a write lands there (with the
+ *                destination's page check: wake-ups, stale code), a read's data lands in the
+ *                initiator's L1, an atomic applies (*old: its result); src is where the data
+ *                comes from (txn->src, or a snapshot of it);
+ *   source_read: a write's source has been read: WRITE_REQS_OUTGOING drops;
+ *   responded:   one receiver's response arrived: the ack / response counters (an atomic's
+ *                result stored to RET first), OUTSTANDING drops. */
+void bh_noc_accepted(const struct bh_noc_txn *txn);
+bool bh_noc_next_receiver(const struct bh_noc_txn *txn, unsigned *it, struct bh_noc_side *d);
+bool bh_noc_deliver(const struct bh_noc_txn *txn, const struct bh_noc_side *d, const struct bh_noc_side *src,
+		    uint32_t *old, struct bh_fault *f);
+void bh_noc_source_read(const struct bh_noc_txn *txn);
+void bh_noc_responded(const struct bh_noc_txn *txn, uint32_t old);
 /* Whether a write from tile init on `noc` to hi (a tile, or a rectangle when mcast, without
  * BRCST_SRC_INCLUDE) would reach tile t: for checks made before anything moves. */
 bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool mcast, const struct bh_tile *t);
