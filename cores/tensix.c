@@ -159,6 +159,32 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 	return !abandoned;
 }
 
+void bh_core_async_fault(struct bh_tile *t, unsigned who, const struct bh_fault *fault)
+{
+	if (who >= BH_CORES_PER_TILE)
+		return;
+	struct bh_tensix *tx = t->tensix;
+	struct bh_core *c = t->core[who];
+	bool notify = false;
+	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&tx->lock);
+	struct bh_fault f = *fault;   /* f.pc: the access that caused it (the core has moved on) */
+	f.insn = f.pc < BH_L1_SIZE && !(f.pc & 3) ? bh_mem_ld(t->l1 + f.pc, 4) : 0;
+	if (c->state == BH_CORE_RUNNING && !c->restart && !c->held) {
+		tx->pending[who] = f;
+		atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
+		bh_park_wake(&c->waiter);
+	} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
+		c->fault = f;
+		c->state = BH_CORE_FAULTED;
+		notify = true;
+	}
+	pthread_mutex_unlock(&tx->lock);
+	pthread_mutex_unlock(&t->lock);
+	if (notify)
+		bh_chip_state_changed(t->chip);
+}
+
 bool bh_tensix_take_fault(struct bh_core *c)
 {
 	if (!(atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_TENSIX_FAULT))

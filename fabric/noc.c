@@ -469,6 +469,8 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 	x->resp = ctrl & BH_NOC_CTRL_RESP_MARKED;
 	x->mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET;
 	x->src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE;
+	x->vc_static = ctrl & BH_NOC_CTRL_VC_STATIC;
+	x->vc = (uint8_t)(ctrl >> 13 & 7);
 	bool ok;
 	switch (ctrl & BH_NOC_CTRL_TYPE_MASK) {
 	case BH_NOC_CTRL_RD:
@@ -637,6 +639,9 @@ static void noc_split_writeback(const struct bh_noc_txn *x)
 	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_AT_LEN_BE, x->len - adv);
 	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_TARG_ADDR_LO, bh_niu_cmdbuf_get(n, x->buf, BH_NIU_TARG_ADDR_LO) + adv);
 	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_RET_ADDR_LO, bh_niu_cmdbuf_get(n, x->buf, BH_NIU_RET_ADDR_LO) + adv);
+	static const unsigned moved[] = { BH_NIU_AT_LEN_BE, BH_NIU_TARG_ADDR_LO, BH_NIU_RET_ADDR_LO };
+	for (unsigned k = 0; k < 3; k++)
+		bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + moved[k]);
 }
 
 /* Responses counted at the NIU of the responding side's `ack` tile, OUTSTANDING dropping by

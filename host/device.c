@@ -8,6 +8,7 @@
 
 #include "cores/rv32_jit.h"
 #include "fabric/mmio.h"
+#include "fabric/noc.h"
 #include "host/device.h"
 #include "host/kernel.h"
 #include "sync/deadlock.h"
@@ -118,6 +119,49 @@ static int device_chip_init(struct bh_device *dev, const struct bh_device_config
 	return BH_OK;
 }
 
+/* The asynchronous NoC, if asked for (after the tiles exist, before any core runs). */
+static int device_noc_init(struct bh_device *dev, const struct bh_device_config *cfg)
+{
+	enum bh_noc_mode mode = cfg ? cfg->noc : BH_NOC_DEFAULT;
+	const char *env = getenv("BHEMU_NOC");
+	if (mode == BH_NOC_DEFAULT && env && *env) {
+		if (!strcmp(env, "sync"))
+			mode = BH_NOC_SYNC;
+		else if (!strcmp(env, "async"))
+			mode = BH_NOC_ASYNC;
+		else {
+			fprintf(stderr, "bhemu: BHEMU_NOC=%s: give sync or async\n", env);
+			return BH_ERR_ARG;
+		}
+	}
+	if (mode == BH_NOC_SYNC)
+		return BH_OK;
+	const char *spec = cfg && cfg->noc_latency ? cfg->noc_latency : getenv("BHEMU_NOC_LATENCY");
+	struct bh_noc_latency lat;
+	char err[200];
+	if (!bh_noc_latency_parse(spec && *spec ? spec : "silicon", &lat, err, sizeof err)) {
+		fprintf(stderr, "bhemu: %s%s\n", cfg && cfg->noc_latency ? "" : "BHEMU_NOC_LATENCY: ", err);
+		return BH_ERR_ARG;
+	}
+	dev->chip.noc = bh_noc_engine_create(&dev->chip, &lat, cfg && cfg->noc_seed ? cfg->noc_seed : 1);
+	return dev->chip.noc ? BH_OK : BH_ERR_SYS;
+}
+
+int bh_noc_latency_check(const char *spec, char *err, size_t errlen)
+{
+	struct bh_noc_latency lat;
+	return bh_noc_latency_parse(spec, &lat, err, errlen) ? BH_OK : BH_ERR_ARG;
+}
+
+unsigned long bh_device_noc_flush(struct bh_device *dev)
+{
+	if (!dev->chip.noc)
+		return 0;
+	unsigned long n = (unsigned long)bh_noc_engine_inflight(dev->chip.noc);
+	bh_noc_engine_flush(dev->chip.noc);
+	return n;
+}
+
 static void device_state_changed(void *owner)
 {
 	bh_device_notify(owner);
@@ -156,6 +200,10 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 			goto fail;
 		dev->ntiles = k + 1;
 	}
+	rc = device_noc_init(dev, cfg);
+	if (rc != BH_OK)
+		goto fail;
+	rc = BH_ERR_SYS;
 	enum rv_jit_mode jit = rv32_jit_default_mode();
 	if (cfg && cfg->jit == BH_JIT_OFF)
 		jit = RV_JIT_OFF;
@@ -173,7 +221,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		}
 	/* Every actor the deadlock monitor watches: each tile's cores and Tensix threads, then the
 	 * fast-dispatch models (idle while no queue is open). */
-	dev->waiters = calloc((size_t)n * BH_TILE_WAITERS + 2, sizeof *dev->waiters);
+	dev->waiters = calloc((size_t)n * BH_TILE_WAITERS + 3, sizeof *dev->waiters);
 	if (!dev->waiters)
 		goto fail;
 	for (unsigned k = 0; k < n; k++)
@@ -183,6 +231,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		atomic_store_explicit(&dev->chip.cq_waiter[r].park_state, BH_PARK_IDLE, memory_order_relaxed);
 		dev->waiters[dev->nwaiters++] = &dev->chip.cq_waiter[r];
 	}
+	if (dev->chip.noc)   /* transactions in flight: not a deadlock */
+		dev->waiters[dev->nwaiters++] = bh_noc_engine_waiter(dev->chip.noc);
 	if (dev->deadlock_ms > 0) {
 		if (pthread_create(&dev->monitor, NULL, device_monitor, dev) != 0)
 			goto fail;
@@ -209,6 +259,10 @@ void bh_device_close(struct bh_device *dev)
 	}
 	for (unsigned k = 0; k < dev->ntiles; k++)
 		bh_worker_tile_shutdown(dev->tiles[k]);
+	for (unsigned k = 0; k < dev->ntiles; k++)
+		bh_worker_tile_join(dev->tiles[k]);
+	bh_noc_engine_destroy(dev->chip.noc);   /* no core issues anymore; nothing lands after this */
+	dev->chip.noc = NULL;
 	for (unsigned k = 0; k < dev->ntiles; k++)
 		bh_worker_tile_free(dev->tiles[k]);
 	if (dev->elf)
