@@ -98,13 +98,11 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
  * Faults: the thread stops; the core that pushed the instruction faults with the report.
  */
 
-enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
+/* f as the fault of `word` on th (the detail names the thread, the word and its pusher). */
+static void tt_fault_fill(struct bh_tt_thread *th, struct bh_fault *f, enum bh_fault_kind kind, uint32_t word,
+			  const char *why)
 {
-	char why[160], dis[96], region[48], from[64] = "";
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
+	char dis[96], region[48], from[64] = "";
 	tt_disasm(word, dis, sizeof dis);
 	snprintf(region, sizeof region, "Tensix thread %u", th->id);
 	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot (kept
@@ -113,9 +111,49 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 		snprintf(from, sizeof from, "emitted by MOP 0x%08x, ", th->cur.word);
 	else if (th->origin == TT_FROM_REPLAY)
 		snprintf(from, sizeof from, "from replay slot %u, ", th->origin_slot);
+	bh_fault_fill(f, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (%spushed by %s): %s", th->id, word,
+		      dis, from, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
+}
+
+enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
+{
+	char why[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
 	pthread_mutex_lock(&th->tx->lock);
-	bh_fault_fill(&th->fault, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (%spushed by %s): %s",
-		      th->id, word, dis, from, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
+	tt_fault_fill(th, &th->fault, kind, word, why);
+	pthread_mutex_unlock(&th->tx->lock);
+	return TT_FAULT;
+}
+
+/* The pushing store (or .ttinsn) of the FIFO word being processed: the pc and instruction a
+ * fault or finding of the thread names. */
+static void tt_fault_at_push(struct bh_tile *t, const struct tt_entry *e, struct bh_fault *f)
+{
+	f->pc = e->pc;
+	f->insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
+}
+
+enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word, const char *other, const char *fmt,
+			...)
+{
+	struct bh_tile *t = th->tx->tile;
+	struct bh_fault f;
+	char why[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	tt_fault_fill(th, &f, BH_FAULT_CHECK, word, why);
+	f.check = (uint8_t)id;
+	snprintf(f.other, sizeof f.other, "%s", other ? other : "");
+	tt_fault_at_push(t, &th->cur, &f);
+	if (!bh_check_found(&t->chip->checks, t->index, th->cur.pusher, &f))
+		return TT_OK;   /* logged: the thread goes on */
+	pthread_mutex_lock(&th->tx->lock);
+	th->fault = f;
 	pthread_mutex_unlock(&th->tx->lock);
 	return TT_FAULT;
 }
@@ -140,8 +178,7 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 	if (!abandoned) {
 		th->faulted = true;
 		struct bh_fault f = th->fault;
-		f.pc = e->pc;
-		f.insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
+		tt_fault_at_push(t, e, &f);
 		if (c->state == BH_CORE_RUNNING && !c->restart && !c->held) {
 			tx->pending[e->pusher] = f;
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "cores/tensix_insns.h"
+#include "fabric/check.h"
 #include "fabric/fault.h"
 #include "fabric/hw.h"
 #include "fabric/tile.h"
@@ -258,6 +259,12 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t word);
 /* Fill th->fault for the instruction at the gate (cold); returns TT_FAULT. */
 __attribute__((format(printf, 4, 5)))
 enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...);
+/* A finding of check id (fabric/check.h) on the instruction at the gate, blamed on the core that
+ * pushed it, like a fault: TT_FAULT in stop mode (th->fault filled), TT_OK when logged. The
+ * caller has checked that the check is on. */
+__attribute__((cold, format(printf, 5, 6)))
+enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word, const char *other, const char *fmt,
+			...);
 /* True when the executor must drop what it is doing (reset of T_i, shutdown). */
 bool tt_abandoned(struct bh_tt_thread *th);
 /* Park the executor until woken (tx->lock held); what = text for reports. */

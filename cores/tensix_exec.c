@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cores/tensix.h"
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/streams.h"
@@ -555,9 +556,78 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 	}
 }
 
-static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
+/* ---------------------------------------------------------------------------------------------
+ * Sync unit: semaphores (SEMINIT.md, SEMPOST.md, SEMGET.md) and their checks (races.md #13).
+ */
+
+/* sem-reinit, first half: another thread held at its Wait Gate by a SEMWAIT on a semaphore of
+ * mask. Returns that semaphore (-1: none) and describes the waiter in other. */
+static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *other, size_t n)
+{
+	struct bh_tensix *tx = th->tx;
+	int found = -1;
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS && found < 0; i++) {
+		const struct bh_tt_thread *o = &tx->th[i];
+		unsigned both = o->wait_sems & mask;
+		if (i == th->id || !both)
+			continue;
+		found = __builtin_ctz(both);
+		snprintf(other, n, "Tensix thread %u held at its Wait Gate by %s (the held word pushed by %s at pc 0x%08x)",
+			 i, o->wait_what, bh_core_kind_name((enum bh_core_kind)o->cur.pusher), o->cur.pc);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return found;
+}
+
+/* The operation is applied first, so that the checks read the exact state it changed (another
+ * thread's SEMGET between a check and the update cannot make a correct SEMPOST look wrong). */
+static enum tt_result tt_sem_op(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tile *t = th->tx->tile;
+	const struct bh_checks *ch = &t->chip->checks;
+	unsigned mask = tt_bits(w, 9, 2);
+	char other[192] = "";
+	int k;
+	switch (tt_opcode_of(w)) {
+	case TT_OP_SEMINIT: {
+		unsigned max = tt_bits(w, 23, 20), value = tt_bits(w, 19, 16);
+		int waited = bh_checks_on(ch, BH_CHECK_SEM_REINIT) ? sem_waited_by_other(th, mask, other, sizeof other) : -1;
+		uint64_t old = bh_sem_init(t, mask, max, value);
+		if (!bh_checks_on(ch, BH_CHECK_SEM_REINIT))
+			return TT_OK;
+		if (waited >= 0)
+			return tt_check(th, BH_CHECK_SEM_REINIT, w, other,
+					"SEMINIT of semaphore %d while another thread waits on it (drain the users first)", waited);
+		for (k = 0; k < BH_SEM_COUNT && !((mask >> k & 1) && bh_sem_state_value(old, (unsigned)k)); k++)
+			;
+		if (k < BH_SEM_COUNT)
+			return tt_check(th, BH_CHECK_SEM_REINIT, w, NULL,
+					"SEMINIT of semaphore %d while its value is %u (max %u), not 0: it is still in use", k,
+					bh_sem_state_value(old, (unsigned)k), bh_sem_state_max(old, (unsigned)k));
+		return TT_OK;
+	}
+	case TT_OP_SEMPOST: {
+		uint64_t old = bh_sem_post(t, mask);
+		if (bh_checks_on(ch, BH_CHECK_SEM_OVERFLOW) && (k = bh_sem_post_past_max(old, mask)) >= 0)
+			return tt_check(th, BH_CHECK_SEM_OVERFLOW, w, NULL,
+					"SEMPOST of semaphore %d past its max: value %u, max %u", k,
+					bh_sem_state_value(old, (unsigned)k), bh_sem_state_max(old, (unsigned)k));
+		return TT_OK;
+	}
+	default: {
+		uint64_t old = bh_sem_get(t, mask);
+		if (bh_checks_on(ch, BH_CHECK_SEM_UNDERFLOW) && (k = bh_sem_get_at_zero(old, mask)) >= 0)
+			return tt_check(th, BH_CHECK_SEM_UNDERFLOW, w, NULL,
+					"SEMGET of semaphore %d at 0 (max %u): nothing was posted to take", k,
+					bh_sem_state_max(old, (unsigned)k));
+		return TT_OK;
+	}
+	}
+}
+
+static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
+{
 	if (oi->exec == TT_E_B)
 		return TT_OK;   /* boot-time data-plane set-up (tensix.md 9): accepted, no state kept */
 	switch (tt_opcode_of(w)) {
@@ -566,14 +636,9 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 	case TT_OP_FLUSHDMA:   /* scalar-unit requests are complete before the next instruction */
 		return TT_OK;
 	case TT_OP_SEMINIT:
-		bh_sem_init(t, tt_bits(w, 9, 2), tt_bits(w, 23, 20), tt_bits(w, 19, 16));
-		return TT_OK;
 	case TT_OP_SEMPOST:
-		bh_sem_post(t, tt_bits(w, 9, 2));
-		return TT_OK;
 	case TT_OP_SEMGET:
-		bh_sem_get(t, tt_bits(w, 9, 2));
-		return TT_OK;
+		return tt_sem_op(th, w);
 	case TT_OP_SEMWAIT:
 	case TT_OP_STALLWAIT:
 	case TT_OP_STREAMWAIT:

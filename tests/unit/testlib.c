@@ -267,8 +267,14 @@ uint32_t reset_bit(enum bh_core_id c)
 
 struct bh_device *t_open(void)
 {
+	return t_open_checks(0, BH_CHECK_STOP);
+}
+
+struct bh_device *t_open_checks(uint32_t checks, enum bh_check_mode mode)
+{
 	struct bh_device *dev;
-	cr_assert_eq(bh_device_open(NULL, &dev), BH_OK);
+	struct bh_device_config cfg = { .num_tiles = 1, .checks = checks, .check_mode = mode };
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
 	for (int c = 0; c < 5; c++)
 		bh_core_enable_host_calls(dev, 0, (enum bh_core_id)c, true);
 	return dev;

@@ -1,0 +1,258 @@
+/* The detectors of synchronisation bugs (fabric/check.h, races.md): for each check a program with
+ * the bug is stopped with the exact report (check, tile, core, pc, other party, why), and its
+ * fixed twin runs to its end; log mode records each finding once and lets the run go on. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+#include "tensix_testlib.h"
+
+/* The core stopped by check `name` at pc, the report headed as a check's and holding `why`. */
+static void expect_check(const struct bh_core_result *res, enum bh_core_id core, const char *name, uint32_t pc,
+			 const char *why)
+{
+	char head[128], at[32];
+	snprintf(head, sizeof head, "check %s: on tile 0 (1,2) core %s\n", name, core_names[core]);
+	snprintf(at, sizeof at, "  pc 0x%08x", pc);
+	cr_assert_eq(res->status, BH_RUN_FAULTED, "status %d, report:\n%s", res->status, res->report);
+	cr_expect(!strncmp(res->report, head, strlen(head)), "report does not start with '%s':\n%s", head, res->report);
+	assert_has(res->report, at);
+	assert_has(res->report, why);
+}
+
+/* Run p on core (its code at core_code_at[core]) and return its result (heap; free it). */
+static struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id core, const struct prog *p)
+{
+	struct bh_core_result *res = result_new();
+	run_prog(dev, core, core_code_at[core], p, res);
+	return res;
+}
+
+/* ------------------------------------------------------------------ the framework and its table */
+
+Test(checks, every_check_has_a_name_that_parses_back_and_a_description)
+{
+	for (unsigned k = 0; k < BH_CHECK_COUNT; k++) {
+		cr_assert_not_null(bh_check_name((enum bh_check)k));
+		cr_expect_eq(bh_check_parse(bh_check_name((enum bh_check)k)), (int)k, "%s", bh_check_name((enum bh_check)k));
+		cr_expect(strlen(bh_check_description((enum bh_check)k)) > 10);
+	}
+	cr_expect_eq(bh_check_parse("sem-reinit"), BH_CHECK_SEM_REINIT);
+	cr_expect_eq(bh_check_parse("no-such-check"), -1);
+	cr_expect_null(bh_check_name(BH_CHECK_COUNT));
+	cr_expect_null(bh_check_description(BH_CHECK_COUNT));
+}
+
+/* ------------------------------------------------------------------ #13 Tensix semaphores */
+
+/* A buggy sequence of Tensix pushes: the last word is flagged, at its push, with `why`. */
+struct sem_bug {
+	const char *check;
+	enum bh_core_id core;
+	uint32_t words[4];       /* ends at the flagged word (0 after it) */
+	const char *why;
+};
+
+static const struct sem_bug sem_bugs[] = {
+	/* SEMINIT of a semaphore still at 1 (posted, never taken). */
+	{ "sem-reinit", BH_CORE_TRISC0, { SEMINIT(1u << 2, 2, 0), SEMPOST(1u << 2), SEMINIT(1u << 2, 2, 0) },
+	  "  why: Tensix thread 0, instruction 0xa3200010 SEMINIT sem_sel=0x4 init_value=0x0 max_value=0x2 "
+	  "(pushed by trisc0): SEMINIT of semaphore 2 while its value is 1 (max 2), not 0: it is still in use" },
+	{ "sem-overflow", BH_CORE_TRISC2, { SEMINIT(1u << 1, 1, 0), SEMPOST(1u << 1), SEMPOST(1u << 1) },
+	  "  why: Tensix thread 2, instruction 0xa4000008 SEMPOST sem_sel=0x2 (pushed by trisc2): "
+	  "SEMPOST of semaphore 1 past its max: value 1, max 1" },
+	{ "sem-underflow", BH_CORE_TRISC1, { SEMINIT(1u << 6, 2, 0), SEMGET(1u << 6) },
+	  "  why: Tensix thread 1, instruction 0xa5000100 SEMGET sem_sel=0x40 (pushed by trisc1): "
+	  "SEMGET of semaphore 6 at 0 (max 2): nothing was posted to take" },
+};
+
+/* The fixed twins: drained before SEMINIT, taken before the next SEMPOST, posted before SEMGET. */
+static const uint32_t sem_twins[][5] = {
+	{ SEMINIT(1u << 2, 2, 0), SEMPOST(1u << 2), SEMGET(1u << 2), SEMINIT(1u << 2, 2, 0) },
+	{ SEMINIT(1u << 1, 1, 0), SEMPOST(1u << 1), SEMGET(1u << 1), SEMPOST(1u << 1) },
+	{ SEMINIT(1u << 6, 2, 0), SEMPOST(1u << 6), SEMGET(1u << 6) },
+};
+
+Test(checks, tensix_semaphore_misuse_stops_the_pushing_core_at_the_push)
+{
+	for (unsigned b = 0; b < N(sem_bugs); b++) {
+		const struct sem_bug *c = &sem_bugs[b];
+		struct bh_device *dev = t_open();
+		struct prog p = { 0 };
+		uint32_t pc = 0;
+		for (unsigned k = 0; k < N(c->words) && c->words[k]; k++)
+			pc = emit_push_at(&p, c->core, c->words[k]);
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		struct bh_core_result *res = run_checked(dev, c->core, &p);
+		expect_check(res, c->core, c->check, pc, c->why);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 1, "%s", c->check);
+		free(res);
+		bh_device_close(dev);
+	}
+}
+
+Test(checks, tensix_semaphore_twins_are_not_flagged)
+{
+	for (unsigned b = 0; b < N(sem_twins); b++) {
+		struct bh_device *dev = t_open();
+		struct prog p = { 0 };
+		for (unsigned k = 0; k < N(sem_twins[b]) && sem_twins[b][k]; k++)
+			emit_push(&p, sem_twins[b][k]);
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0, "twin %u", b);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", b);
+		bh_device_close(dev);
+	}
+}
+
+/* Thread 1 waits at its gate for semaphore 3 (SEMWAIT, then a sync-unit word it holds); TRISC0's
+ * SEMINIT of semaphore 3 is flagged, naming the waiting thread. */
+static uint32_t emit_waiter_on_sem3(struct prog *w)
+{
+	emit_push(w, SEMWAIT(0x2, 1u << 3, 1));   /* block the sync unit while semaphore 3 is zero */
+	uint32_t held = emit_push_at(w, BH_CORE_TRISC1, SEMPOST(1u << 4));
+	emit_exit_with(w, 0);
+	return held;
+}
+
+Test(checks, sem_reinit_while_another_thread_waits_names_the_waiter)
+{
+	struct bh_device *dev = t_open();
+	struct prog w = { 0 }, p = { 0 };
+	bh_sem_init(tile0(dev), 0xFF, 1, 0);
+	uint32_t held = emit_waiter_on_sem3(&w);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &w), 0);
+	wait_report_has(dev, "tensix1: waits at the Wait Gate");
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, SEMINIT(1u << 3, 1, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	char other[224];
+	snprintf(other, sizeof other,
+		 "  other: Tensix thread 1 held at its Wait Gate by SEMWAIT until semaphore 3 is non-zero (value 0, max 1) "
+		 "(the held word pushed by trisc1 at pc 0x%08x)\n", held);
+	expect_check(res, BH_CORE_TRISC0, "sem-reinit", pc, other);
+	assert_has(res->report, "SEMINIT of semaphore 3 while another thread waits on it (drain the users first)");
+	free(res);
+	bh_device_close(dev);
+}
+
+/* The fixed twin: the waiter is released (SEMPOST) and takes the semaphore back to 0 (SEMGET)
+ * before TRISC0 initialises it again. */
+Test(checks, sem_reinit_after_the_waiter_left_is_not_flagged)
+{
+	struct bh_device *dev = t_open();
+	struct prog w = { 0 }, p = { 0 };
+	bh_sem_init(tile0(dev), 0xFF, 1, 0);
+	emit_push(&w, SEMWAIT(0x2, 1u << 3, 1));
+	emit_push(&w, SEMGET(1u << 3));
+	emit_tensix_sync(&w);
+	emit_exit_with(&w, 0);
+	start_core(dev, BH_CORE_TRISC1, &w);
+	wait_report_has(dev, "tensix1: waits at the Wait Gate");
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	struct prog q = { 0 };
+	emit_push(&q, SEMINIT(1u << 3, 1, 0));
+	emit_tensix_sync(&q);
+	emit_exit_with(&q, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &q), 0);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* The TRISC semaphore window (store of 0 posts, of 1 gets) is checked at the store itself:
+ * semaphore 5 (max 1) at `value`, one store of `stored`. */
+static const struct {
+	unsigned value;
+	uint32_t stored;
+	const char *check, *why;
+} sem_window_bugs[] = {
+	{ 1, 0, "sem-overflow",
+	  "  access: 4-byte store to 0xffe80034 in PCBuf 0 / TTSync / Tensix semaphores\n"
+	  "  why: semaphore post (store of 0) of Tensix semaphore 5 past its max: value 1, max 1 (value becomes 2)" },
+	{ 0, 1, "sem-underflow",
+	  "  why: semaphore get (store of 1) of Tensix semaphore 5 at 0 (max 1): nothing was posted to take" },
+};
+
+Test(checks, semaphore_window_misuse_stops_the_core_at_the_store)
+{
+	for (unsigned b = 0; b < N(sem_window_bugs); b++) {
+		struct bh_device *dev = t_open();
+		bh_sem_init(tile0(dev), 1u << 5, 1, sem_window_bugs[b].value);
+		struct prog p = { 0 };
+		emit_li(&p, T0, SEM(5));
+		emit_li(&p, T1, sem_window_bugs[b].stored);
+		uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
+		emit(&p, sw(T1, 0, T0));
+		emit_exit_with(&p, 0);
+		struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+		expect_check(res, BH_CORE_TRISC0, sem_window_bugs[b].check, pc, sem_window_bugs[b].why);
+		free(res);
+		bh_device_close(dev);
+	}
+}
+
+Test(checks, semaphore_window_get_then_post_is_not_flagged)
+{
+	struct bh_device *dev = t_open();
+	bh_sem_init(tile0(dev), 1u << 5, 1, 1);
+	struct prog p = { 0 };
+	emit_store_word(&p, SEM(5), 1);   /* get: 1 -> 0 */
+	emit_store_word(&p, SEM(5), 0);   /* post: 0 -> 1 */
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	cr_expect_eq(bh_sem_value(tile0(dev), 5), 1);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ modes and selection */
+
+/* Log mode: the same bug at the same pc, hit three times, is one finding; the program runs on
+ * and exits; the finding reads as the stop-mode report would. */
+Test(checks, log_mode_records_a_finding_once_per_pc_and_the_run_goes_on)
+{
+	struct bh_device *dev = t_open_checks(0, BH_CHECK_LOG);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 0, 1, 0));
+	emit_li(&p, A2, 3);
+	int32_t loop = prog_here(&p);
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, SEMGET(1u << 0));
+	emit(&p, addi(A2, A2, -1));
+	emit_branch(&p, BNE, A2, X0, loop);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 7);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 7);
+	char buf[2048];
+	cr_expect_eq(bh_device_findings(dev, buf, sizeof buf), 1);
+	char head[160];
+	snprintf(head, sizeof head, "check sem-underflow: on tile 0 (1,2) core trisc0\n  pc 0x%08x: ", pc);
+	cr_expect(!strncmp(buf, head, strlen(head)), "findings:\n%s", buf);
+	assert_has(buf, "SEMGET of semaphore 0 at 0 (max 1): nothing was posted to take\n");
+	bh_device_close(dev);
+}
+
+/* Checks turned off (BH_CHECKS_EXACT with no bit) find nothing; one left out by name neither. */
+Test(checks, checks_off_find_nothing)
+{
+	uint32_t sets[] = { BH_CHECKS_EXACT, BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~BH_CHECK_BIT(BH_CHECK_SEM_UNDERFLOW)) };
+	for (unsigned s = 0; s < N(sets); s++) {
+		struct bh_device *dev = t_open_checks(sets[s], BH_CHECK_STOP);
+		struct prog p = { 0 };
+		emit_push(&p, SEMINIT(1u << 0, 1, 0));
+		emit_push(&p, SEMGET(1u << 0));
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0, "set %u", s);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "set %u", s);
+		bh_device_close(dev);
+	}
+}
