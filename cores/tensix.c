@@ -476,9 +476,38 @@ bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val)
 	return true;
 }
 
+/* mopcfg-busy (races.md #15): the MOP the expander of th holds, first the one it expands, else the
+ * first queued, described in other; false when it holds none. */
+static bool mop_held(struct bh_tt_thread *th, char *other, size_t n)
+{
+	struct bh_tensix *tx = th->tx;
+	const struct tt_entry *e = NULL;
+	pthread_mutex_lock(&tx->lock);
+	if (th->in_flight && !th->cur.after_mop && is_mop(th->cur.word))
+		e = &th->cur;
+	for (unsigned k = 0; !e && k < th->count; k++) {
+		const struct tt_entry *q = &th->fifo[(th->head + k) % BH_TT_FIFO_SLOTS];
+		if (!q->after_mop && is_mop(q->word))
+			e = q;
+	}
+	if (e)
+		snprintf(other, n, "MOP 0x%08x pushed by %s at pc 0x%08x, %s by Tensix thread %u's MOP expander", e->word,
+			 bh_core_kind_name((enum bh_core_kind)e->pusher), e->pc, e == &th->cur ? "being expanded" : "queued",
+			 th->id);
+	pthread_mutex_unlock(&tx->lock);
+	return e != NULL;
+}
+
 bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val)
 {
 	struct bh_tt_thread *th = &((struct bh_tensix *)a->dev)->th[a->who - BH_TRISC0];
+	char other[192];
+	if (bh_checks_on(&a->tile->chip->checks, BH_CHECK_MOPCFG_BUSY) &&
+	    !bh_pcbuf_mop_expander_idle(a->tile, th->id) && mop_held(th, other, sizeof other) &&
+	    !bh_check_access(a, BH_CHECK_MOPCFG_BUSY, other,
+			     "store of 0x%08x to MopCfg[%u] while the MOP expander of Tensix thread %u holds a MOP that "
+			     "reads it (wait for MOPExpanderDoneCheck, mop_sync(), first)", val, a->off >> 2, th->id))
+		return false;
 	atomic_store_explicit(&th->mop_cfg[a->off >> 2], val, memory_order_relaxed);
 	return true;
 }

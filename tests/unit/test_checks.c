@@ -256,3 +256,133 @@ Test(checks, checks_off_find_nothing)
 		bh_device_close(dev);
 	}
 }
+
+/* ------------------------------------------------------------------ #15 MopCfg while the expander is busy */
+
+/* TRISC0 programs MopCfg, then pushes SEMWAIT (sync unit while semaphore 2 is zero) and a MOP
+ * whose expansion holds at the gate on its first SEMPOST: the expander holds the MOP until
+ * semaphore 2 is posted. Returns the pc of the MOP's push. */
+static uint32_t emit_held_mop(struct prog *p)
+{
+	static const uint32_t cfg[9] = { 0, 0, TT_NOP, SEMPOST(1), TT_NOP, TT_NOP, TT_NOP, SEMPOST(2), TT_NOP };
+	emit_push(p, SEMINIT(7, 15, 0));
+	emit_tensix_sync(p);   /* initialised before the twin posts semaphore 2 through the window */
+	for (unsigned k = 0; k < 9; k++)
+		emit_store_word(p, MOP_CFG + 4 * k, cfg[k]);
+	emit_push(p, SEMWAIT(0x2, 1u << 2, 1));
+	return emit_push_at(p, BH_CORE_TRISC0, MOP(0, 4, 0x5));
+}
+
+Test(checks, mopcfg_store_while_a_mop_is_held_stops_the_storing_core)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	uint32_t mop_pc = emit_held_mop(&p);
+	emit_li(&p, T0, MOP_CFG + 12);
+	emit_li(&p, T1, SEMPOST(1u << 1));
+	uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	expect_check(res, BH_CORE_TRISC0, "mopcfg-busy", pc,
+		     "  access: 4-byte store to 0xffb8000c in MOP expander configuration\n");
+	char other[160];
+	snprintf(other, sizeof other, "  other: MOP 0x%08x pushed by trisc0 at pc 0x%08x, ", MOP(0, 4, 0x5), mop_pc);
+	assert_has(res->report, other);
+	assert_has(res->report, "  why: store of 0xa4000008 to MopCfg[3] while the MOP expander of Tensix thread 0 holds "
+				"a MOP that reads it (wait for MOPExpanderDoneCheck, mop_sync(), first)");
+	free(res);
+	bh_device_close(dev);
+}
+
+/* The fixed twin: the MOP is released (semaphore 2 posted) and mop_sync (PCBuf +8) waits for the
+ * expander before MopCfg is written again. */
+Test(checks, mopcfg_store_after_mop_sync_is_not_flagged)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_held_mop(&p);
+	emit_store_word(&p, SEM(2), 0);   /* post semaphore 2: the MOP expands to its end */
+	emit_li(&p, T0, PCBUF0);
+	emit(&p, sw(X0, 8, T0));
+	emit(&p, lw(A0, 8, T0));          /* mop_sync */
+	emit_store_word(&p, MOP_CFG + 12, SEMPOST(1u << 1));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ #11 lost targets */
+
+#define COUNTER 0x10000u
+
+/* brisc polls the L1 word COUNTER until it equals 4 (`bne a5, a3, loop`), or with `geu` until it
+ * is at least 4 (`bltu a5, a3, loop`); then exit(0). Returns the branch's pc. */
+static uint32_t start_counter_wait(struct bh_device *dev, bool geu)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A4, COUNTER);
+	emit_li(&p, A3, 4);
+	int32_t loop = prog_here(&p);
+	emit(&p, lw(A5, 0, A4));
+	uint32_t branch = core_code_at[BH_CORE_BRISC] + (uint32_t)prog_here(&p);
+	emit_branch(&p, geu ? BLTU : BNE, A5, A3, loop);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_BRISC, &p);
+	wait_parked(dev, 0, BH_CORE_BRISC);
+	return branch;
+}
+
+/* The counter goes from 3 to 5 while brisc waits for 4: flagged at the branch, with the target
+ * and both values. */
+Test(checks, lost_target_counter_skipping_the_awaited_value_stops_the_waiter)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *res = result_new();
+	set_l1(dev, COUNTER, 3);
+	uint32_t branch = start_counter_wait(dev, false);
+	set_l1(dev, COUNTER, 5);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, res), BH_OK);
+	char pc[64];
+	snprintf(pc, sizeof pc, "  pc 0x%08x: fed79ee3  bne a5,a3,0x%x\n", branch, branch - 4);
+	expect_check(res, BH_CORE_BRISC, "lost-target", branch, pc);
+	char why[400];
+	snprintf(why, sizeof why,
+		 "  access: 4-byte load from 0x00010000\n"
+		 "  why: the poll loop at 0x%08x..0x%08x (bne a5,a3,0x%x) waits for the word to equal 4 (0x4), but it went "
+		 "from 3 to 5 (0x3 to 0x5), past the target without holding it: the value waited for was skipped (wait with >= "
+		 "for a counter)", branch - 4, branch, branch - 4);
+	assert_has(res->report, why);
+	free(res);
+	bh_device_close(dev);
+}
+
+/* The twins: the counter reaching 4, a counter still short of 4 (2 then 3), one moving away from
+ * it first, and a >= wait over the same jump from 3 to 5 all end in the waiter's exit, with no finding. */
+Test(checks, lost_target_is_not_flagged_for_waits_that_end_or_may_still_end)
+{
+	static const struct {
+		bool geu;
+		uint32_t values[3];   /* the first before the start, the last ends the wait */
+	} twins[] = {
+		{ false, { 3, 4 } },
+		{ false, { 2, 3, 4 } },
+		{ false, { 3, 2, 4 } },   /* moved away from the target, then reached it */
+		{ true, { 3, 5 } },
+	};
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = t_open();
+		set_l1(dev, COUNTER, twins[k].values[0]);
+		start_counter_wait(dev, twins[k].geu);
+		for (unsigned v = 1; v < N(twins[k].values) && twins[k].values[v]; v++) {
+			sleep_ms(20);   /* the waiter parks again on the value before */
+			cr_expect_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING, "twin %u", k);
+			set_l1(dev, COUNTER, twins[k].values[v]);
+		}
+		expect_exit(dev, 0, BH_CORE_BRISC, 0);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
+		bh_device_close(dev);
+	}
+}
