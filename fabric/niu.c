@@ -4,6 +4,7 @@
 
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
+#include "fabric/niu_check.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 
@@ -324,21 +325,33 @@ static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_
 	return true;
 }
 
+bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
+{
+	(void)n;
+	(void)buf;
+	return false;   /* synchronous engine: a request completes at its CMD_CTRL store */
+}
+
 static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_noc_txn txn;
+	struct bh_niu_trid_snap snap;
 	if (v == 0)
 		return true;
 	if (v != 1)
 		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: write 1 to issue a request (no other bits exist)", v);
 	/* Synchronous engine: the request completes here and CMD_CTRL stays 0. */
-	return bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) && bh_noc_complete(&txn, a->fault);
+	bh_niu_check_trid_before(a->dev, r->buf, &snap);
+	return bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) && bh_niu_check_issued(a, a->dev, r->buf, &snap) &&
+	       bh_noc_complete(&txn, a->fault);
 }
 
 static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_niu *n = a->dev;
+	if (!bh_niu_check_cmdbuf_write(a, n, r->buf, r->off, v))
+		return false;
 	switch (r->off) {
 	case BH_NIU_NODE_ID:
 	case BH_NIU_ENDPOINT_ID:

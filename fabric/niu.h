@@ -154,10 +154,14 @@ struct bh_niu {
 	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
 	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
 	_Atomic uint64_t linked;
+	/* Who is programming each command buffer (fabric/niu_check.c), relaxed. */
+	_Atomic uint64_t programmer[BH_NIU_CMD_BUFS];
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
 
+/* CMD_CTRL of command buffer buf reads busy: its last request is still being issued. */
+bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf);
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);

@@ -9,9 +9,10 @@
 #include "testlib.h"
 #include "tensix_testlib.h"
 
-/* The core stopped by check `name` at pc, the report headed as a check's and holding `why`. */
-static void expect_check(const struct bh_core_result *res, enum bh_core_id core, const char *name, uint32_t pc,
-			 const char *why)
+/* The core stopped by check `name` at pc, the report headed as a check's and holding `other`
+ * (unless NULL) and `why`; then the result is freed and the device closed. */
+static void expect_check(struct bh_device *dev, struct bh_core_result *res, enum bh_core_id core, const char *name,
+			 uint32_t pc, const char *other, const char *why)
 {
 	char head[128], at[32];
 	snprintf(head, sizeof head, "check %s: on tile 0 (1,2) core %s\n", name, core_names[core]);
@@ -19,7 +20,11 @@ static void expect_check(const struct bh_core_result *res, enum bh_core_id core,
 	cr_assert_eq(res->status, BH_RUN_FAULTED, "status %d, report:\n%s", res->status, res->report);
 	cr_expect(!strncmp(res->report, head, strlen(head)), "report does not start with '%s':\n%s", head, res->report);
 	assert_has(res->report, at);
+	if (other)
+		assert_has(res->report, other);
 	assert_has(res->report, why);
+	free(res);
+	bh_device_close(dev);
 }
 
 /* Run p on core (its code at core_code_at[core]) and return its result (heap; free it). */
@@ -28,6 +33,16 @@ static struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id
 	struct bh_core_result *res = result_new();
 	run_prog(dev, core, core_code_at[core], p, res);
 	return res;
+}
+
+/* li t0, addr; li t1, v; sw t1, 0(t0): returns the store's pc for a program of `core`. */
+static uint32_t emit_store_at(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v)
+{
+	emit_li(p, T0, addr);
+	emit_li(p, T1, v);
+	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(p);
+	emit(p, sw(T1, 0, T0));
+	return pc;
 }
 
 /* ------------------------------------------------------------------ the framework and its table */
@@ -87,10 +102,8 @@ Test(checks, tensix_semaphore_misuse_stops_the_pushing_core_at_the_push)
 		emit_tensix_sync(&p);
 		emit_exit_with(&p, 0);
 		struct bh_core_result *res = run_checked(dev, c->core, &p);
-		expect_check(res, c->core, c->check, pc, c->why);
 		cr_expect_eq(bh_device_findings(dev, NULL, 0), 1, "%s", c->check);
-		free(res);
-		bh_device_close(dev);
+		expect_check(dev, res, c->core, c->check, pc, NULL, c->why);
 	}
 }
 
@@ -135,10 +148,8 @@ Test(checks, sem_reinit_while_another_thread_waits_names_the_waiter)
 	snprintf(other, sizeof other,
 		 "  other: Tensix thread 1 held at its Wait Gate by SEMWAIT until semaphore 3 is non-zero (value 0, max 1) "
 		 "(the held word pushed by trisc1 at pc 0x%08x)\n", held);
-	expect_check(res, BH_CORE_TRISC0, "sem-reinit", pc, other);
-	assert_has(res->report, "SEMINIT of semaphore 3 while another thread waits on it (drain the users first)");
-	free(res);
-	bh_device_close(dev);
+	expect_check(dev, res, BH_CORE_TRISC0, "sem-reinit", pc, other,
+		     "SEMINIT of semaphore 3 while another thread waits on it (drain the users first)");
 }
 
 /* The fixed twin: the waiter is released (SEMPOST) and takes the semaphore back to 0 (SEMGET)
@@ -188,15 +199,10 @@ Test(checks, semaphore_window_misuse_stops_the_core_at_the_store)
 		struct bh_device *dev = t_open();
 		bh_sem_init(tile0(dev), 1u << 5, 1, sem_window_bugs[b].value);
 		struct prog p = { 0 };
-		emit_li(&p, T0, SEM(5));
-		emit_li(&p, T1, sem_window_bugs[b].stored);
-		uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
-		emit(&p, sw(T1, 0, T0));
+		uint32_t pc = emit_store_at(&p, BH_CORE_TRISC0, SEM(5), sem_window_bugs[b].stored);
 		emit_exit_with(&p, 0);
 		struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
-		expect_check(res, BH_CORE_TRISC0, sem_window_bugs[b].check, pc, sem_window_bugs[b].why);
-		free(res);
-		bh_device_close(dev);
+		expect_check(dev, res, BH_CORE_TRISC0, sem_window_bugs[b].check, pc, NULL, sem_window_bugs[b].why);
 	}
 }
 
@@ -278,21 +284,15 @@ Test(checks, mopcfg_store_while_a_mop_is_held_stops_the_storing_core)
 	struct bh_device *dev = t_open();
 	struct prog p = { 0 };
 	uint32_t mop_pc = emit_held_mop(&p);
-	emit_li(&p, T0, MOP_CFG + 12);
-	emit_li(&p, T1, SEMPOST(1u << 1));
-	uint32_t pc = core_code_at[BH_CORE_TRISC0] + (uint32_t)prog_here(&p);
-	emit(&p, sw(T1, 0, T0));
+	uint32_t pc = emit_store_at(&p, BH_CORE_TRISC0, MOP_CFG + 12, SEMPOST(1u << 1));
 	emit_exit_with(&p, 0);
 	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
-	expect_check(res, BH_CORE_TRISC0, "mopcfg-busy", pc,
-		     "  access: 4-byte store to 0xffb8000c in MOP expander configuration\n");
 	char other[160];
-	snprintf(other, sizeof other, "  other: MOP 0x%08x pushed by trisc0 at pc 0x%08x, ", MOP(0, 4, 0x5), mop_pc);
-	assert_has(res->report, other);
-	assert_has(res->report, "  why: store of 0xa4000008 to MopCfg[3] while the MOP expander of Tensix thread 0 holds "
-				"a MOP that reads it (wait for MOPExpanderDoneCheck, mop_sync(), first)");
-	free(res);
-	bh_device_close(dev);
+	snprintf(other, sizeof other, "  access: 4-byte store to 0xffb8000c in MOP expander configuration\n"
+		 "  other: MOP 0x%08x pushed by trisc0 at pc 0x%08x, ", MOP(0, 4, 0x5), mop_pc);
+	expect_check(dev, res, BH_CORE_TRISC0, "mopcfg-busy", pc, other,
+		     "  why: store of 0xa4000008 to MopCfg[3] while the MOP expander of Tensix thread 0 holds a MOP that "
+		     "reads it (wait for MOPExpanderDoneCheck, mop_sync(), first)");
 }
 
 /* The fixed twin: the MOP is released (semaphore 2 posted) and mop_sync (PCBuf +8) waits for the
@@ -347,16 +347,13 @@ Test(checks, lost_target_counter_skipping_the_awaited_value_stops_the_waiter)
 	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, res), BH_OK);
 	char pc[64];
 	snprintf(pc, sizeof pc, "  pc 0x%08x: fed79ee3  bne a5,a3,0x%x\n", branch, branch - 4);
-	expect_check(res, BH_CORE_BRISC, "lost-target", branch, pc);
 	char why[400];
 	snprintf(why, sizeof why,
 		 "  access: 4-byte load from 0x00010000\n"
 		 "  why: the poll loop at 0x%08x..0x%08x (bne a5,a3,0x%x) waits for the word to equal 4 (0x4), but it went "
 		 "from 3 to 5 (0x3 to 0x5), past the target without holding it: the value waited for was skipped (wait with >= "
 		 "for a counter)", branch - 4, branch, branch - 4);
-	assert_has(res->report, why);
-	free(res);
-	bh_device_close(dev);
+	expect_check(dev, res, BH_CORE_BRISC, "lost-target", branch, pc, why);
 }
 
 /* The twins: the counter reaching 4, a counter still short of 4 (2 then 3), one moving away from
@@ -385,4 +382,113 @@ Test(checks, lost_target_is_not_flagged_for_waits_that_end_or_may_still_end)
 		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
 		bh_device_close(dev);
 	}
+}
+
+/* ------------------------------------------------------------------ #23, #24 NoC initiators */
+
+#define CMDBUF0(b) (0xFFB20000u + 0x800u * (b))   /* NoC0 command buffer b */
+enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N_RET_MID = 0x10, N_RET_HI = 0x14,
+       N_CTRL = 0x1C, N_LEN = 0x20, N_CMD_CTRL = 0x40 };
+#define CLEAR_OUTSTANDING_REQ_CNT 0xFFB20060u
+#define CTRL_WRITE_POSTED 0x2082u
+#define CTRL_WRITE_NONPOSTED 0x2092u
+#define CTRL_MCAST_NONPOSTED 0x8132u   /* write, static VC 4, broadcast, path reserve, response */
+#define TILE0_XY (2u << 6 | 1u)          /* (1,2) */
+#define NOC_SRC 0x20000u
+#define NOC_DST 0x30000u
+
+/* Program a 64-byte write from NOC_SRC of this tile to NOC_DST at `hi` (xy, or a rectangle) on
+ * NoC0 command buffer 0. */
+static void emit_program_write(struct prog *p, uint32_t ctrl, uint32_t hi)
+{
+	static const uint32_t regs[][2] = {
+		{ N_TARG_LO, NOC_SRC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, NOC_DST }, { N_RET_MID, 0 },
+		{ N_LEN, 64 },
+	};
+	emit_store_word(p, CMDBUF0(0) + N_CTRL, ctrl);
+	for (unsigned k = 0; k < N(regs); k++)
+		emit_store_word(p, CMDBUF0(0) + regs[k][0], regs[k][1]);
+	emit_store_word(p, CMDBUF0(0) + N_RET_HI, hi);
+}
+
+/* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
+static uint32_t emit_issue(struct prog *p, enum bh_core_id core)
+{
+	return emit_store_at(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
+}
+
+/* brisc starts programming command buffer 0 and exits before issuing; ncrisc then programs the
+ * same buffer: flagged at ncrisc's first store, naming brisc and where it began. */
+Test(checks, noc_shared_initiator_two_cores_in_one_transaction_stops_the_second)
+{
+	struct bh_device *dev = t_open();
+	struct prog b = { 0 }, n = { 0 };
+	uint32_t first = emit_store_at(&b, BH_CORE_BRISC, CMDBUF0(0) + N_TARG_LO, NOC_SRC);
+	emit_exit_with(&b, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	uint32_t pc = emit_store_at(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_CTRL, CTRL_WRITE_POSTED);
+	emit_exit_with(&n, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_NCRISC, &n);
+	char other[200];
+	snprintf(other, sizeof other,
+		 "  other: brisc, which started programming this command buffer at pc 0x%08x and has not issued it "
+		 "(CMD_CTRL)\n", first);
+	expect_check(dev, res, BH_CORE_NCRISC, "noc-shared-initiator", pc, other,
+		     "  why: register write of NoC0 command buffer 0 by ncrisc in the middle of another core's transaction "
+		     "(one owner per command buffer)");
+}
+
+/* The fixed twin: each core programs and issues its own whole request on the buffer in turn. */
+Test(checks, noc_initiator_used_by_two_cores_one_transaction_each_is_not_flagged)
+{
+	struct bh_device *dev = t_open();
+	enum bh_core_id cores[2] = { BH_CORE_BRISC, BH_CORE_NCRISC };
+	for (unsigned k = 0; k < 2; k++) {
+		struct prog p = { 0 };
+		emit_program_write(&p, CTRL_WRITE_POSTED, TILE0_XY);
+		emit_issue(&p, cores[k]);
+		emit_exit_with(&p, 0);
+		cr_expect_eq(run_core(dev, cores[k], &p), 0);
+	}
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* On a row of three tiles, a non-posted multicast to the two others counts +1 and -2 on
+ * REQS_OUTSTANDING_ID(0), which reads 255; the next non-posted write with id 0 takes it past
+ * 255. The twin clears the counter first (NOC_CLEAR_OUTSTANDING_REQ_CNT). */
+static struct bh_core_result *run_after_mcast(struct bh_device *dev, bool clear, uint32_t *pc)
+{
+	struct prog p = { 0 };
+	emit_program_write(&p, CTRL_MCAST_NONPOSTED, 2u << 18 | 2u << 12 | (2u << 6 | 3u));   /* (2,2)..(3,2) */
+	emit_issue(&p, BH_CORE_BRISC);
+	if (clear)
+		emit_store_word(&p, CLEAR_OUTSTANDING_REQ_CNT, 1);
+	emit_program_write(&p, CTRL_WRITE_NONPOSTED, TILE0_XY);
+	*pc = emit_issue(&p, BH_CORE_BRISC);
+	emit_exit_with(&p, 0);
+	return run_checked(dev, BH_CORE_BRISC, &p);
+}
+
+Test(checks, noc_trid_overflow_request_past_255_outstanding_stops_the_issuer)
+{
+	struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .board = BH_BOARD_GRID, .grid_cols = 3, .grid_rows = 1 });
+	uint32_t pc;
+	struct bh_core_result *res = run_after_mcast(dev, false, &pc);
+	expect_check(dev, res, BH_CORE_BRISC, "noc-trid-overflow", pc, NULL,
+		     "  access: 4-byte store to 0xffb20040 in NoC0 NIU\n"
+		     "  why: this request adds 1 to NIU_MST_REQS_OUTSTANDING_ID(0) of NoC0, which holds 255: the 8-bit counter "
+		     "wraps past 255 (a non-posted multicast counts +1 but -1 per ack: clear it with "
+		     "NOC_CLEAR_OUTSTANDING_REQ_CNT)");
+}
+
+Test(checks, noc_trid_counter_cleared_after_a_multicast_is_not_flagged)
+{
+	struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .board = BH_BOARD_GRID, .grid_cols = 3, .grid_rows = 1 });
+	uint32_t pc;
+	struct bh_core_result *res = run_after_mcast(dev, true, &pc);
+	cr_expect_eq(res->status, BH_RUN_EXITED, "%s", res->report);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	free(res);
+	bh_device_close(dev);
 }

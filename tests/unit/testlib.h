@@ -141,6 +141,8 @@ struct bh_device *t_open(void);
  * misuse that a check reports (a semaphore posted past its max, ...) use T_CHECKS_OFF. */
 struct bh_device *t_open_checks(uint32_t checks, enum bh_check_mode mode);
 #define T_CHECKS_OFF BH_CHECKS_EXACT
+/* Any configuration, host calls enabled on every core of every tile. */
+struct bh_device *t_open_cfg(const struct bh_device_config *cfg);
 /* A zeroed result on the heap. */
 struct bh_core_result *result_new(void);
 void sleep_ms(long ms);
