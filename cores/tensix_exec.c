@@ -340,11 +340,18 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 				addr, STOREREG_MIN);
 	struct bh_fault f;
 	memset(&f, 0, sizeof f);
+	f.pc = th->cur.pc;   /* where a check that logs places the access: the push (fabric/check.h) */
 	uint32_t v = store ? gpr_get(th, r) : 0;
 	enum bh_acc acc = bh_mmio_access(th->tx->tile, BH_TRISC0 + th->id, addr, 4, store, &v, &f, NULL, 0);
-	if (acc != BH_ACC_OK)
-		return tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-", addr,
-				f.region, f.detail);
+	if (acc != BH_ACC_OK) {
+		enum tt_result res = tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-",
+					      addr, f.region, f.detail);
+		pthread_mutex_lock(&th->tx->lock);
+		th->fault.check = f.check;   /* a check's finding stays one, with its other party */
+		memcpy(th->fault.other, f.other, sizeof f.other);
+		pthread_mutex_unlock(&th->tx->lock);
+		return res;
+	}
 	if (!store)
 		gpr_set(th, r, v);
 	return TT_OK;

@@ -492,3 +492,24 @@ Test(checks, noc_trid_counter_cleared_after_a_multicast_is_not_flagged)
 	free(res);
 	bh_device_close(dev);
 }
+
+/* A STOREREG into a command buffer is the Tensix thread's access as its TRISC: in the middle of
+ * brisc's transaction it is a noc-shared-initiator finding of the core that pushed the STOREREG,
+ * at the push. */
+Test(checks, storereg_into_another_cores_transaction_is_blamed_on_the_pusher)
+{
+	struct bh_device *dev = t_open();
+	struct prog b = { 0 }, p = { 0 };
+	emit_store_at(&b, BH_CORE_BRISC, CMDBUF0(0) + N_TARG_LO, NOC_SRC);
+	emit_exit_with(&b, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	emit_push(&p, SETDMAREG(2 * 9, 0));   /* GPR 9 = 0 */
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, STOREREG(9, CMDBUF0(0) + N_TARG_MID));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 1);
+	expect_check(dev, res, BH_CORE_TRISC0, "noc-shared-initiator", pc, "  other: brisc, which started programming",
+		     "(pushed by trisc0): STOREREG GPR 9 -> 0xffb20004 (NoC0 NIU): register write of NoC0 command buffer 0 by "
+		     "trisc0");
+}
