@@ -67,9 +67,10 @@ void bh_check_fill(struct bh_fault *f, enum bh_check id, uint32_t addr, const ch
  * same pc of the same core was recorded before; the run goes on). */
 __attribute__((cold))
 bool bh_check_found(struct bh_checks *ch, unsigned tile, unsigned core, const struct bh_fault *f);
-/* In a device's handler of a core's access: a finding of check id at that access (the core's pc,
- * the accessed address and region). Returns false with a->fault filled in stop mode (the handler
- * returns false: the core faults), true in log mode (the handler carries on). */
+/* In a device's handler of a core's store: a finding of check id at that store (the core's pc,
+ * the address and region). Returns false with a->fault filled in stop mode (the handler returns
+ * false: the core faults), true in log mode (the handler carries on) and for the host's accesses,
+ * which no check judges. */
 __attribute__((cold, format(printf, 4, 5)))
 bool bh_check_access(struct bh_access *a, enum bh_check id, const char *other, const char *fmt, ...);
 /* Copy of the findings so far (at most BH_FINDINGS_KEPT) into a malloc'd array (*out, NULL when

@@ -266,6 +266,8 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 			*val = niu_endpoint_id(a->tile, noc);
 		else
 			*val = bh_niu_cmdbuf_get(n, r.buf, r.off);   /* CMD_CTRL: 0, requests complete at issue */
+		if (r.off == BH_NIU_CMD_CTRL)
+			bh_niu_check_cmd_ctrl_read(a, n, r.buf);
 		return true;
 	case R_CFG:
 		*val = r.off == BH_NIU_NOC_ID_LOGICAL ? bh_niu_id_logical(a->tile) : bh_niu_cfg_get(n, r.off);

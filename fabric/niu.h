@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fabric/niu_check.h"
+
 struct bh_access;
 struct bh_tile;
 
@@ -154,8 +156,8 @@ struct bh_niu {
 	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
 	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
 	_Atomic uint64_t linked;
-	/* Who is programming each command buffer (fabric/niu_check.c), relaxed. */
-	_Atomic uint64_t programmer[BH_NIU_CMD_BUFS];
+	/* Who programs each command buffer (fabric/niu_check.h). */
+	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);

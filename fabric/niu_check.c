@@ -9,15 +9,65 @@
 #include "fabric/niu_check.h"
 #include "fabric/tile.h"
 
-/* bh_niu.programmer[buf]: 0 when no transaction is being programmed, else (core + 1) << 32 | pc
- * of its first register write. */
-#define PROG(who, pc) ((uint64_t)((who) + 1) << 32 | (pc))
-#define PROG_CORE(p) ((unsigned)((p) >> 32) - 1)
-#define PROG_PC(p) ((uint32_t)(p))
-
 static bool niu_checks_on(const struct bh_access *a, enum bh_check id)
 {
 	return a->who != BH_REQ_HOST && bh_checks_on(&a->tile->chip->checks, id);
+}
+
+static const char *cmdbuf_reg_name(unsigned off)
+{
+	switch (off) {
+#define X(o, name, w) case o: return "NOC_" #name;
+		BH_NIU_CMDBUF_REGS(X)
+#undef X
+	default: return "a register";
+	}
+}
+
+/* noc-shared-initiator at the issuer's CMD_CTRL: the other core that wrote last after the
+ * issuer's first write of this transaction, if any. */
+static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	struct bh_niu_programming *pg = &n->prog[buf];
+	uint32_t issued = atomic_load_explicit(&pg->issued, memory_order_relaxed);
+	uint32_t mine = atomic_load_explicit(&pg->core[a->who].first, memory_order_relaxed);
+	if (mine <= issued)
+		return true;   /* the issuer neither polled nor wrote: it issues what others preprogrammed */
+	int other = -1;
+	uint32_t latest = mine;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		uint32_t last = atomic_load_explicit(&pg->core[k].last, memory_order_relaxed);
+		if (k != a->who && last > latest) {
+			other = (int)k;
+			latest = last;
+		}
+	}
+	if (other < 0)
+		return true;
+	char desc[160];
+	snprintf(desc, sizeof desc, "%s, which wrote %s of this command buffer at pc 0x%08x", bh_requester_name((unsigned)other),
+		 cmdbuf_reg_name(atomic_load_explicit(&pg->core[other].last_off, memory_order_relaxed)),
+		 atomic_load_explicit(&pg->core[other].last_pc, memory_order_relaxed));
+	return bh_check_access(a, BH_CHECK_NOC_SHARED_INITIATOR, desc,
+			       "issue (CMD_CTRL) of NoC%u command buffer %u by %s, whose transaction (begun at pc 0x%08x) "
+			       "another core wrote into (one owner per command buffer)", n->noc, buf,
+			       bh_requester_name(a->who), atomic_load_explicit(&pg->core[a->who].first_pc, memory_order_relaxed));
+}
+
+/* Core who's transaction on the buffer begins (again) with register write or poll number seq. */
+static void niu_transaction_begins(struct bh_niu_programming *pg, unsigned who, uint32_t seq, uint32_t pc)
+{
+	atomic_store_explicit(&pg->core[who].first, seq, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[who].first_pc, pc, memory_order_relaxed);
+}
+
+void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
+		return;
+	struct bh_niu_programming *pg = &n->prog[buf];
+	niu_transaction_begins(pg, a->who, atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1,
+			       a->fault->pc);
 }
 
 bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
@@ -32,21 +82,18 @@ bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned b
 	}
 	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR) || (off == BH_NIU_CMD_CTRL && v == 0))
 		return true;
-	uint64_t p = atomic_load_explicit(&n->programmer[buf], memory_order_relaxed);
-	if (p == 0 && off != BH_NIU_CMD_CTRL) {
-		atomic_compare_exchange_strong_explicit(&n->programmer[buf], &p, PROG(a->who, a->fault->pc),
-							memory_order_relaxed, memory_order_relaxed);
-		if (p == 0)
-			return true;   /* this core opened the transaction */
-	}
-	if (p == 0 || PROG_CORE(p) == a->who)
-		return true;
-	snprintf(other, sizeof other, "%s, which started programming this command buffer at pc 0x%08x and has not issued "
-		 "it (CMD_CTRL)", bh_requester_name(PROG_CORE(p)), PROG_PC(p));
-	return bh_check_access(a, BH_CHECK_NOC_SHARED_INITIATOR, other,
-			       "%s of NoC%u command buffer %u by %s in the middle of another core's transaction (one "
-			       "owner per command buffer)", off == BH_NIU_CMD_CTRL ? "issue (CMD_CTRL)" : "register write",
-			       n->noc, buf, bh_requester_name(a->who));
+	if (off == BH_NIU_CMD_CTRL)
+		return niu_check_shared(a, n, buf);
+	struct bh_niu_programming *pg = &n->prog[buf];
+	uint32_t seq = atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1;
+	uint32_t pc = a->fault->pc;   /* the core's pc at this store (fabric/check.h) */
+	if (atomic_load_explicit(&pg->core[a->who].first, memory_order_relaxed) <=
+	    atomic_load_explicit(&pg->issued, memory_order_relaxed))
+		niu_transaction_begins(pg, a->who, seq, pc);
+	atomic_store_explicit(&pg->core[a->who].last, seq, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[a->who].last_pc, pc, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[a->who].last_off, off, memory_order_relaxed);
+	return true;
 }
 
 void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s)
@@ -66,7 +113,10 @@ static bool trid_passed_255(struct bh_niu *n, unsigned i, uint32_t before, uint3
 
 bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, const struct bh_niu_trid_snap *s)
 {
-	atomic_store_explicit(&n->programmer[buf], 0, memory_order_relaxed);
+	/* The transaction ended: every write so far belongs to it. */
+	struct bh_niu_programming *pg = &n->prog[buf];
+	atomic_store_explicit(&pg->issued, atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	if (!niu_checks_on(a, BH_CHECK_NOC_TRID_OVERFLOW))
 		return true;
 	static const struct {

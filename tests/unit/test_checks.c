@@ -398,17 +398,18 @@ enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N
 #define NOC_DST 0x30000u
 
 /* Program a 64-byte write from NOC_SRC of this tile to NOC_DST at `hi` (xy, or a rectangle) on
- * NoC0 command buffer 0. */
-static void emit_program_write(struct prog *p, uint32_t ctrl, uint32_t hi)
+ * NoC0 command buffer 0; returns the pc of its first store for a program of `core`. */
+static uint32_t emit_program_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi)
 {
 	static const uint32_t regs[][2] = {
 		{ N_TARG_LO, NOC_SRC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, NOC_DST }, { N_RET_MID, 0 },
 		{ N_LEN, 64 },
 	};
-	emit_store_word(p, CMDBUF0(0) + N_CTRL, ctrl);
+	uint32_t first = emit_store_at(p, core, CMDBUF0(0) + N_CTRL, ctrl);
 	for (unsigned k = 0; k < N(regs); k++)
 		emit_store_word(p, CMDBUF0(0) + regs[k][0], regs[k][1]);
 	emit_store_word(p, CMDBUF0(0) + N_RET_HI, hi);
+	return first;
 }
 
 /* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
@@ -417,38 +418,60 @@ static uint32_t emit_issue(struct prog *p, enum bh_core_id core)
 	return emit_store_at(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
 }
 
-/* brisc starts programming command buffer 0 and exits before issuing; ncrisc then programs the
- * same buffer: flagged at ncrisc's first store, naming brisc and where it began. */
-Test(checks, noc_shared_initiator_two_cores_in_one_transaction_stops_the_second)
+/* brisc programs a write on command buffer 0; ncrisc then writes RET_LO of the same buffer; brisc
+ * issues: flagged at brisc's CMD_CTRL, naming ncrisc's store. */
+Test(checks, noc_shared_initiator_issue_after_another_core_wrote_into_the_transaction_is_flagged)
 {
 	struct bh_device *dev = t_open();
-	struct prog b = { 0 }, n = { 0 };
-	uint32_t first = emit_store_at(&b, BH_CORE_BRISC, CMDBUF0(0) + N_TARG_LO, NOC_SRC);
+	struct prog b = { 0 }, n = { 0 }, i = { 0 };
+	uint32_t first = emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);
 	emit_exit_with(&b, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
-	uint32_t pc = emit_store_at(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_CTRL, CTRL_WRITE_POSTED);
+	uint32_t clobber = emit_store_at(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST + 64);
 	emit_exit_with(&n, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_NCRISC, &n);
-	char other[200];
-	snprintf(other, sizeof other,
-		 "  other: brisc, which started programming this command buffer at pc 0x%08x and has not issued it "
-		 "(CMD_CTRL)\n", first);
-	expect_check(dev, res, BH_CORE_NCRISC, "noc-shared-initiator", pc, other,
-		     "  why: register write of NoC0 command buffer 0 by ncrisc in the middle of another core's transaction "
-		     "(one owner per command buffer)");
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
+	emit_exit_with(&i, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &i);
+	char other[160], why[200];
+	snprintf(other, sizeof other, "  other: ncrisc, which wrote NOC_RET_ADDR_LO of this command buffer at pc 0x%08x\n",
+		 clobber);
+	snprintf(why, sizeof why, "  why: issue (CMD_CTRL) of NoC0 command buffer 0 by brisc, whose transaction (begun at "
+		 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
+	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
 }
 
-/* The fixed twin: each core programs and issues its own whole request on the buffer in turn. */
-Test(checks, noc_initiator_used_by_two_cores_one_transaction_each_is_not_flagged)
+/* while (CMD_CTRL != 0) on command buffer 0: where every issue begins. */
+static void emit_wait_ready(struct prog *p)
+{
+	emit_li(p, T0, CMDBUF0(0) + N_CMD_CTRL);
+	int32_t loop = prog_here(p);
+	emit(p, lw(T1, 0, T0));
+	emit_branch(p, BNE, T1, X0, loop);
+}
+
+/* The fixed twins: brisc preprograms static fields (as noc_init does), ncrisc writes one of them
+ * for its own use, then each core issues whole requests in turn, each polling CMD_CTRL first
+ * (the transaction begins there: what was written before is not part of it). */
+Test(checks, noc_initiator_preprogrammed_or_used_in_turn_is_not_flagged)
 {
 	struct bh_device *dev = t_open();
-	enum bh_core_id cores[2] = { BH_CORE_BRISC, BH_CORE_NCRISC };
-	for (unsigned k = 0; k < 2; k++) {
+	struct prog pre = { 0 }, other = { 0 };
+	emit_store_word(&pre, CMDBUF0(0) + N_TARG_MID, 0);
+	emit_store_word(&pre, CMDBUF0(0) + N_TARG_HI, TILE0_XY);
+	emit_exit_with(&pre, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &pre), 0);
+	emit_store_word(&other, CMDBUF0(0) + N_TARG_HI, TILE0_XY);
+	emit_exit_with(&other, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &other), 0);
+	enum bh_core_id cores[3] = { BH_CORE_BRISC, BH_CORE_NCRISC, BH_CORE_BRISC };
+	for (unsigned k = 0; k < 3; k++) {
 		struct prog p = { 0 };
-		emit_program_write(&p, CTRL_WRITE_POSTED, TILE0_XY);
+		emit_wait_ready(&p);
+		emit_program_write(&p, cores[k], CTRL_WRITE_POSTED, TILE0_XY);
 		emit_issue(&p, cores[k]);
 		emit_exit_with(&p, 0);
-		cr_expect_eq(run_core(dev, cores[k], &p), 0);
+		cr_expect_eq(run_core(dev, cores[k], &p), 0, "request %u", k);
 	}
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
 	bh_device_close(dev);
@@ -460,11 +483,11 @@ Test(checks, noc_initiator_used_by_two_cores_one_transaction_each_is_not_flagged
 static struct bh_core_result *run_after_mcast(struct bh_device *dev, bool clear, uint32_t *pc)
 {
 	struct prog p = { 0 };
-	emit_program_write(&p, CTRL_MCAST_NONPOSTED, 2u << 18 | 2u << 12 | (2u << 6 | 3u));   /* (2,2)..(3,2) */
+	emit_program_write(&p, BH_CORE_BRISC, CTRL_MCAST_NONPOSTED, 2u << 18 | 2u << 12 | (2u << 6 | 3u));   /* (2,2)..(3,2) */
 	emit_issue(&p, BH_CORE_BRISC);
 	if (clear)
 		emit_store_word(&p, CLEAR_OUTSTANDING_REQ_CNT, 1);
-	emit_program_write(&p, CTRL_WRITE_NONPOSTED, TILE0_XY);
+	emit_program_write(&p, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY);
 	*pc = emit_issue(&p, BH_CORE_BRISC);
 	emit_exit_with(&p, 0);
 	return run_checked(dev, BH_CORE_BRISC, &p);
@@ -493,23 +516,65 @@ Test(checks, noc_trid_counter_cleared_after_a_multicast_is_not_flagged)
 	bh_device_close(dev);
 }
 
-/* A STOREREG into a command buffer is the Tensix thread's access as its TRISC: in the middle of
- * brisc's transaction it is a noc-shared-initiator finding of the core that pushed the STOREREG,
- * at the push. */
-Test(checks, storereg_into_another_cores_transaction_is_blamed_on_the_pusher)
+/* A STOREREG into a command buffer is the Tensix thread's access as its TRISC: written into
+ * brisc's transaction, it is named as trisc0's store at the push of the STOREREG. */
+Test(checks, storereg_into_another_cores_transaction_is_named_as_the_pushers_store)
 {
 	struct bh_device *dev = t_open();
-	struct prog b = { 0 }, p = { 0 };
-	emit_store_at(&b, BH_CORE_BRISC, CMDBUF0(0) + N_TARG_LO, NOC_SRC);
+	struct prog b = { 0 }, p = { 0 }, i = { 0 };
+	emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);
 	emit_exit_with(&b, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
 	emit_push(&p, SETDMAREG(2 * 9, 0));   /* GPR 9 = 0 */
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, STOREREG(9, CMDBUF0(0) + N_TARG_MID));
+	uint32_t push = emit_push_at(&p, BH_CORE_TRISC0, STOREREG(9, CMDBUF0(0) + N_TARG_MID));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
+	emit_exit_with(&i, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &i);
+	char other[160];
+	snprintf(other, sizeof other, "  other: trisc0, which wrote NOC_TARG_ADDR_MID of this command buffer at pc 0x%08x\n",
+		 push);
+	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, "another core wrote into");
+}
+
+/* A check's finding on a STOREREG stays that check's finding: a STOREREG issuing another
+ * core's transaction (CMD_CTRL) stops the pusher with the check's report. */
+Test(checks, storereg_finding_stops_the_pusher_with_the_checks_report)
+{
+	struct bh_device *dev = t_open();
+	struct prog t = { 0 }, b = { 0 }, p = { 0 };
+	emit_store_word(&t, CMDBUF0(0) + N_TARG_LO, NOC_SRC);   /* trisc0 begins a transaction */
+	emit_exit_with(&t, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &t), 0);
+	emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);   /* brisc writes into it */
+	emit_exit_with(&b, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	emit_push(&p, SETDMAREG(2 * 9, 1));   /* GPR 9 = 1 */
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, STOREREG(9, CMDBUF0(0) + N_CMD_CTRL));
 	emit_tensix_sync(&p);
 	emit_exit_with(&p, 0);
 	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 1);
-	expect_check(dev, res, BH_CORE_TRISC0, "noc-shared-initiator", pc, "  other: brisc, which started programming",
-		     "(pushed by trisc0): STOREREG GPR 9 -> 0xffb20004 (NoC0 NIU): register write of NoC0 command buffer 0 by "
+	expect_check(dev, res, BH_CORE_TRISC0, "noc-shared-initiator", pc, "  other: brisc, which wrote NOC_RET_ADDR_HI",
+		     "(pushed by trisc0): STOREREG GPR 9 -> 0xffb20040 (NoC0 NIU): issue (CMD_CTRL) of NoC0 command buffer 0 by "
 		     "trisc0");
+}
+
+/* The host's accesses are not judged (no core to blame): a host write into brisc's transaction
+ * is no finding when brisc issues. */
+Test(checks, host_accesses_are_not_judged)
+{
+	struct bh_device *dev = t_open();
+	struct prog b = { 0 }, i = { 0 };
+	emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);
+	emit_exit_with(&b, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	cr_expect_eq(bh_reg_write(dev, 0, CMDBUF0(0) + N_RET_LO, NOC_DST), BH_OK);
+	emit_issue(&i, BH_CORE_BRISC);
+	emit_exit_with(&i, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &i), 0);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
 }
