@@ -25,7 +25,7 @@ static const char *cmdbuf_reg_name(unsigned off)
 }
 
 /* noc-shared-initiator at the issuer's CMD_CTRL: the other core that wrote last after the
- * issuer's first write of this transaction, if any. */
+ * issuer's transaction began, if any. */
 static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
 	struct bh_niu_programming *pg = &n->prog[buf];
@@ -54,7 +54,7 @@ static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf
 			       bh_requester_name(a->who), atomic_load_explicit(&pg->core[a->who].first_pc, memory_order_relaxed));
 }
 
-/* Core who's transaction on the buffer begins (again) with register write or poll number seq. */
+/* The transaction of core `who` on the buffer begins (again) at register write or poll number seq. */
 static void niu_transaction_begins(struct bh_niu_programming *pg, unsigned who, uint32_t seq, uint32_t pc)
 {
 	atomic_store_explicit(&pg->core[who].first, seq, memory_order_relaxed);
