@@ -246,6 +246,30 @@ Test(checks, log_mode_records_a_finding_once_per_pc_and_the_run_goes_on)
 	bh_device_close(dev);
 }
 
+/* bh_device_findings counts every finding and copies only whole reports that fit. */
+Test(checks, findings_count_all_and_copy_whole_reports_only)
+{
+	struct bh_device *dev = t_open_checks(0, BH_CHECK_LOG);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 0, 1, 0));
+	emit_push(&p, SEMGET(1u << 0));   /* two SEMGETs at 0, at two pcs: two findings */
+	emit_push(&p, SEMGET(1u << 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	static char all[4096], part[4096];
+	cr_assert_eq(bh_device_findings(dev, all, sizeof all), 2);
+	const char *second = strstr(all + 1, "check sem-underflow");
+	cr_assert_not_null(second, "%s", all);
+	size_t first_len = (size_t)(second - all);
+	cr_expect_eq(bh_device_findings(dev, part, first_len + 1), 2);
+	cr_expect_eq(strlen(part), first_len, "only the first report fits:\n%s", part);
+	cr_expect_eq(bh_device_findings(dev, part, first_len), 2);
+	cr_expect_eq(strlen(part), 0u, "no partial report:\n%s", part);
+	cr_expect_eq(bh_device_findings(NULL, NULL, 0), BH_ERR_ARG);
+	bh_device_close(dev);
+}
+
 /* Checks turned off (BH_CHECKS_EXACT with no bit) find nothing; one left out by name neither. */
 Test(checks, checks_off_find_nothing)
 {
