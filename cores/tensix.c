@@ -291,6 +291,7 @@ static void *tt_thread_main(void *arg)
 			th->run_epoch = epoch;
 			th->rec_left = 0;
 			memset(&th->latch, 0, sizeof th->latch);
+			tt_publish_latch(th);
 		}
 		pthread_mutex_unlock(&tx->lock);
 		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
@@ -539,6 +540,7 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 		}
 		th->head = th->count = 0;
 		th->faulted = false;
+		atomic_store_explicit(&th->latched_sems, 0, memory_order_relaxed);   /* the gate starts afresh */
 		atomic_fetch_add_explicit(&th->epoch, 1, memory_order_relaxed);
 		bh_park_wake(&th->waiter);
 	}

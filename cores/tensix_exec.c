@@ -128,6 +128,14 @@ static void latch_watch(struct bh_tt_thread *th, int delta)
 		bh_stream_gate_waiters_add(t, delta);
 }
 
+/* What sem-reinit of other threads needs to know about the latch: a SEMWAIT's semaphores. */
+void tt_publish_latch(struct bh_tt_thread *th)
+{
+	bool sem = th->latch.active && th->latch.kind == TT_WAIT_SEM;
+	atomic_store_explicit(&th->latched_sems, sem ? th->latch.sem_mask : 0, memory_order_relaxed);
+	atomic_store_explicit(&th->latched_word, sem ? th->latch.word : 0, memory_order_relaxed);
+}
+
 static void tt_stage(struct bh_tt_thread *th, uint64_t where, uint32_t w)
 {
 	atomic_store_explicit(&th->stage, where ? where | w : 0, memory_order_relaxed);
@@ -148,6 +156,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
 		if (!latch_holds(th, what, sizeof what)) {
 			th->latch.active = false;
+			tt_publish_latch(th);
 			break;
 		}
 		pthread_mutex_lock(&tx->lock);
@@ -307,6 +316,7 @@ static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w)
 		break;
 	}
 	th->latch = l;
+	tt_publish_latch(th);
 	return TT_OK;
 }
 
@@ -568,7 +578,8 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
  */
 
 /* sem-reinit, first half: another thread held at its Wait Gate by a SEMWAIT on a semaphore of
- * mask. Returns that semaphore (-1: none) and describes the waiter in other. */
+ * mask, or with such a SEMWAIT latched (its next instruction of a blocked unit will wait).
+ * Returns that semaphore (-1: none) and describes the waiter in other. */
 static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *other, size_t n)
 {
 	struct bh_tensix *tx = th->tx;
@@ -576,12 +587,21 @@ static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *oth
 	pthread_mutex_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS && found < 0; i++) {
 		const struct bh_tt_thread *o = &tx->th[i];
-		unsigned both = o->wait_sems & mask;
-		if (i == th->id || !both)
+		unsigned held = o->wait_sems & mask;
+		unsigned latched = atomic_load_explicit(&o->latched_sems, memory_order_relaxed) & mask;
+		if (i == th->id || !(held | latched))
 			continue;
-		found = __builtin_ctz(both);
-		snprintf(other, n, "Tensix thread %u held at its Wait Gate by %s (the held word pushed by %s at pc 0x%08x)",
-			 i, o->wait_what, bh_core_kind_name((enum bh_core_kind)o->cur.pusher), o->cur.pc);
+		if (held) {
+			found = __builtin_ctz(held);
+			snprintf(other, n, "Tensix thread %u held at its Wait Gate by %s (the held word pushed by %s at pc "
+				 "0x%08x)", i, o->wait_what, bh_core_kind_name((enum bh_core_kind)o->cur.pusher), o->cur.pc);
+		} else {
+			char dis[64];
+			found = __builtin_ctz(latched);
+			tt_disasm(atomic_load_explicit(&o->latched_word, memory_order_relaxed), dis, sizeof dis);
+			snprintf(other, n, "Tensix thread %u with %s latched (its next gated instruction waits on it)", i,
+				 dis);
+		}
 	}
 	pthread_mutex_unlock(&tx->lock);
 	return found;

@@ -152,6 +152,27 @@ Test(checks, sem_reinit_while_another_thread_waits_names_the_waiter)
 		     "SEMINIT of semaphore 3 while another thread waits on it (drain the users first)");
 }
 
+/* Thread 1 has a SEMWAIT on semaphore 3 latched (nothing gated came after it, so it has not
+ * waited yet): TRISC0's SEMINIT of semaphore 3 is flagged, naming the latch. */
+Test(checks, sem_reinit_while_another_thread_has_a_semwait_latched_names_the_latch)
+{
+	struct bh_device *dev = t_open();
+	struct prog w = { 0 }, p = { 0 };
+	bh_sem_init(tile0(dev), 0xFF, 1, 0);
+	emit_push(&w, SEMWAIT(0x2, 1u << 3, 1));
+	emit_tensix_sync(&w);
+	emit_exit_with(&w, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &w), 0);
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, SEMINIT(1u << 3, 1, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	expect_check(dev, res, BH_CORE_TRISC0, "sem-reinit", pc,
+		     "  other: Tensix thread 1 with SEMWAIT wait_sem_cond=0x1 sem_sel=0x8 stall_res=0x2 latched (its next gated "
+		     "instruction waits on it)\n",
+		     "SEMINIT of semaphore 3 while another thread waits on it (drain the users first)");
+}
+
 /* The fixed twin: the waiter is released (SEMPOST) and takes the semaphore back to 0 (SEMGET)
  * before TRISC0 initialises it again. */
 Test(checks, sem_reinit_after_the_waiter_left_is_not_flagged)
