@@ -33,7 +33,7 @@
 #define BENCH_SYNC_PINGPONG_ELF ""
 #endif
 
-_Static_assert(sizeof(struct tensix_bench_params) == 6 * 4, "tensix_bench_params: 32-bit words only");
+_Static_assert(sizeof(struct tensix_bench_params) == 7 * 4, "tensix_bench_params: 32-bit words only");
 
 #define MAX_ROWS 8
 #define MAX_REPEAT BENCH_CB_MAX_REPEAT

@@ -220,12 +220,14 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
 	c->block_seq = bh_park_seq(&c->waiter);
+	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
 }
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
 	c->block_seq = bh_park_seq(&c->waiter);
+	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	int r = bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);
 	/* A store that put this core in reset (its own SOFT_RESET_0 bit) takes effect at the store:
 	 * leave through the blocked path, which sees the stop event and stops here. The event is set

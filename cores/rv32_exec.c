@@ -12,6 +12,7 @@
 #include "cores/rv32_jit.h"
 #include "cores/rv32_page.h"
 #include "cores/tensix.h"
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/hooks.h"
@@ -268,6 +269,8 @@ static enum rv_stop rv32_run_variants(struct bh_core *c)
 			break;
 		case RV_STOP_PARK:
 			c->monitoring = false;
+			if (bh_checks_on(&c->tile->chip->checks, BH_CHECK_LOST_TARGET) && bh_spin_lost_target(c))
+				return RV_STOP_FAULT;
 			if (bh_spin_park(c))
 				return RV_STOP_EVENT;
 			break;

@@ -4,6 +4,8 @@
 #include <time.h>
 
 #include "cores/core.h"
+#include "cores/rv32_insns.h"
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -228,4 +230,66 @@ bool bh_spin_park(struct bh_core *c)
 	s->backoff = SPIN_BACKOFF_MIN;
 	s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
 	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * lost-target (races.md #11): an == wait on a counter that went past the value it waits for.
+ */
+
+#define INSN_BNE_MASK 0x707Fu
+#define INSN_BNE 0x1063u
+
+bool bh_spin_lost_target(struct bh_core *c)
+{
+	struct bh_spin *s = &c->spin;
+	const struct bh_spin_load *word = NULL;
+	for (unsigned k = 0; k < s->prev_n; k++) {
+		if (s->prev[k].timed)
+			return false;   /* a wait on the clock: not a wait for a value */
+		if (word)
+			return false;   /* several polled words: which one the branch compares is unclear */
+		word = &s->prev[k];
+	}
+	uint32_t insn = s->branch_pc < BH_L1_SIZE ? bh_mem_ld(c->l1 + s->branch_pc, 4) : 0;
+	if (!word || (insn & INSN_BNE_MASK) != INSN_BNE)
+		return false;   /* only `bne value, target, head`: stay while not equal */
+	uint32_t a = c->x[insn >> 15 & 31], b = c->x[insn >> 20 & 31], value = word->value, target;
+	if (a == value && b != value)
+		target = b;
+	else if (b == value && a != value)
+		target = a;
+	else
+		return false;   /* the branch does not compare the polled value itself (masked, shifted) */
+	bool same_wait = s->lt_valid && s->lt_head == s->head && s->lt_branch == s->branch_pc &&
+			 s->lt_addr == word->addr && s->lt_target == target;
+	uint32_t before = s->lt_value;
+	s->lt_valid = true;
+	s->lt_head = s->head;
+	s->lt_branch = s->branch_pc;
+	s->lt_addr = word->addr;
+	s->lt_target = target;
+	s->lt_value = value;
+	/* Strictly across the target, without wrapping: a word still short of it, or one that
+	 * moved away from it, is a wait that may yet end. */
+	if (!same_wait || !((before < target && target < value) || (before > target && target > value)))
+		return false;
+
+	struct bh_tile *t = c->tile;
+	struct bh_fault f;
+	char dis[64], buf[96];
+	rv32_disasm(insn, s->branch_pc, dis, sizeof dis);
+	const char *region = word->addr >= BH_L1_SIZE ? bh_mmio_describe(t, word->addr, buf, sizeof buf) : NULL;
+	bh_check_fill(&f, BH_CHECK_LOST_TARGET, word->addr, region, NULL,
+		      "the poll loop at 0x%08x..0x%08x (%s) waits for the word to equal %u (0x%x), but it went from %u to "
+		      "%u (0x%x to 0x%x), past the target without holding it: the value waited for was skipped (wait "
+		      "with >= for a counter)", s->head, s->branch_pc, dis, target, target, before, value, before, value);
+	f.pc = s->branch_pc;
+	f.insn = insn;
+	f.has_addr = true;
+	f.size = word->size;
+	if (!bh_check_found(&t->chip->checks, t->index, c->kind, &f))
+		return false;
+	c->fault = f;
+	c->pc = s->branch_pc;
+	return true;
 }

@@ -52,6 +52,10 @@ struct bh_spin {
 	uint32_t park_pc, park_branch;
 	uint32_t branch_word;           /* the loop's backward jump and its source registers' values */
 	uint32_t branch_rs1, branch_rs2;
+	/* lost-target (races.md #11), owner thread: the last == wait decided on, by loop head and
+	 * branch, polled word and target, with the value it held then. */
+	bool lt_valid;
+	uint32_t lt_head, lt_branch, lt_addr, lt_target, lt_value;
 };
 
 enum bh_spin_verdict { BH_SPIN_CONTINUE, BH_SPIN_ABORT, BH_SPIN_PARK };
@@ -70,5 +74,11 @@ enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t t
 void bh_spin_abort(struct bh_core *c);
 /* Park on the logged loads. Returns true when the core must leave the interpreter (reset). */
 bool bh_spin_park(struct bh_core *c);
+/* Before parking, with the lost-target check on: the loop is `bne value, target, head` on one
+ * polled word, and since the last time this wait was decided on the word moved from one side of
+ * the target to the other without stopping on it (a counter that skipped the value an ==
+ * wait needs). Returns true when the core must stop (c->fault holds the finding), false when
+ * there is no finding or it was logged. */
+bool bh_spin_lost_target(struct bh_core *c);
 
 #endif

@@ -98,13 +98,11 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
  * Faults: the thread stops; the core that pushed the instruction faults with the report.
  */
 
-enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
+/* f as the fault of `word` on th (the detail names the thread, the word and its pusher). */
+static void tt_fault_fill(struct bh_tt_thread *th, struct bh_fault *f, enum bh_fault_kind kind, uint32_t word,
+			  const char *why)
 {
-	char why[160], dis[96], region[48], from[64] = "";
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
+	char dis[96], region[48], from[64] = "";
 	tt_disasm(word, dis, sizeof dis);
 	snprintf(region, sizeof region, "Tensix thread %u", th->id);
 	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot (kept
@@ -113,9 +111,49 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 		snprintf(from, sizeof from, "emitted by MOP 0x%08x, ", th->cur.word);
 	else if (th->origin == TT_FROM_REPLAY)
 		snprintf(from, sizeof from, "from replay slot %u, ", th->origin_slot);
+	bh_fault_fill(f, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (%spushed by %s): %s", th->id, word,
+		      dis, from, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
+}
+
+enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
+{
+	char why[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
 	pthread_mutex_lock(&th->tx->lock);
-	bh_fault_fill(&th->fault, kind, 0, region, "Tensix thread %u, instruction 0x%08x %s (%spushed by %s): %s",
-		      th->id, word, dis, from, bh_core_kind_name((enum bh_core_kind)th->cur.pusher), why);
+	tt_fault_fill(th, &th->fault, kind, word, why);
+	pthread_mutex_unlock(&th->tx->lock);
+	return TT_FAULT;
+}
+
+/* The pushing store (or .ttinsn) of the FIFO word being processed: the pc and instruction a
+ * fault or finding of the thread names. */
+static void tt_fault_at_push(struct bh_tile *t, const struct tt_entry *e, struct bh_fault *f)
+{
+	f->pc = e->pc;
+	f->insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
+}
+
+enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word, const char *other, const char *fmt,
+			...)
+{
+	struct bh_tile *t = th->tx->tile;
+	struct bh_fault f;
+	char why[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	tt_fault_fill(th, &f, BH_FAULT_CHECK, word, why);
+	f.check = (uint8_t)id;
+	snprintf(f.other, sizeof f.other, "%s", other ? other : "");
+	tt_fault_at_push(t, &th->cur, &f);
+	if (!bh_check_found(&t->chip->checks, t->index, th->cur.pusher, &f))
+		return TT_OK;   /* logged: the thread goes on */
+	pthread_mutex_lock(&th->tx->lock);
+	th->fault = f;
 	pthread_mutex_unlock(&th->tx->lock);
 	return TT_FAULT;
 }
@@ -281,6 +319,7 @@ static void *tt_thread_main(void *arg)
 			th->run_epoch = epoch;
 			th->rec_left = 0;
 			memset(&th->latch, 0, sizeof th->latch);
+			tt_publish_latch(th);
 		}
 		pthread_mutex_unlock(&tx->lock);
 		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
@@ -466,9 +505,38 @@ bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val)
 	return true;
 }
 
+/* mopcfg-busy (races.md #15): the MOP the expander of th holds, first the one it expands, else the
+ * first queued, described in other; false when it holds none. */
+static bool mop_held(struct bh_tt_thread *th, char *other, size_t n)
+{
+	struct bh_tensix *tx = th->tx;
+	const struct tt_entry *e = NULL;
+	pthread_mutex_lock(&tx->lock);
+	if (th->in_flight && !th->cur.after_mop && is_mop(th->cur.word))
+		e = &th->cur;
+	for (unsigned k = 0; !e && k < th->count; k++) {
+		const struct tt_entry *q = &th->fifo[(th->head + k) % BH_TT_FIFO_SLOTS];
+		if (!q->after_mop && is_mop(q->word))
+			e = q;
+	}
+	if (e)
+		snprintf(other, n, "MOP 0x%08x pushed by %s at pc 0x%08x, %s by Tensix thread %u's MOP expander", e->word,
+			 bh_core_kind_name((enum bh_core_kind)e->pusher), e->pc, e == &th->cur ? "being expanded" : "queued",
+			 th->id);
+	pthread_mutex_unlock(&tx->lock);
+	return e != NULL;
+}
+
 bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val)
 {
 	struct bh_tt_thread *th = &((struct bh_tensix *)a->dev)->th[a->who - BH_TRISC0];
+	char other[192];
+	if (bh_checks_on(&a->tile->chip->checks, BH_CHECK_MOPCFG_BUSY) &&
+	    !bh_pcbuf_mop_expander_idle(a->tile, th->id) && mop_held(th, other, sizeof other) &&
+	    !bh_check_access(a, BH_CHECK_MOPCFG_BUSY, other,
+			     "store of 0x%08x to MopCfg[%u] while the MOP expander of Tensix thread %u holds a MOP that "
+			     "reads it (wait for MOPExpanderDoneCheck, mop_sync(), first)", val, a->off >> 2, th->id))
+		return false;
 	atomic_store_explicit(&th->mop_cfg[a->off >> 2], val, memory_order_relaxed);
 	return true;
 }
@@ -500,6 +568,7 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 		}
 		th->head = th->count = 0;
 		th->faulted = false;
+		atomic_store_explicit(&th->latched_sems, 0, memory_order_relaxed);   /* the gate starts afresh */
 		atomic_fetch_add_explicit(&th->epoch, 1, memory_order_relaxed);
 		bh_park_wake(&th->waiter);
 	}

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "cores/tensix_insns.h"
+#include "fabric/check.h"
 #include "fabric/fault.h"
 #include "fabric/hw.h"
 #include "fabric/tile.h"
@@ -198,6 +199,10 @@ struct bh_tt_thread {
 	 * executor, read by CSR reads under tx->lock (a live snapshot, like the hardware's). */
 	_Atomic uint64_t stage;
 	_Atomic bool replaying;
+	/* The semaphores (bit k) of the thread's latched SEMWAIT and its word, 0 when none: written
+	 * relaxed by the executor (and cleared by T_i's reset), read by other threads' SEMINIT for
+	 * sem-reinit (fabric/check.h). */
+	_Atomic uint32_t latched_sems, latched_word;
 
 	/* Executor-private. */
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
@@ -262,6 +267,14 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t word);
 /* Fill th->fault for the instruction at the gate (cold); returns TT_FAULT. */
 __attribute__((format(printf, 4, 5)))
 enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...);
+/* A finding of check id (fabric/check.h) on the instruction at the gate, blamed on the core that
+ * pushed it, like a fault: TT_FAULT in stop mode (th->fault filled), TT_OK when logged. The
+ * caller has checked that the check is on. */
+__attribute__((cold, format(printf, 5, 6)))
+enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word, const char *other, const char *fmt,
+			...);
+/* Publish the latched wait's semaphores (latched_sems) after the latch changed. */
+void tt_publish_latch(struct bh_tt_thread *th);
 /* True when the executor must drop what it is doing (reset of T_i, shutdown). */
 bool tt_abandoned(struct bh_tt_thread *th);
 /* Park the executor until woken (tx->lock held); what = text for reports. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cores/tensix.h"
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/streams.h"
@@ -127,6 +128,14 @@ static void latch_watch(struct bh_tt_thread *th, int delta)
 		bh_stream_gate_waiters_add(t, delta);
 }
 
+/* What sem-reinit of other threads needs to know about the latch: a SEMWAIT's semaphores. */
+void tt_publish_latch(struct bh_tt_thread *th)
+{
+	bool sem = th->latch.active && th->latch.kind == TT_WAIT_SEM;
+	atomic_store_explicit(&th->latched_sems, sem ? th->latch.sem_mask : 0, memory_order_relaxed);
+	atomic_store_explicit(&th->latched_word, sem ? th->latch.word : 0, memory_order_relaxed);
+}
+
 static void tt_stage(struct bh_tt_thread *th, uint64_t where, uint32_t w)
 {
 	atomic_store_explicit(&th->stage, where ? where | w : 0, memory_order_relaxed);
@@ -147,6 +156,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
 		if (!latch_holds(th, what, sizeof what)) {
 			th->latch.active = false;
+			tt_publish_latch(th);
 			break;
 		}
 		pthread_mutex_lock(&tx->lock);
@@ -306,6 +316,7 @@ static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w)
 		break;
 	}
 	th->latch = l;
+	tt_publish_latch(th);
 	return TT_OK;
 }
 
@@ -339,11 +350,18 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 				addr, STOREREG_MIN);
 	struct bh_fault f;
 	memset(&f, 0, sizeof f);
+	f.pc = th->cur.pc;   /* where a check that logs places the access: the push (fabric/check.h) */
 	uint32_t v = store ? gpr_get(th, r) : 0;
 	enum bh_acc acc = bh_mmio_access(th->tx->tile, BH_TRISC0 + th->id, addr, 4, store, &v, &f, NULL, 0);
-	if (acc != BH_ACC_OK)
-		return tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-", addr,
-				f.region, f.detail);
+	if (acc != BH_ACC_OK) {
+		enum tt_result res = tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-",
+					      addr, f.region, f.detail);
+		pthread_mutex_lock(&th->tx->lock);
+		th->fault.check = f.check;   /* a check's finding stays one, with its other party */
+		memcpy(th->fault.other, f.other, sizeof f.other);
+		pthread_mutex_unlock(&th->tx->lock);
+		return res;
+	}
 	if (!store)
 		gpr_set(th, r, v);
 	return TT_OK;
@@ -555,9 +573,88 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 	}
 }
 
-static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
+/* ---------------------------------------------------------------------------------------------
+ * Sync unit: semaphores (SEMINIT.md, SEMPOST.md, SEMGET.md) and their checks (races.md #13).
+ */
+
+/* sem-reinit, first half: another thread held at its Wait Gate by a SEMWAIT on a semaphore of
+ * mask, or with such a SEMWAIT latched (its next instruction of a blocked unit will wait).
+ * Returns that semaphore (-1: none) and describes the waiter in other. */
+static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *other, size_t n)
+{
+	struct bh_tensix *tx = th->tx;
+	int found = -1;
+	pthread_mutex_lock(&tx->lock);
+	for (unsigned i = 0; i < BH_TT_THREADS && found < 0; i++) {
+		const struct bh_tt_thread *o = &tx->th[i];
+		unsigned held = o->wait_sems & mask;
+		unsigned latched = atomic_load_explicit(&o->latched_sems, memory_order_relaxed) & mask;
+		if (i == th->id || !(held | latched))
+			continue;
+		if (held) {
+			found = __builtin_ctz(held);
+			snprintf(other, n, "Tensix thread %u held at its Wait Gate by %s (the held word pushed by %s at pc "
+				 "0x%08x)", i, o->wait_what, bh_core_kind_name((enum bh_core_kind)o->cur.pusher), o->cur.pc);
+		} else {
+			char dis[64];
+			found = __builtin_ctz(latched);
+			tt_disasm(atomic_load_explicit(&o->latched_word, memory_order_relaxed), dis, sizeof dis);
+			snprintf(other, n, "Tensix thread %u with %s latched (its next gated instruction waits on it)", i,
+				 dis);
+		}
+	}
+	pthread_mutex_unlock(&tx->lock);
+	return found;
+}
+
+/* The operation is applied first, so that the checks read the exact state it changed (another
+ * thread's SEMGET between a check and the update cannot make a correct SEMPOST look wrong). */
+static enum tt_result tt_sem_op(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tile *t = th->tx->tile;
+	const struct bh_checks *ch = &t->chip->checks;
+	unsigned mask = tt_bits(w, 9, 2);
+	char other[192] = "";
+	int k;
+	switch (tt_opcode_of(w)) {
+	case TT_OP_SEMINIT: {
+		unsigned max = tt_bits(w, 23, 20), value = tt_bits(w, 19, 16);
+		int waited = bh_checks_on(ch, BH_CHECK_SEM_REINIT) ? sem_waited_by_other(th, mask, other, sizeof other) : -1;
+		uint64_t old = bh_sem_init(t, mask, max, value);
+		if (!bh_checks_on(ch, BH_CHECK_SEM_REINIT))
+			return TT_OK;
+		if (waited >= 0)
+			return tt_check(th, BH_CHECK_SEM_REINIT, w, other,
+					"SEMINIT of semaphore %d while another thread waits on it (drain the users first)", waited);
+		for (k = 0; k < BH_SEM_COUNT && !((mask >> k & 1) && bh_sem_state_value(old, (unsigned)k)); k++)
+			;
+		if (k < BH_SEM_COUNT)
+			return tt_check(th, BH_CHECK_SEM_REINIT, w, NULL,
+					"SEMINIT of semaphore %d while its value is %u (max %u), not 0: it is still in use", k,
+					bh_sem_state_value(old, (unsigned)k), bh_sem_state_max(old, (unsigned)k));
+		return TT_OK;
+	}
+	case TT_OP_SEMPOST: {
+		uint64_t old = bh_sem_post(t, mask);
+		if (bh_checks_on(ch, BH_CHECK_SEM_OVERFLOW) && (k = bh_sem_post_past_max(old, mask)) >= 0)
+			return tt_check(th, BH_CHECK_SEM_OVERFLOW, w, NULL,
+					"SEMPOST of semaphore %d past its max: value %u, max %u", k,
+					bh_sem_state_value(old, (unsigned)k), bh_sem_state_max(old, (unsigned)k));
+		return TT_OK;
+	}
+	default: {
+		uint64_t old = bh_sem_get(t, mask);
+		if (bh_checks_on(ch, BH_CHECK_SEM_UNDERFLOW) && (k = bh_sem_get_at_zero(old, mask)) >= 0)
+			return tt_check(th, BH_CHECK_SEM_UNDERFLOW, w, NULL,
+					"SEMGET of semaphore %d at 0 (max %u): nothing was posted to take", k,
+					bh_sem_state_max(old, (unsigned)k));
+		return TT_OK;
+	}
+	}
+}
+
+static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
+{
 	if (oi->exec == TT_E_B)
 		return TT_OK;   /* boot-time data-plane set-up (tensix.md 9): accepted, no state kept */
 	switch (tt_opcode_of(w)) {
@@ -566,14 +663,9 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 	case TT_OP_FLUSHDMA:   /* scalar-unit requests are complete before the next instruction */
 		return TT_OK;
 	case TT_OP_SEMINIT:
-		bh_sem_init(t, tt_bits(w, 9, 2), tt_bits(w, 23, 20), tt_bits(w, 19, 16));
-		return TT_OK;
 	case TT_OP_SEMPOST:
-		bh_sem_post(t, tt_bits(w, 9, 2));
-		return TT_OK;
 	case TT_OP_SEMGET:
-		bh_sem_get(t, tt_bits(w, 9, 2));
-		return TT_OK;
+		return tt_sem_op(th, w);
 	case TT_OP_SEMWAIT:
 	case TT_OP_STALLWAIT:
 	case TT_OP_STREAMWAIT:

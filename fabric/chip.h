@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "fabric/check.h"
 #include "fabric/topology.h"
 #include "sync/hooks.h"
 #include "sync/park.h"
@@ -47,6 +48,8 @@ struct bh_chip {
 	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
 	 * unregistered and its queue was freed. */
 	struct bh_waiter cq_waiter[2];
+	/* The detectors this chip runs and their findings (fabric/check.h). */
+	struct bh_checks checks;
 };
 
 static inline void bh_chip_state_changed(const struct bh_chip *chip)

@@ -13,6 +13,8 @@ bool bh_fault_fill(struct bh_fault *f, enum bh_fault_kind kind, uint32_t addr, c
 	f->has_addr = false;   /* set by the caller when this was a data access or a jump */
 	f->is_store = false;
 	f->size = 0;
+	f->check = 0;
+	f->other[0] = 0;
 	snprintf(f->region, sizeof f->region, "%s", region ? region : "");
 	va_start(ap, fmt);
 	vsnprintf(f->detail, sizeof f->detail, fmt, ap);
@@ -35,6 +37,7 @@ const char *bh_fault_kind_name(enum bh_fault_kind kind)
 		[BH_FAULT_EBREAK] = "ebreak",
 		[BH_FAULT_BAD_VALUE] = "bad register value",
 		[BH_FAULT_PROTOCOL] = "CB protocol violation",
+		[BH_FAULT_CHECK] = "check",
 	};
 	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "fault";
 }

@@ -19,6 +19,7 @@ enum bh_fault_kind {
 	BH_FAULT_EBREAK,
 	BH_FAULT_BAD_VALUE,        /* a register written with a value the hardware does not allow */
 	BH_FAULT_PROTOCOL,         /* a legal access that breaks a firmware protocol (CB counters) */
+	BH_FAULT_CHECK,            /* a detector found a synchronisation bug (fabric/check.h) */
 };
 
 struct bh_fault {
@@ -31,6 +32,10 @@ struct bh_fault {
 	uint32_t addr;
 	char region[96];     /* region or register the address falls in */
 	char detail[256];    /* what was wrong and what was expected */
+	/* BH_FAULT_CHECK: which check (enum bh_check), and the other party of the race when there
+	 * is one (another core, a Tensix thread, a NoC transaction), else "". */
+	uint8_t check;
+	char other[192];
 };
 
 /* Fill f (kind, address, region name, message). Returns false so that a device handler can

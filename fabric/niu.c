@@ -5,6 +5,7 @@
 #include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
+#include "fabric/niu_check.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 
@@ -291,6 +292,8 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 			*val = niu_cmd_ctrl_read(a, n, r.buf);
 		else
 			*val = bh_niu_cmdbuf_get(n, r.buf, r.off);
+		if (r.off == BH_NIU_CMD_CTRL)
+			bh_niu_check_cmd_ctrl_read(a, n, r.buf);
 		return true;
 	case R_CFG:
 		*val = r.off == BH_NIU_NOC_ID_LOGICAL ? bh_niu_id_logical(a->tile) : bh_niu_cfg_get(n, r.off);
@@ -352,15 +355,22 @@ static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_
 	return true;
 }
 
+bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
+{
+	return atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1;   /* asynchronous NoC only */
+}
+
 static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_noc_txn txn;
+	struct bh_niu_trid_snap snap;
 	if (v == 0)
 		return true;
 	if (v != 1)
 		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: write 1 to issue a request (no other bits exist)", v);
-	if (!bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault))
+	bh_niu_check_trid_before(a->dev, r->buf, &snap);
+	if (!bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) || !bh_niu_check_issued(a, a->dev, r->buf, &snap))
 		return false;
 	struct bh_noc_engine *e = a->tile->chip->noc;
 	if (e)
@@ -371,6 +381,8 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_niu *n = a->dev;
+	if (!bh_niu_check_cmdbuf_write(a, n, r->buf, r->off, v))
+		return false;
 	switch (r->off) {
 	case BH_NIU_NODE_ID:
 	case BH_NIU_ENDPOINT_ID:

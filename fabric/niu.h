@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric/niu_check.h"
+
 struct bh_access;
 struct bh_tile;
 
@@ -158,10 +160,14 @@ struct bh_niu {
 	/* Asynchronous NoC: bit b while initiator b holds a request not yet accepted (CMD_CTRL
 	 * reads 1). Set at the CMD_CTRL store, cleared by the engine (fabric/noc_engine.c). */
 	_Atomic uint32_t busy;
+	/* Who programs each command buffer (fabric/niu_check.h). */
+	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
 
+/* CMD_CTRL of command buffer buf reads busy: its last request is still being issued. */
+bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf);
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);

@@ -24,6 +24,7 @@ enum {
 	EXIT_DEADLOCK = 5, /* every running core waits and nothing can wake one: report on stderr */
 	EXIT_TIMEOUT = 6,  /* --timeout passed (a livelock, or just slow): report on stderr */
 	EXIT_RESET = 7,    /* a core put cores of its tile in reset (SOFT_RESET_0): who and where on stderr */
+	EXIT_CHECK = 8,    /* a check (--check) stopped a core: its finding on stderr */
 };
 
 static void usage(FILE *f)
@@ -78,6 +79,16 @@ static void usage(FILE *f)
 		"                              request completes inside its CMD_CTRL store (fastest)\n"
 		"      --noc-latency SPEC      asynchronous NoC timing: silicon (default, or\n"
 		"                              BHEMU_NOC_LATENCY), zero, slow, or MIN:MAX in ns\n"
+		"      --check LIST            the detectors of synchronisation bugs to run\n"
+		"                              (comma-separated): check names, all, default (the\n"
+		"                              cheap ones, also without --check), none, and -NAME\n"
+		"                              to leave one out; a list starting with -NAME starts\n"
+		"                              from the default set, any other from none\n"
+		"      --check-mode stop|log   stop (default): a finding stops the core it blames,\n"
+		"                              like a fault (exit status 8); log: each finding is\n"
+		"                              printed once per check, pc, tile and core at the\n"
+		"                              end, and the run goes on\n"
+		"      --list-checks           list every check with what it catches, and exit\n"
 		"  -h, --help                  this text\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
@@ -93,7 +104,9 @@ static void usage(FILE *f)
 		"  with nothing left to wake it (report on stderr: per core the loop, the words it\n"
 		"  waits on by name and value, or the blocked device access); 6 --timeout reached;\n"
 		"  7 a core stored SOFT_RESET_0 and put cores of its tile in reset (on stderr: which\n"
-		"  core put which cores in reset, the value, pc and instruction count of the store).\n"
+		"  core put which cores in reset, the value, pc and instruction count of the store);\n"
+		"  8 a check stopped a core and no core faulted otherwise (the finding on stderr:\n"
+		"  'check NAME: on tile ...', pc, symbol, the other party, why).\n"
 		"  Waiting cores park their threads (no host CPU); with --max-instructions they\n"
 		"  do not, so deadlocks are then found only by --timeout.\n"
 		"\n"
@@ -117,11 +130,13 @@ static void usage(FILE *f)
 		"                              print the process CPU time used meanwhile\n"
 		"      --jit MODE              on, off or eager, as for run\n"
 		"      --noc MODE, --noc-latency SPEC   the NoC, as for run\n"
+		"      --check LIST, --check-mode stop|log, --list-checks  as for run\n"
 		"  -t, --timeout SECONDS       boot timeout (default 2, the host driver's): report\n"
 		"                              the stuck tiles and where their cores wait\n"
 		"exit status of boot: 0 every tile reached DONE; 1 host failure; 2 bad usage, ELF\n"
 		"  rejected, missing firmware file or profile field; 3 a core faulted during boot;\n"
-		"  5 deadlock before every tile was DONE; 6 boot timeout (stuck tiles on stderr).\n"
+		"  5 deadlock before every tile was DONE; 6 boot timeout (stuck tiles on stderr);\n"
+		"  8 a check stopped a core.\n"
 		"\n"
 		"bhemu smoke boots like boot, then launches an empty kernel (a single ret) on all\n"
 		"five processors of every worker tile --launches times and prints launches/s. Fast\n"
@@ -132,14 +147,16 @@ static void usage(FILE *f)
 		"launch messages in HOST mode on every tile and waits for DONE after each launch\n"
 		"(read pointer 0); both runs slow, then fast, on the same booted chip.\n"
 		"\n"
-		"options of smoke: --firmware, --board, --profile, --show-profile, --jit as for boot, and\n"
+		"options of smoke: --firmware, --board, --profile, --show-profile, --jit, --check,\n"
+		"  --check-mode, --list-checks as for boot, and\n"
 		"  -n, --launches N            how many launches (default 100)\n"
 		"  -d, --dispatch fast|slow|both  how to launch (default fast)\n"
 		"  -j, --json                  also print the result as one JSON object\n"
 		"  -t, --timeout SECONDS       boot timeout, and the limit for each launch (default 10)\n"
 		"exit status of smoke: 0 every launch completed; 1 host failure; 2 bad usage or\n"
 		"  firmware rejected; 3 a core faulted or a tile was left in a wrong state; 5\n"
-		"  deadlock; 6 timeout (the stuck tiles and where their cores are on stderr).\n");
+		"  deadlock; 6 timeout (the stuck tiles and where their cores are on stderr); 8 a\n"
+		"  check stopped a core.\n");
 }
 
 /* A usage error getopt or the caller has already described: point at --help, exit status 2. */
@@ -241,6 +258,95 @@ static int opt_choice(const char *cmd, const char *opt, const char *arg, const s
 		used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
 					 c == choices ? "" : c[1].name ? ", " : " or ", c->name);
 	return opt_fail(cmd, opt, "is %s, not '%s'", list, arg);
+}
+
+/* Long-only options of every command that opens a device: the detectors. */
+enum { OPT_CHECK = 0x100, OPT_CHECK_MODE, OPT_LIST_CHECKS };
+#define CHECK_OPTS \
+	{ "check", required_argument, NULL, OPT_CHECK }, { "check-mode", required_argument, NULL, OPT_CHECK_MODE }, \
+	{ "list-checks", no_argument, NULL, OPT_LIST_CHECKS }
+
+/* --check LIST -> cfg->checks: names, all, default, none, -NAME (also -all, -default) to leave
+ * out; from the default set when the list starts with a removal, else from none. */
+static int parse_checks(const char *cmd, const char *list, struct bh_device_config *cfg)
+{
+	const uint32_t all = BH_CHECK_BIT(BH_CHECK_COUNT) - 1u;
+	char buf[512];
+	size_t len = strlen(list);
+	if (len == 0 || len >= sizeof buf || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+		return opt_fail(cmd, "--check", "needs a comma-separated list of checks, not '%s'", list);
+	memcpy(buf, list, len + 1);
+	uint32_t set = list[0] == '-' ? BH_CHECKS_DEFAULT : 0;
+	char *save = NULL;
+	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		bool remove = item[0] == '-';
+		const char *name = item + remove;
+		uint32_t bits;
+		if (!strcmp(name, "all"))
+			bits = all;
+		else if (!strcmp(name, "default"))
+			bits = BH_CHECKS_DEFAULT;
+		else if (!strcmp(name, "none") && !remove)
+			bits = all, remove = true;
+		else if (bh_check_parse(name) >= 0)
+			bits = BH_CHECK_BIT(bh_check_parse(name));
+		else
+			return opt_fail(cmd, "--check", "has no check '%s' in '%s' (--list-checks lists them)", item, list);
+		set = remove ? set & ~bits : set | bits;
+	}
+	cfg->checks = BH_CHECKS_EXACT | set;
+	return 0;
+}
+
+/* The options of CHECK_OPTS: 1 when opt was one of them (0 when not, -1 on a bad value). */
+static int check_option(const char *cmd, int opt, const char *arg, struct bh_device_config *cfg)
+{
+	static const struct opt_choice modes[] = { { "stop", BH_CHECK_STOP }, { "log", BH_CHECK_LOG }, { NULL, 0 } };
+	int mode = 0;
+	switch (opt) {
+	case OPT_CHECK: return parse_checks(cmd, arg, cfg) == 0 ? 1 : -1;
+	case OPT_CHECK_MODE:
+		if (opt_choice(cmd, "--check-mode", arg, modes, &mode) != 0)
+			return -1;
+		cfg->check_mode = (enum bh_check_mode)mode;
+		return 1;
+	default: return 0;
+	}
+}
+
+/* --list-checks: one line per check, its name, what it catches, whether it is on by default. */
+static void list_checks(void)
+{
+	for (unsigned k = 0; k < BH_CHECK_COUNT; k++)
+		printf("%-22s %s%s\n", bh_check_name((enum bh_check)k), bh_check_description((enum bh_check)k),
+		       BH_CHECKS_DEFAULT >> k & 1 ? " (default)" : "");
+}
+
+/* Log mode: every finding of the run, each report's lines prefixed like a fault's. */
+static void print_findings(struct bh_device *dev, enum bh_check_mode mode)
+{
+	int n = bh_device_findings(dev, NULL, 0);
+	if (mode != BH_CHECK_LOG || n <= 0)
+		return;
+	size_t len = 1u << 20;
+	char *buf = malloc(len);
+	if (!buf)
+		return;
+	bh_device_findings(dev, buf, len);
+	fprintf(stderr, "bhemu: %d finding%s (--check-mode log):\n", n, n == 1 ? "" : "s");
+	for (char *line = buf; *line;) {
+		char *nl = strchr(line, '\n');
+		int l = nl ? (int)(nl - line) : (int)strlen(line);
+		fprintf(stderr, "%s%.*s\n", strncmp(line, "check ", 6) ? "" : "bhemu: ", l, line);
+		line += l + (nl != NULL);
+	}
+	free(buf);
+}
+
+/* A run that stopped on a fault: 8 when a check stopped it (stop mode records each finding). */
+static int fault_exit_status(struct bh_device *dev, const struct bh_device_config *cfg)
+{
+	return cfg->check_mode == BH_CHECK_STOP && bh_device_findings(dev, NULL, 0) > 0 ? EXIT_CHECK : EXIT_FAULT;
 }
 
 /* --timeout bounds the whole command. Phases without a deadline of their own (reading the ELFs,
@@ -660,6 +766,15 @@ static bool run_report_faults(const struct run *r)
 	return faults > 0;
 }
 
+/* Every faulted core was stopped by a check, none by a fault. */
+static bool run_only_checks_stopped(const struct run *r)
+{
+	for (unsigned s = 0; s < r->nslots; s++)
+		if (r->res[s].status == BH_RUN_FAULTED && strncmp(r->res[s].report, "check ", 6) != 0)
+			return false;
+	return true;
+}
+
 /* Every core of the run that a core's SOFT_RESET_0 store put in reset: "bhemu: brisc put in reset by
  * brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ...) stored at pc ... after N instructions". */
 static bool run_report_resets(const struct run *r)
@@ -685,6 +800,8 @@ static int run_status(const struct run *r, int wait_rc)
 	const struct run_plan *plan = r->plan;
 	char name[64];
 	int rc = run_report_faults(r) ? EXIT_FAULT : -1;
+	if (rc == EXIT_FAULT && run_only_checks_stopped(r))
+		rc = EXIT_CHECK;
 	if (run_report_resets(r) && rc < 0)
 		rc = EXIT_RESET;
 	for (unsigned s = 0; s < r->nslots && rc < 0; s++) {
@@ -822,6 +939,7 @@ static int run_plan_execute(const struct run_plan *plan, double t_cmd)
 		rc = run_status(&r, wait_rc);
 	if (plan->stats)
 		run_stats(&r, secs);
+	print_findings(r.dev, plan->cfg.check_mode);
 	free(r.res);
 	bh_device_close(r.dev);   /* stops the cores still running after a fault or limit */
 	return rc;
@@ -874,6 +992,7 @@ static int cmd_run(int argc, char **argv)
 		{ "noc", required_argument, NULL, 'N' },
 		{ "noc-latency", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		CHECK_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_plan plan = { .ncores = 1, .cores = { BH_CORE_BRISC }, .cfg = { .board = BH_BOARD_P150 } };
@@ -918,7 +1037,14 @@ static int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'h': usage(stdout); return 0;
-		default: return usage_error(argv[0]);   /* getopt named the option */
+		case OPT_LIST_CHECKS: list_checks(); return 0;
+		default: {
+			int c = check_option(argv[0], opt, optarg, &plan.cfg);
+			if (c < 0)
+				return EXIT_USAGE;
+			if (c == 0)
+				return usage_error(argv[0]);   /* getopt named the option */
+		}
 		}
 	}
 	if (have_core && plan.multi) {
@@ -950,14 +1076,15 @@ static double cpu_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int boot_exit_status(int rc, const struct bh_boot_result *res)
+static int boot_exit_status(struct bh_device *dev, const struct bh_device_config *cfg, int rc,
+			    const struct bh_boot_result *res)
 {
 	switch (rc) {
 	case BH_OK: return 0;
 	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
 	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
 	case BH_ERR_SYS: return EXIT_HOST;
-	default: return res->faulted ? EXIT_FAULT : EXIT_USAGE;
+	default: return res->faulted ? fault_exit_status(dev, cfg) : EXIT_USAGE;
 	}
 }
 
@@ -987,8 +1114,10 @@ static int boot_execute(const struct bh_device_config *cfg, const struct bh_prof
 		printf("idle: %.3f s waiting, process CPU %.3f s\n", now_s() - w0, cpu_now_s() - c0);
 	}
 	free(res.report);
+	print_findings(dev, cfg->check_mode);
+	int status = boot_exit_status(dev, cfg, rc, &res);
 	bh_device_close(dev);
-	return boot_exit_status(rc, &res);
+	return status;
 }
 
 /* Options shared by boot and smoke: which board, which firmware, which profile. */
@@ -1015,7 +1144,7 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 		{ "profile", required_argument, NULL, 'p' }, { "show-profile", no_argument, NULL, 'P' }, \
 		{ "timeout", required_argument, NULL, 't' }, { "jit", required_argument, NULL, 'J' }, \
 		{ "noc", required_argument, NULL, 'N' }, { "noc-latency", required_argument, NULL, 'L' }, \
-		{ "help", no_argument, NULL, 'h' }
+		{ "help", no_argument, NULL, 'h' }, CHECK_OPTS
 	static const struct option boot_opts[] = {
 		BOOT_COMMON_OPTS, { "idle", required_argument, NULL, 'i' }, { NULL, 0, NULL, 0 },
 	};
@@ -1073,7 +1202,14 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 			a->dispatch = (unsigned)dispatch;
 			break;
 		case 'h': usage(stdout); return -1;
-		default: return usage_error(cmd);   /* getopt named the option */
+		case OPT_LIST_CHECKS: list_checks(); return -1;
+		default: {
+			int c = check_option(cmd, opt, optarg, &a->plan.cfg);
+			if (c < 0)
+				return EXIT_USAGE;
+			if (c == 0)
+				return usage_error(cmd);   /* getopt named the option */
+		}
 		}
 	}
 	if (optind != argc) {
@@ -1247,7 +1383,7 @@ static int smoke_execute(const struct boot_args *a)
 	if (res.report)
 		fputs(res.report, stderr);
 	free(res.report);
-	int status = rc == BH_OK ? 0 : boot_exit_status(rc, &res);
+	int status = rc == BH_OK ? 0 : boot_exit_status(dev, &a->plan.cfg, rc, &res);
 	if (status == 0)
 		printf("boot: %u of %u tiles DONE in %.3f s (board %s, firmware %s, profile %s)\n", res.done, res.tiles,
 		       res.seconds, bh_board_name(bh_device_board(dev)), a->fw, a->prof.name);
@@ -1255,6 +1391,9 @@ static int smoke_execute(const struct boot_args *a)
 		status = smoke_run(dev, a, false, res.seconds);
 	if (status == 0 && (a->dispatch & SMOKE_FAST))
 		status = smoke_run(dev, a, true, res.seconds);
+	print_findings(dev, a->plan.cfg.check_mode);
+	if (status == EXIT_FAULT)
+		status = fault_exit_status(dev, &a->plan.cfg);
 	bh_device_close(dev);
 	return status;
 }

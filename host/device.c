@@ -180,6 +180,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	pthread_mutex_init(&dev->ksym_lock, NULL);
 	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
 	bh_hooks_init(&dev->chip.hooks);
+	bh_checks_init(&dev->chip.checks, cfg ? cfg->checks : 0, cfg ? cfg->check_mode : BH_CHECK_STOP);
 	dev->chip.state_changed = device_state_changed;
 	dev->chip.owner = dev;
 	rc = device_chip_init(dev, cfg);
@@ -278,6 +279,7 @@ void bh_device_close(struct bh_device *dev)
 	free(dev->tiles);
 	bh_chip_memories_destroy(&dev->chip);
 	bh_hooks_destroy(&dev->chip.hooks);
+	bh_checks_destroy(&dev->chip.checks);
 	pthread_cond_destroy(&dev->monitor_cond);
 	pthread_cond_destroy(&dev->cond);
 	pthread_mutex_destroy(&dev->lock);

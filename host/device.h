@@ -75,6 +75,9 @@ void bh_device_symbolize(struct bh_device *dev, unsigned tile, unsigned core, ui
 char *bh_device_report_tiles(struct bh_device *dev, const bool *stuck, const char *head);
 /* Human-readable fault report for a faulted core (symbolised with the loaded ELFs). */
 void bh_fault_format(struct bh_device *dev, const struct bh_core *core, char *out, size_t outlen);
+/* The same for fault f of core `core` (enum bh_core_kind) of tile `tile`: also a finding's report. */
+void bh_fault_format_at(struct bh_device *dev, unsigned tile, unsigned core, const struct bh_fault *f, char *out,
+			size_t outlen);
 /* "put in reset by brisc: SOFT_RESET_0 = ... stored at pc ... after N instructions", for a core a
  * core of its tile put in reset (core->reset_by). Caller holds the tile lock. */
 void bh_core_reset_format(struct bh_device *dev, const struct bh_core *core, char *out, size_t outlen);

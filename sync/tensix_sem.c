@@ -14,8 +14,8 @@ void bh_tensix_gate_wake(struct bh_tile *t, _Atomic uint32_t *gate_waiters, unsi
 		t->chip->gate_wake(t, sems_changed);
 }
 
-#define SEM_VALUE(s, k) ((unsigned)((s) >> (8 * (k))) & 0xfu)
-#define SEM_MAX(s, k) ((unsigned)((s) >> (8 * (k) + 4)) & 0xfu)
+#define SEM_VALUE(s, k) bh_sem_state_value(s, k)
+#define SEM_MAX(s, k) bh_sem_state_max(s, k)
 
 enum sem_op { SEM_OP_INIT, SEM_OP_POST, SEM_OP_GET };
 
@@ -35,7 +35,7 @@ static uint64_t sem_apply(uint64_t s, enum sem_op op, unsigned mask, unsigned ma
 	return s;
 }
 
-static void sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigned max, unsigned value)
+static uint64_t sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigned max, unsigned value)
 {
 	struct bh_sems *sm = &t->sem;
 	uint64_t old = atomic_load_explicit(&sm->state, memory_order_relaxed), new;
@@ -45,7 +45,7 @@ static void sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigne
 	       !atomic_compare_exchange_weak_explicit(&sm->state, &old, new, memory_order_seq_cst,
 						      memory_order_relaxed));
 	if (new == old)
-		return;
+		return old;
 	unsigned changed = 0;
 	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
 		changed |= (unsigned)(((old ^ new) >> (8 * k) & 0xff) != 0) << k;
@@ -56,22 +56,39 @@ static void sem_update(struct bh_tile *t, enum sem_op op, unsigned mask, unsigne
 	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
 		if (changed >> k & 1)
 			bh_tile_mmio_written(t, BH_SEM_MMIO_BASE + 4 * k);
+	return old;
 }
 
-void bh_sem_init(struct bh_tile *t, unsigned mask, unsigned max, unsigned value)
+uint64_t bh_sem_init(struct bh_tile *t, unsigned mask, unsigned max, unsigned value)
 {
 	assert(max <= BH_SEM_FIELD_MAX && value <= BH_SEM_FIELD_MAX);
-	sem_update(t, SEM_OP_INIT, mask, max, value);
+	return sem_update(t, SEM_OP_INIT, mask, max, value);
 }
 
-void bh_sem_post(struct bh_tile *t, unsigned mask)
+uint64_t bh_sem_post(struct bh_tile *t, unsigned mask)
 {
-	sem_update(t, SEM_OP_POST, mask, 0, 0);
+	return sem_update(t, SEM_OP_POST, mask, 0, 0);
 }
 
-void bh_sem_get(struct bh_tile *t, unsigned mask)
+uint64_t bh_sem_get(struct bh_tile *t, unsigned mask)
 {
-	sem_update(t, SEM_OP_GET, mask, 0, 0);
+	return sem_update(t, SEM_OP_GET, mask, 0, 0);
+}
+
+int bh_sem_post_past_max(uint64_t old, unsigned mask)
+{
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
+		if ((mask >> k & 1) && SEM_VALUE(old, k) >= SEM_MAX(old, k))
+			return (int)k;
+	return -1;
+}
+
+int bh_sem_get_at_zero(uint64_t old, unsigned mask)
+{
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++)
+		if ((mask >> k & 1) && SEM_VALUE(old, k) == 0)
+			return (int)k;
+	return -1;
 }
 
 unsigned bh_sem_value(struct bh_tile *t, unsigned k)
@@ -95,9 +112,20 @@ bool bh_sem_mmio_read(struct bh_access *a, unsigned k, uint32_t *val)
  * silicon faults, and firmware only writes 0 and 1, so the model follows the ISA. */
 bool bh_sem_mmio_write(struct bh_access *a, unsigned k, uint32_t val)
 {
-	if (val & 1)
-		bh_sem_get(a->tile, 1u << k);
-	else
-		bh_sem_post(a->tile, 1u << k);
+	struct bh_checks *ch = &a->tile->chip->checks;
+	if (val & 1) {
+		uint64_t old = bh_sem_get(a->tile, 1u << k);
+		if (bh_checks_on(ch, BH_CHECK_SEM_UNDERFLOW) && bh_sem_get_at_zero(old, 1u << k) >= 0)
+			return bh_check_access(a, BH_CHECK_SEM_UNDERFLOW, NULL,
+					       "semaphore get (store of 1) of Tensix semaphore %u at 0 (max %u): nothing was "
+					       "posted to take", k, SEM_MAX(old, k));
+	} else {
+		uint64_t old = bh_sem_post(a->tile, 1u << k);
+		if (bh_checks_on(ch, BH_CHECK_SEM_OVERFLOW) && bh_sem_post_past_max(old, 1u << k) >= 0)
+			return bh_check_access(a, BH_CHECK_SEM_OVERFLOW, NULL,
+					       "semaphore post (store of 0) of Tensix semaphore %u past its max: value %u, max %u "
+					       "(value becomes %u)", k, SEM_VALUE(old, k), SEM_MAX(old, k),
+					       SEM_VALUE(old, k) + (SEM_VALUE(old, k) < BH_SEM_FIELD_MAX));
+	}
 	return true;
 }

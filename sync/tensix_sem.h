@@ -40,12 +40,20 @@ struct bh_sems {
 void bh_tensix_gate_wake(struct bh_tile *tile, _Atomic uint32_t *gate_waiters, unsigned sems_changed);
 
 /* SEMINIT: for each semaphore k selected by mask (bit k), Value = value and Max = max. The
- * instruction fields are 4 bits wide; larger arguments are a caller bug (asserted). */
-void bh_sem_init(struct bh_tile *tile, unsigned mask, unsigned max, unsigned value);
+ * instruction fields are 4 bits wide; larger arguments are a caller bug (asserted). Each
+ * operation returns the state word it applied to (what the checks of fabric/check.h read). */
+uint64_t bh_sem_init(struct bh_tile *tile, unsigned mask, unsigned max, unsigned value);
 /* SEMPOST: Value += 1 where Value < 15 (Max is ignored: only SEMWAIT reads it). */
-void bh_sem_post(struct bh_tile *tile, unsigned mask);
+uint64_t bh_sem_post(struct bh_tile *tile, unsigned mask);
 /* SEMGET: Value -= 1 where Value > 0. */
-void bh_sem_get(struct bh_tile *tile, unsigned mask);
+uint64_t bh_sem_get(struct bh_tile *tile, unsigned mask);
+/* Fields of semaphore k in a state word. */
+static inline unsigned bh_sem_state_value(uint64_t s, unsigned k) { return (unsigned)(s >> (8 * k)) & 0xfu; }
+static inline unsigned bh_sem_state_max(uint64_t s, unsigned k) { return (unsigned)(s >> (8 * k + 4)) & 0xfu; }
+/* The first semaphore selected by mask that a SEMPOST takes past its Max (Value >= Max in the
+ * state it applied to), or that a SEMGET finds at 0; -1 if none (sem-overflow, sem-underflow). */
+int bh_sem_post_past_max(uint64_t old, unsigned mask);
+int bh_sem_get_at_zero(uint64_t old, unsigned mask);
 unsigned bh_sem_value(struct bh_tile *tile, unsigned k);
 unsigned bh_sem_max(struct bh_tile *tile, unsigned k);
 

@@ -73,9 +73,15 @@ static int handoff(uint32_t thread, uint32_t rounds)
 {
 	const uint32_t mine = 1u << (thread ? SEM_PONG : SEM_PING), theirs = 1u << (thread ? SEM_PING : SEM_PONG);
 
+	volatile struct tensix_bench_params *p = &tensix_bench_params;
 	if (thread == 0) {   /* before thread 0's first post, so thread 1 cannot see PONG set early */
 		tt_push(TT_SEMINIT(1u << SEM_PING, 1, 1));
 		tt_push(TT_SEMINIT(1u << SEM_PONG, 1, 0));
+		tt_sync();        /* executed: nobody waits on them before this */
+		p->sems_ready = 1;
+	} else {
+		while (!p->sems_ready)
+			__asm__ volatile("fence" ::: "memory");
 	}
 	tt_push(TT_REPLAY(REPLAY_ROUND, 3, 0, 1));
 	tt_push(TT_SEMWAIT(TT_BLOCK_SYNC, mine, TT_SEMWAIT_WHILE_ZERO));

@@ -44,6 +44,10 @@ struct tensix_bench_params {
 	uint32_t count;         /* instructions per thread (PUSHED, MOP), rounds (HANDOFF) */
 	/* Set by each TRISC before it exits: the GPR its ADDDMAREGs counted in (PUSHED, MOP). */
 	uint32_t gpr[3];
+	/* HANDOFF: set by thread 0 once its SEMINITs executed; thread 1 waits for it before its
+	 * first SEMWAIT (re-initialising a semaphore another thread waits on is races.md #13). The
+	 * host writes 0. */
+	uint32_t sems_ready;
 };
 
 #endif

@@ -78,6 +78,17 @@ struct bh_device_config {
 	 * BH_ERR_ARG (message on stderr). */
 	const char *noc_latency;
 	uint64_t noc_seed;       /* seed of the latency jitter (0: 1) */
+	/* Synchronisation-bug detectors (enum bh_check below): bit (1u << BH_CHECK_x) turns check x on.
+	 * 0 = BH_CHECKS_DEFAULT; with BH_CHECKS_EXACT set, exactly the listed bits (so
+	 * BH_CHECKS_EXACT alone turns every check off). */
+	uint32_t checks;
+	/* What a finding does: BH_CHECK_STOP stops the core like a fault (BH_RUN_FAULTED, report
+	 * starting "check <name>:"); BH_CHECK_LOG records it once per (check, pc, tile, core) for
+	 * bh_device_findings and the run goes on. */
+	enum bh_check_mode {
+		BH_CHECK_STOP = 0,
+		BH_CHECK_LOG,
+	} check_mode;
 };
 
 /* Where a core is. */
@@ -504,6 +515,39 @@ unsigned bh_device_worker_ranges(const struct bh_device *dev, struct bh_core_ran
 const char *bh_core_name(enum bh_core_id core);
 /* Parses "brisc", "ncrisc", "trisc0".."trisc2"; returns -1 if unknown. */
 int bh_core_parse(const char *name);
+
+/* ---------------------------------------------------------------------------------------------
+ * Detectors of synchronisation bugs (races.md): each check has a short name and one line of
+ * description; bh_device_config.checks selects them, check_mode says whether a finding stops the
+ * core or is logged. A finding names the check, tile, core, pc and symbol, the other party when
+ * there is one, and why.
+ */
+enum bh_check {
+	BH_CHECK_SEM_REINIT = 0,        /* sem-reinit */
+	BH_CHECK_SEM_OVERFLOW,          /* sem-overflow */
+	BH_CHECK_SEM_UNDERFLOW,         /* sem-underflow */
+	BH_CHECK_MOPCFG_BUSY,           /* mopcfg-busy */
+	BH_CHECK_LOST_TARGET,           /* lost-target */
+	BH_CHECK_NOC_BUSY_REPROGRAM,    /* noc-busy-reprogram */
+	BH_CHECK_NOC_SHARED_INITIATOR,  /* noc-shared-initiator */
+	BH_CHECK_NOC_TRID_OVERFLOW,     /* noc-trid-overflow */
+	BH_CHECK_COUNT
+};
+#define BH_CHECK_BIT(c) (1u << (c))
+#define BH_CHECKS_EXACT (1u << 31)
+/* The cheap checks (they run on slow paths only): all of the above. */
+#define BH_CHECKS_DEFAULT (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
+
+/* "sem-reinit" -> BH_CHECK_SEM_REINIT; -1 if no check has that name. */
+int bh_check_parse(const char *name);
+/* The check's name and its one-line description; NULL when check >= BH_CHECK_COUNT. */
+const char *bh_check_name(enum bh_check check);
+const char *bh_check_description(enum bh_check check);
+/* The findings recorded so far (both modes: a stopping finding is recorded too), each as a report
+ * like a fault's ("check sem-reinit: on tile 0 (1,2) core trisc0\n  pc ...\n  why: ...") ending in
+ * a newline, into buf (may be NULL with len 0). Returns how many there are (also those that did not
+ * fit or beyond the kept 1024), or BH_ERR_ARG. */
+int bh_device_findings(struct bh_device *dev, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

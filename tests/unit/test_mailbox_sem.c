@@ -25,7 +25,7 @@
 
 Test(semaphore, mmio_post_saturates_at_15)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = t_open_checks(T_CHECKS_OFF, BH_CHECK_STOP);
 	struct prog p = { 0 };
 	emit_li(&p, S0, SEM(3));
 	for (int k = 0; k < 20; k++)
@@ -40,7 +40,7 @@ Test(semaphore, mmio_post_saturates_at_15)
 
 Test(semaphore, mmio_get_floors_at_0)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = t_open_checks(T_CHECKS_OFF, BH_CHECK_STOP);
 	struct prog p = { 0 };
 	emit_li(&p, S0, SEM(5));
 	emit_li(&p, T1, 1);
@@ -63,7 +63,7 @@ Test(semaphore, mmio_get_floors_at_0)
 /* The ISA decides by bit 0 alone (ttsim would reject these values; see tensix_sem.c). */
 Test(semaphore, mmio_write_value_other_than_0_or_1_acts_by_bit_0)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = t_open_checks(T_CHECKS_OFF, BH_CHECK_STOP);
 	struct prog p = { 0 };
 	emit_li(&p, S0, SEM(0));
 	emit_li(&p, T1, 2);
@@ -80,7 +80,7 @@ Test(semaphore, mmio_write_value_other_than_0_or_1_acts_by_bit_0)
 
 Test(semaphore, the_three_triscs_share_the_eight_semaphores)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = t_open_checks(T_CHECKS_OFF, BH_CHECK_STOP);
 	struct prog post5 = { 0 }, read = { 0 }, get = { 0 };
 	emit_li(&post5, S0, SEM(6));
 	for (int k = 0; k < 5; k++)
@@ -154,7 +154,7 @@ Test(semaphore, a_change_wakes_the_semaphore_waiters)
 /* TRISC0 polls semaphore 5 (as firmware polls 0xFFE80034) until TRISC1 posts it. */
 Test(semaphore, poll_loop_sees_a_post_by_another_trisc)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = t_open_checks(T_CHECKS_OFF, BH_CHECK_STOP);
 	struct prog poll = { 0 }, post = { 0 };
 	emit_li(&poll, S0, SEM(5));
 	int32_t loop = prog_here(&poll);

@@ -315,10 +315,13 @@ Test(ref_firmware, reset_read_ptr_zeroes_rd_reports_done_and_notifies_the_dispat
 	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .num_tiles = 1 };
 	struct bh_device *dev = open_and_boot(&cfg);
 	write_kernels(dev, 0, false, 0);
+	uint32_t done0 = completion_count(dev, 0, 0);
 	write_launch(dev, 0, 0, DISPATCH_MODE_DEV, 0);
 	l1_put_word(dev, 0, MBOX_GO_MESSAGES, go_word(dev, 0, 0, RUN_MSG_GO));
 	wait_idle(dev, 0);
 	poll_until(dev, 0, MBOX_LAUNCH_RD_PTR, 0xFFFFFFFFu, 1, "rd did not advance");
+	/* Its completion may still be in flight (asynchronous NoC). */
+	poll_completions(dev, 0, 0, done0 + 1, "the launch's completion");
 
 	/* Offset 2: the notification goes to stream 50, not 48. */
 	const uint8_t signals[2] = { RUN_MSG_RESET_READ_PTR, RUN_MSG_REPLAY_TRACE };

@@ -244,6 +244,23 @@ static void write_loop_elf(const char *path)
 	relf_write(path, &e);
 }
 
+/* For trisc0: a get (store of 1) of Tensix semaphore 5, which is at 0 (sem-underflow), at
+ * sem_take+0xc; then exit(0). */
+static void write_semget_elf(const char *path)
+{
+	struct prog p = { 0 };
+	emit_li(&p, T0, 0xFFE80034u);   /* two words: lui, addi */
+	emit(&p, addi(T1, X0, 1));
+	emit(&p, sw(T1, 0, T0));        /* 0x100c */
+	emit_exit_with(&p, 0);
+	struct relf e = {
+		.entry = TEXT, .nseg = 1, .nsym = 1,
+		.seg = { { TEXT, p.w, p.n } },
+		.sym = { { "sem_take", TEXT, p.n * 4, STT_FUNC, 0 } },
+	};
+	relf_write(path, &e);
+}
+
 /* ----------------------------------------------------------------------- fault reports */
 
 /* Loads the ELF for `core` on a fresh device, runs it and expects a fault; the result is the
@@ -473,6 +490,23 @@ Test(cli, help_exits_0_with_usage_on_stdout)
 	expect_status(o, 0);
 	assert_has(o->out, "bhemu");
 	free(o);
+}
+
+/* --list-checks: every check by name with its description, on stdout; status 0. */
+Test(cli, list_checks_names_every_check)
+{
+	static const char *const cmds[] = { "run", "boot", "smoke" };
+	for (unsigned c = 0; c < 3; c++) {
+		struct cli_out *o = CLI_RUN(cmds[c], "--list-checks");
+		expect_status(o, 0);
+		for (unsigned k = 0; k < BH_CHECK_COUNT; k++) {
+			char line[256];
+			snprintf(line, sizeof line, "%-22s %s (default)\n", bh_check_name((enum bh_check)k),
+				 bh_check_description((enum bh_check)k));
+			cr_expect(strstr(o->out, line) != NULL, "%s --list-checks lacks '%s':\n%s", cmds[c], line, o->out);
+		}
+		free(o);
+	}
 }
 
 Test(cli, no_command_or_unknown_command_exits_2)
@@ -740,6 +774,33 @@ static const struct cli_case cli_cases[] = {
 	  "bhemu: brisc put in reset by brisc: SOFT_RESET_0 = 0x00047800 (holds brisc, ncrisc, trisc0, trisc1, trisc2) "
 	  "stored at pc 0x00001010 <reset_store> after 4 instructions", false },
 
+	/* Checks: lists, modes, and a run a check stops (status 8) or logs (the program's status). */
+	GOOD("run", "--check", "all", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--check", "none", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--check", "-lost-target,sem-reinit", "--board", "grid:1x1", "@ELF"),
+	GOOD("run", "--check", "default,-all,sem-overflow", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: --check has no check 'foo' in 'sem-reinit,foo' (--list-checks lists them)", "run", "--check",
+	    "sem-reinit,foo", "@ELF"),
+	BAD("bhemu run: --check has no check '-none' in '-none'", "run", "--check", "-none", "@ELF"),
+	BAD("bhemu run: --check needs a comma-separated list of checks, not 'all,'", "run", "--check", "all,", "@ELF"),
+	BAD("bhemu run: --check needs a comma-separated list of checks, not ''", "run", "--check", "", "@ELF"),
+	BAD("bhemu run: option '--check' requires an argument", "run", "--check"),
+	GOOD("run", "--check-mode", "log", "--board", "grid:1x1", "@ELF"),
+	BAD("bhemu run: --check-mode is stop or log, not 'halt'", "run", "--check-mode", "halt", "@ELF"),
+	BAD("bhemu run: option '--check-mode' requires an argument", "run", "--check-mode"),
+	{ { "run", "--core", "trisc0", "--board", "grid:1x1", "@SEMGET" }, 8,
+	  "bhemu: check sem-underflow: on tile 0 (1,2) core trisc0\n"
+	  "  pc 0x0000100c <sem_take+0xc>: 0062a023  sw t1,0(t0)\n"
+	  "  access: 4-byte store to 0xffe80034 in PCBuf 0 / TTSync / Tensix semaphores\n"
+	  "  why: semaphore get (store of 1) of Tensix semaphore 5 at 0 (max 0): nothing was posted to take\n", false },
+	{ { "run", "--core", "trisc0", "--check-mode", "log", "--board", "grid:1x1", "@SEMGET" }, 0,
+	  "bhemu: 1 finding (--check-mode log):\nbhemu: check sem-underflow: on tile 0 (1,2) core trisc0\n"
+	  "  pc 0x0000100c <sem_take+0xc>", false },
+	{ { "run", "--core", "trisc0", "--check", "-sem-underflow", "--board", "grid:1x1", "@SEMGET" }, 0, NULL, false },
+	GOOD_FW("boot", "--check", "all", "--check-mode", "log", "--board", "grid:2x2"),
+	BAD("bhemu boot: --check has no check 'x' in 'x' (--list-checks lists them)", "boot", "--check", "x"),
+	BAD("bhemu smoke: --check-mode is stop or log, not ''", "smoke", "--check-mode", ""),
+
 	/* boot */
 	GOOD_FW("boot", "--board", "grid:2x2"),
 	GOOD_FW("boot", "--firmware", "builtin", "--board", "grid:2x2"),
@@ -797,12 +858,14 @@ Test(cli, every_option_with_good_bad_overflowing_and_missing_values, .init = scr
      .timeout = 600)
 {
 	const char *elf = scratch_path("hello.elf"), *reset = scratch_path("reset.elf"), *fifo = scratch_path("fifo.elf");
+	const char *semget = scratch_path("semget.elf");
 	char long_number[401];
 	memset(long_number, '1', 400);
 	memset(long_number + 1, '0', 399);
 	long_number[400] = 0;
 	write_hello_elf(elf, 0);
 	write_self_reset_elf(reset);
+	write_semget_elf(semget);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	bool have_fw = access(BHEMU_BINARY_DIR "/firmware/ref/brisc.elf", R_OK) == 0;
 	for (size_t k = 0; k < sizeof cli_cases / sizeof cli_cases[0]; k++) {
@@ -815,7 +878,7 @@ Test(cli, every_option_with_good_bad_overflowing_and_missing_values, .init = scr
 		for (unsigned i = 0; c->args[i]; i++) {
 			const char *a = c->args[i];
 			args[i] = !strcmp(a, "@ELF") ? elf : !strcmp(a, "@RESET") ? reset : !strcmp(a, "@FIFO") ? fifo
-				  : !strcmp(a, "@LONG") ? long_number : a;
+				  : !strcmp(a, "@SEMGET") ? semget : !strcmp(a, "@LONG") ? long_number : a;
 			used += (size_t)snprintf(line + used, sizeof line - used, " %s", a);
 		}
 		struct cli_out *o = cli(args);

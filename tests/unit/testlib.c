@@ -267,10 +267,21 @@ uint32_t reset_bit(enum bh_core_id c)
 
 struct bh_device *t_open(void)
 {
+	return t_open_checks(0, BH_CHECK_STOP);
+}
+
+struct bh_device *t_open_checks(uint32_t checks, enum bh_check_mode mode)
+{
+	return t_open_cfg(&(struct bh_device_config){ .num_tiles = 1, .checks = checks, .check_mode = mode });
+}
+
+struct bh_device *t_open_cfg(const struct bh_device_config *cfg)
+{
 	struct bh_device *dev;
-	cr_assert_eq(bh_device_open(NULL, &dev), BH_OK);
-	for (int c = 0; c < 5; c++)
-		bh_core_enable_host_calls(dev, 0, (enum bh_core_id)c, true);
+	cr_assert_eq(bh_device_open(cfg, &dev), BH_OK);
+	for (unsigned t = 0; t < bh_device_num_tiles(dev); t++)
+		for (int c = 0; c < 5; c++)
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
 	return dev;
 }
 

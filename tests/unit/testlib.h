@@ -135,8 +135,14 @@ extern const enum bh_core_id all_cores[5];
 /* SOFT_RESET_0 bit of each core (memory-map.md 4.1). */
 uint32_t reset_bit(enum bh_core_id c);
 
-/* A device of one tile with host calls enabled on every core. */
+/* A device of one tile with host calls enabled on every core (the default checks, stop mode). */
 struct bh_device *t_open(void);
+/* The same with bh_device_config.checks and check_mode. Tests of what the model does with
+ * misuse that a check reports (a semaphore posted past its max, ...) use T_CHECKS_OFF. */
+struct bh_device *t_open_checks(uint32_t checks, enum bh_check_mode mode);
+#define T_CHECKS_OFF BH_CHECKS_EXACT
+/* Any configuration, host calls enabled on every core of every tile. */
+struct bh_device *t_open_cfg(const struct bh_device_config *cfg);
 /* A zeroed result on the heap. */
 struct bh_core_result *result_new(void);
 void sleep_ms(long ms);

@@ -1,0 +1,141 @@
+/* The detectors' shared mechanism (fabric/check.h) and the table of checks. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/chip.h"
+#include "fabric/check.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+
+/* Every check: name (what --check takes) and what it catches, in enum bh_check order. */
+static const struct {
+	const char *name, *what;
+} check_table[BH_CHECK_COUNT] = {
+	[BH_CHECK_SEM_REINIT] = { "sem-reinit",
+				  "SEMINIT of a Tensix semaphore that another thread waits on (SEMWAIT) or whose value is not 0" },
+	[BH_CHECK_SEM_OVERFLOW] = { "sem-overflow", "SEMPOST of a Tensix semaphore already at its max" },
+	[BH_CHECK_SEM_UNDERFLOW] = { "sem-underflow", "SEMGET of a Tensix semaphore at 0" },
+	[BH_CHECK_MOPCFG_BUSY] = { "mopcfg-busy",
+				   "store to MOP_CFG while the thread's MOP expander holds or expands a MOP" },
+	[BH_CHECK_LOST_TARGET] = { "lost-target",
+				   "a parked ==/!= poll loop whose counter moved past the value it waits for" },
+	[BH_CHECK_NOC_BUSY_REPROGRAM] = { "noc-busy-reprogram",
+					  "write to a NoC command buffer's registers while its CMD_CTRL is busy" },
+	[BH_CHECK_NOC_SHARED_INITIATOR] = { "noc-shared-initiator",
+					    "one NoC command buffer programmed by two cores within one transaction" },
+	[BH_CHECK_NOC_TRID_OVERFLOW] = { "noc-trid-overflow",
+					 "a NoC transaction-id counter (8 bits) pushed past 255 outstanding" },
+};
+
+int bh_check_parse(const char *name)
+{
+	for (unsigned k = 0; name && k < BH_CHECK_COUNT; k++)
+		if (!strcmp(name, check_table[k].name))
+			return (int)k;
+	return -1;
+}
+
+const char *bh_check_name(enum bh_check check)
+{
+	return (unsigned)check < BH_CHECK_COUNT ? check_table[check].name : NULL;
+}
+
+const char *bh_check_description(enum bh_check check)
+{
+	return (unsigned)check < BH_CHECK_COUNT ? check_table[check].what : NULL;
+}
+
+void bh_checks_init(struct bh_checks *ch, uint32_t checks, enum bh_check_mode mode)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->enabled = (checks == 0 ? BH_CHECKS_DEFAULT : checks) & (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u);
+	ch->log_only = mode == BH_CHECK_LOG;
+	pthread_mutex_init(&ch->lock, NULL);
+}
+
+void bh_checks_destroy(struct bh_checks *ch)
+{
+	pthread_mutex_destroy(&ch->lock);
+	free(ch->log);
+	ch->log = NULL;
+}
+
+void bh_check_fill(struct bh_fault *f, enum bh_check id, uint32_t addr, const char *region, const char *other,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	memset(f, 0, sizeof *f);
+	f->kind = BH_FAULT_CHECK;
+	f->check = (uint8_t)id;
+	f->addr = addr;
+	snprintf(f->region, sizeof f->region, "%s", region ? region : "");
+	snprintf(f->other, sizeof f->other, "%s", other ? other : "");
+	va_start(ap, fmt);
+	vsnprintf(f->detail, sizeof f->detail, fmt, ap);
+	va_end(ap);
+}
+
+bool bh_check_found(struct bh_checks *ch, unsigned tile, unsigned core, const struct bh_fault *f)
+{
+	pthread_mutex_lock(&ch->lock);
+	bool seen = false;
+	unsigned kept = ch->count < ch->cap ? ch->count : ch->cap;
+	for (unsigned k = 0; ch->log_only && k < kept && !seen; k++) {
+		const struct bh_finding *o = &ch->log[k];
+		seen = o->fault.check == f->check && o->fault.pc == f->pc && o->tile == tile && o->core == core;
+	}
+	if (!seen) {
+		if (ch->count == ch->cap && ch->cap < BH_FINDINGS_KEPT) {
+			unsigned cap = ch->cap ? ch->cap * 2 : 8;
+			struct bh_finding *log = realloc(ch->log, cap * sizeof *log);
+			if (log) {
+				ch->log = log;
+				ch->cap = cap;
+			}
+		}
+		if (ch->count < ch->cap)
+			ch->log[ch->count] = (struct bh_finding){ .tile = tile, .core = core, .fault = *f };
+		ch->count++;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	return !ch->log_only;
+}
+
+bool bh_check_access(struct bh_access *a, enum bh_check id, const char *other, const char *fmt, ...)
+{
+	struct bh_tile *t = a->tile;
+	struct bh_fault f;
+	char why[sizeof f.detail];
+	va_list ap;
+	if (a->who >= BH_CORES_PER_TILE)
+		return true;   /* the host's accesses: no core to blame */
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	bh_check_fill(&f, id, a->addr, a->region ? a->region->name : NULL, other, "%s", why);
+	/* The core set its fault record's pc to the accessing instruction before the access
+	 * (cores/core.c, bh_mem_*_slow). */
+	f.pc = a->fault->pc;
+	f.insn = f.pc < BH_L1_SIZE && !(f.pc & 3) ? bh_mem_ld(t->l1 + f.pc, 4) : 0;
+	f.has_addr = true;
+	f.is_store = true;
+	f.size = a->size;
+	if (!bh_check_found(&t->chip->checks, t->index, a->who, &f))
+		return true;
+	*a->fault = f;
+	return false;
+}
+
+unsigned bh_checks_copy(struct bh_checks *ch, struct bh_finding **out, unsigned *kept)
+{
+	pthread_mutex_lock(&ch->lock);
+	unsigned n = ch->count, k = n < ch->cap ? n : ch->cap;
+	*out = k ? malloc(k * sizeof **out) : NULL;
+	if (*out)
+		memcpy(*out, ch->log, k * sizeof **out);
+	*kept = *out ? k : 0;
+	pthread_mutex_unlock(&ch->lock);
+	return n;
+}

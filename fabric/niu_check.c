@@ -1,0 +1,140 @@
+/* Checks of NoC initiator use (fabric/niu_check.h). */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "fabric/chip.h"
+#include "fabric/check.h"
+#include "fabric/mmio.h"
+#include "fabric/niu.h"
+#include "fabric/niu_check.h"
+#include "fabric/tile.h"
+
+static bool niu_checks_on(const struct bh_access *a, enum bh_check id)
+{
+	return a->who != BH_REQ_HOST && bh_checks_on(&a->tile->chip->checks, id);
+}
+
+static const char *cmdbuf_reg_name(unsigned off)
+{
+	switch (off) {
+#define X(o, name, w) case o: return "NOC_" #name;
+		BH_NIU_CMDBUF_REGS(X)
+#undef X
+	default: return "a register";
+	}
+}
+
+/* noc-shared-initiator at the issuer's CMD_CTRL: the other core that wrote last after the
+ * issuer's transaction began, if any. */
+static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	struct bh_niu_programming *pg = &n->prog[buf];
+	uint32_t issued = atomic_load_explicit(&pg->issued, memory_order_relaxed);
+	uint32_t mine = atomic_load_explicit(&pg->core[a->who].first, memory_order_relaxed);
+	if (mine <= issued)
+		return true;   /* the issuer neither polled nor wrote: it issues what others preprogrammed */
+	int other = -1;
+	uint32_t latest = mine;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		uint32_t last = atomic_load_explicit(&pg->core[k].last, memory_order_relaxed);
+		if (k != a->who && last > latest) {
+			other = (int)k;
+			latest = last;
+		}
+	}
+	if (other < 0)
+		return true;
+	char desc[160];
+	snprintf(desc, sizeof desc, "%s, which wrote %s of this command buffer at pc 0x%08x", bh_requester_name((unsigned)other),
+		 cmdbuf_reg_name(atomic_load_explicit(&pg->core[other].last_off, memory_order_relaxed)),
+		 atomic_load_explicit(&pg->core[other].last_pc, memory_order_relaxed));
+	return bh_check_access(a, BH_CHECK_NOC_SHARED_INITIATOR, desc,
+			       "issue (CMD_CTRL) of NoC%u command buffer %u by %s, whose transaction (begun at pc 0x%08x) "
+			       "another core wrote into (one owner per command buffer)", n->noc, buf,
+			       bh_requester_name(a->who), atomic_load_explicit(&pg->core[a->who].first_pc, memory_order_relaxed));
+}
+
+/* The transaction of core `who` on the buffer begins (again) at register write or poll number seq. */
+static void niu_transaction_begins(struct bh_niu_programming *pg, unsigned who, uint32_t seq, uint32_t pc)
+{
+	atomic_store_explicit(&pg->core[who].first, seq, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[who].first_pc, pc, memory_order_relaxed);
+}
+
+void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
+		return;
+	struct bh_niu_programming *pg = &n->prog[buf];
+	niu_transaction_begins(pg, a->who, atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1,
+			       a->fault->pc);
+}
+
+bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
+{
+	char other[160];
+	if (niu_checks_on(a, BH_CHECK_NOC_BUSY_REPROGRAM) && bh_niu_cmd_busy(n, buf)) {
+		snprintf(other, sizeof other, "the request NoC%u command buffer %u issued last, still in flight", n->noc, buf);
+		if (!bh_check_access(a, BH_CHECK_NOC_BUSY_REPROGRAM, other,
+				     "write of 0x%08x to a register of NoC%u command buffer %u while its CMD_CTRL is busy "
+				     "(poll CMD_CTRL until 0 first)", v, n->noc, buf))
+			return false;
+	}
+	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR) || (off == BH_NIU_CMD_CTRL && v == 0))
+		return true;
+	if (off == BH_NIU_CMD_CTRL)
+		return niu_check_shared(a, n, buf);
+	struct bh_niu_programming *pg = &n->prog[buf];
+	uint32_t seq = atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1;
+	uint32_t pc = a->fault->pc;   /* the core's pc at this store (fabric/check.h) */
+	if (atomic_load_explicit(&pg->core[a->who].first, memory_order_relaxed) <=
+	    atomic_load_explicit(&pg->issued, memory_order_relaxed))
+		niu_transaction_begins(pg, a->who, seq, pc);
+	atomic_store_explicit(&pg->core[a->who].last, seq, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[a->who].last_pc, pc, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[a->who].last_off, off, memory_order_relaxed);
+	return true;
+}
+
+void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s)
+{
+	s->id = BH_NOC_PACKET_TAG_TXN_ID(bh_niu_cmdbuf_get(n, buf, BH_NIU_PACKET_TAG));
+	s->outstanding = atomic_load_explicit(&n->counter[BH_NIU_MST_REQS_OUTSTANDING_ID0 + s->id], memory_order_relaxed);
+	s->outgoing = atomic_load_explicit(&n->counter[BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + s->id], memory_order_relaxed);
+}
+
+/* The 8-bit counter at cell i, `before` its raw value before the issue: did the issue take it
+ * past 255? (The cells count freely; the register is their low 8 bits.) */
+static bool trid_passed_255(struct bh_niu *n, unsigned i, uint32_t before, uint32_t *added)
+{
+	*added = atomic_load_explicit(&n->counter[i], memory_order_relaxed) - before;
+	return (int32_t)*added > 0 && (before & 0xFF) + *added > 0xFF;
+}
+
+bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, const struct bh_niu_trid_snap *s)
+{
+	/* The transaction ended: every write so far belongs to it. */
+	struct bh_niu_programming *pg = &n->prog[buf];
+	atomic_store_explicit(&pg->issued, atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (!niu_checks_on(a, BH_CHECK_NOC_TRID_OVERFLOW))
+		return true;
+	static const struct {
+		unsigned cell;
+		const char *name;
+		size_t snap;
+	} ctr[] = {
+		{ BH_NIU_MST_REQS_OUTSTANDING_ID0, "REQS_OUTSTANDING_ID", offsetof(struct bh_niu_trid_snap, outstanding) },
+		{ BH_NIU_MST_WRITE_REQS_OUTGOING_ID0, "WRITE_REQS_OUTGOING_ID", offsetof(struct bh_niu_trid_snap, outgoing) },
+	};
+	for (unsigned k = 0; k < 2; k++) {
+		uint32_t before = *(const uint32_t *)((const char *)s + ctr[k].snap), added;
+		if (trid_passed_255(n, ctr[k].cell + s->id, before, &added))
+			return bh_check_access(a, BH_CHECK_NOC_TRID_OVERFLOW, NULL,
+					       "this request adds %u to NIU_MST_%s(%u) of NoC%u, which holds %u: the 8-bit "
+					       "counter wraps past 255 (a non-posted multicast counts +1 but -1 per ack: clear "
+					       "it with NOC_CLEAR_OUTSTANDING_REQ_CNT)",
+					       added, ctr[k].name, s->id, n->noc, before & 0xFF);
+	}
+	return true;
+}

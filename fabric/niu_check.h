@@ -1,0 +1,52 @@
+/* Checks of NoC initiator use (races.md #23, #24), called from the NIU's register-write path
+ * (fabric/niu.c) on a core's store:
+ *   noc-busy-reprogram    a command buffer's register written while its CMD_CTRL is busy;
+ *   noc-shared-initiator  a request issued (CMD_CTRL) by a core after another core wrote registers
+ *                         of the same command buffer in the middle of its transaction. A core's
+ *                         transaction begins when it polls CMD_CTRL (as every issue does before
+ *                         programming), or, without a poll, at its first register write since the
+ *                         buffer last issued. Registers written before (preprogrammed static
+ *                         fields, by any core) are fine;
+ *   noc-trid-overflow     a request that takes REQS_OUTSTANDING_ID(id) or WRITE_REQS_OUTGOING_ID(id)
+ *                         (8 bits, noc.md 3.4) past 255.
+ * Each returns false with a->fault filled when the finding stops the core (the handler returns
+ * false), true otherwise. The host's requests are not checked. */
+#ifndef BH_FABRIC_NIU_CHECK_H
+#define BH_FABRIC_NIU_CHECK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/hw.h"
+
+struct bh_access;
+struct bh_niu;
+
+/* Who programmed a command buffer since its last CMD_CTRL, for noc-shared-initiator. Register
+ * writes are numbered by seq; each core keeps (single writer) the numbers of its first and last
+ * write since `issued` and where the last was. Relaxed atomics: other cores read them at a
+ * CMD_CTRL, a racy view that is only ever compared. */
+struct bh_niu_programming {
+	_Atomic uint32_t seq, issued;
+	struct {
+		_Atomic uint32_t first, last, first_pc, last_pc, last_off;
+	} core[BH_CORES_PER_TILE];
+};
+
+/* A read of CMD_CTRL of command buffer buf: the reader's transaction begins here. */
+void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf);
+/* Before a write of v to register off (enum bh_niu_cmdbuf_reg) of command buffer buf, CMD_CTRL
+ * included. */
+bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v);
+/* Around the issue at a CMD_CTRL store: snapshot the transaction id's counters before, compare
+ * after (the counters a request moves at its CMD_CTRL, noc.md 3.4). Then the transaction's
+ * programmer is forgotten. */
+struct bh_niu_trid_snap {
+	unsigned id;
+	uint32_t outstanding, outgoing;
+};
+void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s);
+bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, const struct bh_niu_trid_snap *s);
+
+#endif
