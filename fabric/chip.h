@@ -9,6 +9,7 @@
 #include "fabric/topology.h"
 #include "sync/hooks.h"
 #include "sync/park.h"
+#include "sync/provoke.h"
 
 struct bh_core;
 struct bh_tile;
@@ -38,6 +39,8 @@ struct bh_chip {
 	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
 	 * unregistered and its queue was freed. */
 	struct bh_waiter cq_waiter[2];
+	/* Seeded perturbations (sync/provoke.h), set up before any actor runs. */
+	struct bh_provoke provoke;
 };
 
 static inline void bh_chip_state_changed(const struct bh_chip *chip)

@@ -139,6 +139,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	dev->chip.state_changed = device_state_changed;
 	dev->chip.owner = dev;
 	rc = device_chip_init(dev, cfg);
+	if (rc == BH_OK)
+		rc = bh_device_provoke_init(dev, cfg);
 	if (rc != BH_OK)
 		goto fail;
 	rc = BH_ERR_SYS;
@@ -223,6 +225,7 @@ void bh_device_close(struct bh_device *dev)
 	free(dev->kcb_resident);
 	free(dev->tiles);
 	bh_chip_memories_destroy(&dev->chip);
+	bh_provoke_destroy(&dev->chip.provoke);
 	bh_hooks_destroy(&dev->chip.hooks);
 	pthread_cond_destroy(&dev->monitor_cond);
 	pthread_cond_destroy(&dev->cond);
