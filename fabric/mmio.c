@@ -83,7 +83,7 @@ static bool mmio_access(struct bh_access *a, bool store, uint32_t *val)
 	/* Provocation: a core's own instruction (wait_what set) may be late here, before the device
 	 * takes any lock. One predictable branch when off. */
 	if (__builtin_expect(a->tile->chip->provoke.mmio, 0) && a->wait_what)
-		bh_provoke_mmio(&a->tile->chip->provoke, bh_provoke_tile_actor(a->tile->index, who), r->sync, store);
+		bh_provoke_sync_point(&a->tile->chip->provoke, bh_provoke_tile_actor(a->tile->index, who), r->sync, store);
 	return store ? wr(a, *val) : rd(a, val);
 }
 

@@ -110,7 +110,7 @@ static bool provoke_draw(struct bh_provoke *p, struct bh_rng *r, uint64_t min, u
  * (each is still applied whole and in order, as the hardware applies them), only the poller is
  * slow, which the hardware allows at any time. A `==` wait then misses its value exactly as it
  * does on silicon. */
-void bh_provoke_mmio(struct bh_provoke *p, unsigned actor, unsigned sync, bool store)
+void bh_provoke_sync_point(struct bh_provoke *p, unsigned actor, unsigned sync, bool store)
 {
 	if (sync == BH_SYNC_NONE || actor >= p->nactors)
 		return;

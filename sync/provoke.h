@@ -101,7 +101,7 @@ struct bh_provoke_stream {
 /* A chip's provocation: configuration set before any actor runs, then read-only; streams owned
  * each by its actor's thread; statistics relaxed. */
 struct bh_provoke {
-	bool mmio;            /* DELAY or COALESCE on: the decode calls bh_provoke_mmio (fabric/mmio.c) */
+	bool mmio;            /* DELAY or COALESCE on: sync points call bh_provoke_sync_point */
 	uint32_t mask;        /* BH_PROVOKE_* (bhemu.h), without BH_PROVOKE_NONE */
 	uint64_t chance;      /* rate in units of 2^-32 (2^32: every time) */
 	uint64_t seed;
@@ -123,12 +123,13 @@ static inline bool bh_provoke_on(const struct bh_provoke *p, uint32_t kind)
 /* Sleep ns on the calling thread (nanosleep, restarted after signals). */
 void bh_provoke_sleep(uint64_t ns);
 
-/* A core's instruction reaches a register of a sync-point region (its own thread, no lock held,
- * before the device handler runs): with the configured chance it sleeps 1..200 us (DELAY), and a
+/* An actor's instruction reaches a sync point (its own thread, no lock held, before the device
+ * acts): a core's access to a register of a sync-point region, a Tensix thread's semaphore
+ * instruction or STOREREG/LOADREG. with the configured chance it sleeps 1..200 us (DELAY), and a
  * read of a counter window sleeps 20..300 us more with the same chance (COALESCE; see provoke.c
  * for why that is how two increments become one visible step). */
 __attribute__((cold, noinline))
-void bh_provoke_mmio(struct bh_provoke *p, unsigned actor, unsigned sync, bool store);
+void bh_provoke_sync_point(struct bh_provoke *p, unsigned actor, unsigned sync, bool store);
 /* Start skew of a released core (SKEW), on the core's own thread before its first instruction. */
 void bh_provoke_skew(struct bh_provoke *p, unsigned actor);
 /* A random delay of the fast-dispatch actor for `kind` (CQ_SLOW at start-up, PREFETCH_SLOW

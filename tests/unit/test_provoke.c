@@ -12,6 +12,7 @@
 #include "sync/provoke.h"
 #include "sync/streams.h"
 #include "testlib.h"
+#include "tensix_testlib.h"
 
 /* ---- The random streams ------------------------------------------------------------------------ */
 
@@ -188,6 +189,28 @@ Test(provoke, without_provocation_no_sync_point_is_seen)
 	run_sync_program(BH_PROVOKE_NONE, 1.0, 77, &st);
 	cr_assert_eq(st.sync_points, 0);
 	cr_assert_eq(st.delays, 0);
+}
+
+/* A Tensix thread is an actor of its own: its semaphore instructions are sync points (the pushes
+ * that bring them are not: the instruction push is no sync register). */
+Test(provoke, tensix_semaphore_instructions_are_delayed_on_the_threads_own_stream)
+{
+	struct bh_device *dev = open_provoked(BH_PROVOKE_DELAY, 1.0, 8);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 3, 15, 0));
+	for (unsigned k = 0; k < 4; k++)
+		emit_push(&p, SEMPOST(1u << 3));
+	for (unsigned k = 0; k < 2; k++)
+		emit_push(&p, SEMGET(1u << 3));
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	wait_thread_idle(tile0(dev), 0);
+	wait_sem(dev, 3, 2);
+	struct bh_provoke_stats st;
+	bh_device_provoke_stats(dev, &st);
+	cr_assert_eq(st.sync_points, 7);
+	cr_assert_eq(st.delays, 7);
+	bh_device_close(dev);
 }
 
 /* The delays a core draws are a function of the seed: the same seed gives the same total, other
