@@ -18,6 +18,13 @@
 
 static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len);
 
+/* The interpreter stores pc before every device access (cores/rv32_run.inc); the access runs on
+ * the core's own thread. */
+static uint32_t core_access_pc(struct bh_tile *t, unsigned who)
+{
+	return who < BH_CORES_PER_TILE ? t->core[who]->pc : 0;
+}
+
 void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 {
 	memset(c, 0, sizeof *c);
@@ -36,6 +43,8 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->jit_mode = (uint8_t)rv32_jit_default_mode();
 	pthread_cond_init(&c->cond, NULL);
 	t->chip->code_written = core_code_stale;
+	t->chip->noc_fault = bh_core_async_fault;
+	t->chip->access_pc = core_access_pc;
 }
 
 void bh_core_destroy(struct bh_core *c)

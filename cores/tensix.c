@@ -127,6 +127,25 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
  * exit racing this is not missed); one that exited or hit its limit becomes FAULTED at once. A
  * core in (or entering) reset or already faulted keeps its state: reports show the thread.
  * Returns false if T_i's reset abandoned the instruction first (the caller retires it). */
+/* Hand fault f (f->pc: the access that caused it) to core c, with tile->lock and tx->lock held:
+ * a running core gets the event and stops with it; one that exited or hit its limit becomes
+ * FAULTED at once (returns true: tell the owner); a core in (or entering) reset or already
+ * faulted keeps its state. */
+static bool core_take_fault_locked(struct bh_tile *t, struct bh_core *c, struct bh_fault *f)
+{
+	f->insn = f->pc < BH_L1_SIZE && !(f->pc & 3) ? bh_mem_ld(t->l1 + f->pc, 4) : 0;
+	if (c->state == BH_CORE_RUNNING && !c->restart && !c->held) {
+		t->tensix->pending[c->kind] = *f;
+		atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
+		bh_park_wake(&c->waiter);
+	} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
+		c->fault = *f;
+		c->state = BH_CORE_FAULTED;
+		return true;
+	}
+	return false;
+}
+
 __attribute__((cold, noinline))
 static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 {
@@ -141,22 +160,30 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 		th->faulted = true;
 		struct bh_fault f = th->fault;
 		f.pc = e->pc;
-		f.insn = e->pc < BH_L1_SIZE && !(e->pc & 3) ? bh_mem_ld(t->l1 + e->pc, 4) : 0;
-		if (c->state == BH_CORE_RUNNING && !c->restart && !c->held) {
-			tx->pending[e->pusher] = f;
-			atomic_fetch_or_explicit(&c->events, BH_EV_STOP | BH_EV_TENSIX_FAULT, memory_order_release);
-			bh_park_wake(&c->waiter);
-		} else if (c->state == BH_CORE_EXITED || c->state == BH_CORE_LIMIT) {
-			c->fault = f;
-			c->state = BH_CORE_FAULTED;
-			notify = true;
-		}
+		notify = core_take_fault_locked(t, c, &f);
 	}
 	pthread_mutex_unlock(&tx->lock);
 	pthread_mutex_unlock(&t->lock);
 	if (notify)
 		bh_chip_state_changed(t->chip);
 	return !abandoned;
+}
+
+void bh_core_async_fault(struct bh_tile *t, unsigned who, const struct bh_fault *fault)
+{
+	if (who >= BH_CORES_PER_TILE)
+		return;
+	struct bh_tensix *tx = t->tensix;
+	struct bh_core *c = t->core[who];
+	bool notify = false;
+	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&tx->lock);
+	struct bh_fault f = *fault;   /* f.pc: the access that caused it (the core has moved on) */
+	notify = core_take_fault_locked(t, c, &f);
+	pthread_mutex_unlock(&tx->lock);
+	pthread_mutex_unlock(&t->lock);
+	if (notify)
+		bh_chip_state_changed(t->chip);
 }
 
 bool bh_tensix_take_fault(struct bh_core *c)

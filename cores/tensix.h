@@ -238,6 +238,10 @@ void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool enteri
 /* Called when the core stops, by rv32_run and again by the core's thread under tile->lock (which
  * closes the race with an exit): true (core->fault filled) if a Tensix instruction it pushed
  * faulted while it ran. */
+/* A fault that another unit found for core `who` after the core moved on (a NoC destination
+ * refused a request of the asynchronous NoC): the running core stops with it at its next event
+ * check, as with a Tensix fault; one that exited or hit its limit becomes FAULTED. */
+void bh_core_async_fault(struct bh_tile *t, unsigned who, const struct bh_fault *f);
 bool bh_tensix_take_fault(struct bh_core *core);
 /* TT_ST_* bits of the instructions that TRISC `thread` pushed and that are still queued in
  * Tensix thread `thread`'s frontend (FIFO, expanders, Wait Gate), plus with `backend` those

@@ -12,6 +12,8 @@
 #include "sync/provoke.h"
 
 struct bh_core;
+struct bh_fault;
+struct bh_noc_engine;
 struct bh_tile;
 
 struct bh_chip {
@@ -35,6 +37,13 @@ struct bh_chip {
 	 * fabric/tile.h); state a Tensix Wait Gate reads changed (cores/tensix.c; sync/tensix_sem.h). */
 	void (*code_written)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
 	void (*gate_wake)(struct bh_tile *tile, unsigned sems_changed);
+	/* A NoC destination refused a transaction after its initiator moved on (asynchronous NoC):
+	 * the fault becomes core `who` of tile's (cores/core.c). */
+	void (*noc_fault)(struct bh_tile *tile, unsigned who, const struct bh_fault *f);
+	/* The pc of the device access core `who` of tile is making (for faults found later). */
+	uint32_t (*access_pc)(struct bh_tile *tile, unsigned who);
+	/* The asynchronous NoC (fabric/noc_engine.c), or NULL: transactions complete at CMD_CTRL. */
+	struct bh_noc_engine *noc;
 	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the
 	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
 	 * unregistered and its queue was freed. */

@@ -2,6 +2,7 @@
  * storage and checks, counters. Transactions themselves are fabric/noc.c. */
 #include <stdio.h>
 
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
 #include "fabric/noc.h"
@@ -251,6 +252,15 @@ static bool niu_counter_modelled(struct bh_access *a, const struct niu_reg *r)
 	}
 }
 
+/* NOC_CMD_CTRL: 1 while the initiator holds a request not yet accepted (asynchronous NoC). */
+static uint32_t niu_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	if (!(atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1))
+		return 0;
+	bh_noc_engine_help(a->tile->chip->noc);
+	return atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1;
+}
+
 bool bh_niu_read(struct bh_access *a, uint32_t *val)
 {
 	unsigned noc = niu_noc(a);
@@ -263,8 +273,10 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 			*val = bh_niu_node_id(a->tile, noc);
 		else if (r.off == BH_NIU_ENDPOINT_ID)
 			*val = niu_endpoint_id(a->tile, noc);
+		else if (r.off == BH_NIU_CMD_CTRL)
+			*val = niu_cmd_ctrl_read(a, n, r.buf);
 		else
-			*val = bh_niu_cmdbuf_get(n, r.buf, r.off);   /* CMD_CTRL: 0, requests complete at issue */
+			*val = bh_niu_cmdbuf_get(n, r.buf, r.off);
 		return true;
 	case R_CFG:
 		*val = r.off == BH_NIU_NOC_ID_LOGICAL ? bh_niu_id_logical(a->tile) : bh_niu_cfg_get(n, r.off);
@@ -272,6 +284,8 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 	case R_COUNTER:
 		if (!niu_counter_modelled(a, &r))
 			return false;
+		if (a->tile->chip->noc)
+			bh_noc_engine_help(a->tile->chip->noc);   /* a barrier polls: finish what is due */
 		*val = bh_niu_counter_read(n, r.idx);
 		return true;
 	case R_CLEAR:
@@ -332,8 +346,12 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	if (v != 1)
 		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: write 1 to issue a request (no other bits exist)", v);
-	/* Synchronous engine: the request completes here and CMD_CTRL stays 0. */
-	return bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) && bh_noc_complete(&txn, a->fault);
+	if (!bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault))
+		return false;
+	struct bh_noc_engine *e = a->tile->chip->noc;
+	if (e)
+		return bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
+	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC: done here, CMD_CTRL stays 0 */
 }
 
 static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
@@ -367,6 +385,7 @@ static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsig
 		break;
 	}
 	bh_niu_cmdbuf_set(n, r->buf, r->off, v);
+	bh_tile_mmio_written(a->tile, a->addr);   /* every NIU register a core may poll is announced */
 	return true;
 }
 
@@ -386,6 +405,7 @@ static bool niu_cfg_write(struct bh_access *a, const struct niu_reg *r, unsigned
 					     "0x%08x sets bit 12: disabling the tile clock is not modelled", v);
 	}
 	atomic_store_explicit(&n->cfg[(r->off - BH_NIU_CFG_BASE) / 4], v, memory_order_relaxed);
+	bh_tile_mmio_written(a->tile, a->addr);
 	return true;
 }
 

@@ -154,6 +154,9 @@ struct bh_niu {
 	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
 	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
 	_Atomic uint64_t linked;
+	/* Asynchronous NoC: bit b while initiator b holds a request not yet accepted (CMD_CTRL
+	 * reads 1). Set at the CMD_CTRL store, cleared by the engine (fabric/noc_engine.c). */
+	_Atomic uint32_t busy;
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);

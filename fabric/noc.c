@@ -469,6 +469,8 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 	x->resp = ctrl & BH_NOC_CTRL_RESP_MARKED;
 	x->mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET;
 	x->src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE;
+	x->vc_static = ctrl & BH_NOC_CTRL_VC_STATIC;
+	x->vc = (uint8_t)(ctrl >> 13 & 7);
 	bool ok;
 	switch (ctrl & BH_NOC_CTRL_TYPE_MASK) {
 	case BH_NOC_CTRL_RD:
@@ -637,6 +639,9 @@ static void noc_split_writeback(const struct bh_noc_txn *x)
 	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_AT_LEN_BE, x->len - adv);
 	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_TARG_ADDR_LO, bh_niu_cmdbuf_get(n, x->buf, BH_NIU_TARG_ADDR_LO) + adv);
 	bh_niu_cmdbuf_set(n, x->buf, BH_NIU_RET_ADDR_LO, bh_niu_cmdbuf_get(n, x->buf, BH_NIU_RET_ADDR_LO) + adv);
+	static const unsigned moved[] = { BH_NIU_AT_LEN_BE, BH_NIU_TARG_ADDR_LO, BH_NIU_RET_ADDR_LO };
+	for (unsigned k = 0; k < 3; k++)
+		bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + moved[k]);
 }
 
 /* Responses counted at the NIU of the responding side's `ack` tile, OUTSTANDING dropping by
@@ -649,98 +654,101 @@ static void noc_responses(const struct bh_noc_txn *x, unsigned counter, uint32_t
 	bh_niu_count(x->ack, x->noc, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id, (uint32_t)-n);
 }
 
-static bool noc_complete_read(struct bh_noc_txn *x, struct bh_fault *f)
+void bh_noc_accepted(const struct bh_noc_txn *x)
 {
-	for (uint32_t p = 0; p < x->packets; p++) {
-		uint32_t off = p * BH_NOC_PACKET_MAX, len = x->len - off;
-		if (len > BH_NOC_PACKET_MAX)
-			len = BH_NOC_PACKET_MAX;
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_RD_REQ_STARTED, 1);
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_RD_REQ_SENT, 1);
-		if (!noc_move(x, f, &x->dst, &x->src, off, len))
-			return false;
-		noc_responses(x, BH_NIU_MST_RD_RESP_RECEIVED, 1);
+	uint32_t p = x->op == BH_NOC_OP_READ || x->op == BH_NOC_OP_WRITE ? x->packets : 1;
+	unsigned started, sent;
+	switch (x->op) {
+	case BH_NOC_OP_READ:
+		started = BH_NIU_MST_RD_REQ_STARTED;
+		sent = BH_NIU_MST_RD_REQ_SENT;
+		break;
+	case BH_NOC_OP_ATOMIC:
+		started = x->resp ? BH_NIU_MST_NONPOSTED_ATOMIC_STARTED : BH_NIU_COUNTER_CELLS;
+		sent = x->resp ? BH_NIU_MST_NONPOSTED_ATOMIC_SENT : BH_NIU_MST_POSTED_ATOMIC_SENT;
+		break;
+	default:
+		started = x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_STARTED : BH_NIU_MST_POSTED_WR_REQ_STARTED;
+		sent = x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT;
+		break;
 	}
+	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, p);
+	if (started < BH_NIU_COUNTER_CELLS)
+		bh_niu_count(x->init, x->noc, started, p);
+	bh_niu_count(x->init, x->noc, sent, p);
 	noc_split_writeback(x);
-	return true;
 }
 
-static bool noc_complete_write(struct bh_noc_txn *x, struct bh_fault *f)
+bool bh_noc_next_receiver(const struct bh_noc_txn *x, unsigned *it, struct bh_noc_side *d)
 {
-	for (uint32_t p = 0; p < x->packets; p++) {
-		uint32_t off = p * BH_NOC_PACKET_MAX, len = x->len - off, n = 0;
-		unsigned it = 0;
-		struct bh_noc_side d;
-		if (len > BH_NOC_PACKET_MAX)
-			len = BH_NOC_PACKET_MAX;
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
-		bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_STARTED
-						      : BH_NIU_MST_POSTED_WR_REQ_STARTED, 1);
-		bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, 1);
-		while (noc_receiver(x, &it, &d)) {
-			if (x->op == BH_NOC_OP_WRITE_BE)
-				noc_move_be(&d, &x->src, x->be);
-			else if (!noc_move(x, f, &d, &x->src, off, len))
-				return false;
-			n++;
-		}
-		/* The source has been read. */
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, (uint32_t)-1);
-		noc_responses(x, BH_NIU_MST_WR_ACK_RECEIVED, n);   /* one ack per receiver */
+	return noc_receiver(x, it, d);
+}
+
+bool bh_noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, const struct bh_noc_side *src,
+		    uint32_t *old, struct bh_fault *f)
+{
+	uint32_t v;
+	switch (x->op) {
+	case BH_NOC_OP_READ:
+	case BH_NOC_OP_WRITE:
+		return noc_move(x, f, d, src, 0, x->len);
+	case BH_NOC_OP_WRITE_BE:
+		noc_move_be(d, src, x->be);
+		return true;
+	case BH_NOC_OP_WRITE_INLINE:
+		v = x->data;
+		return noc_mmio(x, f, d, true, &v);
+	default:
+		*old = noc_atomic_apply(x, d->tile);
+		return true;
 	}
-	noc_split_writeback(x);
-	return true;
 }
 
-static bool noc_complete_write_inline(struct bh_noc_txn *x, struct bh_fault *f)
+void bh_noc_source_read(const struct bh_noc_txn *x)
 {
-	uint32_t n = 0;
-	unsigned it = 0;
-	struct bh_noc_side d;
-	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
-	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_STARTED : BH_NIU_MST_POSTED_WR_REQ_STARTED, 1);
-	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, 1);
-	while (noc_receiver(x, &it, &d)) {
-		uint32_t v = x->data;
-		if (!noc_mmio(x, f, &d, true, &v))
-			return false;
-		n++;
-	}
-	noc_responses(x, BH_NIU_MST_WR_ACK_RECEIVED, n);
-	return true;
+	if (x->op == BH_NOC_OP_WRITE || x->op == BH_NOC_OP_WRITE_BE)
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, (uint32_t)-x->packets);
 }
 
-static bool noc_complete_atomic(struct bh_noc_txn *x, struct bh_fault *f)
+void bh_noc_responded(const struct bh_noc_txn *x, uint32_t old)
 {
-	unsigned it = 0;
-	struct bh_noc_side d;
-	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
-	if (x->resp)
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_NONPOSTED_ATOMIC_STARTED, 1);
-	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_ATOMIC_SENT : BH_NIU_MST_POSTED_ATOMIC_SENT, 1);
-	while (noc_receiver(x, &it, &d)) {
-		uint32_t old = noc_atomic_apply(x, d.tile);
+	switch (x->op) {
+	case BH_NOC_OP_READ:
+		noc_responses(x, BH_NIU_MST_RD_RESP_RECEIVED, x->packets);
+		break;
+	case BH_NOC_OP_WRITE:
+	case BH_NOC_OP_WRITE_BE:
+		noc_responses(x, BH_NIU_MST_WR_ACK_RECEIVED, x->packets);   /* one ack per receiver and packet */
+		break;
+	case BH_NOC_OP_WRITE_INLINE:
+		noc_responses(x, BH_NIU_MST_WR_ACK_RECEIVED, 1);
+		break;
+	default:
 		if (!x->resp)
-			continue;
+			break;
 		__atomic_store_n((uint32_t *)noc_side_ptr(&x->ret, 0), old, __ATOMIC_RELAXED);
 		bh_tile_l1_written(x->ret.tile, x->ret.addr, 4);
 		noc_responses(x, BH_NIU_MST_ATOMIC_RESP_RECEIVED, 1);
+		break;
 	}
-	(void)f;
-	return true;
 }
 
 bool bh_noc_complete(struct bh_noc_txn *x, struct bh_fault *f)
 {
-	switch (x->op) {
-	case BH_NOC_OP_READ:
-		return noc_complete_read(x, f);
-	case BH_NOC_OP_WRITE_INLINE:
-		return noc_complete_write_inline(x, f);
-	case BH_NOC_OP_ATOMIC:
-		return noc_complete_atomic(x, f);
-	default:
-		return noc_complete_write(x, f);
+	unsigned it = 0;
+	bool read = false;
+	struct bh_noc_side d;
+	bh_noc_accepted(x);
+	while (bh_noc_next_receiver(x, &it, &d)) {
+		uint32_t old = 0;
+		if (!bh_noc_deliver(x, &d, &x->src, &old, f))
+			return false;
+		if (!read)
+			bh_noc_source_read(x);
+		read = true;
+		bh_noc_responded(x, old);
 	}
+	if (!read)
+		bh_noc_source_read(x);
+	return true;
 }

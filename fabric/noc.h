@@ -17,6 +17,7 @@
 #define BH_FABRIC_NOC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fabric/fault.h"
@@ -57,6 +58,8 @@ struct bh_noc_txn {
 	bool resp;                /* response / ack wanted (reads always) */
 	bool mcast;
 	bool src_include;         /* multicast: the initiator receives too (BRCST_SRC_INCLUDE) */
+	bool vc_static;           /* VC_STATIC: delivered in order with its VC's other requests */
+	uint8_t vc;               /* NOC_CTRL [15:13] */
 	uint32_t len;             /* bytes (read, write) */
 	uint32_t packets;         /* ceil(len / 16384), 1 for the rest */
 	uint64_t be;              /* WR_BE byte mask, bit i = byte i of the 16-byte aligned base */
@@ -73,11 +76,63 @@ struct bh_noc_txn {
 /* Build the transaction of initiator `buf` of NIU `noc` on tile t. False: *f says what firmware
  * did wrong (and nothing moved). */
 bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *txn, struct bh_fault *f);
-/* Move data and counters. False: a destination refused the data (*f says why); the counters of
- * the packets that did arrive have moved. */
+/* Move data and counters at once (the synchronous NoC). False: a destination refused the data
+ * (*f says why); the counters of what did arrive have moved. */
 bool bh_noc_complete(struct bh_noc_txn *txn, struct bh_fault *f);
+
+/* The phases of a transaction, in order, for the asynchronous engine (fabric/noc_engine.c);
+ * bh_noc_complete runs them back to back.
+ *   accepted:    the initiator took the request: CMD_ACCEPTED, *_STARTED, *_SENT (split
+ *                requests write their last packet's length and addresses back);
+ *   deliver:     the data at one receiver (bh_noc_next_receiver: the destination, or each tile
+ *                of a multicast rectangle; *it starts at 0): a write lands there (with the
+ *                destination's page check: wake-ups, stale code), a read's data lands in the
+ *                initiator's L1, an atomic applies (*old: its result); src is where the data
+ *                comes from (txn->src, or a snapshot of it);
+ *   source_read: a write's source has been read: WRITE_REQS_OUTGOING drops;
+ *   responded:   one receiver's response arrived: the ack / response counters (an atomic's
+ *                result stored to RET first), OUTSTANDING drops. */
+void bh_noc_accepted(const struct bh_noc_txn *txn);
+bool bh_noc_next_receiver(const struct bh_noc_txn *txn, unsigned *it, struct bh_noc_side *d);
+bool bh_noc_deliver(const struct bh_noc_txn *txn, const struct bh_noc_side *d, const struct bh_noc_side *src,
+		    uint32_t *old, struct bh_fault *f);
+void bh_noc_source_read(const struct bh_noc_txn *txn);
+void bh_noc_responded(const struct bh_noc_txn *txn, uint32_t old);
 /* Whether a write from tile init on `noc` to hi (a tile, or a rectangle when mcast, without
  * BRCST_SRC_INCLUDE) would reach tile t: for checks made before anything moves. */
 bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool mcast, const struct bh_tile *t);
+
+/* ---------------------------------------------------------------------------------------------
+ * The asynchronous NoC (fabric/noc_engine.c). With an engine (chip->noc), a CMD_CTRL store only
+ * issues: the request is in flight until the engine runs its phases at times drawn from the
+ * latency model; CMD_CTRL reads 1 until it is accepted, counters move when hardware moves them,
+ * data lands (and wakes pollers) at its destination's own time.
+ */
+
+/* Time of one transaction: base + hop * hops + byte_ps * bytes / 1000, plus a uniform jitter
+ * 0..jitter_ns drawn from the engine's seeded stream; the response takes the way back. */
+struct bh_noc_latency {
+	uint32_t base_ns, hop_ns, byte_ps, jitter_ns;
+};
+
+struct bh_noc_engine;
+struct bh_waiter;
+
+/* Create the engine of chip (tiles assembled) and its thread. NULL if out of memory. */
+struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh_noc_latency *lat, uint64_t seed);
+/* Stop the thread; what is still in flight is dropped. Before the tiles go. */
+void bh_noc_engine_destroy(struct bh_noc_engine *e);
+/* Put an issued transaction in flight for requester `who` (enum bh_core_kind). False: *f. */
+bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned who, struct bh_fault *f);
+/* Run what is due now on the calling thread, unless someone already runs the engine: a core
+ * reading the counters a barrier polls finishes due work without a thread hand-off. */
+void bh_noc_engine_help(struct bh_noc_engine *e);
+/* Run everything in flight now, in order (the host flushes the NoC). */
+void bh_noc_engine_flush(struct bh_noc_engine *e);
+/* The NoC thread's waiter (an actor for deadlock detection: TIMED while anything is in flight). */
+struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e);
+uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e);
+/* "zero", "silicon", "slow", or "MIN:MAX" (ns). False: err says why. */
+bool bh_noc_latency_parse(const char *s, struct bh_noc_latency *out, char *err, size_t errlen);
 
 #endif

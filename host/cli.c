@@ -74,6 +74,12 @@ static void usage(FILE *f)
 		"                              --stats adds 'stats: jit_regions=N jit_flushes=F'\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
 		"                              delays=N coalesced=N skews=N delay_seconds=S')\n"
+		"      --noc MODE              async (default, or the BHEMU_NOC environment variable):\n"
+		"                              a NoC request is in flight from its NOC_CMD_CTRL store\n"
+		"                              until it lands, so a missing barrier shows; sync: every\n"
+		"                              request completes inside its CMD_CTRL store (fastest)\n"
+		"      --noc-latency SPEC      asynchronous NoC timing: silicon (default, or\n"
+		"                              BHEMU_NOC_LATENCY), zero, slow, or MIN:MAX in ns\n"
 		"  -h, --help                  this text\n"
 		"\n"
 		"provocation (run, boot and smoke): seeded perturbations that make latent\n"
@@ -130,6 +136,7 @@ static void usage(FILE *f)
 		"  -i, --idle SECONDS          after booting, keep the chip waiting that long and\n"
 		"                              print the process CPU time used meanwhile\n"
 		"      --jit MODE              on, off or eager, as for run\n"
+		"      --noc MODE, --noc-latency SPEC   the NoC, as for run\n"
 		"      --provoke, --provoke-rate, --seed  as for run\n"
 		"  -t, --timeout SECONDS       boot timeout (default 2, the host driver's): report\n"
 		"                              the stuck tiles and where their cores wait\n"
@@ -926,6 +933,26 @@ static int parse_jit(const char *cmd, const char *arg, enum bh_jit *out)
 	return 0;
 }
 
+/* --noc sync|async and --noc-latency SPEC, for every command that opens a device. */
+static int parse_noc(const char *cmd, int opt, const char *arg, struct bh_device_config *cfg)
+{
+	static const struct opt_choice modes[] = { { "sync", BH_NOC_SYNC }, { "async", BH_NOC_ASYNC }, { NULL, 0 } };
+	if (opt == 'N') {
+		int mode = 0;
+		if (opt_choice(cmd, "--noc", arg, modes, &mode) != 0)
+			return -1;
+		cfg->noc = (enum bh_noc_mode)mode;
+		return 0;
+	}
+	char err[200];
+	if (bh_noc_latency_check(arg, err, sizeof err) != BH_OK) {
+		fprintf(stderr, "bhemu %s: --noc-latency: %s\n", cmd, err);
+		return -1;
+	}
+	cfg->noc_latency = arg;
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -937,6 +964,8 @@ static int cmd_run(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "jit", required_argument, NULL, 'j' },
+		{ "noc", required_argument, NULL, 'N' },
+		{ "noc-latency", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		PROVOKE_OPTS,
 		{ NULL, 0, NULL, 0 },
@@ -971,6 +1000,11 @@ static int cmd_run(int argc, char **argv)
 		case 's': plan.stats = true; break;
 		case 'j':
 			if (parse_jit(argv[0], optarg, &plan.cfg.jit) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'N':
+		case 'L':
+			if (parse_noc(argv[0], opt, optarg, &plan.cfg) != 0)
 				return EXIT_USAGE;
 			break;
 		case 't':
@@ -1079,6 +1113,7 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 		{ "firmware", required_argument, NULL, 'f' }, { "board", required_argument, NULL, 'b' }, \
 		{ "profile", required_argument, NULL, 'p' }, { "show-profile", no_argument, NULL, 'P' }, \
 		{ "timeout", required_argument, NULL, 't' }, { "jit", required_argument, NULL, 'J' }, \
+		{ "noc", required_argument, NULL, 'N' }, { "noc-latency", required_argument, NULL, 'L' }, \
 		{ "help", no_argument, NULL, 'h' }, PROVOKE_OPTS
 	static const struct option boot_opts[] = {
 		BOOT_COMMON_OPTS, { "idle", required_argument, NULL, 'i' }, { NULL, 0, NULL, 0 },
@@ -1111,6 +1146,11 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 		case 'P': a->show = true; break;
 		case 'J':
 			if (parse_jit(cmd, optarg, &a->plan.cfg.jit) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'N':
+		case 'L':
+			if (parse_noc(cmd, opt, optarg, &a->plan.cfg) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'i':

@@ -104,7 +104,7 @@ static int cq_report_stuck(struct bh_cq *cq, int rc, const char *why)
 
 static bool cq_worker_fault(struct bh_cq *cq)
 {
-	static __thread struct bh_core_result r;
+	struct bh_core_result r;
 	for (unsigned t = 0; t < cq->dev->ntiles; t++) {
 		if (!cq->worker[t])
 			continue;
@@ -644,7 +644,7 @@ int bh_cq_state(struct bh_cq *cq, struct bh_cq_state *st)
  * slot and its L1). */
 static int cq_hold_tile(struct bh_device *dev, unsigned t)
 {
-	static __thread struct bh_core_result r;
+	struct bh_core_result r;
 	if (bh_reg_write(dev, t, BH_SOFT_RESET_0, BH_SOFT_RESET_INIT) != BH_OK)
 		return BH_ERR_ARG;
 	for (unsigned k = 0; k < 5; k++)

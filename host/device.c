@@ -8,6 +8,7 @@
 
 #include "cores/rv32_jit.h"
 #include "fabric/mmio.h"
+#include "fabric/noc.h"
 #include "host/device.h"
 #include "host/kernel.h"
 #include "sync/deadlock.h"
@@ -118,6 +119,49 @@ static int device_chip_init(struct bh_device *dev, const struct bh_device_config
 	return BH_OK;
 }
 
+/* The asynchronous NoC, if asked for (after the tiles exist, before any core runs). */
+static int device_noc_init(struct bh_device *dev, const struct bh_device_config *cfg)
+{
+	enum bh_noc_mode mode = cfg ? cfg->noc : BH_NOC_DEFAULT;
+	const char *env = getenv("BHEMU_NOC");
+	if (mode == BH_NOC_DEFAULT && env && *env) {
+		if (!strcmp(env, "sync"))
+			mode = BH_NOC_SYNC;
+		else if (!strcmp(env, "async"))
+			mode = BH_NOC_ASYNC;
+		else {
+			fprintf(stderr, "bhemu: BHEMU_NOC=%s: give sync or async\n", env);
+			return BH_ERR_ARG;
+		}
+	}
+	if (mode == BH_NOC_SYNC)
+		return BH_OK;
+	const char *spec = cfg && cfg->noc_latency ? cfg->noc_latency : getenv("BHEMU_NOC_LATENCY");
+	struct bh_noc_latency lat;
+	char err[200];
+	if (!bh_noc_latency_parse(spec && *spec ? spec : "silicon", &lat, err, sizeof err)) {
+		fprintf(stderr, "bhemu: %s%s\n", cfg && cfg->noc_latency ? "" : "BHEMU_NOC_LATENCY: ", err);
+		return BH_ERR_ARG;
+	}
+	dev->chip.noc = bh_noc_engine_create(&dev->chip, &lat, cfg && cfg->noc_seed ? cfg->noc_seed : 1);
+	return dev->chip.noc ? BH_OK : BH_ERR_SYS;
+}
+
+int bh_noc_latency_check(const char *spec, char *err, size_t errlen)
+{
+	struct bh_noc_latency lat;
+	return bh_noc_latency_parse(spec, &lat, err, errlen) ? BH_OK : BH_ERR_ARG;
+}
+
+unsigned long bh_device_noc_flush(struct bh_device *dev)
+{
+	if (!dev->chip.noc)
+		return 0;
+	unsigned long n = (unsigned long)bh_noc_engine_inflight(dev->chip.noc);
+	bh_noc_engine_flush(dev->chip.noc);
+	return n;
+}
+
 static void device_state_changed(void *owner)
 {
 	bh_device_notify(owner);
@@ -158,6 +202,10 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 			goto fail;
 		dev->ntiles = k + 1;
 	}
+	rc = device_noc_init(dev, cfg);
+	if (rc != BH_OK)
+		goto fail;
+	rc = BH_ERR_SYS;
 	enum rv_jit_mode jit = rv32_jit_default_mode();
 	if (cfg && cfg->jit == BH_JIT_OFF)
 		jit = RV_JIT_OFF;
@@ -175,7 +223,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		}
 	/* Every actor the deadlock monitor watches: each tile's cores and Tensix threads, then the
 	 * fast-dispatch models (idle while no queue is open). */
-	dev->waiters = calloc((size_t)n * BH_TILE_WAITERS + 2, sizeof *dev->waiters);
+	dev->waiters = calloc((size_t)n * BH_TILE_WAITERS + 3, sizeof *dev->waiters);
 	if (!dev->waiters)
 		goto fail;
 	for (unsigned k = 0; k < n; k++)
@@ -185,6 +233,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		atomic_store_explicit(&dev->chip.cq_waiter[r].park_state, BH_PARK_IDLE, memory_order_relaxed);
 		dev->waiters[dev->nwaiters++] = &dev->chip.cq_waiter[r];
 	}
+	if (dev->chip.noc)   /* transactions in flight: not a deadlock */
+		dev->waiters[dev->nwaiters++] = bh_noc_engine_waiter(dev->chip.noc);
 	if (dev->deadlock_ms > 0) {
 		if (pthread_create(&dev->monitor, NULL, device_monitor, dev) != 0)
 			goto fail;
@@ -211,6 +261,10 @@ void bh_device_close(struct bh_device *dev)
 	}
 	for (unsigned k = 0; k < dev->ntiles; k++)
 		bh_worker_tile_shutdown(dev->tiles[k]);
+	for (unsigned k = 0; k < dev->ntiles; k++)
+		bh_worker_tile_join(dev->tiles[k]);
+	bh_noc_engine_destroy(dev->chip.noc);   /* no core issues anymore; nothing lands after this */
+	dev->chip.noc = NULL;
 	for (unsigned k = 0; k < dev->ntiles; k++)
 		bh_worker_tile_free(dev->tiles[k]);
 	if (dev->elf)
@@ -283,6 +337,28 @@ int bh_core_parse(const char *name)
 /* Host calls with the RISC-V Linux numbers, so that the same ELF runs under qemu-riscv32. */
 enum { HOSTCALL_WRITE = 64, HOSTCALL_EXIT = 93 };
 
+/* The write host call: src is inside L1 or local RAM. Its 4 KiB buffer lives in this frame only,
+ * not in host_call's: a core thread that exits never reaches that deep into its stack (a page it
+ * never touched before costs a page fault in the middle of the exit, for every core). */
+__attribute__((noinline))
+static uint32_t host_call_write(int fd, const uint8_t *src, uint32_t len)
+{
+	char buf[4096];
+	uint32_t done = 0;
+	while (done < len) {
+		uint32_t n = len - done < sizeof buf ? len - done : (uint32_t)sizeof buf;
+		for (uint32_t k = 0; k < n; k++)
+			buf[k] = (char)__atomic_load_n(src + done + k, __ATOMIC_RELAXED);
+		fflush(fd == 1 ? stdout : stderr);
+		ssize_t w = write(fd, buf, n);
+		if (w <= 0 && errno != EINTR)
+			break;
+		if (w > 0)
+			done += (uint32_t)w;
+	}
+	return done;
+}
+
 static int host_call(struct bh_core *c, void *opaque, int *exit_status)
 {
 	uint32_t nr = c->x[17], a0 = c->x[10], a1 = c->x[11], a2 = c->x[12];
@@ -311,20 +387,7 @@ static int host_call(struct bh_core *c, void *opaque, int *exit_status)
 		c->fault.has_addr = true;
 		return -1;
 	}
-	char buf[4096];
-	uint32_t done = 0;
-	while (done < a2) {
-		uint32_t n = a2 - done < sizeof buf ? a2 - done : (uint32_t)sizeof buf;
-		for (uint32_t k = 0; k < n; k++)
-			buf[k] = (char)__atomic_load_n(src + done + k, __ATOMIC_RELAXED);
-		fflush(a0 == 1 ? stdout : stderr);
-		ssize_t w = write((int)a0, buf, n);
-		if (w <= 0 && errno != EINTR)
-			break;
-		if (w > 0)
-			done += (uint32_t)w;
-	}
-	c->x[10] = done;
+	c->x[10] = host_call_write((int)a0, src, a2);
 	return 0;
 }
 

@@ -53,14 +53,22 @@ void bh_worker_tile_shutdown(struct bh_tile *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
+void bh_worker_tile_join(struct bh_tile *t)
+{
+	struct bh_worker_tile *w = (struct bh_worker_tile *)t;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		if (w->core[k].thread_started) {
+			pthread_join(w->core[k].thread, NULL);
+			w->core[k].thread_started = false;
+		}
+}
+
 void bh_worker_tile_free(struct bh_tile *t)
 {
 	if (!t)
 		return;
 	struct bh_worker_tile *w = (struct bh_worker_tile *)t;
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		if (w->core[k].thread_started)
-			pthread_join(w->core[k].thread, NULL);
+	bh_worker_tile_join(t);
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		bh_core_destroy(&w->core[k]);
 	bh_tensix_destroy(&w->tensix);

@@ -26,7 +26,9 @@ struct bh_worker_tile {
 struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index);
 /* Device closing: every core thread of the tile leaves, whatever it is doing. */
 void bh_worker_tile_shutdown(struct bh_tile *tile);
-/* Join the tile's core threads (after bh_worker_tile_shutdown), then free everything. */
+/* Join the tile's core threads (after bh_worker_tile_shutdown). */
+void bh_worker_tile_join(struct bh_tile *tile);
+/* Join (if not done yet), then free everything. */
 void bh_worker_tile_free(struct bh_tile *tile);
 
 /* The tile's actors for the deadlock monitor (sync/deadlock.h): its five cores, then its three

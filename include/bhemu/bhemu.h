@@ -63,6 +63,21 @@ struct bh_device_config {
 		BH_JIT_ON,            /* compile the code the periodic checks find hot */
 		BH_JIT_EAGER,         /* compile at every jump through lookup (tests) */
 	} jit;
+	/* The NoC. Asynchronous: a request is in flight from its NOC_CMD_CTRL store until each of
+	 * its phases runs at a time drawn from the latency model (CMD_CTRL busy until accepted,
+	 * data landing at each destination at its own time, counters moving as on silicon), so a
+	 * missing barrier or a source reused too early shows. Synchronous: every request completes
+	 * inside its CMD_CTRL store (fastest; such bugs stay hidden). */
+	enum bh_noc_mode {
+		BH_NOC_DEFAULT = 0,   /* the BHEMU_NOC environment variable (sync / async), else async */
+		BH_NOC_SYNC,
+		BH_NOC_ASYNC,
+	} noc;
+	/* Asynchronous NoC latency: "zero", "silicon", "slow" or "MIN:MAX" in ns; NULL: the
+	 * BHEMU_NOC_LATENCY environment variable, else "silicon". A bad value fails the open with
+	 * BH_ERR_ARG (message on stderr). */
+	const char *noc_latency;
+	uint64_t noc_seed;       /* seed of the latency jitter (0: 1) */
 	/* Provocation (races.md): seeded perturbations that make latent synchronisation bugs show.
 	 * seed drives every random choice of the run; 0 = the BHEMU_SEED environment variable, else
 	 * one from the clock (bh_device_seed says which). provoke is a mask of BH_PROVOKE_*; 0 = the
@@ -108,6 +123,15 @@ struct bh_core_result {
 	uint64_t reset_instructions;
 	uint32_t reset_value;
 };
+
+/* Asynchronous NoC: deliver everything in flight now, in issue order, as if every latency had
+ * passed (the host's "NoC flush" before it inspects memory that in-flight requests may still
+ * write). No effect with the synchronous NoC. Returns the number of transactions that were in
+ * flight. */
+unsigned long bh_device_noc_flush(struct bh_device *dev);
+/* Whether spec is a NoC latency bh_device_open accepts (bh_device_config.noc_latency): BH_OK, or
+ * BH_ERR_ARG with the reason in err. */
+int bh_noc_latency_check(const char *spec, char *err, size_t errlen);
 
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out);
 /* Stops every core and joins every thread. */

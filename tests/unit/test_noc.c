@@ -542,6 +542,7 @@ Test(noc_read, response_sent_to_another_tile_is_counted_at_that_tiles_niu)
 	emit_read(&p, 0, tile_xy(dev, 1), 0, SRC, DST, 64);
 	emit_exit_with(&p, 0);
 	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	bh_device_noc_flush(dev);   /* the response lands on another tile: nobody here can wait for it */
 	l1_expect_fill(dev, 2, DST, 64, 5);
 	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(2)), 1, "raised at issue by the initiator");
 	cr_expect_eq(ctr(dev, 0, 0, RD_RESP_RECEIVED), 0);
@@ -614,6 +615,7 @@ Test(noc_write, write_ack_goes_to_the_niu_named_by_targ_addr_hi)
 	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 16);
 	emit_exit_with(&p, 0);
 	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	bh_device_noc_flush(dev);   /* the ack is counted on another tile: nobody here can wait for it */
 	l1_expect_fill(dev, 1, DST, 16, 1);
 	cr_expect_eq(ctr(dev, 0, 0, WR_ACK_RECEIVED), 0);
 	cr_expect_eq(ctr(dev, 2, 0, WR_ACK_RECEIVED), 1);
@@ -691,7 +693,9 @@ Test(noc_write, remote_register_refusal_is_reported_at_the_issuing_store)
 	struct prog p = { 0 };
 	emit_noc_init(&p, 0);
 	int32_t at = emit_inline(&p, 0, CTRL_INLINE_POSTED, tile_xy(dev, 1), STREAM_REG(48, 297), 1);
-	emit_exit_with(&p, 0);
+	/* Still running when the refusal comes (the asynchronous NoC finds it after the store): the
+	 * fault names the store that issued, not where the core was told. */
+	emit(&p, INSN_SELF_LOOP);
 	run_fault(dev, 0, BH_CORE_BRISC, &p, at, "access not allowed", "NoC0 write to (2,2) 0xffb704a4");
 	bh_device_close(dev);
 }
@@ -865,6 +869,9 @@ static unsigned mcast_receivers(struct bh_device *dev, unsigned noc, uint32_t ex
 	emit_write(&p, noc, CTRL_MCAST | extra, SRC, hi, 0, DST, 256);
 	emit_exit_with(&p, 0);
 	run_on(dev, 0, noc ? BH_CORE_NCRISC : BH_CORE_BRISC, &p, 0);
+	/* The program does not wait for its acks (how many would it wait for?): the host flushes the
+	 * NoC before it looks (asynchronous NoC). */
+	bh_device_noc_flush(dev);
 	unsigned got = 0;
 	for (unsigned t = 0; t < 8; t++)
 		if (l1_word(dev, t, DST) != 0) {
@@ -1034,6 +1041,7 @@ Test(noc_atomic, posted_atomic_sends_no_response)
 	emit_atomic(&p, 0, CTRL_ATOMIC & ~C_RESP, tile_xy(dev, 1), SRC, 0x107C, 5);
 	emit_exit_with(&p, 0);
 	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	bh_device_noc_flush(dev);   /* posted: no counter says when it applied */
 	cr_expect_eq(l1_word(dev, 1, SRC), 5);
 	cr_expect_eq(l1_word(dev, 0, ATOMIC_RET), 0xDEAD);
 	cr_expect_eq(ctr(dev, 0, 0, POSTED_ATOMIC_SENT), 1);
@@ -1245,4 +1253,166 @@ Test(noc_span, dram_read_response_over_two_and_five_pages_wakes_a_poller)
 		expect_exit(dev, 0, BH_CORE_BRISC, 0x5A);
 		bh_device_close(dev);
 	}
+}
+
+/* ------------------------------------------------------------------------- asynchronous NoC */
+
+#define RES 0x40000u   /* result words the programs store */
+
+static struct bh_device *open_async(unsigned n, const char *latency, uint64_t seed, int deadlock_ms)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = n, .grid_rows = 1,
+					.deadlock_ms = deadlock_ms, .noc = BH_NOC_ASYNC, .noc_latency = latency,
+					.noc_seed = seed };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	for (unsigned t = 0; t < n; t++)
+		for (int c = 0; c < 5; c++)
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
+	return dev;
+}
+
+static void emit_store_at(struct prog *p, unsigned reg, uint32_t addr)
+{
+	emit_li(p, T2, addr);
+	emit(p, sw(reg, 0, T2));
+}
+
+static void emit_load_at(struct prog *p, unsigned reg, uint32_t addr)
+{
+	emit_li(p, T2, addr);
+	emit(p, lw(reg, 0, T2));
+}
+
+/* 500 ms from issue to landing: far beyond the few instructions between the store and the
+ * program's own look, even on a loaded machine. */
+#define SLOW_NOC "500000000:500000000"
+
+Test(noc_async, a_write_is_in_flight_until_it_lands_and_the_barrier_waits_for_it, .timeout = 60)
+{
+	struct bh_device *dev = open_async(1, SLOW_NOC, 1, -1);
+	l1_fill(dev, 0, SRC, 16, 9);
+	l1_set_word(dev, 0, DST, 0);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 0), 0, DST, 16);   /* loopback */
+	emit_load_at(&p, A1, CMDBUF(0, BUF_WR) + CMD_CTRL);
+	emit_store_at(&p, A1, RES);                   /* CMD_CTRL right after the store */
+	emit_load_at(&p, A1, DST);
+	emit_store_at(&p, A1, RES + 4);               /* the destination before the barrier */
+	emit_load_at(&p, A1, CTR(0, NONPOSTED_WR_REQ_SENT));
+	emit_store_at(&p, A1, RES + 8);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_load_at(&p, A1, DST);
+	emit_store_at(&p, A1, RES + 12);              /* after it */
+	emit_load_at(&p, A1, CMDBUF(0, BUF_WR) + CMD_CTRL);
+	emit_store_at(&p, A1, RES + 16);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(l1_word(dev, 0, RES), 1, "CMD_CTRL reads 1 until the request is accepted");
+	cr_expect_eq(l1_word(dev, 0, RES + 4), 0, "nothing landed yet");
+	cr_expect_eq(l1_word(dev, 0, RES + 8), 0, "not sent before it was accepted");
+	uint32_t want;
+	memcpy(&want, (uint8_t[]){ 9, 16, 23, 30 }, 4);
+	cr_expect_eq(l1_word(dev, 0, RES + 12), want, "landed when the ack came");
+	cr_expect_eq(l1_word(dev, 0, RES + 16), 0);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_SENT), 1);
+	bh_device_close(dev);
+}
+
+Test(noc_async, a_write_reads_its_source_when_it_leaves_not_at_the_store, .timeout = 60)
+{
+	/* races.md #10: the source buffer reused right after noc_async_write. */
+	struct bh_device *dev = open_async(2, SLOW_NOC, 1, -1);
+	l1_set_word(dev, 0, SRC, 0x600D);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 4);
+	emit_li(&p, A1, 0xBAD);
+	emit_store_at(&p, A1, SRC);                   /* too early: no flush, no barrier */
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(l1_word(dev, 1, DST), 0xBAD, "the overwritten source is what arrived");
+	bh_device_close(dev);
+}
+
+Test(noc_async, a_read_lands_later_and_the_read_barrier_waits_for_it, .timeout = 60)
+{
+	struct bh_device *dev = open_async(2, SLOW_NOC, 1, -1);
+	l1_set_word(dev, 1, SRC, 0x1234);
+	l1_set_word(dev, 0, DST, 0);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_read(&p, 0, tile_xy(dev, 1), 0, SRC, DST, 4);
+	emit_load_at(&p, A1, DST);
+	emit_store_at(&p, A1, RES);                   /* read before the barrier: races.md #19 */
+	emit_wait_counter(&p, 0, RD_RESP_RECEIVED, 1);
+	emit_load_at(&p, A1, DST);
+	emit_store_at(&p, A1, RES + 4);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(l1_word(dev, 0, RES), 0, "the data was still in flight");
+	cr_expect_eq(l1_word(dev, 0, RES + 4), 0x1234);
+	bh_device_close(dev);
+}
+
+Test(noc_async, transactions_in_flight_are_not_a_deadlock, .timeout = 60)
+{
+	/* The barrier parks for 500 ms, far longer than the 40 ms deadlock window. */
+	struct bh_device *dev = open_async(2, SLOW_NOC, 1, 40);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 64);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	bh_device_close(dev);
+}
+
+/* Two writes to one word, the second on `ctrl2`; returns the word after both acks. */
+static uint32_t two_writes(uint64_t seed, uint32_t ctrl2)
+{
+	struct bh_device *dev = open_async(2, "0:2000000", seed, -1);
+	l1_set_word(dev, 0, SRC, 1);
+	l1_set_word(dev, 0, SRC + 16, 2);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 4);
+	emit_write(&p, 0, ctrl2, SRC + 16, tile_xy(dev, 1), 0, DST, 4);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 2);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	uint32_t v = l1_word(dev, 1, DST);
+	bh_device_close(dev);
+	return v;
+}
+
+Test(noc_async, one_static_vc_delivers_in_issue_order_and_other_vcs_may_overtake, .timeout = 120)
+{
+	unsigned reordered = 0;
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		cr_expect_eq(two_writes(seed, CTRL_WRITE_NONPOSTED), 2, "seed %llu: same static VC, second write last",
+			     (unsigned long long)seed);
+		reordered += two_writes(seed, CTRL_WRITE_NONPOSTED & ~C_VC_STATIC) == 1;
+	}
+	/* Up to 2 ms of jitter each: a dynamic-VC write overtakes in about half of the seeds. */
+	cr_expect_gt(reordered, 0, "no seed reordered writes on different VCs");
+}
+
+Test(noc_async, bad_latency_specifications_are_refused_at_open)
+{
+	static const char *const bad[] = { "fast", "5:3", ":3", "3:", "-1:5", "1:2000000000", "" };
+	char err[200];
+	for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		cr_expect_eq(bh_noc_latency_check(bad[k], err, sizeof err), BH_ERR_ARG, "'%s' accepted", bad[k]);
+		cr_expect(strstr(err, "is not a NoC latency"), "%s", err);
+	}
+	static const char *const good[] = { "zero", "silicon", "slow", "0:0", "100:5000" };
+	for (unsigned k = 0; k < sizeof good / sizeof good[0]; k++)
+		cr_expect_eq(bh_noc_latency_check(good[k], err, sizeof err), BH_OK, "'%s': %s", good[k], err);
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = 1, .noc = BH_NOC_ASYNC, .noc_latency = "5:3" };
+	struct bh_device *dev = NULL;
+	cr_expect_eq(bh_device_open(&cfg, &dev), BH_ERR_ARG);
+	cr_expect_null(dev);
 }
