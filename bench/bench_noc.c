@@ -132,9 +132,13 @@ struct guest {
 	uint32_t entry, params;
 };
 
+/* The NoC of the devices the measurements open: the asynchronous one first, then the same
+ * NoC measurements again with the synchronous one, in the same run. */
+static enum bh_noc_mode noc_mode = BH_NOC_ASYNC;
+
 static bool guest_open(struct guest *g, const char *elf, unsigned ntiles, char *err, size_t errlen)
 {
-	struct bh_device_config cfg = { .board = BH_BOARD_P150 };
+	struct bh_device_config cfg = { .board = BH_BOARD_P150, .noc = noc_mode };
 	char msg[512];
 
 	memset(g, 0, sizeof *g);
@@ -735,6 +739,24 @@ int main(int argc, char **argv)
 		PROGRESS("NoC atomics, %u x %d", opt.atomics, opt.c.repeat);
 		bench_atomic(benchlib_row_new(rows, &n, "noc_atomic_inc", "Mops/s"), &opt);
 	}
+	/* The synchronous NoC next to it: what the asynchronous one costs (no bar: it is the
+	 * comparison, not the target). */
+	noc_mode = BH_NOC_SYNC;
+	struct benchlib_row *sync_rows[2] = { NULL, NULL };
+	if (opt.only & M_WRITE) {
+		PROGRESS("NoC writes L1 -> L1 on the synchronous NoC, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.c.repeat);
+		bench_transfer(sync_rows[0] = benchlib_row_new(rows, &n, "noc_write_l1_l1_sync", "GB/s"), &opt, false);
+	}
+	if (opt.only & M_ATOMIC) {
+		PROGRESS("NoC atomics on the synchronous NoC, %u x %d", opt.atomics, opt.c.repeat);
+		bench_atomic(sync_rows[1] = benchlib_row_new(rows, &n, "noc_atomic_inc_sync", "Mops/s"), &opt);
+	}
+	for (unsigned k = 0; k < 2; k++)
+		if (sync_rows[k]) {
+			sync_rows[k]->bar_kind = BENCHLIB_BAR_NONE;
+			strncat(sync_rows[k]->name, ", sync", sizeof sync_rows[k]->name - strlen(sync_rows[k]->name) - 1);
+		}
+	noc_mode = BH_NOC_ASYNC;
 	if (opt.only & M_COMPUTE) {
 		PROGRESS("compute on 1 and %u BRISCs, %u and %u rounds per core, x %d", opt.tiles, opt.single_rounds,
 			 opt.rounds, opt.compute_repeat);

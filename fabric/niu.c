@@ -261,6 +261,20 @@ static uint32_t niu_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigne
 	return atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1;
 }
 
+const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n)
+{
+	unsigned noc = addr >= BH_NIU_BASE(1);
+	struct niu_reg r;
+	niu_decode(noc, addr - BH_NIU_BASE(noc), &r);
+	int k = snprintf(buf, n, "%s", niu_name(&r));
+	/* What a stuck barrier still waits for. */
+	if ((r.kind == R_COUNTER || (r.kind == R_CMDBUF && r.off == BH_NIU_CMD_CTRL)) && k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, t->chip->noc ? " (%llu NoC requests in flight on the chip)" :
+			 " (synchronous NoC: nothing in flight)",
+			 t->chip->noc ? (unsigned long long)bh_noc_engine_inflight(t->chip->noc) : 0ull);
+	return buf;
+}
+
 bool bh_niu_read(struct bh_access *a, uint32_t *val)
 {
 	unsigned noc = niu_noc(a);

@@ -18,6 +18,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct bh_access;
@@ -164,6 +165,8 @@ void bh_niu_init(struct bh_niu *n, unsigned noc);
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);
+/* The register at addr by name, for reports; counters and CMD_CTRL add what is in flight. */
+const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
 /* Register access for fabric/noc.c. */
 static inline uint32_t bh_niu_cmdbuf_get(struct bh_niu *n, unsigned buf, unsigned off)

@@ -60,8 +60,11 @@ struct bh_noc_engine {
 	uint64_t rng;
 	uint64_t *last_due;        /* [tile][noc][vc]: latest delivery of a static VC */
 	_Atomic uint64_t earliest; /* due of the heap's top, UINT64_MAX when empty (helpers' check) */
+	_Atomic uint64_t deadline; /* when the NoC thread looks next (UINT64_MAX: when woken) */
+	_Atomic uint64_t last_submit;
 	_Atomic uint64_t inflight; /* transactions not finished */
 	_Atomic uint64_t delivered;
+	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
 	pthread_mutex_t run_lock;  /* one runner at a time */
 	struct bh_waiter waiter;   /* the NoC thread parks here; an actor for deadlock detection */
 	_Atomic bool stop;
@@ -145,10 +148,22 @@ static bool heap_push(struct bh_noc_engine *e, struct noc_event ev)
 	return true;
 }
 
+/* seq_cst: pairs with the NoC thread's store of its deadline and load of earliest. */
 static void publish_earliest(struct bh_noc_engine *e)
 {
-	atomic_store_explicit(&e->earliest, e->n ? e->heap[0].due : UINT64_MAX, memory_order_release);
+	atomic_store_explicit(&e->earliest, e->n ? e->heap[0].due : UINT64_MAX, memory_order_seq_cst);
 }
+
+/* The NoC thread runs an event this long after it is due: until then a core at a barrier may
+ * run it itself (bh_noc_engine_help) without a thread hand-off. It is woken only when a new
+ * event would otherwise wait longer than that: once per burst, not per transaction. */
+#define THREAD_GRACE_NS 20000u
+/* While requests keep coming (the last within IDLE_AFTER_NS), the NoC thread also looks every
+ * TICK_NS when nothing is in flight, and submitters do not wake it: a core issuing one request
+ * at a time and finishing each at its barrier costs no thread hand-off at all. After that long
+ * without a request it sleeps until woken: a quiet chip costs no CPU. */
+#define TICK_NS 20000u
+#define IDLE_AFTER_NS 10000000u
 
 /* ---------------------------------------------------------------------------------- timing */
 
@@ -200,6 +215,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 
 	pthread_mutex_lock(&e->lock);
 	uint64_t t = now_ns();
+	atomic_store_explicit(&e->last_submit, t, memory_order_relaxed);
 	uint64_t acc = t + e->lat.base_ns / 8 + jitter(e) / 4;   /* the initiator takes it: a VC is free */
 	bool ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
 	int vc = static_vc(x);
@@ -222,13 +238,15 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 						      .recv = (uint16_t)(d.tile ? d.tile->index : 0), .slot = slot });
 		slot++;
 	}
-	bool wake = ok && e->heap[0].fl == fl;   /* the new transaction is the next thing due */
+	uint64_t first = e->n ? e->heap[0].due : UINT64_MAX;
 	publish_earliest(e);
 	pthread_mutex_unlock(&e->lock);
 	if (!ok)
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
-	if (wake)
+	if (first + THREAD_GRACE_NS + TICK_NS < atomic_load_explicit(&e->deadline, memory_order_seq_cst)) {
+		atomic_fetch_add_explicit(&e->st_wakes, 1, memory_order_relaxed);
 		bh_park_wake(&e->waiter);
+	}
 	return true;
 }
 
@@ -336,17 +354,25 @@ static uint64_t run_due(struct bh_noc_engine *e, uint64_t now)
 	}
 }
 
+/* A core at a barrier runs what is due within this much: the host cannot time a sleep shorter
+ * than that anyway (a parked core costs a futex wake of several us), and the order of events stays the model's (they still run in due
+ * order). Latencies this small only reorder; longer ones also leave time for the core to run. */
+#define HELP_AHEAD_NS 5000u
+
 void bh_noc_engine_help(struct bh_noc_engine *e)
 {
 	uint64_t due = atomic_load_explicit(&e->earliest, memory_order_acquire);
 	if (due == UINT64_MAX)
 		return;
-	uint64_t now = now_ns();
-	if (due > now || pthread_mutex_trylock(&e->run_lock) != 0)
+	uint64_t now = now_ns() + HELP_AHEAD_NS;
+	if (due > now)
 		return;
-	uint64_t next = run_due(e, now);
+	/* The NoC thread may hold run_lock: it only ever holds it while running events, so waiting
+	 * for it is short, and afterwards what is due still runs here, not after a hand-off. */
+	pthread_mutex_lock(&e->run_lock);
+	atomic_fetch_add_explicit(&e->st_help_calls, 1, memory_order_relaxed);
+	run_due(e, now);
 	pthread_mutex_unlock(&e->run_lock);
-	(void)next;
 }
 
 void bh_noc_engine_flush(struct bh_noc_engine *e)
@@ -363,18 +389,32 @@ static void *engine_main(void *arg)
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
 		uint32_t seq = bh_park_seq(&e->waiter);
 		pthread_mutex_lock(&e->run_lock);
+		uint64_t before = e->delivered;
 		uint64_t next = run_due(e, now_ns());
+		e->st_thread += e->delivered - before;
 		pthread_mutex_unlock(&e->run_lock);
 		if (atomic_load_explicit(&e->stop, memory_order_acquire))
 			break;
-		uint64_t now = now_ns();
-		if (next != UINT64_MAX && next <= now)
+		/* Publish when we look next, then check for something earlier that a submitter did not
+		 * wake us for (it read the old deadline): Dekker with the submitter's seq_cst pair. */
+		uint64_t now = now_ns(), deadline;
+		if (next != UINT64_MAX)
+			deadline = next + THREAD_GRACE_NS;
+		else if (now - atomic_load_explicit(&e->last_submit, memory_order_relaxed) < IDLE_AFTER_NS)
+			deadline = now + TICK_NS;
+		else
+			deadline = UINT64_MAX;
+		atomic_store_explicit(&e->deadline, deadline, memory_order_seq_cst);
+		uint64_t first = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
+		if (first != UINT64_MAX && first + THREAD_GRACE_NS + TICK_NS < deadline)
+			continue;
+		if (deadline <= now)
 			continue;
 		/* Something in flight: a timed sleep (the deadlock monitor sees TIMED, not a deadlock).
 		 * Nothing: sleep until a submit wakes us, idle. */
 		atomic_store_explicit(&e->waiter.park_state, next == UINT64_MAX ? BH_PARK_IDLE : BH_PARK_TIMED,
 				      memory_order_release);
-		bh_park_sleep(&e->waiter, seq, next == UINT64_MAX ? 0 : next - now);
+		bh_park_sleep(&e->waiter, seq, deadline == UINT64_MAX ? 0 : deadline - now);
 		atomic_store_explicit(&e->waiter.park_state, BH_PARK_NONE, memory_order_release);
 	}
 	atomic_store_explicit(&e->waiter.park_state, BH_PARK_IDLE, memory_order_release);
@@ -397,6 +437,7 @@ struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_mutex_init(&e->run_lock, NULL);
 	atomic_init(&e->earliest, UINT64_MAX);
+	atomic_init(&e->deadline, UINT64_MAX);
 	atomic_init(&e->waiter.park_state, BH_PARK_IDLE);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -416,6 +457,10 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 	if (!e)
 		return;
 	atomic_store_explicit(&e->stop, true, memory_order_release);
+	if (getenv("BHEMU_NOC_STATS"))
+		fprintf(stderr, "noc: delivered=%llu thread_events=%llu help_calls=%llu submit_wakes=%llu\n",
+			(unsigned long long)e->delivered, (unsigned long long)e->st_thread,
+			(unsigned long long)e->st_help_calls, (unsigned long long)e->st_wakes);
 	bh_park_wake(&e->waiter);
 	if (e->started)
 		pthread_join(e->thread, NULL);

@@ -1416,3 +1416,24 @@ Test(noc_async, bad_latency_specifications_are_refused_at_open)
 	cr_expect_eq(bh_device_open(&cfg, &dev), BH_ERR_ARG);
 	cr_expect_null(dev);
 }
+
+Test(noc_async, a_barrier_waiting_for_acks_that_never_come_is_a_deadlock_naming_the_counter, .timeout = 60)
+{
+	/* One non-posted write, a barrier for two acks: it parks on the counter and nothing can
+	 * ever move it (nothing left in flight). */
+	struct bh_device *dev = open_async(2, "silicon", 1, 100);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, 64);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 2);
+	emit_exit_with(&p, 0);
+	start_on(dev, 0, BH_CORE_BRISC, &p);
+	struct bh_core_result *r = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 30000, r), BH_ERR_DEADLOCK);
+	char rep[8192];
+	bh_device_report(dev, rep, sizeof rep);
+	cr_expect(strstr(rep, "NoC0 NIU counter NIU_MST_WR_ACK_RECEIVED"), "%s", rep);
+	cr_expect(strstr(rep, "0 NoC requests in flight"), "%s", rep);
+	cr_expect(strstr(rep, "= 0x1") || strstr(rep, "= 1"), "the counter's value: %s", rep);
+	bh_device_close(dev);
+}
