@@ -145,6 +145,9 @@ static void *core_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		bh_chip_state_changed(t->chip);
 		bh_core_emit(c, BH_CORE_EVENT_RUNNING);
+		/* Provocation: cores released together start in a random order (races.md 3). */
+		if (bh_provoke_on(&t->chip->provoke, BH_PROVOKE_SKEW))
+			bh_provoke_skew(&t->chip->provoke, bh_provoke_tile_actor(t->index, c->kind));
 
 		enum rv_stop why = rv32_run(c);
 

@@ -25,10 +25,19 @@ static void cqm_set_park(struct bh_cq_model *m, enum bh_cq_role r, enum bh_park_
 	atomic_store_explicit(&m->chip->cq_waiter[r].park_state, s, memory_order_release);
 }
 
+void bh_cqm_provoke(struct bh_cq_model *m, enum bh_cq_role r, uint32_t kind, uint64_t max_ns)
+{
+	struct bh_provoke *p = &m->chip->provoke;
+	if (bh_provoke_on(p, kind))
+		bh_cqm_sleep(m, r, bh_provoke_cq_delay(p, bh_provoke_chip_actor(m->chip->topo.ntiles, BH_PROVOKE_CQ_ACTOR + r),
+						       kind, max_ns));
+}
+
 static void *cqm_prefetch_main(void *arg)
 {
 	struct bh_cq_model *m = arg;
 	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_NONE);
+	bh_cqm_provoke(m, BH_CQ_PREFETCH, BH_PROVOKE_CQ_SLOW, BH_PROVOKE_CQ_START_MAX_NS);
 	bh_cq_prefetch_run(m);
 	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_PREFETCH, memory_order_release);
@@ -40,6 +49,7 @@ static void *cqm_dispatch_main(void *arg)
 {
 	struct bh_cq_model *m = arg;
 	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_NONE);
+	bh_cqm_provoke(m, BH_CQ_DISPATCH, BH_PROVOKE_CQ_SLOW, BH_PROVOKE_CQ_START_MAX_NS);
 	bh_cq_dispatch_run(m);
 	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_DISPATCH, memory_order_release);

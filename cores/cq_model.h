@@ -158,6 +158,9 @@ bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint3
 			 bool mcast, char *why, size_t n);
 /* Sleep ns (DELAY), cut short by a stop. */
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns);
+/* Provocation (sync/provoke.h): when `kind` is on, sleep as above for a random 0..max_ns drawn
+ * from the role's own stream (a late start-up, a slow fetch; races.md 4, 28). */
+void bh_cqm_provoke(struct bh_cq_model *m, enum bh_cq_role r, uint32_t kind, uint64_t max_ns);
 
 /* NoC requests from the role's tile on `noc`, through the NIU initiators and fabric/noc.c. hi is
  * the coordinate register (unicast (y << 6) | x, or a multicast rectangle when mcast); mid the

@@ -450,6 +450,9 @@ static bool pf_fetch(struct pf *p)
 				       : "the record is larger than cmddat_q (256 KiB) or the issue ring");
 		return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", why);
 	}
+	/* A slow prefetcher: the slot announced a record the host may overwrite if it does not
+	 * track the read pointer (races.md 28). */
+	bh_cqm_provoke(m, BH_CQ_PREFETCH, BH_PROVOKE_PREFETCH_SLOW, BH_PROVOKE_FETCH_MAX_NS);
 	if (p->pcie_rd + len > m->issue_base + m->issue_size)
 		p->pcie_rd = m->issue_base;
 	p->fetch_ring_off = p->pcie_rd - m->issue_base;

@@ -339,6 +339,17 @@ static void gpr_set(struct bh_tt_thread *th, unsigned r, uint32_t v)
 		bh_tile_mmio_written(t, BH_TT_GPR_BASE + 0x100 * th->id + 4 * r);
 }
 
+/* Provocation (sync/provoke.h): the thread may be late at its sync points, semaphore
+ * instructions and STOREREG/LOADREG of sync registers, as a core may before a sync-register
+ * access. Called without locks, before the instruction acts. */
+static void tt_provoke(struct bh_tt_thread *th, unsigned sync, bool store)
+{
+	struct bh_tile *t = th->tx->tile;
+	if (__builtin_expect(t->chip->provoke.mmio, 0))
+		bh_provoke_sync_point(&t->chip->provoke, bh_provoke_tile_actor(t->index, BH_PROVOKE_TENSIX_ACTOR + th->id),
+				      sync, store);
+}
+
 /* STOREREG / LOADREG: one 32-bit access at 0xFFB00000 + 4 * AddrLo through the tile's address
  * decode as the thread's TRISC, so every device check (CB protocol, access rights) applies. */
 static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool store)
@@ -351,6 +362,9 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 	struct bh_fault f;
 	memset(&f, 0, sizeof f);
 	f.pc = th->cur.pc;   /* where a check that logs places the access: the push (fabric/check.h) */
+	const struct bh_region *reg = bh_mmio_region(th->tx->tile, addr);
+	if (reg)
+		tt_provoke(th, reg->sync, store);
 	uint32_t v = store ? gpr_get(th, r) : 0;
 	enum bh_acc acc = bh_mmio_access(th->tx->tile, BH_TRISC0 + th->id, addr, 4, store, &v, &f, NULL, 0);
 	if (acc != BH_ACC_OK) {
@@ -657,7 +671,10 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 {
 	if (oi->exec == TT_E_B)
 		return TT_OK;   /* boot-time data-plane set-up (tensix.md 9): accepted, no state kept */
-	switch (tt_opcode_of(w)) {
+	unsigned op = tt_opcode_of(w);
+	if (op == TT_OP_SEMINIT || op == TT_OP_SEMPOST || op == TT_OP_SEMGET)
+		tt_provoke(th, BH_SYNC_COUNTER, true);
+	switch (op) {
 	case TT_OP_NOP:
 	case TT_OP_DMANOP:
 	case TT_OP_FLUSHDMA:   /* scalar-unit requests are complete before the next instruction */

@@ -10,6 +10,7 @@
 #include "fabric/topology.h"
 #include "sync/hooks.h"
 #include "sync/park.h"
+#include "sync/provoke.h"
 
 struct bh_core;
 struct bh_fault;
@@ -50,6 +51,8 @@ struct bh_chip {
 	struct bh_waiter cq_waiter[2];
 	/* The detectors this chip runs and their findings (fabric/check.h). */
 	struct bh_checks checks;
+	/* Seeded perturbations (sync/provoke.h), set up before any actor runs. */
+	struct bh_provoke provoke;
 };
 
 static inline void bh_chip_state_changed(const struct bh_chip *chip)

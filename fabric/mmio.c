@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 
@@ -79,6 +80,11 @@ static bool mmio_access(struct bh_access *a, bool store, uint32_t *val)
 	bh_dev_write_fn wr = r->write;
 	if (store ? !wr : !rd)
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, addr, r->name, "%s", r->missing);
+	/* Provocation: a core's own instruction (wait_what set; the host's accesses, which may come
+	 * from tiles without a chip, have none) may be late here, before the device takes any lock.
+	 * Predictable branches when off. */
+	if (a->wait_what && __builtin_expect(a->tile->chip->provoke.mmio, 0))
+		bh_provoke_sync_point(&a->tile->chip->provoke, bh_provoke_tile_actor(a->tile->index, who), r->sync, store);
 	return store ? wr(a, *val) : rd(a, val);
 }
 

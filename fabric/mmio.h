@@ -77,6 +77,7 @@ struct bh_region {
 	const char *missing;             /* why it is not modelled, when read/write are NULL */
 	bh_dev_watch_fn watch;           /* NULL: not watchable */
 	bh_dev_describe_fn describe;     /* NULL: "<region name> 0x<addr>" */
+	uint8_t sync;                    /* enum bh_sync_point (sync/provoke.h): provocation delays here */
 };
 
 /* Read or write `size` bytes at addr above L1 (or misaligned in L1) for requester `who`.

@@ -73,6 +73,8 @@ static void usage(FILE *f)
 		"                              instruction counts are the same in every mode; with\n"
 		"                              --max-instructions the exact interpreter runs instead.\n"
 		"                              --stats adds 'stats: jit_regions=N jit_flushes=F'\n"
+		"                              (and with --provoke 'stats: provoke sync_points=N\n"
+		"                              delays=N coalesced=N skews=N delay_seconds=S')\n"
 		"      --noc MODE              async (default, or the BHEMU_NOC environment variable):\n"
 		"                              a NoC request is in flight from its NOC_CMD_CTRL store\n"
 		"                              until it lands, so a missing barrier shows; sync: every\n"
@@ -90,6 +92,24 @@ static void usage(FILE *f)
 		"                              end, and the run goes on\n"
 		"      --list-checks           list every check with what it catches, and exit\n"
 		"  -h, --help                  this text\n"
+		"\n"
+		"provocation (run, boot and smoke): seeded perturbations that make latent\n"
+		"synchronisation bugs show; the seed drives every random choice, and a run with any\n"
+		"provocation on prints 'bhemu: seed N (rerun with --seed N; ...)' on stderr first.\n"
+		"  --provoke LIST              comma-separated: delay (a core sleeps 1-200 us before\n"
+		"                              an access to a sync register: stream registers, NIU,\n"
+		"                              tile control, PCBufs, semaphores, mailboxes), skew (a\n"
+		"                              released core sleeps 0-500 us before its first\n"
+		"                              instruction), cq-slow (the fast-dispatch cores start\n"
+		"                              0-20 ms late), prefetch-slow (0-1 ms before each\n"
+		"                              fetch), coalesce (a counter read is 20-300 us late, so\n"
+		"                              increments land between polls), all, or none.\n"
+		"                              Default: the BHEMU_PROVOKE environment variable, else\n"
+		"                              none\n"
+		"  --provoke-rate P            chance per sync point of delay and coalesce, 0 to 1\n"
+		"                              (default BHEMU_PROVOKE_RATE, else 0.05)\n"
+		"  --seed N                    the seed, 1 to 2^64-1 (default BHEMU_SEED, else one\n"
+		"                              from the clock)\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
 		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"
@@ -131,6 +151,7 @@ static void usage(FILE *f)
 		"      --jit MODE              on, off or eager, as for run\n"
 		"      --noc MODE, --noc-latency SPEC   the NoC, as for run\n"
 		"      --check LIST, --check-mode stop|log, --list-checks  as for run\n"
+		"      --provoke, --provoke-rate, --seed  as for run\n"
 		"  -t, --timeout SECONDS       boot timeout (default 2, the host driver's): report\n"
 		"                              the stuck tiles and where their cores wait\n"
 		"exit status of boot: 0 every tile reached DONE; 1 host failure; 2 bad usage, ELF\n"
@@ -148,7 +169,7 @@ static void usage(FILE *f)
 		"(read pointer 0); both runs slow, then fast, on the same booted chip.\n"
 		"\n"
 		"options of smoke: --firmware, --board, --profile, --show-profile, --jit, --check,\n"
-		"  --check-mode, --list-checks as for boot, and\n"
+		"  --check-mode, --list-checks, --provoke, --provoke-rate, --seed as for boot, and\n"
 		"  -n, --launches N            how many launches (default 100)\n"
 		"  -d, --dispatch fast|slow|both  how to launch (default fast)\n"
 		"  -j, --json                  also print the result as one JSON object\n"
@@ -218,9 +239,8 @@ static int opt_unsigned(const char *cmd, const char *opt, const char *arg, uint6
 	return 0;
 }
 
-/* Seconds: a plain decimal number (no sign, spaces, exponent, inf or nan), positive or (idle) zero. */
-#define OPT_SECONDS_MAX 1e7
-static int opt_seconds(const char *cmd, const char *opt, const char *arg, bool zero_ok, double *out)
+/* A plain decimal number (no sign, spaces, exponent, inf or nan); -1 when arg is not one. */
+static double scan_decimal(const char *arg)
 {
 	bool digit = false, dot = false, ok = *arg != 0;
 	for (const char *c = arg; *c && ok; c++) {
@@ -231,7 +251,14 @@ static int opt_seconds(const char *cmd, const char *opt, const char *arg, bool z
 		else
 			ok = false;
 	}
-	double v = ok && digit ? strtod(arg, NULL) : -1;
+	return ok && digit ? strtod(arg, NULL) : -1;
+}
+
+/* Seconds: a plain decimal number, positive or (idle) zero. */
+#define OPT_SECONDS_MAX 1e7
+static int opt_seconds(const char *cmd, const char *opt, const char *arg, bool zero_ok, double *out)
+{
+	double v = scan_decimal(arg);
 	if (!(v >= 0) || (!zero_ok && v == 0) || v > OPT_SECONDS_MAX)
 		return opt_fail(cmd, opt, "needs a %snumber of seconds up to %.0f, not '%s'", zero_ok ? "" : "positive ",
 				OPT_SECONDS_MAX, arg);
@@ -347,6 +374,66 @@ static void print_findings(struct bh_device *dev, enum bh_check_mode mode)
 static int fault_exit_status(struct bh_device *dev, const struct bh_device_config *cfg)
 {
 	return cfg->check_mode == BH_CHECK_STOP && bh_device_findings(dev, NULL, 0) > 0 ? EXIT_CHECK : EXIT_FAULT;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Provocation options of every command that opens a device: --seed, --provoke, --provoke-rate.
+ */
+
+enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE };
+#define PROVOKE_OPTS \
+	{ "seed", required_argument, NULL, OPT_SEED }, { "provoke", required_argument, NULL, OPT_PROVOKE }, \
+	{ "provoke-rate", required_argument, NULL, OPT_PROVOKE_RATE }
+
+/* A probability: a plain decimal from 0 to 1. */
+static int opt_rate(const char *cmd, const char *opt, const char *arg, double *out)
+{
+	double v = scan_decimal(arg);
+	if (!(v >= 0 && v <= 1))
+		return opt_fail(cmd, opt, "needs a probability from 0 to 1 (a plain decimal), not '%s'", arg);
+	*out = v;
+	return 0;
+}
+
+/* One of PROVOKE_OPTS into cfg: 0, or -1 after a message. */
+static int parse_provoke_opt(const char *cmd, int opt, const char *arg, struct bh_device_config *cfg)
+{
+	char err[256];
+	double rate = 0;
+	switch (opt) {
+	case OPT_SEED:
+		return opt_unsigned(cmd, "--seed", arg, 1, UINT64_MAX, &cfg->seed);
+	case OPT_PROVOKE:
+		if (bh_provoke_parse(arg, &cfg->provoke, err, sizeof err) != 0)
+			return opt_fail(cmd, "--provoke", "%s", err);
+		return 0;
+	default:
+		if (opt_rate(cmd, "--provoke-rate", arg, &rate) != 0)
+			return -1;
+		cfg->provoke_rate = rate > 0 ? rate : -1;   /* the config's 0 means the default */
+		return 0;
+	}
+}
+
+/* Open the device of a command; with provocation on, say the seed that reruns it. 0 or an exit
+ * status (a malformed BHEMU_PROVOKE, BHEMU_PROVOKE_RATE or BHEMU_SEED was named on stderr). */
+static int open_device(const struct bh_device_config *cfg, struct bh_device **dev)
+{
+	int rc = bh_device_open(cfg, dev);
+	if (rc == BH_ERR_ARG)
+		return EXIT_USAGE;
+	if (rc != BH_OK) {
+		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
+		return EXIT_HOST;
+	}
+	uint32_t on = bh_device_provoke(*dev);
+	if (on) {
+		char kinds[128];
+		bh_provoke_format(on, kinds, sizeof kinds);
+		uint64_t seed = bh_device_seed(*dev);
+		fprintf(stderr, "bhemu: seed %" PRIu64 " (rerun with --seed %" PRIu64 "; provoke %s)\n", seed, seed, kinds);
+	}
+	return 0;
 }
 
 /* --timeout bounds the whole command. Phases without a deadline of their own (reading the ELFs,
@@ -886,16 +973,21 @@ static void run_stats(const struct run *r, double secs)
 		js.flushes += one.flushes;
 	}
 	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 "\n", js.regions, js.flushes);
+	if (!bh_device_provoke(r->dev))
+		return;
+	struct bh_provoke_stats ps;
+	bh_device_provoke_stats(r->dev, &ps);
+	fprintf(stderr, "stats: provoke sync_points=%" PRIu64 " delays=%" PRIu64 " coalesced=%" PRIu64 " skews=%" PRIu64
+		" delay_seconds=%.6f\n", ps.sync_points, ps.delays, ps.coalesced, ps.skews, (double)ps.delay_ns * 1e-9);
 }
 
 /* Opens the device, writes the run information, loads the ELF; 0 or an exit status. */
 static int run_prepare(struct run *r)
 {
 	const struct run_plan *plan = r->plan;
-	if (bh_device_open(&plan->cfg, &r->dev) != BH_OK) {
-		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
-		return EXIT_HOST;
-	}
+	int rc = open_device(&plan->cfg, &r->dev);
+	if (rc != 0)
+		return rc;
 	r->ntiles = plan->grid ? bh_device_num_tiles(r->dev) : 1;
 	r->nslots = r->ntiles * plan->ncores;
 	r->res = calloc(r->nslots, sizeof *r->res);
@@ -993,6 +1085,7 @@ static int cmd_run(int argc, char **argv)
 		{ "noc-latency", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		CHECK_OPTS,
+		PROVOKE_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_plan plan = { .ncores = 1, .cores = { BH_CORE_BRISC }, .cfg = { .board = BH_BOARD_P150 } };
@@ -1038,6 +1131,12 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		case OPT_LIST_CHECKS: list_checks(); return 0;
+		case OPT_SEED:
+		case OPT_PROVOKE:
+		case OPT_PROVOKE_RATE:
+			if (parse_provoke_opt(argv[0], opt, optarg, &plan.cfg) != 0)
+				return EXIT_USAGE;
+			break;
 		default: {
 			int c = check_option(argv[0], opt, optarg, &plan.cfg);
 			if (c < 0)
@@ -1092,10 +1191,9 @@ static int boot_execute(const struct bh_device_config *cfg, const struct bh_prof
 			double timeout, double idle)
 {
 	struct bh_device *dev;
-	if (bh_device_open(cfg, &dev) != BH_OK) {
-		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
-		return EXIT_HOST;
-	}
+	int open_rc = open_device(cfg, &dev);
+	if (open_rc != 0)
+		return open_rc;
 	struct bh_boot_options opt = { .timeout_s = timeout, .set_reset_pcs = true };
 	struct bh_boot_result res;
 	int rc = bh_boot(dev, prof, fw, &opt, &res);
@@ -1144,7 +1242,7 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 		{ "profile", required_argument, NULL, 'p' }, { "show-profile", no_argument, NULL, 'P' }, \
 		{ "timeout", required_argument, NULL, 't' }, { "jit", required_argument, NULL, 'J' }, \
 		{ "noc", required_argument, NULL, 'N' }, { "noc-latency", required_argument, NULL, 'L' }, \
-		{ "help", no_argument, NULL, 'h' }, CHECK_OPTS
+		{ "help", no_argument, NULL, 'h' }, CHECK_OPTS, PROVOKE_OPTS
 	static const struct option boot_opts[] = {
 		BOOT_COMMON_OPTS, { "idle", required_argument, NULL, 'i' }, { NULL, 0, NULL, 0 },
 	};
@@ -1203,6 +1301,12 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 			break;
 		case 'h': usage(stdout); return -1;
 		case OPT_LIST_CHECKS: list_checks(); return -1;
+		case OPT_SEED:
+		case OPT_PROVOKE:
+		case OPT_PROVOKE_RATE:
+			if (parse_provoke_opt(cmd, opt, optarg, &a->plan.cfg) != 0)
+				return EXIT_USAGE;
+			break;
 		default: {
 			int c = check_option(cmd, opt, optarg, &a->plan.cfg);
 			if (c < 0)
@@ -1364,10 +1468,9 @@ static int smoke_run(struct bh_device *dev, const struct boot_args *a, bool fast
 static int smoke_execute(const struct boot_args *a)
 {
 	struct bh_device *dev;
-	if (bh_device_open(&a->plan.cfg, &dev) != BH_OK) {
-		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
-		return EXIT_HOST;
-	}
+	int open_rc = open_device(&a->plan.cfg, &dev);
+	if (open_rc != 0)
+		return open_rc;
 	struct bh_core_range wr[4];
 	if ((a->dispatch & SMOKE_FAST) && bh_device_worker_ranges(dev, wr) == 0) {
 		fprintf(stderr, "bhemu smoke: board %s has no worker tiles: fast dispatch takes the last column of rows 0-1 "

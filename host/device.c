@@ -13,6 +13,7 @@
 #include "host/kernel.h"
 #include "sync/deadlock.h"
 #include "sync/park.h"
+#include "sync/provoke.h"
 
 #define DEADLOCK_MS_DEFAULT 400
 #define DEADLOCK_LOOKS 4
@@ -143,7 +144,14 @@ static int device_noc_init(struct bh_device *dev, const struct bh_device_config 
 		fprintf(stderr, "bhemu: %s%s\n", cfg && cfg->noc_latency ? "" : "BHEMU_NOC_LATENCY: ", err);
 		return BH_ERR_ARG;
 	}
-	dev->chip.noc = bh_noc_engine_create(&dev->chip, &lat, cfg && cfg->noc_seed ? cfg->noc_seed : 1);
+	/* The jitter comes from the run's seed (bh_device_seed) unless noc_seed fixes it. */
+	uint64_t seed = cfg && cfg->noc_seed ? cfg->noc_seed : 0;
+	if (!seed) {
+		struct bh_rng r;
+		bh_rng_seed(&r, dev->chip.provoke.seed, bh_provoke_chip_actor(dev->chip.topo.ntiles, BH_PROVOKE_NOC_ACTOR));
+		seed = bh_rng_next(&r);
+	}
+	dev->chip.noc = bh_noc_engine_create(&dev->chip, &lat, seed);
 	return dev->chip.noc ? BH_OK : BH_ERR_SYS;
 }
 
@@ -184,6 +192,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	dev->chip.state_changed = device_state_changed;
 	dev->chip.owner = dev;
 	rc = device_chip_init(dev, cfg);
+	if (rc == BH_OK)
+		rc = bh_device_provoke_init(dev, cfg);
 	if (rc != BH_OK)
 		goto fail;
 	rc = BH_ERR_SYS;
@@ -278,6 +288,7 @@ void bh_device_close(struct bh_device *dev)
 	free(dev->kcb_resident);
 	free(dev->tiles);
 	bh_chip_memories_destroy(&dev->chip);
+	bh_provoke_destroy(&dev->chip.provoke);
 	bh_hooks_destroy(&dev->chip.hooks);
 	bh_checks_destroy(&dev->chip.checks);
 	pthread_cond_destroy(&dev->monitor_cond);

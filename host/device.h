@@ -58,6 +58,10 @@ struct bh_device {
 	struct bh_cq *cq;
 };
 
+/* The provocation of bh_device_open's config and the environment (host/provoke.c); needs the
+ * topology. BH_OK, BH_ERR_ARG (a malformed environment variable, named on stderr), BH_ERR_SYS. */
+int bh_device_provoke_init(struct bh_device *dev, const struct bh_device_config *cfg);
+
 /* Any host write or start: the device is not deadlocked while the host acts. */
 void bh_device_host_acted(struct bh_device *dev);
 

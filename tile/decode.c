@@ -1,9 +1,11 @@
 /* The address decode table of a Tensix tile (memory-map.md section 1): the single place that
  * says which requester may reach which window, which module serves it and where that module's
- * state lives. The mechanism that walks it is fabric/mmio.c. */
+ * state lives, and which windows are synchronisation points for provocation (sync/provoke.h).
+ * The mechanism that walks it is fabric/mmio.c. */
 #include "fabric/niu.h"
 #include "sync/mailbox.h"
 #include "sync/pcbuf.h"
+#include "sync/provoke.h"
 #include "sync/streams.h"
 #include "tile/tile.h"
 
@@ -37,7 +39,7 @@ const struct bh_region bh_worker_regions[] = {
 	{ R(0xFFB11000, 0x1000, "TDMA-RISC registers", B | T, B | T, W32, bh_tdma_read, bh_tdma_write) },
 	{ R(BH_TILE_CTRL_BASE, 0x1000, "tile control registers",
 	     ALL | H, ALL | H, W32, bh_tile_ctrl_read, bh_tile_ctrl_write),
-	  .watch = bh_tile_ctrl_watch },
+	  .watch = bh_tile_ctrl_watch, .sync = BH_SYNC_REG },
 	{ R(0xFFB13000, 0x138, "PIC configuration/status", ALL | H, ALL | H, W32, NULL, NULL),
 	  .missing = "the PIC is not modelled (tt-metal does not use interrupts)" },
 	{ R(0xFFB13138, 0x14, "RISC-V pc snapshots", ALL | H, 0, W32, bh_pc_snapshot_read, NULL) },
@@ -45,12 +47,14 @@ const struct bh_region bh_worker_regions[] = {
 	     ALL | H, ALL | H, W_ANY, bh_ldm_slow_read, bh_ldm_slow_write),
 	  .watch = bh_watch_same },
 	{ R(BH_NIU_BASE(0), BH_NIU_SIZE, "NoC0 NIU", ALL | H, ALL | H, W32, bh_niu_read, bh_niu_write), .state = st_niu0,
-	  .watch = bh_watch_same, .describe = bh_niu_describe },
+	  .watch = bh_watch_same, .describe = bh_niu_describe,
+	  .sync = BH_SYNC_REG },
 	{ R(BH_NIU_BASE(1), BH_NIU_SIZE, "NoC1 NIU", ALL | H, ALL | H, W32, bh_niu_read, bh_niu_write), .state = st_niu1,
-	  .watch = bh_watch_same, .describe = bh_niu_describe },
+	  .watch = bh_watch_same, .describe = bh_niu_describe,
+	  .sync = BH_SYNC_REG },
 	{ R(BH_STREAM_BASE, BH_STREAM_COUNT * BH_STREAM_STRIDE, "NoC overlay stream registers",
 	     ALL | H, ALL | H, W32, bh_stream_mmio_read, bh_stream_mmio_write), .state = st_streams,
-	  .watch = bh_watch_same, .describe = bh_stream_describe },
+	  .watch = bh_watch_same, .describe = bh_stream_describe, .sync = BH_SYNC_COUNTER },
 	{ R(BH_TT_MOP_CFG_BASE, 0x24, "MOP expander configuration", 0, T, W32, NULL, bh_tensix_mop_cfg_write), .state = st_tensix },
 	{ R(BH_TT_DST_BASE, 0x8000, "Tensix Dst (RISC-V view)", T, T, W_ANY, NULL, NULL),
 	  .missing = "Tensix Dst is not modelled" },
@@ -66,14 +70,14 @@ const struct bh_region bh_worker_regions[] = {
 	     0, B | T, W32, NULL, bh_tensix_push_write), .state = st_tensix },
 	{ R(BH_PCBUF_BASE, BH_PCBUF_STRIDE, "PCBuf 0 / TTSync / Tensix semaphores",
 	     B | T, B | T, W32, bh_pcbuf_read, bh_pcbuf_write), .state = st_pcbuf,
-	  .watch = bh_pcbuf_watch, .describe = bh_pcbuf_describe },
+	  .watch = bh_pcbuf_watch, .describe = bh_pcbuf_describe, .sync = BH_SYNC_COUNTER },
 	{ R(BH_PCBUF_BASE + BH_PCBUF_STRIDE, BH_PCBUF_STRIDE, "PCBuf 1 (BRISC side)",
-	     B, B, W32, bh_pcbuf_read, bh_pcbuf_write), .state = st_pcbuf },
+	     B, B, W32, bh_pcbuf_read, bh_pcbuf_write), .state = st_pcbuf, .sync = BH_SYNC_REG },
 	{ R(BH_PCBUF_BASE + 2 * BH_PCBUF_STRIDE, BH_PCBUF_STRIDE, "PCBuf 2 (BRISC side)",
-	     B, B, W32, bh_pcbuf_read, bh_pcbuf_write), .state = st_pcbuf },
+	     B, B, W32, bh_pcbuf_read, bh_pcbuf_write), .state = st_pcbuf, .sync = BH_SYNC_REG },
 	{ R(BH_MAILBOX_BASE, BH_MAILBOX_CORES * BH_MAILBOX_PAGE, "RISC-V mailboxes",
 	     B | T, B | T, W32, bh_mailbox_read, bh_mailbox_write), .state = st_mbox,
-	  .watch = bh_mailbox_watch },
+	  .watch = bh_mailbox_watch, .sync = BH_SYNC_REG },
 	{ R(BH_TENSIX_CFG_BASE, 0x10000, "Tensix backend configuration",
 	     B | T | H, B | T | H, W16_32, bh_tensix_cfg_read, bh_tensix_cfg_write),
 	  .watch = bh_watch_same },

@@ -77,7 +77,7 @@ struct bh_device_config {
 	 * BHEMU_NOC_LATENCY environment variable, else "silicon". A bad value fails the open with
 	 * BH_ERR_ARG (message on stderr). */
 	const char *noc_latency;
-	uint64_t noc_seed;       /* seed of the latency jitter (0: 1) */
+	uint64_t noc_seed;       /* seed of the latency jitter; 0: drawn from the run's seed (seed below) */
 	/* Synchronisation-bug detectors (enum bh_check below): bit (1u << BH_CHECK_x) turns check x on.
 	 * 0 = BH_CHECKS_DEFAULT; with BH_CHECKS_EXACT set, exactly the listed bits (so
 	 * BH_CHECKS_EXACT alone turns every check off). */
@@ -89,7 +89,27 @@ struct bh_device_config {
 		BH_CHECK_STOP = 0,
 		BH_CHECK_LOG,
 	} check_mode;
+	/* Provocation (races.md): seeded perturbations that make latent synchronisation bugs show.
+	 * seed drives every random choice of the run; 0 = the BHEMU_SEED environment variable, else
+	 * one from the clock (bh_device_seed says which). provoke is a mask of BH_PROVOKE_*; 0 = the
+	 * BHEMU_PROVOKE environment variable (a list as bh_provoke_parse reads it), else none;
+	 * BH_PROVOKE_NONE = none whatever the environment says. provoke_rate is the chance per sync
+	 * point of DELAY and COALESCE, 0 to 1; 0 = BHEMU_PROVOKE_RATE, else 0.05; negative = 0. A
+	 * malformed environment variable makes bh_device_open fail with BH_ERR_ARG (message on
+	 * stderr naming it). */
+	uint64_t seed;
+	uint32_t provoke;
+	double provoke_rate;
 };
+
+/* Bits of bh_device_config.provoke. */
+#define BH_PROVOKE_DELAY         (1u << 0)  /* a core sleeps 1..200 us before a sync-register access */
+#define BH_PROVOKE_SKEW          (1u << 1)  /* a released core sleeps 0..500 us before its first instruction */
+#define BH_PROVOKE_CQ_SLOW       (1u << 2)  /* the fast-dispatch cores start 0..20 ms late */
+#define BH_PROVOKE_PREFETCH_SLOW (1u << 3)  /* the prefetcher sleeps 0..1 ms before every fetch */
+#define BH_PROVOKE_COALESCE      (1u << 4)  /* a counter read is late: several increments seen as one step */
+#define BH_PROVOKE_ALL           0x1fu
+#define BH_PROVOKE_NONE          (1u << 31)
 
 /* Where a core is. */
 enum bh_run_status {
@@ -168,6 +188,24 @@ struct bh_jit_stats {
 	uint64_t regions, flushes;
 };
 void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_jit_stats *out);
+
+/* Provocation of an open device: its seed (as chosen, or drawn when the config said 0), the
+ * kinds on (BH_PROVOKE_*, 0 when none), and what it did so far. */
+uint64_t bh_device_seed(const struct bh_device *dev);
+uint32_t bh_device_provoke(const struct bh_device *dev);
+struct bh_provoke_stats {
+	uint64_t sync_points;   /* core accesses to sync registers seen with DELAY or COALESCE on */
+	uint64_t delays, delay_ns;
+	uint64_t coalesced;     /* counter reads delayed */
+	uint64_t skews, skew_ns;   /* core starts skewed, and the skews drawn, summed */
+	uint64_t cq_delays, cq_delay_ns;
+};
+void bh_device_provoke_stats(struct bh_device *dev, struct bh_provoke_stats *out);
+/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, all, none into a mask
+ * ("none" alone: BH_PROVOKE_NONE). Returns 0, or -1 with a message naming the bad item in err. */
+int bh_provoke_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
+/* The mask as such a list ("none" when no kind is on). */
+void bh_provoke_format(uint32_t mask, char *buf, size_t n);
 
 /* Observers: a callback on every core's own thread when it leaves reset (RUNNING), parks in a
  * poll loop or a blocked device access (PARKED), wakes from that (WOKEN) and stops (exited,

@@ -1071,7 +1071,9 @@ Test(cq, fuzzed_command_streams_stop_with_a_report_or_complete_never_crash)
 		struct bh_device *dev = tl_boot_ref_grid(3, 2);
 		struct bh_cq *cq = NULL;
 		char err[256];
-		struct bh_cq_config cfg = { .timeout_s = 0.5 };
+		/* Short, so the mutants that hang end quickly; longer when the provoke rerun slows the
+		 * CQ cores and workers down on purpose (sync/provoke.h; TSan slows them further). */
+		struct bh_cq_config cfg = { .timeout_s = getenv("BHEMU_PROVOKE") ? 3.0 : 0.5 };
 		cr_assert_eq(bh_cq_open(dev, &cfg, &cq, err, sizeof err), BH_OK, "%s", err);
 		uint8_t c[256];
 		int rc = BH_OK;
