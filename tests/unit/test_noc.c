@@ -1435,5 +1435,6 @@ Test(noc_async, a_barrier_waiting_for_acks_that_never_come_is_a_deadlock_naming_
 	cr_expect(strstr(rep, "NoC0 NIU counter NIU_MST_WR_ACK_RECEIVED"), "%s", rep);
 	cr_expect(strstr(rep, "0 NoC requests in flight"), "%s", rep);
 	cr_expect(strstr(rep, "= 0x1") || strstr(rep, "= 1"), "the counter's value: %s", rep);
+	free(r);
 	bh_device_close(dev);
 }
