@@ -14,6 +14,7 @@
 #include "fabric/niu.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
+#include "fabric/wallclock.h"
 #include "sync/park.h"
 #include "sync/watch.h"
 
@@ -274,16 +275,14 @@ bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint3
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
 {
 	struct bh_waiter *w = &m->chip->cq_waiter[r];
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t t0 = bh_monotonic_ns();
 	/* Wakes (a relay unit published, say) do not shorten the delay; a stop does. */
 	for (uint64_t slept = 0; slept < ns && !bh_cqm_stopping(m);) {
 		uint32_t seq = bh_park_seq(w);
 		cqm_set_park(m, r, BH_PARK_TIMED);
 		bh_park_sleep(w, seq, ns - slept);
 		cqm_set_park(m, r, BH_PARK_NONE);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		slept = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec;
+		slept = bh_monotonic_ns() - t0;
 	}
 }
 

@@ -7,6 +7,7 @@
 #include "cores/rv32_insns.h"
 #include "fabric/chip.h"
 #include "fabric/mmio.h"
+#include "fabric/wallclock.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
 #include "sync/watch.h"
@@ -138,20 +139,13 @@ static bool spin_reread(struct bh_core *c, const struct bh_spin_load *l, uint32_
 	return bh_mmio_access(c->tile, c->kind, l->addr, l->size, false, v, &f, NULL, 0) == BH_ACC_OK;
 }
 
-static uint64_t spin_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* True while the wait just detected is young: the caller yields instead of parking. */
 static bool spin_still_young(struct bh_spin *s)
 {
 	uint32_t h = 2166136261u;
 	for (unsigned k = 0; k < s->prev_n; k++)
 		h = (h ^ s->prev[k].addr ^ (s->prev[k].timed ? 0 : s->prev[k].value)) * 16777619u;
-	uint64_t now = spin_now_ns();
+	uint64_t now = bh_monotonic_ns();
 	if (s->wait_head != s->head || s->wait_hash != h) {
 		s->wait_head = s->head;
 		s->wait_hash = h;

@@ -23,6 +23,7 @@
 #include "fabric/niu.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
+#include "fabric/wallclock.h"
 #include "sync/park.h"
 
 enum ev_kind {
@@ -71,13 +72,6 @@ struct bh_noc_engine {
 	pthread_t thread;
 	bool started;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* splitmix64: the engine's one stream of random numbers, drawn under its lock in issue order. */
 static uint64_t rng_next(uint64_t *s)
@@ -214,7 +208,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	atomic_fetch_add_explicit(&e->inflight, 1, memory_order_relaxed);
 
 	pthread_mutex_lock(&e->lock);
-	uint64_t t = now_ns();
+	uint64_t t = bh_monotonic_ns();
 	atomic_store_explicit(&e->last_submit, t, memory_order_relaxed);
 	uint64_t acc = t + e->lat.base_ns / 8 + jitter(e) / 4;   /* the initiator takes it: a VC is free */
 	bool ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
@@ -364,7 +358,7 @@ void bh_noc_engine_help(struct bh_noc_engine *e)
 	uint64_t due = atomic_load_explicit(&e->earliest, memory_order_acquire);
 	if (due == UINT64_MAX)
 		return;
-	uint64_t now = now_ns() + HELP_AHEAD_NS;
+	uint64_t now = bh_monotonic_ns() + HELP_AHEAD_NS;
 	if (due > now)
 		return;
 	/* The NoC thread may hold run_lock: it only ever holds it while running events, so waiting
@@ -390,14 +384,14 @@ static void *engine_main(void *arg)
 		uint32_t seq = bh_park_seq(&e->waiter);
 		pthread_mutex_lock(&e->run_lock);
 		uint64_t before = e->delivered;
-		uint64_t next = run_due(e, now_ns());
+		uint64_t next = run_due(e, bh_monotonic_ns());
 		e->st_thread += e->delivered - before;
 		pthread_mutex_unlock(&e->run_lock);
 		if (atomic_load_explicit(&e->stop, memory_order_acquire))
 			break;
 		/* Publish when we look next, then check for something earlier that a submitter did not
 		 * wake us for (it read the old deadline): Dekker with the submitter's seq_cst pair. */
-		uint64_t now = now_ns(), deadline;
+		uint64_t now = bh_monotonic_ns(), deadline;
 		if (next != UINT64_MAX)
 			deadline = next + THREAD_GRACE_NS;
 		else if (now - atomic_load_explicit(&e->last_submit, memory_order_relaxed) < IDLE_AFTER_NS)

@@ -2,8 +2,7 @@
 
 #include "fabric/wallclock.h"
 
-/* Ticks since the first call in this process: monotonic and shared by every tile. */
-static uint64_t host_ns(void)
+uint64_t bh_monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -15,7 +14,7 @@ static uint64_t epoch_ns(void)
 	static uint64_t epoch;
 	uint64_t e = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 	if (!e) {
-		uint64_t zero = 0, now = host_ns();
+		uint64_t zero = 0, now = bh_monotonic_ns();
 		if (!__atomic_compare_exchange_n(&epoch, &zero, now, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return zero;
 		return now;
@@ -23,12 +22,13 @@ static uint64_t epoch_ns(void)
 	return e;
 }
 
+/* Ticks since the first call in this process: monotonic and shared by every tile. */
 uint64_t bh_wallclock_ticks(void)
 {
 	/* The epoch first: on the first call it is set to "now", which must not be after the
 	 * host time subtracted from (C leaves the operand order of '-' unspecified). */
 	uint64_t epoch = epoch_ns();
-	uint64_t ns = host_ns() - epoch;
+	uint64_t ns = bh_monotonic_ns() - epoch;
 	/* 1.35 ticks per ns, exact in integers: ns * 27 / 20 (overflows only after ~21 years). */
 	return ns / 20 * 27 + ns % 20 * 27 / 20;
 }

@@ -8,5 +8,7 @@
 #define BH_AICLK_HZ 1350000000ull
 
 uint64_t bh_wallclock_ticks(void);
+/* The host's monotonic clock in ns (timeouts, delays, NoC due times). */
+uint64_t bh_monotonic_ns(void);
 
 #endif

@@ -107,19 +107,25 @@ Test(checks, tensix_semaphore_misuse_stops_the_pushing_core_at_the_push)
 	}
 }
 
+/* Push words[0..n) (up to a 0 word) from `core`, sync, exit: the run must end with exit 0 and no
+ * finding. Closes dev. */
+static void expect_pushes_clean(struct bh_device *dev, enum bh_core_id core, const uint32_t *words, unsigned n,
+				const char *what, unsigned idx)
+{
+	struct prog p = { 0 };
+	for (unsigned k = 0; k < n && words[k]; k++)
+		emit_push(&p, words[k]);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, core, &p), 0, "%s %u", what, idx);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "%s %u", what, idx);
+	bh_device_close(dev);
+}
+
 Test(checks, tensix_semaphore_twins_are_not_flagged)
 {
-	for (unsigned b = 0; b < N(sem_twins); b++) {
-		struct bh_device *dev = t_open();
-		struct prog p = { 0 };
-		for (unsigned k = 0; k < N(sem_twins[b]) && sem_twins[b][k]; k++)
-			emit_push(&p, sem_twins[b][k]);
-		emit_tensix_sync(&p);
-		emit_exit_with(&p, 0);
-		cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0, "twin %u", b);
-		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", b);
-		bh_device_close(dev);
-	}
+	for (unsigned b = 0; b < N(sem_twins); b++)
+		expect_pushes_clean(t_open(), BH_CORE_TRISC1, sem_twins[b], N(sem_twins[b]), "twin", b);
 }
 
 /* Thread 1 waits at its gate for semaphore 3 (SEMWAIT, then a sync-unit word it holds); TRISC0's
@@ -296,15 +302,8 @@ Test(checks, checks_off_find_nothing)
 {
 	uint32_t sets[] = { BH_CHECKS_EXACT, BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~BH_CHECK_BIT(BH_CHECK_SEM_UNDERFLOW)) };
 	for (unsigned s = 0; s < N(sets); s++) {
-		struct bh_device *dev = t_open_checks(sets[s], BH_CHECK_STOP);
-		struct prog p = { 0 };
-		emit_push(&p, SEMINIT(1u << 0, 1, 0));
-		emit_push(&p, SEMGET(1u << 0));
-		emit_tensix_sync(&p);
-		emit_exit_with(&p, 0);
-		cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0, "set %u", s);
-		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "set %u", s);
-		bh_device_close(dev);
+		const uint32_t words[] = { SEMINIT(1u << 0, 1, 0), SEMGET(1u << 0) };
+		expect_pushes_clean(t_open_checks(sets[s], BH_CHECK_STOP), BH_CORE_TRISC0, words, N(words), "set", s);
 	}
 }
 
