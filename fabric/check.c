@@ -50,7 +50,7 @@ const char *bh_check_description(enum bh_check check)
 void bh_checks_init(struct bh_checks *ch, uint32_t checks, enum bh_check_mode mode)
 {
 	memset(ch, 0, sizeof *ch);
-	ch->enabled = (checks == 0 ? BH_CHECKS_DEFAULT : checks) & (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u);
+	ch->enabled = (checks == 0 ? BH_CHECKS_DEFAULT : checks) & BH_CHECKS_ALL;
 	ch->log_only = mode == BH_CHECK_LOG;
 	pthread_mutex_init(&ch->lock, NULL);
 }

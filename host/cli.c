@@ -297,7 +297,7 @@ enum { OPT_CHECK = 0x100, OPT_CHECK_MODE, OPT_LIST_CHECKS };
  * out; from the default set when the list starts with a removal, else from none. */
 static int parse_checks(const char *cmd, const char *list, struct bh_device_config *cfg)
 {
-	const uint32_t all = BH_CHECK_BIT(BH_CHECK_COUNT) - 1u;
+	const uint32_t all = BH_CHECKS_ALL;
 	char buf[512];
 	size_t len = strlen(list);
 	if (len == 0 || len >= sizeof buf || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))

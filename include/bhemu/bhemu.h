@@ -573,8 +573,11 @@ enum bh_check {
 };
 #define BH_CHECK_BIT(c) (1u << (c))
 #define BH_CHECKS_EXACT (1u << 31)
-/* The cheap checks (they run on slow paths only): all of the above. */
-#define BH_CHECKS_DEFAULT (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
+#define BH_CHECKS_ALL (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
+/* The costly checks, on only when asked for (they add work to a hot path): none yet. */
+#define BH_CHECKS_OPT_IN 0u
+/* The cheap checks (they run on slow paths only): every check that is not opt-in. */
+#define BH_CHECKS_DEFAULT (BH_CHECKS_ALL & ~BH_CHECKS_OPT_IN)
 
 /* "sem-reinit" -> BH_CHECK_SEM_REINIT; -1 if no check has that name. */
 int bh_check_parse(const char *name);
