@@ -14,6 +14,7 @@
 
 #include "bhemu/bhemu.h"
 #include "firmware/baremetal/grid.h"
+#include "host/hunt.h"
 
 /* Exit statuses (documented in --help and the README). */
 enum {
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 		"usage: bhemu run [options] PROGRAM.elf\n"
 		"       bhemu boot [options]\n"
 		"       bhemu smoke [options]\n"
+		"       bhemu hunt [options] [run options] PROGRAM.elf   (bhemu hunt --help)\n"
 		"       bhemu --help | --version\n"
 		"\n"
 		"Runs a bare-metal RV32 program on one core of an emulated Blackhole Tensix tile\n"
@@ -1504,6 +1506,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "boot")) {
 		argv[1] = "bhemu boot";
 		return cmd_boot(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "hunt")) {
+		argv[1] = "bhemu hunt";
+		return bh_cli_hunt(argc - 1, argv + 1);
 	}
 	if (argc >= 2 && !strcmp(argv[1], "smoke")) {
 		argv[1] = "bhemu smoke";
