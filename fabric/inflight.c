@@ -54,6 +54,21 @@ void bh_inflight_spans(const struct bh_noc_txn *x, unsigned who, uint32_t pc, st
 			out[k].tile = d.tile;
 }
 
+/* Count span s in (delta 1) or out of (-1) the pages it touches; the page bit follows the count.
+ * Caller holds the set's lock. */
+static void span_pages(struct bh_tile *t, const struct bh_inflight_span *s, int delta)
+{
+	struct bh_inflight_set *set = &t->inflight;
+	for (uint32_t p = s->lo >> BH_L1_PAGE_SHIFT; p <= (s->hi - 1) >> BH_L1_PAGE_SHIFT; p++) {
+		uint32_t before = set->page_refs[p];
+		set->page_refs[p] = before + (uint32_t)delta;
+		if (delta > 0 && before == 0)
+			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_INFLIGHT, memory_order_relaxed);
+		else if (delta < 0 && before == 1)
+			atomic_fetch_and_explicit(&t->code_pages[p], (uint8_t)~BH_PAGE_INFLIGHT, memory_order_relaxed);
+	}
+}
+
 void bh_inflight_add(struct bh_inflight_span *s)
 {
 	struct bh_tile *t = s->tile;
@@ -67,9 +82,7 @@ void bh_inflight_add(struct bh_inflight_span *s)
 		set->head->prev = s;
 	set->head = s;
 	s->listed = true;
-	for (uint32_t p = s->lo >> BH_L1_PAGE_SHIFT; p <= (s->hi - 1) >> BH_L1_PAGE_SHIFT; p++)
-		if (set->page_refs[p]++ == 0)
-			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_INFLIGHT, memory_order_relaxed);
+	span_pages(t, s, 1);
 	pthread_mutex_unlock(&set->lock);
 }
 
@@ -88,9 +101,7 @@ void bh_inflight_remove(struct bh_inflight_span *s)
 		if (s->next)
 			s->next->prev = s->prev;
 		s->listed = false;
-		for (uint32_t p = s->lo >> BH_L1_PAGE_SHIFT; p <= (s->hi - 1) >> BH_L1_PAGE_SHIFT; p++)
-			if (--set->page_refs[p] == 0)
-				atomic_fetch_and_explicit(&t->code_pages[p], (uint8_t)~BH_PAGE_INFLIGHT, memory_order_relaxed);
+		span_pages(t, s, -1);
 	}
 	pthread_mutex_unlock(&set->lock);
 }
