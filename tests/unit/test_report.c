@@ -492,7 +492,8 @@ Test(cli, help_exits_0_with_usage_on_stdout)
 	free(o);
 }
 
-/* --list-checks: every check by name with its description, on stdout; status 0. */
+/* --list-checks: every check by name with its description, "(default)" after the ones on by
+ * default, on stdout; status 0. */
 Test(cli, list_checks_names_every_check)
 {
 	static const char *const cmds[] = { "run", "boot", "smoke" };
