@@ -329,7 +329,7 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 	switch (ev->kind) {
 	case EV_ACCEPT: {
 		struct bh_niu *niu = &x->init->niu[x->noc];
-		bh_noc_accepted(x);
+		/* The source is read, and off the in-flight list, before *_SENT says so. */
 		if (flight_writes(fl) && !fl->failed) {
 			if (!flight_read_source(fl)) {
 				memset(&f, 0, sizeof f);
@@ -337,10 +337,11 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 				flight_fail(e, fl, &f);
 			} else {
 				if (fl->spans)
-					bh_inflight_remove(&fl->spans[0]);   /* read: before a flush sees it */
+					bh_inflight_remove(&fl->spans[0]);
 				bh_noc_source_read(x);
 			}
 		}
+		bh_noc_accepted(x);
 		atomic_fetch_and_explicit(&niu->busy, ~(1u << x->buf), memory_order_release);
 		bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
 		break;
