@@ -218,6 +218,15 @@ void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 		bh_watch_l1_written(t, addr, len);
 }
 
+bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size)
+{
+	struct bh_tile *t = c->tile;
+	bh_core_code_written(t, c, addr, size);
+	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_INFLIGHT)
+		return bh_inflight_store(t, c->kind, addr, size, c->pc, &c->fault);
+	return true;
+}
+
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)

@@ -66,7 +66,7 @@ struct bh_core {
 	_Atomic uint8_t *code_pages;    /* tile's per-page mask of cores holding decoded code */
 	_Atomic uint32_t events;        /* BH_EV_*, written by any thread (release), read relaxed then acquire */
 	/* Decoded instructions per L1 page and interpreter variant (rv32_run.inc), owner only. */
-#define RV_VARIANTS 3
+#define RV_VARIANTS 4
 	struct rv_page *pages[RV_VARIANTS][BH_L1_PAGES];
 	_Atomic uint32_t stale_pages[BH_L1_PAGES / 32];
 
@@ -87,6 +87,7 @@ struct bh_core {
 	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
 	struct bh_spin spin;            /* poll-loop detection (owner thread) */
 	bool monitoring;                /* running the monitor variant of the interpreter */
+	bool load_checks;               /* a check judges loads (BH_CHECKS_LOADS): loads look at their page */
 	uint8_t jit_mode;               /* enum rv_jit_mode (cores/rv32_jit.h), owner thread */
 	struct rv_jit *jit;             /* block compiler state, created on first compile */
 	_Atomic uint64_t jit_regions;   /* statistics (relaxed, written by the owner) */
@@ -154,6 +155,10 @@ void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind);
 /* An L1 store hit a page holding decoded code (see fabric/tile.h). */
 __attribute__((cold, noinline))
 void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
+/* The core's L1 store (or AMO) of size bytes at addr hit a page whose byte is non-zero, c->pc
+ * at the store: stale code and watchers as above, then the in-flight check (fabric/inflight.h).
+ * False: c->fault holds a finding that stops the core. */
+bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size);
 
 /* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast
  * window. Return enum bh_acc (fabric/mmio.h): OK, FAULT (core->fault filled) or BLOCKED (the

@@ -28,7 +28,8 @@
 #define RV_FAST 0
 #define RV_MONITOR 1
 #define RV_EXACT 2
-_Static_assert(RV_VARIANTS == 3, "bh_core.pages has one table per interpreter variant");
+#define RV_LOADCHK 3
+_Static_assert(RV_VARIANTS == 4, "bh_core.pages has one table per interpreter variant");
 /* Instructions a suspected poll loop may run in the monitor variant before it gives up. */
 #define RV_MONITOR_BUDGET 2048u
 
@@ -252,12 +253,19 @@ uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uin
 #define RV_RUN_FN rv32_run_exact
 #include "cores/rv32_run.inc"
 
+#define RV_VARIANT RV_LOADCHK
+#define RV_RUN_FN rv32_run_loadchk
+#include "cores/rv32_run.inc"
+
 static enum rv_stop rv32_run_variants(struct bh_core *c)
 {
+	/* A check that judges loads runs the variant that looks at them, without compiled code: the
+	 * default variant and the block compiler stay as they are. */
+	c->load_checks = (c->tile->chip->checks.enabled & BH_CHECKS_LOADS) != 0;
 	if (c->max_instructions)
 		return rv32_run_exact(c);   /* exact limits: no spin detection */
 	for (;;) {
-		enum rv_stop r = c->monitoring ? rv32_run_monitor(c) : rv32_run_fast(c);
+		enum rv_stop r = c->monitoring ? rv32_run_monitor(c) : c->load_checks ? rv32_run_loadchk(c) : rv32_run_fast(c);
 		switch (r) {
 		case RV_STOP_MONITOR:
 			c->monitoring = true;

@@ -28,6 +28,10 @@ static const struct {
 					    "one NoC command buffer programmed by two cores within one transaction" },
 	[BH_CHECK_NOC_TRID_OVERFLOW] = { "noc-trid-overflow",
 					 "a NoC transaction-id counter (8 bits) pushed past 255 outstanding" },
+	[BH_CHECK_NOC_INFLIGHT] = { "noc-inflight",
+				    "a store (or a NoC request) into a range an in-flight NoC transaction reads or lands in" },
+	[BH_CHECK_NOC_INFLIGHT_LOAD] = { "noc-inflight-load",
+					 "a load from a range an in-flight NoC transaction has not landed in yet" },
 };
 
 int bh_check_parse(const char *name)
@@ -160,6 +164,11 @@ bool bh_check_access(struct bh_access *a, enum bh_check id, const char *other, c
 		return true;
 	*a->fault = f;
 	return false;
+}
+
+bool bh_check_l1_load(struct bh_tile *t, unsigned who, uint32_t addr, unsigned size, uint32_t pc, struct bh_fault *f)
+{
+	return bh_inflight_load(t, who, addr, size, pc, f);
 }
 
 unsigned bh_checks_copy(struct bh_checks *ch, struct bh_finding **out, unsigned *kept)

@@ -24,6 +24,7 @@
 
 #include "bhemu/bhemu.h"
 #include "fabric/fault.h"
+#include "fabric/inflight.h"
 
 struct bh_access;
 struct bh_chip;
@@ -73,6 +74,17 @@ bool bh_check_found(struct bh_checks *ch, unsigned tile, unsigned core, const st
  * which no check judges. */
 __attribute__((cold, format(printf, 4, 5)))
 bool bh_check_access(struct bh_access *a, enum bh_check id, const char *other, const char *fmt, ...);
+/* Checks that judge a core's L1 loads: while one is on, the cores run an interpreter variant whose
+ * L1 loads look at their page's byte in tile->code_pages (cores/rv32_run.inc; the default
+ * variant and compiled code do not), and a load from a page with any of BH_PAGE_LOAD_FLAGS calls
+ * bh_check_l1_load. A check that wants loads adds its bit here, its page bit to the flags and its
+ * look to bh_check_l1_load. */
+#define BH_CHECKS_LOADS BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD)
+#define BH_PAGE_LOAD_FLAGS BH_PAGE_INFLIGHT
+/* A core (`who`) loads size bytes of L1 at addr, at pc, from a flagged page: every check that
+ * judges loads looks. False: *f holds a finding that stops the core (stop mode). */
+__attribute__((cold))
+bool bh_check_l1_load(struct bh_tile *t, unsigned who, uint32_t addr, unsigned size, uint32_t pc, struct bh_fault *f);
 /* Copy of the findings so far (at most BH_FINDINGS_KEPT) into a malloc'd array (*out, NULL when
  * none or out of memory); returns how many there were in all. */
 unsigned bh_checks_copy(struct bh_checks *ch, struct bh_finding **out, unsigned *kept);

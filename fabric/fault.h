@@ -35,7 +35,7 @@ struct bh_fault {
 	/* BH_FAULT_CHECK: which check (enum bh_check), and the other party of the race when there
 	 * is one (another core, a Tensix thread, a NoC transaction), else "". */
 	uint8_t check;
-	char other[192];
+	char other[256];
 };
 
 /* Fill f (kind, address, region name, message). Returns false so that a device handler can

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "fabric/chip.h"
+#include "fabric/inflight.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
 #include "fabric/niu_check.h"
@@ -374,7 +375,7 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 		return false;
 	struct bh_noc_engine *e = a->tile->chip->noc;
 	if (e)
-		return bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
+		return bh_inflight_check_issue(a, &txn) && bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
 	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC: done here, CMD_CTRL stays 0 */
 }
 

@@ -20,6 +20,8 @@
 #include <time.h>
 
 #include "fabric/chip.h"
+#include "fabric/copy.h"
+#include "fabric/inflight.h"
 #include "fabric/niu.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
@@ -37,9 +39,12 @@ struct noc_flight {
 	unsigned who;              /* the issuing requester (enum bh_core_kind) */
 	uint32_t pc;               /* of its CMD_CTRL store */
 	unsigned pending;          /* events not yet run (under the heap lock) */
-	bool src_read;             /* the source was read (OUTGOING dropped): runner only */
 	bool failed;               /* a receiver refused: later phases are dropped (runner only) */
-	uint8_t *snap;             /* multicast write: the source as read at the first delivery */
+	uint8_t *snap;             /* a write: its source as read when it left (runner only) */
+	/* Its L1 ranges for the in-flight checks (fabric/inflight.h), or NULL when no check wants
+	 * them: [0] the source until read, [1 + slot] each receiver's destination until landed. */
+	struct bh_inflight_span *spans;
+	unsigned nspans;
 	uint32_t old[];            /* atomic: result per receiver slot (runner only) */
 };
 
@@ -202,6 +207,18 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	fl->x = *x;
 	fl->who = who;
 	fl->pc = x->init->chip->access_pc ? x->init->chip->access_pc(x->init, who) : 0;
+	if (bh_inflight_wanted(e->chip)) {
+		/* Listed before any of its events can run. */
+		fl->nspans = 1 + nrecv;
+		fl->spans = calloc(fl->nspans, sizeof *fl->spans);
+		if (!fl->spans) {
+			free(fl);
+			return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
+		}
+		bh_inflight_spans(&fl->x, who, fl->pc, fl->spans, fl->nspans);
+		for (unsigned k = 0; k < fl->nspans; k++)
+			bh_inflight_add(&fl->spans[k]);
+	}
 	struct bh_niu *niu = &x->init->niu[x->noc];
 	/* CMD_CTRL reads 1 until the request is accepted (noc.md 3.4). */
 	atomic_fetch_or_explicit(&niu->busy, 1u << x->buf, memory_order_relaxed);
@@ -246,34 +263,62 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 
 /* ---------------------------------------------------------------------------------- run */
 
-static void flight_done(struct bh_noc_engine *e, struct noc_flight *fl)
+/* Take what is still listed of fl off its tiles (a refused delivery drops the later phases). */
+static void flight_free(struct noc_flight *fl)
 {
+	for (unsigned k = 0; k < fl->nspans; k++)
+		bh_inflight_remove(&fl->spans[k]);
+	free(fl->spans);
 	free(fl->snap);
 	free(fl);
+}
+
+static void flight_done(struct bh_noc_engine *e, struct noc_flight *fl)
+{
+	flight_free(fl);
 	atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
 	atomic_fetch_add_explicit(&e->delivered, 1, memory_order_relaxed);
 }
 
-/* The source of a delivery: a multicast write reads its source once, at its first delivery. */
-static bool flight_source(struct noc_flight *fl, struct bh_noc_side *src)
+static bool flight_writes(const struct noc_flight *fl)
+{
+	return fl->x.op == BH_NOC_OP_WRITE || fl->x.op == BH_NOC_OP_WRITE_BE;
+}
+
+/* A write reads its source when it leaves the initiator, as *_SENT rises (noc.md 3.4: after
+ * noc_async_writes_flushed the buffer may be reused): every receiver gets that copy. */
+static bool flight_read_source(struct noc_flight *fl)
 {
 	const struct bh_noc_txn *x = &fl->x;
-	*src = x->src;
-	if (!x->mcast || (x->op != BH_NOC_OP_WRITE && x->op != BH_NOC_OP_WRITE_BE))
-		return true;
 	uint32_t len = x->op == BH_NOC_OP_WRITE_BE ? 64 : x->len;
-	if (!fl->snap) {
-		fl->snap = malloc(len);
-		if (!fl->snap)
-			return false;
-		const uint8_t *p = x->src.kind == BH_NOC_SIDE_MEM ? x->src.mem : x->src.tile->l1 + x->src.addr;
-		for (uint32_t k = 0; k < len; k++)
-			fl->snap[k] = __atomic_load_n(p + k, __ATOMIC_RELAXED);
-	}
+	if (x->src.kind == BH_NOC_SIDE_MMIO)
+		return true;   /* a register source is read at delivery */
+	fl->snap = malloc(len);
+	if (!fl->snap)
+		return false;
+	const uint8_t *p = x->src.kind == BH_NOC_SIDE_MEM ? x->src.mem : x->src.tile->l1 + x->src.addr;
+	bh_copy_relaxed(fl->snap, p, len);
+	return true;
+}
+
+/* The source of a delivery: a write's copy taken when it left. */
+static void flight_source(const struct noc_flight *fl, struct bh_noc_side *src)
+{
+	*src = fl->x.src;
+	if (!fl->snap)
+		return;
 	src->kind = BH_NOC_SIDE_MEM;
 	src->mem = fl->snap;
 	src->tile = NULL;
-	return true;
+}
+
+/* The initiator refused or failed after its core moved on: that core's fault now. */
+static void flight_fail(struct bh_noc_engine *e, struct noc_flight *fl, struct bh_fault *f)
+{
+	fl->failed = true;
+	f->pc = fl->pc;
+	if (e->chip->noc_fault)
+		e->chip->noc_fault(fl->x.init, fl->who, f);
 }
 
 static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
@@ -284,6 +329,18 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 	switch (ev->kind) {
 	case EV_ACCEPT: {
 		struct bh_niu *niu = &x->init->niu[x->noc];
+		/* The source is read, and off the in-flight list, before *_SENT says so. */
+		if (flight_writes(fl) && !fl->failed) {
+			if (!flight_read_source(fl)) {
+				memset(&f, 0, sizeof f);
+				bh_fault_fill(&f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC write");
+				flight_fail(e, fl, &f);
+			} else {
+				if (fl->spans)
+					bh_inflight_remove(&fl->spans[0]);
+				bh_noc_source_read(x);
+			}
+		}
 		bh_noc_accepted(x);
 		atomic_fetch_and_explicit(&niu->busy, ~(1u << x->buf), memory_order_release);
 		bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
@@ -295,24 +352,14 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 		struct bh_noc_side d = x->dst, src;
 		if (x->mcast)
 			d.tile = e->chip->tiles[ev->recv];
+		/* Off the list before the data lands: a core that sees it land (a poll of the word)
+		 * must not find it still in flight. */
+		if (fl->spans)
+			bh_inflight_remove(&fl->spans[1 + ev->slot]);
 		memset(&f, 0, sizeof f);
-		if (!flight_source(fl, &src)) {
-			bh_fault_fill(&f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a multicast");
-			fl->failed = true;
-		} else if (!bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f)) {
-			fl->failed = true;
-		}
-		if (fl->failed) {
-			/* The initiator has moved on: the refusal becomes its core's fault now. */
-			f.pc = fl->pc;
-			if (e->chip->noc_fault)
-				e->chip->noc_fault(x->init, fl->who, &f);
-			break;
-		}
-		if (!fl->src_read) {
-			fl->src_read = true;
-			bh_noc_source_read(x);
-		}
+		flight_source(fl, &src);
+		if (!bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f))
+			flight_fail(e, fl, &f);   /* the destination refused it */
 		break;
 	}
 	default:
@@ -460,10 +507,8 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 		pthread_join(e->thread, NULL);
 	/* What is still in flight is dropped with the chip. */
 	for (unsigned k = 0; k < e->n; k++)
-		if (--e->heap[k].fl->pending == 0) {
-			free(e->heap[k].fl->snap);
-			free(e->heap[k].fl);
-		}
+		if (--e->heap[k].fl->pending == 0)
+			flight_free(e->heap[k].fl);
 	free(e->heap);
 	free(e->last_due);
 	pthread_mutex_destroy(&e->lock);

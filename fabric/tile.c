@@ -41,6 +41,7 @@ int bh_tile_init(struct bh_tile *t, struct bh_chip *chip, unsigned index)
 	bh_pcbuf_init(&t->pcbuf);
 	bh_mailbox_init(&t->mbox);
 	bh_watch_init(&t->watch);
+	bh_inflight_init(&t->inflight);
 	bh_niu_init(&t->niu[0], 0);
 	bh_niu_init(&t->niu[1], 1);
 	atomic_store_explicit(&t->soft_reset, BH_SOFT_RESET_INIT, memory_order_relaxed);
@@ -51,6 +52,7 @@ void bh_tile_destroy(struct bh_tile *t)
 {
 	if (t->l1) {
 		bh_watch_destroy(&t->watch);
+		bh_inflight_destroy(&t->inflight);
 		bh_pcbuf_destroy(&t->pcbuf);
 		bh_mailbox_destroy(&t->mbox);
 		pthread_mutex_destroy(&t->lock);
@@ -76,7 +78,7 @@ static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 	for (uint32_t p = first; p <= last; p++) {
 		unsigned mask = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed);
 		watched |= mask & BH_PAGE_WATCHED;
-		if (!(mask & ~BH_PAGE_WATCHED & 0xFFu) || !hook)
+		if (!(mask & BH_PAGE_CODE_MASK) || !hook)
 			continue;
 		uint32_t lo = p << BH_L1_PAGE_SHIFT, hi = lo + (1u << BH_L1_PAGE_SHIFT);
 		hook(t, NULL, addr > lo ? addr : lo, (end < hi ? end : hi) - (addr > lo ? addr : lo));

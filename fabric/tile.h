@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "fabric/hw.h"
+#include "fabric/inflight.h"
 #include "fabric/niu.h"
 #include "sync/mailbox.h"
 #include "sync/pcbuf.h"
@@ -34,8 +35,10 @@ struct bh_tile {
 
 	/* L1: every guest access is a relaxed atomic of its width (no C data race between cores). */
 	uint8_t *l1;
-	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page. A store
-	 * pays one relaxed load of this byte; non-zero sends it to the code-written hook. The bytes
+	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page, bit 5
+	 * (BH_PAGE_WATCHED) while a parked core watches a word in it, bit 6 (BH_PAGE_INFLIGHT) while
+	 * a NoC transaction in flight reads or lands in it. A store pays one relaxed load of this
+	 * byte; non-zero sends it to the slow path (cores/core.c, bh_core_l1_stored). The bytes
 	 * live right after L1 in the same allocation (l1 + BH_L1_SIZE), so the interpreter reaches
 	 * them from the same base register as L1. */
 	_Atomic uint8_t *code_pages;
@@ -79,6 +82,7 @@ struct bh_tile {
 	struct bh_mailboxes mbox;          /* RISC-V mailboxes (sync/mailbox.c) */
 
 	struct bh_niu niu[2];              /* NoC0 and NoC1 interface units (fabric/niu.c) */
+	struct bh_inflight_set inflight;   /* L1 ranges of NoC transactions in flight (fabric/inflight.h) */
 };
 
 /* The devices of tile `index` of chip (chip->topo must be built): coordinates come from the

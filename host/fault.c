@@ -12,7 +12,7 @@ void bh_fault_format_at(struct bh_device *dev, unsigned tile, unsigned core, con
 			size_t n)
 {
 	const struct bh_tile *t = dev->tiles[tile];
-	char sym[160], dis[160], where[320] = "", head[96], other[224] = "";
+	char sym[160], dis[160], where[320] = "", head[96], other[288] = "";
 	bh_device_symbolize(dev, tile, core, f->pc, sym, sizeof sym);
 	rv32_disasm(f->insn, f->pc, dis, sizeof dis);
 	if (f->has_addr) {

@@ -1259,11 +1259,12 @@ Test(noc_span, dram_read_response_over_two_and_five_pages_wakes_a_poller)
 
 #define RES 0x40000u   /* result words the programs store */
 
-static struct bh_device *open_async(unsigned n, const char *latency, uint64_t seed, int deadlock_ms)
+static struct bh_device *open_async_checks(unsigned n, const char *latency, uint64_t seed, int deadlock_ms,
+					  uint32_t checks)
 {
 	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = n, .grid_rows = 1,
 					.deadlock_ms = deadlock_ms, .noc = BH_NOC_ASYNC, .noc_latency = latency,
-					.noc_seed = seed };
+					.noc_seed = seed, .checks = checks };
 	struct bh_device *dev;
 	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
 	for (unsigned t = 0; t < n; t++)
@@ -1271,6 +1272,15 @@ static struct bh_device *open_async(unsigned n, const char *latency, uint64_t se
 			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
 	return dev;
 }
+
+static struct bh_device *open_async(unsigned n, const char *latency, uint64_t seed, int deadlock_ms)
+{
+	return open_async_checks(n, latency, seed, deadlock_ms, 0);
+}
+
+/* The races themselves, as the NoC plays them out: without the check that stops them
+ * (tests/unit/test_checks.c tests it). */
+#define CHECKS_BUT_INFLIGHT (BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT)))
 
 static void emit_store_at(struct prog *p, unsigned reg, uint32_t addr)
 {
@@ -1323,7 +1333,7 @@ Test(noc_async, a_write_is_in_flight_until_it_lands_and_the_barrier_waits_for_it
 Test(noc_async, a_write_reads_its_source_when_it_leaves_not_at_the_store, .timeout = 60)
 {
 	/* races.md #10: the source buffer reused right after noc_async_write. */
-	struct bh_device *dev = open_async(2, SLOW_NOC, 1, -1);
+	struct bh_device *dev = open_async_checks(2, SLOW_NOC, 1, -1, CHECKS_BUT_INFLIGHT);
 	l1_set_word(dev, 0, SRC, 0x600D);
 	struct prog p = { 0 };
 	emit_noc_init(&p, 0);
@@ -1373,7 +1383,7 @@ Test(noc_async, transactions_in_flight_are_not_a_deadlock, .timeout = 60)
 /* Two writes to one word, the second on `ctrl2`; returns the word after both acks. */
 static uint32_t two_writes(uint64_t seed, uint32_t ctrl2)
 {
-	struct bh_device *dev = open_async(2, "0:2000000", seed, -1);
+	struct bh_device *dev = open_async_checks(2, "0:2000000", seed, -1, CHECKS_BUT_INFLIGHT);
 	l1_set_word(dev, 0, SRC, 1);
 	l1_set_word(dev, 0, SRC + 16, 2);
 	struct prog p = { 0 };
