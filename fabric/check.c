@@ -27,6 +27,12 @@ static const struct {
 					    "one NoC command buffer programmed by two cores within one transaction" },
 	[BH_CHECK_NOC_TRID_OVERFLOW] = { "noc-trid-overflow",
 					 "a NoC transaction-id counter (8 bits) pushed past 255 outstanding" },
+	[BH_CHECK_CODE_WRITTEN] = { "code-written",
+				    "a core fetches bytes written after it executed them, with no I-cache invalidate between" },
+	[BH_CHECK_ATOMIC_INTO_CODE] = { "atomic-into-code",
+					"an atomic (NoC or AMO) into bytes a running core executed since its last I-cache invalidate" },
+	[BH_CHECK_LDM_ZEROING] = { "ldm-zeroing",
+				   "another agent accesses a core's local RAM within 2048 cycles of its release from reset" },
 };
 
 int bh_check_parse(const char *name)

@@ -21,7 +21,9 @@
 #include "sync/watch.h"
 
 struct bh_chip;
+struct bh_code_map;
 struct bh_core;
+struct bh_l1_writer;
 struct bh_region;
 struct bh_streams;
 struct bh_tensix;
@@ -41,6 +43,12 @@ struct bh_tile {
 	_Atomic uint8_t *code_pages;
 
 	uint8_t *ldm[BH_CORES_PER_TILE];   /* local data RAMs, also reachable through the slow windows */
+	/* Wall-clock tick at which each core was last released from reset with its local RAM being
+	 * zeroed (0: never, or DISABLE_RESET kept it); for ldm-zeroing. */
+	_Atomic uint64_t ldm_zeroing_from[BH_CORES_PER_TILE];
+	/* What the cores executed since their last I-cache invalidate (fabric/code.h); NULL unless
+	 * code-written or atomic-into-code is on. */
+	struct bh_code_map *code;
 
 	/* Set by the tile assembly (tile/tile.c) before any thread runs, constant afterwards. */
 	struct bh_core *core[BH_CORES_PER_TILE];     /* opaque below cores/ */
@@ -96,6 +104,9 @@ void bh_tile_l1_read(struct bh_tile *tile, uint32_t addr, void *dst, uint32_t le
 /* Someone outside the tile's cores (NoC) has written [addr, addr + len) of L1 with relaxed
  * atomics: take the page check of bh_tile_l1_write (decoded code, watched words). */
 void bh_tile_l1_written(struct bh_tile *tile, uint32_t addr, uint32_t len);
+/* The same, naming the writer for the code checks (fabric/code.h); bh_tile_l1_write and
+ * bh_tile_l1_written name the host. */
+void bh_tile_l1_written_by(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w);
 void bh_tile_ldm_write(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len);
 void bh_tile_ldm_read(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len);
 

@@ -569,13 +569,17 @@ enum bh_check {
 	BH_CHECK_NOC_BUSY_REPROGRAM,    /* noc-busy-reprogram */
 	BH_CHECK_NOC_SHARED_INITIATOR,  /* noc-shared-initiator */
 	BH_CHECK_NOC_TRID_OVERFLOW,     /* noc-trid-overflow */
+	BH_CHECK_CODE_WRITTEN,          /* code-written */
+	BH_CHECK_ATOMIC_INTO_CODE,      /* atomic-into-code */
+	BH_CHECK_LDM_ZEROING,           /* ldm-zeroing */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))
 #define BH_CHECKS_EXACT (1u << 31)
 #define BH_CHECKS_ALL (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
-/* The costly checks, on only when asked for (they add work to a hot path): none yet. */
-#define BH_CHECKS_OPT_IN 0u
+/* The costly checks, on only when asked for (they add work to a hot path): code-written keeps
+ * every store into a page executed since an I-cache invalidate on the slow path. */
+#define BH_CHECKS_OPT_IN BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN)
 /* The cheap checks (they run on slow paths only): every check that is not opt-in. */
 #define BH_CHECKS_DEFAULT (BH_CHECKS_ALL & ~BH_CHECKS_OPT_IN)
 

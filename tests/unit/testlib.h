@@ -240,4 +240,17 @@ struct bh_device *tl_boot_ref_grid(unsigned cols, unsigned rows);
 /* Launches by slow dispatch and asserts success, printing the program's error otherwise. */
 void tl_launch_ok(struct bh_program *p, struct bh_launch_stats *st);
 
+/* ---------------------------------------------------------------------------------------------
+ * Checks (fabric/check.h).
+ */
+
+/* The core stopped by check `name` at pc, the report headed as a check's and holding `other`
+ * (unless NULL) and `why`; then the result is freed and the device closed. */
+void expect_check(struct bh_device *dev, struct bh_core_result *res, enum bh_core_id core, const char *name,
+		  uint32_t pc, const char *other, const char *why);
+/* Run p on core (its code at core_code_at[core]) and return its result (heap; free it). */
+struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id core, const struct prog *p);
+/* li t0, addr; li t1, v; sw t1, 0(t0): returns the store's pc for a program of `core`. */
+uint32_t emit_store_at(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v);
+
 #endif
