@@ -33,6 +33,8 @@ static const struct {
 					"an atomic (NoC or AMO) into bytes a running core executed since its last I-cache invalidate" },
 	[BH_CHECK_LDM_ZEROING] = { "ldm-zeroing",
 				   "another agent accesses a core's local RAM within 2048 cycles of its release from reset" },
+	[BH_CHECK_LAUNCH_SLOT_BUSY] = { "launch-slot-busy",
+					"a host or NoC write into a launch message slot that BRISC has not finished with" },
 };
 
 int bh_check_parse(const char *name)

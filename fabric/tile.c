@@ -7,6 +7,7 @@
 #include "fabric/code.h"
 #include "fabric/copy.h"
 #include "fabric/mmio.h"
+#include "fabric/noc.h"
 #include "fabric/wallclock.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -116,8 +117,67 @@ void bh_tile_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
 
 void bh_tile_l1_write(struct bh_tile *t, uint32_t addr, const void *src, uint32_t len)
 {
+	struct bh_fault f;
+	bh_tile_launch_guard_check(t, addr, len, &(struct bh_l1_writer){ .core = BH_CORES_PER_TILE }, &f);
 	bh_copy_relaxed(t->l1 + addr, src, len);
 	bh_tile_l1_written(t, addr, len);
+}
+
+void bh_tile_guard_launch_slots(struct bh_tile *t, const struct bh_launch_guard *g)
+{
+	t->launch_guard = *g;
+}
+
+/* Slot k of the guard: does BRISC own it now (enables, mode, go signal as in fabric/tile.h)? */
+static bool launch_slot_owned(struct bh_tile *t, unsigned k, uint32_t *enables, uint8_t *mode)
+{
+	const struct bh_launch_guard *g = &t->launch_guard;
+	uint32_t slot = g->base + k * g->size;
+	*enables = bh_mem_ld(t->l1 + slot + g->enables, 4);
+	*mode = (uint8_t)bh_mem_ld(t->l1 + slot + g->mode, 1);
+	if (!*enables)
+		return false;
+	if (*mode == 0)
+		return true;
+	uint32_t idx = bh_mem_ld(t->l1 + g->go_index, 4);
+	uint32_t go = g->go_base + 4 * (idx & 0xFF) + 3;
+	return go < BH_L1_SIZE && bh_mem_ld(t->l1 + go, 1) == 0x80;
+}
+
+bool bh_tile_launch_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
+				struct bh_fault *f)
+{
+	const struct bh_launch_guard *g = &t->launch_guard;
+	uint32_t end = g->base + g->count * g->size, enables;
+	uint8_t mode;
+	if (!g->size || addr >= end || addr + len <= g->base || !bh_checks_on(&t->chip->checks, BH_CHECK_LAUNCH_SLOT_BUSY))
+		return false;
+	unsigned first = addr > g->base ? (addr - g->base) / g->size : 0;
+	unsigned last = (addr + len < end ? addr + len - 1 - g->base : end - 1 - g->base) / g->size;
+	for (unsigned k = first; k <= last; k++) {
+		if (!launch_slot_owned(t, k, &enables, &mode))
+			continue;
+		char who[80], other[96];
+		bh_l1_writer_describe(w, who, sizeof who);
+		snprintf(other, sizeof other, "brisc of (%u,%u), which has not finished launch[%u] (enables 0x%x, mode %s)",
+			 t->x, t->y, k, enables, mode ? "HOST" : "DEV");
+		bh_check_fill(f, BH_CHECK_LAUNCH_SLOT_BUSY, addr, "L1", other,
+			      "%s writes %u bytes at 0x%05x into launch[%u] of (%u,%u) while BRISC owns it: reuse a slot only "
+			      "after BRISC cleared its enables (DEV) or reported DONE (HOST)", who, len, addr, k, t->x, t->y);
+		f->has_addr = true;
+		f->is_store = true;
+		f->size = len;
+		const struct bh_noc_txn *x = w->noc;
+		if (x && x->who < BH_CORES_PER_TILE) {
+			f->pc = x->pc;
+			f->insn = x->pc < BH_L1_SIZE && !(x->pc & 3) ? bh_mem_ld(x->init->l1 + x->pc, 4) : 0;
+			return bh_check_found(&t->chip->checks, x->init->index, x->who, f);
+		}
+		f->pc = t->chip->access_pc ? t->chip->access_pc(t, BH_BRISC) : 0;
+		bh_check_found(&t->chip->checks, t->index, BH_BRISC, f);
+		return false;
+	}
+	return false;
 }
 
 void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)

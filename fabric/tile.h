@@ -23,10 +23,22 @@
 struct bh_chip;
 struct bh_code_map;
 struct bh_core;
+struct bh_fault;
 struct bh_l1_writer;
 struct bh_region;
 struct bh_streams;
 struct bh_tensix;
+
+/* Where a firmware profile keeps the launch messages, registered by the host when it boots the
+ * tile (host/boot.c), for launch-slot-busy (races.md 7). Slot k is [base + k * size, + size);
+ * BRISC owns it while its u32 at `enables` is non-zero and either its byte at `mode` is 0
+ * (dispatch mode DEV: BRISC clears enables when done) or the go signal (byte 3 of go message
+ * go_index's word) is GO (0x80; mode HOST: enables stay, the signal returns to DONE). */
+struct bh_launch_guard {
+	uint32_t base, size, count;
+	uint32_t enables, mode;          /* offsets in a slot */
+	uint32_t go_base, go_index;      /* go_messages[] and go_message_index */
+};
 
 struct bh_tile {
 	struct bh_chip *chip;    /* topology, other tiles, DRAM and host memory (fabric/chip.h) */
@@ -49,6 +61,9 @@ struct bh_tile {
 	/* What the cores executed since their last I-cache invalidate (fabric/code.h); NULL unless
 	 * code-written or atomic-into-code is on. */
 	struct bh_code_map *code;
+	/* The launch slots launch-slot-busy guards (size 0: none); set by the host at boot, while
+	 * every core is held. */
+	struct bh_launch_guard launch_guard;
 
 	/* Set by the tile assembly (tile/tile.c) before any thread runs, constant afterwards. */
 	struct bh_core *core[BH_CORES_PER_TILE];     /* opaque below cores/ */
@@ -88,6 +103,14 @@ struct bh_tile {
 
 	struct bh_niu niu[2];              /* NoC0 and NoC1 interface units (fabric/niu.c) */
 };
+
+void bh_tile_guard_launch_slots(struct bh_tile *tile, const struct bh_launch_guard *g);
+/* Before a write from outside the tile (host, NoC; w) into [addr, addr + len) of L1: a finding
+ * of launch-slot-busy when it overlaps a slot BRISC owns. True in stop mode for a NoC write of a
+ * core (*f filled: the write is refused and the initiator stops); the host's and the fast-dispatch
+ * models' findings are logged against BRISC. */
+bool bh_tile_launch_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
+				struct bh_fault *f);
 
 /* The devices of tile `index` of chip (chip->topo must be built): coordinates come from the
  * topology. The links to cores and coprocessor stay NULL (tile/tile.c fills them). */

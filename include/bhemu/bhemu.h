@@ -572,6 +572,7 @@ enum bh_check {
 	BH_CHECK_CODE_WRITTEN,          /* code-written */
 	BH_CHECK_ATOMIC_INTO_CODE,      /* atomic-into-code */
 	BH_CHECK_LDM_ZEROING,           /* ldm-zeroing */
+	BH_CHECK_LAUNCH_SLOT_BUSY,      /* launch-slot-busy */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))

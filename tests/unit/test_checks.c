@@ -190,7 +190,7 @@ Test(checks, semaphore_window_misuse_stops_the_core_at_the_store)
 		struct bh_device *dev = t_open();
 		bh_sem_init(tile0(dev), 1u << 5, 1, sem_window_bugs[b].value);
 		struct prog p = { 0 };
-		uint32_t pc = emit_store_at(&p, BH_CORE_TRISC0, SEM(5), sem_window_bugs[b].stored);
+		uint32_t pc = emit_store_pc(&p, BH_CORE_TRISC0, SEM(5), sem_window_bugs[b].stored);
 		emit_exit_with(&p, 0);
 		struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
 		expect_check(dev, res, BH_CORE_TRISC0, sem_window_bugs[b].check, pc, NULL, sem_window_bugs[b].why);
@@ -292,7 +292,7 @@ Test(checks, mopcfg_store_while_a_mop_is_held_stops_the_storing_core)
 	struct bh_device *dev = t_open();
 	struct prog p = { 0 };
 	uint32_t mop_pc = emit_held_mop(&p);
-	uint32_t pc = emit_store_at(&p, BH_CORE_TRISC0, MOP_CFG + 12, SEMPOST(1u << 1));
+	uint32_t pc = emit_store_pc(&p, BH_CORE_TRISC0, MOP_CFG + 12, SEMPOST(1u << 1));
 	emit_exit_with(&p, 0);
 	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
 	char other[160];
@@ -394,36 +394,11 @@ Test(checks, lost_target_is_not_flagged_for_waits_that_end_or_may_still_end)
 
 /* ------------------------------------------------------------------ #23, #24 NoC initiators */
 
-#define CMDBUF0(b) (0xFFB20000u + 0x800u * (b))   /* NoC0 command buffer b */
-enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N_RET_MID = 0x10, N_RET_HI = 0x14,
-       N_CTRL = 0x1C, N_LEN = 0x20, N_CMD_CTRL = 0x40 };
-#define CLEAR_OUTSTANDING_REQ_CNT 0xFFB20060u
-#define CTRL_WRITE_POSTED 0x2082u
-#define CTRL_WRITE_NONPOSTED 0x2092u
-#define CTRL_MCAST_NONPOSTED 0x8132u   /* write, static VC 4, broadcast, path reserve, response */
-#define TILE0_XY (2u << 6 | 1u)          /* (1,2) */
-#define NOC_SRC 0x20000u
-#define NOC_DST 0x30000u
-
 /* Program a 64-byte write from NOC_SRC of this tile to NOC_DST at `hi` (xy, or a rectangle) on
  * NoC0 command buffer 0; returns the pc of its first store for a program of `core`. */
 static uint32_t emit_program_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi)
 {
-	static const uint32_t regs[][2] = {
-		{ N_TARG_LO, NOC_SRC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, NOC_DST }, { N_RET_MID, 0 },
-		{ N_LEN, 64 },
-	};
-	uint32_t first = emit_store_at(p, core, CMDBUF0(0) + N_CTRL, ctrl);
-	for (unsigned k = 0; k < N(regs); k++)
-		emit_store_word(p, CMDBUF0(0) + regs[k][0], regs[k][1]);
-	emit_store_word(p, CMDBUF0(0) + N_RET_HI, hi);
-	return first;
-}
-
-/* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
-static uint32_t emit_issue(struct prog *p, enum bh_core_id core)
-{
-	return emit_store_at(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
+	return emit_program_noc_write(p, core, ctrl, hi, NOC_DST, 64);
 }
 
 /* brisc programs a write on command buffer 0; ncrisc then writes RET_LO of the same buffer; brisc
@@ -435,7 +410,7 @@ Test(checks, noc_shared_initiator_issue_after_another_core_wrote_into_the_transa
 	uint32_t first = emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);
 	emit_exit_with(&b, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
-	uint32_t clobber = emit_store_at(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST + 64);
+	uint32_t clobber = emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST + 64);
 	emit_exit_with(&n, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
 	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/tile.h"
+#include "host/device.h"
 #include "testlib.h"
 
 #define FUNC 0x6000u                /* a function brisc calls: li a0, v; ret */
@@ -96,7 +98,7 @@ Test(checks_code, code_written_store_into_code_another_running_core_executed_sto
 	put_func(dev, 1);
 	start_caller(dev, false);
 	struct prog n = { 0 };
-	uint32_t pc = emit_store_at(&n, BH_CORE_NCRISC, FUNC, addi(A0, X0, 3));
+	uint32_t pc = emit_store_pc(&n, BH_CORE_NCRISC, FUNC, addi(A0, X0, 3));
 	emit_exit_with(&n, 0);
 	expect_check(dev, run_checked(dev, BH_CORE_NCRISC, &n), BH_CORE_NCRISC, "code-written", pc,
 		     "  other: brisc (running), which executed 0x00006000\n",
@@ -237,4 +239,73 @@ Test(checks_code, ldm_zeroing_read_after_the_window_is_not_flagged)
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
 	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ #7 launch slot reused too early */
+
+#define LAUNCH(k) (0x70u + 0x60u * (k))   /* p100a launch[k] (launch.md 6) */
+#define GO_SIGNAL0 0x373u
+
+/* The p100a launch ring as host/boot.c registers it when it boots that profile. */
+static struct bh_device *open_guarded(void)
+{
+	struct bh_device *dev = t_open();
+	const struct bh_launch_guard g = { .base = LAUNCH(0), .size = 0x60, .count = 8, .enables = 0x4C, .mode = 0x2A,
+					   .go_base = 0x370, .go_index = 0x3A0 };
+	bh_tile_guard_launch_slots(dev->tiles[0], &g);
+	return dev;
+}
+
+/* launch[1] with enables and mode as given, go signal 0 = sig; then brisc NoC-writes 96 bytes over
+ * launch[1]. Returns its result; *pc is its CMD_CTRL store. */
+static struct bh_core_result *rewrite_slot(struct bh_device *dev, uint32_t enables, uint8_t mode, uint8_t sig,
+					   uint32_t *pc)
+{
+	cr_assert_eq(bh_l1_write(dev, 0, LAUNCH(1) + 0x2A, &mode, 1), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, GO_SIGNAL0, &sig, 1), BH_OK);
+	l1_put(dev, LAUNCH(1) + 0x4C, &enables, 1);   /* last: the slot is BRISC's from here on */
+	struct prog b = { 0 };
+	emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, LAUNCH(1), 0x60);
+	*pc = emit_issue(&b, BH_CORE_BRISC);
+	emit_li(&b, T0, 0xFFB20204u);   /* write barrier: NIU_MST_WR_ACK_RECEIVED == 1 (asynchronous NoC) */
+	emit_li(&b, T2, 1);
+	int32_t acks = prog_here(&b);
+	emit(&b, lw(T1, 0, T0));
+	emit_branch(&b, BNE, T1, T2, acks);
+	emit_exit_with(&b, 0);
+	return run_checked(dev, BH_CORE_BRISC, &b);
+}
+
+/* A DEV-mode slot BRISC has not cleared, and a HOST-mode slot whose kernel still runs (GO). */
+Test(checks_code, launch_slot_busy_noc_write_into_a_slot_brisc_owns_stops_the_writer)
+{
+	static const struct { uint8_t mode, sig; const char *other; } bugs[] = {
+		{ 0, 0x00, "  other: brisc of (1,2), which has not finished launch[1] (enables 0x1f, mode DEV)\n" },
+		{ 1, 0x80, "  other: brisc of (1,2), which has not finished launch[1] (enables 0x1f, mode HOST)\n" },
+	};
+	for (unsigned k = 0; k < N(bugs); k++) {
+		struct bh_device *dev = open_guarded();
+		uint32_t pc;
+		struct bh_core_result *res = rewrite_slot(dev, 0x1F, bugs[k].mode, bugs[k].sig, &pc);
+		char why[256];
+		snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x writes 96 bytes at 0x000d0 "
+			 "into launch[1] of (1,2) while BRISC owns it: reuse a slot only after BRISC cleared its enables "
+			 "(DEV) or reported DONE (HOST)", pc);
+		expect_check(dev, res, BH_CORE_BRISC, "launch-slot-busy", pc, bugs[k].other, why);
+	}
+}
+
+/* The twins: the DEV-mode slot after BRISC cleared its enables, the HOST-mode slot after DONE. */
+Test(checks_code, launch_slot_reused_after_brisc_finished_is_not_flagged)
+{
+	static const struct { uint32_t enables; uint8_t mode, sig; } twins[] = { { 0, 0, 0x80 }, { 0x1F, 1, 0x00 } };
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = open_guarded();
+		uint32_t pc;
+		struct bh_core_result *res = rewrite_slot(dev, twins[k].enables, twins[k].mode, twins[k].sig, &pc);
+		cr_expect_eq(res->status, BH_RUN_EXITED, "twin %u: %s", k, res->report);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
+		free(res);
+		bh_device_close(dev);
+	}
 }

@@ -624,11 +624,31 @@ struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id core, 
 }
 
 /* li t0, addr; li t1, v; sw t1, 0(t0): returns the store's pc for a program of `core`. */
-uint32_t emit_store_at(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v)
+uint32_t emit_store_pc(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v)
 {
 	emit_li(p, T0, addr);
 	emit_li(p, T1, v);
 	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(p);
 	emit(p, sw(T1, 0, T0));
 	return pc;
+}
+
+uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi, uint32_t dst,
+				uint32_t len)
+{
+	const uint32_t regs[][2] = {
+		{ N_TARG_LO, NOC_SRC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, dst }, { N_RET_MID, 0 },
+		{ N_LEN, len },
+	};
+	uint32_t first = emit_store_pc(p, core, CMDBUF0(0) + N_CTRL, ctrl);
+	for (unsigned k = 0; k < N(regs); k++)
+		emit_store_word(p, CMDBUF0(0) + regs[k][0], regs[k][1]);
+	emit_store_word(p, CMDBUF0(0) + N_RET_HI, hi);
+	return first;
+}
+
+/* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
+uint32_t emit_issue(struct prog *p, enum bh_core_id core)
+{
+	return emit_store_pc(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
 }
