@@ -72,9 +72,7 @@ bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *
 		      "(Tensix config 185): silicon may still run the old instruction", bh_core_kind_name(k), pc, other,
 		      bh_core_kind_name(k));
 	lf.pc = pc;
-	lf.insn = bh_mem_ld(t->l1 + pc, 4);
-	lf.has_addr = true;
-	lf.size = 4;
+	lf.insn = bh_mem_ld(t->l1 + pc, 4);   /* a fetch, not a data access: no access line */
 	if (!bh_check_found(&t->chip->checks, t->index, k, &lf))
 		return false;
 	*f = lf;
