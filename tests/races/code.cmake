@@ -15,3 +15,27 @@ race_item(01 firmware_rewritten
   EXPECT "check code-written: on tile 0 .* core brisc" "other: ncrisc \\(running\\), which executed 0x"
   SEEDS 3
   TWIN_SEEDS 5)
+
+race_item(30 sem_aliases_text
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/30_sem_aliases_text.c
+  RUN --board grid:2x1 --grid --cores brisc
+  STATUS 8
+  EXPECT "check atomic-into-code: on tile 1 .* core brisc" "other: brisc of \\(1,2\\) \\(running\\), which executed 0x"
+  SEEDS 3
+  TWIN_SEEDS 5)
+
+race_item(08 ldm_zeroing
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/08_ldm_zeroing.c
+  RUN --cores brisc,ncrisc
+  STATUS 8
+  EXPECT "check ldm-zeroing: on tile 0 .* core brisc" "other: ncrisc, released from reset [0-9]+ cycles before"
+  SEEDS 20
+  TWIN_SEEDS 10)
+
+race_item(03 release_order
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/03_release_order.c
+  RUN --cores brisc,ncrisc --provoke skew
+  STATUS 9
+  EXPECT "release_order: ncrisc read its launch message before brisc wrote it"
+  SEEDS 30
+  TWIN_SEEDS 10)
