@@ -48,7 +48,8 @@ struct bh_tile {
 
 	/* L1: every guest access is a relaxed atomic of its width (no C data race between cores). */
 	uint8_t *l1;
-	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page. A store
+	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page (bit 5: a
+	 * watched word, sync/watch.h; bit 6: executed words, fabric/code.h). A store
 	 * pays one relaxed load of this byte; non-zero sends it to the code-written hook. The bytes
 	 * live right after L1 in the same allocation (l1 + BH_L1_SIZE), so the interpreter reaches
 	 * them from the same base register as L1. */
