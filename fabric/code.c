@@ -1,7 +1,7 @@
 /* Executed and stale words per core, for code-written and atomic-into-code (fabric/code.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fabric/chip.h"
 #include "fabric/code.h"
@@ -15,9 +15,10 @@ int bh_code_map_init(struct bh_tile *t)
 	t->code = NULL;
 	if (!bh_checks_on(ch, BH_CHECK_CODE_WRITTEN) && !bh_checks_on(ch, BH_CHECK_ATOMIC_INTO_CODE))
 		return 0;
-	/* calloc of this size maps fresh zero pages: only the pages of executed code cost memory. */
-	struct bh_code_map *m = calloc(1, sizeof *m);
-	if (!m)
+	/* Fresh zero pages (not calloc, which may reuse and clear heap memory): only the parts of
+	 * the maps that executed code touches cost memory. */
+	struct bh_code_map *m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return -1;
 	m->stale_on = bh_checks_on(ch, BH_CHECK_CODE_WRITTEN);
 	pthread_mutex_init(&m->lock, NULL);
@@ -30,7 +31,7 @@ void bh_code_map_destroy(struct bh_tile *t)
 	if (!t->code)
 		return;
 	pthread_mutex_destroy(&t->code->lock);
-	free(t->code);
+	munmap(t->code, sizeof *t->code);
 	t->code = NULL;
 }
 

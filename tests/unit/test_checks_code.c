@@ -62,12 +62,12 @@ Test(checks_code, code_written_fetch_of_code_rewritten_without_invalidate_stops_
 		     "I-cache invalidate (Tensix config 185): silicon may still run the old instruction");
 }
 
-/* The twin: brisc writes Tensix config 185 before it calls the new code. */
-Test(checks_code, code_rewritten_then_invalidated_is_not_flagged)
+/* The host rewrites FUNC under the waiting caller, which must run the new code (exit 2) with no
+ * finding. Closes dev. */
+static void expect_rewrite_clean(struct bh_device *dev, bool invalidate)
 {
-	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
 	put_func(dev, 1);
-	start_caller(dev, true);
+	start_caller(dev, invalidate);
 	put_func(dev, 2);
 	set_l1(dev, FLAG, 1);
 	expect_exit(dev, 0, BH_CORE_BRISC, 2);
@@ -75,18 +75,17 @@ Test(checks_code, code_rewritten_then_invalidated_is_not_flagged)
 	bh_device_close(dev);
 }
 
+/* The twin: brisc writes Tensix config 185 before it calls the new code. */
+Test(checks_code, code_rewritten_then_invalidated_is_not_flagged)
+{
+	expect_rewrite_clean(t_open_checks(CODE_CHECKS, BH_CHECK_STOP), true);
+}
+
 /* Off by default (opt-in): the same rewrite runs the new code with no finding. */
 Test(checks_code, code_written_is_opt_in)
 {
 	cr_expect(BH_CHECKS_OPT_IN & BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN));
-	struct bh_device *dev = t_open();
-	put_func(dev, 1);
-	start_caller(dev, false);
-	put_func(dev, 2);
-	set_l1(dev, FLAG, 1);
-	expect_exit(dev, 0, BH_CORE_BRISC, 2);
-	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
-	bh_device_close(dev);
+	expect_rewrite_clean(t_open(), false);
 }
 
 /* ------------------------------------------------------------------ #1 code rewritten under a running core */
