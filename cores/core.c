@@ -100,6 +100,7 @@ static void core_leave_reset(struct bh_core *c)
 	if (!(t->disable_reset >> bh_disable_reset_ldm_bit(c->kind) & 1))
 		for (uint32_t off = 0; off < c->ldm_size; off += 4)
 			bh_mem_st(c->ldm + off, 4, 0);
+	atomic_store_explicit(&t->ldm_zeroed[c->kind], true, memory_order_release);   /* ldm-zeroing */
 	atomic_fetch_and_explicit(&c->events, ~(uint32_t)(BH_EV_STOP | BH_EV_FLUSH_ALL | BH_EV_CODE_STALE),
 				  memory_order_acq_rel);
 	rv32_flush_decoded(c);

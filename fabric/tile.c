@@ -222,7 +222,9 @@ const char *bh_ldm_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t 
 }
 
 /* ldm-zeroing (races.md 8): someone other than core k reaches k's local RAM while the zeroing
- * after k's release may still run (2048 cycles of the wall clock). A core is stopped at its access
+ * after k's release may still run: 2048 cycles of the wall clock, and in bhemu until k's thread
+ * has zeroed it (it does when the core starts, so an access before that reads what was there
+ * before the reset, as one during the hardware's zeroing may). A core is stopped at its access
  * (stop mode); the host and the NoC have no core here to blame, so theirs is logged against k. */
 static bool ldm_zeroing_check(struct bh_access *a, enum bh_core_kind k, uint32_t off)
 {
@@ -233,7 +235,7 @@ static bool ldm_zeroing_check(struct bh_access *a, enum bh_core_kind k, uint32_t
 	if (!from)
 		return true;
 	now = bh_wallclock_ticks();
-	if (now - from >= BH_LDM_ZEROING_CYCLES) {
+	if (now - from >= BH_LDM_ZEROING_CYCLES && atomic_load_explicit(&t->ldm_zeroed[k], memory_order_acquire)) {
 		atomic_compare_exchange_strong_explicit(&t->ldm_zeroing_from[k], &from, 0, memory_order_relaxed,
 							memory_order_relaxed);   /* over: no clock reads from now on */
 		return true;
@@ -244,14 +246,15 @@ static bool ldm_zeroing_check(struct bh_access *a, enum bh_core_kind k, uint32_t
 		 (unsigned long long)(now - from));
 	if (a->who < BH_CORES_PER_TILE)
 		return bh_check_access(a, BH_CHECK_LDM_ZEROING, other,
-				       "%s reaches offset 0x%x of %s's local RAM within %u cycles of its release: the RAM "
-				       "may still be being zeroed (wait %u cycles after the release)", by, off,
-				       bh_core_kind_name(k), BH_LDM_ZEROING_CYCLES, BH_LDM_ZEROING_CYCLES);
+				       "%s reaches offset 0x%x of %s's local RAM while its zeroing after the release from "
+				       "reset may still run (up to %u cycles; in bhemu until the core has started): wait %u "
+				       "cycles after the release", by, off, bh_core_kind_name(k), BH_LDM_ZEROING_CYCLES,
+				       BH_LDM_ZEROING_CYCLES);
 	struct bh_fault f;
 	bh_check_fill(&f, BH_CHECK_LDM_ZEROING, a->addr, a->region ? a->region->name : NULL, "the host or the NoC",
-		      "%s's local RAM (offset 0x%x) reached from outside the tile %llu cycles after its release: the RAM "
-		      "may still be being zeroed (wait %u cycles after the release)", bh_core_kind_name(k), off,
-		      (unsigned long long)(now - from), BH_LDM_ZEROING_CYCLES);
+		      "%s's local RAM (offset 0x%x) reached from outside the tile %llu cycles after its release, while "
+		      "its zeroing may still run (up to %u cycles; in bhemu until the core has started)", bh_core_kind_name(k),
+		      off, (unsigned long long)(now - from), BH_LDM_ZEROING_CYCLES);
 	f.pc = t->chip->access_pc ? t->chip->access_pc(t, k) : 0;
 	f.has_addr = true;
 	f.size = a->size;

@@ -56,9 +56,11 @@ struct bh_tile {
 	_Atomic uint8_t *code_pages;
 
 	uint8_t *ldm[BH_CORES_PER_TILE];   /* local data RAMs, also reachable through the slow windows */
-	/* Wall-clock tick at which each core was last released from reset with its local RAM being
-	 * zeroed (0: never, or DISABLE_RESET kept it); for ldm-zeroing. */
+	/* ldm-zeroing: wall-clock tick at which each core was last released from reset with its
+	 * local RAM to be zeroed (0: never, the window is over, or DISABLE_RESET kept it), and
+	 * whether its thread has zeroed it since (the zeroing runs there, when the core starts). */
 	_Atomic uint64_t ldm_zeroing_from[BH_CORES_PER_TILE];
+	_Atomic bool ldm_zeroed[BH_CORES_PER_TILE];
 	/* What the cores executed since their last I-cache invalidate (fabric/code.h); NULL unless
 	 * code-written or atomic-into-code is on. */
 	struct bh_code_map *code;

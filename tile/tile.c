@@ -126,11 +126,13 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 			bh_park_wake(&c->waiter);
 			pthread_cond_signal(&c->cond);
 			bh_code_invalidated(t, 1u << k);   /* leaving reset invalidates the I-cache */
-			/* ldm-zeroing: the window of the local RAM zeroing starts now (the core's thread
-			 * zeroes it on its own, in no time; hardware takes up to 2048 cycles). */
+			/* ldm-zeroing: the window of the local RAM zeroing starts now; it lasts 2048 cycles
+			 * (hardware) and until the core's thread has zeroed the RAM (bhemu). */
 			if (bh_checks_on(&t->chip->checks, BH_CHECK_LDM_ZEROING) &&
-			    !(t->disable_reset >> bh_disable_reset_ldm_bit((enum bh_core_kind)k) & 1))
+			    !(t->disable_reset >> bh_disable_reset_ldm_bit((enum bh_core_kind)k) & 1)) {
+				atomic_store_explicit(&t->ldm_zeroed[k], false, memory_order_relaxed);
 				atomic_store_explicit(&t->ldm_zeroing_from[k], bh_wallclock_ticks() | 1, memory_order_release);
+			}
 		}
 	}
 	pthread_mutex_unlock(&t->lock);

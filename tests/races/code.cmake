@@ -26,7 +26,7 @@ race_item(30 sem_aliases_text
 
 race_item(08 ldm_zeroing
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/08_ldm_zeroing.c
-  RUN --cores brisc,ncrisc
+  RUN --cores brisc
   STATUS 8
   EXPECT "check ldm-zeroing: on tile 0 .* core brisc" "other: ncrisc, released from reset [0-9]+ cycles before"
   SEEDS 20
