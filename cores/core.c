@@ -1,6 +1,7 @@
 /* Core lifecycle: one OS thread per baby RISC-V core. A core held in reset sleeps on its
  * condition variable (no CPU); releasing reset re-initialises it and runs the interpreter on
  * that thread until it exits, faults, hits its limit, or is asked to stop. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cores/core.h"
@@ -8,6 +9,7 @@
 #include "cores/rv32_insns.h"
 #include "cores/tensix.h"
 #include "fabric/chip.h"
+#include "fabric/code.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -69,13 +71,6 @@ uint32_t bh_core_reset_pc(const struct bh_core *c)
 	}
 }
 
-/* DISABLE_RESET bit that keeps core k's local RAM across reset: T0 0, T1 2, T2 4, B 6, NC 8. */
-static unsigned disable_reset_ldm_bit(enum bh_core_kind k)
-{
-	static const unsigned char idx[BH_CORES_PER_TILE] = { 3, 4, 0, 1, 2 };
-	return 2u * idx[k];
-}
-
 /* Leaving reset (memory-map.md 4.1): registers zeroed, decoded code dropped, local RAM zeroed
  * unless DISABLE_RESET keeps it, pc from the reset-pc rules. Caller holds tile->lock. */
 static void core_leave_reset(struct bh_core *c)
@@ -102,12 +97,14 @@ static void core_leave_reset(struct bh_core *c)
 	c->reset_by = BH_REQ_HOST;
 	c->stopped_instret = 0;
 	memset(&c->fault, 0, sizeof c->fault);
-	if (!(t->disable_reset >> disable_reset_ldm_bit(c->kind) & 1))
+	if (!(t->disable_reset >> bh_disable_reset_ldm_bit(c->kind) & 1))
 		for (uint32_t off = 0; off < c->ldm_size; off += 4)
 			bh_mem_st(c->ldm + off, 4, 0);
+	atomic_store_explicit(&t->ldm_zeroed[c->kind], true, memory_order_release);   /* ldm-zeroing */
 	atomic_fetch_and_explicit(&c->events, ~(uint32_t)(BH_EV_STOP | BH_EV_FLUSH_ALL | BH_EV_CODE_STALE),
 				  memory_order_acq_rel);
 	rv32_flush_decoded(c);
+	bh_code_invalidated(t, 1u << c->kind);   /* leaving reset invalidates the I-cache */
 	memset(&c->spin, 0, sizeof c->spin);
 	c->monitoring = false;
 	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
@@ -209,19 +206,57 @@ static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t 
 	}
 }
 
-/* A core's store hit a page whose code_pages byte is non-zero: stale code first, then the
- * parked cores whose watched words overlap the store are woken. */
-void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
+/* atomic-into-code for an AMO of `c` (races.md 30): its word was executed since the last I-cache
+ * invalidate by a running core of the tile (c itself included). True in stop mode, *f filled. */
+static bool core_amo_into_code(struct bh_core *c, uint32_t addr, struct bh_fault *f)
 {
+	struct bh_tile *t = c->tile;
+	uint32_t word = 0;
+	int k = -1;
+	if (bh_checks_on(&t->chip->checks, BH_CHECK_ATOMIC_INTO_CODE))
+		k = bh_code_executed_by(t, addr, 4, &word);
+	if (k < 0)
+		return false;
+	const char *victim = bh_core_kind_name((enum bh_core_kind)k);
+	char other[64];
+	snprintf(other, sizeof other, "%s (running), which executed 0x%08x", victim, word);
+	bh_check_fill(f, BH_CHECK_ATOMIC_INTO_CODE, addr, "L1", other,
+		      "%s AMO on 0x%08x lands in code %s ran since its last I-cache invalidate: a semaphore there aliases "
+		      "kernel text", bh_core_kind_name(c->kind), addr, victim);
+	f->pc = c->pc;
+	f->insn = bh_mem_ld(t->l1 + c->pc, 4);
+	f->has_addr = true;
+	f->is_store = true;
+	f->size = 4;
+	return bh_check_found(&t->chip->checks, t->index, c->kind, f);
+}
+
+/* A core's store (or AMO) hit a page whose code_pages byte is non-zero: the code checks see it,
+ * then stale code is dropped, then the parked cores whose watched words overlap the store are
+ * woken. The store's pc is in writer->pc. */
+bool bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len, bool amo)
+{
+	bool stop = false;
+	if (t->code) {
+		struct bh_fault f;
+		struct bh_l1_writer w = { .core = writer->kind, .pc = writer->pc };
+		stop = amo && core_amo_into_code(writer, addr, &f);
+		if (!stop)
+			stop = bh_code_written(t, &w, addr, len, &f);
+		if (stop)
+			writer->fault = f;
+	}
 	core_code_stale(t, writer, addr, len);
 	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_WATCHED)
 		bh_watch_l1_written(t, addr, len);
+	return stop;
 }
 
-bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size)
+bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size, bool amo)
 {
 	struct bh_tile *t = c->tile;
-	bh_core_code_written(t, c, addr, size);
+	if (bh_core_code_written(t, c, addr, size, amo))
+		return false;
 	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_INFLIGHT)
 		return bh_inflight_store(t, c->kind, addr, size, c->pc, &c->fault);
 	return true;

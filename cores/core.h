@@ -152,13 +152,15 @@ bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
 /* Tell the attached observers (sync/hooks.h) about this core, on its own thread. */
 void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind);
 
-/* An L1 store hit a page holding decoded code (see fabric/tile.h). */
+/* An L1 store (amo: an AMO) hit a page holding decoded code, executed words or a watched word
+ * (see fabric/tile.h); writer->pc is the store's. True: a check stops the writer (its fault is
+ * set). */
 __attribute__((cold, noinline))
-void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
-/* The core's L1 store (or AMO) of size bytes at addr hit a page whose byte is non-zero, c->pc
- * at the store: stale code and watchers as above, then the in-flight check (fabric/inflight.h).
- * False: c->fault holds a finding that stops the core. */
-bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size);
+bool bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len, bool amo);
+/* The core's L1 store (amo: an AMO) of size bytes at addr hit a page whose byte is non-zero, c->pc
+ * at the store: the code checks, stale code and watchers as above, then the in-flight check
+ * (fabric/inflight.h). False: c->fault holds a finding that stops the core. */
+bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size, bool amo);
 
 /* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast
  * window. Return enum bh_acc (fabric/mmio.h): OK, FAULT (core->fault filled) or BLOCKED (the

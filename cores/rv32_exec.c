@@ -13,6 +13,7 @@
 #include "cores/rv32_page.h"
 #include "cores/tensix.h"
 #include "fabric/chip.h"
+#include "fabric/code.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/hooks.h"

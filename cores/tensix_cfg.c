@@ -6,6 +6,7 @@
  * (BackendConfiguration.md): bh_tensix_cfg_cell() maps them to one cell. */
 #include "cores/core.h"
 #include "cores/tensix.h"
+#include "fabric/code.h"
 #include "fabric/mmio.h"
 
 static bool cfg_index(struct bh_access *a, unsigned *idx)
@@ -38,6 +39,7 @@ static void cfg_side_effects(struct bh_tile *t, unsigned k, uint32_t val)
 			if (val >> bh_ic_invalidate_bit((enum bh_core_kind)c) & 1)
 				mask |= 1u << c;
 		bh_tile_flush_decoded(t, mask);
+		bh_code_invalidated(t, mask);
 	}
 	bh_tile_mmio_written(t, BH_TENSIX_CFG_BASE + 4 * k);   /* a core may poll it */
 }

@@ -32,6 +32,14 @@ static const struct {
 				    "a store (or a NoC request) into a range an in-flight NoC transaction reads or lands in" },
 	[BH_CHECK_NOC_INFLIGHT_LOAD] = { "noc-inflight-load",
 					 "a load from a range an in-flight NoC transaction has not landed in yet" },
+	[BH_CHECK_CODE_WRITTEN] = { "code-written",
+				    "a core fetches bytes written after it executed them, with no I-cache invalidate between" },
+	[BH_CHECK_ATOMIC_INTO_CODE] = { "atomic-into-code",
+					"an atomic (NoC or AMO) into bytes a running core executed since its last I-cache invalidate" },
+	[BH_CHECK_LDM_ZEROING] = { "ldm-zeroing",
+				   "another agent accesses a core's local RAM within 2048 cycles of its release from reset" },
+	[BH_CHECK_LAUNCH_SLOT_BUSY] = { "launch-slot-busy",
+					"a host or NoC write into a launch message slot that BRISC has not finished with" },
 };
 
 int bh_check_parse(const char *name)

@@ -55,6 +55,16 @@ static inline unsigned bh_ic_invalidate_bit(enum bh_core_kind k)
 	return bit[k];
 }
 
+/* DISABLE_RESET bit that keeps core k's local RAM across reset: T0 0, T1 2, T2 4, B 6, NC 8. */
+static inline unsigned bh_disable_reset_ldm_bit(enum bh_core_kind k)
+{
+	static const unsigned char idx[BH_CORES_PER_TILE] = { 3, 4, 0, 1, 2 };
+	return 2u * idx[k];
+}
+
+/* Cycles the local RAM zeroing after a release from reset may take (memory-map.md 2). */
+#define BH_LDM_ZEROING_CYCLES 2048u
+
 static inline unsigned bh_ldm_size(enum bh_core_kind k)
 {
 	return (k == BH_BRISC || k == BH_NCRISC) ? BH_LDM_SIZE_DM : BH_LDM_SIZE_TRISC;

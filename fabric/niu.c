@@ -373,6 +373,10 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	bh_niu_check_trid_before(a->dev, r->buf, &snap);
 	if (!bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) || !bh_niu_check_issued(a, a->dev, r->buf, &snap))
 		return false;
+	if (a->who < BH_CORES_PER_TILE) {
+		txn.who = (uint8_t)a->who;
+		txn.pc = a->fault->pc;   /* set by the core before the access (cores/core.c) */
+	}
 	struct bh_noc_engine *e = a->tile->chip->noc;
 	if (e)
 		return bh_inflight_check_issue(a, &txn) && bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fabric/chip.h"
+#include "fabric/code.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
 #include "fabric/copy.h"
@@ -463,6 +464,7 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 	memset(x, 0, sizeof *x);
 	x->chip = t->chip;
 	x->init = t;
+	x->who = BH_CORES_PER_TILE;
 	x->noc = (uint8_t)noc;
 	x->buf = (uint8_t)buf;
 	x->id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(r[BH_NIU_PACKET_TAG / 4]);
@@ -542,14 +544,19 @@ static bool noc_move(const struct bh_noc_txn *x, struct bh_fault *f, const struc
 			return noc_mmio(x, f, dst, true, &v);
 		__atomic_store_n((uint32_t *)noc_side_ptr(dst, off), v, __ATOMIC_RELAXED);
 	} else {
+		if (dst->kind == BH_NOC_SIDE_L1 &&
+		    bh_tile_launch_guard_check(dst->tile, dst->addr + off, len,
+					       &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x }, f))
+			return false;   /* launch-slot-busy in stop mode: refused, the initiator stops */
 		noc_copy(noc_side_ptr(dst, off), noc_side_ptr(src, off), len);
 	}
 	if (dst->kind == BH_NOC_SIDE_L1)
-		bh_tile_l1_written(dst->tile, dst->addr + off, len);
+		bh_tile_l1_written_by(dst->tile, dst->addr + off, len, &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x });
 	return true;
 }
 
-static void noc_move_be(const struct bh_noc_side *dst, const struct bh_noc_side *src, uint64_t be)
+static void noc_move_be(const struct bh_noc_txn *x, const struct bh_noc_side *dst, const struct bh_noc_side *src,
+			uint64_t be)
 {
 	uint8_t *d = noc_side_ptr(dst, 0);
 	const uint8_t *s = noc_side_ptr(src, 0);
@@ -557,7 +564,8 @@ static void noc_move_be(const struct bh_noc_side *dst, const struct bh_noc_side 
 		unsigned i = (unsigned)__builtin_ctzll(m);
 		__atomic_store_n(d + i, __atomic_load_n(s + i, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	}
-	bh_tile_l1_written(dst->tile, dst->addr, 64u - (unsigned)__builtin_clzll(be));
+	bh_tile_l1_written_by(dst->tile, dst->addr, 64u - (unsigned)__builtin_clzll(be),
+			      &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x });
 }
 
 /* Receivers one at a time: the unicast destination, or each Tensix tile of the rectangle in
@@ -619,12 +627,12 @@ static uint32_t noc_atomic_apply(const struct bh_noc_txn *x, struct bh_tile *t)
 			if (block + 4 * w == targ)
 				result = o;
 		}
-		bh_tile_l1_written(t, block, 16);
+		bh_tile_l1_written_by(t, block, 16, &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x });
 		return result;
 	}
 	if (block + 4 * w == targ)
 		result = old;
-	bh_tile_l1_written(t, block + 4 * w, 4);
+	bh_tile_l1_written_by(t, block + 4 * w, 4, &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x });
 	return result;
 }
 
@@ -679,6 +687,37 @@ void bh_noc_accepted(const struct bh_noc_txn *x)
 	noc_split_writeback(x);
 }
 
+/* atomic-into-code (races.md 30): the word of an atomic that a running core of the destination
+ * executed since its last I-cache invalidate (a semaphore id that aliases kernel text). The finding
+ * is the initiating core's, at its CMD_CTRL store; one issued by a fast-dispatch model is logged
+ * against the core whose code it hit. False in stop mode, with *f filled. */
+static bool noc_atomic_into_code(const struct bh_noc_txn *x, struct bh_tile *t, struct bh_fault *f)
+{
+	uint32_t word = 0;
+	int k = -1;
+	if (bh_checks_on(&x->chip->checks, BH_CHECK_ATOMIC_INTO_CODE))
+		k = bh_code_executed_by(t, x->dst.addr & ~3u, 4, &word);
+	if (k < 0)
+		return true;
+	const char *victim = bh_core_kind_name((enum bh_core_kind)k);
+	char other[80];
+	snprintf(other, sizeof other, "%s of (%u,%u) (running), which executed 0x%08x", victim, t->x, t->y, word);
+	bh_check_fill(f, BH_CHECK_ATOMIC_INTO_CODE, x->dst.addr, "L1", other,
+		      "NoC%u atomic on (%u,%u) 0x%08x lands in code %s ran since its last I-cache invalidate: a semaphore "
+		      "there aliases kernel text", x->noc, t->x, t->y, x->dst.addr, victim);
+	f->has_addr = true;
+	f->is_store = true;
+	f->size = 4;
+	if (x->who >= BH_CORES_PER_TILE) {
+		f->pc = x->chip->access_pc ? x->chip->access_pc(t, (unsigned)k) : 0;
+		bh_check_found(&x->chip->checks, t->index, (unsigned)k, f);
+		return true;
+	}
+	f->pc = x->pc;
+	f->insn = x->pc < BH_L1_SIZE && !(x->pc & 3) ? bh_mem_ld(x->init->l1 + x->pc, 4) : 0;
+	return !bh_check_found(&x->chip->checks, x->init->index, x->who, f);
+}
+
 bool bh_noc_next_receiver(const struct bh_noc_txn *x, unsigned *it, struct bh_noc_side *d)
 {
 	return noc_receiver(x, it, d);
@@ -693,14 +732,14 @@ bool bh_noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, con
 	case BH_NOC_OP_WRITE:
 		return noc_move(x, f, d, src, 0, x->len);
 	case BH_NOC_OP_WRITE_BE:
-		noc_move_be(d, src, x->be);
+		noc_move_be(x, d, src, x->be);
 		return true;
 	case BH_NOC_OP_WRITE_INLINE:
 		v = x->data;
 		return noc_mmio(x, f, d, true, &v);
 	default:
 		*old = noc_atomic_apply(x, d->tile);
-		return true;
+		return noc_atomic_into_code(x, d->tile, f);
 	}
 }
 

@@ -55,6 +55,8 @@ struct bh_noc_txn {
 	struct bh_tile *init;     /* initiating tile; its NIU `noc` issued the request */
 	uint8_t noc, buf, id;     /* NoC, initiator, transaction id (NOC_PACKET_TAG [13:10]) */
 	uint8_t op;               /* enum bh_noc_op */
+	uint8_t who;              /* the core that wrote CMD_CTRL (enum bh_core_kind), else BH_CORES_PER_TILE */
+	uint32_t pc;              /* its pc there */
 	bool resp;                /* response / ack wanted (reads always) */
 	bool mcast;
 	bool src_include;         /* multicast: the initiator receives too (BRCST_SRC_INCLUDE) */

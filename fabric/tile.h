@@ -22,10 +22,24 @@
 #include "sync/watch.h"
 
 struct bh_chip;
+struct bh_code_map;
 struct bh_core;
+struct bh_fault;
+struct bh_l1_writer;
 struct bh_region;
 struct bh_streams;
 struct bh_tensix;
+
+/* Where a firmware profile keeps the launch messages, registered by the host when it boots the
+ * tile (host/boot.c), for launch-slot-busy (races.md 7). Slot k is [base + k * size, + size);
+ * BRISC owns it while its u32 at `enables` is non-zero and either its byte at `mode` is 0
+ * (dispatch mode DEV: BRISC clears enables when done) or the go signal (byte 3 of go message
+ * go_index's word) is GO (0x80; mode HOST: enables stay, the signal returns to DONE). */
+struct bh_launch_guard {
+	uint32_t base, size, count;
+	uint32_t enables, mode;          /* offsets in a slot */
+	uint32_t go_base, go_index;      /* go_messages[] and go_message_index */
+};
 
 struct bh_tile {
 	struct bh_chip *chip;    /* topology, other tiles, DRAM and host memory (fabric/chip.h) */
@@ -37,13 +51,26 @@ struct bh_tile {
 	uint8_t *l1;
 	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page, bit 5
 	 * (BH_PAGE_WATCHED) while a parked core watches a word in it, bit 6 (BH_PAGE_INFLIGHT) while
-	 * a NoC transaction in flight reads or lands in it. A store pays one relaxed load of this
-	 * byte; non-zero sends it to the slow path (cores/core.c, bh_core_l1_stored). The bytes
+	 * a NoC transaction in flight reads or lands in it, bit 7 (BH_PAGE_EXECUTED, fabric/code.h)
+	 * while a core executed words in it since its last I-cache invalidate. A store pays one
+	 * relaxed load of this byte; non-zero sends it to the slow path (cores/core.c,
+	 * bh_core_l1_stored). The bytes
 	 * live right after L1 in the same allocation (l1 + BH_L1_SIZE), so the interpreter reaches
 	 * them from the same base register as L1. */
 	_Atomic uint8_t *code_pages;
 
 	uint8_t *ldm[BH_CORES_PER_TILE];   /* local data RAMs, also reachable through the slow windows */
+	/* ldm-zeroing: wall-clock tick at which each core was last released from reset with its
+	 * local RAM to be zeroed (0: never, the window is over, or DISABLE_RESET kept it), and
+	 * whether its thread has zeroed it since (the zeroing runs there, when the core starts). */
+	_Atomic uint64_t ldm_zeroing_from[BH_CORES_PER_TILE];
+	_Atomic bool ldm_zeroed[BH_CORES_PER_TILE];
+	/* What the cores executed since their last I-cache invalidate (fabric/code.h); NULL unless
+	 * code-written or atomic-into-code is on. */
+	struct bh_code_map *code;
+	/* The launch slots launch-slot-busy guards (size 0: none); set by the host at boot, while
+	 * every core is held. */
+	struct bh_launch_guard launch_guard;
 
 	/* Set by the tile assembly (tile/tile.c) before any thread runs, constant afterwards. */
 	struct bh_core *core[BH_CORES_PER_TILE];     /* opaque below cores/ */
@@ -85,6 +112,14 @@ struct bh_tile {
 	struct bh_inflight_set inflight;   /* L1 ranges of NoC transactions in flight (fabric/inflight.h) */
 };
 
+void bh_tile_guard_launch_slots(struct bh_tile *tile, const struct bh_launch_guard *g);
+/* Before a write from outside the tile (host, NoC; w) into [addr, addr + len) of L1: a finding
+ * of launch-slot-busy when it overlaps a slot BRISC owns. True in stop mode for a NoC write of a
+ * core (*f filled: the write is refused and the initiator stops); the host's and the fast-dispatch
+ * models' findings are logged against BRISC. */
+bool bh_tile_launch_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
+				struct bh_fault *f);
+
 /* The devices of tile `index` of chip (chip->topo must be built): coordinates come from the
  * topology. The links to cores and coprocessor stay NULL (tile/tile.c fills them). */
 int bh_tile_init(struct bh_tile *tile, struct bh_chip *chip, unsigned index);
@@ -100,6 +135,9 @@ void bh_tile_l1_read(struct bh_tile *tile, uint32_t addr, void *dst, uint32_t le
 /* Someone outside the tile's cores (NoC) has written [addr, addr + len) of L1 with relaxed
  * atomics: take the page check of bh_tile_l1_write (decoded code, watched words). */
 void bh_tile_l1_written(struct bh_tile *tile, uint32_t addr, uint32_t len);
+/* The same, naming the writer for the code checks (fabric/code.h); bh_tile_l1_write and
+ * bh_tile_l1_written name the host. */
+void bh_tile_l1_written_by(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w);
 void bh_tile_ldm_write(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, const void *src, uint32_t len);
 void bh_tile_ldm_read(struct bh_tile *tile, enum bh_core_kind k, uint32_t off, void *dst, uint32_t len);
 

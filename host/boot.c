@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "fabric/hw.h"
+#include "fabric/tile.h"
 #include "host/device.h"
 #include "host/profile.h"
 #include "sync/streams.h"
@@ -253,6 +254,14 @@ int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw
 		rc = boot_prepare_tile(dev, t, prof, fw_dir, &bt, opt, res);
 	/* The profile places the CBs' counters (CB n on stream first_cb_stream + n): the CB
 	 * protocol checks and reports follow it from the first instruction on. */
+	/* The launch slots BRISC owns until it is done with them (launch-slot-busy). */
+	const struct bh_launch_guard guard = {
+		.base = bh_profile_mbox(prof, prof->launch_base), .size = prof->launch_entry_size,
+		.count = prof->launch_count, .enables = LM_ENABLES, .mode = LM_MODE,
+		.go_base = bh_profile_mbox(prof, prof->go_messages_base), .go_index = bh_profile_mbox(prof, prof->go_message_index),
+	};
+	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
+		bh_tile_guard_launch_slots(dev->tiles[t], &guard);
 	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
 		if (!bh_stream_set_cb_layout(dev->tiles[t], prof->first_cb_stream, prof->num_cbs)) {
 			snprintf(res->message, sizeof res->message, "boot: profile %s places %u CBs from stream %u, "

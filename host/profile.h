@@ -33,6 +33,13 @@ enum bh_profile_kind { BH_PF_ADDR, BH_PF_MBOX, BH_PF_COUNT };
 	X(num_cbs,             BH_PF_COUNT, NULL) \
 	X(first_cb_stream,     BH_PF_COUNT, NULL)
 
+/* launch_msg_t (launch.md 9); the profile gives its size and where the ring is. */
+enum {
+	LM_KCB = 0x00, LM_SEM_OFF = 0x0C, LM_LOCAL_CB_OFF = 0x12, LM_REMOTE_CB_OFF = 0x14, LM_RTA_OFF = 0x16,
+	LM_MODE = 0x2A, LM_TEXT_OFF = 0x2C, LM_LOCAL_CB_MASK = 0x40, LM_BRISC_NOC_ID = 0x44,
+	LM_MIN_REMOTE_CB = 0x46, LM_HOST_ID = 0x48, LM_ENABLES = 0x4C, LM_SIZE = 0x60,
+};
+
 /* Per-core firmware file names, in bh_core_id order: "brisc.elf" ... "trisc2.elf". */
 extern const char *const bh_profile_fw_file[5];
 

@@ -27,12 +27,6 @@
 #define PROG_KCB_DEFAULT_SIZE	0x9000u		/* kernel-config area when the profile bounds none */
 #define PROG_L1_ALIGN		16u
 
-/* launch_msg_t (launch.md 9); the profile gives its size and where the ring is. */
-enum {
-	LM_KCB = 0x00, LM_SEM_OFF = 0x0C, LM_LOCAL_CB_OFF = 0x12, LM_REMOTE_CB_OFF = 0x14, LM_RTA_OFF = 0x16,
-	LM_MODE = 0x2A, LM_TEXT_OFF = 0x2C, LM_LOCAL_CB_MASK = 0x40, LM_BRISC_NOC_ID = 0x44,
-	LM_MIN_REMOTE_CB = 0x46, LM_HOST_ID = 0x48, LM_ENABLES = 0x4C, LM_SIZE = 0x60,
-};
 enum { RUN_MSG_DONE = 0x00, RUN_MSG_GO = 0x80, RUN_MSG_RESET_READ_PTR_FROM_HOST = 0xE0 };
 enum { NO_REMOTE_CBS = 32 };
 #define INSN_RET 0x00008067u

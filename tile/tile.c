@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "fabric/chip.h"
+#include "fabric/code.h"
+#include "fabric/wallclock.h"
 #include "sync/mailbox.h"
 #include "sync/park.h"
 #include "sync/pcbuf.h"
@@ -123,6 +125,14 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
 			bh_park_wake(&c->waiter);
 			pthread_cond_signal(&c->cond);
+			bh_code_invalidated(t, 1u << k);   /* leaving reset invalidates the I-cache */
+			/* ldm-zeroing: the window of the local RAM zeroing starts now; it lasts 2048 cycles
+			 * (hardware) and until the core's thread has zeroed the RAM (bhemu). */
+			if (bh_checks_on(&t->chip->checks, BH_CHECK_LDM_ZEROING) &&
+			    !(t->disable_reset >> bh_disable_reset_ldm_bit((enum bh_core_kind)k) & 1)) {
+				atomic_store_explicit(&t->ldm_zeroed[k], false, memory_order_relaxed);
+				atomic_store_explicit(&t->ldm_zeroing_from[k], bh_wallclock_ticks() | 1, memory_order_release);
+			}
 		}
 	}
 	pthread_mutex_unlock(&t->lock);

@@ -571,6 +571,10 @@ enum bh_check {
 	BH_CHECK_NOC_TRID_OVERFLOW,     /* noc-trid-overflow */
 	BH_CHECK_NOC_INFLIGHT,          /* noc-inflight */
 	BH_CHECK_NOC_INFLIGHT_LOAD,     /* noc-inflight-load (opt-in) */
+	BH_CHECK_CODE_WRITTEN,          /* code-written */
+	BH_CHECK_ATOMIC_INTO_CODE,      /* atomic-into-code */
+	BH_CHECK_LDM_ZEROING,           /* ldm-zeroing */
+	BH_CHECK_LAUNCH_SLOT_BUSY,      /* launch-slot-busy */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))
@@ -578,8 +582,9 @@ enum bh_check {
 #define BH_CHECKS_ALL (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
 /* The costly checks, on only when asked for (they add work to a hot path): noc-inflight-load
  * (every L1 load of a core looks at its page: the cores run an interpreter that checks loads,
- * without the block compiler). */
-#define BH_CHECKS_OPT_IN BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD)
+ * without the block compiler) and code-written (every store into a page executed since an
+ * I-cache invalidate goes to the slow path). */
+#define BH_CHECKS_OPT_IN (BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD) | BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN))
 /* The cheap checks (they run on slow paths only): every check that is not opt-in. */
 #define BH_CHECKS_DEFAULT (BH_CHECKS_ALL & ~BH_CHECKS_OPT_IN)
 

@@ -9,42 +9,6 @@
 #include "testlib.h"
 #include "tensix_testlib.h"
 
-/* The core stopped by check `name` at pc, the report headed as a check's and holding `other`
- * (unless NULL) and `why`; then the result is freed and the device closed. */
-static void expect_check(struct bh_device *dev, struct bh_core_result *res, enum bh_core_id core, const char *name,
-			 uint32_t pc, const char *other, const char *why)
-{
-	char head[128], at[32];
-	snprintf(head, sizeof head, "check %s: on tile 0 (1,2) core %s\n", name, core_names[core]);
-	snprintf(at, sizeof at, "  pc 0x%08x", pc);
-	cr_assert_eq(res->status, BH_RUN_FAULTED, "status %d, report:\n%s", res->status, res->report);
-	cr_expect(!strncmp(res->report, head, strlen(head)), "report does not start with '%s':\n%s", head, res->report);
-	assert_has(res->report, at);
-	if (other)
-		assert_has(res->report, other);
-	assert_has(res->report, why);
-	free(res);
-	bh_device_close(dev);
-}
-
-/* Run p on core (its code at core_code_at[core]) and return its result (heap; free it). */
-static struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id core, const struct prog *p)
-{
-	struct bh_core_result *res = result_new();
-	run_prog(dev, core, core_code_at[core], p, res);
-	return res;
-}
-
-/* li t0, addr; li t1, v; sw t1, 0(t0): returns the store's pc for a program of `core`. */
-static uint32_t emit_store_at(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v)
-{
-	emit_li(p, T0, addr);
-	emit_li(p, T1, v);
-	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(p);
-	emit(p, sw(T1, 0, T0));
-	return pc;
-}
-
 /* ------------------------------------------------------------------ the framework and its table */
 
 Test(checks, every_check_has_a_name_that_parses_back_and_a_description)
@@ -226,7 +190,7 @@ Test(checks, semaphore_window_misuse_stops_the_core_at_the_store)
 		struct bh_device *dev = t_open();
 		bh_sem_init(tile0(dev), 1u << 5, 1, sem_window_bugs[b].value);
 		struct prog p = { 0 };
-		uint32_t pc = emit_store_at(&p, BH_CORE_TRISC0, SEM(5), sem_window_bugs[b].stored);
+		uint32_t pc = emit_store_pc(&p, BH_CORE_TRISC0, SEM(5), sem_window_bugs[b].stored);
 		emit_exit_with(&p, 0);
 		struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
 		expect_check(dev, res, BH_CORE_TRISC0, sem_window_bugs[b].check, pc, NULL, sem_window_bugs[b].why);
@@ -396,7 +360,7 @@ Test(checks, mopcfg_store_while_a_mop_is_held_stops_the_storing_core)
 	struct bh_device *dev = t_open();
 	struct prog p = { 0 };
 	uint32_t mop_pc = emit_held_mop(&p);
-	uint32_t pc = emit_store_at(&p, BH_CORE_TRISC0, MOP_CFG + 12, SEMPOST(1u << 1));
+	uint32_t pc = emit_store_pc(&p, BH_CORE_TRISC0, MOP_CFG + 12, SEMPOST(1u << 1));
 	emit_exit_with(&p, 0);
 	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
 	char other[160];
@@ -498,36 +462,11 @@ Test(checks, lost_target_is_not_flagged_for_waits_that_end_or_may_still_end)
 
 /* ------------------------------------------------------------------ #23, #24 NoC initiators */
 
-#define CMDBUF0(b) (0xFFB20000u + 0x800u * (b))   /* NoC0 command buffer b */
-enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N_RET_MID = 0x10, N_RET_HI = 0x14,
-       N_CTRL = 0x1C, N_LEN = 0x20, N_CMD_CTRL = 0x40 };
-#define CLEAR_OUTSTANDING_REQ_CNT 0xFFB20060u
-#define CTRL_WRITE_POSTED 0x2082u
-#define CTRL_WRITE_NONPOSTED 0x2092u
-#define CTRL_MCAST_NONPOSTED 0x8132u   /* write, static VC 4, broadcast, path reserve, response */
-#define TILE0_XY (2u << 6 | 1u)          /* (1,2) */
-#define NOC_SRC 0x20000u
-#define NOC_DST 0x30000u
-
 /* Program a 64-byte write from NOC_SRC of this tile to NOC_DST at `hi` (xy, or a rectangle) on
  * NoC0 command buffer 0; returns the pc of its first store for a program of `core`. */
 static uint32_t emit_program_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi)
 {
-	static const uint32_t regs[][2] = {
-		{ N_TARG_LO, NOC_SRC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, NOC_DST }, { N_RET_MID, 0 },
-		{ N_LEN, 64 },
-	};
-	uint32_t first = emit_store_at(p, core, CMDBUF0(0) + N_CTRL, ctrl);
-	for (unsigned k = 0; k < N(regs); k++)
-		emit_store_word(p, CMDBUF0(0) + regs[k][0], regs[k][1]);
-	emit_store_word(p, CMDBUF0(0) + N_RET_HI, hi);
-	return first;
-}
-
-/* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
-static uint32_t emit_issue(struct prog *p, enum bh_core_id core)
-{
-	return emit_store_at(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
+	return emit_program_noc_write(p, core, ctrl, hi, NOC_DST, 64);
 }
 
 /* brisc programs a write on command buffer 0; ncrisc then writes RET_LO of the same buffer; brisc
@@ -539,7 +478,7 @@ Test(checks, noc_shared_initiator_issue_after_another_core_wrote_into_the_transa
 	uint32_t first = emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);
 	emit_exit_with(&b, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
-	uint32_t clobber = emit_store_at(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST + 64);
+	uint32_t clobber = emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST + 64);
 	emit_exit_with(&n, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
 	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);

@@ -15,14 +15,11 @@
 #define LATENCY "200000000:200000000"
 #define CMDBUF(noc, b) (0xFFB20000u + 0x10000u * (noc) + 0x800u * (b))
 #define NIU(noc, off) (0xFFB20000u + 0x10000u * (noc) + (off))
-enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N_RET_MID = 0x10, N_RET_HI = 0x14,
-       N_CTRL = 0x1C, N_LEN = 0x20, N_CMD_CTRL = 0x40 };
 enum { WR_ACK_RECEIVED = 0x204, RD_RESP_RECEIVED = 0x208, NONPOSTED_WR_REQ_SENT = 0x228 };
 #define CTRL_READ 0x2090u               /* static VC 1, response */
 #define CTRL_WRITE 0x2092u              /* non-posted, static VC 1 */
 #define BUF_WR 0
 #define BUF_RD 1
-#define TILE0_XY (2u << 6 | 1u)         /* (1,2) */
 #define SRC 0x20000u
 #define DST 0x30000u
 

@@ -592,3 +592,63 @@ void tl_launch_ok(struct bh_program *p, struct bh_launch_stats *st)
 	int rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 20 }, st);
 	cr_assert_eq(rc, BH_OK, "launch: %d\n%s", rc, bh_program_error(p));
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * Checks (fabric/check.h).
+ */
+
+/* The core stopped by check `name` at pc, the report headed as a check's and holding `other`
+ * (unless NULL) and `why`; then the result is freed and the device closed. */
+void expect_check(struct bh_device *dev, struct bh_core_result *res, enum bh_core_id core, const char *name,
+		  uint32_t pc, const char *other, const char *why)
+{
+	char head[128], at[32];
+	snprintf(head, sizeof head, "check %s: on tile 0 (1,2) core %s\n", name, core_names[core]);
+	snprintf(at, sizeof at, "  pc 0x%08x", pc);
+	cr_assert_eq(res->status, BH_RUN_FAULTED, "status %d, report:\n%s", res->status, res->report);
+	cr_expect(!strncmp(res->report, head, strlen(head)), "report does not start with '%s':\n%s", head, res->report);
+	assert_has(res->report, at);
+	if (other)
+		assert_has(res->report, other);
+	assert_has(res->report, why);
+	free(res);
+	bh_device_close(dev);
+}
+
+/* Run p on core (its code at core_code_at[core]) and return its result (heap; free it). */
+struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id core, const struct prog *p)
+{
+	struct bh_core_result *res = result_new();
+	run_prog(dev, core, core_code_at[core], p, res);
+	return res;
+}
+
+/* li t0, addr; li t1, v; sw t1, 0(t0): returns the store's pc for a program of `core`. */
+uint32_t emit_store_pc(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v)
+{
+	emit_li(p, T0, addr);
+	emit_li(p, T1, v);
+	uint32_t pc = core_code_at[core] + (uint32_t)prog_here(p);
+	emit(p, sw(T1, 0, T0));
+	return pc;
+}
+
+uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi, uint32_t dst,
+				uint32_t len)
+{
+	const uint32_t regs[][2] = {
+		{ N_TARG_LO, NOC_SRC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, dst }, { N_RET_MID, 0 },
+		{ N_LEN, len },
+	};
+	uint32_t first = emit_store_pc(p, core, CMDBUF0(0) + N_CTRL, ctrl);
+	for (unsigned k = 0; k < N(regs); k++)
+		emit_store_word(p, CMDBUF0(0) + regs[k][0], regs[k][1]);
+	emit_store_word(p, CMDBUF0(0) + N_RET_HI, hi);
+	return first;
+}
+
+/* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
+uint32_t emit_issue(struct prog *p, enum bh_core_id core)
+{
+	return emit_store_pc(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
+}

@@ -240,4 +240,36 @@ struct bh_device *tl_boot_ref_grid(unsigned cols, unsigned rows);
 /* Launches by slow dispatch and asserts success, printing the program's error otherwise. */
 void tl_launch_ok(struct bh_program *p, struct bh_launch_stats *st);
 
+/* ---------------------------------------------------------------------------------------------
+ * Checks (fabric/check.h).
+ */
+
+/* The core stopped by check `name` at pc, the report headed as a check's and holding `other`
+ * (unless NULL) and `why`; then the result is freed and the device closed. */
+void expect_check(struct bh_device *dev, struct bh_core_result *res, enum bh_core_id core, const char *name,
+		  uint32_t pc, const char *other, const char *why);
+/* Run p on core (its code at core_code_at[core]) and return its result (heap; free it). */
+struct bh_core_result *run_checked(struct bh_device *dev, enum bh_core_id core, const struct prog *p);
+/* li t0, addr; li t1, v; sw t1, 0(t0): returns the store's pc for a program of `core`. */
+uint32_t emit_store_pc(struct prog *p, enum bh_core_id core, uint32_t addr, uint32_t v);
+
+/* NoC0 command buffers of tile 0 at (1,2) (noc.md). */
+#define CMDBUF0(b) (0xFFB20000u + 0x800u * (b))   /* NoC0 command buffer b */
+enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N_RET_MID = 0x10, N_RET_HI = 0x14,
+       N_CTRL = 0x1C, N_LEN = 0x20, N_CMD_CTRL = 0x40 };
+#define CLEAR_OUTSTANDING_REQ_CNT 0xFFB20060u
+#define CTRL_WRITE_POSTED 0x2082u
+#define CTRL_WRITE_NONPOSTED 0x2092u
+#define CTRL_MCAST_NONPOSTED 0x8132u   /* write, static VC 4, broadcast, path reserve, response */
+#define TILE0_XY (2u << 6 | 1u)          /* (1,2) */
+#define NOC_SRC 0x20000u
+#define NOC_DST 0x30000u
+
+/* Program a len-byte write from NOC_SRC of this tile to dst at `hi` (xy, or a rectangle) on NoC0
+ * command buffer 0; returns the pc of its first store for a program of `core`. */
+uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi, uint32_t dst,
+				uint32_t len);
+/* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
+uint32_t emit_issue(struct prog *p, enum bh_core_id core);
+
 #endif

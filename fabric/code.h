@@ -1,0 +1,71 @@
+/* What the cores of a tile executed since their last I-cache invalidate, for the checks that
+ * judge writes into code (races.md 1, 6, 30): code-written and atomic-into-code.
+ *
+ * Per core, a bitmap of the L1 words it executed since its last invalidate (Tensix config 185)
+ * or release from reset, and of those the words somebody wrote since ("stale": real hardware
+ * may still hold the old instruction in its I-cache). A core marks a word when it decodes it
+ * (a slow path: once per word until its decoded code is dropped) and finds stale words there;
+ * writers reach the map on the slow path of stores into pages whose code_pages byte is set.
+ * BH_PAGE_EXECUTED keeps that byte set on every page with executed words, so a later write into
+ * the page is seen even after the decoded code was dropped.
+ * Everything is off (tile->code NULL) unless one of the two checks is on. */
+#ifndef BH_FABRIC_CODE_H
+#define BH_FABRIC_CODE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/hw.h"
+
+struct bh_fault;
+struct bh_noc_txn;
+struct bh_tile;
+
+#define BH_PAGE_EXECUTED 0x80u   /* bit of tile->code_pages[page]: some core executed words here */
+#define BH_L1_WORDS (BH_L1_SIZE / 4u)
+
+struct bh_code_map {
+	bool stale_on;             /* code-written is on: stale words and BH_PAGE_EXECUTED */
+	_Atomic uint32_t exec[BH_CORES_PER_TILE][BH_L1_WORDS / 32];
+	_Atomic uint32_t stale[BH_CORES_PER_TILE][BH_L1_WORDS / 32];
+	_Atomic uint32_t pages[BH_CORES_PER_TILE][BH_L1_PAGES / 32];   /* pages with executed words */
+	pthread_mutex_t lock;      /* writer */
+	char writer[BH_CORES_PER_TILE][BH_L1_PAGES][80];   /* the last write that made words of the page stale */
+};
+
+/* Who writes L1: a core of the tile (core < BH_CORES_PER_TILE, the store's pc), else a NoC
+ * transaction (noc), else the host (and the fast-dispatch models' host-side writes). */
+struct bh_l1_writer {
+	unsigned core;
+	uint32_t pc;
+	const struct bh_noc_txn *noc;
+};
+
+/* "brisc at pc 0x...", "NoC0 write from (1,2) ncrisc at pc 0x...", "the host". */
+void bh_l1_writer_describe(const struct bh_l1_writer *w, char *buf, size_t n);
+
+/* The map of tile t when its chip runs code-written or atomic-into-code (else t->code stays
+ * NULL). Returns 0 or -1 (out of memory). */
+int bh_code_map_init(struct bh_tile *t);
+void bh_code_map_destroy(struct bh_tile *t);
+
+/* Core k of t executes the word at pc (at decode). Returns true when that word is stale and
+ * code-written has a finding for the core (filled into *f; stop mode: the core stops with it). */
+bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f);
+/* [addr, addr + len) of t's L1 was written by w (plain store or transfer, not an atomic): the
+ * words of it running cores executed become stale for them. A core of the tile writing words
+ * another running core executed is a code-written finding at the store: true (stop mode) with
+ * *f filled for the writer. */
+bool bh_code_written(struct bh_tile *t, const struct bh_l1_writer *w, uint32_t addr, uint32_t len,
+		     struct bh_fault *f);
+/* The running core of t that executed a word of [addr, addr + len) since its last invalidate
+ * (lowest kind first), or -1; *word is that word. For atomic-into-code. */
+int bh_code_executed_by(struct bh_tile *t, uint32_t addr, uint32_t len, uint32_t *word);
+/* The I-cache of the cores in core_mask (bit = enum bh_core_kind) was invalidated (config 185,
+ * release from reset): nothing they executed before counts any more. */
+void bh_code_invalidated(struct bh_tile *t, unsigned core_mask);
+
+#endif

@@ -1,0 +1,324 @@
+/* The code and launch-state detectors (races.md 1, 6, 8, 30): writes into code a running core
+ * executed since its last I-cache invalidate, fetches of such stale bytes, atomics into code, and
+ * accesses to a local RAM while its post-reset zeroing may still run. Each has a bug program
+ * stopped with the exact report and a fixed twin that runs to its end with no finding. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/tile.h"
+#include "host/device.h"
+#include "testlib.h"
+
+#define FUNC 0x6000u                /* a function brisc calls: li a0, v; ret */
+#define FUNC_DATA (FUNC + 0x10u)    /* a word of the same page that nobody executes */
+#define FLAG 0x20000u
+#define IC_INVALIDATE (0xFFEF0000u + 4u * 185u)   /* Tensix config 185: RISCV_IC_INVALIDATE */
+#define CODE_CHECKS (BH_CHECKS_DEFAULT | BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN))
+
+/* li a0, v; ret at FUNC. */
+static void put_func(struct bh_device *dev, uint32_t v)
+{
+	const uint32_t words[2] = { addi(A0, X0, (int32_t)v), INSN_RET };
+	l1_put(dev, FUNC, words, 2);
+}
+
+/* brisc: call FUNC, wait for FLAG, (invalidate its I-cache,) call FUNC again, exit(a0). Started
+ * and parked on FLAG when this returns. */
+static void start_caller(struct bh_device *dev, bool invalidate)
+{
+	struct prog b = { 0 };
+	emit_call(&b, core_code_at[BH_CORE_BRISC], FUNC);
+	emit_wait_nonzero(&b, FLAG, T0);
+	if (invalidate)
+		emit_store_word(&b, IC_INVALIDATE, 1);   /* brisc's bit */
+	emit_call(&b, core_code_at[BH_CORE_BRISC], FUNC);
+	emit_exit(&b);
+	start_core(dev, BH_CORE_BRISC, &b);
+	wait_parked(dev, 0, BH_CORE_BRISC);
+}
+
+static struct bh_core_result *wait_result(struct bh_device *dev, enum bh_core_id core)
+{
+	struct bh_core_result *res = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, core, 5000, res), BH_OK, "%s did not stop", core_names[core]);
+	return res;
+}
+
+/* ------------------------------------------------------------------ #6 stale I-cache (code-written) */
+
+/* The host replaces FUNC while brisc, which ran it, waits; brisc calls it again without an I-cache
+ * invalidate: stopped at the fetch of the rewritten word, naming the host. */
+Test(checks_code, code_written_fetch_of_code_rewritten_without_invalidate_stops_the_core)
+{
+	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
+	put_func(dev, 1);
+	start_caller(dev, false);
+	put_func(dev, 2);
+	set_l1(dev, FLAG, 1);
+	expect_check(dev, wait_result(dev, BH_CORE_BRISC), BH_CORE_BRISC, "code-written", FUNC, "  other: the host\n",
+		     "  why: brisc fetches 0x00006000, written (by the host) after brisc executed it and before its next "
+		     "I-cache invalidate (Tensix config 185): silicon may still run the old instruction");
+}
+
+/* The host rewrites FUNC under the waiting caller, which must run the new code (exit 2) with no
+ * finding. Closes dev. */
+static void expect_rewrite_clean(struct bh_device *dev, bool invalidate)
+{
+	put_func(dev, 1);
+	start_caller(dev, invalidate);
+	put_func(dev, 2);
+	set_l1(dev, FLAG, 1);
+	expect_exit(dev, 0, BH_CORE_BRISC, 2);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* The twin: brisc writes Tensix config 185 before it calls the new code. */
+Test(checks_code, code_rewritten_then_invalidated_is_not_flagged)
+{
+	expect_rewrite_clean(t_open_checks(CODE_CHECKS, BH_CHECK_STOP), true);
+}
+
+/* Off by default (opt-in): the same rewrite runs the new code with no finding. */
+Test(checks_code, code_written_is_opt_in)
+{
+	cr_expect(BH_CHECKS_OPT_IN & BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN));
+	expect_rewrite_clean(t_open(), false);
+}
+
+/* ------------------------------------------------------------------ #1 code rewritten under a running core */
+
+/* ncrisc stores into FUNC, which brisc (running, parked on FLAG) executed: stopped at its store. */
+Test(checks_code, code_written_store_into_code_another_running_core_executed_stops_the_writer)
+{
+	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
+	put_func(dev, 1);
+	start_caller(dev, false);
+	struct prog n = { 0 };
+	uint32_t pc = emit_store_pc(&n, BH_CORE_NCRISC, FUNC, addi(A0, X0, 3));
+	emit_exit_with(&n, 0);
+	expect_check(dev, run_checked(dev, BH_CORE_NCRISC, &n), BH_CORE_NCRISC, "code-written", pc,
+		     "  other: brisc (running), which executed 0x00006000\n",
+		     "  why: ncrisc stores into code brisc executed since its last I-cache invalidate while it runs: "
+		     "overwrite code only while its core is in reset (or invalidate before it runs the new code)");
+}
+
+/* The twins: a store into the same page but a word brisc never executed, and a rewrite of FUNC
+ * after brisc has been put back in reset (its release invalidates the I-cache). */
+Test(checks_code, code_written_store_next_to_code_or_under_a_core_in_reset_is_not_flagged)
+{
+	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
+	put_func(dev, 1);
+	start_caller(dev, false);
+	run_store_word(dev, BH_CORE_NCRISC, FUNC_DATA, 7);
+	run_store_word(dev, BH_CORE_NCRISC, FLAG, 1);
+	expect_exit(dev, 0, BH_CORE_BRISC, 1);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	set_l1(dev, FLAG, 0);
+	start_caller(dev, false);
+	struct prog n = { 0 };
+	emit_li(&n, T0, SOFT_RESET_0);   /* hold brisc, then rewrite FUNC */
+	emit(&n, lw(T1, 0, T0));
+	emit_li(&n, T2, 1u << 11);
+	emit(&n, or(T1, T1, T2));
+	emit(&n, sw(T1, 0, T0));
+	emit_store_word(&n, FUNC, addi(A0, X0, 3));
+	emit_exit_with(&n, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+	set_l1(dev, FLAG, 1);
+	struct prog b = { 0 };
+	emit_call(&b, core_code_at[BH_CORE_BRISC], FUNC);
+	emit_exit(&b);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 3);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ #30 atomic into code */
+
+/* ncrisc's amoadd lands on FUNC, which brisc executed (the default checks: atomic-into-code). */
+Test(checks_code, atomic_into_code_a_running_core_executed_stops_the_amo)
+{
+	struct bh_device *dev = t_open();
+	put_func(dev, 1);
+	start_caller(dev, false);
+	struct prog n = { 0 };
+	emit_li(&n, T0, FUNC);
+	emit_li(&n, T1, 1);
+	uint32_t pc = core_code_at[BH_CORE_NCRISC] + (uint32_t)prog_here(&n);
+	emit(&n, amo(0, T2, T1, T0, 0));
+	emit_exit_with(&n, 0);
+	expect_check(dev, run_checked(dev, BH_CORE_NCRISC, &n), BH_CORE_NCRISC, "atomic-into-code", pc,
+		     "  other: brisc (running), which executed 0x00006000\n",
+		     "  why: ncrisc AMO on 0x00006000 lands in code brisc ran since its last I-cache invalidate: a "
+		     "semaphore there aliases kernel text");
+}
+
+/* The twin: the semaphore moved out of the code (a word of the page nobody executed). */
+Test(checks_code, atomic_next_to_code_is_not_flagged)
+{
+	struct bh_device *dev = t_open();
+	put_func(dev, 1);
+	start_caller(dev, false);
+	struct prog n = { 0 };
+	emit_li(&n, T0, FUNC_DATA);
+	emit_li(&n, T1, 1);
+	emit(&n, amo(0, T2, T1, T0, 0));
+	emit_exit_with(&n, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+	run_store_word(dev, BH_CORE_NCRISC, FLAG, 1);
+	expect_exit(dev, 0, BH_CORE_BRISC, 1);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ #8 local RAM zeroing */
+
+#define NCRISC_RESET_PC_DEFAULT 0x12000u
+#define NCRISC_LDM_SLOW 0xFFB16000u
+#define WALL_CLOCK_0 0xFFB121F0u
+
+#define NCRISC_UP 0x30000u   /* ncrisc's program stores 1 here when it runs */
+
+/* brisc releases ncrisc (SOFT_RESET_0 bit 18); with `wait`, waits until ncrisc runs and `wait`
+ * wall-clock ticks have passed; then reads ncrisc's local RAM through the slow window. Returns the
+ * load's pc. */
+static uint32_t emit_release_then_peek(struct prog *p, uint32_t wait)
+{
+	emit_li(p, T0, SOFT_RESET_0);
+	emit(p, lw(T1, 0, T0));
+	emit_li(p, T2, ~(1u << 18));
+	emit(p, r_op(0, 7, T1, T1, T2));   /* and */
+	emit(p, sw(T1, 0, T0));
+	if (wait) {
+		emit_load_word(p, S0, WALL_CLOCK_0);
+		emit_wait_nonzero(p, NCRISC_UP, T0);
+		int32_t loop = prog_here(p);
+		emit_load_word(p, S1, WALL_CLOCK_0);
+		emit(p, sub(S1, S1, S0));
+		emit_li(p, T2, wait);
+		emit_branch(p, BLTU, S1, T2, loop);
+	}
+	emit_li(p, T0, NCRISC_LDM_SLOW);
+	uint32_t pc = core_code_at[BH_CORE_BRISC] + (uint32_t)prog_here(p);
+	emit(p, lw(T1, 0, T0));
+	emit_exit_with(p, 0);
+	return pc;
+}
+
+/* ncrisc at its reset pc: NCRISC_UP = 1; exit(0). */
+static void put_ncrisc_up(struct bh_device *dev)
+{
+	struct prog n = { 0 };
+	emit_store_word(&n, NCRISC_UP, 1);
+	emit_exit_with(&n, 0);
+	prog_put(dev, 0, NCRISC_RESET_PC_DEFAULT, &n);
+}
+
+/* Right after the release the read falls in the window (2048 wall-clock cycles, and until ncrisc's
+ * thread has started). A run preempted between the two stores may miss it: up to 20 tries. */
+Test(checks_code, ldm_zeroing_read_right_after_the_release_stops_the_reader)
+{
+	for (unsigned attempt = 0; attempt < 20; attempt++) {
+		struct bh_device *dev = t_open();
+		put_ncrisc_up(dev);
+		struct prog b = { 0 };
+		uint32_t pc = emit_release_then_peek(&b, 0);
+		struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &b);
+		if (res->status == BH_RUN_EXITED) {
+			free(res);
+			bh_device_close(dev);
+			continue;
+		}
+		assert_has(res->report, "  other: ncrisc, released from reset ");
+		expect_check(dev, res, BH_CORE_BRISC, "ldm-zeroing", pc, NULL,
+			     "  why: brisc reaches offset 0x0 of ncrisc's local RAM while its zeroing after the release "
+			     "from reset may still run (up to 2048 cycles; in bhemu until the core has started): wait 2048 "
+			     "cycles after the release");
+		return;
+	}
+	cr_assert_fail("20 reads right after the release were none of them inside the zeroing window");
+}
+
+/* The twin waits until ncrisc runs and 2048 wall-clock ticks have passed. */
+Test(checks_code, ldm_zeroing_read_after_the_window_is_not_flagged)
+{
+	struct bh_device *dev = t_open();
+	put_ncrisc_up(dev);
+	struct prog b = { 0 };
+	emit_release_then_peek(&b, 2048);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------ #7 launch slot reused too early */
+
+#define LAUNCH(k) (0x70u + 0x60u * (k))   /* p100a launch[k] (launch.md 6) */
+#define GO_SIGNAL0 0x373u
+
+/* The p100a launch ring as host/boot.c registers it when it boots that profile. */
+static struct bh_device *open_guarded(void)
+{
+	struct bh_device *dev = t_open();
+	const struct bh_launch_guard g = { .base = LAUNCH(0), .size = 0x60, .count = 8, .enables = 0x4C, .mode = 0x2A,
+					   .go_base = 0x370, .go_index = 0x3A0 };
+	bh_tile_guard_launch_slots(dev->tiles[0], &g);
+	return dev;
+}
+
+/* launch[1] with enables and mode as given, go signal 0 = sig; then brisc NoC-writes 96 bytes over
+ * launch[1]. Returns its result; *pc is its CMD_CTRL store. */
+static struct bh_core_result *rewrite_slot(struct bh_device *dev, uint32_t enables, uint8_t mode, uint8_t sig,
+					   uint32_t *pc)
+{
+	cr_assert_eq(bh_l1_write(dev, 0, LAUNCH(1) + 0x2A, &mode, 1), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, GO_SIGNAL0, &sig, 1), BH_OK);
+	l1_put(dev, LAUNCH(1) + 0x4C, &enables, 1);   /* last: the slot is BRISC's from here on */
+	struct prog b = { 0 };
+	emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, LAUNCH(1), 0x60);
+	*pc = emit_issue(&b, BH_CORE_BRISC);
+	emit_li(&b, T0, 0xFFB20204u);   /* write barrier: NIU_MST_WR_ACK_RECEIVED == 1 (asynchronous NoC) */
+	emit_li(&b, T2, 1);
+	int32_t acks = prog_here(&b);
+	emit(&b, lw(T1, 0, T0));
+	emit_branch(&b, BNE, T1, T2, acks);
+	emit_exit_with(&b, 0);
+	return run_checked(dev, BH_CORE_BRISC, &b);
+}
+
+/* A DEV-mode slot BRISC has not cleared, and a HOST-mode slot whose kernel still runs (GO). */
+Test(checks_code, launch_slot_busy_noc_write_into_a_slot_brisc_owns_stops_the_writer)
+{
+	static const struct { uint8_t mode, sig; const char *other; } bugs[] = {
+		{ 0, 0x00, "  other: brisc of (1,2), which has not finished launch[1] (enables 0x1f, mode DEV)\n" },
+		{ 1, 0x80, "  other: brisc of (1,2), which has not finished launch[1] (enables 0x1f, mode HOST)\n" },
+	};
+	for (unsigned k = 0; k < N(bugs); k++) {
+		struct bh_device *dev = open_guarded();
+		uint32_t pc;
+		struct bh_core_result *res = rewrite_slot(dev, 0x1F, bugs[k].mode, bugs[k].sig, &pc);
+		char why[256];
+		snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x writes 96 bytes at 0x000d0 "
+			 "into launch[1] of (1,2) while BRISC owns it: reuse a slot only after BRISC cleared its enables "
+			 "(DEV) or reported DONE (HOST)", pc);
+		expect_check(dev, res, BH_CORE_BRISC, "launch-slot-busy", pc, bugs[k].other, why);
+	}
+}
+
+/* The twins: the DEV-mode slot after BRISC cleared its enables, the HOST-mode slot after DONE. */
+Test(checks_code, launch_slot_reused_after_brisc_finished_is_not_flagged)
+{
+	static const struct { uint32_t enables; uint8_t mode, sig; } twins[] = { { 0, 0, 0x80 }, { 0x1F, 1, 0x00 } };
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = open_guarded();
+		uint32_t pc;
+		struct bh_core_result *res = rewrite_slot(dev, twins[k].enables, twins[k].mode, twins[k].sig, &pc);
+		cr_expect_eq(res->status, BH_RUN_EXITED, "twin %u: %s", k, res->report);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
+		free(res);
+		bh_device_close(dev);
+	}
+}
