@@ -569,6 +569,10 @@ enum bh_check {
 	BH_CHECK_NOC_BUSY_REPROGRAM,    /* noc-busy-reprogram */
 	BH_CHECK_NOC_SHARED_INITIATOR,  /* noc-shared-initiator */
 	BH_CHECK_NOC_TRID_OVERFLOW,     /* noc-trid-overflow */
+	BH_CHECK_CFG_HAZARD,            /* cfg-hazard */
+	BH_CHECK_TTSYNC_LOAD,           /* ttsync-load */
+	BH_CHECK_BRISC_PUSH,            /* brisc-push */
+	BH_CHECK_POLL_NO_FENCE,         /* poll-no-fence */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))
