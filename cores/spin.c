@@ -182,10 +182,9 @@ static bool spin_poll_no_fence(struct bh_core *c)
 	uint32_t insn = s->branch_pc < BH_L1_SIZE ? bh_mem_ld(c->l1 + s->branch_pc, 4) : 0;
 	rv32_disasm(insn, s->branch_pc, dis, sizeof dis);
 	bh_check_fill(&f, BH_CHECK_POLL_NO_FENCE, word->addr, "L1", NULL,
-		      "the poll loop at 0x%08x..0x%08x (%s) waits on L1 word 0x%08x (value 0x%x) with the L0 data cache "
-		      "on (cfg0 bit 3 clear) and no fence in the loop: on silicon it may read the stale cached line "
-		      "forever (fence in every poll, as invalidate_l1_cache() does)", s->head, s->branch_pc, dis,
-		      word->addr, word->value);
+		      "the poll loop at 0x%08x..0x%08x (%s) reads L1 with the L0 data cache on (cfg0 bit 3 clear) and "
+		      "no fence: on silicon it may spin on a stale cached value (fence each poll, as "
+		      "invalidate_l1_cache() does)", s->head, s->branch_pc, dis);
 	f.pc = s->branch_pc;
 	f.insn = insn;
 	f.has_addr = true;
