@@ -60,20 +60,26 @@ static inline void tt_push(uint32_t w)
 }
 
 /* tensix_sync(): returns once every instruction this TRISC pushed has executed. The load's
- * result is consumed at once (a second TTSync load in flight would hang silicon, sync.md 4). */
+ * result is stored at once, as tt-metal's tensix_sync does: an instruction must use it before
+ * another PCBuf or mailbox load starts (a second load while the TTSync load is in flight gives
+ * wrong values or hangs silicon, sync.md 4; bhemu's ttsync-load check). An empty asm that takes
+ * the value is no use: it emits no instruction. */
 static inline void tt_sync(void)
 {
+	volatile uint32_t done;
 	TT_REG32(TT_COPROC_DONE_ADDR) = 0;
-	uint32_t v = TT_REG32(TT_COPROC_DONE_ADDR);
-	__asm__ volatile("" ::"r"(v) : "memory");
+	done = TT_REG32(TT_COPROC_DONE_ADDR);
+	(void)done;
 }
 
-/* mop_sync(): returns once no MOP of this thread is queued or expanding (MopCfg may change). */
+/* mop_sync(): returns once no MOP of this thread is queued or expanding (MopCfg may change); its
+ * result is used at once like tt_sync's. */
 static inline void tt_mop_sync(void)
 {
+	volatile uint32_t done;
 	TT_REG32(TT_MOP_DONE_ADDR) = 0;
-	uint32_t v = TT_REG32(TT_MOP_DONE_ADDR);
-	__asm__ volatile("" ::"r"(v) : "memory");
+	done = TT_REG32(TT_MOP_DONE_ADDR);
+	(void)done;
 }
 
 static inline uint32_t tt_gpr_read(uint32_t gpr)
