@@ -41,6 +41,13 @@
 #define TT_ADDDMAREG_CONST(res, a, k)	TT_OP(0x58, 1u << 23 | (uint32_t)(res) << 12 | (uint32_t)(k) << 6 | (a))
 #define TT_STOREREG(gpr, addr)	TT_OP(0x67, (uint32_t)(gpr) << 18 | (((uint32_t)(addr) >> 2) & 0x3FFFFu))
 #define TT_STALLWAIT(block, cond)	TT_OP(0xA2, (uint32_t)(block) << 15 | (cond))
+/* Config[bank][idx] = GPR gpr (the next instruction must not read that word: a NOP between), and
+ * GPR gpr = Config[bank][idx] (arrives later: STALLWAIT C12 before a reader of the GPR). */
+#define TT_WRCFG(gpr, idx)	TT_OP(0xB0, (uint32_t)(gpr) << 16 | (idx))
+#define TT_RDCFG(gpr, idx)	TT_OP(0xB1, (uint32_t)(gpr) << 16 | (idx))
+#define TT_BLOCK_CONFIG		0x080u	/* B7: the configuration unit */
+#define TT_COND_CONFIG_BUSY	0x1000u	/* C12: any thread has an instruction in the configuration unit */
+#define TT_CFG_SCRATCH0		209u	/* Config SCRATCH_SEC0 (global) */
 /* Semaphores are selected by a mask: bit k is semaphore k. */
 #define TT_SEMINIT(mask, max, value) \
 	TT_OP(0xA3, (uint32_t)(max) << 20 | (uint32_t)(value) << 16 | (uint32_t)(mask) << 2)
