@@ -32,3 +32,43 @@ race_item(20 poll_no_fence
   EXPECT "^bhemu: check poll-no-fence: on tile 0 \\(1,2\\) core ncrisc$" "reads L1 with the L0 data cache on"
   SEEDS 3
   TWIN_SEEDS 5)
+
+race_item(13 seminit_in_use
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/13_seminit_in_use.c
+  RUN --board grid:1x1 --cores brisc,trisc0,trisc1 --timeout 20
+  STATUS 8
+  EXPECT "^bhemu: check sem-reinit: on tile 0 \\(1,2\\) core trisc0$" "SEMINIT of semaphore 3 while its value is 1"
+  SEEDS 1
+  TWIN_SEEDS 5)
+
+race_item(15 mopcfg_while_queued
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/15_mopcfg_while_queued.c
+  RUN --board grid:1x1 --cores brisc,trisc0,trisc1 --timeout 20
+  STATUS 8
+  EXPECT "^bhemu: check mopcfg-busy: on tile 0 \\(1,2\\) core trisc0$" "other: MOP 0x01030000 pushed by trisc0"
+  SEEDS 1
+  TWIN_SEEDS 5)
+
+race_item(02 ttinsn_on_ncrisc
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/02_ttinsn_on_ncrisc.c
+  RUN --board grid:1x1 --cores brisc,ncrisc,trisc0
+  STATUS 3
+  EXPECT "^bhemu: fault: illegal instruction on tile 0 \\(1,2\\) core ncrisc$" "but NCRISC has no Tensix instruction push path"
+  SEEDS 1
+  TWIN_SEEDS 5)
+
+race_item(25 inline_write_l1
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/25_inline_write_l1.c
+  RUN --board grid:1x1 --cores brisc --noc-latency slow --timeout 20
+  STATUS 3
+  EXPECT "^bhemu: fault: not modelled on tile 0 \\(1,2\\) core brisc$" "inline write to L1 0x[0-9a-f]+: unsafe on Blackhole"
+  SEEDS 1
+  TWIN_SEEDS 5)
+
+race_item(26 atomic_to_register
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/26_atomic_to_register.c
+  RUN --board grid:1x1 --cores brisc,ncrisc --timeout 20
+  STATUS 3
+  EXPECT "^bhemu: fault: access not allowed on tile 0 \\(1,2\\) core ncrisc$" "atomics act on L1 of a Tensix tile only"
+  SEEDS 1
+  TWIN_SEEDS 5)
