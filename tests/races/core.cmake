@@ -72,3 +72,11 @@ race_item(26 atomic_to_register
   EXPECT "^bhemu: fault: access not allowed on tile 0 \\(1,2\\) core ncrisc$" "atomics act on L1 of a Tensix tile only"
   SEEDS 1
   TWIN_SEEDS 5)
+
+race_item(11 eq_wait_counter
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/11_eq_wait_counter.c
+  RUN --board grid:1x1 --cores brisc,ncrisc --provoke coalesce --provoke-rate 0.5 --timeout 20
+  STATUS 5
+  EXPECT "^bhemu: deadlock after" "brisc : polling in the loop" "waits on stream 20 reg 297"
+  SEEDS 20
+  TWIN_SEEDS 10)
