@@ -80,3 +80,19 @@ race_item(11 eq_wait_counter
   EXPECT "^bhemu: deadlock after" "brisc : polling in the loop" "waits on stream 20 reg 297"
   SEEDS 20
   TWIN_SEEDS 10)
+
+race_item(24 trid_after_mcast
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/24_trid_after_mcast.c
+  RUN --board grid:3x1 --grid --cores brisc --timeout 20
+  STATUS 8
+  EXPECT "^bhemu: check noc-trid-overflow: on tile 0 \\(1,2\\) core brisc$" "NIU_MST_REQS_OUTSTANDING_ID\\(0\\) of NoC0, which holds 255"
+  SEEDS 1
+  TWIN_SEEDS 5)
+
+race_item(23 shared_initiator
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/23_shared_initiator.c
+  RUN --board grid:1x1 --cores brisc,ncrisc --provoke delay --noc-latency slow --timeout 20
+  STATUS 8
+  EXPECT "^bhemu: check (noc-shared-initiator|noc-busy-reprogram|lost-target): on tile 0 \\(1,2\\) core (brisc|ncrisc)$"
+  SEEDS 20
+  TWIN_SEEDS 10)
