@@ -96,3 +96,11 @@ race_item(23 shared_initiator
   EXPECT "^bhemu: check (noc-shared-initiator|noc-busy-reprogram|lost-target): on tile 0 \\(1,2\\) core (brisc|ncrisc)$"
   SEEDS 20
   TWIN_SEEDS 10)
+
+race_item(12 rendezvous_no_generation
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/12_rendezvous_no_generation.c
+  RUN --board grid:1x1 --cores brisc,ncrisc --provoke delay --provoke-rate 0.3 --timeout 20
+  STATUS 5
+  EXPECT "^bhemu: deadlock after" "waits on stream 21 reg 297"
+  SEEDS 20
+  TWIN_SEEDS 10)
