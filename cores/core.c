@@ -106,6 +106,7 @@ static void core_leave_reset(struct bh_core *c)
 	rv32_flush_decoded(c);
 	bh_code_invalidated(t, 1u << c->kind);   /* leaving reset invalidates the I-cache */
 	memset(&c->spin, 0, sizeof c->spin);
+	memset(&c->ttsync, 0, sizeof c->ttsync);
 	c->monitoring = false;
 	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
 }
@@ -262,12 +263,109 @@ bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size, bool amo
 	return true;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * ttsync-load (races.md #16, sync.md 4): after a TRISC starts a load from PC_BUF_BASE + 4 or + 8
+ * (Manual TTSync), it must not start another load from the PCBuf or mailbox range until the first
+ * finished: until an instruction used its result, or 7 other instructions ran. The core's
+ * pipeline is not modelled, so the check reads the instructions between the two loads from L1
+ * when they ran in a straight line (as many retired as lie between the two pcs); a path with a
+ * jump between is not judged.
+ */
+
+#define TTSYNC_GAP 7u
+#define PCBUF_RANGE_BASE 0xFFE80000u
+#define PCBUF_RANGE_SIZE 0x30000u
+#define MAILBOX_RANGE_BASE 0xFFEC0000u
+#define MAILBOX_RANGE_SIZE 0x4000u
+
+/* Whether instruction word w reads integer register r (x0 counts as read by nobody). */
+static bool insn_reads(uint32_t w, unsigned r)
+{
+	unsigned rs1 = w >> 15 & 31, rs2 = w >> 20 & 31;
+	if (r == 0 || (w & 3) != 3)
+		return false;   /* .ttinsn: a constant pushed */
+	switch (w & 0x7F) {
+	case 0x03: case 0x13: case 0x67:   /* loads, OP-IMM, jalr */
+		return rs1 == r;
+	case 0x23: case 0x63: case 0x33: case 0x2F:   /* stores, branches, OP, AMO */
+		return rs1 == r || rs2 == r;
+	case 0x73:   /* ecall reads its arguments; csrrw/s/c read rs1, the immediate forms nothing */
+		return !(w >> 12 & 7) || (!(w >> 14 & 1) && rs1 == r);
+	default:     /* lui, auipc, jal, fence */
+		return false;
+	}
+}
+
+/* Whether the instructions between the TTSync load s and the load at c->pc used its result; true
+ * too when they did not run in a straight line (not judged). */
+static bool ttsync_result_used(const struct bh_core *c, const struct bh_ttsync_load *s, uint64_t between)
+{
+	if (c->pc - s->pc != 4 * (between + 1) || s->pc >= BH_L1_SIZE || c->pc > BH_L1_SIZE)
+		return true;
+	unsigned rd = bh_mem_ld(c->l1 + s->pc, 4) >> 7 & 31;
+	for (uint32_t pc = s->pc + 4; pc < c->pc; pc += 4)
+		if (insn_reads(bh_mem_ld(c->l1 + pc, 4), rd))
+			return true;
+	return false;
+}
+
+/* At a TRISC's load from addr in the PCBuf or mailbox range: judge it against the last TTSync
+ * load, then remember it if it is one. Returns true when the core must stop (c->fault holds the
+ * finding). */
+__attribute__((cold, noinline))
+static bool ttsync_load_check(struct bh_core *c, uint32_t addr)
+{
+	struct bh_ttsync_load *s = &c->ttsync;
+	struct bh_tile *t = c->tile;
+	if (s->flagged == c->instret + 1)
+		return true;   /* the flagged load again (c->fault still holds its finding) */
+	if (s->valid && s->instret == c->instret)
+		return false;  /* the TTSync load itself again, after it blocked */
+	uint64_t between = c->instret - s->instret - 1;
+	bool found = s->valid && between < TTSYNC_GAP && !ttsync_result_used(c, s, between);
+	uint32_t off = addr - PCBUF_RANGE_BASE;
+	bool ttsync = off == 4 || off == 8;
+	if (found) {
+		struct bh_fault f;
+		char dis[64], other[192];
+		const struct bh_region *reg = bh_mmio_region(t, addr);
+		uint32_t first = bh_mem_ld(c->l1 + s->pc, 4);
+		rv32_disasm(first, s->pc, dis, sizeof dis);
+		snprintf(other, sizeof other, "the TTSync load at pc 0x%08x (%s) from 0x%08x (%s), %u instruction%s "
+			 "before, its result unused since", s->pc, dis, s->addr,
+			 s->addr - PCBUF_RANGE_BASE == 4 ? "CoprocessorDoneCheck" : "MOPExpanderDoneCheck", (unsigned)between,
+			 between == 1 ? "" : "s");
+		bh_check_fill(&f, BH_CHECK_TTSYNC_LOAD, addr, reg ? reg->name : NULL, other,
+			      "a load from the %s range started while a TTSync load may still be outstanding (wrong values "
+			      "or a hang on silicon, sync.md 4): use its result or run %u other instructions first",
+			      off < PCBUF_RANGE_SIZE ? "PCBuf" : "mailbox", TTSYNC_GAP);
+		f.pc = c->pc;
+		f.insn = c->pc < BH_L1_SIZE && !(c->pc & 3) ? bh_mem_ld(c->l1 + c->pc, 4) : 0;
+		f.has_addr = true;
+		f.size = 4;
+		if (bh_check_found(&t->chip->checks, t->index, c->kind, &f)) {
+			c->fault = f;
+			s->flagged = c->instret + 1;
+			return true;
+		}
+	}
+	s->valid = ttsync;
+	s->pc = c->pc;
+	s->addr = addr;
+	s->instret = c->instret;
+	return false;
+}
+
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
+	if (c->kind >= BH_TRISC0 &&
+	    (addr - PCBUF_RANGE_BASE < PCBUF_RANGE_SIZE || addr - MAILBOX_RANGE_BASE < MAILBOX_RANGE_SIZE) &&
+	    bh_checks_on(&c->tile->chip->checks, BH_CHECK_TTSYNC_LOAD) && ttsync_load_check(c, addr))
+		return BH_ACC_FAULT;
 	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
 }
 

@@ -86,6 +86,14 @@ struct bh_core {
 	uint32_t block_seq;             /* wake_seq read before the last device access (owner) */
 	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
 	struct bh_spin spin;            /* poll-loop detection (owner thread) */
+	/* ttsync-load (races.md #16), owner thread: a TRISC's last TTSync load (PCBuf +4/+8) with
+	 * instret before it (valid), and the load last flagged (instret + 1, 0: none), which the
+	 * interpreter may execute again after the block compiler's slow load gave up on it. */
+	struct bh_ttsync_load {
+		bool valid;
+		uint32_t pc, addr;
+		uint64_t instret, flagged;
+	} ttsync;
 	bool monitoring;                /* running the monitor variant of the interpreter */
 	bool load_checks;               /* a check judges loads (BH_CHECKS_LOADS): loads look at their page */
 	uint8_t jit_mode;               /* enum rv_jit_mode (cores/rv32_jit.h), owner thread */

@@ -280,8 +280,11 @@ static enum rv_stop rv32_run_variants(struct bh_core *c)
 			c->monitoring = false;
 			if (bh_checks_on(&c->tile->chip->checks, BH_CHECK_LOST_TARGET) && bh_spin_lost_target(c))
 				return RV_STOP_FAULT;
-			if (bh_spin_park(c))
-				return RV_STOP_EVENT;
+			switch (bh_spin_park(c)) {
+			case BH_SPIN_LEAVE: return RV_STOP_EVENT;
+			case BH_SPIN_FINDING: return RV_STOP_FAULT;
+			default: break;
+			}
 			break;
 		default:
 			c->monitoring = false;

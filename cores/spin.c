@@ -37,6 +37,7 @@ void bh_spin_begin(struct bh_core *c)
 	s->prev_n = 0;
 	s->overflow = false;
 	s->timed_rd = 0;
+	s->fenced = false;
 	s->started = c->instret;
 }
 
@@ -96,6 +97,7 @@ enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t t
 		s->branch_pc = pc;
 		s->iters = 1;
 		s->stable = 0;
+		s->fenced = false;
 	} else if (s->iters >= 2) {
 		/* Same loads, same values, same registers as the previous full iteration: the loop
 		 * can only leave when a loaded word changes. A loop that reads the wall clock may
@@ -120,6 +122,7 @@ enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t t
 	s->prev_n = s->n;
 	s->n = 0;
 	s->timed_rd = 0;
+	s->fenced = false;
 	return BH_SPIN_CONTINUE;
 }
 
@@ -154,7 +157,46 @@ static bool spin_still_young(struct bh_spin *s)
 	return now - s->wait_start_ns < SPIN_YIELD_NS;
 }
 
-bool bh_spin_park(struct bh_core *c)
+#define CFG0_DIS_LOW_CACHE (1u << 3)   /* DisLowCash: the L0 data cache is off */
+
+/* poll-no-fence (races.md #20, riscv-cores.md 4): each core's L0 data cache (4 x 16 B in front
+ * of L1, not coherent) is flushed only by fence or an AMO, so a poll of an L1 word with the cache
+ * on and no fence in the loop may read the cached line forever; tt-metal polls with
+ * invalidate_l1_cache() (a fence on Blackhole) in the loop. AMOs end the monitoring, so a loop
+ * that parks has none. True when the core must stop (c->fault holds the finding). */
+__attribute__((cold, noinline))
+static bool spin_poll_no_fence(struct bh_core *c)
+{
+	struct bh_spin *s = &c->spin;
+	struct bh_tile *t = c->tile;
+	const struct bh_spin_load *word = NULL;
+	if (s->fenced || (c->cfg0 & CFG0_DIS_LOW_CACHE) || ((c->pmacfg[0] | c->pmacfg[1]) & 1))
+		return false;
+	for (unsigned k = 0; k < s->prev_n && !word; k++)
+		if (!s->prev[k].timed && s->prev[k].addr < BH_L1_SIZE)
+			word = &s->prev[k];
+	if (!word)
+		return false;
+	struct bh_fault f;
+	char dis[64];
+	uint32_t insn = s->branch_pc < BH_L1_SIZE ? bh_mem_ld(c->l1 + s->branch_pc, 4) : 0;
+	rv32_disasm(insn, s->branch_pc, dis, sizeof dis);
+	bh_check_fill(&f, BH_CHECK_POLL_NO_FENCE, word->addr, "L1", NULL,
+		      "the poll loop at 0x%08x..0x%08x (%s) reads L1 with the L0 data cache on (cfg0 bit 3 clear) and "
+		      "no fence: on silicon it may spin on a stale cached value (fence each poll, as "
+		      "invalidate_l1_cache() does)", s->head, s->branch_pc, dis);
+	f.pc = s->branch_pc;
+	f.insn = insn;
+	f.has_addr = true;
+	f.size = word->size;
+	if (!bh_check_found(&t->chip->checks, t->index, c->kind, &f))
+		return false;
+	c->fault = f;
+	c->pc = s->branch_pc;
+	return true;
+}
+
+enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 {
 	struct bh_spin *s = &c->spin;
 	struct bh_tile *t = c->tile;
@@ -162,8 +204,10 @@ bool bh_spin_park(struct bh_core *c)
 		sched_yield();
 		s->backoff = SPIN_BACKOFF_MIN;
 		s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
-		return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
+		return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP ? BH_SPIN_LEAVE : BH_SPIN_PARKED;
 	}
+	if (bh_checks_on(&t->chip->checks, BH_CHECK_POLL_NO_FENCE) && spin_poll_no_fence(c))
+		return BH_SPIN_FINDING;
 	uint32_t addr[BH_WATCH_MAX];
 	uint8_t size[BH_WATCH_MAX];
 	unsigned n = 0;
@@ -223,7 +267,7 @@ bool bh_spin_park(struct bh_core *c)
 	/* Back in the loop: suspect it again soon (it may still be waiting). */
 	s->backoff = SPIN_BACKOFF_MIN;
 	s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
-	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP;
+	return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP ? BH_SPIN_LEAVE : BH_SPIN_PARKED;
 }
 
 /* ---------------------------------------------------------------------------------------------

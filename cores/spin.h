@@ -31,6 +31,7 @@ struct bh_spin {
 	unsigned n, prev_n;             /* loads logged this / last iteration */
 	bool overflow;
 	uint32_t timed_rd;              /* registers written by wall-clock loads this iteration */
+	bool fenced;                    /* a fence ran this iteration (monitor variant) */
 	struct bh_spin_load cur[BH_WATCH_MAX], prev[BH_WATCH_MAX];
 	uint32_t regs[32];              /* registers at the last backward jump */
 	uint64_t started;               /* instret when monitoring began */
@@ -72,8 +73,14 @@ bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t
 enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t target);
 /* Monitoring ended without a park: back off before suspecting again. */
 void bh_spin_abort(struct bh_core *c);
-/* Park on the logged loads. Returns true when the core must leave the interpreter (reset). */
-bool bh_spin_park(struct bh_core *c);
+/* Park on the logged loads. Returns BH_SPIN_PARKED when the core goes on (it was woken, or the
+ * wait is young and it only yielded), BH_SPIN_LEAVE when it must leave the interpreter (reset),
+ * BH_SPIN_FINDING when a check found the loop wrong and the core must stop (c->fault holds the
+ * finding): poll-no-fence (races.md #20), judged when the wait is no longer young, before the
+ * core sleeps: a loop polling an L1 word, with the core's L0 data cache on (cfg0 bit 3 clear, no
+ * pmacfg bit 0) and no fence in its last iteration. */
+enum bh_spin_park_result { BH_SPIN_PARKED, BH_SPIN_LEAVE, BH_SPIN_FINDING };
+enum bh_spin_park_result bh_spin_park(struct bh_core *c);
 /* Before parking, with the lost-target check on: the loop is `bne value, target, head` on one
  * polled word, and since the last time this wait was decided on the word moved from one side of
  * the target to the other without stopping on it (a counter that skipped the value an ==

@@ -320,6 +320,8 @@ static void *tt_thread_main(void *arg)
 			th->rec_left = 0;
 			memset(&th->latch, 0, sizeof th->latch);
 			tt_publish_latch(th);
+			th->hz_wrcfg.word = 0;
+			th->hz_rdcfg_gprs = 0;
 		}
 		pthread_mutex_unlock(&tx->lock);
 		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
@@ -370,6 +372,27 @@ static bool push_check(struct bh_access *a, unsigned thread, uint32_t w, bool af
 	return true;
 }
 
+/* brisc-push (races.md #17): BRISC pushes into thread i while TRISC i is out of reset and has not
+ * stopped (running or parked). tensix.md 2 cites design notes, unverified on silicon: a push of
+ * BRISC and one of TRISC i in the same cycle loses TRISC i's, so BRISC pushes only while the
+ * TRISCs are idle (firmware: at boot, before it releases them). Returns false with a->fault
+ * filled when the finding stops BRISC. */
+__attribute__((cold, noinline))
+static bool brisc_push_check(struct bh_access *a, unsigned thread, uint32_t w)
+{
+	struct bh_core *c = a->tile->core[BH_TRISC0 + thread];
+	if (atomic_load_explicit(&c->waiter.park_state, memory_order_acquire) == BH_PARK_IDLE)
+		return true;
+	char other[96], dis[96];
+	tt_disasm(w, dis, sizeof dis);
+	snprintf(other, sizeof other, "trisc%u, out of reset and running (last seen at pc 0x%08x)", thread,
+		 atomic_load_explicit(&c->pc_snapshot, memory_order_relaxed));
+	return bh_check_access(a, BH_CHECK_BRISC_PUSH, other,
+			       "brisc pushes 0x%08x %s into Tensix thread %u while trisc%u runs: a trisc%u push in the same "
+			       "cycle would be lost (design notes, unverified on silicon); push from brisc only while the "
+			       "TRISC is held in reset", w, dis, thread, thread, thread);
+}
+
 static bool tt_start_thread(struct bh_access *a, struct bh_tt_thread *th, uint32_t w)
 {
 	pthread_attr_t attr;
@@ -397,6 +420,8 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		return push_fault(a, window, BH_FAULT_ACCESS, w, why);
 	}
 	if (!push_check(a, thread, w, brisc))
+		return false;
+	if (brisc && bh_checks_on(&t->chip->checks, BH_CHECK_BRISC_PUSH) && !brisc_push_check(a, thread, w))
 		return false;
 	struct bh_tt_thread *th = &tx->th[thread];
 	pthread_mutex_lock(&tx->lock);

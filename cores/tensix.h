@@ -214,6 +214,16 @@ struct bh_tt_thread {
 	unsigned rec_left, rec_pos;
 	bool rec_exec;
 	struct tt_latch latch;
+	/* cfg-hazard (races.md #14): the WRCFG just before the instruction at the gate (word 0:
+	 * none) and the GPRs (bit g) whose RDCFG result has not arrived by the model's rule (no
+	 * STALLWAIT with C12 since), with the instruction that last left each kind of hazard. */
+	struct tt_hazard {
+		uint32_t word;            /* the WRCFG or RDCFG */
+		uint32_t pc;              /* its push */
+		uint8_t pusher;
+		uint8_t bank;
+	} hz_wrcfg, hz_rdcfg;
+	uint64_t hz_rdcfg_gprs;
 
 	/* Shared with RISC-V MMIO and the other threads (relaxed: units are in order per thread;
 	 * the RISC-V side orders with STALLWAIT / TTSync as firmware does). */

@@ -142,6 +142,8 @@ static void tt_stage(struct bh_tt_thread *th, uint64_t where, uint32_t w)
 }
 
 static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
+static enum tt_result cfg_hazard(struct bh_tt_thread *th, uint32_t w);
+static void cfg_hazard_note(struct bh_tt_thread *th, uint32_t w);
 
 /* The Wait Gate: an instruction of a blocked class waits while the latched wait holds. */
 static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
@@ -177,6 +179,13 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	/* ATGETM waits for its mutex at the gate (tensix.md 5): it enters the unit once it has it. */
 	if (tt_opcode_of(w) != TT_OP_ATGETM)
 		tt_stage(th, TT_STAGE_UNIT, w);
+	if (bh_checks_on(&tx->tile->chip->checks, BH_CHECK_CFG_HAZARD)) {
+		if ((th->hz_wrcfg.word || th->hz_rdcfg_gprs) && cfg_hazard(th, w) != TT_OK) {
+			tt_stage(th, 0, 0);
+			return TT_FAULT;
+		}
+		cfg_hazard_note(th, w);
+	}
 	enum tt_result r = tt_execute(th, oi, w);
 	tt_stage(th, 0, 0);
 	return r;
@@ -584,6 +593,116 @@ static enum tt_result tt_config(struct bh_tt_thread *th, uint32_t w)
 	}
 	default:
 		return tt_cfgshiftmask(th, w);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * cfg-hazard (races.md #14): WRCFG takes two cycles and the thread goes on in the second, so the
+ * instruction right after it must not read the configuration it writes (WRCFG.md "Instruction
+ * scheduling": any Tensix NOP between suffices); RDCFG writes its GPR later, so a reader of that
+ * GPR waits with STALLWAIT C12 (the configuration unit idle, tensix.md 7) first. The model
+ * executes both at once; the check judges the order as silicon would. Readers of configuration
+ * the model executes: RDCFG, RMWCIB, CFGSHIFTMASK (data-plane consumers are not executed);
+ * readers of GPRs: WRCFG, STOREREG and the *DMAREG arithmetic. LOADIND is not modelled (it
+ * faults), so its C0 rule is not judged.
+ */
+
+#define STALL_C12 0x1000u
+
+/* The GPRs (bit g) that w reads. */
+static uint64_t gprs_read(uint32_t w)
+{
+	switch (tt_opcode_of(w)) {
+	case TT_OP_WRCFG:
+		return tt_bits(w, 15, 15) ? 0xFull << (tt_bits(w, 21, 16) & ~3u) : 1ull << tt_bits(w, 21, 16);
+	case TT_OP_STOREREG:
+		return 1ull << tt_bits(w, 23, 18);
+	case TT_OP_ADDDMAREG: case TT_OP_SUBDMAREG: case TT_OP_MULDMAREG:
+	case TT_OP_BITWOPDMAREG: case TT_OP_SHIFTDMAREG: case TT_OP_CMPDMAREG:
+		return 1ull << tt_bits(w, 5, 0) | (tt_bits(w, 23, 23) ? 0 : 1ull << tt_bits(w, 11, 6));
+	default:
+		return 0;
+	}
+}
+
+/* The configuration word (index in the thread's bank) that w reads and that the WRCFG in
+ * th->hz_wrcfg wrote; -1 when none. */
+static int cfg_read_of_wrcfg(struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tile *t = th->tx->tile;
+	unsigned read[2], n = 0, op = tt_opcode_of(w);
+	switch (op) {
+	case TT_OP_RDCFG:
+		read[n++] = tt_bits(w, 10, 0);
+		break;
+	case TT_OP_RMWCIB0: case TT_OP_RMWCIB1: case TT_OP_RMWCIB2: case TT_OP_RMWCIB3:
+		read[n++] = tt_bits(w, 7, 0);
+		break;
+	case TT_OP_CFGSHIFTMASK: {
+		unsigned sel = tt_bits(w, 9, 8);
+		read[n++] = tt_bits(w, 7, 0);
+		read[n++] = BH_CFG_SCRATCH0 + (sel < 3 ? sel : th->id);
+		break;
+	}
+	default:
+		return -1;
+	}
+	uint32_t wr = th->hz_wrcfg.word;
+	bool wide = tt_bits(wr, 15, 15);
+	unsigned idx = wide ? tt_bits(wr, 10, 0) & ~3u : tt_bits(wr, 10, 0), len = wide ? 4 : 1;
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned j = 0; j < len; j++)
+			if (read[k] < BH_TT_CFG_WORDS && idx + j < BH_TT_CFG_WORDS &&
+			    bh_tensix_cfg_cell(t, cfg_bank(th), read[k]) == bh_tensix_cfg_cell(t, th->hz_wrcfg.bank, idx + j))
+				return (int)read[k];
+	return -1;
+}
+
+/* "Tensix thread 0 instruction 0x... WRCFG ... (pushed by trisc0 at pc 0x...)" */
+static void hazard_describe(const struct bh_tt_thread *th, const struct tt_hazard *h, const char *what, char *buf,
+			    size_t n)
+{
+	char dis[96];
+	tt_disasm(h->word, dis, sizeof dis);
+	snprintf(buf, n, "%s: Tensix thread %u, instruction 0x%08x %s (pushed by %s at pc 0x%08x)", what, th->id,
+		 h->word, dis, bh_core_kind_name((enum bh_core_kind)h->pusher), h->pc);
+}
+
+__attribute__((cold, noinline))
+static enum tt_result cfg_hazard(struct bh_tt_thread *th, uint32_t w)
+{
+	char other[256];
+	int idx = th->hz_wrcfg.word ? cfg_read_of_wrcfg(th, w) : -1;
+	if (idx >= 0) {
+		hazard_describe(th, &th->hz_wrcfg, "the WRCFG right before it", other, sizeof other);
+		th->hz_wrcfg.word = 0;
+		return tt_check(th, BH_CHECK_CFG_HAZARD, w, other,
+				"reads configuration word %d in the cycle after the WRCFG before it wrote it, before the "
+				"write lands (put a NOP between, WRCFG.md)", idx);
+	}
+	uint64_t g = th->hz_rdcfg_gprs & gprs_read(w);
+	if (!g)
+		return TT_OK;
+	hazard_describe(th, &th->hz_rdcfg, "the RDCFG writing it", other, sizeof other);
+	th->hz_rdcfg_gprs &= ~g;
+	return tt_check(th, BH_CHECK_CFG_HAZARD, w, other,
+			"reads GPR %d before the RDCFG result has arrived (wait with STALLWAIT C12, the configuration "
+			"unit idle, first)", __builtin_ctzll(g));
+}
+
+/* After the checks of w: what w leaves for the next instructions. */
+static void cfg_hazard_note(struct bh_tt_thread *th, uint32_t w)
+{
+	unsigned op = tt_opcode_of(w);
+	struct tt_hazard h = { .word = w, .pc = th->cur.pc, .pusher = th->cur.pusher, .bank = (uint8_t)cfg_bank(th) };
+	th->hz_wrcfg.word = 0;
+	if (op == TT_OP_WRCFG) {
+		th->hz_wrcfg = h;
+	} else if (op == TT_OP_RDCFG) {
+		th->hz_rdcfg = h;
+		th->hz_rdcfg_gprs |= 1ull << tt_bits(w, 21, 16);
+	} else if (op == TT_OP_STALLWAIT && (tt_bits(w, 12, 0) & STALL_C12)) {
+		th->hz_rdcfg_gprs = 0;
 	}
 }
 

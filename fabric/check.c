@@ -40,6 +40,18 @@ static const struct {
 				   "another agent accesses a core's local RAM within 2048 cycles of its release from reset" },
 	[BH_CHECK_LAUNCH_SLOT_BUSY] = { "launch-slot-busy",
 					"a host or NoC write into a launch message slot that BRISC has not finished with" },
+	[BH_CHECK_CFG_HAZARD] = { "cfg-hazard",
+				  "a Tensix instruction reading config the WRCFG just before it wrote, or a GPR an RDCFG "
+				  "has not yet written (no STALLWAIT C12 between)" },
+	[BH_CHECK_TTSYNC_LOAD] = { "ttsync-load",
+				   "a TRISC load from the PCBuf or mailbox range while its TTSync load (+4/+8) may still be "
+				   "outstanding (result unused, fewer than 7 instructions since)" },
+	[BH_CHECK_BRISC_PUSH] = { "brisc-push",
+				  "a BRISC push into Tensix thread i while TRISC i runs (a same-cycle TRISC push would be "
+				  "lost: design notes, unverified on silicon)" },
+	[BH_CHECK_POLL_NO_FENCE] = { "poll-no-fence",
+				     "a core parked in a poll loop on L1 with its L0 data cache on and no fence in the loop "
+				     "(on silicon it may spin on a stale cached value)" },
 };
 
 int bh_check_parse(const char *name)

@@ -41,6 +41,13 @@
 #define TT_ADDDMAREG_CONST(res, a, k)	TT_OP(0x58, 1u << 23 | (uint32_t)(res) << 12 | (uint32_t)(k) << 6 | (a))
 #define TT_STOREREG(gpr, addr)	TT_OP(0x67, (uint32_t)(gpr) << 18 | (((uint32_t)(addr) >> 2) & 0x3FFFFu))
 #define TT_STALLWAIT(block, cond)	TT_OP(0xA2, (uint32_t)(block) << 15 | (cond))
+/* Config[bank][idx] = GPR gpr (the next instruction must not read that word: a NOP between), and
+ * GPR gpr = Config[bank][idx] (arrives later: STALLWAIT C12 before a reader of the GPR). */
+#define TT_WRCFG(gpr, idx)	TT_OP(0xB0, (uint32_t)(gpr) << 16 | (idx))
+#define TT_RDCFG(gpr, idx)	TT_OP(0xB1, (uint32_t)(gpr) << 16 | (idx))
+#define TT_BLOCK_CONFIG		0x080u	/* B7: the configuration unit */
+#define TT_COND_CONFIG_BUSY	0x1000u	/* C12: any thread has an instruction in the configuration unit */
+#define TT_CFG_SCRATCH0		209u	/* Config SCRATCH_SEC0 (global) */
 /* Semaphores are selected by a mask: bit k is semaphore k. */
 #define TT_SEMINIT(mask, max, value) \
 	TT_OP(0xA3, (uint32_t)(max) << 20 | (uint32_t)(value) << 16 | (uint32_t)(mask) << 2)
@@ -60,20 +67,26 @@ static inline void tt_push(uint32_t w)
 }
 
 /* tensix_sync(): returns once every instruction this TRISC pushed has executed. The load's
- * result is consumed at once (a second TTSync load in flight would hang silicon, sync.md 4). */
+ * result is stored at once, as tt-metal's tensix_sync does: an instruction must use it before
+ * another PCBuf or mailbox load starts (a second load while the TTSync load is in flight gives
+ * wrong values or hangs silicon, sync.md 4; bhemu's ttsync-load check). An empty asm that takes
+ * the value is no use: it emits no instruction. */
 static inline void tt_sync(void)
 {
+	volatile uint32_t done;
 	TT_REG32(TT_COPROC_DONE_ADDR) = 0;
-	uint32_t v = TT_REG32(TT_COPROC_DONE_ADDR);
-	__asm__ volatile("" ::"r"(v) : "memory");
+	done = TT_REG32(TT_COPROC_DONE_ADDR);
+	(void)done;
 }
 
-/* mop_sync(): returns once no MOP of this thread is queued or expanding (MopCfg may change). */
+/* mop_sync(): returns once no MOP of this thread is queued or expanding (MopCfg may change); its
+ * result is used at once like tt_sync's. */
 static inline void tt_mop_sync(void)
 {
+	volatile uint32_t done;
 	TT_REG32(TT_MOP_DONE_ADDR) = 0;
-	uint32_t v = TT_REG32(TT_MOP_DONE_ADDR);
-	__asm__ volatile("" ::"r"(v) : "memory");
+	done = TT_REG32(TT_MOP_DONE_ADDR);
+	(void)done;
 }
 
 static inline uint32_t tt_gpr_read(uint32_t gpr)

@@ -575,6 +575,10 @@ enum bh_check {
 	BH_CHECK_ATOMIC_INTO_CODE,      /* atomic-into-code */
 	BH_CHECK_LDM_ZEROING,           /* ldm-zeroing */
 	BH_CHECK_LAUNCH_SLOT_BUSY,      /* launch-slot-busy */
+	BH_CHECK_CFG_HAZARD,            /* cfg-hazard */
+	BH_CHECK_TTSYNC_LOAD,           /* ttsync-load */
+	BH_CHECK_BRISC_PUSH,            /* brisc-push */
+	BH_CHECK_POLL_NO_FENCE,         /* poll-no-fence */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))

@@ -55,12 +55,14 @@ static inline uint32_t emit_push_at(struct prog *p, enum bh_core_id core, uint32
 	return pc;
 }
 
-/* tensix_sync(): store to PC_BUF_BASE + 4, load it (waits until the thread is idle). */
+/* tensix_sync(): store to PC_BUF_BASE + 4, load it (waits until the thread is idle) and use the
+ * result, so that a PCBuf or mailbox load may follow at once (ttsync-load, races.md #16). */
 static inline void emit_tensix_sync(struct prog *p)
 {
 	emit_li(p, T0, PCBUF0);
 	emit(p, sw(X0, 4, T0));
 	emit(p, lw(A0, 4, T0));
+	emit(p, addi(A0, A0, 0));
 }
 
 static inline struct bh_tile *tile0(struct bh_device *dev) { return dev->tiles[0]; }

@@ -126,6 +126,7 @@ static void make_firmware(char *dir, enum fw_kind kind, bool exports)
 	for (unsigned k = 0; k < 5; k++) {
 		uint32_t code[8];
 		unsigned n = 0;
+		code[n++] = INSN_L0_CACHE_OFF;   /* as firmware does at entry: its polls have no fence */
 		if (k == BH_CORE_BRISC && kind == FW_GOOD) {
 			code[n++] = store(W_B, X0, (int32_t)go + 3, X0);   /* go_messages[0].signal = DONE */
 			code[n++] = lw(T0, (int32_t)go, X0);               /* wait for GO */

@@ -399,6 +399,7 @@ Test(checks, mopcfg_store_after_mop_sync_is_not_flagged)
 static uint32_t start_counter_wait(struct bh_device *dev, bool geu)
 {
 	struct prog p = { 0 };
+	emit(&p, INSN_L0_CACHE_OFF);   /* the poll has no fence (poll-no-fence) */
 	emit_li(&p, A4, COUNTER);
 	emit_li(&p, A3, 4);
 	int32_t loop = prog_here(&p);

@@ -303,6 +303,7 @@ Test(jit, two_compiled_cores_ping_pong_through_l1)
 	for (unsigned side = 0; side < 2; side++) {
 		struct prog p = { 0 };
 		uint32_t mine = DATA + 4 * side, theirs = DATA + 4 * (1 - side);
+		emit(&p, INSN_L0_CACHE_OFF);   /* plain loads poll correctly */
 		emit_li(&p, S0, mine);
 		emit_li(&p, S1, theirs);
 		emit_li(&p, A0, 1);

@@ -203,6 +203,7 @@ Test(observe, attach_and_detach_while_700_cores_park_and_wake, .timeout = 600)
 	cr_assert_eq(bh_device_open(&(struct bh_device_config){ .board = BH_BOARD_P150, .deadlock_ms = -1 }, &dev), BH_OK);
 	unsigned tiles = bh_device_num_tiles(dev);
 	struct prog p = { 0 };
+	emit(&p, INSN_L0_CACHE_OFF);                /* the poll below has no fence */
 	emit(&p, addi(S0, X0, 0));                  /* last value seen */
 	emit_li(&p, S1, ROUNDS + 1);
 	emit_li(&p, T0, FLAG);

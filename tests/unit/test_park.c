@@ -25,6 +25,8 @@ static uint64_t parks(struct bh_device *dev, enum bh_core_id core)
 /* loop: [fence;] lw a0, FLAG; beqz a0, loop; exit(a0) */
 static void emit_poll_flag(struct prog *p, bool with_fence)
 {
+	if (!with_fence)
+		emit(p, INSN_L0_CACHE_OFF);   /* polls without fence are then correct */
 	emit_li(p, A1, FLAG);
 	int32_t loop = prog_here(p);
 	if (with_fence)

@@ -296,9 +296,10 @@ Test(pcbuf, ttsync_done_checks_complete_at_once_and_read_zero)
 		emit_li(&t, S0, PCBUF0);
 		emit(&t, sw(X0, 4, S0));
 		emit(&t, lw(A0, 4, S0));
+		emit(&t, addi(A2, A0, 0));   /* use the TTSync result before the next PCBuf load (ttsync-load) */
 		emit(&t, sw(X0, 8, S0));
 		emit(&t, lw(A1, 8, S0));
-		emit(&t, or(A0, A0, A1));
+		emit(&t, or(A0, A2, A1));
 		emit_exit(&t);
 		enum bh_core_id c = (enum bh_core_id)(BH_CORE_TRISC0 + i);
 		cr_expect_eq(run_core(dev, c, &t), 0);

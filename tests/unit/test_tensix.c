@@ -275,6 +275,7 @@ Test(tensix, mop_from_a_trisc_expands_through_its_thread)
 	emit_li(&p, T0, PCBUF0);
 	emit(&p, sw(X0, 8, T0));
 	emit(&p, lw(A0, 8, T0));
+	emit(&p, addi(A0, A0, 0));   /* use the result before the next TTSync load (ttsync-load) */
 	emit_tensix_sync(&p);
 	emit_read_sem(&p, 0);
 	emit_load_word(&p, A1, SEM(1));

@@ -588,11 +588,14 @@ Test(tensix_status, queued_instruction_types_by_bit_for_the_own_thread_and_all_t
 }
 
 /* A REPLAY that only records (Load set, Exec clear) does not count; nor do BRISC's pushes (the
- * CSRs count what RISCV T_i pushed), though they keep the thread busy. */
+ * CSRs count what RISCV T_i pushed), though they keep the thread busy. BRISC pushes while TRISC2
+ * runs on purpose here: brisc-push is off. */
 Test(tensix_status, recording_replay_and_brisc_pushes_do_not_count)
 {
-	struct bh_tile *t;
-	struct bh_device *dev = open_with_sems_at_0(&t);
+	struct bh_device *dev = t_open_checks(BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~BH_CHECK_BIT(BH_CHECK_BRISC_PUSH)),
+					      BH_CHECK_STOP);
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0xFF, 15, 0);
 	const uint32_t gate2 = GATE + 0x10, out2 = OUT + 0x10;
 	const uint32_t w[] = { SEMWAIT(0x2, 1u << 4, 1), SEMPOST(1u << 5), REPLAY(0, 1, 0, 1) };
 	start_status_reader(dev, BH_CORE_TRISC1, w, N(w));

@@ -165,6 +165,7 @@ void emit_wait_nonzero(struct prog *p, uint32_t addr, unsigned scratch)
 {
 	emit_li(p, scratch, addr);
 	int32_t loop = prog_here(p);
+	emit(p, INSN_FENCE);   /* a fresh L1 read each poll, as firmware polls (poll-no-fence) */
 	emit(p, lw(T2, 0, scratch));
 	emit_branch(p, BEQ, T2, X0, loop);
 }

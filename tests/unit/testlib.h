@@ -44,6 +44,9 @@ enum { F3_CSRRW = 1, F3_CSRRS = 2, F3_CSRRC = 3, F3_CSRRWI = 5, F3_CSRRSI = 6, F
 #define INSN_ECALL 0x00000073u
 #define INSN_RET 0x00008067u         /* jalr x0, 0(ra) */
 #define INSN_SELF_LOOP 0x0000006fu   /* jal x0, 0 */
+/* csrsi cfg0, 8: L0 data cache off (DisLowCash), as firmware does at entry, so that a poll loop
+ * without fence is correct (poll-no-fence, races.md #20). */
+#define INSN_L0_CACHE_OFF 0x7c046073u
 
 /* The instruction formats of the RISC-V unprivileged spec, fields in encoding order. */
 uint32_t enc_r(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t opc);
