@@ -11,6 +11,7 @@
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
+#include "sync/streams.h"
 
 /* cfg0 reset value: all chicken bits clear except StMergeTimer (bits 13..17) = 16. */
 #define CFG0_RESET (16u << 13)
@@ -210,12 +211,22 @@ static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t 
 }
 
 /* A core's store hit a page whose code_pages byte is non-zero: stale code first, then the
- * parked cores whose watched words overlap the store are woken. */
-void bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
+ * parked cores whose watched words overlap the store are woken, then cb-ownership judges it. */
+bool bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len, uint32_t pc)
 {
 	core_code_stale(t, writer, addr, len);
-	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_WATCHED)
+	unsigned mask = atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed);
+	if (mask & BH_PAGE_WATCHED)
 		bh_watch_l1_written(t, addr, len);
+	struct bh_fault f;
+	if (!(mask & BH_PAGE_CB) || !bh_stream_cb_store_check(t, writer->kind, addr, len, &f))
+		return true;
+	f.pc = pc;
+	f.insn = pc < BH_L1_SIZE && !(pc & 3) ? bh_mem_ld(t->l1 + pc, 4) : 0;
+	if (!bh_check_found(&t->chip->checks, t->index, writer->kind, &f))
+		return true;
+	writer->fault = f;
+	return false;
 }
 
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers

@@ -151,9 +151,11 @@ bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
 /* Tell the attached observers (sync/hooks.h) about this core, on its own thread. */
 void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind);
 
-/* An L1 store hit a page holding decoded code (see fabric/tile.h). */
+/* The core's L1 store of len bytes at addr, the instruction at pc, hit a page whose code_pages
+ * byte is non-zero (decoded code, a watched word, a CB page: see fabric/tile.h). Returns false
+ * when a check's finding stops the core (writer->fault filled; the store has taken effect). */
 __attribute__((cold, noinline))
-void bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
+bool bh_core_code_written(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len, uint32_t pc);
 
 /* Slow path of loads/stores: anything that is not naturally aligned L1 or the own LDM fast
  * window. Return enum bh_acc (fabric/mmio.h): OK, FAULT (core->fault filled) or BLOCKED (the

@@ -27,6 +27,14 @@ static const struct {
 					    "one NoC command buffer programmed by two cores within one transaction" },
 	[BH_CHECK_NOC_TRID_OVERFLOW] = { "noc-trid-overflow",
 					 "a NoC transaction-id counter (8 bits) pushed past 255 outstanding" },
+	[BH_CHECK_CB_POP_UNWAITED] = { "cb-pop-unwaited",
+				       "a CB pop (tiles_acked) of pages the popping core never saw published (no cb_wait_front)" },
+	[BH_CHECK_CB_OWNERSHIP] = { "cb-ownership",
+				    "a CB producer's store into a page the consumer still holds (published, not yet popped)" },
+	[BH_CHECK_NOC_MCAST_ORDER] = { "noc-mcast-order",
+				       "a multicast whose corners are in the other NoC's order: it wraps around the grid" },
+	[BH_CHECK_CQ_RECORD_CHANGED] = { "cq-record-changed",
+					 "an issue-ring record rewritten after prefetch_q announced it, before the fetch" },
 };
 
 int bh_check_parse(const char *name)

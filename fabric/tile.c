@@ -76,7 +76,7 @@ static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len)
 	for (uint32_t p = first; p <= last; p++) {
 		unsigned mask = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed);
 		watched |= mask & BH_PAGE_WATCHED;
-		if (!(mask & ~BH_PAGE_WATCHED & 0xFFu) || !hook)
+		if (!(mask & 0x1Fu) || !hook)   /* bits 0-4: cores holding decoded code */
 			continue;
 		uint32_t lo = p << BH_L1_PAGE_SHIFT, hi = lo + (1u << BH_L1_PAGE_SHIFT);
 		hook(t, NULL, addr > lo ? addr : lo, (end < hi ? end : hi) - (addr > lo ? addr : lo));

@@ -569,13 +569,18 @@ enum bh_check {
 	BH_CHECK_NOC_BUSY_REPROGRAM,    /* noc-busy-reprogram */
 	BH_CHECK_NOC_SHARED_INITIATOR,  /* noc-shared-initiator */
 	BH_CHECK_NOC_TRID_OVERFLOW,     /* noc-trid-overflow */
+	BH_CHECK_CB_POP_UNWAITED,       /* cb-pop-unwaited */
+	BH_CHECK_CB_OWNERSHIP,          /* cb-ownership (opt-in) */
+	BH_CHECK_NOC_MCAST_ORDER,       /* noc-mcast-order */
+	BH_CHECK_CQ_RECORD_CHANGED,     /* cq-record-changed */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))
 #define BH_CHECKS_EXACT (1u << 31)
 #define BH_CHECKS_ALL (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
-/* The costly checks, on only when asked for (they add work to a hot path): none yet. */
-#define BH_CHECKS_OPT_IN 0u
+/* The costly checks, on only when asked for (they add work to a hot path): cb-ownership sends
+ * every store into a CB's L1 pages to the slow path. */
+#define BH_CHECKS_OPT_IN BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP)
 /* The cheap checks (they run on slow paths only): every check that is not opt-in. */
 #define BH_CHECKS_DEFAULT (BH_CHECKS_ALL & ~BH_CHECKS_OPT_IN)
 
