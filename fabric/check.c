@@ -1,5 +1,6 @@
 /* The detectors' shared mechanism (fabric/check.h) and the table of checks. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,39 @@ int bh_check_parse(const char *name)
 		if (!strcmp(name, check_table[k].name))
 			return (int)k;
 	return -1;
+}
+
+int bh_check_list_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
+{
+	char buf[512];
+	size_t len = list ? strlen(list) : 0;
+	if (len == 0 || len >= sizeof buf || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,")) {
+		snprintf(err, errlen, "needs a comma-separated list of checks, not '%s'", list ? list : "");
+		return BH_ERR_ARG;
+	}
+	memcpy(buf, list, len + 1);
+	uint32_t set = list[0] == '-' ? BH_CHECKS_DEFAULT : 0;
+	char *save = NULL;
+	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		bool remove = item[0] == '-';
+		const char *name = item + remove;
+		uint32_t bits;
+		if (!strcmp(name, "all"))
+			bits = BH_CHECKS_ALL;
+		else if (!strcmp(name, "default"))
+			bits = BH_CHECKS_DEFAULT;
+		else if (!strcmp(name, "none") && !remove)
+			bits = BH_CHECKS_ALL, remove = true;
+		else if (bh_check_parse(name) >= 0)
+			bits = BH_CHECK_BIT(bh_check_parse(name));
+		else {
+			snprintf(err, errlen, "has no check '%s' in '%s' (--list-checks lists them)", item, list);
+			return BH_ERR_ARG;
+		}
+		set = remove ? set & ~bits : set | bits;
+	}
+	*mask = BH_CHECKS_EXACT | set;
+	return 0;
 }
 
 const char *bh_check_name(enum bh_check check)

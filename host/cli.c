@@ -293,35 +293,12 @@ enum { OPT_CHECK = 0x100, OPT_CHECK_MODE, OPT_LIST_CHECKS };
 	{ "check", required_argument, NULL, OPT_CHECK }, { "check-mode", required_argument, NULL, OPT_CHECK_MODE }, \
 	{ "list-checks", no_argument, NULL, OPT_LIST_CHECKS }
 
-/* --check LIST -> cfg->checks: names, all, default, none, -NAME (also -all, -default) to leave
- * out; from the default set when the list starts with a removal, else from none. */
+/* --check LIST -> cfg->checks (bh_check_list_parse). */
 static int parse_checks(const char *cmd, const char *list, struct bh_device_config *cfg)
 {
-	const uint32_t all = BH_CHECKS_ALL;
-	char buf[512];
-	size_t len = strlen(list);
-	if (len == 0 || len >= sizeof buf || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
-		return opt_fail(cmd, "--check", "needs a comma-separated list of checks, not '%s'", list);
-	memcpy(buf, list, len + 1);
-	uint32_t set = list[0] == '-' ? BH_CHECKS_DEFAULT : 0;
-	char *save = NULL;
-	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		bool remove = item[0] == '-';
-		const char *name = item + remove;
-		uint32_t bits;
-		if (!strcmp(name, "all"))
-			bits = all;
-		else if (!strcmp(name, "default"))
-			bits = BH_CHECKS_DEFAULT;
-		else if (!strcmp(name, "none") && !remove)
-			bits = all, remove = true;
-		else if (bh_check_parse(name) >= 0)
-			bits = BH_CHECK_BIT(bh_check_parse(name));
-		else
-			return opt_fail(cmd, "--check", "has no check '%s' in '%s' (--list-checks lists them)", item, list);
-		set = remove ? set & ~bits : set | bits;
-	}
-	cfg->checks = BH_CHECKS_EXACT | set;
+	char err[600];
+	if (bh_check_list_parse(list, &cfg->checks, err, sizeof err) != 0)
+		return opt_fail(cmd, "--check", "%s", err);
 	return 0;
 }
 

@@ -176,11 +176,35 @@ static void device_state_changed(void *owner)
 	bh_device_notify(owner);
 }
 
+/* BHEMU_CHECKS and BHEMU_CHECK_MODE where the config leaves checks and mode at their defaults. */
+static int device_checks_env(uint32_t *checks, enum bh_check_mode *mode)
+{
+	const char *e;
+	char err[600];
+	if (!*checks && (e = getenv("BHEMU_CHECKS")) && bh_check_list_parse(e, checks, err, sizeof err) != 0) {
+		fprintf(stderr, "bhemu: BHEMU_CHECKS %s\n", err);
+		return BH_ERR_ARG;
+	}
+	if (*mode == BH_CHECK_STOP && (e = getenv("BHEMU_CHECK_MODE"))) {
+		if (!strcmp(e, "log"))
+			*mode = BH_CHECK_LOG;
+		else if (strcmp(e, "stop")) {
+			fprintf(stderr, "bhemu: BHEMU_CHECK_MODE is stop or log, not '%s'\n", e);
+			return BH_ERR_ARG;
+		}
+	}
+	return BH_OK;
+}
+
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 {
+	uint32_t checks = cfg ? cfg->checks : 0;
+	enum bh_check_mode check_mode = cfg ? cfg->check_mode : BH_CHECK_STOP;
+	*out = NULL;
+	if (device_checks_env(&checks, &check_mode) != BH_OK)
+		return BH_ERR_ARG;
 	struct bh_device *dev = calloc(1, sizeof *dev);
 	int rc = BH_ERR_SYS;
-	*out = NULL;
 	if (!dev)
 		return BH_ERR_SYS;
 	pthread_mutex_init(&dev->lock, NULL);
@@ -189,7 +213,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	pthread_mutex_init(&dev->ksym_lock, NULL);
 	dev->deadlock_ms = cfg && cfg->deadlock_ms ? cfg->deadlock_ms : DEADLOCK_MS_DEFAULT;
 	bh_hooks_init(&dev->chip.hooks);
-	bh_checks_init(&dev->chip.checks, cfg ? cfg->checks : 0, cfg ? cfg->check_mode : BH_CHECK_STOP);
+	bh_checks_init(&dev->chip.checks, checks, check_mode);
 	dev->chip.state_changed = device_state_changed;
 	dev->chip.owner = dev;
 	rc = device_chip_init(dev, cfg);

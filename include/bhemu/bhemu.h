@@ -586,6 +586,14 @@ enum bh_check {
 
 /* "sem-reinit" -> BH_CHECK_SEM_REINIT; -1 if no check has that name. */
 int bh_check_parse(const char *name);
+/* A list of checks as --check takes it: comma-separated names, "all", "default", "none", and
+ * "-NAME" (also "-all", "-default") to leave one out; a list that starts with a removal starts
+ * from the default set, any other from none. On success *mask = BH_CHECKS_EXACT | the checks
+ * (ready for bh_device_config.checks) and 0 is returned; else BH_ERR_ARG with err naming the
+ * item that is wrong. bh_device_open reads the environment variable BHEMU_CHECKS this way when
+ * the config's checks are 0, and BHEMU_CHECK_MODE (stop or log) when its check_mode is
+ * BH_CHECK_STOP; a malformed one fails bh_device_open with BH_ERR_ARG naming the variable. */
+int bh_check_list_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
 /* The check's name and its one-line description; NULL when check >= BH_CHECK_COUNT. */
 const char *bh_check_name(enum bh_check check);
 const char *bh_check_description(enum bh_check check);

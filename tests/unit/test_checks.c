@@ -307,6 +307,74 @@ Test(checks, checks_off_find_nothing)
 	}
 }
 
+/* Check lists as --check and BHEMU_CHECKS take them. */
+Test(checks, check_lists_parse_names_sets_and_removals)
+{
+	const uint32_t X = BH_CHECKS_EXACT, D = BH_CHECKS_DEFAULT, A = BH_CHECKS_ALL;
+	const uint32_t sem = BH_CHECK_BIT(BH_CHECK_SEM_REINIT), under = BH_CHECK_BIT(BH_CHECK_SEM_UNDERFLOW);
+	static const struct {
+		const char *list;
+		uint32_t mask;
+	} good[] = {
+		{ "all", 0 }, { "default", 1 }, { "none", 2 }, { "sem-reinit", 3 }, { "-sem-underflow", 4 },
+		{ "sem-reinit,sem-underflow", 5 }, { "all,-sem-reinit", 6 }, { "none,sem-reinit", 3 }, { "-all", 2 },
+	};
+	const uint32_t want[] = { X | A, X | D, X, X | sem, X | (D & ~under), X | sem | under, X | (A & ~sem) };
+	for (unsigned k = 0; k < N(good); k++) {
+		uint32_t mask = 0;
+		char err[256] = "";
+		cr_expect_eq(bh_check_list_parse(good[k].list, &mask, err, sizeof err), 0, "%s: %s", good[k].list, err);
+		cr_expect_eq(mask, want[good[k].mask], "%s: 0x%x, want 0x%x", good[k].list, mask, want[good[k].mask]);
+	}
+	static const struct {
+		const char *list, *err;
+	} bad[] = {
+		{ "", "needs a comma-separated list of checks, not ''" },
+		{ "sem-reinit,", "needs a comma-separated list of checks, not 'sem-reinit,'" },
+		{ "all,,none", "needs a comma-separated list of checks, not 'all,,none'" },
+		{ "all,-races", "has no check '-races' in 'all,-races' (--list-checks lists them)" },
+		{ "-none", "has no check '-none' in '-none'" },
+	};
+	for (unsigned k = 0; k < N(bad); k++) {
+		uint32_t mask = 0x1234;
+		char err[256] = "";
+		cr_expect_eq(bh_check_list_parse(bad[k].list, &mask, err, sizeof err), BH_ERR_ARG, "%s", bad[k].list);
+		cr_expect(strstr(err, bad[k].err) != NULL, "%s: '%s', want '%s'", bad[k].list, err, bad[k].err);
+		cr_expect_eq(mask, 0x1234u, "%s changed the mask", bad[k].list);
+	}
+}
+
+/* BHEMU_CHECKS and BHEMU_CHECK_MODE choose checks and mode when the config leaves them at their
+ * defaults: a SEMGET at 0 is stopped, logged, or not seen; a malformed value fails the open. */
+Test(checks, environment_chooses_checks_and_mode)
+{
+	const uint32_t words[] = { SEMINIT(1u << 0, 1, 0), SEMGET(1u << 0) };
+	struct bh_device *dev = NULL;
+	cr_assert_eq(setenv("BHEMU_CHECKS", "-sem-underflow", 1), 0);
+	expect_pushes_clean(t_open(), BH_CORE_TRISC0, words, N(words), "env", 0);
+	cr_assert_eq(setenv("BHEMU_CHECKS", "sem-underflow", 1), 0);
+	cr_assert_eq(setenv("BHEMU_CHECK_MODE", "log", 1), 0);
+	dev = t_open();
+	struct prog p = { 0 };
+	for (unsigned k = 0; k < N(words); k++)
+		emit_push(&p, words[k]);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC0, &p), 0, "log mode lets the run go on");
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 1);
+	bh_device_close(dev);
+	unsetenv("BHEMU_CHECK_MODE");
+	static const char *const bad[][2] = { { "BHEMU_CHECKS", "sem-reinit,nosuch" }, { "BHEMU_CHECK_MODE", "loud" } };
+	for (unsigned k = 0; k < N(bad); k++) {
+		cr_assert_eq(setenv(bad[k][0], bad[k][1], 1), 0);
+		dev = (struct bh_device *)1;
+		cr_expect_eq(bh_device_open(NULL, &dev), BH_ERR_ARG, "%s=%s", bad[k][0], bad[k][1]);
+		cr_expect_null(dev);
+		unsetenv(bad[k][0]);
+	}
+	unsetenv("BHEMU_CHECKS");
+}
+
 /* ------------------------------------------------------------------ #15 MopCfg while the expander is busy */
 
 /* TRISC0 programs MopCfg, then pushes SEMWAIT (sync unit while semaphore 2 is zero) and a MOP

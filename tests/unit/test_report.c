@@ -492,7 +492,8 @@ Test(cli, help_exits_0_with_usage_on_stdout)
 	free(o);
 }
 
-/* --list-checks: every check by name with its description, on stdout; status 0. */
+/* --list-checks: every check by name with its description, "(default)" after the ones on by
+ * default, on stdout; status 0. */
 Test(cli, list_checks_names_every_check)
 {
 	static const char *const cmds[] = { "run", "boot", "smoke" };
@@ -501,8 +502,8 @@ Test(cli, list_checks_names_every_check)
 		expect_status(o, 0);
 		for (unsigned k = 0; k < BH_CHECK_COUNT; k++) {
 			char line[256];
-			snprintf(line, sizeof line, "%-22s %s (default)\n", bh_check_name((enum bh_check)k),
-				 bh_check_description((enum bh_check)k));
+			snprintf(line, sizeof line, "%-22s %s%s\n", bh_check_name((enum bh_check)k),
+				 bh_check_description((enum bh_check)k), BH_CHECKS_DEFAULT >> k & 1 ? " (default)" : "");
 			cr_expect(strstr(o->out, line) != NULL, "%s --list-checks lacks '%s':\n%s", cmds[c], line, o->out);
 		}
 		free(o);
