@@ -1,0 +1,27 @@
+# Race catalogue items of the CB-ownership, host-protocol and NoC-coordinate detectors
+# (races.md #9 RISC-V side, #27); the fast-dispatch host protocol items (#4, #28, #29, #31) are
+# Criterion tests in tests/unit/test_race_host.c.
+
+# #9: a consumer pops a page of a second CB after waiting only on the first.
+race_item(09 cb_pop_unwaited
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_cb_pop_unwaited.c
+  RUN --cores brisc,ncrisc --provoke delay
+  STATUS 8
+  EXPECT "^bhemu: check cb-pop-unwaited: on tile 0 \\(1,2\\) core ncrisc$"
+         "^  other: CB1 producer brisc, which has pushed tiles_received to 0x"
+         "^  why: ncrisc pops 1 page of CB 1 \\(tiles_acked 0x0 -> 0x1\\) but its last read of tiles_received was 0x0: it saw 0 of them published"
+  SEEDS 20
+  TWIN_SEEDS 20)
+
+# #9: a producer stamps a page's header after cb_push_back (cb-ownership is opt-in).
+race_item(09 cb_overwrite_held
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_cb_overwrite_held.c
+  RUN --cores brisc,ncrisc --check default,cb-ownership
+  STATUS 8
+  EXPECT "^bhemu: check cb-ownership: on tile 0 \\(1,2\\) core brisc$"
+         "^  pc 0x[0-9a-f]+ <main_brisc\\+0x[0-9a-f]+>: [0-9a-f]+  sw "
+         "^  access: 4-byte store to 0x[0-9a-f]+ (<fifo> )?in CB0 page 0 of 2 \\(L1 0x[0-9a-f]+\\)$"
+         "^  other: the consumer of CB0: it has not popped page 0x0 yet \\(tiles_acked 0x0, tiles_received 0x1\\)$"
+         "^  why: 4-byte store by brisc, the producer of CB0, into page 0x0, which it published \\(cb_push_back\\) and the consumer still holds"
+  SEEDS 5
+  TWIN_SEEDS 20)
