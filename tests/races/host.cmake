@@ -25,3 +25,15 @@ race_item(09 cb_overwrite_held
          "^  why: 4-byte store by brisc, the producer of CB0, into page 0x0, which it published \\(cb_push_back\\) and the consumer still holds"
   SEEDS 5
   TWIN_SEEDS 20)
+
+# #27: a NoC1 multicast with its rectangle in NoC0 corner order.
+race_item(27 noc1_mcast_corners
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/27_noc1_mcast_corners.c
+  CFLAGS -I${CMAKE_CURRENT_SOURCE_DIR}/../guest/grid
+  RUN --board grid:3x2 --grid --cores brisc,ncrisc
+  STATUS 8
+  EXPECT "^bhemu: check noc-mcast-order: on tile 0 \\(1,2\\) core ncrisc$"
+         "^  pc 0x[0-9a-f]+ <main_ncrisc\\+0x[0-9a-f]+>: [0-9a-f]+  sw "
+         "^  why: NoC1 multicast write with start \\(2,2\\) and end \\(3,2\\) in RET_ADDR_HI: NoC1 takes the corners exchanged \\(start >= end in translated coordinates\\), so the rectangle wraps around the grid and reaches the wrong tiles; probably meant start \\(3,2\\) end \\(2,2\\)$"
+  SEEDS 1
+  TWIN_SEEDS 5)
