@@ -37,3 +37,18 @@ race_item(27 noc1_mcast_corners
          "^  why: NoC1 multicast write with start \\(2,2\\) and end \\(3,2\\) in RET_ADDR_HI: NoC1 takes the corners exchanged \\(start >= end in translated coordinates\\), so the rectangle wraps around the grid and reaches the wrong tiles; probably meant start \\(3,2\\) end \\(2,2\\)$"
   SEEDS 1
   TWIN_SEEDS 5)
+
+# Not a catalogue item: `bhemu run` knows a CB's page count from the guest's CB set-up, so an
+# overfill is a CB protocol fault naming it (exit status 3), as in a launch.
+bhemu_guest_executable(cb_overfill_run SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cb_overfill_run.c MULTICORE)
+bhemu_guest_executable(cb_overfill_run_fixed SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cb_overfill_run.c CFLAGS -DRACE_FIXED
+                       MULTICORE)
+add_test(NAME run_cb_overfill_knows_page_count
+  COMMAND ${races_hunt} caught 00 cb_overfill_run 3 1
+          "^bhemu: fault: CB protocol violation on tile 0 \\(1,2\\) core brisc$"
+          "^  why: push of 1 page into CB 0 overfills it: received-acked would be 3, the CB has 2 pages \\(brisc wrote tiles_received 0x2 -> 0x3, tiles_acked is 0x0\\)$"
+          -- ${races_bhemu} run --cores brisc,ncrisc --provoke skew ${BHEMU_GUEST_DIR}/cb_overfill_run.elf)
+add_test(NAME run_cb_overfill_knows_page_count_fixed
+  COMMAND ${races_hunt} clean 00 cb_overfill_run 0 5
+          -- ${races_bhemu} run --cores brisc,ncrisc ${BHEMU_GUEST_DIR}/cb_overfill_run_fixed.elf)
+set_tests_properties(run_cb_overfill_knows_page_count run_cb_overfill_knows_page_count_fixed PROPERTIES TIMEOUT 60)
