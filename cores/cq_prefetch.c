@@ -473,6 +473,29 @@ static bool pf_record_unchanged(struct pf *p, uint16_t slot_val, uint32_t len)
 			   bh_check_name(BH_CHECK_CQ_RECORD_CHANGED), f.detail, f.other);
 }
 
+/* cq-slot-overwritten (races.md #29): prefetch_q[q_idx] held `seen` when the prefetcher took its
+ * record, and `now` when it came to free the slot: the host wrote it while it was non-zero, and
+ * the record it announced is lost (silicon zeroes the slot all the same). */
+static bool pf_slot_overwritten(struct pf *p, uint16_t seen, uint16_t now)
+{
+	struct bh_cq_model *m = p->m;
+	struct bh_tile *t = m->tile[BH_CQ_PREFETCH];
+	uint32_t slot = BH_CQ_PREFETCH_Q + 2 * p->q_idx;
+	__atomic_store_n((uint16_t *)(t->l1 + slot), 0, __ATOMIC_RELEASE);
+	if (!bh_checks_on(&m->chip->checks, BH_CHECK_CQ_SLOT_OVERWRITTEN))
+		return true;
+	struct bh_fault f;
+	bh_check_fill(&f, BH_CHECK_CQ_SLOT_OVERWRITTEN, slot, "prefetch_q", "the host, writing prefetch_q",
+		      "prefetch_q[%u] (L1 0x%x) was written while non-zero: it announced 0x%04x, the prefetcher fetched that "
+		      "record, and before it freed the slot it held 0x%04x, a record that is now lost (write a slot only "
+		      "once it reads 0)", p->q_idx, slot, seen, now);
+	f.has_addr = true;
+	if (!bh_check_found(&m->chip->checks, t->index, BH_BRISC, &f))
+		return true;
+	return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "check %s: %s (other: %s)",
+			   bh_check_name(BH_CHECK_CQ_SLOT_OVERWRITTEN), f.detail, f.other);
+}
+
 /* fetch_q_get_cmds: the next non-zero prefetch_q slot, its record into cmddat_q. */
 static bool pf_fetch(struct pf *p)
 {
@@ -510,7 +533,10 @@ static bool pf_fetch(struct pf *p)
 	if (snap && !pf_record_unchanged(p, w.v, len))
 		return false;
 	/* The record is in cmddat_q: free the slot and the ring bytes (host reads both). */
-	__atomic_store_n((uint16_t *)(t->l1 + slot), 0, __ATOMIC_RELEASE);
+	uint16_t was = w.v;
+	if (!__atomic_compare_exchange_n((uint16_t *)(t->l1 + slot), &was, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    !pf_slot_overwritten(p, w.v, was))
+		return false;
 	bh_tile_l1_written(t, slot, 2);
 	p->q_idx = (p->q_idx + 1) % BH_CQ_PREFETCH_Q_ENTRIES;
 	p->pcie_rd += len;

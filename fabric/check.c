@@ -36,6 +36,10 @@ static const struct {
 				       "a multicast whose corners are in the other NoC's order: it wraps around the grid" },
 	[BH_CHECK_CQ_RECORD_CHANGED] = { "cq-record-changed",
 					 "an issue-ring record rewritten after prefetch_q announced it, before the fetch" },
+	[BH_CHECK_CQ_SLOT_OVERWRITTEN] = { "cq-slot-overwritten",
+					   "a prefetch_q slot written while non-zero (its record not yet fetched)" },
+	[BH_CHECK_CQ_COMPLETION_RD] = { "cq-completion-rd",
+					"the host's completion-ring read pointer passed the dispatcher's write pointer" },
 };
 
 int bh_check_parse(const char *name)

@@ -324,8 +324,11 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 	int cbi = stream_cb(st, s);
 	if (cbi >= 0 && v == 0)
 		cb_seen_reset(st, cbi);
-	else if (cbi >= 0 && a->who < BH_CORES_PER_TILE)
+	else if (cbi >= 0 && a->who < BH_CORES_PER_TILE) {
 		atomic_store_explicit(&st->cb[cbi].producer, a->who + 1, memory_order_relaxed);
+		/* A core knows what it published itself (cb-pop-unwaited). */
+		atomic_store_explicit(&st->cb[cbi].seen_rcv[a->who], v, memory_order_relaxed);
+	}
 	bh_tile_mmio_written(a->tile, a->addr);
 	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
 	return true;

@@ -573,6 +573,8 @@ enum bh_check {
 	BH_CHECK_CB_OWNERSHIP,          /* cb-ownership (opt-in) */
 	BH_CHECK_NOC_MCAST_ORDER,       /* noc-mcast-order */
 	BH_CHECK_CQ_RECORD_CHANGED,     /* cq-record-changed */
+	BH_CHECK_CQ_SLOT_OVERWRITTEN,   /* cq-slot-overwritten */
+	BH_CHECK_CQ_COMPLETION_RD,      /* cq-completion-rd */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))
