@@ -123,3 +123,105 @@ Test(race_28, fixed_host_rewrites_only_what_the_prefetcher_fetched)
 		bh_device_close(dev);
 	}
 }
+
+/* #29: a host announces its record in the prefetch_q slot it believes is next, but that slot
+ * still holds the record the library announced there a moment ago (an index one behind). The
+ * prefetcher frees the slot after fetching the first record and so loses the second:
+ * cq-slot-overwritten names the slot and both values. */
+Test(race_29, slot_written_while_non_zero_is_reported)
+{
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		struct bh_cq *cq;
+		struct bh_device *dev = boot_slow_prefetch(seed, &cq);
+		struct bh_cq_state st;
+		uint8_t rec[64];
+		cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
+		debug_record(rec, 1);
+		cr_assert_eq(bh_cq_enqueue_record(cq, rec, sizeof rec), BH_OK);
+		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 }, NULL);
+		uint16_t v = 0x0008;   /* a 128-byte record, announced in the slot the library just used */
+		cr_assert_eq(bh_l1_write(dev, st.prefetch_tile, BH_CQ_PREFETCH_Q + 2 * st.prefetch_q_idx, &v, 2), BH_OK);
+		int rc = bh_cq_finish(cq);
+		if (rc == BH_ERR_CQ && strstr(bh_cq_error(cq), "check cq-slot-overwritten: ")) {
+			char want[200];
+			snprintf(want, sizeof want, "prefetch_q[%u] (L1 0x%x) was written while non-zero: it announced 0x0004, "
+				 "the prefetcher fetched that record, and before it freed the slot it held 0x0008",
+				 st.prefetch_q_idx, BH_CQ_PREFETCH_Q + 2 * st.prefetch_q_idx);
+			assert_has(bh_cq_error(cq), want);
+			printf("race #29 cq_slot_overwritten: caught at seed %llu of %u\n", (unsigned long long)seed, SEEDS);
+			bh_cq_close(cq);
+			bh_device_close(dev);
+			return;
+		}
+		/* Not caught: the slot was written before the prefetcher looked (its first record lost,
+		 * the second fetched as 128 bytes of the ring), or after it freed it. */
+		bh_cq_close(cq);
+		bh_device_close(dev);
+	}
+	cr_assert_fail("the slot written while non-zero was not caught within %u seeds", SEEDS);
+}
+
+/* The twin writes its slot only once it reads 0, as the library does: two records through the
+ * library, no finding. */
+Test(race_29, fixed_host_writes_a_slot_only_once_it_reads_zero)
+{
+	struct bh_cq *cq;
+	struct bh_device *dev = boot_slow_prefetch(1, &cq);
+	uint8_t rec[64];
+	for (uint16_t k = 1; k <= 4; k++) {
+		debug_record(rec, k);
+		cr_assert_eq(bh_cq_enqueue_record(cq, rec, sizeof rec), BH_OK);
+	}
+	int rc = bh_cq_finish(cq);
+	cr_assert_eq(rc, BH_OK, "%d: %s", rc, bh_cq_error(cq));
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+/* #31: the host moves its completion read pointer past what the dispatcher wrote (it advanced
+ * by a page it never read) and writes it back to the dispatcher. At the next completion the
+ * dispatcher's space check finds the read pointer ahead of its write pointer:
+ * cq-completion-rd names both. */
+static uint32_t completion_ptr(struct bh_device *dev, const struct bh_cq_state *st, uint32_t addr)
+{
+	uint32_t v = 0;
+	cr_assert_eq(bh_l1_read(dev, st->dispatch_tile, addr, &v, 4), BH_OK);
+	return v;
+}
+
+Test(race_31, completion_read_pointer_past_the_write_pointer_is_reported)
+{
+	struct bh_cq *cq;
+	struct bh_device *dev = boot_slow_prefetch(1, &cq);
+	struct bh_cq_state st;
+	cr_assert_eq(bh_cq_finish(cq), BH_OK, "%s", bh_cq_error(cq));
+	cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
+	uint32_t wr = completion_ptr(dev, &st, BH_CQ_COMPLETION_WR_PTR);
+	uint32_t bad = wr + (4096 >> 4);   /* one page further, same toggle */
+	cr_assert_eq(bh_l1_write(dev, st.dispatch_tile, BH_CQ_COMPLETION_RD_PTR, &bad, 4), BH_OK);
+	cr_expect_eq(bh_cq_finish(cq), BH_ERR_CQ);
+	char want[256];
+	snprintf(want, sizeof want, "check cq-completion-rd: the host's completion read pointer 0x%08x (16-byte unit 0x%x, "
+		 "toggle 0) is past the dispatcher's write pointer 0x%08x (unit 0x%x, toggle 0)", bad, bad, wr, wr);
+	assert_has(bh_cq_error(cq), want);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 1);
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+/* The twin writes back the pointer it really read up to (here: where it is). */
+Test(race_31, fixed_host_read_pointer_stays_behind_the_write_pointer)
+{
+	struct bh_cq *cq;
+	struct bh_device *dev = boot_slow_prefetch(1, &cq);
+	struct bh_cq_state st;
+	cr_assert_eq(bh_cq_finish(cq), BH_OK, "%s", bh_cq_error(cq));
+	cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
+	uint32_t rd = completion_ptr(dev, &st, BH_CQ_COMPLETION_RD_PTR);
+	cr_assert_eq(bh_l1_write(dev, st.dispatch_tile, BH_CQ_COMPLETION_RD_PTR, &rd, 4), BH_OK);
+	cr_expect_eq(bh_cq_finish(cq), BH_OK, "%s", bh_cq_error(cq));
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
