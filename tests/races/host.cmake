@@ -11,7 +11,7 @@ race_item(09 cb_pop_unwaited
          "^  other: CB1 producer brisc, which has pushed tiles_received to 0x"
          "^  why: ncrisc pops 1 page of CB 1 \\(tiles_acked 0x0 -> 0x1\\) but its last read of tiles_received was 0x0: it saw 0 of them published"
   SEEDS 20
-  TWIN_SEEDS 20)
+  TWIN_SEEDS 10)
 
 # #9: a producer stamps a page's header after cb_push_back (cb-ownership is opt-in).
 race_item(09 cb_overwrite_held
@@ -24,7 +24,7 @@ race_item(09 cb_overwrite_held
          "^  other: the consumer of CB0: it has not popped page 0x0 yet \\(tiles_acked 0x0, tiles_received 0x1\\)$"
          "^  why: 4-byte store by brisc, the producer of CB0, into page 0x0, which it published \\(cb_push_back\\) and the consumer still holds"
   SEEDS 5
-  TWIN_SEEDS 20)
+  TWIN_SEEDS 10)
 
 # #27: a NoC1 multicast with its rectangle in NoC0 corner order.
 race_item(27 noc1_mcast_corners
@@ -49,6 +49,6 @@ add_test(NAME run_cb_overfill_knows_page_count
           "^  why: push of 1 page into CB 0 overfills it: received-acked would be 3, the CB has 2 pages \\(brisc wrote tiles_received 0x2 -> 0x3, tiles_acked is 0x0\\)$"
           -- ${races_bhemu} run --cores brisc,ncrisc --provoke skew ${BHEMU_GUEST_DIR}/cb_overfill_run.elf)
 add_test(NAME run_cb_overfill_knows_page_count_fixed
-  COMMAND ${races_hunt} clean 00 cb_overfill_run 0 5
+  COMMAND ${races_hunt} clean 00 cb_overfill_run 0 3
           -- ${races_bhemu} run --cores brisc,ncrisc ${BHEMU_GUEST_DIR}/cb_overfill_run_fixed.elf)
 set_tests_properties(run_cb_overfill_knows_page_count run_cb_overfill_knows_page_count_fixed PROPERTIES TIMEOUT 60)
