@@ -13,6 +13,7 @@
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
+#include "sync/streams.h"
 
 /* cfg0 reset value: all chicken bits clear except StMergeTimer (bits 13..17) = 16. */
 #define CFG0_RESET (16u << 13)
@@ -248,7 +249,8 @@ bool bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 			writer->fault = f;
 	}
 	core_code_stale(t, writer, addr, len);
-	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_WATCHED)
+	unsigned mask = atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed);
+	if (mask & BH_PAGE_WATCHED)
 		bh_watch_l1_written(t, addr, len);
 	return stop;
 }
@@ -258,9 +260,19 @@ bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size, bool amo
 	struct bh_tile *t = c->tile;
 	if (bh_core_code_written(t, c, addr, size, amo))
 		return false;
-	if (atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_INFLIGHT)
-		return bh_inflight_store(t, c->kind, addr, size, c->pc, &c->fault);
-	return true;
+	unsigned mask = atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed);
+	if ((mask & BH_PAGE_INFLIGHT) && !bh_inflight_store(t, c->kind, addr, size, c->pc, &c->fault))
+		return false;
+	/* cb-ownership: a producer's store into a page its consumer still holds. */
+	struct bh_fault f;
+	if (!(mask & BH_PAGE_CB) || !bh_stream_cb_store_check(t, c->kind, addr, size, &f))
+		return true;
+	f.pc = c->pc;
+	f.insn = c->pc < BH_L1_SIZE && !(c->pc & 3) ? bh_mem_ld(t->l1 + c->pc, 4) : 0;
+	if (!bh_check_found(&t->chip->checks, t->index, c->kind, &f))
+		return true;
+	c->fault = f;
+	return false;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cores/cq_model.h"
+#include "fabric/chip.h"
 #include "fabric/tile.h"
 #include "fabric/wallclock.h"
 #include "sync/streams.h"
@@ -242,6 +243,8 @@ static bool dp_write_linear(struct dp *d, const uint8_t *h, uint64_t *len)
 struct cq_space {
 	struct dp *d;
 	uint32_t units;
+	bool passed;              /* cq-completion-rd: the host's read pointer passed the write pointer */
+	uint32_t rd;
 };
 
 static bool completion_space(void *arg)
@@ -250,18 +253,45 @@ static bool completion_space(void *arg)
 	struct bh_cq_model *m = s->d->m;
 	uint32_t rd = bh_cqm_l1_ld(m, BH_CQ_DISPATCH, BH_CQ_COMPLETION_RD_PTR), wr = s->d->cq_wr;
 	uint32_t r16 = rd & 0x7FFFFFFFu, w16 = wr & 0x7FFFFFFFu, size16 = m->completion_size >> 4;
+	/* Same toggle: the host reads behind the dispatcher (r <= w); toggles differ: the dispatcher
+	 * wrapped, the host has not (r >= w). Anything else: the host read what was never written. */
+	s->rd = rd;
+	s->passed = (rd ^ wr) >> 31 ? r16 < w16 : r16 > w16;
+	if (s->passed && bh_checks_on(&m->chip->checks, BH_CHECK_CQ_COMPLETION_RD))
+		return true;   /* reported by the waiter */
 	uint32_t free16 = (rd ^ wr) >> 31 ? r16 - w16 : size16 - (w16 - r16);
 	return free16 >= s->units;
+}
+
+/* cq-completion-rd (races.md #31). */
+static bool dp_completion_rd_passed(struct dp *d, uint32_t rd)
+{
+	struct bh_cq_model *m = d->m;
+	struct bh_fault f;
+	bh_check_fill(&f, BH_CHECK_CQ_COMPLETION_RD, BH_CQ_COMPLETION_RD_PTR, "COMPLETION_Q_RD (dispatch core L1)",
+		      "the host, writing its completion read pointer",
+		      "the host's completion read pointer 0x%08x (16-byte unit 0x%x, toggle %u) is past the dispatcher's write "
+		      "pointer 0x%08x (unit 0x%x, toggle %u): it consumed completion data never written (compare pointer "
+		      "and toggle; advance by the pages read)", rd, rd & 0x7FFFFFFFu, rd >> 31, d->cq_wr,
+		      d->cq_wr & 0x7FFFFFFFu, d->cq_wr >> 31);
+	f.has_addr = true;
+	struct bh_tile *t = m->tile[BH_CQ_DISPATCH];
+	if (!bh_check_found(&m->chip->checks, t->index, BH_BRISC, &f))
+		return true;
+	return bh_cqm_fail(m, BH_CQ_DISPATCH, NULL, "", 0, -1, "check %s: %s (other: %s)",
+			   bh_check_name(BH_CHECK_CQ_COMPLETION_RD), f.detail, f.other);
 }
 
 static bool dp_completion_push(struct dp *d, uint32_t src, uint32_t n)
 {
 	struct bh_cq_model *m = d->m;
 	uint32_t pages = (n + BH_CQ_PAGE - 1) / BH_CQ_PAGE;
-	struct cq_space s = { d, pages * (BH_CQ_PAGE >> 4) };
+	struct cq_space s = { d, pages * (BH_CQ_PAGE >> 4), false, 0 };
 	uint32_t a = BH_CQ_COMPLETION_RD_PTR;
 	if (!bh_cqm_wait(m, BH_CQ_DISPATCH, &a, 1, completion_space, &s,
 			 "completion-ring space: the host's read pointer (L1 0x196e0)", NULL))
+		return false;
+	if (s.passed && bh_checks_on(&m->chip->checks, BH_CHECK_CQ_COMPLETION_RD) && !dp_completion_rd_passed(d, s.rd))
 		return false;
 	uint32_t addr = (d->cq_wr & 0x7FFFFFFFu) << 4, end = m->completion_base + m->completion_size;
 	uint32_t first = end - addr < n ? end - addr : n;

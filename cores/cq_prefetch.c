@@ -3,6 +3,7 @@
  * commands ask for into the dispatcher's CB, page by page against the dispatcher's credits.
  * EXEC_BUF switches the command source to pages of a DRAM buffer until its EXEC_BUF_END. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cores/cq_model.h"
@@ -38,6 +39,7 @@ struct pf {
 	const char *cmd;
 	uint32_t cmd_off;         /* offset in cmddat_q */
 	struct bh_fault f;
+	uint32_t *snap;           /* cq-record-changed: the record as announced (cmddat_q's size), or NULL */
 };
 
 static const char *pf_ring(const struct pf *p)
@@ -427,6 +429,73 @@ static bool slot_ready(void *arg)
 	return w->v != 0;
 }
 
+/* cq-record-changed (races.md #28): the record's bytes in host memory as the prefetcher found
+ * them when prefetch_q announced it, to compare with what the fetch brought. */
+static bool pf_record_snapshot(struct pf *p, uint32_t len)
+{
+	struct bh_cq_model *m = p->m;
+	if (!bh_checks_on(&m->chip->checks, BH_CHECK_CQ_RECORD_CHANGED) || !p->snap)
+		return false;
+	const uint8_t *src = bh_host_mem_ptr(m->chip, 1ull << 60 | p->pcie_rd, len);
+	if (!src)
+		return false;   /* the fetch reports it */
+	for (uint32_t k = 0; k < len; k += 4)
+		p->snap[k / 4] = __atomic_load_n((const uint32_t *)(src + k), __ATOMIC_RELAXED);
+	return true;
+}
+
+static bool pf_record_unchanged(struct pf *p, uint16_t slot_val, uint32_t len)
+{
+	struct bh_cq_model *m = p->m;
+	const uint8_t *got = m->tile[BH_CQ_PREFETCH]->l1 + BH_CQ_CMDDAT_Q;
+	uint32_t k = 0, now = 0;
+	for (; k < len; k += 4) {
+		now = __atomic_load_n((const uint32_t *)(got + k), __ATOMIC_RELAXED);
+		if (now != p->snap[k / 4])
+			break;
+	}
+	if (k == len)
+		return true;
+	struct bh_fault f;
+	char other[96];
+	snprintf(other, sizeof other, "the host, writing the issue ring after announcing the record in prefetch_q[%u]",
+		 p->q_idx);
+	bh_check_fill(&f, BH_CHECK_CQ_RECORD_CHANGED, p->pcie_rd + k, "issue ring (host memory)", other,
+		      "the %u-byte record at issue ring offset 0x%x, announced by prefetch_q[%u] = 0x%04x, changed before the "
+		      "prefetcher fetched it: word at record offset 0x%x was 0x%08x when announced, 0x%08x when fetched "
+		      "(write a record only where the prefetcher has fetched: track PCIE_RD_PTR at 0x%x)",
+		      len, p->fetch_ring_off, p->q_idx, slot_val, k, p->snap[k / 4], now, BH_CQ_PCIE_RD_PTR);
+	f.has_addr = true;
+	struct bh_tile *t = m->tile[BH_CQ_PREFETCH];
+	if (!bh_check_found(&m->chip->checks, t->index, BH_BRISC, &f))
+		return true;   /* logged: the fetched bytes run */
+	return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "issue ring", p->fetch_ring_off, -1, "check %s: %s (other: %s)",
+			   bh_check_name(BH_CHECK_CQ_RECORD_CHANGED), f.detail, f.other);
+}
+
+/* cq-slot-overwritten (races.md #29): prefetch_q[q_idx] held `seen` when the prefetcher took its
+ * record, and `now` when it came to free the slot: the host wrote it while it was non-zero, and
+ * the record it announced is lost (silicon zeroes the slot all the same). */
+static bool pf_slot_overwritten(struct pf *p, uint16_t seen, uint16_t now)
+{
+	struct bh_cq_model *m = p->m;
+	struct bh_tile *t = m->tile[BH_CQ_PREFETCH];
+	uint32_t slot = BH_CQ_PREFETCH_Q + 2 * p->q_idx;
+	__atomic_store_n((uint16_t *)(t->l1 + slot), 0, __ATOMIC_RELEASE);
+	if (!bh_checks_on(&m->chip->checks, BH_CHECK_CQ_SLOT_OVERWRITTEN))
+		return true;
+	struct bh_fault f;
+	bh_check_fill(&f, BH_CHECK_CQ_SLOT_OVERWRITTEN, slot, "prefetch_q", "the host, writing prefetch_q",
+		      "prefetch_q[%u] (L1 0x%x) was written while non-zero: it announced 0x%04x, the prefetcher fetched that "
+		      "record, and before it freed the slot it held 0x%04x, a record that is now lost (write a slot only "
+		      "once it reads 0)", p->q_idx, slot, seen, now);
+	f.has_addr = true;
+	if (!bh_check_found(&m->chip->checks, t->index, BH_BRISC, &f))
+		return true;
+	return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "check %s: %s (other: %s)",
+			   bh_check_name(BH_CHECK_CQ_SLOT_OVERWRITTEN), f.detail, f.other);
+}
+
 /* fetch_q_get_cmds: the next non-zero prefetch_q slot, its record into cmddat_q. */
 static bool pf_fetch(struct pf *p)
 {
@@ -450,18 +519,24 @@ static bool pf_fetch(struct pf *p)
 				       : "the record is larger than cmddat_q (256 KiB) or the issue ring");
 		return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", why);
 	}
-	/* A slow prefetcher: the slot announced a record the host may overwrite if it does not
-	 * track the read pointer (races.md 28). */
-	bh_cqm_provoke(m, BH_CQ_PREFETCH, BH_PROVOKE_PREFETCH_SLOW, BH_PROVOKE_FETCH_MAX_NS);
 	if (p->pcie_rd + len > m->issue_base + m->issue_size)
 		p->pcie_rd = m->issue_base;
 	p->fetch_ring_off = p->pcie_rd - m->issue_base;
 	p->fetch_len = len;
+	bool snap = pf_record_snapshot(p, len);
+	/* A slow prefetcher: the slot announced a record the host may overwrite if it does not
+	 * track the read pointer (races.md 28). */
+	bh_cqm_provoke(m, BH_CQ_PREFETCH, BH_PROVOKE_PREFETCH_SLOW, BH_PROVOKE_FETCH_MAX_NS);
 	if (!bh_cqm_noc_read(m, BH_CQ_PREFETCH, PF_NOC, bh_cqm_pcie_xy(), PCIE_MID, p->pcie_rd, BH_CQ_CMDDAT_Q, len,
 			     &p->f))
 		return pf_noc_fail(p, -1);
+	if (snap && !pf_record_unchanged(p, w.v, len))
+		return false;
 	/* The record is in cmddat_q: free the slot and the ring bytes (host reads both). */
-	__atomic_store_n((uint16_t *)(t->l1 + slot), 0, __ATOMIC_RELEASE);
+	uint16_t was = w.v;
+	if (!__atomic_compare_exchange_n((uint16_t *)(t->l1 + slot), &was, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    !pf_slot_overwritten(p, w.v, was))
+		return false;
 	bh_tile_l1_written(t, slot, 2);
 	p->q_idx = (p->q_idx + 1) % BH_CQ_PREFETCH_Q_ENTRIES;
 	p->pcie_rd += len;
@@ -476,10 +551,14 @@ void bh_cq_prefetch_run(struct bh_cq_model *m)
 {
 	struct pf p = { .m = m, .pcie_rd = bh_cqm_l1_ld(m, BH_CQ_PREFETCH, BH_CQ_PCIE_RD_PTR) };
 	bool done = false;
+	if (bh_checks_on(&m->chip->checks, BH_CHECK_CQ_RECORD_CHANGED))
+		p.snap = malloc(BH_CQ_CMDDAT_SIZE);   /* NULL: the check is skipped */
 	while (!done && pf_fetch(&p)) {
 		uint32_t stride = 0;
 		for (p.cmd_off = 0; p.cmd_off < p.fetch_len && !done; p.cmd_off += stride)
 			if (!pf_command(&p, &stride, &done))
-				return;
+				goto out;
 	}
+out:
+	free(p.snap);
 }

@@ -52,6 +52,18 @@ static const struct {
 	[BH_CHECK_POLL_NO_FENCE] = { "poll-no-fence",
 				     "a core parked in a poll loop on L1 with its L0 data cache on and no fence in the loop "
 				     "(on silicon it may spin on a stale cached value)" },
+	[BH_CHECK_CB_POP_UNWAITED] = { "cb-pop-unwaited",
+				       "a CB pop (tiles_acked) of pages the popping core never saw published (no cb_wait_front)" },
+	[BH_CHECK_CB_OWNERSHIP] = { "cb-ownership",
+				    "a CB producer's store into a page the consumer still holds (published, not yet popped)" },
+	[BH_CHECK_NOC_MCAST_ORDER] = { "noc-mcast-order",
+				       "a multicast whose corners are in the other NoC's order: it wraps around the grid" },
+	[BH_CHECK_CQ_RECORD_CHANGED] = { "cq-record-changed",
+					 "an issue-ring record rewritten after prefetch_q announced it, before the fetch" },
+	[BH_CHECK_CQ_SLOT_OVERWRITTEN] = { "cq-slot-overwritten",
+					   "a prefetch_q slot written while non-zero (its record not yet fetched)" },
+	[BH_CHECK_CQ_COMPLETION_RD] = { "cq-completion-rd",
+					"the host's completion-ring read pointer passed the dispatcher's write pointer" },
 };
 
 int bh_check_parse(const char *name)

@@ -152,23 +152,31 @@ static bool code_make_stale(struct bh_code_map *m, unsigned k, uint32_t w0, uint
 	return any;
 }
 
-/* No core has executed words on page p any more: stores there may take the fast path again.
- * Cleared first, then looked again, so a concurrent bh_code_fetch's mark is never lost. */
-static void code_page_settle(struct bh_tile *t, unsigned p)
+/* Whether page p must keep bit 7: a core executed words there, or a CB FIFO uses it (the bit is
+ * shared with BH_PAGE_CB, fabric/tile.h). */
+static bool code_page_held(struct bh_tile *t, unsigned p, memory_order mo)
 {
 	struct bh_code_map *m = t->code;
+	if (atomic_load_explicit(&t->cb_page_mark[p / 32], mo) >> (p % 32) & 1)
+		return true;
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		if (atomic_load_explicit(&m->pages[k][p / 32], mo) >> (p % 32) & 1)
+			return true;
+	return false;
+}
+
+/* No core has executed words on page p any more: stores there may take the fast path again.
+ * Cleared first, then looked again, so a concurrent bh_code_fetch's (or CB set-up's) mark is
+ * never lost. */
+static void code_page_settle(struct bh_tile *t, unsigned p)
+{
 	_Atomic uint8_t *b = &t->code_pages[p];
-	if (!(atomic_load_explicit(b, memory_order_relaxed) & BH_PAGE_EXECUTED))
+	if (!(atomic_load_explicit(b, memory_order_relaxed) & BH_PAGE_EXECUTED) ||
+	    code_page_held(t, p, memory_order_relaxed))
 		return;
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		if (atomic_load_explicit(&m->pages[k][p / 32], memory_order_relaxed) >> (p % 32) & 1)
-			return;
 	atomic_fetch_and_explicit(b, (uint8_t)~BH_PAGE_EXECUTED, memory_order_seq_cst);
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		if (atomic_load_explicit(&m->pages[k][p / 32], memory_order_seq_cst) >> (p % 32) & 1) {
-			atomic_fetch_or_explicit(b, BH_PAGE_EXECUTED, memory_order_seq_cst);
-			return;
-		}
+	if (code_page_held(t, p, memory_order_seq_cst))
+		atomic_fetch_or_explicit(b, BH_PAGE_EXECUTED, memory_order_seq_cst);
 }
 
 bool bh_code_written(struct bh_tile *t, const struct bh_l1_writer *w, uint32_t addr, uint32_t len, struct bh_fault *f)

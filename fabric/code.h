@@ -24,7 +24,7 @@ struct bh_fault;
 struct bh_noc_txn;
 struct bh_tile;
 
-#define BH_PAGE_EXECUTED 0x80u   /* bit of tile->code_pages[page]: some core executed words here */
+#define BH_PAGE_EXECUTED 0x80u   /* bit of tile->code_pages[page]: some core executed words here (shared with BH_PAGE_CB, fabric/tile.h) */
 #define BH_L1_WORDS (BH_L1_SIZE / 4u)
 
 struct bh_code_map {

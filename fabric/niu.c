@@ -370,6 +370,8 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	if (v != 1)
 		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, niu_name(r),
 				     "0x%08x: write 1 to issue a request (no other bits exist)", v);
+	if (!bh_niu_check_mcast_order(a, a->dev, r->buf))
+		return false;
 	bh_niu_check_trid_before(a->dev, r->buf, &snap);
 	if (!bh_noc_issue(a->tile, noc, r->buf, &txn, a->fault) || !bh_niu_check_issued(a, a->dev, r->buf, &snap))
 		return false;

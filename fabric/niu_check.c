@@ -138,3 +138,27 @@ bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, co
 	}
 	return true;
 }
+
+/* noc-mcast-order: the rectangle's corners as the request's coordinate register holds them
+ * (noc.md 8: EndX [5:0], EndY [11:6], StartX [17:12], StartY [23:18]). NoC0 spans start..end,
+ * NoC1 takes the corners exchanged (tt-metal issues start >= end there); the other order is a
+ * wrapped rectangle, which silicon delivers around the grid. */
+bool bh_niu_check_mcast_order(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	uint32_t ctrl = bh_niu_cmdbuf_get(n, buf, BH_NIU_CTRL);
+	if (!(ctrl & BH_NOC_CTRL_BRCST_PACKET) || !niu_checks_on(a, BH_CHECK_NOC_MCAST_ORDER))
+		return true;
+	bool write = (ctrl & BH_NOC_CTRL_TYPE_MASK) == BH_NOC_CTRL_WR;
+	uint32_t hi = bh_niu_cmdbuf_get(n, buf, write ? BH_NIU_RET_ADDR_HI : BH_NIU_TARG_ADDR_HI);
+	unsigned ex = hi & 0x3F, ey = hi >> 6 & 0x3F, sx = hi >> 12 & 0x3F, sy = hi >> 18 & 0x3F;
+	bool wraps = n->noc ? sx < ex || sy < ey : sx > ex || sy > ey;
+	if (!wraps)
+		return true;
+	return bh_check_access(a, BH_CHECK_NOC_MCAST_ORDER, NULL,
+			       "NoC%u multicast %s with start (%u,%u) and end (%u,%u) in %s: %s, so the rectangle wraps "
+			       "around the grid and reaches the wrong tiles; probably meant start (%u,%u) end (%u,%u)",
+			       n->noc, write ? "write" : "atomic", sx, sy, ex, ey, write ? "RET_ADDR_HI" : "TARG_ADDR_HI",
+			       n->noc ? "NoC1 takes the corners exchanged (start >= end in translated coordinates)"
+				      : "NoC0 spans start..end (start <= end)",
+			       ex, ey, sx, sy);
+}

@@ -1,4 +1,4 @@
-/* Checks of NoC initiator use (races.md #23, #24), called from the NIU's register-write path
+/* Checks of NoC initiator use (races.md #23, #24, #27), called from the NIU's register-write path
  * (fabric/niu.c) on a core's store:
  *   noc-busy-reprogram    a command buffer's register written while its CMD_CTRL is busy;
  *   noc-shared-initiator  a request issued (CMD_CTRL) by a core after another core wrote registers
@@ -8,7 +8,9 @@
  *                         buffer last issued. Registers written before (preprogrammed static
  *                         fields, by any core) are fine;
  *   noc-trid-overflow     a request that takes REQS_OUTSTANDING_ID(id) or WRITE_REQS_OUTGOING_ID(id)
- *                         (8 bits, noc.md 3.4) past 255.
+ *                         (8 bits, noc.md 3.4) past 255;
+ *   noc-mcast-order       a multicast whose corners are in the other NoC's order (a wrapped
+ *                         rectangle on silicon, races.md #27).
  * Each returns false with a->fault filled when the finding stops the core (the handler returns
  * false), true otherwise. The host's requests are not checked. */
 #ifndef BH_FABRIC_NIU_CHECK_H
@@ -48,5 +50,9 @@ struct bh_niu_trid_snap {
 };
 void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s);
 bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, const struct bh_niu_trid_snap *s);
+
+/* noc-mcast-order (races.md #27), at a CMD_CTRL store: a multicast whose rectangle is in the
+ * other NoC's corner order (on NoC1, start < end in translated coordinates: NoC0 order). */
+bool bh_niu_check_mcast_order(struct bh_access *a, struct bh_niu *n, unsigned buf);
 
 #endif

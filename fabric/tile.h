@@ -58,6 +58,11 @@ struct bh_tile {
 	 * live right after L1 in the same allocation (l1 + BH_L1_SIZE), so the interpreter reaches
 	 * them from the same base register as L1. */
 	_Atomic uint8_t *code_pages;
+	/* Bit 7 of code_pages is shared by two opt-in checks: BH_PAGE_EXECUTED (fabric/code.h; set and
+	 * cleared as words are executed and invalidated) and BH_PAGE_CB (sync/streams.h; set for good
+	 * on the pages of CB FIFOs). Pages with a CB FIFO are also marked here, so that clearing
+	 * executed words never drops their bit. */
+	_Atomic uint32_t cb_page_mark[(BH_L1_PAGES + 31) / 32];
 
 	uint8_t *ldm[BH_CORES_PER_TILE];   /* local data RAMs, also reachable through the slow windows */
 	/* ldm-zeroing: wall-clock tick at which each core was last released from reset with its

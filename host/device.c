@@ -14,6 +14,7 @@
 #include "sync/deadlock.h"
 #include "sync/park.h"
 #include "sync/provoke.h"
+#include "sync/streams.h"
 
 #define DEADLOCK_MS_DEFAULT 400
 #define DEADLOCK_LOOKS 4
@@ -368,8 +369,9 @@ int bh_core_parse(const char *name)
 	return -1;
 }
 
-/* Host calls with the RISC-V Linux numbers, so that the same ELF runs under qemu-riscv32. */
-enum { HOSTCALL_WRITE = 64, HOSTCALL_EXIT = 93 };
+/* Host calls with the RISC-V Linux numbers, so that the same ELF runs under qemu-riscv32, and
+ * bhemu's own: cb_config (MULTICORE programs' CB set-up, firmware/dataflow/cb_state.c). */
+enum { HOSTCALL_WRITE = 64, HOSTCALL_EXIT = 93, HOSTCALL_CB_CONFIG = 0xCB0 };
 
 /* The write host call: src is inside L1 or local RAM. Its 4 KiB buffer lives in this frame only,
  * not in host_call's: a core thread that exits never reaches that deep into its stack (a page it
@@ -393,6 +395,43 @@ static uint32_t host_call_write(int fd, const uint8_t *src, uint32_t len)
 	return done;
 }
 
+/* cb_config(a0 = config block, a1 = mask): the guest set up the CBs of mask from a config
+ * block in L1 or its local RAM (sync.md 3.1: start, size, pages, page size per CB index). The
+ * CB checks learn each one as a launch's config teaches them (bh_prog_set_cb_pages). */
+static int host_call_cb_config(struct bh_core *c, uint32_t cfg, uint32_t mask)
+{
+	const uint8_t *base;
+	uint32_t span = mask ? 16u * (32u - (uint32_t)__builtin_clz(mask)) : 0;
+	if (cfg < BH_L1_SIZE && span <= BH_L1_SIZE - cfg)
+		base = c->l1 + cfg;
+	else if (cfg - BH_LDM_BASE < c->ldm_size && span <= c->ldm_size - (cfg - BH_LDM_BASE))
+		base = c->ldm + (cfg - BH_LDM_BASE);
+	else {
+		bh_fault_set(c, BH_FAULT_ECALL, cfg, NULL,
+			     "cb_config host call: config block [0x%08x, +%u) is not inside L1 or this core's local RAM",
+			     cfg, span);
+		c->fault.has_addr = true;
+		return -1;
+	}
+	for (unsigned cb = 0; cb < 32; cb++) {
+		if (!(mask >> cb & 1))
+			continue;
+		uint32_t w[4];
+		for (unsigned k = 0; k < 4; k++)
+			w[k] = __atomic_load_n((const uint32_t *)(base + 16 * cb + 4 * k), __ATOMIC_RELAXED);
+		/* start, size, pages, page size */
+		if (w[1] != w[2] * w[3] || !bh_stream_set_cb_config(c->tile, cb, w[0], w[2], w[3])) {
+			bh_fault_set(c, BH_FAULT_ECALL, cfg + 16 * cb, NULL,
+				     "cb_config host call: CB%u config (start 0x%x, size %u, %u pages of %u bytes) is unusable: "
+				     "size must be pages * page size, 1..65535 pages, the FIFO inside L1", cb, w[0], w[1], w[2],
+				     w[3]);
+			c->fault.has_addr = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int host_call(struct bh_core *c, void *opaque, int *exit_status)
 {
 	uint32_t nr = c->x[17], a0 = c->x[10], a1 = c->x[11], a2 = c->x[12];
@@ -401,9 +440,11 @@ static int host_call(struct bh_core *c, void *opaque, int *exit_status)
 		*exit_status = (int)a0;
 		return 1;
 	}
+	if (nr == HOSTCALL_CB_CONFIG)
+		return host_call_cb_config(c, a0, a1);
 	if (nr != HOSTCALL_WRITE) {
 		bh_fault_set(c, BH_FAULT_ECALL, 0, NULL,
-			     "ecall a7=%u is not a host call (supported: 64 write, 93 exit)", nr);
+			     "ecall a7=%u is not a host call (supported: 64 write, 93 exit, 0xcb0 cb_config)", nr);
 		return -1;
 	}
 	if (a0 != 1 && a0 != 2) {

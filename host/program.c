@@ -664,17 +664,23 @@ void bh_prog_mark_resident(struct bh_prog_launch *L, unsigned t)
 	pthread_mutex_unlock(&dev->ksym_lock);
 }
 
-/* The CB protocol checks learn each CB's page count from its config (sync.md 3.1); L->blob holds
- * tile t's blob. */
-void bh_prog_set_cb_pages(struct bh_prog_launch *L, unsigned t, uint32_t cb_mask)
+/* Word k of CB cb's slot in tile t's config block (L->blob holds tile t's blob). */
+static uint32_t prog_cb_word(const struct bh_prog_launch *L, unsigned cb, unsigned k)
 {
 	const struct prog_layout *l = &L->p->lay;
+	const uint8_t *w = L->blob + l->local_cb + 16 * cb + 4 * k - l->blob_off;
+	return w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24;
+}
+
+/* The CB checks learn each CB's FIFO and page count from its config (sync.md 3.1: start, size,
+ * pages, page size); L->blob holds tile t's blob. */
+void bh_prog_set_cb_pages(struct bh_prog_launch *L, unsigned t, uint32_t cb_mask)
+{
 	for (unsigned cb = 0; cb < L->prof->num_cbs && cb < 32; cb++) {
-		uint32_t pages = 0;
-		if (cb_mask & (1u << cb))
-			pages = L->blob[l->local_cb + 16 * cb + 8 - l->blob_off] |
-				(uint32_t)L->blob[l->local_cb + 16 * cb + 9 - l->blob_off] << 8;
-		bh_stream_set_cb_pages(L->p->dev->tiles[t], cb, pages);
+		struct bh_tile *tile = L->p->dev->tiles[t];
+		if (!(cb_mask & (1u << cb)) ||
+		    !bh_stream_set_cb_config(tile, cb, prog_cb_word(L, cb, 0), prog_cb_word(L, cb, 2), prog_cb_word(L, cb, 3)))
+			bh_stream_set_cb_pages(tile, cb, 0);
 	}
 }
 

@@ -12,7 +12,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "fabric/chip.h"
+#include "fabric/check.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/streams.h"
@@ -41,12 +44,26 @@ struct bh_stream {
 	_Atomic uint64_t phase;
 } __attribute__((aligned(64)));
 
+/* What the CB checks know of one CB index. The configuration is written by the host (launches
+ * before cores run; `bhemu run` when a guest sets its CBs up) and read relaxed. */
+struct bh_stream_cb {
+	_Atomic uint32_t pages;            /* 0 = unknown */
+	_Atomic uint32_t addr, page_size;  /* the FIFO in L1; page_size 0 = unknown (no page checks) */
+	/* cb-pop-unwaited: tiles_received as each core last read it (zeroed by a counter reset). */
+	_Atomic uint32_t seen_rcv[BH_CORES_PER_TILE];
+	/* cb-ownership: tiles_acked (bits 16:0) with the FIFO slot of the oldest unpopped page (bits
+	 * 63:32), stored by the consumer before its tiles_acked write lands (single consumer), so a
+	 * page the register says is free is free here too. */
+	_Atomic uint64_t rd;
+	_Atomic uint32_t producer;         /* requester + 1 of the last push (reg 10 write), 0 = none */
+};
+
 struct bh_streams {
 	struct bh_stream s[BH_STREAM_COUNT];
 	/* Configuration, written by the host before cores run (ordered by their release from
 	 * reset), read relaxed by the handlers. */
 	_Atomic uint32_t cb_layout;                  /* first CB stream in bits 7:0, CB count in 15:8 */
-	_Atomic uint32_t cb_pages[BH_STREAM_MAX_CBS]; /* per CB index; 0 = unknown */
+	struct bh_stream_cb cb[BH_STREAM_MAX_CBS];   /* per CB index */
 	_Atomic bool checks;
 	_Atomic uint32_t gate_waiters;    /* Tensix threads parked on STREAMWAIT (sync/park.h) */
 };
@@ -209,21 +226,80 @@ static bool stream_fault_push(struct bh_access *a, int cb, uint32_t pages, uint3
  * coherence), so the check never flags a write the firmware had a right to make.
  */
 
+static bool cb_check_on(const struct bh_access *a, enum bh_check id)
+{
+	return a->who < BH_CORES_PER_TILE && bh_checks_on(&a->tile->chip->checks, id);
+}
+
+static const char *cb_producer_name(const struct bh_stream_cb *c)
+{
+	uint32_t p = atomic_load_explicit(&c->producer, memory_order_relaxed);
+	return p ? bh_requester_name(p - 1) : "nobody yet";
+}
+
+/* cb-pop-unwaited: a core pops n pages (tiles_acked old -> v) of which its own reads of
+ * tiles_received showed fewer published: it freed pages it never waited for. */
+__attribute__((cold, noinline))
+static bool cb_pop_unwaited(struct bh_access *a, struct bh_streams *st, int cb, uint32_t old, uint32_t v,
+			    uint32_t rcv)
+{
+	struct bh_stream_cb *c = &st->cb[cb];
+	uint32_t n = (uint16_t)(v - old);
+	uint32_t seen = atomic_load_explicit(&c->seen_rcv[a->who], memory_order_relaxed);
+	uint32_t saw = (uint16_t)(seen - old);
+	if (saw >= n)
+		return true;
+	char other[96];
+	snprintf(other, sizeof other, "CB%d producer %s, which has pushed tiles_received to 0x%x", cb,
+		 cb_producer_name(c), rcv);
+	return bh_check_access(a, BH_CHECK_CB_POP_UNWAITED, other,
+			       "%s pops %u page%s of CB %d (tiles_acked 0x%x -> 0x%x) but its last read of tiles_received "
+			       "was 0x%x: it saw %u of them published (cb_pop_front without a cb_wait_front for them; the "
+			       "producer may still be writing them)",
+			       bh_requester_name(a->who), n, plural(n), cb, old, v, seen, saw > n ? n : saw);
+}
+
+/* cb-ownership bookkeeping at a pop of n pages: the oldest unpopped page moves n slots on. A
+ * write of 0 (a counter reset) starts over at slot 0. */
+static void cb_rd_advance(struct bh_streams *st, int cb, uint32_t v, uint32_t n)
+{
+	struct bh_stream_cb *c = &st->cb[cb];
+	uint32_t pages = atomic_load_explicit(&c->pages, memory_order_relaxed);
+	uint64_t rd = atomic_load_explicit(&c->rd, memory_order_relaxed);
+	uint32_t slot = v == 0 || !pages ? 0 : (uint32_t)((rd >> 32) + n) % pages;
+	atomic_store_explicit(&c->rd, (uint64_t)slot << 32 | v, memory_order_seq_cst);
+}
+
+/* A counter reset (0 written to reg 10 or 8): what cores saw before is void. */
+static void cb_seen_reset(struct bh_streams *st, int cb)
+{
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		atomic_store_explicit(&st->cb[cb].seen_rcv[k], 0, memory_order_relaxed);
+}
+
 /* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
 static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t v)
 {
 	struct bh_stream *sp = &st->s[s];
-	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? stream_cb(st, s) : -1;
+	int cbi = stream_cb(st, s);
+	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? cbi : -1;
 	uint32_t old = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
 	do {
 		if (cb >= 0) {
 			uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
 			if ((uint16_t)(v - old) > (uint16_t)(rcv - old))
-				return stream_fault_pop(a, cb, atomic_load_explicit(&st->cb_pages[cb], memory_order_relaxed),
+				return stream_fault_pop(a, cb, atomic_load_explicit(&st->cb[cb].pages, memory_order_relaxed),
 							old, v, rcv);
+			if (cb_check_on(a, BH_CHECK_CB_POP_UNWAITED) && !cb_pop_unwaited(a, st, cb, old, v, rcv))
+				return false;
 		}
+		/* Single consumer: no other write of reg 8 races this one. */
+		if (cbi >= 0)
+			cb_rd_advance(st, cbi, v, (uint16_t)(v - old));
 	} while (!atomic_compare_exchange_weak_explicit(&sp->acked, &old, v, memory_order_seq_cst,
 							memory_order_seq_cst));
+	if (cbi >= 0 && v == 0)
+		cb_seen_reset(st, cbi);
 	/* The silicon also zeroes REMOTE_DEST_WR_PTR here, which bhemu does not model. */
 	bh_tile_mmio_written(a->tile, a->addr);
 	return true;
@@ -234,7 +310,7 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 {
 	struct bh_stream *sp = &st->s[s];
 	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? stream_cb(st, s) : -1;
-	uint32_t pages = cb >= 0 ? atomic_load_explicit(&st->cb_pages[cb], memory_order_relaxed) : 0;
+	uint32_t pages = cb >= 0 ? atomic_load_explicit(&st->cb[cb].pages, memory_order_relaxed) : 0;
 	uint64_t old = atomic_load_explicit(&sp->size_avail, memory_order_seq_cst);
 	do {
 		uint32_t old_rcv = (uint32_t)old & MASK17, n = (uint16_t)(v - old_rcv);
@@ -245,6 +321,14 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&sp->size_avail, &old, (uint64_t)v << 32 | v,
 							memory_order_seq_cst, memory_order_seq_cst));
+	int cbi = stream_cb(st, s);
+	if (cbi >= 0 && v == 0)
+		cb_seen_reset(st, cbi);
+	else if (cbi >= 0 && a->who < BH_CORES_PER_TILE) {
+		atomic_store_explicit(&st->cb[cbi].producer, a->who + 1, memory_order_relaxed);
+		/* A core knows what it published itself (cb-pop-unwaited). */
+		atomic_store_explicit(&st->cb[cbi].seen_rcv[a->who], v, memory_order_relaxed);
+	}
 	bh_tile_mmio_written(a->tile, a->addr);
 	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
 	return true;
@@ -325,6 +409,12 @@ bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 		break;
 	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE:
 		*val = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
+		if (cb_check_on(a, BH_CHECK_CB_POP_UNWAITED)) {
+			int cb = stream_cb(a->dev, s);
+			if (cb >= 0)   /* what this core has seen published (cb-pop-unwaited) */
+				atomic_store_explicit(&((struct bh_streams *)a->dev)->cb[cb].seen_rcv[a->who], *val,
+						      memory_order_relaxed);
+		}
 		break;
 	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
 		*val = atomic_load_explicit(&sp->phase_auto_cfg, memory_order_seq_cst);
@@ -425,11 +515,85 @@ bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned 
 	return true;
 }
 
+bool bh_stream_set_cb_config(struct bh_tile *t, unsigned cb_index, uint32_t addr, uint32_t pages, uint32_t page_size)
+{
+	if (cb_index >= BH_STREAM_MAX_CBS || pages > 0xFFFF || (page_size && (!pages || addr >= BH_L1_SIZE ||
+								       (uint64_t)pages * page_size > BH_L1_SIZE - addr)))
+		return false;
+	struct bh_stream_cb *c = &t->streams->cb[cb_index];
+	bool same = atomic_load_explicit(&c->pages, memory_order_relaxed) == pages &&
+		    atomic_load_explicit(&c->addr, memory_order_relaxed) == addr &&
+		    atomic_load_explicit(&c->page_size, memory_order_relaxed) == page_size;
+	if (same)
+		return true;   /* the other side of the CB set it up the same way */
+	/* A new FIFO: its oldest page is in slot 0 (the interfaces start at the FIFO start). */
+	atomic_store_explicit(&c->page_size, 0, memory_order_relaxed);
+	int s = (int)(atomic_load_explicit(&t->streams->cb_layout, memory_order_relaxed) & 0xFF) + (int)cb_index;
+	uint32_t acked = s < (int)BH_STREAM_COUNT ? atomic_load_explicit(&t->streams->s[s].acked, memory_order_relaxed) : 0;
+	atomic_store_explicit(&c->rd, acked, memory_order_relaxed);
+	atomic_store_explicit(&c->pages, pages, memory_order_relaxed);
+	atomic_store_explicit(&c->addr, addr, memory_order_relaxed);
+	atomic_store_explicit(&c->page_size, page_size, memory_order_release);
+	/* cb-ownership: stores into the FIFO's L1 pages leave the fast path (bits are only ever
+	 * added: a page no CB uses any more costs a slow store and no finding). */
+	if (page_size && bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP))
+		for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; p <= (addr + pages * page_size - 1) >> BH_L1_PAGE_SHIFT; p++) {
+			atomic_fetch_or_explicit(&t->cb_page_mark[p / 32], 1u << (p % 32), memory_order_seq_cst);
+			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_CB, memory_order_seq_cst);
+		}
+	return true;
+}
+
 bool bh_stream_set_cb_pages(struct bh_tile *t, unsigned cb_index, uint32_t pages)
 {
-	if (cb_index >= BH_STREAM_MAX_CBS || pages > 0xFFFF)
+	return bh_stream_set_cb_config(t, cb_index, 0, pages, 0);
+}
+
+bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *pg)
+{
+	struct bh_streams *st = t->streams;
+	uint32_t layout = atomic_load_explicit(&st->cb_layout, memory_order_relaxed);
+	unsigned first = layout & 0xFF, num = layout >> 8 & 0xFF;
+	for (unsigned cb = 0; cb < num; cb++) {
+		struct bh_stream_cb *c = &st->cb[cb];
+		uint32_t page_size = atomic_load_explicit(&c->page_size, memory_order_acquire);
+		uint32_t start = atomic_load_explicit(&c->addr, memory_order_relaxed);
+		uint32_t pages = atomic_load_explicit(&c->pages, memory_order_relaxed);
+		if (!page_size || addr - start >= pages * page_size)
+			continue;
+		/* The oldest unpopped page first, then tiles_received: both only grow, and a page the
+		 * consumer freed is free in rd before the register says so. */
+		uint64_t rd = atomic_load_explicit(&c->rd, memory_order_seq_cst);
+		uint32_t rcv = (uint32_t)atomic_load_explicit(&st->s[first + cb].size_avail, memory_order_seq_cst) & MASK17;
+		uint32_t acked = (uint32_t)rd & MASK17, held = (uint16_t)(rcv - acked);
+		uint32_t slot = (addr - start) / page_size, k = (slot + pages - (uint32_t)(rd >> 32)) % pages;
+		*pg = (struct bh_cb_page){ .cb = cb, .slot = slot, .pages = pages, .addr = start + slot * page_size,
+					   .received = rcv, .acked = acked, .published = k < held,
+					   .seq = (uint16_t)(acked + k) };
+		uint32_t p = atomic_load_explicit(&c->producer, memory_order_relaxed);
+		pg->producer = p ? (int)p - 1 : -1;
+		return true;
+	}
+	return false;
+}
+
+bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f)
+{
+	struct bh_cb_page pg;
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg) ||
+	    !pg.published || pg.producer != (int)who)
 		return false;
-	atomic_store_explicit(&t->streams->cb_pages[cb_index], pages, memory_order_relaxed);
+	char region[64], other[160];
+	snprintf(region, sizeof region, "CB%u page %u of %u (L1 0x%x)", pg.cb, pg.slot, pg.pages, pg.addr);
+	snprintf(other, sizeof other, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
+		 "tiles_received 0x%x)", pg.cb, pg.seq, pg.acked, pg.received);
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, region, other,
+		      "%u-byte store by %s, the producer of CB%u, into page 0x%x, which it published (cb_push_back) and "
+		      "the consumer still holds: write only pages cb_reserve_back gave you, before cb_push_back",
+		      len, bh_requester_name(who), pg.cb, pg.seq);
+	f->has_addr = true;
+	f->is_store = true;
+	f->size = len;
 	return true;
 }
 
@@ -450,8 +614,7 @@ struct bh_streams *bh_stream_create(void)
 		atomic_init(&st->s[s].phase_auto_cfg, 0);
 		atomic_init(&st->s[s].phase, 0);
 	}
-	for (unsigned k = 0; k < BH_STREAM_MAX_CBS; k++)
-		atomic_init(&st->cb_pages[k], 0);
+	memset(st->cb, 0, sizeof st->cb);   /* every CB unknown, nothing seen */
 	atomic_init(&st->cb_layout, 8u | 32u << 8);   /* p100a: CB k on stream 8 + k, 32 CBs */
 	atomic_init(&st->checks, true);
 	atomic_init(&st->gate_waiters, 0);

@@ -92,9 +92,37 @@ const char *bh_stream_describe(struct bh_tile *t, uint32_t addr, char *buf, size
  * (p100a: 8, 32; newer tt-metal: 0, 64). Returns false (nothing changed) if it does not fit
  * in 64 streams. Set it before cores run. */
 bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned num_cbs);
-/* Page count of CB cb_index from its config block, 0 = unknown (the overfill check is then
- * skipped). The host rejects CBs above 65535 pages: so does this (returns false). */
+/* CB cb_index as its config block (sync.md 3.1) describes it: FIFO at L1 addr, pages pages of
+ * page_size bytes. Launches set it from the config they write (host/program.c), `bhemu run` when
+ * a guest sets its CBs up (the cb_config host call). pages 0 = unknown (the overfill check is then
+ * skipped); page_size 0 = FIFO unknown (no page checks). Returns false (nothing changed) for more
+ * than 65535 pages, as the host rejects them, or a FIFO outside L1. Setting the same config again
+ * (the CB's other side) changes nothing; a new one starts its page bookkeeping at the FIFO start.
+ * With cb-ownership on, the FIFO's L1 pages get BH_PAGE_CB. */
+bool bh_stream_set_cb_config(struct bh_tile *t, unsigned cb_index, uint32_t addr, uint32_t pages, uint32_t page_size);
+/* Page count only (FIFO unknown). */
 bool bh_stream_set_cb_pages(struct bh_tile *t, unsigned cb_index, uint32_t pages);
+
+/* Bit of tile->code_pages[page] (fabric/tile.h): the L1 page holds part of a CB FIFO and
+ * cb-ownership is on, so the cores' stores into it take the slow path (cores/core.c). */
+#define BH_PAGE_CB 0x80u
+
+/* The CB page at an L1 address, as the counters say now (the shadow state of races.md #9). */
+struct bh_cb_page {
+	unsigned cb, slot, pages;  /* CB index, FIFO slot of the page, slots in all */
+	uint32_t addr;             /* L1 address of the page */
+	uint32_t received, acked;  /* the CB's counters */
+	uint16_t seq;              /* the page's 16-bit sequence number (published, or next to fill) */
+	bool published;            /* pushed and not yet popped: the consumer's */
+	int producer;              /* requester of the last push, -1 = none */
+};
+/* False when no CB with a known FIFO covers addr. A consumer's load from a page that is not
+ * published (races.md #9, load side) is this with !published: the load-check hook plugs in here. */
+bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *pg);
+/* cb-ownership: a store of len bytes at L1 addr by core `who` (enum bh_core_kind) into a page its
+ * producer published and the consumer has not popped. True with *f filled (a finding; pc and insn
+ * are the caller's), false when the store is fine or the check is off. */
+bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f);
 /* CB protocol checks on reg 8/10 writes (default on). */
 void bh_stream_set_checks(struct bh_tile *t, bool on);
 

@@ -5,6 +5,7 @@
 
 #define SYS_WRITE 64
 #define SYS_EXIT 93
+#define BHEMU_CB_CONFIG 0xCB0	/* bhemu's own host call (no Linux number) */
 
 /* Word accesses to memory of any declared type (memcpy, memset). */
 typedef uint32_t __attribute__((may_alias)) bare_word;
@@ -26,6 +27,17 @@ void bare_exit(int status)
 	__asm__ volatile("ecall" : : "r"(a0), "r"(a7) : "memory");
 	for (;;)
 		;
+}
+
+/* CB set-up of MULTICORE programs (dataflow/cb.h; the weak one in cb.c does nothing): `bhemu
+ * run` learns the config block of the CBs in mask. Firmware and kernels do not link this file. */
+void cb_config_announce(const volatile uint32_t *config, uint32_t mask);
+void cb_config_announce(const volatile uint32_t *config, uint32_t mask)
+{
+	register long a0 __asm__("a0") = (long)config;
+	register long a1 __asm__("a1") = (long)mask;
+	register long a7 __asm__("a7") = BHEMU_CB_CONFIG;
+	__asm__ volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a7) : "memory");
 }
 
 /* Output buffer of one bare_printf call. */

@@ -43,17 +43,28 @@ static void cb_interface_setup_side(const volatile uint32_t *config, uint32_t ma
 	}
 }
 
+/* Kernels: nothing to tell, the launch that wrote the config block told the emulator. MULTICORE
+ * programs (cb_state.c) tell `bhemu run` through a host call. */
+__attribute__((weak)) void cb_config_announce(const volatile uint32_t *config, uint32_t mask)
+{
+	(void)config;
+	(void)mask;
+}
+
 void cb_interface_setup(const volatile uint32_t *config, uint32_t mask)
 {
 	cb_interface_setup_side(config, mask, CB_SIDE_DATA_MOVEMENT);
+	cb_config_announce(config, mask);
 }
 
 void cb_interface_setup_unpacker(const volatile uint32_t *config, uint32_t mask)
 {
 	cb_interface_setup_side(config, mask, CB_SIDE_UNPACKER);
+	cb_config_announce(config, mask);
 }
 
 void cb_interface_setup_packer(const volatile uint32_t *config, uint32_t mask)
 {
 	cb_interface_setup_side(config, mask, CB_SIDE_PACKER);
+	cb_config_announce(config, mask);
 }

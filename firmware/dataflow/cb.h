@@ -108,6 +108,12 @@ void cb_interface_setup_unpacker(const volatile uint32_t *config, uint32_t mask)
 /* TRISC2: 16-byte units; size, limit, page size, num_pages, wr_ptr, wr_tile_ptr = 0 (not rd_ptr). */
 void cb_interface_setup_packer(const volatile uint32_t *config, uint32_t mask);
 
+/* After each set-up: tells the emulator the config of the CBs in mask, as a launch does for
+ * kernels (there: nothing to do). MULTICORE programs (cb_state.c) use `bhemu run`'s cb_config
+ * host call (ecall a7 = 0xCB0, a0 = config, a1 = mask), so that its CB checks know each CB's
+ * pages (overfill) and FIFO (page ownership). */
+void cb_config_announce(const volatile uint32_t *config, uint32_t mask);
+
 /* Writes 0 to tiles_received (reg 10) then tiles_acked (reg 8) of every CB in mask, as TRISC0
  * firmware does between runs. Only while no core uses those CBs. */
 static inline void cb_counters_reset(uint32_t mask)

@@ -579,6 +579,12 @@ enum bh_check {
 	BH_CHECK_TTSYNC_LOAD,           /* ttsync-load */
 	BH_CHECK_BRISC_PUSH,            /* brisc-push */
 	BH_CHECK_POLL_NO_FENCE,         /* poll-no-fence */
+	BH_CHECK_CB_POP_UNWAITED,       /* cb-pop-unwaited */
+	BH_CHECK_CB_OWNERSHIP,          /* cb-ownership (opt-in) */
+	BH_CHECK_NOC_MCAST_ORDER,       /* noc-mcast-order */
+	BH_CHECK_CQ_RECORD_CHANGED,     /* cq-record-changed */
+	BH_CHECK_CQ_SLOT_OVERWRITTEN,   /* cq-slot-overwritten */
+	BH_CHECK_CQ_COMPLETION_RD,      /* cq-completion-rd */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))
@@ -586,9 +592,11 @@ enum bh_check {
 #define BH_CHECKS_ALL (BH_CHECK_BIT(BH_CHECK_COUNT) - 1u)
 /* The costly checks, on only when asked for (they add work to a hot path): noc-inflight-load
  * (every L1 load of a core looks at its page: the cores run an interpreter that checks loads,
- * without the block compiler) and code-written (every store into a page executed since an
- * I-cache invalidate goes to the slow path). */
-#define BH_CHECKS_OPT_IN (BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD) | BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN))
+ * without the block compiler), code-written (every store into a page executed since an I-cache
+ * invalidate goes to the slow path) and cb-ownership (every store into a CB's L1 pages does). */
+#define BH_CHECKS_OPT_IN                                                                                      \
+	(BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD) | BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN) |                    \
+	 BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP))
 /* The cheap checks (they run on slow paths only): every check that is not opt-in. */
 #define BH_CHECKS_DEFAULT (BH_CHECKS_ALL & ~BH_CHECKS_OPT_IN)
 

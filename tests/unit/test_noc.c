@@ -81,16 +81,21 @@ enum { BUF_WR = 0, BUF_RD = 1, BUF_WR_REG = 2, BUF_AT = 3 };
 /* ------------------------------------------------------------------------------- devices */
 
 /* A test grid of cols x rows tiles at translated (1.., 2..), host calls on every core. */
-static struct bh_device *open_grid(unsigned cols, unsigned rows)
+static struct bh_device *open_grid_checks(unsigned cols, unsigned rows, uint32_t checks)
 {
 	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = cols, .grid_rows = rows,
-					.deadlock_ms = -1 };
+					.deadlock_ms = -1, .checks = checks };
 	struct bh_device *dev;
 	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
 	for (unsigned t = 0; t < bh_device_num_tiles(dev); t++)
 		for (int c = 0; c < 5; c++)
 			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
 	return dev;
+}
+
+static struct bh_device *open_grid(unsigned cols, unsigned rows)
+{
+	return open_grid_checks(cols, rows, 0);
 }
 
 static struct bh_device *open_row(unsigned n)
@@ -926,7 +931,9 @@ Test(noc_mcast, noc1_names_the_corners_the_other_way_round)
 
 Test(noc_mcast, start_beyond_end_wraps_around)
 {
-	struct bh_device *dev = open_grid(4, 2);
+	/* What silicon does with it; noc-mcast-order would stop the issue (test_checks_host). */
+	struct bh_device *dev = open_grid_checks(4, 2, BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT &
+								       ~BH_CHECK_BIT(BH_CHECK_NOC_MCAST_ORDER)));
 	unsigned acks;
 	/* NoC0, StartX 4 > EndX 1: x <= 1 || x >= 4. */
 	cr_expect_eq(mcast_receivers(dev, 0, C_SRC_INCLUDE, RECT(4, 2, 1, 3), &acks),

@@ -460,6 +460,7 @@ Test(cb_protocol, counters_wrapping_around_16_bits_pass)
 	emit_exit_with(&push, 0);
 	cr_expect_eq(run_to_exit(dev, BH_CORE_TRISC2, AT, &push), 0u);
 	struct prog pop = { 0 };
+	emit_load_word(&pop, T2, SADDR(CB_STREAM(4), REG_RECEIVED));   /* the consumer's wait saw 4 pages */
 	emit_sw_to(&pop, SADDR(CB_STREAM(4), REG_ACKED), 0x0000 + 0xFFFF);   /* +2 (0xFFFF) */
 	emit_sw_to(&pop, SADDR(CB_STREAM(4), REG_ACKED), 0x0001);            /* +2 */
 	emit_exit_with(&pop, 0);
