@@ -9,6 +9,10 @@
 
 #define NIU_CLEAR_OUTSTANDING_REQ_CNT (NOC_NIU_BASE + 0x60u)
 #define LEN 256u
+/* Where the block lands on tiles 1 and 2: above the program image, which nobody there touches
+ * (their .bss, zeroed by their own crt0 while the multicast may be in flight, would be a race
+ * of its own). */
+#define DEST 0x100000u
 
 static uint8_t block[LEN] __attribute__((aligned(64)));
 
@@ -20,12 +24,12 @@ int main_brisc(void)
 	for (unsigned k = 0; k < LEN; k++)
 		block[k] = (uint8_t)k;
 	uint32_t src = (uint32_t)(uintptr_t)block;
-	noc_async_write_multicast(src, get_noc_multicast_addr(2, 2, 3, 2, src), LEN, 2);
+	noc_async_write_multicast(src, get_noc_multicast_addr(2, 2, 3, 2, DEST), LEN, 2);
 	noc_async_write_barrier();
 #ifdef RACE_FIXED
 	*(volatile uint32_t *)NIU_CLEAR_OUTSTANDING_REQ_CNT = 1;
 #endif
-	noc_async_write(src, get_noc_addr(2, 2, src + LEN / 2), LEN / 2);
+	noc_async_write(src, get_noc_addr(2, 2, DEST + LEN / 2), LEN / 2);
 	noc_async_write_barrier();
 	return 0;
 }
