@@ -157,6 +157,23 @@ static bool spin_still_young(struct bh_spin *s)
 	return now - s->wait_start_ns < SPIN_YIELD_NS;
 }
 
+/* A check's finding f about the poll loop c parks in (the branch's instruction insn, a polled word
+ * of size bytes): placed at the loop's branch and recorded. True when it stops the core (c->fault
+ * holds it, c->pc is the branch). */
+static bool spin_finding(struct bh_core *c, struct bh_fault *f, uint32_t insn, unsigned size)
+{
+	struct bh_tile *t = c->tile;
+	f->pc = c->spin.branch_pc;
+	f->insn = insn;
+	f->has_addr = true;
+	f->size = size;
+	if (!bh_check_found(&t->chip->checks, t->index, c->kind, f))
+		return false;
+	c->fault = *f;
+	c->pc = c->spin.branch_pc;
+	return true;
+}
+
 #define CFG0_DIS_LOW_CACHE (1u << 3)   /* DisLowCash: the L0 data cache is off */
 
 /* poll-no-fence (races.md #20, riscv-cores.md 4): each core's L0 data cache (4 x 16 B in front
@@ -168,7 +185,6 @@ __attribute__((cold, noinline))
 static bool spin_poll_no_fence(struct bh_core *c)
 {
 	struct bh_spin *s = &c->spin;
-	struct bh_tile *t = c->tile;
 	const struct bh_spin_load *word = NULL;
 	if (s->fenced || (c->cfg0 & CFG0_DIS_LOW_CACHE) || ((c->pmacfg[0] | c->pmacfg[1]) & 1))
 		return false;
@@ -185,15 +201,7 @@ static bool spin_poll_no_fence(struct bh_core *c)
 		      "the poll loop at 0x%08x..0x%08x (%s) reads L1 with the L0 data cache on (cfg0 bit 3 clear) and "
 		      "no fence: on silicon it may spin on a stale cached value (fence each poll, as "
 		      "invalidate_l1_cache() does)", s->head, s->branch_pc, dis);
-	f.pc = s->branch_pc;
-	f.insn = insn;
-	f.has_addr = true;
-	f.size = word->size;
-	if (!bh_check_found(&t->chip->checks, t->index, c->kind, &f))
-		return false;
-	c->fault = f;
-	c->pc = s->branch_pc;
-	return true;
+	return spin_finding(c, &f, insn, word->size);
 }
 
 enum bh_spin_park_result bh_spin_park(struct bh_core *c)
@@ -321,13 +329,5 @@ bool bh_spin_lost_target(struct bh_core *c)
 		      "the poll loop at 0x%08x..0x%08x (%s) waits for the word to equal %u (0x%x), but it went from %u to "
 		      "%u (0x%x to 0x%x), past the target without holding it: the value waited for was skipped (wait "
 		      "with >= for a counter)", s->head, s->branch_pc, dis, target, target, before, value, before, value);
-	f.pc = s->branch_pc;
-	f.insn = insn;
-	f.has_addr = true;
-	f.size = word->size;
-	if (!bh_check_found(&t->chip->checks, t->index, c->kind, &f))
-		return false;
-	c->fault = f;
-	c->pc = s->branch_pc;
-	return true;
+	return spin_finding(c, &f, insn, word->size);
 }
