@@ -28,6 +28,11 @@ static uint32_t core_access_pc(struct bh_tile *t, unsigned who)
 	return who < BH_CORES_PER_TILE ? t->core[who]->pc : 0;
 }
 
+static uint32_t core_pc_now(struct bh_tile *t, unsigned who)
+{
+	return who < BH_CORES_PER_TILE ? atomic_load_explicit(&t->core[who]->pc_snapshot, memory_order_relaxed) : 0;
+}
+
 void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 {
 	memset(c, 0, sizeof *c);
@@ -48,6 +53,7 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	t->chip->code_written = core_code_stale;
 	t->chip->noc_fault = bh_core_async_fault;
 	t->chip->access_pc = core_access_pc;
+	t->chip->core_pc = core_pc_now;
 }
 
 void bh_core_destroy(struct bh_core *c)

@@ -43,6 +43,9 @@ struct bh_chip {
 	void (*noc_fault)(struct bh_tile *tile, unsigned who, const struct bh_fault *f);
 	/* The pc of the device access core `who` of tile is making (for faults found later). */
 	uint32_t (*access_pc)(struct bh_tile *tile, unsigned who);
+	/* Where core `who` of tile is now, as its PC_SNAPSHOT register shows it: for any thread (a
+	 * finding blamed on a core that is not the one acting, e.g. the victim of a host write). */
+	uint32_t (*core_pc)(struct bh_tile *tile, unsigned who);
 	/* The asynchronous NoC (fabric/noc_engine.c), or NULL: transactions complete at CMD_CTRL. */
 	struct bh_noc_engine *noc;
 	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the

@@ -35,9 +35,13 @@ void bh_code_map_destroy(struct bh_tile *t)
 	t->code = NULL;
 }
 
-/* Not held in reset, exited or stopped: the core may fetch again without a release from reset. */
+/* Not held in reset, exited or stopped: the core may fetch again without a release from reset.
+ * A core whose SOFT_RESET_0 bit is set is held from that store on, as on silicon, even before its
+ * thread has seen the stop (its waiter still says running). */
 static bool code_core_running(const struct bh_tile *t, unsigned k)
 {
+	if (atomic_load_explicit(&t->soft_reset, memory_order_acquire) & (1u << bh_soft_reset_bit((enum bh_core_kind)k)))
+		return false;
 	return atomic_load_explicit(&t->waiter[k]->park_state, memory_order_acquire) != BH_PARK_IDLE;
 }
 

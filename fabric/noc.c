@@ -709,7 +709,7 @@ static bool noc_atomic_into_code(const struct bh_noc_txn *x, struct bh_tile *t, 
 	f->is_store = true;
 	f->size = 4;
 	if (x->who >= BH_CORES_PER_TILE) {
-		f->pc = x->chip->access_pc ? x->chip->access_pc(t, (unsigned)k) : 0;
+		f->pc = x->chip->core_pc ? x->chip->core_pc(t, (unsigned)k) : 0;
 		bh_check_found(&x->chip->checks, t->index, (unsigned)k, f);
 		return true;
 	}

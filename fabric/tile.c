@@ -175,7 +175,7 @@ bool bh_tile_launch_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, 
 			f->insn = x->pc < BH_L1_SIZE && !(x->pc & 3) ? bh_mem_ld(x->init->l1 + x->pc, 4) : 0;
 			return bh_check_found(&t->chip->checks, x->init->index, x->who, f);
 		}
-		f->pc = t->chip->access_pc ? t->chip->access_pc(t, BH_BRISC) : 0;
+		f->pc = t->chip->core_pc ? t->chip->core_pc(t, BH_BRISC) : 0;
 		bh_check_found(&t->chip->checks, t->index, BH_BRISC, f);
 		return false;
 	}
@@ -257,7 +257,7 @@ static bool ldm_zeroing_check(struct bh_access *a, enum bh_core_kind k, uint32_t
 		      "%s's local RAM (offset 0x%x) reached from outside the tile %llu cycles after its release, while "
 		      "its zeroing may still run (up to %u cycles; in bhemu until the core has started)", bh_core_kind_name(k),
 		      off, (unsigned long long)(now - from), BH_LDM_ZEROING_CYCLES);
-	f.pc = t->chip->access_pc ? t->chip->access_pc(t, k) : 0;
+	f.pc = t->chip->core_pc ? t->chip->core_pc(t, k) : 0;
 	f.has_addr = true;
 	f.size = a->size;
 	bh_check_found(&t->chip->checks, t->index, k, &f);
