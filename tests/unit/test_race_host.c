@@ -57,6 +57,17 @@ static void rewrite_record(struct bh_device *dev, const struct bh_cq_state *st, 
 	}
 }
 
+/* A booted device with the slow prefetcher, the queue's state before anything was enqueued
+ * (*st), and one 64-byte debug record (rec) announced through the library. */
+static struct bh_device *boot_and_announce(uint64_t seed, struct bh_cq **cq, struct bh_cq_state *st, uint8_t rec[64])
+{
+	struct bh_device *dev = boot_slow_prefetch(seed, cq);
+	cr_assert_eq(bh_cq_state(*cq, st), BH_OK);
+	debug_record(rec, 1);
+	cr_assert_eq(bh_cq_enqueue_record(*cq, rec, 64), BH_OK);
+	return dev;
+}
+
 /* #28: the host announces a record in prefetch_q (here through the library, which wrote it
  * correctly), then rewrites it in the issue ring at once, before the slow prefetcher fetched it.
  * cq-record-changed stops the queue naming the record, the slot and the changed word. */
@@ -64,12 +75,9 @@ Test(race_28, record_rewritten_after_its_announcement_is_reported)
 {
 	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 		struct bh_cq *cq;
-		struct bh_device *dev = boot_slow_prefetch(seed, &cq);
 		struct bh_cq_state st;
 		uint8_t rec[64];
-		cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
-		debug_record(rec, 1);
-		cr_assert_eq(bh_cq_enqueue_record(cq, rec, sizeof rec), BH_OK);
+		struct bh_device *dev = boot_and_announce(seed, &cq, &st, rec);
 		/* The bug: a while later (the host did other work), the record is rewritten in place; the
 		 * prefetcher has seen the slot by then, but may not have fetched the record yet. */
 		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 }, NULL);
@@ -102,12 +110,9 @@ Test(race_28, fixed_host_rewrites_only_what_the_prefetcher_fetched)
 {
 	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 		struct bh_cq *cq;
-		struct bh_device *dev = boot_slow_prefetch(seed, &cq);
 		struct bh_cq_state st;
 		uint8_t rec[64];
-		cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
-		debug_record(rec, 1);
-		cr_assert_eq(bh_cq_enqueue_record(cq, rec, sizeof rec), BH_OK);
+		struct bh_device *dev = boot_and_announce(seed, &cq, &st, rec);
 		uint32_t rd = 0, end = st.issue_base + st.issue_wr + sizeof rec;
 		for (unsigned k = 0; k < 10000 && rd < end; k++) {
 			cr_assert_eq(bh_l1_read(dev, st.prefetch_tile, BH_CQ_PCIE_RD_PTR, &rd, 4), BH_OK);
@@ -132,12 +137,9 @@ Test(race_29, slot_written_while_non_zero_is_reported)
 {
 	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 		struct bh_cq *cq;
-		struct bh_device *dev = boot_slow_prefetch(seed, &cq);
 		struct bh_cq_state st;
 		uint8_t rec[64];
-		cr_assert_eq(bh_cq_state(cq, &st), BH_OK);
-		debug_record(rec, 1);
-		cr_assert_eq(bh_cq_enqueue_record(cq, rec, sizeof rec), BH_OK);
+		struct bh_device *dev = boot_and_announce(seed, &cq, &st, rec);
 		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 }, NULL);
 		uint16_t v = 0x0008;   /* a 128-byte record, announced in the slot the library just used */
 		cr_assert_eq(bh_l1_write(dev, st.prefetch_tile, BH_CQ_PREFETCH_Q + 2 * st.prefetch_q_idx, &v, 2), BH_OK);
