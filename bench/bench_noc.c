@@ -59,7 +59,8 @@ enum {
 	M_READ = 1 << 1,
 	M_ATOMIC = 1 << 2,
 	M_COMPUTE = 1 << 3,
-	M_ALL = (1 << 4) - 1,
+	M_SYNC = 1 << 4,          /* the write and atomic measurements again on the synchronous NoC */
+	M_ALL = (1 << 5) - 1,
 };
 
 struct options {
@@ -110,7 +111,8 @@ static void usage(FILE *f, const char *argv0)
 		"  --single-rounds N   compute rounds of the one-BRISC run (default 10 x --rounds)\n"
 		"  --tiles N           tiles of the aggregate run (default 140: all)\n"
 		"  --host-cpus N       CPUs of the aggregate's reference (default: sysconf, online CPUs)\n"
-		"  --only LIST         comma-separated subset of write,read,atomic,compute\n"
+		"  --only LIST         comma-separated subset of write,read,atomic,compute,\n"
+		"                      sync (write and atomic again on the synchronous NoC)\n"
 		"  --check-bars        exit 1 when a bar is missed (default: only reported)\n"
 		"  --elf FILE          the guest program (default: this build's noc_bench.elf)\n"
 		"  --json FILE         also write the results as JSON to FILE (- for stdout; the\n"
@@ -663,7 +665,7 @@ static void bench_compute(struct benchlib_row *single, struct benchlib_row *agg,
 static unsigned parse_only(const char *list)
 {
 	static const struct benchlib_name_bit names[] = {
-		{ "write", M_WRITE }, { "read", M_READ }, { "atomic", M_ATOMIC }, { "compute", M_COMPUTE },
+		{ "write", M_WRITE }, { "read", M_READ }, { "atomic", M_ATOMIC }, { "compute", M_COMPUTE }, { "sync", M_SYNC },
 	};
 
 	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
@@ -743,11 +745,11 @@ int main(int argc, char **argv)
 	 * comparison, not the target). */
 	noc_mode = BH_NOC_SYNC;
 	struct benchlib_row *sync_rows[2] = { NULL, NULL };
-	if (opt.only & M_WRITE) {
+	if ((opt.only & (M_WRITE | M_SYNC)) == (M_WRITE | M_SYNC)) {
 		PROGRESS("NoC writes L1 -> L1 on the synchronous NoC, %" PRIu64 " MiB x %d", opt.write_bytes >> 20, opt.c.repeat);
 		bench_transfer(sync_rows[0] = benchlib_row_new(rows, &n, "noc_write_l1_l1_sync", "GB/s"), &opt, false);
 	}
-	if (opt.only & M_ATOMIC) {
+	if ((opt.only & (M_ATOMIC | M_SYNC)) == (M_ATOMIC | M_SYNC)) {
 		PROGRESS("NoC atomics on the synchronous NoC, %u x %d", opt.atomics, opt.c.repeat);
 		bench_atomic(sync_rows[1] = benchlib_row_new(rows, &n, "noc_atomic_inc_sync", "Mops/s"), &opt);
 	}

@@ -10,6 +10,7 @@
 #include "cores/tensix.h"
 #include "fabric/chip.h"
 #include "fabric/code.h"
+#include "fabric/fault.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -118,14 +119,42 @@ static void core_leave_reset(struct bh_core *c)
 	atomic_store_explicit(&c->pc_snapshot, c->pc, memory_order_relaxed);
 }
 
-void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind)
+void bh_core_emit_what(struct bh_core *c, enum bh_core_event_kind kind, const char *what, uint32_t addr)
 {
 	struct bh_hooks *h = &c->tile->chip->hooks;
 	if (!bh_hooks_attached(h))
 		return;
 	struct bh_core_event ev = { .kind = kind, .tile = c->tile->index, .core = (enum bh_core_id)c->kind,
-				    .pc = c->pc, .instructions = c->instret };
+				    .pc = c->pc, .instructions = c->instret, .what = what, .addr = addr };
 	bh_hooks_emit_slow(h, &ev);
+}
+
+void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind)
+{
+	bh_core_emit_what(c, kind, NULL, 0);
+}
+
+/* STOPPED, saying how: "exited N", "instruction limit", "reset", or "faulted: <kind>: <why>". */
+static void core_emit_stopped(struct bh_core *c)
+{
+	if (!bh_hooks_attached(&c->tile->chip->hooks))
+		return;
+	char what[sizeof c->fault.detail + 64];
+	switch (c->state) {
+	case BH_CORE_EXITED:
+		snprintf(what, sizeof what, "exited %u", (unsigned)c->stopped_exit_status);
+		break;
+	case BH_CORE_FAULTED:
+		snprintf(what, sizeof what, "faulted: %s: %s", bh_fault_kind_name(c->fault.kind), c->fault.detail);
+		break;
+	case BH_CORE_LIMIT:
+		snprintf(what, sizeof what, "instruction limit");
+		break;
+	default:
+		snprintf(what, sizeof what, "reset");
+		break;
+	}
+	bh_core_emit_what(c, BH_CORE_EVENT_STOPPED, what, 0);
 }
 
 static void *core_thread(void *arg)
@@ -174,7 +203,7 @@ static void *core_thread(void *arg)
 				      memory_order_release);
 		pthread_mutex_unlock(&t->lock);
 		bh_chip_state_changed(t->chip);
-		bh_core_emit(c, BH_CORE_EVENT_STOPPED);
+		core_emit_stopped(c);
 		pthread_mutex_lock(&t->lock);
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -408,7 +437,7 @@ bool bh_core_block(struct bh_core *c)
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		return true;
 	atomic_store_explicit(&c->waiter.park_state, BH_PARK_BLOCKED, memory_order_release);
-	bh_core_emit(c, BH_CORE_EVENT_PARKED);
+	bh_core_emit_what(c, BH_CORE_EVENT_PARKED, "device access", 0);
 	bh_park_sleep(&c->waiter, c->block_seq, 0);
 	atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 	bh_core_emit(c, BH_CORE_EVENT_WOKEN);

@@ -157,8 +157,10 @@ uint32_t bh_core_reset_pc(const struct bh_core *core);
 bool rv32_csr_read(struct bh_core *core, uint32_t csr, uint32_t *val);
 bool rv32_csr_write(struct bh_core *core, uint32_t csr, uint32_t val);
 
-/* Tell the attached observers (sync/hooks.h) about this core, on its own thread. */
+/* Tell the attached observers (sync/hooks.h) about this core, on its own thread; _what with the
+ * event's what and addr (struct bh_core_event). */
 void bh_core_emit(struct bh_core *c, enum bh_core_event_kind kind);
+void bh_core_emit_what(struct bh_core *c, enum bh_core_event_kind kind, const char *what, uint32_t addr);
 
 /* An L1 store (amo: an AMO) hit a page holding decoded code, executed words or a watched word
  * (see fabric/tile.h); writer->pc is the store's. True: a check stops the writer (its fault is

@@ -302,7 +302,10 @@ static bool cqm_issue(struct bh_cq_model *m, enum bh_cq_role r, unsigned noc, un
 		bh_niu_cmdbuf_set(n, buf, offs[k], regs[k]);
 	struct bh_noc_txn txn;
 	memset(f, 0, sizeof *f);
-	return bh_noc_issue(t, noc, buf, &txn, f) && bh_noc_complete(&txn, f);
+	if (!bh_noc_issue(t, noc, buf, &txn, f))
+		return false;
+	bh_noc_trace_issue(&txn);
+	return bh_noc_complete(&txn, f);
 }
 
 enum { R_TLO, R_TMID, R_THI, R_RLO, R_RMID, R_RHI, R_TAG, R_CTRL, R_LEN, R_LEN1, R_DATA, R_EXCL, R_N };

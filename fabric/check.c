@@ -7,6 +7,7 @@
 
 #include "fabric/chip.h"
 #include "fabric/check.h"
+#include "fabric/wallclock.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 
@@ -166,7 +167,8 @@ bool bh_check_found(struct bh_checks *ch, unsigned tile, unsigned core, const st
 			}
 		}
 		if (ch->count < ch->cap)
-			ch->log[ch->count] = (struct bh_finding){ .tile = tile, .core = core, .fault = *f };
+			ch->log[ch->count] = (struct bh_finding){ .tile = tile, .core = core, .time_ns = bh_monotonic_ns(),
+								  .fault = *f };
 		ch->count++;
 	}
 	pthread_mutex_unlock(&ch->lock);

@@ -33,6 +33,7 @@ struct bh_chip;
 struct bh_finding {
 	unsigned tile;
 	unsigned core;             /* enum bh_core_kind */
+	uint64_t time_ns;          /* bh_monotonic_ns when it was found (first time, in log mode) */
 	struct bh_fault fault;
 };
 

@@ -29,6 +29,7 @@ struct bh_chip {
 	uint64_t host_mem_size;
 	uint64_t host_base;              /* 0x40000000 as in tt-metal's fixed CQ layout */
 	struct bh_hooks hooks;           /* observers of the cores (sync/hooks.h) */
+	_Atomic uint64_t trace_seq;      /* ids of traced NoC transactions */
 	/* Upward signal to whoever owns the chip (host/device.c sets it before any core runs): the
 	 * run state of a core or Tensix thread changed, waiters for core states look again. */
 	void (*state_changed)(void *owner);

@@ -380,8 +380,11 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 		txn.pc = a->fault->pc;   /* set by the core before the access (cores/core.c) */
 	}
 	struct bh_noc_engine *e = a->tile->chip->noc;
+	if (e && !bh_inflight_check_issue(a, &txn))
+		return false;
+	bh_noc_trace_issue(&txn);
 	if (e)
-		return bh_inflight_check_issue(a, &txn) && bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
+		return bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
 	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC: done here, CMD_CTRL stays 0 */
 }
 

@@ -31,6 +31,15 @@ static const char *const op_verb[] = {
 	[BH_NOC_OP_ATOMIC] = "atomic on",
 };
 
+static const char *noc_op_name(const struct bh_noc_txn *x)
+{
+	static const char *const name[] = {
+		[BH_NOC_OP_READ] = "read", [BH_NOC_OP_WRITE] = "write", [BH_NOC_OP_WRITE_BE] = "byte-enable write",
+		[BH_NOC_OP_WRITE_INLINE] = "inline write", [BH_NOC_OP_ATOMIC] = "atomic",
+	};
+	return x->mcast ? (x->op == BH_NOC_OP_ATOMIC ? "multicast atomic" : "multicast write") : name[x->op];
+}
+
 /* ------------------------------------------------------------------------------- faults */
 
 /* Every issue-time fault is reported at the initiator's NOC_CMD_CTRL store. */
@@ -662,7 +671,7 @@ static void noc_responses(const struct bh_noc_txn *x, unsigned counter, uint32_t
 	bh_niu_count(x->ack, x->noc, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id, (uint32_t)-n);
 }
 
-void bh_noc_accepted(const struct bh_noc_txn *x)
+static void noc_accepted(const struct bh_noc_txn *x, bool with_sent)
 {
 	uint32_t p = x->op == BH_NOC_OP_READ || x->op == BH_NOC_OP_WRITE ? x->packets : 1;
 	unsigned started, sent;
@@ -683,8 +692,25 @@ void bh_noc_accepted(const struct bh_noc_txn *x)
 	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, p);
 	if (started < BH_NIU_COUNTER_CELLS)
 		bh_niu_count(x->init, x->noc, started, p);
-	bh_niu_count(x->init, x->noc, sent, p);
+	if (with_sent)
+		bh_niu_count(x->init, x->noc, sent, p);
 	noc_split_writeback(x);
+}
+
+void bh_noc_accepted(const struct bh_noc_txn *x)
+{
+	noc_accepted(x, true);
+}
+
+void bh_noc_accepted_unsent(const struct bh_noc_txn *x)
+{
+	noc_accepted(x, false);
+}
+
+void bh_noc_sent(const struct bh_noc_txn *x)
+{
+	uint32_t p = x->op == BH_NOC_OP_WRITE ? x->packets : 1;
+	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, p);
 }
 
 /* atomic-into-code (races.md 30): the word of an atomic that a running core of the destination
@@ -723,8 +749,44 @@ bool bh_noc_next_receiver(const struct bh_noc_txn *x, unsigned *it, struct bh_no
 	return noc_receiver(x, it, d);
 }
 
-bool bh_noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, const struct bh_noc_side *src,
-		    uint32_t *old, struct bh_fault *f)
+void bh_noc_trace_issue(struct bh_noc_txn *x)
+{
+	struct bh_hooks *h = &x->chip->hooks;
+	if (!bh_hooks_want(h, BH_EVENT_NOC_ISSUE) && !bh_hooks_want(h, BH_EVENT_NOC_LAND))
+		return;
+	x->trace_id = atomic_fetch_add_explicit(&x->chip->trace_seq, 1, memory_order_relaxed) + 1;
+	if (!bh_hooks_want(h, BH_EVENT_NOC_ISSUE))
+		return;
+	unsigned it = 0;
+	struct bh_noc_side d;
+	bool any = noc_receiver(x, &it, &d);
+	const struct bh_noc_side *far = x->op == BH_NOC_OP_READ ? &x->src : &d;
+	struct bh_core_event ev = { .kind = BH_EVENT_NOC_ISSUE, .tile = x->init->index,
+				    .core = x->who < BH_CORES_PER_TILE ? (enum bh_core_id)x->who : BH_CORE_NONE,
+				    .pc = x->pc, .id = x->trace_id,
+				    .peer_tile = any && far->tile ? far->tile->index : x->init->index,
+				    .addr = x->op == BH_NOC_OP_READ ? x->dst.addr : d.addr,
+				    .size = x->op == BH_NOC_OP_READ || x->op == BH_NOC_OP_WRITE ? x->len : 4,
+				    .what = noc_op_name(x) };
+	bh_hooks_emit_any(h, &ev);
+}
+
+/* The data of x landed at d (the initiator for a read). */
+static void noc_trace_land(const struct bh_noc_txn *x, const struct bh_noc_side *d)
+{
+	struct bh_hooks *h = &x->chip->hooks;
+	if (!x->trace_id || !bh_hooks_want(h, BH_EVENT_NOC_LAND))
+		return;
+	struct bh_core_event ev = { .kind = BH_EVENT_NOC_LAND, .tile = d->tile ? d->tile->index : x->init->index,
+				    .core = BH_CORE_NONE, .id = x->trace_id, .peer_tile = x->init->index,
+				    .addr = d->addr,
+				    .size = x->op == BH_NOC_OP_READ || x->op == BH_NOC_OP_WRITE ? x->len : 4,
+				    .what = noc_op_name(x) };
+	bh_hooks_emit_any(h, &ev);
+}
+
+static bool noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, const struct bh_noc_side *src,
+			uint32_t *old, struct bh_fault *f)
 {
 	uint32_t v;
 	switch (x->op) {
@@ -741,6 +803,15 @@ bool bh_noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, con
 		*old = noc_atomic_apply(x, d->tile);
 		return noc_atomic_into_code(x, d->tile, f);
 	}
+}
+
+bool bh_noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, const struct bh_noc_side *src,
+		    uint32_t *old, struct bh_fault *f)
+{
+	bool ok = noc_deliver(x, d, src, old, f);
+	if (ok && x->trace_id)
+		noc_trace_land(x, d);
+	return ok;
 }
 
 void bh_noc_source_read(const struct bh_noc_txn *x)

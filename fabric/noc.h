@@ -73,11 +73,15 @@ struct bh_noc_txn {
 	struct bh_noc_side ret;   /* atomic with response: where the old value goes */
 	struct bh_tile *ack;      /* tile whose NIU `noc` counts the responses (NULL: posted) */
 	uint64_t span_x, span_y;  /* multicast: receiving translated columns / rows (bit = coordinate) */
+	uint64_t trace_id;        /* for observers of BH_EVENT_NOC_* (0: none asked when it issued) */
 };
 
 /* Build the transaction of initiator `buf` of NIU `noc` on tile t. False: *f says what firmware
  * did wrong (and nothing moved). */
 bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *txn, struct bh_fault *f);
+/* Tell observers that txn issued (BH_EVENT_NOC_ISSUE), giving it an id its landings carry. Any
+ * thread, no lock held. */
+void bh_noc_trace_issue(struct bh_noc_txn *txn);
 /* Move data and counters at once (the synchronous NoC). False: a destination refused the data
  * (*f says why); the counters of what did arrive have moved. */
 bool bh_noc_complete(struct bh_noc_txn *txn, struct bh_fault *f);
@@ -91,10 +95,14 @@ bool bh_noc_complete(struct bh_noc_txn *txn, struct bh_fault *f);
  *                destination's page check: wake-ups, stale code), a read's data lands in the
  *                initiator's L1, an atomic applies (*old: its result); src is where the data
  *                comes from (txn->src, or a snapshot of it);
+ *   accepted_unsent, sent: accepted without *_SENT, and *_SENT alone (bh_noc_accepted is both),
+ *                for a write that reads its source as it lands (fabric/noc_engine.c: one step);
  *   source_read: a write's source has been read: WRITE_REQS_OUTGOING drops;
  *   responded:   one receiver's response arrived: the ack / response counters (an atomic's
  *                result stored to RET first), OUTSTANDING drops. */
 void bh_noc_accepted(const struct bh_noc_txn *txn);
+void bh_noc_accepted_unsent(const struct bh_noc_txn *txn);
+void bh_noc_sent(const struct bh_noc_txn *txn);
 bool bh_noc_next_receiver(const struct bh_noc_txn *txn, unsigned *it, struct bh_noc_side *d);
 bool bh_noc_deliver(const struct bh_noc_txn *txn, const struct bh_noc_side *d, const struct bh_noc_side *src,
 		    uint32_t *old, struct bh_fault *f);

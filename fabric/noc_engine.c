@@ -26,6 +26,7 @@
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "fabric/wallclock.h"
+#include "sync/hooks.h"
 #include "sync/park.h"
 
 enum ev_kind {
@@ -38,13 +39,19 @@ struct noc_flight {
 	struct bh_noc_txn x;
 	unsigned who;              /* the issuing requester (enum bh_core_kind) */
 	uint32_t pc;               /* of its CMD_CTRL store */
-	unsigned pending;          /* events not yet run (under the heap lock) */
+	_Atomic unsigned pending;  /* events not yet run */
 	bool failed;               /* a receiver refused: later phases are dropped (runner only) */
+	bool one_step;             /* a write that leaves as it lands (set before its events run) */
 	uint8_t *snap;             /* a write: its source as read when it left (runner only) */
 	/* Its L1 ranges for the in-flight checks (fabric/inflight.h), or NULL when no check wants
 	 * them: [0] the source until read, [1 + slot] each receiver's destination until landed. */
 	struct bh_inflight_span *spans;
 	unsigned nspans;
+	/* A pooled flight (one receiver) carries room for its spans and a packet of write data, and
+	 * goes back to e->pool when done: no allocation per transaction. NULL: a one-off. */
+	struct bh_inflight_span *spans_room;
+	uint8_t *snap_room;
+	struct noc_flight *next_free;   /* in e->pool (under e->lock) */
 	uint32_t old[];            /* atomic: result per receiver slot (runner only) */
 };
 
@@ -59,18 +66,21 @@ struct noc_event {
 struct bh_noc_engine {
 	struct bh_chip *chip;
 	struct bh_noc_latency lat;
-	pthread_mutex_t lock;      /* the heap, seq, rng, last_due */
+	pthread_mutex_t lock;      /* the heap, seq, rng, last_due, pool */
 	struct noc_event *heap;
 	unsigned n, cap;
 	uint64_t seq;
 	uint64_t rng;
 	uint64_t *last_due;        /* [tile][noc][vc]: latest delivery of a static VC */
+	struct noc_flight *pool;   /* finished pooled flights, for reuse */
+	unsigned npool;
 	_Atomic uint64_t earliest; /* due of the heap's top, UINT64_MAX when empty (helpers' check) */
 	_Atomic uint64_t deadline; /* when the NoC thread looks next (UINT64_MAX: when woken) */
 	_Atomic uint64_t last_submit;
 	_Atomic uint64_t inflight; /* transactions not finished */
 	_Atomic uint64_t delivered;
 	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
+	_Atomic uint64_t st_one_step;
 	pthread_mutex_t run_lock;  /* one runner at a time */
 	struct bh_waiter waiter;   /* the NoC thread parks here; an actor for deadlock detection */
 	_Atomic bool stop;
@@ -129,8 +139,8 @@ static void heap_down(struct noc_event *h, unsigned n, unsigned k)
 	}
 }
 
-/* Under e->lock. False: out of memory. */
-static bool heap_push(struct bh_noc_engine *e, struct noc_event ev)
+/* Under e->lock: ev into the heap as it is. False: out of memory. */
+static bool heap_insert(struct bh_noc_engine *e, const struct noc_event *ev)
 {
 	if (e->n == e->cap) {
 		unsigned cap = e->cap ? 2 * e->cap : 256;
@@ -140,17 +150,36 @@ static bool heap_push(struct bh_noc_engine *e, struct noc_event ev)
 		e->heap = h;
 		e->cap = cap;
 	}
-	ev.seq = e->seq++;
-	e->heap[e->n] = ev;
+	e->heap[e->n] = *ev;
 	heap_up(e->heap, e->n++);
-	ev.fl->pending++;
 	return true;
+}
+
+/* Under e->lock: a new event of its flight, after every event already pushed at its due time. */
+static bool heap_push(struct bh_noc_engine *e, struct noc_event ev)
+{
+	ev.seq = e->seq++;
+	if (!heap_insert(e, &ev))
+		return false;
+	atomic_fetch_add_explicit(&ev.fl->pending, 1, memory_order_relaxed);
+	return true;
+}
+
+/* Under e->lock: take the earliest event. */
+static struct noc_event heap_pop(struct bh_noc_engine *e)
+{
+	struct noc_event ev = e->heap[0];
+	e->heap[0] = e->heap[--e->n];
+	heap_down(e->heap, e->n, 0);
+	return ev;
 }
 
 /* seq_cst: pairs with the NoC thread's store of its deadline and load of earliest. */
 static void publish_earliest(struct bh_noc_engine *e)
 {
-	atomic_store_explicit(&e->earliest, e->n ? e->heap[0].due : UINT64_MAX, memory_order_seq_cst);
+	uint64_t v = e->n ? e->heap[0].due : UINT64_MAX;
+	if (atomic_load_explicit(&e->earliest, memory_order_relaxed) != v)   /* the store is a fence: skip it when unchanged */
+		atomic_store_explicit(&e->earliest, v, memory_order_seq_cst);
 }
 
 /* The NoC thread runs an event this long after it is due: until then a core at a barrier may
@@ -198,23 +227,102 @@ static unsigned receivers(const struct bh_noc_txn *x)
 	return n;
 }
 
+/* A pooled flight's room: its one result word, two spans, one packet of write data. */
+#define POOL_SNAP 16384u          /* NOC_MAX_BURST_SIZE: what tt-metal's dataflow API sends at most */
+#define POOL_MAX 64u              /* finished flights kept per chip (about 1 MiB) */
+
+static size_t pool_spans_at(void)
+{
+	size_t a = _Alignof(struct bh_inflight_span);
+	return (sizeof(struct noc_flight) + sizeof(uint32_t) + a - 1) / a * a;
+}
+
+/* A flight for a transaction with nrecv receivers, zeroed but for its rooms: from the pool when
+ * one receiver (under e->lock), else allocated for it alone. NULL: out of memory. */
+static struct noc_flight *flight_get(struct bh_noc_engine *e, unsigned nrecv)
+{
+	struct noc_flight *fl = NULL;
+	if (nrecv > 1)
+		return calloc(1, sizeof *fl + (size_t)nrecv * sizeof fl->old[0]);
+	if ((fl = e->pool) != NULL) {
+		e->pool = fl->next_free;
+		e->npool--;
+	} else {
+		size_t at = pool_spans_at(), snap_at = at + 2 * sizeof(struct bh_inflight_span);
+		uint8_t *m = malloc(snap_at + POOL_SNAP);
+		if (!m)
+			return NULL;
+		fl = (struct noc_flight *)m;
+		fl->spans_room = (struct bh_inflight_span *)(m + at);
+		fl->snap_room = m + snap_at;
+	}
+	struct bh_inflight_span *spans_room = fl->spans_room;
+	uint8_t *snap_room = fl->snap_room;
+	memset(fl, 0, sizeof *fl + sizeof fl->old[0]);
+	fl->spans_room = spans_room;
+	fl->snap_room = snap_room;
+	return fl;
+}
+
+/* Under e->lock: finished pooled flights back into the pool (beyond POOL_MAX, freed). */
+static void pool_put(struct bh_noc_engine *e, struct noc_flight **done, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		if (e->npool >= POOL_MAX) {
+			free(done[k]);
+			continue;
+		}
+		done[k]->next_free = e->pool;
+		e->pool = done[k];
+		e->npool++;
+	}
+}
+
+/* A unicast write whose data would land within ONE_STEP_NS of its acceptance leaves as it lands:
+ * its source is read as it is copied into the destination, in one step, and *_SENT and
+ * WRITE_REQS_OUTGOING move then (noc.md 3.4 allows the gap between leaving and landing to be any
+ * length; *_SENT only has to come before the ack). Until then the source counts as not yet left
+ * (noc-inflight judges stores into it, noc_async_writes_flushed waits). A gap that short is below
+ * what a barrier resolves anyway (it runs events HELP_AHEAD_NS ahead), and it saves a copy of
+ * the data. A longer gap (the slow preset, long jitter) keeps the two phases: the source is read
+ * into a snapshot when the write leaves and lands from it later, so a flushed-instead-of-barrier
+ * bug shows. Multicasts, register sources and a write overlapping its own source keep them too. */
+#define ONE_STEP_NS 5000u
+
+static bool one_step_ok(const struct bh_noc_txn *x, const struct bh_noc_side *d, unsigned nrecv)
+{
+	if ((x->op != BH_NOC_OP_WRITE && x->op != BH_NOC_OP_WRITE_BE) || nrecv != 1 || x->mcast ||
+	    x->src.kind == BH_NOC_SIDE_MMIO)
+		return false;
+	if (x->src.kind == BH_NOC_SIDE_L1 && d->kind == BH_NOC_SIDE_L1 && x->src.tile == d->tile)
+		return x->src.addr + 64u + x->len <= d->addr || d->addr + 64u + x->len <= x->src.addr;
+	return true;
+}
+
 bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned who, struct bh_fault *f)
 {
 	unsigned nrecv = receivers(x);
-	struct noc_flight *fl = calloc(1, sizeof *fl + (size_t)(nrecv ? nrecv : 1) * sizeof fl->old[0]);
-	if (!fl)
-		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
-	fl->x = *x;
-	fl->who = who;
-	fl->pc = x->init->chip->access_pc ? x->init->chip->access_pc(x->init, who) : 0;
-	if (bh_inflight_wanted(e->chip)) {
-		/* Listed before any of its events can run. */
+	uint32_t pc = x->init->chip->access_pc ? x->init->chip->access_pc(x->init, who) : 0;
+	bool spans = bh_inflight_wanted(e->chip);
+	pthread_mutex_lock(&e->lock);
+	struct noc_flight *fl = flight_get(e, nrecv);
+	if (fl && spans) {
 		fl->nspans = 1 + nrecv;
-		fl->spans = calloc(fl->nspans, sizeof *fl->spans);
+		fl->spans = fl->spans_room && fl->nspans <= 2 ? fl->spans_room : calloc(fl->nspans, sizeof *fl->spans);
 		if (!fl->spans) {
 			free(fl);
-			return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
+			fl = NULL;
 		}
+	}
+	if (!fl) {
+		pthread_mutex_unlock(&e->lock);
+		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
+	}
+	fl->x = *x;
+	fl->who = who;
+	fl->pc = pc;
+	if (fl->spans) {
+		/* Listed before any of its events can run (the tiles' locks nest inside e->lock). */
 		bh_inflight_spans(&fl->x, who, fl->pc, fl->spans, fl->nspans);
 		for (unsigned k = 0; k < fl->nspans; k++)
 			bh_inflight_add(&fl->spans[k]);
@@ -224,7 +332,6 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	atomic_fetch_or_explicit(&niu->busy, 1u << x->buf, memory_order_relaxed);
 	atomic_fetch_add_explicit(&e->inflight, 1, memory_order_relaxed);
 
-	pthread_mutex_lock(&e->lock);
 	uint64_t t = bh_monotonic_ns();
 	atomic_store_explicit(&e->last_submit, t, memory_order_relaxed);
 	uint64_t acc = t + e->lat.base_ns / 8 + jitter(e) / 4;   /* the initiator takes it: a VC is free */
@@ -242,6 +349,10 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 			there = *last + 1;
 		if (last)
 			*last = there;
+		if (one_step_ok(x, &d, nrecv) && there - acc <= ONE_STEP_NS) {
+			fl->one_step = true;
+			atomic_fetch_add_explicit(&e->st_one_step, 1, memory_order_relaxed);
+		}
 		uint64_t back = there + travel(e, x, far, 0);
 		ok = heap_push(e, (struct noc_event){ .due = there, .fl = fl, .kind = EV_DELIVER,
 						      .recv = (uint16_t)(d.tile ? d.tile->index : 0), .slot = slot }) &&
@@ -263,21 +374,29 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 
 /* ---------------------------------------------------------------------------------- run */
 
-/* Take what is still listed of fl off its tiles (a refused delivery drops the later phases). */
-static void flight_free(struct noc_flight *fl)
+/* Take what is still listed of fl off its tiles (a refused delivery drops the later phases) and
+ * free what it allocated. A pooled flight is returned for the pool (NULL: freed). */
+static struct noc_flight *flight_release(struct noc_flight *fl)
 {
 	for (unsigned k = 0; k < fl->nspans; k++)
 		bh_inflight_remove(&fl->spans[k]);
-	free(fl->spans);
-	free(fl->snap);
+	if (fl->spans != fl->spans_room)
+		free(fl->spans);
+	if (fl->snap != fl->snap_room)
+		free(fl->snap);
+	if (fl->snap_room)
+		return fl;
 	free(fl);
+	return NULL;
 }
 
-static void flight_done(struct bh_noc_engine *e, struct noc_flight *fl)
+/* fl ran its last event: finished. A pooled flight is returned for the pool. */
+static struct noc_flight *flight_done(struct bh_noc_engine *e, struct noc_flight *fl)
 {
-	flight_free(fl);
+	fl = flight_release(fl);
 	atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
 	atomic_fetch_add_explicit(&e->delivered, 1, memory_order_relaxed);
+	return fl;
 }
 
 static bool flight_writes(const struct noc_flight *fl)
@@ -293,7 +412,7 @@ static bool flight_read_source(struct noc_flight *fl)
 	uint32_t len = x->op == BH_NOC_OP_WRITE_BE ? 64 : x->len;
 	if (x->src.kind == BH_NOC_SIDE_MMIO)
 		return true;   /* a register source is read at delivery */
-	fl->snap = malloc(len);
+	fl->snap = fl->snap_room && len <= POOL_SNAP ? fl->snap_room : malloc(len);
 	if (!fl->snap)
 		return false;
 	const uint8_t *p = x->src.kind == BH_NOC_SIDE_MEM ? x->src.mem : x->src.tile->l1 + x->src.addr;
@@ -329,8 +448,9 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 	switch (ev->kind) {
 	case EV_ACCEPT: {
 		struct bh_niu *niu = &x->init->niu[x->noc];
-		/* The source is read, and off the in-flight list, before *_SENT says so. */
-		if (flight_writes(fl) && !fl->failed) {
+		/* The source is read, and off the in-flight list, before *_SENT says so; in one step,
+		 * when it lands. */
+		if (flight_writes(fl) && !fl->failed && !fl->one_step) {
 			if (!flight_read_source(fl)) {
 				memset(&f, 0, sizeof f);
 				bh_fault_fill(&f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC write");
@@ -341,7 +461,10 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 				bh_noc_source_read(x);
 			}
 		}
-		bh_noc_accepted(x);
+		if (fl->one_step)
+			bh_noc_accepted_unsent(x);
+		else
+			bh_noc_accepted(x);
 		atomic_fetch_and_explicit(&niu->busy, ~(1u << x->buf), memory_order_release);
 		bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
 		break;
@@ -358,7 +481,15 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 			bh_inflight_remove(&fl->spans[1 + ev->slot]);
 		memset(&f, 0, sizeof f);
 		flight_source(fl, &src);
-		if (!bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f))
+		bool ok = bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f);
+		if (fl->one_step) {
+			/* Read as it landed: off the list, then *_SENT and OUTGOING (the request left). */
+			if (fl->spans)
+				bh_inflight_remove(&fl->spans[0]);
+			bh_noc_sent(x);
+			bh_noc_source_read(x);
+		}
+		if (!ok)
 			flight_fail(e, fl, &f);   /* the destination refused it */
 		break;
 	}
@@ -369,29 +500,61 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 	}
 }
 
+/* Events a runner takes off the heap at once. */
+#define RUN_BATCH 16u
+
+/* Events taken off the heap go back, unrun (their sequence numbers kept). False: no room (out of
+ * memory): the caller runs them now. */
+static bool put_back(struct bh_noc_engine *e, const struct noc_event *ev, unsigned n)
+{
+	pthread_mutex_lock(&e->lock);
+	bool room = e->n + n <= e->cap;
+	if (!room) {
+		struct noc_event *h = realloc(e->heap, (size_t)(e->n + n) * sizeof *h);
+		if (h) {
+			e->heap = h;
+			e->cap = e->n + n;
+			room = true;
+		}
+	}
+	for (unsigned k = 0; room && k < n; k++)
+		heap_insert(e, &ev[k]);
+	publish_earliest(e);
+	pthread_mutex_unlock(&e->lock);
+	return room;
+}
+
 /* Run every event due by `now`, in order. Caller holds run_lock. Returns the due time of the
- * next event (UINT64_MAX: none). */
+ * next event (UINT64_MAX: none). Events are taken off the heap a batch at a time; should an
+ * earlier one be submitted meanwhile (by an event of the batch, or a core), the rest of the batch
+ * goes back, so the order stays (due, sequence). */
 static uint64_t run_due(struct bh_noc_engine *e, uint64_t now)
 {
+	struct noc_event batch[RUN_BATCH];
+	struct noc_flight *done[RUN_BATCH];   /* finished pooled flights, into the pool at the next lock */
+	unsigned ndone = 0;
 	for (;;) {
+		unsigned n = 0;
 		pthread_mutex_lock(&e->lock);
-		if (!e->n || e->heap[0].due > now) {
-			uint64_t next = e->n ? e->heap[0].due : UINT64_MAX;
-			publish_earliest(e);
-			pthread_mutex_unlock(&e->lock);
-			return next;
-		}
-		struct noc_event ev = e->heap[0];
-		e->heap[0] = e->heap[--e->n];
-		heap_down(e->heap, e->n, 0);
+		pool_put(e, done, ndone);
+		ndone = 0;
+		while (n < RUN_BATCH && e->n && e->heap[0].due <= now)
+			batch[n++] = heap_pop(e);
+		uint64_t next = e->n ? e->heap[0].due : UINT64_MAX;
 		publish_earliest(e);
 		pthread_mutex_unlock(&e->lock);
-		run_event(e, &ev);
-		pthread_mutex_lock(&e->lock);
-		bool last = --ev.fl->pending == 0;
-		pthread_mutex_unlock(&e->lock);
-		if (last)
-			flight_done(e, ev.fl);
+		if (!n)
+			return next;
+		for (unsigned k = 0; k < n; k++) {
+			if (k && atomic_load_explicit(&e->earliest, memory_order_acquire) < batch[k].due &&
+			    put_back(e, batch + k, n - k))
+				break;
+			run_event(e, &batch[k]);
+			struct noc_flight *fl = batch[k].fl;
+			if (atomic_fetch_sub_explicit(&fl->pending, 1, memory_order_acq_rel) == 1 &&
+			    (fl = flight_done(e, fl)) != NULL)
+				done[ndone++] = fl;
+		}
 	}
 }
 
@@ -427,13 +590,20 @@ static void *engine_main(void *arg)
 {
 	struct bh_noc_engine *e = arg;
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* wake within a microsecond of the due time */
+	bh_rcu_thread_register();   /* deliveries tell observers (sync/hooks.h) */
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
+		bh_rcu_quiescent();
 		uint32_t seq = bh_park_seq(&e->waiter);
-		pthread_mutex_lock(&e->run_lock);
-		uint64_t before = e->delivered;
-		uint64_t next = run_due(e, bh_monotonic_ns());
-		e->st_thread += e->delivered - before;
-		pthread_mutex_unlock(&e->run_lock);
+		/* Nothing due (a core at a barrier ran it): no lock taken, so the cores helping do not
+		 * contend with a thread that only looked. */
+		uint64_t next = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
+		if (next <= bh_monotonic_ns()) {
+			pthread_mutex_lock(&e->run_lock);
+			uint64_t before = e->delivered;
+			next = run_due(e, bh_monotonic_ns());
+			e->st_thread += e->delivered - before;
+			pthread_mutex_unlock(&e->run_lock);
+		}
 		if (atomic_load_explicit(&e->stop, memory_order_acquire))
 			break;
 		/* Publish when we look next, then check for something earlier that a submitter did not
@@ -459,6 +629,7 @@ static void *engine_main(void *arg)
 		atomic_store_explicit(&e->waiter.park_state, BH_PARK_NONE, memory_order_release);
 	}
 	atomic_store_explicit(&e->waiter.park_state, BH_PARK_IDLE, memory_order_release);
+	bh_rcu_thread_unregister();
 	return NULL;
 }
 
@@ -499,16 +670,22 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 		return;
 	atomic_store_explicit(&e->stop, true, memory_order_release);
 	if (getenv("BHEMU_NOC_STATS"))
-		fprintf(stderr, "noc: delivered=%llu thread_events=%llu help_calls=%llu submit_wakes=%llu\n",
+		fprintf(stderr, "noc: delivered=%llu thread_events=%llu help_calls=%llu submit_wakes=%llu one_step_writes=%llu\n",
 			(unsigned long long)e->delivered, (unsigned long long)e->st_thread,
-			(unsigned long long)e->st_help_calls, (unsigned long long)e->st_wakes);
+			(unsigned long long)e->st_help_calls, (unsigned long long)e->st_wakes,
+			(unsigned long long)e->st_one_step);
 	bh_park_wake(&e->waiter);
 	if (e->started)
 		pthread_join(e->thread, NULL);
 	/* What is still in flight is dropped with the chip. */
 	for (unsigned k = 0; k < e->n; k++)
-		if (--e->heap[k].fl->pending == 0)
-			flight_free(e->heap[k].fl);
+		if (atomic_fetch_sub_explicit(&e->heap[k].fl->pending, 1, memory_order_relaxed) == 1)
+			free(flight_release(e->heap[k].fl));
+	while (e->pool) {
+		struct noc_flight *fl = e->pool;
+		e->pool = fl->next_free;
+		free(fl);
+	}
 	free(e->heap);
 	free(e->last_due);
 	pthread_mutex_destroy(&e->lock);

@@ -112,6 +112,13 @@ static void usage(FILE *f)
 		"                              (default BHEMU_PROVOKE_RATE, else 0.05)\n"
 		"  --seed N                    the seed, 1 to 2^64-1 (default BHEMU_SEED, else one\n"
 		"                              from the clock)\n"
+		"  --trace FILE                write a timeline of the run to FILE (Chrome trace\n"
+		"                              JSON: open it in https://ui.perfetto.dev): every core\n"
+		"                              running / parked / stopped, NoC transactions as arrows,\n"
+		"                              CB counters, launches, findings (default BHEMU_TRACE)\n"
+		"  --trace-events LIST         what it records: core, noc, cb, launch, finding, all\n"
+		"                              (default all)\n"
+		"  --trace-limit N             keep the last N events (default 1000000)\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
 		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"
@@ -154,6 +161,7 @@ static void usage(FILE *f)
 		"      --noc MODE, --noc-latency SPEC   the NoC, as for run\n"
 		"      --check LIST, --check-mode stop|log, --list-checks  as for run\n"
 		"      --provoke, --provoke-rate, --seed  as for run\n"
+		"      --trace FILE, --trace-events LIST, --trace-limit N  as for run\n"
 		"  -t, --timeout SECONDS       boot timeout (default 2, the host driver's): report\n"
 		"                              the stuck tiles and where their cores wait\n"
 		"exit status of boot: 0 every tile reached DONE; 1 host failure; 2 bad usage, ELF\n"
@@ -171,7 +179,8 @@ static void usage(FILE *f)
 		"(read pointer 0); both runs slow, then fast, on the same booted chip.\n"
 		"\n"
 		"options of smoke: --firmware, --board, --profile, --show-profile, --jit, --check,\n"
-		"  --check-mode, --list-checks, --provoke, --provoke-rate, --seed as for boot, and\n"
+		"  --check-mode, --list-checks, --provoke, --provoke-rate, --seed, --trace,\n"
+		"  --trace-events, --trace-limit as for boot, and\n"
 		"  -n, --launches N            how many launches (default 100)\n"
 		"  -d, --dispatch fast|slow|both  how to launch (default fast)\n"
 		"  -j, --json                  also print the result as one JSON object\n"
@@ -359,10 +368,18 @@ static int fault_exit_status(struct bh_device *dev, const struct bh_device_confi
  * Provocation options of every command that opens a device: --seed, --provoke, --provoke-rate.
  */
 
-enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE };
+enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE, OPT_TRACE, OPT_TRACE_EVENTS, OPT_TRACE_LIMIT };
 #define PROVOKE_OPTS \
 	{ "seed", required_argument, NULL, OPT_SEED }, { "provoke", required_argument, NULL, OPT_PROVOKE }, \
-	{ "provoke-rate", required_argument, NULL, OPT_PROVOKE_RATE }
+	{ "provoke-rate", required_argument, NULL, OPT_PROVOKE_RATE }, { "trace", required_argument, NULL, OPT_TRACE }, \
+	{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS }, \
+	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT }
+#define PROVOKE_CASES case OPT_SEED: case OPT_PROVOKE: case OPT_PROVOKE_RATE: case OPT_TRACE: \
+	case OPT_TRACE_EVENTS: case OPT_TRACE_LIMIT
+
+/* --trace FILE, --trace-events LIST, --trace-limit N: the trace open_device starts (and
+ * bh_device_close writes). */
+static struct bh_trace_config cli_trace;
 
 /* A probability: a plain decimal from 0 to 1. */
 static int opt_rate(const char *cmd, const char *opt, const char *arg, double *out)
@@ -386,6 +403,15 @@ static int parse_provoke_opt(const char *cmd, int opt, const char *arg, struct b
 		if (bh_provoke_parse(arg, &cfg->provoke, err, sizeof err) != 0)
 			return opt_fail(cmd, "--provoke", "%s", err);
 		return 0;
+	case OPT_TRACE:
+		cli_trace.path = arg;
+		return 0;
+	case OPT_TRACE_EVENTS:
+		if (bh_trace_kinds_parse(arg, &cli_trace.kinds, err, sizeof err) != 0)
+			return opt_fail(cmd, "--trace-events", "%s", err);
+		return 0;
+	case OPT_TRACE_LIMIT:
+		return opt_unsigned(cmd, "--trace-limit", arg, 1, 100000000, &cli_trace.max_events);
 	default:
 		if (opt_rate(cmd, "--provoke-rate", arg, &rate) != 0)
 			return -1;
@@ -404,6 +430,13 @@ static int open_device(const struct bh_device_config *cfg, struct bh_device **de
 	if (rc != BH_OK) {
 		fprintf(stderr, "bhemu: cannot create the device (out of memory or threads)\n");
 		return EXIT_HOST;
+	}
+	if (cli_trace.path && (rc = bh_device_trace_start(*dev, &cli_trace)) != BH_OK) {
+		if (rc == BH_ERR_ARG)
+			fprintf(stderr, "bhemu: --trace: a trace is already on (BHEMU_TRACE)\n");
+		bh_device_close(*dev);
+		*dev = NULL;
+		return rc == BH_ERR_ARG ? EXIT_USAGE : EXIT_HOST;
 	}
 	uint32_t on = bh_device_provoke(*dev);
 	if (on) {
@@ -1110,9 +1143,7 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		case OPT_LIST_CHECKS: list_checks(); return 0;
-		case OPT_SEED:
-		case OPT_PROVOKE:
-		case OPT_PROVOKE_RATE:
+		PROVOKE_CASES:
 			if (parse_provoke_opt(argv[0], opt, optarg, &plan.cfg) != 0)
 				return EXIT_USAGE;
 			break;
@@ -1280,9 +1311,7 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 			break;
 		case 'h': usage(stdout); return -1;
 		case OPT_LIST_CHECKS: list_checks(); return -1;
-		case OPT_SEED:
-		case OPT_PROVOKE:
-		case OPT_PROVOKE_RATE:
+		PROVOKE_CASES:
 			if (parse_provoke_opt(cmd, opt, optarg, &a->plan.cfg) != 0)
 				return EXIT_USAGE;
 			break;

@@ -9,6 +9,7 @@
 #include "fabric/tile.h"
 #include "host/cq.h"
 #include "host/device.h"
+#include "host/trace.h"
 #include "host/profile.h"
 #include "host/program.h"
 
@@ -304,6 +305,8 @@ int bh_cq_launch(struct bh_cq *cq, struct bh_program *p, struct bh_launch_stats 
 	uint64_t bytes0 = cq->bytes;
 	if (rc == BH_OK)
 		rc = cq_lower(&lw, st);
+	for (unsigned k = 0; rc == BH_OK && k < lw.n; k++)
+		bh_trace_launch(cq->dev, lw.tiles[k], "launch (command queue)");
 	st->tiles = lw.n;
 	st->bytes_written = cq->bytes - bytes0;
 	free(lw.tiles);

@@ -10,6 +10,7 @@
 #include "fabric/mmio.h"
 #include "fabric/noc.h"
 #include "host/device.h"
+#include "host/trace.h"
 #include "host/kernel.h"
 #include "sync/deadlock.h"
 #include "sync/park.h"
@@ -196,6 +197,22 @@ static int device_checks_env(uint32_t *checks, enum bh_check_mode *mode)
 	return BH_OK;
 }
 
+/* BHEMU_TRACE=FILE (and BHEMU_TRACE_EVENTS=LIST): a trace from open to close, for programs on
+ * the library that do not start one themselves. */
+static int trace_from_env(struct bh_device *dev)
+{
+	const char *path = getenv("BHEMU_TRACE"), *ev = getenv("BHEMU_TRACE_EVENTS");
+	if (!path || !*path)
+		return BH_OK;
+	struct bh_trace_config tc = { .path = path };
+	char err[128];
+	if (ev && bh_trace_kinds_parse(ev, &tc.kinds, err, sizeof err) != 0) {
+		fprintf(stderr, "bhemu: BHEMU_TRACE_EVENTS: %s\n", err);
+		return BH_ERR_ARG;
+	}
+	return bh_device_trace_start(dev, &tc);
+}
+
 int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 {
 	uint32_t checks = cfg ? cfg->checks : 0;
@@ -274,6 +291,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 			goto fail;
 		dev->monitor_started = true;
 	}
+	if ((rc = trace_from_env(dev)) != BH_OK)
+		goto fail;
 	*out = dev;
 	return BH_OK;
 fail:
@@ -298,6 +317,8 @@ void bh_device_close(struct bh_device *dev)
 	for (unsigned k = 0; k < dev->ntiles; k++)
 		bh_worker_tile_join(dev->tiles[k]);
 	bh_noc_engine_destroy(dev->chip.noc);   /* no core issues anymore; nothing lands after this */
+	if (dev->trace)
+		bh_device_trace_stop(dev);
 	dev->chip.noc = NULL;
 	for (unsigned k = 0; k < dev->ntiles; k++)
 		bh_worker_tile_free(dev->tiles[k]);
@@ -323,11 +344,16 @@ void bh_device_close(struct bh_device *dev)
 	free(dev);
 }
 
+int bh_device_observe_kinds(struct bh_device *dev, uint32_t kinds, bh_core_observer fn, void *arg, uint64_t *id)
+{
+	if (!dev || !fn || !id || !kinds || (kinds & ~(uint32_t)BH_EVENTS_ALL))
+		return BH_ERR_ARG;
+	return bh_hooks_attach(&dev->chip.hooks, kinds, fn, arg, id) == 0 ? BH_OK : BH_ERR_SYS;
+}
+
 int bh_device_observe(struct bh_device *dev, bh_core_observer fn, void *arg, uint64_t *id)
 {
-	if (!dev || !fn || !id)
-		return BH_ERR_ARG;
-	return bh_hooks_attach(&dev->chip.hooks, fn, arg, id) == 0 ? BH_OK : BH_ERR_SYS;
+	return bh_device_observe_kinds(dev, BH_CORE_EVENTS_CORE, fn, arg, id);
 }
 
 int bh_device_unobserve(struct bh_device *dev, uint64_t id)

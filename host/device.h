@@ -27,6 +27,7 @@ struct bh_device {
 	/* Topology, DRAM, host memory (fabric/chip.h). chip.tiles is the tiles array below. */
 	struct bh_chip chip;
 	unsigned ntiles;                 /* chip.topo.ntiles once open */
+	struct bh_trace *trace;          /* the timeline trace being recorded (host/trace.c), or NULL */
 	struct bh_tile **tiles;          /* index = row-major logical position */
 	/* Symbols for reports, per tile and core: the ELFs last loaded for that core (owned). */
 	struct bh_elf **elf;             /* ntiles * BH_CORES_PER_TILE, NULL where nothing loaded */

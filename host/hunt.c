@@ -75,6 +75,8 @@ struct hunt {
 	const char *self, *elf, *json;
 	char **run_args;      /* the run options, as given (and --provoke all / --timeout 60 added) */
 	int nrun;
+	char **trace_args;    /* --trace FILE and its companions: only for the replay of a failure */
+	int ntrace;
 	uint64_t first, seeds;   /* seeds == 0: no bound (--time) */
 	double time_limit;
 	unsigned jobs;
@@ -116,6 +118,8 @@ static void usage(FILE *f)
 		"  --keep-going       do not stop at a failure: run every seed, report the first of each class\n"
 		"  --json FILE        also write the outcome as JSON (- for stdout)\n"
 		"  --quiet            no progress line\n"
+		"  --trace FILE       not for every seed: the first failing seed is run once more with\n"
+		"                     --trace FILE (and --trace-events, --trace-limit if given), its timeline\n"
 		"  --sched threaded   the only scheduling mode so far (the host interleaves the threads; a\n"
 		"                     seed replays its perturbation plan, not the interleaving)\n"
 		"\n"
@@ -150,6 +154,10 @@ static void put_replay(FILE *f, const struct hunt *h, uint64_t seed)
 		fputc(' ', f);
 		put_quoted(f, h->run_args[k]);
 	}
+	for (int k = 0; k < h->ntrace; k++) {
+		fputc(' ', f);
+		put_quoted(f, h->trace_args[k]);
+	}
 	fputc(' ', f);
 	put_quoted(f, h->elf);
 }
@@ -169,14 +177,14 @@ static enum hunt_class classify(int wstatus, const char *out, int *status)
 	return HC_PROGRAM;
 }
 
-static int spawn(struct hunt *h, struct worker *w, uint64_t seed)
+static int spawn(struct hunt *h, struct worker *w, uint64_t seed, bool traced)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return -1;
 	char seedbuf[32];
 	snprintf(seedbuf, sizeof seedbuf, "%" PRIu64, seed);
-	char **argv = calloc((size_t)h->nrun + 6, sizeof *argv);
+	char **argv = calloc((size_t)h->nrun + (size_t)h->ntrace + 6, sizeof *argv);
 	if (!argv) {
 		close(fds[0]);
 		close(fds[1]);
@@ -189,6 +197,8 @@ static int spawn(struct hunt *h, struct worker *w, uint64_t seed)
 	argv[n++] = seedbuf;
 	for (int k = 0; k < h->nrun; k++)
 		argv[n++] = h->run_args[k];
+	for (int k = 0; traced && k < h->ntrace; k++)
+		argv[n++] = h->trace_args[k];
 	argv[n++] = (char *)h->elf;
 	argv[n] = NULL;
 	posix_spawn_file_actions_t fa;
@@ -295,6 +305,32 @@ static void put_json(FILE *f, const struct hunt *h, double secs)
 	fprintf(f, "\"}}\n");
 }
 
+/* The failing seed once more, with the trace options: its timeline. */
+static void replay_traced(struct hunt *h)
+{
+	struct worker w = { .out = malloc(OUT_CAP) };
+	fflush(stdout);
+	if (w.out)
+		w.out[0] = 0;
+	if (!w.out || spawn(h, &w, h->fail_seed, true) != 0) {
+		free(w.out);
+		fprintf(stderr, "bhemu hunt: cannot start the traced replay: %s\n", strerror(errno));
+		return;
+	}
+	while (drain(&w))
+		;
+	close(w.fd);
+	int ws = 0;
+	while (waitpid(w.pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	int status = 0;
+	enum hunt_class c = classify(ws, w.out, &status);
+	printf("hunt: replayed seed %" PRIu64 " with %s %s: %s (exit status %d)%s\n", h->fail_seed, h->trace_args[0],
+	       h->trace_args[1], classes[c].name, status,
+	       c == h->fail_class && status == h->fail_status ? ", as in the hunt" : " (the threaded mode may not repeat it)");
+	free(w.out);
+}
+
 static int hunt_execute(struct hunt *h)
 {
 	struct worker *w = calloc(h->jobs, sizeof *w);
@@ -324,7 +360,7 @@ static int hunt_execute(struct hunt *h)
 				break;
 			if (h->time_limit > 0 && hunt_now() - t0 >= h->time_limit)
 				break;
-			if (spawn(h, &w[k], h->next) != 0) {
+			if (spawn(h, &w[k], h->next, false) != 0) {
 				fprintf(stderr, "bhemu hunt: cannot start %s: %s\n", h->self, strerror(errno));
 				stop = host_error = true;
 				break;
@@ -394,6 +430,8 @@ static int hunt_execute(struct hunt *h)
 		printf("hunt: rerun it with: ");
 		put_replay(stdout, h, h->fail_seed);
 		putchar('\n');
+		if (h->ntrace)
+			replay_traced(h);
 	}
 	printf("hunt: %" PRIu64 " seeds from %" PRIu64 " in %.2f s (%.1f seeds/s, %u jobs)\n", h->done, h->first, secs,
 	       secs > 0 ? (double)h->done / secs : 0.0, h->jobs);
@@ -434,10 +472,13 @@ int bh_cli_hunt(int argc, char **argv)
 {
 	struct hunt h = { .self = "/proc/self/exe", .first = 1, .jobs = (unsigned)sysconf(_SC_NPROCESSORS_ONLN) };
 	bool have_seeds = false, have_provoke = false, have_timeout = false;
-	char **run = calloc((size_t)argc + 4, sizeof *run);
-	if (!run)
+	char **run = calloc((size_t)argc + 4, sizeof *run), **trace = calloc((size_t)argc + 2, sizeof *trace);
+	if (!run || !trace) {
+		free(run);
+		free(trace);
 		return 1;
-	int nrun = 0, rc = 2;
+	}
+	int nrun = 0, ntrace = 0, rc = 2;
 	/* Options of hunt, taken out; everything else goes to run as given (it checks them). The
 	 * last argument is the program. */
 	for (int i = 1; i < argc; i++) {
@@ -503,6 +544,26 @@ int bh_cli_hunt(int argc, char **argv)
 			}
 			continue;
 		}
+		if (IS("--trace") || IS("--trace-events") || IS("--trace-limit")) {
+			if (!val) {
+				fprintf(stderr, "bhemu hunt: %.*s needs a value\n", (int)nlen, a);
+				goto out;
+			}
+			/* --trace first: the replay's message names its file. */
+			if (IS("--trace")) {
+				memmove(trace + 2, trace, (size_t)ntrace * sizeof *trace);
+				trace[0] = (char *)"--trace";
+				trace[1] = (char *)val;
+				ntrace += 2;
+			} else {
+				trace[ntrace++] = argv[i];
+				if (!inline_val)
+					trace[ntrace++] = (char *)val;
+			}
+			if (!inline_val)
+				i++;
+			continue;
+		}
 		if (IS("--seed")) {
 			fprintf(stderr, "bhemu hunt: --seed is hunt's to choose (--first-seed S starts from S)\n");
 			goto out;
@@ -528,6 +589,12 @@ int bh_cli_hunt(int argc, char **argv)
 	}
 	h.run_args = run;
 	h.nrun = nrun;
+	if (ntrace && strcmp(trace[0], "--trace")) {
+		fprintf(stderr, "bhemu hunt: --trace-events and --trace-limit go with --trace FILE\n");
+		goto out;
+	}
+	h.trace_args = trace;
+	h.ntrace = ntrace;
 	if (!have_seeds && h.time_limit == 0)
 		h.seeds = 100;
 	if (h.seeds && h.jobs > h.seeds)
@@ -536,5 +603,6 @@ int bh_cli_hunt(int argc, char **argv)
 out:
 	free(h.fail_out);
 	free(run);
+	free(trace);
 	return rc;
 }

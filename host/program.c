@@ -13,6 +13,7 @@
 
 #include "fabric/hw.h"
 #include "host/device.h"
+#include "host/trace.h"
 #include "host/kernel.h"
 #include "host/profile.h"
 #include "host/program.h"
@@ -870,8 +871,10 @@ int bh_program_launch(struct bh_program *p, const struct bh_launch_options *opt,
 			continue;
 		rc = launch_write_tile(&L, t, opt->noc);
 		atomic_thread_fence(memory_order_seq_cst);
-		if (rc == BH_OK)
+		if (rc == BH_OK) {
+			bh_trace_launch(p->dev, t, "go");
 			set_go(p->dev, prof, t, RUN_MSG_GO);
+		}
 	}
 	if (rc == BH_OK) {
 		st->tiles = L.nactive;

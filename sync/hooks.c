@@ -28,6 +28,7 @@ struct bh_hook {
 	bh_core_observer fn;
 	void *arg;
 	uint64_t id;
+	uint32_t kinds;   /* 1 << enum bh_core_event_kind it wants */
 };
 
 struct bh_hook_set {
@@ -77,6 +78,7 @@ void bh_rcu_online(void)
 void bh_hooks_init(struct bh_hooks *h)
 {
 	atomic_init(&h->set, NULL);
+	atomic_init(&h->kinds, 0);
 	pthread_mutex_init(&h->lock, NULL);
 	h->next_id = 1;
 }
@@ -91,6 +93,10 @@ void bh_hooks_destroy(struct bh_hooks *h)
  * the old one, free it. Caller holds h->lock. */
 static void hooks_replace(struct bh_hooks *h, struct bh_hook_set *next)
 {
+	uint32_t kinds = 0;
+	for (unsigned k = 0; next && k < next->n; k++)
+		kinds |= next->hook[k].kinds;
+	atomic_store_explicit(&h->kinds, kinds, memory_order_relaxed);
 	struct bh_hook_set *old = atomic_exchange_explicit(&h->set, next, memory_order_acq_rel);
 	if (!old)
 		return;
@@ -107,7 +113,7 @@ static struct bh_hook_set *hooks_alloc(unsigned n)
 	return s;
 }
 
-int bh_hooks_attach(struct bh_hooks *h, bh_core_observer fn, void *arg, uint64_t *id)
+int bh_hooks_attach(struct bh_hooks *h, uint32_t kinds, bh_core_observer fn, void *arg, uint64_t *id)
 {
 	pthread_mutex_lock(&h->lock);
 	struct bh_hook_set *cur = atomic_load_explicit(&h->set, memory_order_relaxed);
@@ -119,7 +125,7 @@ int bh_hooks_attach(struct bh_hooks *h, bh_core_observer fn, void *arg, uint64_t
 	}
 	for (unsigned k = 0; k < n; k++)
 		next->hook[k] = cur->hook[k];
-	next->hook[n] = (struct bh_hook){ fn, arg, h->next_id++ };
+	next->hook[n] = (struct bh_hook){ fn, arg, h->next_id++, kinds };
 	*id = next->hook[n].id;
 	hooks_replace(h, next);
 	pthread_mutex_unlock(&h->lock);
@@ -154,12 +160,31 @@ int bh_hooks_detach(struct bh_hooks *h, uint64_t id)
 	return 0;
 }
 
+static void hooks_call(const struct bh_hook_set *s, const struct bh_core_event *ev)
+{
+	for (unsigned k = 0; k < s->n; k++)
+		if (s->hook[k].kinds >> ev->kind & 1)
+			s->hook[k].fn(s->hook[k].arg, ev);
+}
+
 void bh_hooks_emit_slow(struct bh_hooks *h, const struct bh_core_event *ev)
 {
 	/* Acquire: pairs with the publishing exchange, so the array's contents are visible. */
 	const struct bh_hook_set *s = atomic_load_explicit(&h->set, memory_order_acquire);
-	if (!s)
+	if (s)
+		hooks_call(s, ev);
+}
+
+void bh_hooks_emit_any(struct bh_hooks *h, const struct bh_core_event *ev)
+{
+	if (rcu_registered) {
+		bh_hooks_emit_slow(h, ev);
 		return;
-	for (unsigned k = 0; k < s->n; k++)
-		s->hook[k].fn(s->hook[k].arg, ev);
+	}
+	/* Not an RCU reader: the writers' lock keeps the set from being replaced meanwhile. */
+	pthread_mutex_lock(&h->lock);
+	const struct bh_hook_set *s = atomic_load_explicit(&h->set, memory_order_acquire);
+	if (s)
+		hooks_call(s, ev);
+	pthread_mutex_unlock(&h->lock);
 }

@@ -22,6 +22,7 @@ struct bh_hook_set;
 
 struct bh_hooks {
 	_Atomic(struct bh_hook_set *) set;   /* NULL when nothing is attached */
+	_Atomic uint32_t kinds;              /* the kinds some attached hook wants */
 	pthread_mutex_t lock;                /* writers (attach, detach) */
 	uint64_t next_id;
 };
@@ -29,16 +30,25 @@ struct bh_hooks {
 void bh_hooks_init(struct bh_hooks *h);
 /* Frees the set: no reader may run any more (the core threads have been joined). */
 void bh_hooks_destroy(struct bh_hooks *h);
-/* Attach fn(arg, event); *id names it for bh_hooks_detach. Returns 0, or -1 (out of memory). */
-int bh_hooks_attach(struct bh_hooks *h, bh_core_observer fn, void *arg, uint64_t *id);
+/* Attach fn(arg, event) for the event kinds in `kinds` (1 << enum bh_core_event_kind); *id names
+ * it for bh_hooks_detach. Returns 0, or -1 (out of memory). */
+int bh_hooks_attach(struct bh_hooks *h, uint32_t kinds, bh_core_observer fn, void *arg, uint64_t *id);
 /* Detach; when it returns, fn is running nowhere and will not be called again. Must not be
  * called from a hook or a core thread. Returns 0, or -1 when id is not attached. */
 int bh_hooks_detach(struct bh_hooks *h, uint64_t id);
-/* Call every attached hook (core threads only: they are the RCU readers). */
+/* Call every attached hook that wants ev->kind (RCU readers only: the core and NoC threads). */
 void bh_hooks_emit_slow(struct bh_hooks *h, const struct bh_core_event *ev);
+/* The same from any thread: an RCU reader as above, any other (the host, the fast-dispatch
+ * models) under the writers' lock. A hook must not attach or detach (it would deadlock). */
+void bh_hooks_emit_any(struct bh_hooks *h, const struct bh_core_event *ev);
 static inline bool bh_hooks_attached(struct bh_hooks *h)
 {
 	return atomic_load_explicit(&h->set, memory_order_relaxed) != NULL;
+}
+/* Whether some attached hook wants events of this kind: one relaxed load. */
+static inline bool bh_hooks_want(struct bh_hooks *h, unsigned kind)
+{
+	return atomic_load_explicit(&h->kinds, memory_order_relaxed) >> kind & 1;
 }
 
 /* RCU reader side, for threads that call bh_hooks_emit_slow (core threads). Offline and online

@@ -278,6 +278,21 @@ static void cb_seen_reset(struct bh_streams *st, int cb)
 }
 
 /* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
+/* Observers of BH_EVENT_CB: the counters of CB cbi (stream s) after a push or a pop. */
+static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned s, int cbi)
+{
+	struct bh_hooks *h = &a->tile->chip->hooks;
+	if (cbi < 0 || !bh_hooks_want(h, BH_EVENT_CB))
+		return;
+	struct bh_stream *sp = &st->s[s];
+	uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_relaxed) & MASK17;
+	uint32_t acked = atomic_load_explicit(&sp->acked, memory_order_relaxed);
+	struct bh_core_event ev = { .kind = BH_EVENT_CB, .tile = a->tile->index,
+				    .core = a->who < BH_CORES_PER_TILE ? (enum bh_core_id)a->who : BH_CORE_NONE,
+				    .addr = (uint32_t)cbi, .value = { rcv & 0xFFFF, acked & 0xFFFF, (uint16_t)(rcv - acked) } };
+	bh_hooks_emit_any(h, &ev);
+}
+
 static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t v)
 {
 	struct bh_stream *sp = &st->s[s];
@@ -302,6 +317,7 @@ static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsig
 		cb_seen_reset(st, cbi);
 	/* The silicon also zeroes REMOTE_DEST_WR_PTR here, which bhemu does not model. */
 	bh_tile_mmio_written(a->tile, a->addr);
+	stream_trace_cb(a, st, s, cbi);
 	return true;
 }
 
@@ -331,6 +347,7 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 	}
 	bh_tile_mmio_written(a->tile, a->addr);
 	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
+	stream_trace_cb(a, st, s, cbi);
 	return true;
 }
 

@@ -23,6 +23,7 @@ enum bh_core_id {
 	BH_CORE_TRISC0 = 2,
 	BH_CORE_TRISC1 = 3,
 	BH_CORE_TRISC2 = 4,
+	BH_CORE_NONE = 5,      /* in observer events: not a core (the host, a fast-dispatch model, the NoC) */
 };
 
 /* Return codes of the API (negative = error). */
@@ -218,19 +219,63 @@ enum bh_core_event_kind {
 	BH_CORE_EVENT_PARKED,
 	BH_CORE_EVENT_WOKEN,
 	BH_CORE_EVENT_STOPPED,
+	/* Only to observers that ask for them (bh_device_observe_kinds); on whichever thread acts: */
+	BH_EVENT_NOC_ISSUE,         /* a NoC request issued by `core` of `tile` (BH_CORE_NONE: the host or a
+				     * fast-dispatch model): id, peer_tile (its first receiver), addr, size */
+	BH_EVENT_NOC_LAND,          /* its data landed at receiver `tile` (write, atomic) or at the initiator
+				     * (read: `tile`): id, peer_tile (the initiator), addr, size */
+	BH_EVENT_CB,                /* a circular buffer's counters moved: addr = CB index, value[0] pages
+				     * received, [1] acked (16-bit), [2] pages held */
+	BH_EVENT_LAUNCH,            /* the host launched a program on `tile` (what: "launch"), or a go signal
+				     * reached it (what: "go") */
+	BH_EVENT_FINDING,           /* a detector finding or a fault stopped (or was logged for) a core:
+				     * what = the report */
+	BH_EVENT_KIND_COUNT,
 };
+#define BH_CORE_EVENTS_CORE ((1u << BH_EVENT_NOC_ISSUE) - 1)   /* the four core events */
+#define BH_EVENTS_ALL ((1u << BH_EVENT_KIND_COUNT) - 1)
 struct bh_core_event {
 	enum bh_core_event_kind kind;
 	unsigned tile;
 	enum bh_core_id core;
 	uint32_t pc;                /* where it starts, parks, wakes or stopped */
 	uint64_t instructions;      /* retired since it left reset (at the last event check while running) */
+	const char *what;           /* PARKED: what it waits on ("poll", "timed poll", "device access");
+				     * FINDING: the report; LAUNCH: "launch" or "go"; else NULL. Valid
+				     * during the call only */
+	uint64_t id;                /* NOC_*: the transaction (unique per device) */
+	unsigned peer_tile;
+	uint32_t addr, size;        /* PARKED: the first word polled (0: none) */
+	uint32_t value[3];
 };
 typedef void (*bh_core_observer)(void *arg, const struct bh_core_event *ev);
-/* Returns BH_OK and an id for bh_device_unobserve, or BH_ERR_ARG (no function) / BH_ERR_SYS. */
+/* Returns BH_OK and an id for bh_device_unobserve, or BH_ERR_ARG (no function) / BH_ERR_SYS.
+ * bh_device_observe asks for the four core events; _kinds for any set (1 << kind each). */
 int bh_device_observe(struct bh_device *dev, bh_core_observer fn, void *arg, uint64_t *id);
+int bh_device_observe_kinds(struct bh_device *dev, uint32_t kinds, bh_core_observer fn, void *arg, uint64_t *id);
 /* Returns BH_OK, or BH_ERR_ARG when id is not attached. Not from an observer callback. */
 int bh_device_unobserve(struct bh_device *dev, uint64_t id);
+
+/* Timeline trace (host/trace.c): a Chrome trace-event JSON file (Perfetto, chrome://tracing) with
+ * a process per tile and a track per core showing running / parked (on what) / stopped, the
+ * NoC's transactions as flows from initiator to receiver, CB counters as counter tracks,
+ * launches and go signals, and findings and faults with their reports. Events go to a ring of
+ * the last `max_events` (0: 1,000,000) and are written at bh_device_trace_stop (or close).
+ * Times are host time since the trace started. kinds: 1 << enum bh_core_event_kind (0: all);
+ * tiles: only tiles [tile_first, tile_last] (both 0: all). Returns BH_OK, BH_ERR_ARG (no path,
+ * a trace already on) or BH_ERR_SYS (the file cannot be created; nothing is traced). */
+struct bh_trace_config {
+	const char *path;
+	uint32_t kinds;
+	unsigned tile_first, tile_last;
+	uint64_t max_events;
+};
+int bh_device_trace_start(struct bh_device *dev, const struct bh_trace_config *cfg);
+/* Detach and write the file. Returns BH_OK, BH_ERR_ARG (no trace on), BH_ERR_SYS (write failed). */
+int bh_device_trace_stop(struct bh_device *dev);
+/* A comma-separated list of core, noc, cb, launch, finding, all into kinds. 0, or -1 with a
+ * message naming the bad item in err. */
+int bh_trace_kinds_parse(const char *list, uint32_t *kinds, char *err, size_t errlen);
 
 /* What every core that ever ran is doing: running (near which pc), exited, faulted, or parked
  * and on what (words by name and value, blocked device accesses, the loop it polls in).

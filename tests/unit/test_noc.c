@@ -1354,6 +1354,46 @@ Test(noc_async, a_write_reads_its_source_when_it_leaves_not_at_the_store, .timeo
 	bh_device_close(dev);
 }
 
+/* noc_async_writes_flushed (the write's *_SENT), then the destination and a reuse of the source:
+ * what the program saw at RES, what finally landed at DST. */
+static void flush_then_look(struct bh_device *dev)
+{
+	l1_set_word(dev, 0, SRC, 0x600D);
+	l1_set_word(dev, 0, DST, 0);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 0), 0, DST, 4);   /* loopback, apart */
+	emit_wait_counter(&p, 0, NONPOSTED_WR_REQ_SENT, 1);
+	emit_load_at(&p, A1, DST);
+	emit_store_at(&p, A1, RES);                   /* the destination right after the flush */
+	emit_li(&p, A1, 0xBAD);
+	emit_store_at(&p, A1, SRC);                   /* reuse: allowed once flushed */
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(l1_word(dev, 0, DST), 0x600D, "the source as it was when the write left, not the reuse");
+}
+
+Test(noc_async, a_write_landing_within_the_5us_lookahead_has_landed_when_flushed, .timeout = 60)
+{
+	/* 2 us from acceptance to landing: the poll of *_SENT runs both (fabric/noc_engine.c: the
+	 * write leaves as it lands, in one step, the source read as it is copied). */
+	struct bh_device *dev = open_async(1, "2000:2000", 1, -1);
+	flush_then_look(dev);
+	cr_expect_eq(l1_word(dev, 0, RES), 0x600D, "landed by the time *_SENT rose");
+	bh_device_close(dev);
+}
+
+Test(noc_async, a_write_landing_later_leaves_first_so_a_flush_is_not_a_barrier, .timeout = 60)
+{
+	/* 500 ms in flight: the source is read into the network when the write leaves (*_SENT), and
+	 * lands from there: a flush-instead-of-barrier bug sees the old destination. */
+	struct bh_device *dev = open_async(1, SLOW_NOC, 1, -1);
+	flush_then_look(dev);
+	cr_expect_eq(l1_word(dev, 0, RES), 0, "sent, not landed yet");
+	bh_device_close(dev);
+}
+
 Test(noc_async, a_read_lands_later_and_the_read_barrier_waits_for_it, .timeout = 60)
 {
 	struct bh_device *dev = open_async(2, SLOW_NOC, 1, -1);

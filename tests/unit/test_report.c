@@ -410,70 +410,7 @@ Test(report, guest_elf_from_the_cross_compiler_names_main)
 
 /* ------------------------------------------------------------------------------------ CLI */
 
-#define CLI BHEMU_BINARY_DIR "/bhemu"
-
-struct cli_out {
-	int status;          /* exit status, or 128 + signal */
-	char out[16384];
-	char err[16384];
-};
-
-static void slurp(int fd, char *buf, size_t n)
-{
-	size_t len = 0;
-	ssize_t k;
-	lseek(fd, 0, SEEK_SET);
-	while (len < n - 1 && (k = read(fd, buf + len, n - 1 - len)) > 0)
-		len += (size_t)k;
-	buf[len] = 0;
-}
-
-/* Runs the CLI with argv (NULL-terminated, without argv[0]). */
-static struct cli_out *cli(const char *const *args)
-{
-	cr_assert_eq(access(CLI, X_OK), 0, "%s is not built", CLI);
-	const char *argv[16] = { CLI };
-	unsigned n = 1;
-	while (args[n - 1]) {
-		cr_assert_lt(n, 15u);
-		argv[n] = args[n - 1];
-		n++;
-	}
-	argv[n] = NULL;
-	char out_path[] = "/tmp/bhemu-cli-out-XXXXXX", err_path[] = "/tmp/bhemu-cli-err-XXXXXX";
-	int fo = mkstemp(out_path), fe = mkstemp(err_path);
-	cr_assert(fo >= 0 && fe >= 0);
-	unlink(out_path);
-	unlink(err_path);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fo, 1);
-	posix_spawn_file_actions_adddup2(&fa, fe, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	pid_t pid;
-	int rc = posix_spawn(&pid, CLI, &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	cr_assert_eq(rc, 0, "posix_spawn: %s", strerror(rc));
-	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0)
-		cr_assert_eq(errno, EINTR);
-	struct cli_out *o = calloc(1, sizeof *o);
-	cr_assert_not_null(o);
-	o->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	slurp(fo, o->out, sizeof o->out);
-	slurp(fe, o->err, sizeof o->err);
-	close(fo);
-	close(fe);
-	return o;
-}
-
-#define CLI_RUN(...) cli((const char *const[]){ __VA_ARGS__, NULL })
-
-static void expect_status(const struct cli_out *o, int status)
-{
-	cr_expect_eq(o->status, status, "exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", o->status, status,
-		     o->out, o->err);
-}
+#define CLI_RUN(...) test_cli((const char *const[]){ __VA_ARGS__, NULL })
 
 Test(cli, help_exits_0_with_usage_on_stdout)
 {
@@ -512,7 +449,7 @@ Test(cli, list_checks_names_every_check)
 
 Test(cli, no_command_or_unknown_command_exits_2)
 {
-	struct cli_out *o = cli((const char *const[]){ NULL });
+	struct cli_out *o = test_cli((const char *const[]){ NULL });
 	expect_status(o, 2);
 	assert_has(o->err, "missing command");
 	free(o);
@@ -882,7 +819,7 @@ Test(cli, every_option_with_good_bad_overflowing_and_missing_values, .init = scr
 				  : !strcmp(a, "@SEMGET") ? semget : !strcmp(a, "@LONG") ? long_number : a;
 			used += (size_t)snprintf(line + used, sizeof line - used, " %s", a);
 		}
-		struct cli_out *o = cli(args);
+		struct cli_out *o = test_cli(args);
 		cr_expect_eq(o->status, c->status, "bhemu%s: exit status %d, expected %d\nstderr:\n%s", line, o->status,
 			     c->status, o->err);
 		if (c->err)

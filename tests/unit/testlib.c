@@ -1,9 +1,13 @@
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "host/device.h"
@@ -652,4 +656,65 @@ uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t c
 uint32_t emit_issue(struct prog *p, enum bh_core_id core)
 {
 	return emit_store_pc(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
+}
+
+/* ---- The CLI ---- */
+
+extern char **environ;
+
+#define CLI BHEMU_BINARY_DIR "/bhemu"
+
+static void slurp(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+	ssize_t k;
+	lseek(fd, 0, SEEK_SET);
+	while (len < n - 1 && (k = read(fd, buf + len, n - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+}
+
+struct cli_out *test_cli(const char *const *args)
+{
+	cr_assert_eq(access(CLI, X_OK), 0, "%s is not built", CLI);
+	const char *argv[16] = { CLI };
+	unsigned n = 1;
+	while (args[n - 1]) {
+		cr_assert_lt(n, 15u);
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	char out_path[] = "/tmp/bhemu-cli-out-XXXXXX", err_path[] = "/tmp/bhemu-cli-err-XXXXXX";
+	int fo = mkstemp(out_path), fe = mkstemp(err_path);
+	cr_assert(fo >= 0 && fe >= 0);
+	unlink(out_path);
+	unlink(err_path);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fo, 1);
+	posix_spawn_file_actions_adddup2(&fa, fe, 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	pid_t pid;
+	int rc = posix_spawn(&pid, CLI, &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert_eq(rc, 0, "posix_spawn: %s", strerror(rc));
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	struct cli_out *o = calloc(1, sizeof *o);
+	cr_assert_not_null(o);
+	o->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	slurp(fo, o->out, sizeof o->out);
+	slurp(fe, o->err, sizeof o->err);
+	close(fo);
+	close(fe);
+	return o;
+}
+
+
+void expect_status(const struct cli_out *o, int status)
+{
+	cr_expect_eq(o->status, status, "exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", o->status, status,
+		     o->out, o->err);
 }

@@ -275,4 +275,18 @@ uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t c
 /* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
 uint32_t emit_issue(struct prog *p, enum bh_core_id core);
 
+/* ---- The CLI (build/bhemu) as a child process ---- */
+
+struct cli_out {
+	int status;          /* exit status, or 128 + signal */
+	char out[16384];
+	char err[16384];
+};
+
+/* Runs the CLI with args (NULL-terminated, without argv[0]), stdin from /dev/null; the caller
+ * frees the result. */
+struct cli_out *test_cli(const char *const *args);
+/* Expects the exit status, printing both outputs when it differs. */
+void expect_status(const struct cli_out *o, int status);
+
 #endif
