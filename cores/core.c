@@ -12,6 +12,7 @@
 #include "fabric/code.h"
 #include "fabric/fault.h"
 #include "fabric/mmio.h"
+#include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
 #include "sync/streams.h"
@@ -438,6 +439,7 @@ bool bh_core_block(struct bh_core *c)
 		return true;
 	atomic_store_explicit(&c->waiter.park_state, BH_PARK_BLOCKED, memory_order_release);
 	bh_core_emit_what(c, BH_CORE_EVENT_PARKED, "device access", 0);
+	bh_noc_engine_nudge(c->tile->chip->noc);   /* what it waits for may be in flight */
 	bh_park_sleep(&c->waiter, c->block_seq, 0);
 	atomic_store_explicit(&c->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 	bh_core_emit(c, BH_CORE_EVENT_WOKEN);

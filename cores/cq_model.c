@@ -229,6 +229,7 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 				return bh_cqm_fail(m, BH_CQ_PREFETCH, NULL, "", 0, -1, "%s", rep);
 			}
 			cqm_set_park(m, r, BH_PARK_WATCH);
+			bh_noc_engine_nudge(m->chip->noc);   /* what it waits for may be in flight */
 			bh_park_sleep(w, seq, bh_park_fenced_timeout(fenced, 0, &unfenced_ns));
 			cqm_set_park(m, r, BH_PARK_NONE);
 			bh_park_unfenced_woken(w, seq, &unfenced_ns);

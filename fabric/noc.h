@@ -140,6 +140,10 @@ void bh_noc_engine_help(struct bh_noc_engine *e);
 /* Run everything in flight now, in order (the host flushes the NoC). */
 void bh_noc_engine_flush(struct bh_noc_engine *e);
 /* The NoC thread's waiter (an actor for deadlock detection: TIMED while anything is in flight). */
+/* A core (or model) about to park: if events wait and the NoC thread would look at them later
+ * than their grace time (its tick grew while cores ran everything themselves), wake it. Any
+ * thread; NULL: no engine. */
+void bh_noc_engine_nudge(struct bh_noc_engine *e);
 struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e);
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e);
 /* "zero", "silicon", "slow", or "MIN:MAX" (ns). False: err says why. */

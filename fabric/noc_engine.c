@@ -76,6 +76,7 @@ struct bh_noc_engine {
 	unsigned npool;
 	_Atomic uint64_t earliest; /* due of the heap's top, UINT64_MAX when empty (helpers' check) */
 	_Atomic uint64_t deadline; /* when the NoC thread looks next (UINT64_MAX: when woken) */
+	_Atomic uint32_t tick;     /* the NoC thread's current tick (TICK_MIN_NS..TICK_MAX_NS) */
 	_Atomic uint64_t last_submit;
 	_Atomic uint64_t inflight; /* transactions not finished */
 	_Atomic uint64_t delivered;
@@ -187,10 +188,15 @@ static void publish_earliest(struct bh_noc_engine *e)
  * event would otherwise wait longer than that: once per burst, not per transaction. */
 #define THREAD_GRACE_NS 20000u
 /* While requests keep coming (the last within IDLE_AFTER_NS), the NoC thread also looks every
- * TICK_NS when nothing is in flight, and submitters do not wake it: a core issuing one request
- * at a time and finishing each at its barrier costs no thread hand-off at all. After that long
- * without a request it sleeps until woken: a quiet chip costs no CPU. */
-#define TICK_NS 20000u
+ * tick when nothing is in flight, and submitters do not wake it: a core issuing one request at a
+ * time and finishing each at its barrier costs no thread hand-off at all. The tick starts at
+ * TICK_MIN_NS and doubles up to TICK_MAX_NS each time the thread finds that the cores ran
+ * everything themselves (they poll their barriers), so a busy NoC does not cost the thread
+ * 50,000 wake-ups a second; it drops back when the thread has work. A core about to park nudges
+ * the thread (bh_noc_engine_nudge) when events wait, so a waiter never waits for a long tick.
+ * After IDLE_AFTER_NS without a request the thread sleeps until woken: a quiet chip costs no CPU. */
+#define TICK_MIN_NS 20000u
+#define TICK_MAX_NS 1000000u
 #define IDLE_AFTER_NS 10000000u
 
 /* ---------------------------------------------------------------------------------- timing */
@@ -365,7 +371,8 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	pthread_mutex_unlock(&e->lock);
 	if (!ok)
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
-	if (first + THREAD_GRACE_NS + TICK_NS < atomic_load_explicit(&e->deadline, memory_order_seq_cst)) {
+	uint64_t tick = atomic_load_explicit(&e->tick, memory_order_relaxed);
+	if (first + THREAD_GRACE_NS + tick < atomic_load_explicit(&e->deadline, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&e->st_wakes, 1, memory_order_relaxed);
 		bh_park_wake(&e->waiter);
 	}
@@ -597,13 +604,18 @@ static void *engine_main(void *arg)
 		/* Nothing due (a core at a barrier ran it): no lock taken, so the cores helping do not
 		 * contend with a thread that only looked. */
 		uint64_t next = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
+		uint32_t tick = atomic_load_explicit(&e->tick, memory_order_relaxed);
 		if (next <= bh_monotonic_ns()) {
 			pthread_mutex_lock(&e->run_lock);
 			uint64_t before = e->delivered;
 			next = run_due(e, bh_monotonic_ns());
 			e->st_thread += e->delivered - before;
 			pthread_mutex_unlock(&e->run_lock);
+			tick = TICK_MIN_NS;   /* work the cores left: look often */
+		} else if (tick < TICK_MAX_NS) {
+			tick = tick * 2 < TICK_MAX_NS ? tick * 2 : TICK_MAX_NS;
 		}
+		atomic_store_explicit(&e->tick, tick, memory_order_relaxed);
 		if (atomic_load_explicit(&e->stop, memory_order_acquire))
 			break;
 		/* Publish when we look next, then check for something earlier that a submitter did not
@@ -612,12 +624,12 @@ static void *engine_main(void *arg)
 		if (next != UINT64_MAX)
 			deadline = next + THREAD_GRACE_NS;
 		else if (now - atomic_load_explicit(&e->last_submit, memory_order_relaxed) < IDLE_AFTER_NS)
-			deadline = now + TICK_NS;
+			deadline = now + tick;
 		else
 			deadline = UINT64_MAX;
 		atomic_store_explicit(&e->deadline, deadline, memory_order_seq_cst);
 		uint64_t first = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
-		if (first != UINT64_MAX && first + THREAD_GRACE_NS + TICK_NS < deadline)
+		if (first != UINT64_MAX && first + THREAD_GRACE_NS + tick < deadline)
 			continue;
 		if (deadline <= now)
 			continue;
@@ -650,6 +662,7 @@ struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh
 	pthread_mutex_init(&e->run_lock, NULL);
 	atomic_init(&e->earliest, UINT64_MAX);
 	atomic_init(&e->deadline, UINT64_MAX);
+	atomic_init(&e->tick, TICK_MIN_NS);
 	atomic_init(&e->waiter.park_state, BH_PARK_IDLE);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -691,6 +704,17 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 	pthread_mutex_destroy(&e->lock);
 	pthread_mutex_destroy(&e->run_lock);
 	free(e);
+}
+
+void bh_noc_engine_nudge(struct bh_noc_engine *e)
+{
+	if (!e)
+		return;
+	uint64_t first = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
+	if (first != UINT64_MAX && first + THREAD_GRACE_NS < atomic_load_explicit(&e->deadline, memory_order_seq_cst)) {
+		atomic_fetch_add_explicit(&e->st_wakes, 1, memory_order_relaxed);
+		bh_park_wake(&e->waiter);
+	}
 }
 
 struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e)

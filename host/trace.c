@@ -65,7 +65,8 @@ static void trace_event(void *arg, const struct bh_core_event *ev)
 	uint64_t now = bh_monotonic_ns();
 	struct trace_rec *r = &tr->ring[atomic_fetch_add_explicit(&tr->next, 1, memory_order_relaxed) % tr->cap];
 	free(atomic_exchange_explicit(&r->text, NULL, memory_order_relaxed));   /* the slot's previous event */
-	r->t = now - tr->start_ns;
+	uint64_t at = ev->time_ns ? ev->time_ns : now;
+	r->t = at > tr->start_ns ? at - tr->start_ns : 0;
 	r->kind = (uint8_t)ev->kind;
 	r->tile = (uint16_t)ev->tile;
 	r->core = (uint8_t)ev->core;

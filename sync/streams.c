@@ -18,6 +18,7 @@
 #include "fabric/check.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "fabric/wallclock.h"
 #include "sync/streams.h"
 #include "sync/tensix_sem.h"
 
@@ -284,10 +285,12 @@ static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned
 	struct bh_hooks *h = &a->tile->chip->hooks;
 	if (cbi < 0 || !bh_hooks_want(h, BH_EVENT_CB))
 		return;
+	/* The time first: two writers' samples, ordered by it, never show a counter going back. */
+	uint64_t t = bh_monotonic_ns();
 	struct bh_stream *sp = &st->s[s];
-	uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_relaxed) & MASK17;
-	uint32_t acked = atomic_load_explicit(&sp->acked, memory_order_relaxed);
-	struct bh_core_event ev = { .kind = BH_EVENT_CB, .tile = a->tile->index,
+	uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
+	uint32_t acked = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+	struct bh_core_event ev = { .kind = BH_EVENT_CB, .tile = a->tile->index, .time_ns = t,
 				    .core = a->who < BH_CORES_PER_TILE ? (enum bh_core_id)a->who : BH_CORE_NONE,
 				    .addr = (uint32_t)cbi, .value = { rcv & 0xFFFF, acked & 0xFFFF, (uint16_t)(rcv - acked) } };
 	bh_hooks_emit_any(h, &ev);

@@ -247,6 +247,7 @@ struct bh_core_event {
 	unsigned peer_tile;
 	uint32_t addr, size;        /* PARKED: the first word polled (0: none) */
 	uint32_t value[3];
+	uint64_t time_ns;           /* CLOCK_MONOTONIC ns the values were read at (CB), else 0 (now) */
 };
 typedef void (*bh_core_observer)(void *arg, const struct bh_core_event *ev);
 /* Returns BH_OK and an id for bh_device_unobserve, or BH_ERR_ARG (no function) / BH_ERR_SYS.
