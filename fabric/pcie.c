@@ -196,8 +196,8 @@ bool bh_pcie_decode(const struct bh_pcie *p, uint64_t paddr, uint32_t len, struc
 			return pcie_err(err, errlen, "BAR%u offset 0x%llx + %u bytes runs past the end of the %s", t->bar,
 					(unsigned long long)off, len, r->name);
 		if (r->reg && (len != 4 || (in & 3)))
-			return pcie_err(err, errlen, "BAR%u offset 0x%llx (%s): registers take aligned 4-byte accesses, "
-					"not %u bytes", t->bar, (unsigned long long)off, r->name, len);
+			return pcie_err(err, errlen, "BAR%u offset 0x%llx (%s): %u bytes; registers take 4-byte accesses "
+					"at 4-byte aligned offsets", t->bar, (unsigned long long)off, r->name, len);
 		t->kind = (enum bh_pcie_kind)r->kind;
 		t->off = (uint32_t)in;
 		switch (t->kind) {

@@ -260,7 +260,7 @@ static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, v
 		}
 		if (addr >= BH_NOC_MMIO_BASE && addr + len <= 1ull << 32) {
 			if ((addr | len) & 3) {
-				ttsim_error("%s: tile (%u,%u) register 0x%llx: registers take aligned 4-byte words, not %u bytes",
+				ttsim_error("%s: tile (%u,%u) register 0x%llx, %u bytes: registers take 4-byte words at aligned addresses",
 					    what, x, y, (unsigned long long)addr, len);
 				return false;
 			}

@@ -258,6 +258,11 @@ int bh_device_tile_xy(const struct bh_device *dev, unsigned tile, unsigned *x, u
 void bh_device_grid_size(const struct bh_device *dev, unsigned *cols, unsigned *rows);
 /* Index of the Tensix tile at (x, y), or -1 when no tile is there. */
 int bh_device_tile_at(const struct bh_device *dev, unsigned x, unsigned y);
+/* The soc descriptor tt-umd reads beside a simulator library (soc_descriptor.yaml next to
+ * libbhemu_ttsim.so) for board: written into buf (cut at len, NUL-terminated when len > 0);
+ * returns its full length, or BH_ERR_ARG for a board tt-umd's simulator path cannot use (only
+ * BH_BOARD_P150: it assumes no Tensix harvesting). */
+int bh_soc_descriptor(enum bh_board board, char *buf, size_t len);
 /* The PCIe endpoint that carries host-memory requests: (19, 24). */
 int bh_pcie_xy(const struct bh_device *dev, unsigned *x, unsigned *y);
 
