@@ -27,6 +27,8 @@
 
 static struct {
 	pthread_mutex_t lock;
+	/* Leaf locks taken by core threads too: the outbound iATU (written under both), messages. */
+	pthread_mutex_t iatu_lock, err_lock;
 	bool running;
 	struct bh_device *dev;
 	struct bh_pcie pcie;
@@ -42,19 +44,22 @@ static struct {
 	unsigned stops_seen;
 	char last_error[512];
 	unsigned errors;
-} g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER, .iatu_lock = PTHREAD_MUTEX_INITIALIZER,
+	.err_lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* A misuse: one line on stderr, kept for bhemu_ttsim_last_error. Caller holds g.lock. */
+/* A misuse: one line on stderr, kept for bhemu_ttsim_last_error. Any thread. */
 __attribute__((cold, format(printf, 1, 2)))
 static void ttsim_error(const char *fmt, ...)
 {
 	va_list ap;
+	pthread_mutex_lock(&g.err_lock);
 	int n = snprintf(g.last_error, sizeof g.last_error, "bhemu-ttsim: ");
 	va_start(ap, fmt);
 	vsnprintf(g.last_error + n, sizeof g.last_error - (size_t)n, fmt, ap);
 	va_end(ap);
 	g.errors++;
 	fprintf(stderr, "%s\n", g.last_error);
+	pthread_mutex_unlock(&g.err_lock);
 }
 
 static bool ttsim_running(const char *fn)
@@ -134,6 +139,33 @@ static void ttsim_report_faults(void)
 	free(r);
 }
 
+/* Device-issued accesses to the PCIe tile's host window (core or NoC threads, while host calls
+ * may be waiting for those threads: not under g.lock): through the outbound iATU to the DMA
+ * callbacks. A refusal faults the initiating core. */
+static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, bool write)
+{
+	char err[256];
+	uint64_t host;
+	pthread_mutex_lock(&g.iatu_lock);
+	bool ok = bh_pcie_host_addr(&g.pcie, addr, len, &host, err, sizeof err);
+	pthread_mutex_unlock(&g.iatu_lock);
+	if (!ok) {
+		ttsim_error("device %s of host memory: %s", write ? "write" : "read", err);
+		return false;
+	}
+	if (write ? !g.dma_wr : !g.dma_rd) {
+		ttsim_error("device %s of %u bytes at host memory 0x%llx, but no DMA callbacks were installed "
+			    "(libttsim_set_pci_dma_mem_callbacks before libttsim_init)", write ? "write" : "read", len,
+			    (unsigned long long)host);
+		return false;
+	}
+	if (write)
+		g.dma_wr(host, buf, len);
+	else
+		g.dma_rd(host, buf, len);
+	return true;
+}
+
 TTSIM_API void libttsim_init(void)
 {
 	pthread_mutex_lock(&g.lock);
@@ -141,10 +173,15 @@ TTSIM_API void libttsim_init(void)
 		ttsim_error("libttsim_init: the simulator is already running (one libttsim_init per libttsim_exit)");
 		goto out;
 	}
+	pthread_mutex_lock(&g.err_lock);
 	g.last_error[0] = 0;
-	struct bh_device_config cfg = { 0 };
+	pthread_mutex_unlock(&g.err_lock);
+	struct bh_device_config cfg = { .host_io = ttsim_host_io };
 	if (!ttsim_board(&cfg) || !ttsim_report_open())
 		goto out;
+	pthread_mutex_lock(&g.iatu_lock);
+	bh_pcie_init(&g.pcie, TTSIM_BAR0, TTSIM_BAR2, TTSIM_BAR4);
+	pthread_mutex_unlock(&g.iatu_lock);
 	int rc = bh_device_open(&cfg, &g.dev);
 	if (rc != BH_OK) {
 		ttsim_error("libttsim_init: cannot open the device (error %d; the reason is on stderr above)", rc);
@@ -156,7 +193,6 @@ TTSIM_API void libttsim_init(void)
 		bh_device_close(g.dev);
 		goto fail;
 	}
-	bh_pcie_init(&g.pcie, TTSIM_BAR0, TTSIM_BAR2, TTSIM_BAR4);
 	g.ticks = 0;
 	g.stops_seen = atomic_load(&g.stops);
 	g.running = true;
@@ -482,7 +518,10 @@ TTSIM_API void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32
 			ttsim_dma_read_channel();
 		break;
 	case BH_PCIE_IATU:
-		if (!bh_pcie_iatu_write(&g.pcie, t.off, v, err, sizeof err))
+		pthread_mutex_lock(&g.iatu_lock);
+		bool ok = bh_pcie_iatu_write(&g.pcie, t.off, v, err, sizeof err);
+		pthread_mutex_unlock(&g.iatu_lock);
+		if (!ok)
 			ttsim_error("libttsim_pci_mem_wr_bytes: BAR2 %s", err);
 		break;
 	default:
@@ -532,11 +571,11 @@ TTSIM_API void libttsim_clock(uint32_t n)
 
 TTSIM_API unsigned bhemu_ttsim_last_error(char *buf, size_t len)
 {
-	pthread_mutex_lock(&g.lock);
+	pthread_mutex_lock(&g.err_lock);
 	if (buf && len)
 		snprintf(buf, len, "%s", g.last_error);
 	unsigned n = g.errors;
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_unlock(&g.err_lock);
 	return n;
 }
 

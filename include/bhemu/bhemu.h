@@ -52,6 +52,12 @@ struct bh_device_config {
 	uint32_t harvest_cols;   /* bit k: logical Tensix column k disabled */
 	uint8_t harvest_dram;    /* bit b: DRAM bank b disabled */
 	uint64_t host_mem_size;  /* host memory reachable through the PCIe tile; 0 = 256 MiB */
+	/* Or host memory the caller serves (libbhemu_ttsim.so: the host's DMA callbacks): NoC requests
+	 * to the PCIe tile with bit 60 set call host_io(host_io_arg, NoC address, buf, len, write) on
+	 * the thread that moves the data (a core's, or the NoC's); false refuses the request and the
+	 * initiating core faults. NULL: the library's buffer (bh_host_mem). */
+	bool (*host_io)(void *arg, uint64_t addr, void *buf, uint32_t len, bool write);
+	void *host_io_arg;
 	/* A deadlock is declared after this long with every running core parked without a timeout
 	 * and nothing moving: 0 = default (400 ms), negative = never. */
 	int deadlock_ms;

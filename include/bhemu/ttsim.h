@@ -38,9 +38,12 @@ extern "C" {
 
 void libttsim_init(void);
 void libttsim_exit(void);
-/* DMA callbacks: the device reads / writes size bytes of host memory at paddr. Called on the
- * thread of the host call that starts the transfer (the BAR2 DMA doorbell, a TLB access to the
- * PCIe tile's host window), with the library's mutex held: they must not call back into it. */
+/* DMA callbacks: the device reads / writes size bytes of host memory at paddr (after the outbound
+ * iATU). Unlike ttsim, which calls them only inside its own calls, bhemu calls them on the thread
+ * that moves the data: the host call's (the BAR2 DMA doorbell, a host access to the PCIe tile's
+ * host window) or, for NoC requests of the cores (fast dispatch's command queues), a core's or
+ * the NoC's thread, concurrently with host calls and each other. They must be thread-safe and
+ * must not call back into the library. */
 void libttsim_set_pci_dma_mem_callbacks(void (*pci_dma_mem_rd)(uint64_t paddr, void *dst, uint32_t size),
 					void (*pci_dma_mem_wr)(uint64_t paddr, const void *src, uint32_t size));
 /* Configuration space of bus_device_function ((bus << 8) | (device << 3) | function), offset

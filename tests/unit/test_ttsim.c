@@ -10,6 +10,7 @@
  * the library's decoder. Each test runs in its own process (the library is a singleton). */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,23 +361,38 @@ Test(ttsim, reference_firmware_boots_through_tlb_windows, .timeout = 120)
 	sim_stop();
 }
 
-/* Host memory of the test: what the DMA callbacks serve. */
+/* Host memory of the test: what the DMA callbacks serve (core threads call them too). */
 static uint8_t host_mem[1 << 20];
 static unsigned dma_reads, dma_writes;
+static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void dma_rd(uint64_t a, void *dst, uint32_t n)
 {
 	cr_assert_leq(a + n, sizeof host_mem, "DMA read at 0x%llx", (unsigned long long)a);
+	pthread_mutex_lock(&host_lock);
 	memcpy(dst, host_mem + a, n);
 	dma_reads++;
+	pthread_mutex_unlock(&host_lock);
 }
 
 static void dma_wr(uint64_t a, const void *src, uint32_t n)
 {
 	cr_assert_leq(a + n, sizeof host_mem, "DMA write at 0x%llx", (unsigned long long)a);
+	pthread_mutex_lock(&host_lock);
 	memcpy(host_mem + a, src, n);
 	dma_writes++;
+	pthread_mutex_unlock(&host_lock);
 }
+
+static void host_copy(void *dst, uint64_t a, uint32_t n)
+{
+	pthread_mutex_lock(&host_lock);
+	memcpy(dst, host_mem + a, n);
+	pthread_mutex_unlock(&host_lock);
+}
+
+/* Outbound iATU region 0 as tt-umd programs it: NoC host-window offsets 0..256 KiB -> host 0x40000. */
+static void iatu_region0(void);
 
 static void bar2_wr(uint32_t off, uint32_t v)
 {
@@ -390,14 +406,8 @@ static uint32_t bar2_rd(uint32_t off)
 	return v;
 }
 
-Test(ttsim, dma_read_channel_and_host_window_use_the_callbacks)
+static void iatu_region0(void)
 {
-	sim_load("grid:2x1");
-	sim.set_dma(dma_rd, dma_wr);
-	sim.init();
-	sim.bar0 = bar(0x10);
-	sim.bar2 = bar(0x18);
-	/* Outbound iATU region 0 as tt-umd programs it: NoC window offset 0..256 KiB -> host 0x40000. */
 	bar2_wr(0x1000 + 0x04, 0);
 	bar2_wr(0x1000 + 0x00, 0);
 	bar2_wr(0x1000 + 0x08, 0);
@@ -406,6 +416,16 @@ Test(ttsim, dma_read_channel_and_host_window_use_the_callbacks)
 	bar2_wr(0x1000 + 0x14, 0x40000);
 	bar2_wr(0x1000 + 0x18, 0);
 	bar2_wr(0x1000 + 0x04, 1u << 31);
+}
+
+Test(ttsim, dma_read_channel_and_host_window_use_the_callbacks)
+{
+	sim_load("grid:2x1");
+	sim.set_dma(dma_rd, dma_wr);
+	sim.init();
+	sim.bar0 = bar(0x10);
+	sim.bar2 = bar(0x18);
+	iatu_region0();
 	cr_expect_eq(bar2_rd(0x1000 + 0x14), 0x40000u);
 	/* Host -> device: 8 KiB from host 0x1000 into L1 of (1,2) at 0x60000 through TLB 4. */
 	for (unsigned i = 0; i < 8192; i++)
@@ -427,7 +447,7 @@ Test(ttsim, dma_read_channel_and_host_window_use_the_callbacks)
 	uint32_t v = 0xC0FFEE11u, w = 0;
 	sim.tile_wr(19, 24, (1ull << 60) | 0x100, &v, 4);
 	cr_expect_eq(dma_writes, 1u);
-	memcpy(&w, host_mem + 0x40100, 4);
+	host_copy(&w, 0x40100, 4);
 	cr_expect_eq(w, v);
 	w = 0;
 	tlb2m(5, 19, 24, (1ull << 60), false, 0, 0);
@@ -514,5 +534,84 @@ Test(ttsim, clock_counts_ticks_and_returns)
 		sim.clock(1);
 	sim.clock(1000000);
 	cr_expect_eq(ticks(), 1001000u);
+	sim_stop();
+}
+
+/* What fast dispatch does with host memory: a core writes to and reads from the PCIe tile's host
+ * window (NoC address bit 60) with NoC requests; the data goes through the outbound iATU to the
+ * DMA callbacks, on the core's (or the NoC's) thread. */
+Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
+{
+	sim_load("grid:2x1");
+	sim.set_dma(dma_rd, dma_wr);
+	sim.init();
+	sim.bar0 = bar(0x10);
+	sim.bar2 = bar(0x18);
+	iatu_region0();
+	uint8_t out[64], in[64], got[64];
+	for (unsigned i = 0; i < 64; i++) {
+		out[i] = (uint8_t)(0xA0 + i);
+		in[i] = (uint8_t)(0x11 * i + 5);
+	}
+	pthread_mutex_lock(&host_lock);
+	memcpy(host_mem + 0x43000, in, sizeof in);
+	pthread_mutex_unlock(&host_lock);
+	const uint32_t pcie_xy = 19u | 24u << 6, bit60 = 1u << 28;
+	struct prog p = { 0 };
+	/* A posted write of 64 bytes from L1 0x20000 to host window 0x2000 (buffer 0), then a read
+	 * of 64 bytes from host window 0x3000 into L1 0x40000 (buffer 1). */
+	const uint32_t wr[][2] = { { N_CTRL, CTRL_WRITE_POSTED }, { N_TARG_LO, 0x20000 }, { N_TARG_MID, 0 },
+		{ N_TARG_HI, TILE0_XY }, { N_RET_LO, 0x2000 }, { N_RET_MID, bit60 }, { N_RET_HI, pcie_xy },
+		{ N_LEN, 64 }, { N_CMD_CTRL, 1 } };
+	const uint32_t rd[][2] = { { N_CTRL, 0x2090u }, { N_TARG_LO, 0x3000 }, { N_TARG_MID, bit60 },
+		{ N_TARG_HI, pcie_xy }, { N_RET_LO, 0x40000 }, { N_RET_MID, 0 }, { N_RET_HI, TILE0_XY },
+		{ N_LEN, 64 }, { N_CMD_CTRL, 1 } };
+	for (unsigned k = 0; k < N(wr); k++)
+		emit_store_word(&p, CMDBUF0(0) + wr[k][0], wr[k][1]);
+	for (unsigned k = 0; k < N(rd); k++)
+		emit_store_word(&p, CMDBUF0(1) + rd[k][0], rd[k][1]);
+	emit(&p, INSN_SELF_LOOP);
+	uint32_t jal0 = enc_j(0x8000, X0);
+	wr32(1, 2, SOFT_RESET_0, 0x47800u);
+	noc_wr(1, 1, 2, 0x8000, p.w, p.n * 4);
+	noc_wr(1, 1, 2, 0x20000, out, sizeof out);
+	noc_wr(1, 1, 2, 0, &jal0, 4);
+	wr32(1, 2, SOFT_RESET_0, 0x47000u);
+	cr_expect(poll32(1, 2, 0x40000 + 60, 0xFFFFFFFFu, (uint32_t)in[60] | in[61] << 8 | in[62] << 16 |
+			 (uint32_t)in[63] << 24), "the read from host memory landed in L1");
+	noc_rd(1, 1, 2, 0x40000, got, sizeof got);
+	cr_expect_arr_eq(got, in, sizeof in);
+	double t0 = now_s();
+	do {
+		host_copy(got, 0x42000, sizeof got);
+		sim.clock(1);
+	} while (memcmp(got, out, sizeof out) && now_s() - t0 < 30.0);
+	cr_expect_arr_eq(got, out, sizeof out, "the core's write reached host memory through the iATU");
+	cr_expect_eq(errors(NULL, 0), 0u);
+	sim_stop();
+}
+
+/* Without callbacks, a core's request to host memory is refused: a message, and the core faults. */
+Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
+{
+	sim_start("grid:1x1");
+	struct prog p = { 0 };
+	const uint32_t wr[][2] = { { N_CTRL, CTRL_WRITE_POSTED }, { N_TARG_LO, 0x20000 }, { N_TARG_MID, 0 },
+		{ N_TARG_HI, TILE0_XY }, { N_RET_LO, 0x2000 }, { N_RET_MID, 1u << 28 }, { N_RET_HI, 19u | 24u << 6 },
+		{ N_LEN, 64 }, { N_CMD_CTRL, 1 } };
+	for (unsigned k = 0; k < N(wr); k++)
+		emit_store_word(&p, CMDBUF0(0) + wr[k][0], wr[k][1]);
+	emit(&p, INSN_SELF_LOOP);
+	uint32_t jal0 = enc_j(0x8000, X0);
+	wr32(1, 2, SOFT_RESET_0, 0x47800u);
+	noc_wr(1, 1, 2, 0x8000, p.w, p.n * 4);
+	noc_wr(1, 1, 2, 0, &jal0, 4);
+	wr32(1, 2, SOFT_RESET_0, 0x47000u);
+	char msg[512];
+	double t0 = now_s();
+	while (errors(msg, sizeof msg) == 0 && now_s() - t0 < 30.0)
+		sim.clock(1);
+	cr_expect(!strncmp(msg, "bhemu-ttsim: device write of 64 bytes at host memory 0x2000, but no DMA callbacks",
+			   70), "'%s'", msg);
 	sim_stop();
 }
