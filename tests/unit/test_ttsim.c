@@ -322,7 +322,8 @@ static void load_fw(unsigned x, unsigned y, const struct bh_profile *p, unsigned
 		const struct bh_elf_segment *g = &e->seg[s];
 		uint32_t at = g->vaddr >= 0xFFB00000u ? p->ldm_scratch[core] + (g->vaddr - 0xFFB00000u) : g->vaddr;
 		uint8_t *img = calloc(1, g->memsz + 1);
-		memcpy(img, g->data, g->filesz);
+		if (g->filesz)
+			memcpy(img, g->data, g->filesz);
 		for (uint32_t o = 0; o < g->memsz; o += 65536) {
 			uint32_t len = g->memsz - o < 65536 ? g->memsz - o : 65536;
 			noc_wr(2, x, y, at + o, img + o, len);
