@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bhemu/ttsim.h"
+#include "fabric/arc.h"
 #include "fabric/noc.h"
 #include "fabric/pcie.h"
 #include "host/device.h"
@@ -24,6 +25,8 @@
 #define TTSIM_BAR2 0x120000000ull
 #define TTSIM_BAR4 0x800000000ull
 #define TTSIM_DMA_CHUNK 4096u
+/* The board type word of the ARC telemetry's board id (P150; reported for every board). */
+#define TTSIM_BOARD_ID_HI 0x400u
 
 static struct {
 	pthread_mutex_t lock;
@@ -32,6 +35,7 @@ static struct {
 	bool running;
 	struct bh_device *dev;
 	struct bh_pcie pcie;
+	struct bh_arc arc;
 	void (*dma_rd)(uint64_t paddr, void *dst, uint32_t size);
 	void (*dma_wr)(uint64_t paddr, const void *src, uint32_t size);
 	uint64_t ticks;
@@ -193,6 +197,10 @@ TTSIM_API void libttsim_init(void)
 		bh_device_close(g.dev);
 		goto fail;
 	}
+	uint32_t harvest = 0;
+	for (unsigned c = g.dev->chip.topo.cols; c < 14; c++)
+		harvest |= 1u << c;   /* the columns a P100 or a test grid lacks */
+	bh_arc_init(&g.arc, TTSIM_BOARD_ID_HI, harvest, g.dev->chip.topo.ndram);
 	g.ticks = 0;
 	g.stops_seen = atomic_load(&g.stops);
 	g.running = true;
@@ -345,8 +353,16 @@ static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, v
 		return true;
 	}
 	default:
-		ttsim_error("%s: no endpoint at NoC (%u,%u) (translated coordinates: Tensix, DRAM and the PCIe tile "
-			    "are modelled)", what, x, y);
+		if (x == BH_ARC_X && y == BH_ARC_Y) {
+			char err[256];
+			bool ok = write ? bh_arc_write(&g.arc, addr, buf, len, err, sizeof err)
+					: bh_arc_read(&g.arc, addr, buf, len, err, sizeof err);
+			if (!ok)
+				ttsim_error("%s: %s", what, err);
+			return ok;
+		}
+		ttsim_error("%s: no endpoint at NoC (%u,%u) (translated coordinates: Tensix, DRAM, the PCIe tile "
+			    "and ARC are modelled)", what, x, y);
 		return false;
 	}
 }

@@ -54,7 +54,7 @@ void libttsim_pci_config_wr32(uint32_t bus_device_function, uint32_t offset, uin
 void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size);
 void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32_t size);
 /* Direct access to the endpoint at translated NoC coordinates (x, y): Tensix L1 and registers,
- * DRAM banks, the PCIe tile's host window. (ttsim rejects these on Blackhole; bhemu serves them.) */
+ * DRAM banks, the ARC tile (8, 0), the PCIe tile's host window. (ttsim rejects these on Blackhole; bhemu serves them.) */
 void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, void *dst, uint32_t size);
 void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, const void *src, uint32_t size);
 void libttsim_clock(uint32_t n_clocks);

@@ -616,3 +616,63 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 			   70), "'%s'", msg);
 	sim_stop();
 }
+
+/* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
+ * behind scratch_ram[13] / [12], and a message through queue 0 answered at the doorbell. */
+static uint32_t arc_rd(uint32_t addr)
+{
+	uint32_t v = 0;
+	noc_rd(11, 8, 0, addr, &v, 4);
+	return v;
+}
+
+static void arc_wr(uint32_t addr, uint32_t v)
+{
+	noc_wr(11, 8, 0, addr, &v, 4);
+}
+
+/* Telemetry value of tag, or 0xDEAD if the table has no such tag. */
+static uint32_t telemetry(uint16_t tag)
+{
+	uint32_t table = arc_rd(0x80030400u + 4 * 13), values = arc_rd(0x80030400u + 4 * 12);
+	uint32_t n = arc_rd(table + 4);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t e = arc_rd(table + 8 + 4 * i);
+		if ((e & 0xFFFF) == tag)
+			return arc_rd(values + 4 * (e >> 16));
+	}
+	return 0xDEAD;
+}
+
+/* Queue 0: request slot at wr_ptr, bump wr_ptr, ring ARC_MISC_CNTL bit 16; the response. */
+static uint32_t arc_message(uint32_t code)
+{
+	uint32_t qcb = arc_rd(0x80030400u + 4 * 11);
+	uint32_t q = arc_rd(qcb), entries = arc_rd(qcb + 4) & 0xFF;
+	uint32_t wr = arc_rd(q), res = arc_rd(q + 0x14);
+	arc_wr(q + 32 + (wr % entries) * 32, code);
+	arc_wr(q, (wr + 1) % (2 * entries));
+	arc_wr(0x80030100u, 1u << 16);
+	cr_expect_eq(arc_rd(q + 0x14), (res + 1) % (2 * entries), "the response pointer moved");
+	return arc_rd(q + 32 + entries * 32 + (res % entries) * 32);
+}
+
+Test(ttsim, arc_answers_what_bring_up_reads)
+{
+	sim_start("p150");
+	cr_expect_eq(arc_rd(0x80030400u + 4 * 2), 0x5u, "boot status: started, takes messages");
+	cr_expect_eq(telemetry(1), 0x400u, "board id high: P150");
+	cr_expect_eq(telemetry(14), 1000u, "AICLK");
+	cr_expect_eq(telemetry(22), 0x5555u, "GDDR: 8 channels trained");
+	cr_expect_eq(telemetry(34), 0x3FFFu, "14 Tensix columns enabled");
+	cr_expect_eq(telemetry(35), 0u, "no Ethernet enabled");
+	cr_expect_eq(telemetry(28), 0x12050000u, "flash bundle 18.5");
+	cr_expect_eq(arc_message(0x57) & 0xFF, 0u, "GET_HARVESTING: nothing harvested");
+	cr_expect_eq(arc_message(0x58), 1u, "DRAM trained");
+	cr_expect_eq(errors(NULL, 0), 0u);
+	MISUSE(cr_expect_eq(arc_message(0x42) & 0xFF, 0xFFu), "bhemu-ttsim: TLB 11: ARC message 0x42 (queue 0) is not "
+	       "modelled");
+	uint32_t v;
+	MISUSE(noc_rd(11, 8, 0, 0x80040000u, &v, 4), "bhemu-ttsim: TLB 11: ARC 0x80040000 + 4 bytes: only the CSM");
+	sim_stop();
+}
