@@ -1,8 +1,8 @@
 /* The ARC tile's host-visible state (fabric/arc.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fabric/fault.h"
 #include "fabric/arc.h"
 
 /* CSM layout of the state set up at init (offsets from BH_ARC_CSM_BASE). */
@@ -16,17 +16,6 @@
 #define MSG_ENTRY      32u
 #define BOOT_STATUS_READY 0x5u    /* scratch_ram[2]: ARC started (bit 2), takes messages (bit 0) */
 #define FLASH_BUNDLE   0x12050000u   /* 18.5 */
-
-__attribute__((cold, format(printf, 3, 4)))
-static bool arc_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static uint32_t csm_rd(const struct bh_arc *a, uint32_t off)
 {
@@ -101,12 +90,12 @@ static bool arc_drain(struct bh_arc *a, char *err, size_t errlen)
 {
 	uint32_t qcb = a->scratch_ram[11] - BH_ARC_CSM_BASE;
 	if (qcb > BH_ARC_CSM_SIZE - 8)
-		return arc_err(err, errlen, "ARC message doorbell: scratch_ram[11] 0x%x is not in the CSM",
+		return bh_errf(err, errlen, "ARC message doorbell: scratch_ram[11] 0x%x is not in the CSM",
 			       a->scratch_ram[11]);
 	uint32_t base = csm_rd(a, qcb) - BH_ARC_CSM_BASE, entries = csm_rd(a, qcb + 4) & 0xFFu;
 	uint32_t stride = MSG_HEADER + 2 * entries * MSG_ENTRY;
 	if (!entries || base > BH_ARC_CSM_SIZE || MSG_QUEUES * stride > BH_ARC_CSM_SIZE - base)
-		return arc_err(err, errlen, "ARC message queues at 0x%x with %u entries: outside the CSM", base, entries);
+		return bh_errf(err, errlen, "ARC message queues at 0x%x with %u entries: outside the CSM", base, entries);
 	bool ok = true;
 	for (uint32_t q = 0; q < MSG_QUEUES; q++) {
 		uint32_t h = base + q * stride, wr = csm_rd(a, h), rd = csm_rd(a, h + 0x10), res = csm_rd(a, h + 0x14);
@@ -117,7 +106,7 @@ static bool arc_drain(struct bh_arc *a, char *err, size_t errlen)
 			uint32_t resp[8] = { 0 };
 			uint8_t code = (uint8_t)csm_rd(a, req);
 			if (!arc_answer(code, resp) && ok)
-				ok = arc_err(err, errlen, "ARC message 0x%02x (queue %u) is not modelled: answered with status "
+				ok = bh_errf(err, errlen, "ARC message 0x%02x (queue %u) is not modelled: answered with status "
 					     "0xff", code, q);
 			for (unsigned i = 0; i < 8; i++)
 				csm_wr(a, out + 4 * i, resp[i]);
@@ -159,11 +148,11 @@ static bool arc_access(struct bh_arc *a, uint64_t addr, void *buf, uint32_t len,
 	}
 	uint32_t *r = arc_reg(a, addr);
 	if (!r)
-		return arc_err(err, errlen, "ARC 0x%llx + %u bytes: only the CSM [0x%x, 0x%x) and the reset unit's "
+		return bh_errf(err, errlen, "ARC 0x%llx + %u bytes: only the CSM [0x%x, 0x%x) and the reset unit's "
 			       "scratch, ARC_MISC_CNTL and scratch_ram registers are modelled", (unsigned long long)addr,
 			       len, BH_ARC_CSM_BASE, BH_ARC_CSM_BASE + BH_ARC_CSM_SIZE);
 	if (len != 4 || (addr & 3))
-		return arc_err(err, errlen, "ARC register 0x%llx: %u bytes; registers take aligned 4-byte accesses",
+		return bh_errf(err, errlen, "ARC register 0x%llx: %u bytes; registers take aligned 4-byte accesses",
 			       (unsigned long long)addr, len);
 	if (!write) {
 		memcpy(buf, r, 4);

@@ -1,21 +1,10 @@
 /* The PCIe endpoint as the host sees it: configuration space, BAR decode, TLBs, outbound iATU
  * (fabric/pcie.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fabric/fault.h"
 #include "fabric/pcie.h"
-
-__attribute__((cold, format(printf, 3, 4)))
-static bool pcie_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static const uint64_t bar_size[3] = { BH_BAR0_SIZE, BH_BAR2_SIZE, BH_BAR4_SIZE };
 
@@ -53,7 +42,7 @@ bool bh_pcie_config_read(const struct bh_pcie *p, uint32_t off, uint32_t *val, c
 		return true;
 	case 0x3C: *val = p->intr; return true;
 	default:
-		return pcie_err(err, errlen, "config space offset 0x%x: not modelled (the header is 0x00-0x3c)", off);
+		return bh_errf(err, errlen, "config space offset 0x%x: not modelled (the header is 0x00-0x3c)", off);
 	}
 }
 
@@ -73,7 +62,7 @@ bool bh_pcie_config_write(struct bh_pcie *p, uint32_t off, uint32_t val, char *e
 	case 0x30: return true;   /* no expansion ROM: writes ignored */
 	case 0x3C: reg = &p->intr; mask = 0xFFu; break;
 	default:
-		return pcie_err(err, errlen, "config space write at offset 0x%x: read-only or not modelled", off);
+		return bh_errf(err, errlen, "config space write at offset 0x%x: read-only or not modelled", off);
 	}
 	*reg = (*reg & ~mask) | (val & mask);
 	return true;
@@ -128,10 +117,10 @@ bool bh_pcie_tlb(const struct bh_pcie *p, unsigned index, struct bh_tlb *out, ch
 	out->static_vc = bits(w, l->static_vc, 1);
 	uint64_t rest = bits(w, l->end, 96 - l->end) | bits(w, l->noc + 1, 1) << 63;
 	if (rest)
-		return pcie_err(err, errlen, "TLB %u: reserved configuration bits set (words 0x%08x 0x%08x 0x%08x)", index,
+		return bh_errf(err, errlen, "TLB %u: reserved configuration bits set (words 0x%08x 0x%08x 0x%08x)", index,
 				w[0], w[1], w[2]);
 	if (out->ordering == 3)
-		return pcie_err(err, errlen, "TLB %u: ordering mode 3 is reserved", index);
+		return bh_errf(err, errlen, "TLB %u: ordering mode 3 is reserved", index);
 	return true;
 }
 
@@ -176,13 +165,13 @@ bool bh_pcie_decode(const struct bh_pcie *p, uint64_t paddr, uint32_t len, struc
 {
 	memset(t, 0, sizeof *t);
 	if (len == 0)
-		return pcie_err(err, errlen, "access of 0 bytes at 0x%llx", (unsigned long long)paddr);
+		return bh_errf(err, errlen, "access of 0 bytes at 0x%llx", (unsigned long long)paddr);
 	int bar = -1;
 	for (unsigned b = 0; b < 3 && bar < 0; b++)
 		if (paddr - bar_base(p, b) < bar_size[b])
 			bar = (int)b;
 	if (bar < 0)
-		return pcie_err(err, errlen, "address 0x%llx is in no BAR (BAR0 0x%llx, BAR2 0x%llx, BAR4 0x%llx)",
+		return bh_errf(err, errlen, "address 0x%llx is in no BAR (BAR0 0x%llx, BAR2 0x%llx, BAR4 0x%llx)",
 				(unsigned long long)paddr, (unsigned long long)bar_base(p, 0),
 				(unsigned long long)bar_base(p, 1), (unsigned long long)bar_base(p, 2));
 	uint64_t off = paddr - bar_base(p, (unsigned)bar);
@@ -193,10 +182,10 @@ bool bh_pcie_decode(const struct bh_pcie *p, uint64_t paddr, uint32_t len, struc
 			continue;
 		uint64_t in = off - r->base;
 		if (len > r->size - in)
-			return pcie_err(err, errlen, "BAR%u offset 0x%llx + %u bytes runs past the end of the %s", t->bar,
+			return bh_errf(err, errlen, "BAR%u offset 0x%llx + %u bytes runs past the end of the %s", t->bar,
 					(unsigned long long)off, len, r->name);
 		if (r->reg && (len != 4 || (in & 3)))
-			return pcie_err(err, errlen, "BAR%u offset 0x%llx (%s): %u bytes; registers take 4-byte accesses "
+			return bh_errf(err, errlen, "BAR%u offset 0x%llx (%s): %u bytes; registers take 4-byte accesses "
 					"at 4-byte aligned offsets", t->bar, (unsigned long long)off, r->name, len);
 		t->kind = (enum bh_pcie_kind)r->kind;
 		t->off = (uint32_t)in;
@@ -206,7 +195,7 @@ bool bh_pcie_decode(const struct bh_pcie *p, uint64_t paddr, uint32_t len, struc
 			uint64_t in_win = in & ((1ull << shift) - 1);
 			t->index = (unsigned)(in >> shift) + (t->bar == 0 ? 0 : BH_TLB_2M_COUNT);
 			if (in_win + len > 1ull << shift)
-				return pcie_err(err, errlen, "TLB %u: offset 0x%llx + %u bytes crosses the end of its window",
+				return bh_errf(err, errlen, "TLB %u: offset 0x%llx + %u bytes crosses the end of its window",
 						t->index, (unsigned long long)in_win, len);
 			if (!bh_pcie_tlb(p, t->index, &t->tlb, err, errlen))
 				return false;
@@ -226,7 +215,7 @@ bool bh_pcie_decode(const struct bh_pcie *p, uint64_t paddr, uint32_t len, struc
 			return true;
 		}
 	}
-	return pcie_err(err, errlen, "BAR%u offset 0x%llx: nothing is mapped there", t->bar, (unsigned long long)off);
+	return bh_errf(err, errlen, "BAR%u offset 0x%llx: nothing is mapped there", t->bar, (unsigned long long)off);
 }
 
 /* The iATU block interleaves outbound (even 0x100 slots) and inbound (odd) regions; inbound
@@ -255,7 +244,7 @@ bool bh_pcie_iatu_read(const struct bh_pcie *p, uint32_t off, uint32_t *val, cha
 {
 	const uint32_t *r = iatu_reg((struct bh_pcie *)p, off);
 	if (!r)
-		return pcie_err(err, errlen, "iATU offset 0x%x: not an outbound region register (inbound regions are "
+		return bh_errf(err, errlen, "iATU offset 0x%x: not an outbound region register (inbound regions are "
 				"not modelled)", off);
 	*val = *r;
 	return true;
@@ -265,7 +254,7 @@ bool bh_pcie_iatu_write(struct bh_pcie *p, uint32_t off, uint32_t val, char *err
 {
 	uint32_t *r = iatu_reg(p, off);
 	if (!r)
-		return pcie_err(err, errlen, "iATU offset 0x%x: not an outbound region register (inbound regions are "
+		return bh_errf(err, errlen, "iATU offset 0x%x: not an outbound region register (inbound regions are "
 				"not modelled)", off);
 	*r = val;
 	return true;
@@ -277,10 +266,10 @@ bool bh_pcie_host_addr(const struct bh_pcie *p, uint64_t addr, uint32_t len, uin
 	const uint64_t win = 1ull << BH_PCIE_HOST_WINDOW_SHIFT;
 	uint64_t off = addr & (win - 1), w = addr >> BH_PCIE_HOST_WINDOW_SHIFT;
 	if (w >= 8)
-		return pcie_err(err, errlen, "host access 0x%llx: window %llu of the PCIe tile does not exist",
+		return bh_errf(err, errlen, "host access 0x%llx: window %llu of the PCIe tile does not exist",
 				(unsigned long long)addr, (unsigned long long)w);
 	if (len > win - off)
-		return pcie_err(err, errlen, "host access 0x%llx + %u bytes crosses a 2^58 window",
+		return bh_errf(err, errlen, "host access 0x%llx + %u bytes crosses a 2^58 window",
 				(unsigned long long)addr, len);
 	*host = off;
 	if (w < 4)
@@ -295,7 +284,7 @@ bool bh_pcie_host_addr(const struct bh_pcie *p, uint64_t addr, uint32_t len, uin
 		if (off < base || off + len - 1 > limit)
 			continue;
 		if (hit)
-			return pcie_err(err, errlen, "host access 0x%llx matches two enabled outbound iATU regions",
+			return bh_errf(err, errlen, "host access 0x%llx matches two enabled outbound iATU regions",
 					(unsigned long long)addr);
 		*host = ((uint64_t)r->target_hi << 32 | r->target_lo) + (off - base);
 		hit = true;

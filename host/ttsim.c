@@ -143,10 +143,9 @@ static void ttsim_report_faults(void)
 	free(r);
 }
 
-/* Device-issued accesses to the PCIe tile's host window (core or NoC threads, while host calls
- * may be waiting for those threads: not under g.lock): through the outbound iATU to the DMA
- * callbacks. A refusal faults the initiating core. */
-static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, bool write)
+/* len bytes of host memory at NoC address addr (the PCIe tile's host window, bit 60 set):
+ * through the outbound iATU to the DMA callbacks. what names the requester for messages. */
+static bool ttsim_host_window(const char *what, uint64_t addr, void *buf, uint32_t len, bool write)
 {
 	char err[256];
 	uint64_t host;
@@ -154,13 +153,13 @@ static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, boo
 	bool ok = bh_pcie_host_addr(&g.pcie, addr, len, &host, err, sizeof err);
 	pthread_mutex_unlock(&g.iatu_lock);
 	if (!ok) {
-		ttsim_error("device %s of host memory: %s", write ? "write" : "read", err);
+		ttsim_error("%s: %s", what, err);
 		return false;
 	}
 	if (write ? !g.dma_wr : !g.dma_rd) {
-		ttsim_error("device %s of %u bytes at host memory 0x%llx, but no DMA callbacks were installed "
-			    "(libttsim_set_pci_dma_mem_callbacks before libttsim_init)", write ? "write" : "read", len,
-			    (unsigned long long)host);
+		ttsim_error("%s: host memory 0x%llx + %u bytes through the PCIe tile, but no DMA callbacks were "
+			    "installed (libttsim_set_pci_dma_mem_callbacks before libttsim_init)", what,
+			    (unsigned long long)host, len);
 		return false;
 	}
 	if (write)
@@ -168,6 +167,13 @@ static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, boo
 	else
 		g.dma_rd(host, buf, len);
 	return true;
+}
+
+/* Device-issued accesses to the host window (core or NoC threads, while host calls may be waiting
+ * for those threads: not under g.lock). A refusal faults the initiating core. */
+static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, bool write)
+{
+	return ttsim_host_window(write ? "device write" : "device read", addr, buf, len, write);
 }
 
 TTSIM_API void libttsim_init(void)
@@ -333,25 +339,13 @@ static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, v
 				    ep.index, x, y, (unsigned long long)addr, len, (unsigned long long)BH_DRAM_BANK_USABLE);
 		return rc == BH_OK;
 	}
-	case BH_EP_PCIE: {
-		char err[256];
-		uint64_t host;
-		if (!(addr & BH_NOC_PCIE_BIT) || !bh_pcie_host_addr(&g.pcie, addr, len, &host, err, sizeof err)) {
-			ttsim_error("%s: PCIe tile (%u,%u) address 0x%llx: %s", what, x, y, (unsigned long long)addr,
-				    addr & BH_NOC_PCIE_BIT ? err : "not in the host window (bit 60 clear)");
+	case BH_EP_PCIE:
+		if (!(addr & BH_NOC_PCIE_BIT)) {
+			ttsim_error("%s: PCIe tile (%u,%u) address 0x%llx: not in the host window (bit 60 clear)", what, x,
+				    y, (unsigned long long)addr);
 			return false;
 		}
-		if (write ? !g.dma_wr : !g.dma_rd) {
-			ttsim_error("%s: host memory 0x%llx through the PCIe tile, but no DMA callbacks were installed "
-				    "(libttsim_set_pci_dma_mem_callbacks before libttsim_init)", what, (unsigned long long)host);
-			return false;
-		}
-		if (write)
-			g.dma_wr(host, buf, len);
-		else
-			g.dma_rd(host, buf, len);
-		return true;
-	}
+		return ttsim_host_window(what, addr, buf, len, write);
 	default:
 		if (x == BH_ARC_X && y == BH_ARC_Y) {
 			char err[256];
@@ -444,22 +438,32 @@ static void ttsim_dma_read_channel(void)
 	r[(BH_DMA_RD_SIZE - BH_BAR2_DMA_RD_BASE) / 4] = 0;
 }
 
+/* What every BAR access checks first: the simulator runs, there is a buffer, a BAR maps paddr. */
+static bool ttsim_bar_target(const char *fn, uint64_t paddr, const void *buf, uint32_t size,
+			     struct bh_pcie_target *t)
+{
+	char err[256];
+	if (!ttsim_running(fn))
+		return false;
+	if (!buf) {
+		ttsim_error("%s: NULL buffer", fn);
+		return false;
+	}
+	if (!bh_pcie_decode(&g.pcie, paddr, size, t, err, sizeof err)) {
+		ttsim_error("%s: %s", fn, err);
+		return false;
+	}
+	return true;
+}
+
 TTSIM_API void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size)
 {
 	struct bh_pcie_target t;
 	char err[256];
 	bool ok = false;
 	pthread_mutex_lock(&g.lock);
-	if (!ttsim_running("libttsim_pci_mem_rd_bytes"))
+	if (!ttsim_bar_target("libttsim_pci_mem_rd_bytes", paddr, dst, size, &t))
 		goto out;
-	if (!dst) {
-		ttsim_error("libttsim_pci_mem_rd_bytes: NULL destination");
-		goto out;
-	}
-	if (!bh_pcie_decode(&g.pcie, paddr, size, &t, err, sizeof err)) {
-		ttsim_error("libttsim_pci_mem_rd_bytes: %s", err);
-		goto out;
-	}
 	uint32_t v = 0;
 	switch (t.kind) {
 	case BH_PCIE_TLB_WINDOW:
@@ -505,16 +509,8 @@ TTSIM_API void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32
 	char err[256];
 	uint32_t v = 0;
 	pthread_mutex_lock(&g.lock);
-	if (!ttsim_running("libttsim_pci_mem_wr_bytes"))
+	if (!ttsim_bar_target("libttsim_pci_mem_wr_bytes", paddr, src, size, &t))
 		goto out;
-	if (!src) {
-		ttsim_error("libttsim_pci_mem_wr_bytes: NULL source");
-		goto out;
-	}
-	if (!bh_pcie_decode(&g.pcie, paddr, size, &t, err, sizeof err)) {
-		ttsim_error("libttsim_pci_mem_wr_bytes: %s", err);
-		goto out;
-	}
 	if (t.kind != BH_PCIE_TLB_WINDOW)
 		memcpy(&v, src, 4);
 	switch (t.kind) {

@@ -419,14 +419,20 @@ static void iatu_region0(void)
 	bar2_wr(0x1000 + 0x04, 1u << 31);
 }
 
-Test(ttsim, dma_read_channel_and_host_window_use_the_callbacks)
+/* A started simulator with the DMA callbacks installed and iATU region 0 programmed. */
+static void sim_start_dma(const char *board)
 {
-	sim_load("grid:2x1");
+	sim_load(board);
 	sim.set_dma(dma_rd, dma_wr);
 	sim.init();
 	sim.bar0 = bar(0x10);
 	sim.bar2 = bar(0x18);
 	iatu_region0();
+}
+
+Test(ttsim, dma_read_channel_and_host_window_use_the_callbacks)
+{
+	sim_start_dma("grid:2x1");
 	cr_expect_eq(bar2_rd(0x1000 + 0x14), 0x40000u);
 	/* Host -> device: 8 KiB from host 0x1000 into L1 of (1,2) at 0x60000 through TLB 4. */
 	for (unsigned i = 0; i < 8192; i++)
@@ -510,8 +516,8 @@ Test(ttsim, misuse_prints_a_message_and_returns)
 	sim.mem_wr(sim.bar2 + 0x11C, &size, 4);
 	MISUSE(sim.mem_wr(sim.bar2 + 0x104, &one, 4), "bhemu-ttsim: DMA read channel: doorbell rung but no DMA "
 	       "callbacks were installed");
-	MISUSE(sim.tile_wr(19, 24, 1ull << 60, &v, 4), "bhemu-ttsim: libttsim_tile_wr_bytes: host memory 0x0 through "
-	       "the PCIe tile, but no DMA callbacks");
+	MISUSE(sim.tile_wr(19, 24, 1ull << 60, &v, 4), "bhemu-ttsim: libttsim_tile_wr_bytes: host memory 0x0 + 4 bytes "
+	       "through the PCIe tile, but no DMA callbacks");
 	MISUSE(sim.tile_rd(30, 30, 0, &v, 4), "bhemu-ttsim: libttsim_tile_rd_bytes: no endpoint at NoC (30,30)");
 	MISUSE(sim.tile_rd(1, 2, 0, NULL, 4), "bhemu-ttsim: libttsim_tile_rd_bytes: NULL destination");
 	/* Still alive and serving. */
@@ -538,17 +544,24 @@ Test(ttsim, clock_counts_ticks_and_returns)
 	sim_stop();
 }
 
+/* Run p, then a self-loop, on BRISC of (1,2): held, loaded at 0x8000 through a TLB, jal at L1[0],
+ * released. */
+static void run_at_0x8000(struct prog *p)
+{
+	emit(p, INSN_SELF_LOOP);
+	uint32_t jal0 = enc_j(0x8000, X0);
+	wr32(1, 2, SOFT_RESET_0, 0x47800u);
+	noc_wr(1, 1, 2, 0x8000, p->w, p->n * 4);
+	noc_wr(1, 1, 2, 0, &jal0, 4);
+	wr32(1, 2, SOFT_RESET_0, 0x47000u);
+}
+
 /* What fast dispatch does with host memory: a core writes to and reads from the PCIe tile's host
  * window (NoC address bit 60) with NoC requests; the data goes through the outbound iATU to the
  * DMA callbacks, on the core's (or the NoC's) thread. */
 Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
 {
-	sim_load("grid:2x1");
-	sim.set_dma(dma_rd, dma_wr);
-	sim.init();
-	sim.bar0 = bar(0x10);
-	sim.bar2 = bar(0x18);
-	iatu_region0();
+	sim_start_dma("grid:2x1");
 	uint8_t out[64], in[64], got[64];
 	for (unsigned i = 0; i < 64; i++) {
 		out[i] = (uint8_t)(0xA0 + i);
@@ -571,13 +584,8 @@ Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
 		emit_store_word(&p, CMDBUF0(0) + wr[k][0], wr[k][1]);
 	for (unsigned k = 0; k < N(rd); k++)
 		emit_store_word(&p, CMDBUF0(1) + rd[k][0], rd[k][1]);
-	emit(&p, INSN_SELF_LOOP);
-	uint32_t jal0 = enc_j(0x8000, X0);
-	wr32(1, 2, SOFT_RESET_0, 0x47800u);
-	noc_wr(1, 1, 2, 0x8000, p.w, p.n * 4);
 	noc_wr(1, 1, 2, 0x20000, out, sizeof out);
-	noc_wr(1, 1, 2, 0, &jal0, 4);
-	wr32(1, 2, SOFT_RESET_0, 0x47000u);
+	run_at_0x8000(&p);
 	cr_expect(poll32(1, 2, 0x40000 + 60, 0xFFFFFFFFu, (uint32_t)in[60] | in[61] << 8 | in[62] << 16 |
 			 (uint32_t)in[63] << 24), "the read from host memory landed in L1");
 	noc_rd(1, 1, 2, 0x40000, got, sizeof got);
@@ -602,18 +610,13 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 		{ N_LEN, 64 }, { N_CMD_CTRL, 1 } };
 	for (unsigned k = 0; k < N(wr); k++)
 		emit_store_word(&p, CMDBUF0(0) + wr[k][0], wr[k][1]);
-	emit(&p, INSN_SELF_LOOP);
-	uint32_t jal0 = enc_j(0x8000, X0);
-	wr32(1, 2, SOFT_RESET_0, 0x47800u);
-	noc_wr(1, 1, 2, 0x8000, p.w, p.n * 4);
-	noc_wr(1, 1, 2, 0, &jal0, 4);
-	wr32(1, 2, SOFT_RESET_0, 0x47000u);
+	run_at_0x8000(&p);
 	char msg[512];
 	double t0 = now_s();
 	while (errors(msg, sizeof msg) == 0 && now_s() - t0 < 30.0)
 		sim.clock(1);
-	cr_expect(!strncmp(msg, "bhemu-ttsim: device write of 64 bytes at host memory 0x2000, but no DMA callbacks",
-			   70), "'%s'", msg);
+	cr_expect(!strncmp(msg, "bhemu-ttsim: device write: host memory 0x2000 + 64 bytes through the PCIe tile, "
+			   "but no DMA callbacks", 96), "'%s'", msg);
 	sim_stop();
 }
 
