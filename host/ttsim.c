@@ -120,7 +120,8 @@ static void ttsim_observe(void *arg, const struct bh_core_event *ev)
 		atomic_fetch_add_explicit(&g.stops, 1, memory_order_release);
 }
 
-/* Report every faulted core not reported yet (host calls, under g.lock). */
+/* Report every core that faulted (or hit its limit, or was stopped by a check) since it was last
+ * reported: once per stop (host calls, under g.lock). */
 static void ttsim_report_faults(void)
 {
 	unsigned s = atomic_load_explicit(&g.stops, memory_order_acquire);
@@ -131,16 +132,26 @@ static void ttsim_report_faults(void)
 	for (unsigned t = 0; r && t < g.dev->ntiles; t++)
 		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 			bool *done = &g.reported[t * BH_CORES_PER_TILE + k];
-			if (*done)
-				continue;
 			bh_core_result(g.dev, t, (enum bh_core_id)k, r);
-			if (r->status == BH_RUN_FAULTED || r->status == BH_RUN_LIMIT) {
+			bool stopped = r->status == BH_RUN_FAULTED || r->status == BH_RUN_LIMIT;
+			if (stopped && !*done) {
 				fprintf(g.report, "bhemu-ttsim: %s\n", r->report);
 				fflush(g.report);
-				*done = true;
 			}
+			*done = stopped;
 		}
 	free(r);
+}
+
+/* At exit: the check findings of the run (those that did not stop a core too, BHEMU_CHECK_MODE=log). */
+static void ttsim_report_findings(void)
+{
+	size_t cap = 1u << 20;
+	char *buf = g.report ? malloc(cap) : NULL;
+	int n = buf ? bh_device_findings(g.dev, buf, cap) : 0;
+	if (n > 0)
+		fprintf(g.report, "bhemu-ttsim: %d check finding%s:\n%s", n, n == 1 ? "" : "s", buf);
+	free(buf);
 }
 
 /* len bytes of host memory at NoC address addr (the PCIe tile's host window, bit 60 set):
@@ -227,6 +238,7 @@ TTSIM_API void libttsim_exit(void)
 	pthread_mutex_lock(&g.lock);
 	if (ttsim_running("libttsim_exit")) {
 		ttsim_report_faults();
+		ttsim_report_findings();
 		bh_device_unobserve(g.dev, g.observer);
 		bh_device_close(g.dev);
 		g.dev = NULL;

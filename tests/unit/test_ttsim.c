@@ -603,6 +603,11 @@ Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
 /* Without callbacks, a core's request to host memory is refused: a message, and the core faults. */
 Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 {
+	char report[] = "/tmp/bhemu-ttsim-report-XXXXXX";
+	int fd = mkstemp(report);
+	cr_assert(fd >= 0);
+	close(fd);
+	setenv("BHEMU_TTSIM_REPORT", report, 1);
 	sim_start("grid:1x1");
 	struct prog p = { 0 };
 	const uint32_t wr[][2] = { { N_CTRL, CTRL_WRITE_POSTED }, { N_TARG_LO, 0x20000 }, { N_TARG_MID, 0 },
@@ -617,7 +622,24 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 		sim.clock(1);
 	cr_expect(!strncmp(msg, "bhemu-ttsim: device write: host memory 0x2000 + 64 bytes through the PCIe tile, "
 			   "but no DMA callbacks", 96), "'%s'", msg);
+	/* The core's fault report goes to BHEMU_TTSIM_REPORT at the next host calls. */
+	static char text[8192];
+	size_t got = 0;
+	t0 = now_s();
+	while (!strstr(text, "refused by the host") && now_s() - t0 < 30.0) {
+		sim.clock(1);
+		FILE *f = fopen(report, "r");
+		got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+		text[got] = 0;
+		if (f)
+			fclose(f);
+	}
+	cr_expect(strstr(text, "bhemu-ttsim: ") && strstr(text, "brisc") &&
+		  strstr(text, "NoC0 write of 64 bytes to host memory 0x1000000000002000: refused by the host"),
+		  "report file: '%s'", text);
 	sim_stop();
+	unlink(report);
+	unsetenv("BHEMU_TTSIM_REPORT");
 }
 
 /* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
