@@ -24,7 +24,8 @@
  * BHEMU_PROVOKE_RATE apply as well):
  *   BHEMU_TTSIM_BOARD   p150 (default), p100 or grid:CxR
  *   BHEMU_TTSIM_REPORT  where fault and check reports go: stderr (default), none, or a file
- *                       (appended)
+ *                       (appended). A stopped core's report is written when the next host call
+ *                       sees it; every check finding at libttsim_exit.
  */
 #ifndef BHEMU_TTSIM_H
 #define BHEMU_TTSIM_H
