@@ -28,6 +28,11 @@ struct bh_chip {
 	uint8_t *host_mem;
 	uint64_t host_mem_size;
 	uint64_t host_base;              /* 0x40000000 as in tt-metal's fixed CQ layout */
+	/* Or host memory the owner serves (bh_device_config.host_io, set before any core runs): NoC
+	 * requests to the PCIe tile with bit 60 set call it on the thread that moves the data, with
+	 * the NoC address; false refuses the request (a fault of the initiator). */
+	bool (*host_io)(void *arg, uint64_t addr, void *buf, uint32_t len, bool write);
+	void *host_io_arg;
 	struct bh_hooks hooks;           /* observers of the cores (sync/hooks.h) */
 	_Atomic uint64_t trace_seq;      /* ids of traced NoC transactions */
 	/* Upward signal to whoever owns the chip (host/device.c sets it before any core runs): the

@@ -22,6 +22,16 @@ bool bh_fault_fill(struct bh_fault *f, enum bh_fault_kind kind, uint32_t addr, c
 	return false;
 }
 
+bool bh_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 const char *bh_fault_kind_name(enum bh_fault_kind kind)
 {
 	static const char *const names[] = {

@@ -4,6 +4,7 @@
 #define BH_FABRIC_FAULT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum bh_fault_kind {
@@ -37,6 +38,11 @@ struct bh_fault {
 	uint8_t check;
 	char other[256];
 };
+
+/* A message into err (errlen bytes; nothing when err is NULL). Returns false so that a decoder
+ * can `return bh_errf(...)`. */
+__attribute__((cold, format(printf, 3, 4)))
+bool bh_errf(char *err, size_t errlen, const char *fmt, ...);
 
 /* Fill f (kind, address, region name, message). Returns false so that a device handler can
  * `return bh_fault_fill(...)`. region may be NULL. */

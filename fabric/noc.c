@@ -139,6 +139,12 @@ static bool noc_tensix_addr(const struct bh_noc_txn *x, struct bh_fault *f, stru
 	return true;
 }
 
+/* DRAM or host memory (either way of serving it). */
+static bool noc_side_far(const struct bh_noc_side *s)
+{
+	return s->kind == BH_NOC_SIDE_MEM || s->kind == BH_NOC_SIDE_HOST;
+}
+
 /* Resolve the endpoint at translated (ex, ey) for a request of len bytes at mid:lo. */
 static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const char *verb, unsigned ex, unsigned ey,
 			uint32_t mid, uint32_t lo, uint32_t len, struct bh_noc_side *s)
@@ -170,8 +176,13 @@ static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const ch
 			return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: PCIe requests without the bit-60 marker "
 					 "(ADDR_MID bit 28; IOMMU windows) are not modelled", noc_where_str(&w));
 		uint64_t addr = (uint64_t)mid << 32 | lo;
-		s->kind = BH_NOC_SIDE_MEM;
 		s->addr = lo;
+		if (chip->host_io) {
+			s->kind = BH_NOC_SIDE_HOST;
+			s->host = addr;
+			return true;
+		}
+		s->kind = BH_NOC_SIDE_MEM;
 		s->mem = bh_host_mem_ptr(chip, addr, len);
 		if (!s->mem)
 			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes at 0x%llx leave the host memory window "
@@ -288,12 +299,12 @@ static bool noc_check_alignment(struct bh_noc_txn *x, struct bh_fault *f, const 
 					 "0x%08x must both be 4-byte aligned", x->noc, what, s, d);
 		return true;
 	}
-	unsigned mask = src->kind == BH_NOC_SIDE_MEM ? 63 : 15;
+	unsigned mask = noc_side_far(src) ? 63 : 15;
 	if ((s ^ d) & mask)
 		return noc_fault(x, f, BH_FAULT_MISALIGNED, "NoC%u %s: source 0x%08x and destination 0x%08x must agree "
 				 "in the low %u bits (%s)", x->noc, what, s, d, mask == 63 ? 6 : 4,
 				 mask == 63 ? "reads from DRAM/PCIe: 64-byte alignment"
-					    : dst->kind == BH_NOC_SIDE_MEM ? "writes to DRAM/PCIe: 16-byte alignment"
+					    : noc_side_far(dst) ? "writes to DRAM/PCIe: 16-byte alignment"
 									   : "L1 to L1: 16-byte alignment");
 	if (x->packets > 1 && ((s | d) & 63))
 		return noc_fault(x, f, BH_FAULT_MISALIGNED, "NoC%u %s: %u bytes split into %u packets need source "
@@ -316,7 +327,7 @@ static bool noc_issue_read(struct bh_noc_txn *x, struct bh_fault *f, const uint3
 	    !noc_resolve(x, f, "read returning to", HI_X(ret_hi), HI_Y(ret_hi), r[BH_NIU_RET_ADDR_MID / 4],
 			 r[BH_NIU_RET_ADDR_LO / 4], x->len, &x->dst))
 		return false;
-	if (x->dst.kind == BH_NOC_SIDE_MEM)
+	if (noc_side_far(&x->dst))
 		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NoC%u read returning to (%u,%u): responses to DRAM or "
 				 "PCIe are not modelled (RET_ADDR_HI names the reading tile)", x->noc, HI_X(ret_hi),
 				 HI_Y(ret_hi));
@@ -399,7 +410,7 @@ static bool noc_issue_write_inline(struct bh_noc_txn *x, struct bh_fault *f, con
 		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NoC%u inline write to L1 0x%08x: unsafe on Blackhole "
 				 "(hardware bug: WR_INLINE is safe for registers only); stage the word in L1 and send a "
 				 "4-byte write, as tt-metal's noc_inline_dw_write does", x->noc, lo);
-	if (x->dst.kind == BH_NOC_SIDE_MEM)
+	if (noc_side_far(&x->dst))
 		return noc_fault(x, f, BH_FAULT_ACCESS, "NoC%u inline write to DRAM/PCIe: WR_INLINE needs a Tensix "
 				 "(or Ethernet) destination", x->noc);
 	x->ack = x->resp ? x->init : NULL;    /* inline acks return to the initiating NIU */
@@ -536,11 +547,54 @@ static bool noc_mmio(const struct bh_noc_txn *x, struct bh_fault *f, const struc
 			 s->tile->x, s->tile->y, s->addr, inner.region, inner.detail);
 }
 
+static bool noc_move(const struct bh_noc_txn *x, struct bh_fault *f, const struct bh_noc_side *dst,
+		     const struct bh_noc_side *src, uint32_t off, uint32_t len);
+
+/* Side s moved on by off bytes. */
+static struct bh_noc_side noc_side_at(const struct bh_noc_side *s, uint32_t off)
+{
+	struct bh_noc_side r = *s;
+	if (r.kind == BH_NOC_SIDE_MEM)
+		r.mem += off;
+	else
+		r.addr += off;
+	r.host += off;
+	return r;
+}
+
+/* Host memory the owner serves: through a bounce buffer, in chunks, the other side moved as any
+ * memory (a read's data lands in L1 with its page check; a write's source is read as usual). */
+static bool noc_move_host(const struct bh_noc_txn *x, struct bh_fault *f, const struct bh_noc_side *dst,
+			  const struct bh_noc_side *src, uint32_t off, uint32_t len)
+{
+	struct bh_chip *chip = x->chip;
+	uint8_t buf[4096];
+	bool rd = src->kind == BH_NOC_SIDE_HOST;
+	for (uint32_t done = 0; done < len;) {
+		uint32_t n = len - done < sizeof buf ? len - done : (uint32_t)sizeof buf;
+		struct bh_noc_side b = { .kind = BH_NOC_SIDE_MEM, .mem = buf };
+		struct bh_noc_side other = noc_side_at(rd ? dst : src, off + done);
+		uint64_t at = (rd ? src->host : dst->host) + off + done;
+		if (rd && !chip->host_io(chip->host_io_arg, at, buf, n, false))
+			return noc_fault(x, f, BH_FAULT_ACCESS, "NoC%u read of %u bytes from host memory 0x%llx: refused "
+					 "by the host", x->noc, n, (unsigned long long)at);
+		if (!(rd ? noc_move(x, f, &other, &b, 0, n) : noc_move(x, f, &b, &other, 0, n)))
+			return false;
+		if (!rd && !chip->host_io(chip->host_io_arg, at, buf, n, true))
+			return noc_fault(x, f, BH_FAULT_ACCESS, "NoC%u write of %u bytes to host memory 0x%llx: refused "
+					 "by the host", x->noc, n, (unsigned long long)at);
+		done += n;
+	}
+	return true;
+}
+
 /* Move len bytes at offset off from src to dst. An L1 destination then takes the page check of
  * host writes: decoded code there is dropped and cores parked on a word there wake. */
 static bool noc_move(const struct bh_noc_txn *x, struct bh_fault *f, const struct bh_noc_side *dst,
 		     const struct bh_noc_side *src, uint32_t off, uint32_t len)
 {
+	if (src->kind == BH_NOC_SIDE_HOST || dst->kind == BH_NOC_SIDE_HOST)
+		return noc_move_host(x, f, dst, src, off, len);
 	if (src->kind == BH_NOC_SIDE_MMIO || dst->kind == BH_NOC_SIDE_MMIO) {
 		uint32_t v;
 		if (src->kind == BH_NOC_SIDE_MMIO) {

@@ -41,6 +41,7 @@ enum bh_noc_side_kind {
 	BH_NOC_SIDE_L1,           /* Tensix L1: tile, addr */
 	BH_NOC_SIDE_MMIO,         /* a Tensix register, 4 bytes: tile, addr */
 	BH_NOC_SIDE_MEM,          /* DRAM bank or host memory: mem points at the first byte */
+	BH_NOC_SIDE_HOST,         /* host memory the chip's owner serves (chip->host_io): NoC address host */
 };
 
 struct bh_noc_side {
@@ -48,6 +49,7 @@ struct bh_noc_side {
 	struct bh_tile *tile;
 	uint32_t addr;
 	uint8_t *mem;
+	uint64_t host;
 };
 
 struct bh_noc_txn {

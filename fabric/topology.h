@@ -19,6 +19,8 @@
 #define BH_PCIE_X 19              /* translated PCIe endpoint (noc.md 11) */
 #define BH_PCIE_Y 24
 #define BH_NOC_PCIE_BIT (1ull << 60)
+#define BH_ARC_X 8                /* the ARC tile (not translated; fabric/arc.h) */
+#define BH_ARC_Y 0
 
 /* Public in include/bhemu/bhemu.h as enum bh_board: BH_BOARD_GRID (a small test grid: the
  * first cols x rows positions of the P150 grid, all 8 DRAM banks), BH_BOARD_P150 (14 Tensix

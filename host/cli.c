@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"       bhemu boot [options]\n"
 		"       bhemu smoke [options]\n"
 		"       bhemu hunt [options] [run options] PROGRAM.elf   (bhemu hunt --help)\n"
+		"       bhemu soc-descriptor [--board p150]   (soc_descriptor.yaml for libbhemu_ttsim.so)\n"
 		"       bhemu --help | --version\n"
 		"\n"
 		"Runs a bare-metal RV32 program on one core of an emulated Blackhole Tensix tile\n"
@@ -1518,6 +1519,38 @@ static int cmd_smoke(int argc, char **argv)
 	return smoke_execute(&a);
 }
 
+/* bhemu soc-descriptor [--board p150]: the soc_descriptor.yaml tt-umd reads beside
+ * libbhemu_ttsim.so, on stdout. */
+static int cmd_soc_descriptor(int argc, char **argv)
+{
+	const char *board = "p150";
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--board") || !strcmp(argv[i], "-b")) && i + 1 < argc)
+			board = argv[++i];
+		else if (!strncmp(argv[i], "--board=", 8))
+			board = argv[i] + 8;
+		else {
+			fprintf(stderr, "bhemu soc-descriptor: unknown argument '%s' (usage: bhemu soc-descriptor "
+				"[--board p150])\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	enum bh_board b;
+	int n = bh_board_parse(board, &b) == 0 ? bh_soc_descriptor(b, NULL, 0) : BH_ERR_ARG;
+	if (n < 0) {
+		fprintf(stderr, "bhemu soc-descriptor: board '%s': only p150 (tt-umd's simulator path assumes no "
+			"Tensix harvesting)\n", board);
+		return EXIT_USAGE;
+	}
+	char *buf = malloc((size_t)n + 1);
+	if (!buf)
+		return EXIT_HOST;
+	bh_soc_descriptor(b, buf, (size_t)n + 1);
+	fputs(buf, stdout);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -1544,6 +1577,8 @@ int main(int argc, char **argv)
 		argv[1] = "bhemu smoke";
 		return cmd_smoke(argc - 1, argv + 1);
 	}
+	if (argc >= 2 && !strcmp(argv[1], "soc-descriptor"))
+		return cmd_soc_descriptor(argc - 1, argv + 1);
 	if (argc < 2)
 		fprintf(stderr, "bhemu: missing command\n");
 	else

@@ -119,6 +119,8 @@ static int device_chip_init(struct bh_device *dev, const struct bh_device_config
 		fprintf(stderr, "bhemu: %s\n", err);
 		return BH_ERR_SYS;
 	}
+	dev->chip.host_io = cfg ? cfg->host_io : NULL;
+	dev->chip.host_io_arg = cfg ? cfg->host_io_arg : NULL;
 	return BH_OK;
 }
 

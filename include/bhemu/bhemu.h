@@ -53,6 +53,12 @@ struct bh_device_config {
 	uint32_t harvest_cols;   /* bit k: logical Tensix column k disabled */
 	uint8_t harvest_dram;    /* bit b: DRAM bank b disabled */
 	uint64_t host_mem_size;  /* host memory reachable through the PCIe tile; 0 = 256 MiB */
+	/* Or host memory the caller serves (libbhemu_ttsim.so: the host's DMA callbacks): NoC requests
+	 * to the PCIe tile with bit 60 set call host_io(host_io_arg, NoC address, buf, len, write) on
+	 * the thread that moves the data (a core's, or the NoC's); false refuses the request and the
+	 * initiating core faults. NULL: the library's buffer (bh_host_mem). */
+	bool (*host_io)(void *arg, uint64_t addr, void *buf, uint32_t len, bool write);
+	void *host_io_arg;
 	/* A deadlock is declared after this long with every running core parked without a timeout
 	 * and nothing moving: 0 = default (400 ms), negative = never. */
 	int deadlock_ms;
@@ -304,6 +310,11 @@ int bh_device_tile_xy(const struct bh_device *dev, unsigned tile, unsigned *x, u
 void bh_device_grid_size(const struct bh_device *dev, unsigned *cols, unsigned *rows);
 /* Index of the Tensix tile at (x, y), or -1 when no tile is there. */
 int bh_device_tile_at(const struct bh_device *dev, unsigned x, unsigned y);
+/* The soc descriptor tt-umd reads beside a simulator library (soc_descriptor.yaml next to
+ * libbhemu_ttsim.so) for board: written into buf (cut at len, NUL-terminated when len > 0);
+ * returns its full length, or BH_ERR_ARG for a board tt-umd's simulator path cannot use (only
+ * BH_BOARD_P150: it assumes no Tensix harvesting). */
+int bh_soc_descriptor(enum bh_board board, char *buf, size_t len);
 /* The PCIe endpoint that carries host-memory requests: (19, 24). */
 int bh_pcie_xy(const struct bh_device *dev, unsigned *x, unsigned *y);
 

@@ -32,4 +32,26 @@ C
 out=$("$work/use")
 [ "$out" = "grid 1x1" ] || { echo "unexpected output: $out" >&2; exit 1; }
 "$work/prefix/bin/bhemu" --version >/dev/null
+# The simulator library for tt-metal, when built: found through its own pkg-config file, loadable,
+# exporting the libttsim ABI, its header installed.
+if [ -e "$build/libbhemu_ttsim.so" ]; then
+  sim=$(pkg-config --variable=simulator bhemu-ttsim)
+  [ -f "$sim" ] || { echo "bhemu-ttsim.pc names $sim, which is not installed" >&2; exit 1; }
+  [ -f "$(pkg-config --variable=includedir bhemu-ttsim)/bhemu/ttsim.h" ] || { echo "bhemu/ttsim.h not installed" >&2; exit 1; }
+  cat >"$work/load.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h || !dlsym(h, "libttsim_init") || !dlsym(h, "libttsim_clock") || dlsym(h, "bh_device_open")) {
+		fprintf(stderr, "%s: %s\n", argv[1], h ? "wrong exports" : dlerror());
+		return 1;
+	}
+	return 0;
+}
+C
+  "$cc" -o "$work/load" "$work/load.c" -ldl
+  "$work/load" "$sim"
+fi
 echo "installed to $work/prefix; pkg-config flags: $(pkg-config --cflags --libs bhemu)"

@@ -1,0 +1,612 @@
+/* libbhemu_ttsim.so: the libttsim ABI over a bhemu device (include/bhemu/ttsim.h).
+ *
+ * The host's view of the chip is decoded by the PCIe endpoint (fabric/pcie.h); this file serves
+ * what it decodes to: TLB windows and tile accesses reach Tensix L1 and registers, DRAM banks or
+ * the host's own memory (DMA callbacks) by translated NoC coordinates, BAR2 runs the DMA read
+ * channel. One mutex serialises the host calls; the cores run on their own threads throughout. */
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bhemu/ttsim.h"
+#include "fabric/arc.h"
+#include "fabric/noc.h"
+#include "fabric/pcie.h"
+#include "host/device.h"
+
+#define TTSIM_API __attribute__((visibility("default")))
+
+/* Host physical addresses of the BARs (the simulator's choice; a host reads them from config
+ * space): BAR0 at 4 GiB, BAR2 at 4.5 GiB, BAR4 at 32 GiB, as ttsim places them. */
+#define TTSIM_BAR0 0x100000000ull
+#define TTSIM_BAR2 0x120000000ull
+#define TTSIM_BAR4 0x800000000ull
+#define TTSIM_DMA_CHUNK 4096u
+/* The board type word of the ARC telemetry's board id (P150; reported for every board). */
+#define TTSIM_BOARD_ID_HI 0x400u
+
+static struct {
+	pthread_mutex_t lock;
+	/* Leaf locks taken by core threads too: the outbound iATU (written under both), messages. */
+	pthread_mutex_t iatu_lock, err_lock;
+	bool running;
+	struct bh_device *dev;
+	struct bh_pcie pcie;
+	struct bh_arc arc;
+	void (*dma_rd)(uint64_t paddr, void *dst, uint32_t size);
+	void (*dma_wr)(uint64_t paddr, const void *src, uint32_t size);
+	uint64_t ticks;
+	/* Reports: NULL = none; faulted cores already reported (ntiles * 5 flags). */
+	FILE *report;
+	bool report_close;
+	bool *reported;
+	uint64_t observer;
+	_Atomic unsigned stops;   /* bumped by the observer when a core stops */
+	unsigned stops_seen;
+	char last_error[512];
+	unsigned errors;
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER, .iatu_lock = PTHREAD_MUTEX_INITIALIZER,
+	.err_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A misuse: one line on stderr, kept for bhemu_ttsim_last_error. Any thread. */
+__attribute__((cold, format(printf, 1, 2)))
+static void ttsim_error(const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&g.err_lock);
+	int n = snprintf(g.last_error, sizeof g.last_error, "bhemu-ttsim: ");
+	va_start(ap, fmt);
+	vsnprintf(g.last_error + n, sizeof g.last_error - (size_t)n, fmt, ap);
+	va_end(ap);
+	g.errors++;
+	fprintf(stderr, "%s\n", g.last_error);
+	pthread_mutex_unlock(&g.err_lock);
+}
+
+static bool ttsim_running(const char *fn)
+{
+	if (!g.running)
+		ttsim_error("%s: the simulator is not running (call libttsim_init first)", fn);
+	return g.running;
+}
+
+static bool ttsim_board(struct bh_device_config *cfg)
+{
+	const char *b = getenv("BHEMU_TTSIM_BOARD");
+	unsigned c, r;
+	char tail;
+	cfg->board = BH_BOARD_P150;
+	if (!b || !*b)
+		return true;
+	if (sscanf(b, "grid:%ux%u%c", &c, &r, &tail) == 2) {
+		cfg->board = BH_BOARD_GRID;
+		cfg->grid_cols = c;
+		cfg->grid_rows = r;
+		return true;
+	}
+	if (bh_board_parse(b, &cfg->board) == 0 && cfg->board != BH_BOARD_GRID)
+		return true;
+	ttsim_error("libttsim_init: BHEMU_TTSIM_BOARD is p150, p100 or grid:CxR, not '%s'", b);
+	return false;
+}
+
+static bool ttsim_report_open(void)
+{
+	const char *r = getenv("BHEMU_TTSIM_REPORT");
+	g.report = stderr;
+	g.report_close = false;
+	if (!r || !*r || !strcmp(r, "stderr"))
+		return true;
+	if (!strcmp(r, "none")) {
+		g.report = NULL;
+		return true;
+	}
+	g.report = fopen(r, "a");
+	if (!g.report) {
+		ttsim_error("libttsim_init: BHEMU_TTSIM_REPORT: cannot open '%s' for appending", r);
+		return false;
+	}
+	g.report_close = true;
+	return true;
+}
+
+/* Core threads: a core stopped (exited, faulted, limit, reset). The next host call looks. */
+static void ttsim_observe(void *arg, const struct bh_core_event *ev)
+{
+	if (ev->kind == BH_CORE_EVENT_STOPPED)
+		atomic_fetch_add_explicit(&g.stops, 1, memory_order_release);
+}
+
+/* Report every core that faulted (or hit its limit, or was stopped by a check) since it was last
+ * reported: once per stop (host calls, under g.lock). */
+static void ttsim_report_faults(void)
+{
+	unsigned s = atomic_load_explicit(&g.stops, memory_order_acquire);
+	if (s == g.stops_seen || !g.report)
+		return;
+	g.stops_seen = s;
+	struct bh_core_result *r = malloc(sizeof *r);
+	for (unsigned t = 0; r && t < g.dev->ntiles; t++)
+		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+			bool *done = &g.reported[t * BH_CORES_PER_TILE + k];
+			bh_core_result(g.dev, t, (enum bh_core_id)k, r);
+			bool stopped = r->status == BH_RUN_FAULTED || r->status == BH_RUN_LIMIT;
+			if (stopped && !*done) {
+				fprintf(g.report, "bhemu-ttsim: %s\n", r->report);
+				fflush(g.report);
+			}
+			*done = stopped;
+		}
+	free(r);
+}
+
+/* At exit: the check findings of the run (those that did not stop a core too, BHEMU_CHECK_MODE=log). */
+static void ttsim_report_findings(void)
+{
+	size_t cap = 1u << 20;
+	char *buf = g.report ? malloc(cap) : NULL;
+	int n = buf ? bh_device_findings(g.dev, buf, cap) : 0;
+	if (n > 0)
+		fprintf(g.report, "bhemu-ttsim: %d check finding%s:\n%s", n, n == 1 ? "" : "s", buf);
+	free(buf);
+}
+
+/* len bytes of host memory at NoC address addr (the PCIe tile's host window, bit 60 set):
+ * through the outbound iATU to the DMA callbacks. what names the requester for messages. */
+static bool ttsim_host_window(const char *what, uint64_t addr, void *buf, uint32_t len, bool write)
+{
+	char err[256];
+	uint64_t host;
+	pthread_mutex_lock(&g.iatu_lock);
+	bool ok = bh_pcie_host_addr(&g.pcie, addr, len, &host, err, sizeof err);
+	pthread_mutex_unlock(&g.iatu_lock);
+	if (!ok) {
+		ttsim_error("%s: %s", what, err);
+		return false;
+	}
+	if (write ? !g.dma_wr : !g.dma_rd) {
+		ttsim_error("%s: host memory 0x%llx + %u bytes through the PCIe tile, but no DMA callbacks were "
+			    "installed (libttsim_set_pci_dma_mem_callbacks before libttsim_init)", what,
+			    (unsigned long long)host, len);
+		return false;
+	}
+	if (write)
+		g.dma_wr(host, buf, len);
+	else
+		g.dma_rd(host, buf, len);
+	return true;
+}
+
+/* Device-issued accesses to the host window (core or NoC threads, while host calls may be waiting
+ * for those threads: not under g.lock). A refusal faults the initiating core. */
+static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, bool write)
+{
+	return ttsim_host_window(write ? "device write" : "device read", addr, buf, len, write);
+}
+
+TTSIM_API void libttsim_init(void)
+{
+	pthread_mutex_lock(&g.lock);
+	if (g.running) {
+		ttsim_error("libttsim_init: the simulator is already running (one libttsim_init per libttsim_exit)");
+		goto out;
+	}
+	pthread_mutex_lock(&g.err_lock);
+	g.last_error[0] = 0;
+	pthread_mutex_unlock(&g.err_lock);
+	struct bh_device_config cfg = { .host_io = ttsim_host_io };
+	if (!ttsim_board(&cfg) || !ttsim_report_open())
+		goto out;
+	pthread_mutex_lock(&g.iatu_lock);
+	bh_pcie_init(&g.pcie, TTSIM_BAR0, TTSIM_BAR2, TTSIM_BAR4);
+	pthread_mutex_unlock(&g.iatu_lock);
+	int rc = bh_device_open(&cfg, &g.dev);
+	if (rc != BH_OK) {
+		ttsim_error("libttsim_init: cannot open the device (error %d; the reason is on stderr above)", rc);
+		goto fail;
+	}
+	g.reported = calloc(g.dev->ntiles * BH_CORES_PER_TILE, sizeof *g.reported);
+	if (!g.reported || bh_device_observe(g.dev, ttsim_observe, NULL, &g.observer) != BH_OK) {
+		ttsim_error("libttsim_init: out of memory");
+		bh_device_close(g.dev);
+		goto fail;
+	}
+	uint32_t harvest = 0;
+	for (unsigned c = g.dev->chip.topo.cols; c < 14; c++)
+		harvest |= 1u << c;   /* the columns a P100 or a test grid lacks */
+	bh_arc_init(&g.arc, TTSIM_BOARD_ID_HI, harvest, g.dev->chip.topo.ndram);
+	g.ticks = 0;
+	g.stops_seen = atomic_load(&g.stops);
+	g.running = true;
+	goto out;
+fail:
+	free(g.reported);
+	g.reported = NULL;
+	g.dev = NULL;
+	if (g.report_close)
+		fclose(g.report);
+	g.report = NULL;
+out:
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_exit(void)
+{
+	pthread_mutex_lock(&g.lock);
+	if (ttsim_running("libttsim_exit")) {
+		ttsim_report_faults();
+		ttsim_report_findings();
+		bh_device_unobserve(g.dev, g.observer);
+		bh_device_close(g.dev);
+		g.dev = NULL;
+		free(g.reported);
+		g.reported = NULL;
+		if (g.report_close)
+			fclose(g.report);
+		g.report = NULL;
+		g.running = false;
+	}
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_set_pci_dma_mem_callbacks(void (*rd)(uint64_t, void *, uint32_t),
+						  void (*wr)(uint64_t, const void *, uint32_t))
+{
+	pthread_mutex_lock(&g.lock);
+	if (g.running)
+		ttsim_error("libttsim_set_pci_dma_mem_callbacks: install the callbacks before libttsim_init");
+	else {
+		g.dma_rd = rd;
+		g.dma_wr = wr;
+	}
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* Bus and function must be 0; device 0 is the chip. Returns the device, -1 on misuse. */
+static int ttsim_bdf(const char *fn, uint32_t bdf, uint32_t off)
+{
+	if (bdf >> 8 || bdf & 7) {
+		ttsim_error("%s: bus_device_function 0x%x: bus and function must be 0", fn, bdf);
+		return -1;
+	}
+	if (off & 3) {
+		ttsim_error("%s: offset 0x%x is not 4-byte aligned", fn, off);
+		return -1;
+	}
+	return (int)(bdf >> 3);
+}
+
+TTSIM_API uint32_t libttsim_pci_config_rd32(uint32_t bdf, uint32_t off)
+{
+	uint32_t val = 0xFFFFFFFFu;
+	char err[256];
+	pthread_mutex_lock(&g.lock);
+	int d = ttsim_running("libttsim_pci_config_rd32") ? ttsim_bdf("libttsim_pci_config_rd32", bdf, off) : -1;
+	if (d == 0 && !bh_pcie_config_read(&g.pcie, off, &val, err, sizeof err)) {
+		ttsim_error("libttsim_pci_config_rd32: %s", err);
+		val = 0xFFFFFFFFu;
+	}
+	pthread_mutex_unlock(&g.lock);
+	return val;           /* devices past 0: all-ones, "no device" */
+}
+
+TTSIM_API void libttsim_pci_config_wr32(uint32_t bdf, uint32_t off, uint32_t data)
+{
+	char err[256];
+	pthread_mutex_lock(&g.lock);
+	int d = ttsim_running("libttsim_pci_config_wr32") ? ttsim_bdf("libttsim_pci_config_wr32", bdf, off) : -1;
+	if (d > 0)
+		ttsim_error("libttsim_pci_config_wr32: device %d does not exist (only device 0)", d);
+	else if (d == 0 && !bh_pcie_config_write(&g.pcie, off, data, err, sizeof err))
+		ttsim_error("libttsim_pci_config_wr32: %s", err);
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* A host access of len bytes at NoC-local addr of the endpoint at translated (x, y): the
+ * request a TLB window or a tile access makes. what names the path for messages. */
+static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, void *buf, uint32_t len, bool write)
+{
+	struct bh_device *dev = g.dev;
+	struct bh_endpoint ep = bh_topology_at(&dev->chip.topo, x, y);
+	switch (ep.kind) {
+	case BH_EP_TENSIX:
+		if (addr < BH_L1_SIZE && len <= BH_L1_SIZE - addr) {
+			if (write)
+				bh_l1_write(dev, ep.index, (uint32_t)addr, buf, len);
+			else
+				bh_l1_read(dev, ep.index, (uint32_t)addr, buf, len);
+			return true;
+		}
+		if (addr >= BH_NOC_MMIO_BASE && addr + len <= 1ull << 32) {
+			if ((addr | len) & 3) {
+				ttsim_error("%s: tile (%u,%u) register 0x%llx, %u bytes: registers take 4-byte words at aligned addresses",
+					    what, x, y, (unsigned long long)addr, len);
+				return false;
+			}
+			for (uint32_t i = 0; i < len; i += 4) {
+				uint32_t v;
+				memcpy(&v, (uint8_t *)buf + i, 4);
+				int rc = write ? bh_reg_write(dev, ep.index, (uint32_t)addr + i, v)
+					       : bh_reg_read(dev, ep.index, (uint32_t)addr + i, &v);
+				if (rc != BH_OK) {
+					ttsim_error("%s: tile (%u,%u) register 0x%llx: the tile refuses a host %s there", what,
+						    x, y, (unsigned long long)addr + i, write ? "write" : "read");
+					return false;
+				}
+				if (!write)
+					memcpy((uint8_t *)buf + i, &v, 4);
+			}
+			return true;
+		}
+		ttsim_error("%s: tile (%u,%u) address 0x%llx + %u bytes: neither L1 (0-0x%x) nor registers (from 0x%x)",
+			    what, x, y, (unsigned long long)addr, len, BH_L1_SIZE - 1, BH_NOC_MMIO_BASE);
+		return false;
+	case BH_EP_DRAM: {
+		int rc = write ? bh_dram_write(dev, ep.index, addr, buf, len) : bh_dram_read(dev, ep.index, addr, buf, len);
+		if (rc != BH_OK)
+			ttsim_error("%s: DRAM bank %u at (%u,%u): 0x%llx + %u bytes leaves its 0x%llx usable bytes", what,
+				    ep.index, x, y, (unsigned long long)addr, len, (unsigned long long)BH_DRAM_BANK_USABLE);
+		return rc == BH_OK;
+	}
+	case BH_EP_PCIE:
+		if (!(addr & BH_NOC_PCIE_BIT)) {
+			ttsim_error("%s: PCIe tile (%u,%u) address 0x%llx: not in the host window (bit 60 clear)", what, x,
+				    y, (unsigned long long)addr);
+			return false;
+		}
+		return ttsim_host_window(what, addr, buf, len, write);
+	default:
+		if (x == BH_ARC_X && y == BH_ARC_Y) {
+			char err[256];
+			bool ok = write ? bh_arc_write(&g.arc, addr, buf, len, err, sizeof err)
+					: bh_arc_read(&g.arc, addr, buf, len, err, sizeof err);
+			if (!ok)
+				ttsim_error("%s: %s", what, err);
+			return ok;
+		}
+		ttsim_error("%s: no endpoint at NoC (%u,%u) (translated coordinates: Tensix, DRAM, the PCIe tile "
+			    "and ARC are modelled)", what, x, y);
+		return false;
+	}
+}
+
+/* A write through TLB `index`: unicast, or to every Tensix tile of the multicast rectangle. */
+static bool ttsim_tlb_write(const struct bh_pcie_target *t, const void *src, uint32_t len)
+{
+	char what[64];
+	snprintf(what, sizeof what, "TLB %u", t->index);
+	if (!t->tlb.mcast)
+		return ttsim_noc(what, t->tlb.x_end, t->tlb.y_end, t->addr, (void *)src, len, true);
+	const struct bh_topology *topo = &g.dev->chip.topo;
+	unsigned x0 = t->tlb.x_start, y0 = t->tlb.y_start, x1 = t->tlb.x_end, y1 = t->tlb.y_end, n = 0;
+	if (x0 > x1 || y0 > y1) {
+		ttsim_error("%s: multicast from (%u,%u) to (%u,%u): the start is past the end", what, x0, y0, x1, y1);
+		return false;
+	}
+	for (unsigned y = y0; y <= y1; y++)
+		for (unsigned x = x0; x <= x1; x++)
+			if (bh_topology_at(topo, x, y).kind == BH_EP_TENSIX) {
+				if (!ttsim_noc(what, x, y, t->addr, (void *)src, len, true))
+					return false;
+				n++;
+			}
+	if (!n)
+		ttsim_error("%s: multicast rectangle (%u,%u)-(%u,%u) holds no Tensix tile", what, x0, y0, x1, y1);
+	return n > 0;
+}
+
+/* The PCIe tile's NIU registers the host reads through BAR0: NOC_NODE_ID and NIU_CFG_0 (bit 14:
+ * coordinate translation on, as bhemu always works in translated coordinates). */
+static bool ttsim_niu_read(unsigned noc, uint32_t off, uint32_t *val)
+{
+	switch (off) {
+	case 0x44: *val = BH_PCIE_X | BH_PCIE_Y << 6; return true;
+	case 0x100: *val = 1u << 14; return true;
+	default:
+		ttsim_error("BAR0 PCIe NIU (NoC%u) register 0x%x: only NOC_NODE_ID (0x44) and NIU_CFG_0 (0x100) are "
+			    "modelled", noc, off);
+		return false;
+	}
+}
+
+/* The DMA read channel's doorbell: size bytes from host address SAR to the device at BAR0 offset
+ * DAR (through that TLB window), in chunks through the read callback; SIZE reads 0 when done. */
+static void ttsim_dma_read_channel(void)
+{
+	uint32_t *r = g.pcie.dma_rd;
+	uint32_t size = r[(BH_DMA_RD_SIZE - BH_BAR2_DMA_RD_BASE) / 4];
+	uint32_t dar = r[(BH_DMA_RD_DAR_LO - BH_BAR2_DMA_RD_BASE) / 4];
+	uint64_t sar = (uint64_t)r[(BH_DMA_RD_SAR_HI - BH_BAR2_DMA_RD_BASE) / 4] << 32 |
+		       r[(BH_DMA_RD_SAR_LO - BH_BAR2_DMA_RD_BASE) / 4];
+	uint8_t buf[TTSIM_DMA_CHUNK];
+	char err[256];
+	if (!g.dma_rd) {
+		ttsim_error("DMA read channel: doorbell rung but no DMA callbacks were installed "
+			    "(libttsim_set_pci_dma_mem_callbacks before libttsim_init)");
+		return;
+	}
+	if (!size || (size & 3) || (dar & 3) || r[(BH_DMA_RD_DAR_HI - BH_BAR2_DMA_RD_BASE) / 4]) {
+		ttsim_error("DMA read channel: size %u, device address 0x%x: a transfer is a non-zero multiple of 4 "
+			    "bytes to an aligned BAR0 offset", size, dar);
+		return;
+	}
+	for (uint32_t off = 0; off < size;) {
+		uint32_t n = size - off < TTSIM_DMA_CHUNK ? size - off : TTSIM_DMA_CHUNK;
+		struct bh_pcie_target t;
+		if (!bh_pcie_decode(&g.pcie, TTSIM_BAR0 + dar + off, n, &t, err, sizeof err) ||
+		    t.kind != BH_PCIE_TLB_WINDOW) {
+			ttsim_error("DMA read channel: device address 0x%x: %s", dar + off,
+				    t.kind == BH_PCIE_NONE ? err : "not a TLB window");
+			return;
+		}
+		g.dma_rd(sar + off, buf, n);
+		if (!ttsim_tlb_write(&t, buf, n))
+			return;
+		off += n;
+	}
+	r[(BH_DMA_RD_SIZE - BH_BAR2_DMA_RD_BASE) / 4] = 0;
+}
+
+/* What every BAR access checks first: the simulator runs, there is a buffer, a BAR maps paddr. */
+static bool ttsim_bar_target(const char *fn, uint64_t paddr, const void *buf, uint32_t size,
+			     struct bh_pcie_target *t)
+{
+	char err[256];
+	if (!ttsim_running(fn))
+		return false;
+	if (!buf) {
+		ttsim_error("%s: NULL buffer", fn);
+		return false;
+	}
+	if (!bh_pcie_decode(&g.pcie, paddr, size, t, err, sizeof err)) {
+		ttsim_error("%s: %s", fn, err);
+		return false;
+	}
+	return true;
+}
+
+TTSIM_API void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size)
+{
+	struct bh_pcie_target t;
+	char err[256];
+	bool ok = false;
+	pthread_mutex_lock(&g.lock);
+	if (!ttsim_bar_target("libttsim_pci_mem_rd_bytes", paddr, dst, size, &t))
+		goto out;
+	uint32_t v = 0;
+	switch (t.kind) {
+	case BH_PCIE_TLB_WINDOW:
+		if (t.tlb.mcast) {
+			ttsim_error("libttsim_pci_mem_rd_bytes: TLB %u is a multicast window: it cannot be read", t.index);
+			break;
+		}
+		char what[32];
+		snprintf(what, sizeof what, "TLB %u", t.index);
+		ok = ttsim_noc(what, t.tlb.x_end, t.tlb.y_end, t.addr, dst, size, false);
+		break;
+	case BH_PCIE_TLB_CFG:
+		v = g.pcie.tlb_cfg[t.index];
+		ok = true;
+		break;
+	case BH_PCIE_NIU:
+		ok = ttsim_niu_read(t.index, t.off, &v);
+		break;
+	case BH_PCIE_DMA:
+		v = g.pcie.dma_rd[(t.off - BH_BAR2_DMA_RD_BASE) / 4];
+		ok = true;
+		break;
+	case BH_PCIE_IATU:
+		ok = bh_pcie_iatu_read(&g.pcie, t.off, &v, err, sizeof err);
+		if (!ok)
+			ttsim_error("libttsim_pci_mem_rd_bytes: BAR2 %s", err);
+		break;
+	default:
+		break;
+	}
+	if (ok && t.kind != BH_PCIE_TLB_WINDOW)
+		memcpy(dst, &v, 4);
+	ttsim_report_faults();
+out:
+	if (!ok && dst)
+		memset(dst, 0xFF, size);
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32_t size)
+{
+	struct bh_pcie_target t;
+	char err[256];
+	uint32_t v = 0;
+	pthread_mutex_lock(&g.lock);
+	if (!ttsim_bar_target("libttsim_pci_mem_wr_bytes", paddr, src, size, &t))
+		goto out;
+	if (t.kind != BH_PCIE_TLB_WINDOW)
+		memcpy(&v, src, 4);
+	switch (t.kind) {
+	case BH_PCIE_TLB_WINDOW:
+		ttsim_tlb_write(&t, src, size);
+		break;
+	case BH_PCIE_TLB_CFG:
+		g.pcie.tlb_cfg[t.index] = v;   /* checked when the window is used */
+		break;
+	case BH_PCIE_NIU:
+		ttsim_error("libttsim_pci_mem_wr_bytes: BAR0 PCIe NIU (NoC%u) register 0x%x: read-only here", t.index,
+			    t.off);
+		break;
+	case BH_PCIE_DMA:
+		g.pcie.dma_rd[(t.off - BH_BAR2_DMA_RD_BASE) / 4] = v;
+		if (t.off == BH_DMA_RD_DOORBELL)
+			ttsim_dma_read_channel();
+		break;
+	case BH_PCIE_IATU:
+		pthread_mutex_lock(&g.iatu_lock);
+		bool ok = bh_pcie_iatu_write(&g.pcie, t.off, v, err, sizeof err);
+		pthread_mutex_unlock(&g.iatu_lock);
+		if (!ok)
+			ttsim_error("libttsim_pci_mem_wr_bytes: BAR2 %s", err);
+		break;
+	default:
+		break;
+	}
+	ttsim_report_faults();
+out:
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, void *dst, uint32_t size)
+{
+	pthread_mutex_lock(&g.lock);
+	bool ok = false;
+	if (!dst)
+		ttsim_error("libttsim_tile_rd_bytes: NULL destination");
+	else if (ttsim_running("libttsim_tile_rd_bytes"))
+		ok = ttsim_noc("libttsim_tile_rd_bytes", x, y, addr, dst, size, false);
+	if (!ok && dst)
+		memset(dst, 0xFF, size);
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, const void *src, uint32_t size)
+{
+	pthread_mutex_lock(&g.lock);
+	if (!src)
+		ttsim_error("libttsim_tile_wr_bytes: NULL source");
+	else if (ttsim_running("libttsim_tile_wr_bytes"))
+		ttsim_noc("libttsim_tile_wr_bytes", x, y, addr, (void *)src, size, true);
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* Virtual time only: the cores are free-running threads that never wait for the host's clock.
+ * The caller gives up its CPU once so that core threads get to run on a busy host; nothing
+ * spins or sleeps. */
+TTSIM_API void libttsim_clock(uint32_t n)
+{
+	pthread_mutex_lock(&g.lock);
+	if (ttsim_running("libttsim_clock")) {
+		g.ticks += n;
+		ttsim_report_faults();
+	}
+	pthread_mutex_unlock(&g.lock);
+	sched_yield();
+}
+
+TTSIM_API unsigned bhemu_ttsim_last_error(char *buf, size_t len)
+{
+	pthread_mutex_lock(&g.err_lock);
+	if (buf && len)
+		snprintf(buf, len, "%s", g.last_error);
+	unsigned n = g.errors;
+	pthread_mutex_unlock(&g.err_lock);
+	return n;
+}
+
+TTSIM_API uint64_t bhemu_ttsim_ticks(void)
+{
+	pthread_mutex_lock(&g.lock);
+	uint64_t t = g.ticks;
+	pthread_mutex_unlock(&g.lock);
+	return t;
+}

@@ -1,0 +1,74 @@
+/* libbhemu_ttsim.so: bhemu as the simulator library tt-metal / tt-umd load (TT_METAL_SIMULATOR),
+ * through the flat C ABI of Tenstorrent's ttsim (docs/libttsim_api.md of tenstorrent/ttsim).
+ *
+ * The library is a process-wide singleton presenting one Blackhole chip as PCI device 0 (bus 0,
+ * function 0). Calling rules:
+ *   - libttsim_set_pci_dma_mem_callbacks, if used, before libttsim_init;
+ *   - libttsim_init once; again only after libttsim_exit;
+ *   - every other function between libttsim_init and libttsim_exit.
+ * Host calls are serialised by one mutex inside the library (callers on several threads are
+ * safe); the chip's cores keep running on their own threads between and during host calls.
+ *
+ * Misuse (a call before init, a second init, an unaligned config access, an address no BAR maps,
+ * a TLB aimed at no endpoint, a DMA without callbacks, ...) never terminates the process, unlike
+ * ttsim: the call prints one line "bhemu-ttsim: ..." on stderr, keeps it for
+ * bhemu_ttsim_last_error, does nothing else, and a read returns all-ones bytes.
+ *
+ * libttsim_clock(n) adds n to a virtual tick count and yields the calling thread's CPU once: the
+ * cores do not wait for it (they are free-running threads), so a host poll loop that calls it
+ * after every read stays cheap and lets core threads run on a busy host. It never spins or
+ * sleeps.
+ *
+ * Environment (read by libttsim_init; the bhemu_device_open variables BHEMU_CHECKS,
+ * BHEMU_CHECK_MODE, BHEMU_JIT, BHEMU_NOC, BHEMU_NOC_LATENCY, BHEMU_SEED, BHEMU_PROVOKE,
+ * BHEMU_PROVOKE_RATE apply as well):
+ *   BHEMU_TTSIM_BOARD   p150 (default), p100 or grid:CxR
+ *   BHEMU_TTSIM_REPORT  where fault and check reports go: stderr (default), none, or a file
+ *                       (appended). A stopped core's report is written when the next host call
+ *                       sees it; every check finding at libttsim_exit.
+ */
+#ifndef BHEMU_TTSIM_H
+#define BHEMU_TTSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void libttsim_init(void);
+void libttsim_exit(void);
+/* DMA callbacks: the device reads / writes size bytes of host memory at paddr (after the outbound
+ * iATU). Unlike ttsim, which calls them only inside its own calls, bhemu calls them on the thread
+ * that moves the data: the host call's (the BAR2 DMA doorbell, a host access to the PCIe tile's
+ * host window) or, for NoC requests of the cores (fast dispatch's command queues), a core's or
+ * the NoC's thread, concurrently with host calls and each other. They must be thread-safe and
+ * must not call back into the library. */
+void libttsim_set_pci_dma_mem_callbacks(void (*pci_dma_mem_rd)(uint64_t paddr, void *dst, uint32_t size),
+					void (*pci_dma_mem_wr)(uint64_t paddr, const void *src, uint32_t size));
+/* Configuration space of bus_device_function ((bus << 8) | (device << 3) | function), offset
+ * 4-byte aligned. Devices other than 0 read all-ones (no device). */
+uint32_t libttsim_pci_config_rd32(uint32_t bus_device_function, uint32_t offset);
+void libttsim_pci_config_wr32(uint32_t bus_device_function, uint32_t offset, uint32_t data);
+/* BAR accesses at host physical addresses (a BAR's base, as read from config space, plus offset). */
+void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size);
+void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32_t size);
+/* Direct access to the endpoint at translated NoC coordinates (x, y): Tensix L1 and registers,
+ * DRAM banks, the ARC tile (8, 0), the PCIe tile's host window. (ttsim rejects these on Blackhole; bhemu serves them.) */
+void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, void *dst, uint32_t size);
+void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, const void *src, uint32_t size);
+void libttsim_clock(uint32_t n_clocks);
+
+/* bhemu extension: the last misuse message ("bhemu-ttsim: ..."), copied NUL-terminated into buf
+ * (cut at len); "" when nothing went wrong since libttsim_init. Returns how many misuses the
+ * library has seen since it was loaded. */
+unsigned bhemu_ttsim_last_error(char *buf, size_t len);
+/* bhemu extension: the tick count libttsim_clock has advanced since libttsim_init. */
+uint64_t bhemu_ttsim_ticks(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
