@@ -333,12 +333,10 @@ static void load_fw(unsigned x, unsigned y, const struct bh_profile *p, unsigned
 	bh_elf_close(e);
 }
 
-Test(ttsim, reference_firmware_boots_through_tlb_windows, .timeout = 120)
+/* Load the reference firmware on the four tiles of a 2x2 grid through the TLB path and run the
+ * boot handshake; every tile's go signal must reach DONE. */
+static void boot_ref_fw(const struct bh_profile *p)
 {
-	if (access(REF_FW "/brisc.elf", R_OK) != 0)
-		cr_skip_test("reference firmware not built (%s)", REF_FW);
-	const struct bh_profile *p = bh_profile_default();
-	sim_start("grid:2x2");
 	uint32_t jal0 = enc_j((int32_t)p->fw_base[0], X0);
 	for (unsigned y = 2; y <= 3; y++)
 		for (unsigned x = 1; x <= 2; x++) {
@@ -358,7 +356,67 @@ Test(ttsim, reference_firmware_boots_through_tlb_windows, .timeout = 120)
 		for (unsigned x = 1; x <= 2; x++)
 			cr_expect(poll32(x, y, p->mailbox_base + p->go_messages_base, 0xFF000000u, 0),
 				  "(%u,%u) go signal 0x%x", x, y, rd32(x, y, p->mailbox_base + p->go_messages_base));
+}
+
+Test(ttsim, reference_firmware_boots_through_tlb_windows, .timeout = 120)
+{
+	if (access(REF_FW "/brisc.elf", R_OK) != 0)
+		cr_skip_test("reference firmware not built (%s)", REF_FW);
+	sim_start("grid:2x2");
+	boot_ref_fw(bh_profile_default());
 	cr_expect_eq(errors(NULL, 0), 0u);
+	sim_stop();
+}
+
+/* Slow dispatch as tt-metal's host does it, through the TLB windows only (launch.md): the
+ * kernel's text at kernel_config_base + its offset, RESET_READ_PTR_FROM_HOST until the firmware
+ * zeroes launch_msg_rd_ptr, the launch message in launch[0] (mode HOST, BRISC enabled), GO, and
+ * DONE when the firmware has run the kernel. Three launches in a row, each tile its own value. */
+Test(ttsim, slow_dispatch_launches_a_kernel_through_tlb_windows, .timeout = 120)
+{
+	if (access(REF_FW "/brisc.elf", R_OK) != 0)
+		cr_skip_test("reference firmware not built (%s)", REF_FW);
+	const struct bh_profile *p = bh_profile_default();
+	sim_start("grid:2x2");
+	boot_ref_fw(p);
+	const uint32_t text = 0x400, marker = 0x30000, go = p->mailbox_base + p->go_messages_base;
+	for (uint32_t launch = 1; launch <= 3; launch++) {
+		for (unsigned y = 2; y <= 3; y++)
+			for (unsigned x = 1; x <= 2; x++) {
+				/* kernel_main: *marker = value; return */
+				uint32_t k[8], n = 0, value = launch * 1000 + x * 10 + y;
+				enc_li(k + n, T0, marker);
+				n += 2;
+				enc_li(k + n, T1, value);
+				n += 2;
+				k[n++] = enc_s(0, T1, T0, 2, 0x23);
+				k[n++] = enc_i(0, RA, 0, X0, 0x67);
+				noc_wr(1, x, y, p->kernel_config_base + text, k, 4 * n);
+				wr32(x, y, p->mailbox_base + p->go_message_index, 0);
+				wr32(x, y, go, 0xE0u << 24);   /* RESET_READ_PTR_FROM_HOST */
+				cr_assert(poll32(x, y, p->mailbox_base + p->launch_msg_rd_ptr, 0xFFFFFFFFu, 0),
+					  "(%u,%u) the firmware did not reset launch_msg_rd_ptr", x, y);
+				uint8_t m[LM_SIZE] = { 0 };
+				for (unsigned c = 0; c < 3; c++)
+					memcpy(m + LM_KCB + 4 * c, &p->kernel_config_base, 4);
+				memcpy(m + LM_TEXT_OFF, &text, 4);
+				m[LM_MODE] = 1;                /* DISPATCH_MODE_HOST */
+				m[LM_MIN_REMOTE_CB] = 32;      /* no remote CBs */
+				uint32_t enables = 1;          /* BRISC */
+				memcpy(m + LM_ENABLES, &enables, 4);
+				noc_wr(1, x, y, p->mailbox_base + p->launch_base, m, sizeof m);
+				wr32(x, y, go, 0x80u << 24);   /* GO */
+			}
+		for (unsigned y = 2; y <= 3; y++)
+			for (unsigned x = 1; x <= 2; x++) {
+				cr_expect(poll32(x, y, go, 0xFF000000u, 0), "launch %u: (%u,%u) go signal 0x%x", launch, x, y,
+					  rd32(x, y, go));
+				cr_expect_eq(rd32(x, y, marker), launch * 1000 + x * 10 + y, "launch %u: (%u,%u) ran the kernel",
+					     launch, x, y);
+			}
+	}
+	char msg[512] = "";
+	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
 	sim_stop();
 }
 
