@@ -33,10 +33,10 @@
 	X(MOVD2B, 0x0A, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(MOVB2A, 0x0B, MATRIX, DATA, N, FIELDS, F(srcb, 5, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(srca, 22, 17)) \
 	X(MOVDBGB2D, 0x0C, MATRIX, DATA, N, UNKNOWN, ) \
-	X(ZEROACC, 0x10, MATRIX, DATA, B, FIELDS, F(where, 9, 0) F(addr_mode, 16, 14) F(clear_zero_flags, 17, 17) F(use_32_bit_mode, 18, 18) F(clear_mode, 20, 19)) \
-	X(ZEROSRC, 0x11, MATRIX, DATA, N, FIELDS, F(src_mask, 1, 0) F(bank_mask, 2, 2) F(write_mode, 3, 3) F(zero_val, 4, 4)) \
-	X(MOVA2D, 0x12, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
-	X(MOVB2D, 0x13, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(movb2d_instr_mod, 13, 11) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(ZEROACC, 0x10, MATRIX, DATA, Y, FIELDS, F(where, 9, 0) F(addr_mode, 16, 14) F(clear_zero_flags, 17, 17) F(use_32_bit_mode, 18, 18) F(clear_mode, 20, 19)) \
+	X(ZEROSRC, 0x11, MATRIX, DATA, Y, FIELDS, F(src_mask, 1, 0) F(bank_mask, 2, 2) F(write_mode, 3, 3) F(zero_val, 4, 4)) \
+	X(MOVA2D, 0x12, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(MOVB2D, 0x13, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(movb2d_instr_mod, 13, 11) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(TRNSPSRCA, 0x14, MATRIX, DATA, N, UNKNOWN, ) \
 	X(RAREB, 0x15, MATRIX, DATA, N, UNKNOWN, ) \
 	X(TRNSPSRCB, 0x16, MATRIX, DATA, N, FIELDS, ) \
@@ -52,19 +52,19 @@
 	X(CONV3S2, 0x23, MATRIX, DATA, N, UNKNOWN, ) \
 	X(MPOOL3S1, 0x24, MATRIX, DATA, N, UNKNOWN, ) \
 	X(APOOL3S1, 0x25, MATRIX, DATA, N, UNKNOWN, ) \
-	X(MVMUL, 0x26, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
-	X(ELWMUL, 0x27, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
-	X(ELWADD, 0x28, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
+	X(MVMUL, 0x26, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
+	X(ELWMUL, 0x27, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
+	X(ELWADD, 0x28, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(DOTPV, 0x29, MATRIX, DATA, N, UNKNOWN, ) \
-	X(ELWSUB, 0x30, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
+	X(ELWSUB, 0x30, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(MPOOL3S2, 0x31, MATRIX, DATA, N, UNKNOWN, ) \
 	X(APOOL3S2, 0x32, MATRIX, DATA, N, UNKNOWN, ) \
 	X(GMPOOL, 0x33, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(GAPOOL, 0x34, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(GATESRCRST, 0x35, MATRIX, DATA, N, FIELDS, F(reset_srca_gate_control, 0, 0) F(reset_srcb_gate_control, 1, 1)) \
-	X(CLEARDVALID, 0x36, MATRIX, DATA, N, FIELDS, F(reset, 1, 0) F(cleardvalid, 23, 22)) \
-	X(SETRWC, 0x37, MATRIX, DATA, N, FIELDS, F(bit_mask, 3, 0) F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 21, 18) F(clear_ab_vld, 23, 22)) \
-	X(INCRWC, 0x38, MATRIX, DATA, N, FIELDS, F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 20, 18)) \
+	X(CLEARDVALID, 0x36, MATRIX, DATA, Y, FIELDS, F(reset, 1, 0) F(cleardvalid, 23, 22)) \
+	X(SETRWC, 0x37, MATRIX, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 21, 18) F(clear_ab_vld, 23, 22)) \
+	X(INCRWC, 0x38, MATRIX, DATA, Y, FIELDS, F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 20, 18)) \
 	X(SETIBRWC, 0x39, MATRIX, DATA, N, UNKNOWN, ) \
 	X(MFCONV3S1, 0x3A, MATRIX, DATA, N, UNKNOWN, ) \
 	X(XMOV, 0x40, MOVER, DATA, N, UNKNOWN, ) \
@@ -85,7 +85,7 @@
 	X(SETADCZW, 0x54, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
 	X(INCADCZW, 0x55, MISC, DATA, N, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
 	X(ADDRCRZW, 0x56, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(SETDVALID, 0x57, MISC, DATA, N, FIELDS, F(setvalid, 1, 0)) \
+	X(SETDVALID, 0x57, MISC, DATA, Y, FIELDS, F(setvalid, 1, 0)) \
 	X(ADDDMAREG, 0x58, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
 	X(SUBDMAREG, 0x59, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
 	X(MULDMAREG, 0x5A, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
