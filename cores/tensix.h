@@ -172,9 +172,16 @@ struct tt_dp {
 	/* Under unpack_lock: Unpackers[u].SrcRow[thread] and ContextCounter[thread]. */
 	uint8_t unpacker_src_row[2][BH_TT_THREADS];
 	uint8_t unpacker_ctx[2][BH_TT_THREADS];
-	/* ADCs[thread].Unpackers[0..1] and .Packers (index 2), Channel[0..1], X Y Z W: under
-	 * unpack_lock (any thread's may be named by UNPACR and the ADC instructions). */
-	uint32_t adc[BH_TT_THREADS][3][2][4];
+	/* ADCs[thread].Unpackers[0..1] and .Packers (index 2), Channel[0..1], X Y Z W and their _Cr
+	 * copies: under adc_lock (any thread's may be named by the units and the ADC instructions). */
+	pthread_mutex_t adc_lock;
+	uint32_t adc[BH_TT_THREADS][3][2][4], adc_cr[BH_TT_THREADS][3][2][4];
+	/* Under pack_lock: the packers' output streams (Packers/OutputAddressGenerator.md), byte
+	 * addresses, and whether the next PACR starts fresh ones. */
+	struct tt_pack_stream {
+		uint32_t data, exp;
+		bool fresh;
+	} pack[4];
 };
 
 /* RWCs[thread] (RWCs.md): each thread's own, executor-private. */

@@ -15,7 +15,6 @@
  * nearest with ties away from zero (the rounding the documentation gives the packers; it gives
  * none for RoundToBF16/RoundToFP16). Results whose binary32 computation is exact are therefore
  * exact; others may differ from silicon in the last place. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +37,9 @@ bool tt_dp_init(struct bh_tensix *tx)
 	pthread_mutex_init(&dp->fpu_lock, NULL);
 	pthread_mutex_init(&dp->unpack_lock, NULL);
 	pthread_mutex_init(&dp->pack_lock, NULL);
+	pthread_mutex_init(&dp->adc_lock, NULL);
+	for (unsigned k = 0; k < 4; k++)
+		dp->pack[k].fresh = true;
 	tx->dp = dp;
 	return true;
 }
@@ -49,6 +51,7 @@ void tt_dp_destroy(struct bh_tensix *tx)
 	pthread_mutex_destroy(&tx->dp->fpu_lock);
 	pthread_mutex_destroy(&tx->dp->unpack_lock);
 	pthread_mutex_destroy(&tx->dp->pack_lock);
+	pthread_mutex_destroy(&tx->dp->adc_lock);
 	free(tx->dp);
 	tx->dp = NULL;
 }

@@ -68,9 +68,9 @@
 	X(SETIBRWC, 0x39, MATRIX, DATA, N, UNKNOWN, ) \
 	X(MFCONV3S1, 0x3A, MATRIX, DATA, N, UNKNOWN, ) \
 	X(XMOV, 0x40, MOVER, DATA, N, UNKNOWN, ) \
-	X(PACR, 0x41, PACK, DATA, N, FIELDS, F(last, 0, 0) F(flush, 1, 1) F(ctxt_ctrl, 3, 2) F(concat, 4, 4) F(ovrd_thread_id, 7, 7) F(read_intf_sel, 11, 8) F(zero_write, 12, 12) F(addr_cnt_context, 14, 13) F(addr_mode, 16, 15) F(dst_access_mode, 17, 17) F(row_pad_zero, 20, 18) F(cfg_context, 22, 21)) \
-	X(UNPACR, 0x42, UNPACK, DATA, N, FIELDS, F(last, 0, 0) F(search_cache_flush, 1, 1) F(row_search, 2, 2) F(auto_inc_context_id, 3, 3) F(zero_write2, 4, 4) F(srcb_bcast, 5, 5) F(set_dat_valid, 6, 6) F(ovrd_thread_id, 7, 7) F(addr_cnt_context_id, 9, 8) F(cfg_context_id, 12, 10) F(cfg_context_cnt_inc, 13, 13) F(addr_mode, 22, 15) F(unpack_block_selection, 23, 23)) \
-	X(UNPACR_NOP, 0x43, UNPACK, DATA, N, FIELDS, F(unpack_pop, 1, 0) F(src_clr_val_ctrl, 3, 2) F(bank_clr_ctrl, 4, 4) F(stall_clr_cntrl, 5, 5) F(clr_to1_fmt_ctrl, 7, 6) F(set_dvalid, 8, 8) F(msg_clr_cnt, 14, 12) F(stream_id, 21, 16) F(unpacker_select, 23, 23)) \
+	X(PACR, 0x41, PACK, DATA, Y, FIELDS, F(last, 0, 0) F(flush, 1, 1) F(ctxt_ctrl, 3, 2) F(concat, 4, 4) F(ovrd_thread_id, 7, 7) F(read_intf_sel, 11, 8) F(zero_write, 12, 12) F(addr_cnt_context, 14, 13) F(addr_mode, 16, 15) F(dst_access_mode, 17, 17) F(row_pad_zero, 20, 18) F(cfg_context, 22, 21)) \
+	X(UNPACR, 0x42, UNPACK, DATA, Y, FIELDS, F(last, 0, 0) F(search_cache_flush, 1, 1) F(row_search, 2, 2) F(auto_inc_context_id, 3, 3) F(zero_write2, 4, 4) F(srcb_bcast, 5, 5) F(set_dat_valid, 6, 6) F(ovrd_thread_id, 7, 7) F(addr_cnt_context_id, 9, 8) F(cfg_context_id, 12, 10) F(cfg_context_cnt_inc, 13, 13) F(addr_mode, 22, 15) F(unpack_block_selection, 23, 23)) \
+	X(UNPACR_NOP, 0x43, UNPACK, DATA, Y, FIELDS, F(unpack_pop, 1, 0) F(src_clr_val_ctrl, 3, 2) F(bank_clr_ctrl, 4, 4) F(stall_clr_cntrl, 5, 5) F(clr_to1_fmt_ctrl, 7, 6) F(set_dvalid, 8, 8) F(msg_clr_cnt, 14, 12) F(stream_id, 21, 16) F(unpacker_select, 23, 23)) \
 	X(RSTDMA, 0x44, MISC, CTRL, N, UNKNOWN, ) \
 	X(SETDMAREG, 0x45, SCALAR, CTRL, Y, FIELDS, F(half_reg, 6, 0) F(special, 7, 7) F(value, 23, 8)) \
 	X(FLUSHDMA, 0x46, SCALAR, CTRL, Y, UNKNOWN, ) \
@@ -78,13 +78,13 @@
 	X(LOADIND, 0x49, SCALAR, CTRL, N, UNKNOWN, ) \
 	X(PACR_SETREG, 0x4A, PACK, CTRL, N, UNKNOWN, ) \
 	X(TBUFCMD, 0x4B, MISC, CTRL, N, UNKNOWN, ) \
-	X(SETADC, 0x50, MISC, DATA, N, FIELDS, F(value, 17, 0) F(dimension_index, 19, 18) F(channel_index, 20, 20) F(cnt_set_mask, 23, 21)) \
-	X(SETADCXY, 0x51, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(INCADCXY, 0x52, MISC, DATA, N, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(ADDRCRXY, 0x53, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(SETADCZW, 0x54, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(INCADCZW, 0x55, MISC, DATA, N, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(ADDRCRZW, 0x56, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(SETADC, 0x50, MISC, DATA, Y, FIELDS, F(value, 17, 0) F(dimension_index, 19, 18) F(channel_index, 20, 20) F(cnt_set_mask, 23, 21)) \
+	X(SETADCXY, 0x51, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(INCADCXY, 0x52, MISC, DATA, Y, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(ADDRCRXY, 0x53, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(SETADCZW, 0x54, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(INCADCZW, 0x55, MISC, DATA, Y, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(ADDRCRZW, 0x56, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
 	X(SETDVALID, 0x57, MISC, DATA, Y, FIELDS, F(setvalid, 1, 0)) \
 	X(ADDDMAREG, 0x58, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
 	X(SUBDMAREG, 0x59, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
@@ -92,7 +92,7 @@
 	X(BITWOPDMAREG, 0x5B, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
 	X(SHIFTDMAREG, 0x5C, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
 	X(CMPDMAREG, 0x5D, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
-	X(SETADCXX, 0x5E, MISC, DATA, N, FIELDS, F(x_start, 9, 0) F(x_end2, 19, 10) F(cnt_set_mask, 23, 21)) \
+	X(SETADCXX, 0x5E, MISC, DATA, Y, FIELDS, F(x_start, 9, 0) F(x_end2, 19, 10) F(cnt_set_mask, 23, 21)) \
 	X(DMANOP, 0x60, SCALAR, CTRL, Y, FIELDS, ) \
 	X(ATINCGET, 0x61, SCALAR, CTRL, N, UNKNOWN, ) \
 	X(ATINCGETPTR, 0x62, SCALAR, CTRL, N, UNKNOWN, ) \
