@@ -497,23 +497,23 @@ static int32_t read_src_int8(uint32_t cell)
 	return cell >> 18 & 1 ? -m : m;
 }
 
-/* SrcAFidelityBits / SrcBFidelityBits (ELWMUL.md). */
-static float fid_a(float x, unsigned phase)
+/* SrcAFidelityBits / SrcBFidelityBits (ELWMUL.md): x with
+ * only the bits of hi_mask; with `rest`, the value of the bits that rest_mask clears. */
+static float fid_bits(float x, bool rest, uint32_t hi_mask, uint32_t rest_mask)
 {
 	uint32_t b;
 	memcpy(&b, &x, 4);
-	if (!(phase & 1))
-		return fbits(b & 0xFFF80000u);
-	return x - fbits(b & 0xFFF83FFFu);
+	return rest ? x - fbits(b & rest_mask) : fbits(b & hi_mask);
+}
+
+static float fid_a(float x, unsigned phase)
+{
+	return fid_bits(x, phase & 1, 0xFFF80000u, 0xFFF83FFFu);
 }
 
 static float fid_b(float x, unsigned phase)
 {
-	uint32_t b;
-	memcpy(&b, &x, 4);
-	if (!(phase & 2))
-		return fbits(b & 0xFFFE0000u);
-	return x - fbits(b & 0xFFFE1FFFu);
+	return fid_bits(x, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
 }
 
 static float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s)

@@ -55,16 +55,6 @@ static void set_alu(struct bh_device *dev, uint32_t v)
 	bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_ALU, v);
 }
 
-static void run_pushes(struct bh_device *dev, enum bh_core_id core, const uint32_t *w, size_t n)
-{
-	struct prog p = { 0 };
-	for (size_t k = 0; k < n; k++)
-		emit_push(&p, w[k]);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	cr_assert_eq(run_core(dev, core, &p), 0);
-}
-
 /* SrcA/SrcB bank 0 rows 0..7 hold a[i][j] = (i*16+j)/4 - 8 and b[i][j] = 3 - j/2 (BF16-exact). */
 static float va(unsigned i, unsigned j) { return (float)(i * 16 + j) / 4.f - 8.f; }
 static float vb(unsigned i, unsigned j) { (void)i; return 3.f - (float)j / 2.f; }

@@ -200,12 +200,7 @@ Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
 	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
 	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
-	struct prog p = { 0 };
-	for (size_t k = 0; k < N(w); k++)
-		emit_push(&p, w[k]);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
 	for (unsigned k = 0; k < 256; k++)
 		cr_assert_eq(tt_dst_to_fp32(tt_dst32_read(dp, k / 16, k % 16)), b_of(in[k]), "Dst32 datum %u", k);
@@ -222,11 +217,7 @@ Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 	cfg(dev, THCON(0) + 5, 0x31000 / 16 - 1);
 	cfg(dev, THCON(0) + 4, 1u << 16);                 /* Exp_section_size: one 16-byte unit */
 	const uint32_t w2[] = { PACR(0, 1) };
-	struct prog p2 = { 0 };
-	emit_push(&p2, w2[0]);
-	emit_tensix_sync(&p2);
-	emit_exit_with(&p2, 0);
-	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p2), 0);
+	run_pushes(dev, BH_CORE_TRISC0, w2, 1);
 	uint8_t ex[16], man[256];
 	bh_tile_l1_read(tile0(dev), 0x31000, ex, 16);
 	bh_tile_l1_read(tile0(dev), 0x31010, man, 256);
@@ -261,12 +252,7 @@ Test(tensix_unpack, adc_instructions_set_increment_and_carriage_return)
 		SETADC(2, 0, 0, 2u << 16 | 9),  /* U1 of thread 1 (override 2) */
 		SETADCZW(1, 0, 0, 3, 0, 0x2),   /* U0 W0 = 3 */
 	};
-	struct prog p = { 0 };
-	for (size_t k = 0; k < N(w); k++)
-		emit_push(&p, w[k]);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
 	cr_expect_eq(dp->adc[0][0][0][0], 5u);
 	cr_expect_eq(dp->adc[0][0][0][1], 6u);
