@@ -288,3 +288,56 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 		bh_device_close(dev);
 	}
 }
+
+/* A kernel whose packer skips the math -> pack semaphore packs Dst before math has written it:
+ * the wrong data (here the zeros of a fresh Dst) reaches L1 and stays there, nothing corrects it.
+ * Deterministic: math is held (no SrcA/SrcB bank yet) until unpack runs, after the pack. The
+ * pipeline test above is the fixed twin. */
+Test(tensix_unpack, pack_without_the_math_semaphore_packs_stale_dst)
+{
+	static float bv[TILES][1024];
+	struct bh_device *dev = t_open();
+	put_tiles(dev, bv);
+	configure(dev);
+	uint16_t junk[1024];
+	memset(junk, 0x5A, sizeof junk);
+	bh_tile_l1_write(tile0(dev), C_AT(0), junk, sizeof junk);
+	struct prog pm = { 0 }, pp = { 0 }, pu = { 0 };
+	emit_push(&pm, SETC16(BH_DP_TCFG_ADDR_MOD_AB, 8u | 8u << 8));
+	emit_push(&pm, SETC16(BH_DP_TCFG_ADDR_MOD_DST, 8u));
+	for (unsigned r = 0; r < 8; r++)
+		emit_push(&pm, ELWADD(r == 7 ? 3 : 0, 0));
+	emit_tensix_sync(&pm);
+	emit_exit_with(&pm, 0);
+	start_core(dev, BH_CORE_TRISC1, &pm);
+	wait_report_has(dev, "ELWADD until SrcA bank 0 belongs to the matrix unit");
+	/* Pack with no wait on the semaphore. */
+	emit_push(&pp, SETC16(37, 1u));
+	emit_push(&pp, SETADCXX(4, 255, 0));
+	emit_cfg(&pp, THCON(0) + 5, C_AT(0) / 16 - 1);
+	for (unsigned f = 0; f < 4; f++)
+		emit_push(&pp, PACR(0, f == 3));
+	emit_tensix_sync(&pp);
+	emit_exit_with(&pp, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC2, &pp), 0);
+	/* Now the unpacker gives math its banks and math computes, too late. */
+	emit_push(&pu, SETADCXX(3, 255, 0));
+	emit_cfg(&pu, THCON(0) + 12, A_AT(0) / 16 - 1);
+	emit_cfg(&pu, THCON(1) + 12, B_AT(0) / 16 - 1);
+	for (unsigned u = 0; u < 2; u++)
+		for (unsigned f = 0; f < 4; f++)
+			emit_push(&pu, UNPACR(u, 0, 0, 0, 1, f == 3));
+	emit_tensix_sync(&pu);
+	emit_exit_with(&pu, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &pu), 0);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	uint16_t c[1024];
+	bh_tile_l1_read(tile0(dev), C_AT(0), c, sizeof c);
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	for (unsigned k = 0; k < 1024; k++) {
+		cr_assert_eq(c[k], 0, "datum %u was packed from the fresh Dst (0), not corrected later", k);
+		cr_assert_eq(f_of((uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, k / 16, k % 16)) << 16), host_a(0, k) + bv[0][k],
+			     "math did compute datum %u afterwards", k);
+	}
+	bh_device_close(dev);
+}
