@@ -352,5 +352,8 @@ bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val);
 bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val);
 bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val);
 bool bh_tensix_push_write(struct bh_access *a, uint32_t val);
+/* The RISC-V window onto Dst (0xFFBD8000), in the view RISC_DEST_ACCESS_CTRL chooses. */
+bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_dst_write(struct bh_access *a, uint32_t val);
 
 #endif

@@ -22,6 +22,7 @@
 #include "cores/tensix.h"
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
+#include "fabric/mmio.h"
 #include "fabric/tile.h"
 
 bool tt_dp_init(struct bh_tensix *tx)
@@ -760,4 +761,69 @@ enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi
 			return dp_setdvalid(th, w);
 		return tt_dp_adc(th, w);
 	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The RISC-V window onto Dst (0xFFBD8000, 32 KiB, TRISCs): RISC_DEST_ACCESS_CTRL_SEC[thread]
+ * in configuration word 3 chooses the view (fmt 0: FP32 in Dst32b, 32-bit accesses; 2: FP16 and
+ * 3: BF16 in Dst16b, 16-bit accesses; 4: 16-bit integers, raw) and whether the Dst bit layouts
+ * are converted to IEEE order (no_swizzle clear). The integer conversions of fmt 1 and 5 and
+ * TRISC2's accesses of several elements at once are not documented in detail: named faults.
+ */
+
+static bool dst_window(struct bh_access *a, unsigned *fmt, bool *raw)
+{
+	struct bh_tensix *tx = a->dev;
+	unsigned t = a->who - BH_TRISC0;
+	unsigned bank = atomic_load_explicit(&tx->th[t].thread_cfg[0], memory_order_relaxed) & 1;
+	uint32_t c = atomic_load_explicit(bh_tensix_cfg_cell(tx->tile, bank, 3), memory_order_relaxed) >> (14 + 5 * t);
+	*fmt = c >> 2 & 7;
+	*raw = c & 1;
+	unsigned want = *fmt == 0 ? 4 : *fmt <= 4 ? 2 : 0;
+	if (*fmt == 1 || *fmt == 5)
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, "Tensix Dst (RISC-V view)",
+				     "RISC_DEST_ACCESS_CTRL fmt %u (integer conversion) is not modelled", *fmt);
+	if (!want)
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, "Tensix Dst (RISC-V view)",
+				     "RISC_DEST_ACCESS_CTRL fmt %u names no view", *fmt);
+	if (a->size != want)
+		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, "Tensix Dst (RISC-V view)",
+				     "a %u-byte access in view fmt %u, whose elements are %u bytes (several elements "
+				     "at once are not modelled)", a->size, *fmt, want);
+	return true;
+}
+
+bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val)
+{
+	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
+	unsigned fmt;
+	bool raw;
+	if (!dst_window(a, &fmt, &raw))
+		return false;
+	unsigned e = a->off / a->size, row = e / 16, col = e % 16;
+	if (fmt == 0) {
+		uint32_t v = tt_dst32_read(dp, row, col);
+		*val = raw ? v : tt_dst_to_fp32(v);
+		return true;
+	}
+	uint16_t v = tt_dst16_read(dp, row, col);
+	*val = raw || fmt == 4 ? v : fmt == 2 ? tt_dst_to_fp16(v) : tt_dst_to_bf16(v);
+	return true;
+}
+
+bool bh_tensix_dst_write(struct bh_access *a, uint32_t val)
+{
+	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
+	unsigned fmt;
+	bool raw;
+	if (!dst_window(a, &fmt, &raw))
+		return false;
+	unsigned e = a->off / a->size, row = e / 16, col = e % 16;
+	if (fmt == 0) {
+		tt_dst32_write(dp, row, col, raw ? val : tt_dst_from_fp32(val));
+		return true;
+	}
+	uint16_t v = (uint16_t)val;
+	tt_dst16_write(dp, row, col, raw || fmt == 4 ? v : fmt == 2 ? tt_dst_from_fp16(v) : tt_dst_from_bf16(v));
+	return true;
 }

@@ -406,3 +406,61 @@ Test(tensix_data, undocumented_modes_fault_by_name)
 	free(r);
 	bh_device_close(dev);
 }
+
+/* ---------------------------------------------------------------------------- Dst window */
+
+#define DST_WIN 0xFFBD8000u
+
+/* TRISC1 (RISC_DEST_ACCESS_CTRL_SEC1: bits 19 no_swizzle, 23:21 fmt) stores one element through
+ * the window and loads another back as its exit status. */
+static uint32_t dst_window_run(struct bh_device *dev, unsigned fmt, bool raw, unsigned width, uint32_t st_off,
+			       uint32_t st_val, uint32_t ld_off)
+{
+	bh_tensix_cfg_store(tile0(dev), 0, 3, (uint32_t)fmt << 21 | (uint32_t)raw << 19);
+	struct prog p = { 0 };
+	emit_li(&p, T0, DST_WIN + st_off);
+	emit_li(&p, T1, st_val);
+	emit(&p, store(width == 4 ? 2 : 1, T1, 0, T0));
+	emit_li(&p, T0, DST_WIN + ld_off);
+	emit(&p, load(width == 4 ? 2 : 5, A0, 0, T0));
+	emit_exit(&p);
+	return run_core(dev, BH_CORE_TRISC1, &p);
+}
+
+Test(tensix_data, the_risc_v_dst_window_converts_by_its_format_control)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	/* BF16 view: element 37 = row 2, col 5 */
+	tt_dst16_write(dp, 3, 0, tt_dst_from_bf16(0xC040));
+	cr_expect_eq(dst_window_run(dev, 3, false, 2, 37 * 2, 0x3FC0, 48 * 2), 0xC040u);
+	cr_expect_eq(tt_dst16_read(dp, 2, 5), tt_dst_from_bf16(0x3FC0));
+	/* no_swizzle: the raw Dst bits */
+	cr_expect_eq(dst_window_run(dev, 3, true, 2, 0, 0x1234, 37 * 2), tt_dst_from_bf16(0x3FC0));
+	/* FP16 view */
+	cr_expect_eq(dst_window_run(dev, 2, false, 2, 7 * 2, 0xBE00, 7 * 2), 0xBE00u);
+	cr_expect_eq(tt_dst16_read(dp, 0, 7), tt_dst_from_fp16(0xBE00));
+	/* FP32 view of Dst32b: element 20 = row 1, col 4 */
+	cr_expect_eq(dst_window_run(dev, 0, false, 4, 20 * 4, 0x3FC01234u, 20 * 4), 0x3FC01234u);
+	cr_expect_eq(tt_dst32_read(dp, 1, 4), tt_dst_from_fp32(0x3FC01234u));
+	bh_device_close(dev);
+}
+
+Test(tensix_data, dst_window_integer_views_and_wrong_widths_fault_by_name)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	bh_tensix_cfg_store(tile0(dev), 0, 3, 1u << 21);
+	struct prog p = { 0 };
+	emit_load_word(&p, A0, DST_WIN);
+	emit_exit(&p);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	cr_expect_eq(r->status, BH_RUN_FAULTED);
+	expect_in_report(r, "RISC_DEST_ACCESS_CTRL fmt 1 (integer conversion) is not modelled");
+	bh_tensix_cfg_store(tile0(dev), 0, 3, 3u << 21);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	cr_expect_eq(r->status, BH_RUN_FAULTED);
+	expect_in_report(r, "a 4-byte access in view fmt 3, whose elements are 2 bytes");
+	free(r);
+	bh_device_close(dev);
+}
