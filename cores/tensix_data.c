@@ -705,6 +705,63 @@ static enum tt_result fpu_mov2d(struct bh_tt_thread *th, uint32_t w)
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
 }
 
+/* MOVD2A / MOVD2B (MOVD2A.md, MOVD2B.md): one or four Dst rows into the matrix unit's SrcA or
+ * SrcB bank, without waiting for it (software waits with STALLWAIT C7/C8). The documentation's
+ * ShuffleTF32 masks the sign and high mantissa with 0x3fc000, which is outside a 19-bit value;
+ * bhemu takes the evident intent (bits 18:11). */
+static uint32_t shuffle_bf16(uint16_t x)
+{
+	return (uint32_t)(x & 0xFF00u) << 3 | (x & 0xFFu);
+}
+
+static uint32_t shuffle_fp16(uint16_t x)
+{
+	return (uint32_t)(x & 0xFFE0u) << 3 | (x & 0x1Fu);
+}
+
+static enum tt_result fpu_movd2src(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	bool to_b = tt_opcode_of(w) == TT_OP_MOVD2B, lo32 = tt_bits(w, 23, 23), four = tt_bits(w, 13, 13);
+	bool dst32;
+	enum fpu_style s = fpu_style(th, &dst32);
+	if (s == STYLE_INT8)
+		s = STYLE_FP16;   /* integer "8" is overlaid onto FP16 */
+	dst32 = !(tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) &&
+		(tt_dp_cfg(th, BH_DP_CFG_ALU) & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH));
+	if (!dst32 && (lo32 || s == STYLE_TF32))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "%s from a 16-bit Dst %s (undefined)", to_b ? "MOVD2B" : "MOVD2A",
+				lo32 ? "with UseDst32bLo" : "as TF32");
+	unsigned drow = dst_base_row(th, w), srow = tt_bits(w, 22, 17) + (to_b ? th->rwc.srcb : th->rwc.srca);
+	unsigned rows = four ? 4 : 1, bank = ld8(to_b ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank);
+	drow &= four ? 0x3FC : 0x3FF;
+	srow &= four ? 0x3C : 0x3F;
+	for (; rows; rows--, drow++, srow++) {
+		for (unsigned c = 0; c < 16; c++) {
+			uint32_t v;
+			if (dst32) {
+				uint32_t d = tt_dst32_read(dp, drow, c);
+				if (lo32)
+					d = d << 16 | (d & 0xFFFF);
+				if (s == STYLE_BF16)
+					v = shuffle_bf16((uint16_t)(d >> 16));
+				else if (s == STYLE_FP16)
+					v = shuffle_fp16((uint16_t)(d >> 16));
+				else if (!lo32)
+					v = (d >> 13 & 0x7F800u) | (d >> 13 & 7u) << 8 | (d >> 13 & 0x7F8u) >> 3;
+				else
+					v = d & 0x1FFF;
+			} else {
+				uint16_t d = tt_dst16_read(dp, drow, c);
+				v = s == STYLE_BF16 ? shuffle_bf16(d) : shuffle_fp16(d);
+			}
+			atomic_store_explicit(to_b ? &dp->srcb[bank][srow & 0x3F][c] : &dp->srca[bank][srow & 0x3F][c], v,
+					      memory_order_relaxed);
+		}
+	}
+	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Dispatch.
  */
@@ -737,6 +794,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
 	case TT_OP_MVMUL: r = fpu_mvmul(th, w); break;
 	case TT_OP_MOVA2D: case TT_OP_MOVB2D: r = fpu_mov2d(th, w); break;
+	case TT_OP_MOVD2A: case TT_OP_MOVD2B: r = fpu_movd2src(th, w); break;
 	case TT_OP_ZEROACC: r = dp_zeroacc(th, w); break;
 	case TT_OP_ZEROSRC: r = dp_zerosrc(th, w); break;
 	case TT_OP_SETRWC: r = dp_setrwc(th, w); break;

@@ -28,9 +28,9 @@
 	X(MOP_CFG, 0x03, FRONT, CTRL, Y, FIELDS, F(mask_hi, 15, 0)) \
 	X(REPLAY, 0x04, FRONT, CTRL, Y, FIELDS, F(load, 0, 0) F(exec, 1, 1) F(len, 13, 4) F(start, 23, 14)) \
 	X(RESOURCEDECL, 0x05, FRONT, CTRL, N, UNKNOWN, ) \
-	X(MOVD2A, 0x08, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(MOVD2A, 0x08, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(MOVDBGA2D, 0x09, MATRIX, DATA, N, UNKNOWN, ) \
-	X(MOVD2B, 0x0A, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(MOVD2B, 0x0A, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(MOVB2A, 0x0B, MATRIX, DATA, N, FIELDS, F(srcb, 5, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(srca, 22, 17)) \
 	X(MOVDBGB2D, 0x0C, MATRIX, DATA, N, UNKNOWN, ) \
 	X(ZEROACC, 0x10, MATRIX, DATA, Y, FIELDS, F(where, 9, 0) F(addr_mode, 16, 14) F(clear_zero_flags, 17, 17) F(use_32_bit_mode, 18, 18) F(clear_mode, 20, 19)) \

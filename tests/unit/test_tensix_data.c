@@ -464,3 +464,30 @@ Test(tensix_data, dst_window_integer_views_and_wrong_widths_fault_by_name)
 	free(r);
 	bh_device_close(dev);
 }
+
+#define MOVD2A(row, am, four, dst) TT(0x08, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
+#define MOVD2B(row, am, four, dst) TT(0x0A, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
+
+/* MOVD2A/MOVD2B put Dst rows back into the matrix unit's Src bank in the Src layout: a BF16 Dst
+ * row as BF16, an FP32 Dst row truncated to TF32 (SrcA format TF32). */
+Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, 8 + r, c, tt_dst_from_bf16(bf16_of(va(r, c))));
+	const uint32_t w[] = { SETDVALID(3), MOVD2A(4, 0, 1, 8), MOVD2B(0, 0, 0, 9) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned c = 0; c < 16; c++)
+			cr_expect_eq(atomic_load(&dp->srca[0][4 + r][c]), tt_src_from_bf16(bf16_of(va(r, c))), "SrcA [%u][%u]", r, c);
+	cr_expect_eq(atomic_load(&dp->srcb[0][0][3]), tt_src_from_bf16(bf16_of(va(1, 3))));
+	/* FP32 Dst, TF32 view: the low 13 mantissa bits go */
+	set_alu(dev, (uint32_t)TT_FMT_TF32 << 17 | BH_DP_ALU_FP32);
+	tt_dst32_write(dp, 2, 6, tt_dst_from_fp32(0xC0ABCDEFu));
+	const uint32_t w2[] = { MOVD2B(5, 0, 0, 2) };
+	run_pushes(dev, BH_CORE_TRISC1, w2, 1);
+	cr_expect_eq(atomic_load(&dp->srcb[0][5][6]), tt_src_from_fp32(0xC0ABCDEFu));
+	bh_device_close(dev);
+}
