@@ -165,6 +165,7 @@ struct tt_dp {
 	_Atomic uint8_t srca_client[2], srcb_client[2];   /* enum tt_src_client, per bank */
 	_Atomic uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
 	_Atomic uint8_t matrix_srca_bank, matrix_srcb_bank;
+	_Atomic uint8_t src_waiters;                      /* bit t: thread t waits on ownership */
 	_Atomic uint32_t srca[2][TT_SRC_ROWS][16], srcb[2][TT_SRC_ROWS][16];   /* 19-bit cells */
 	_Atomic uint16_t dst[TT_DST_ROWS][16];            /* DstBits */
 	/* One instruction at a time per unit, whichever thread issued it. */
@@ -326,6 +327,10 @@ void tt_dp_destroy(struct bh_tensix *tx);
 enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
 /* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? what: why. */
 bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n);
+#define TT_DP_STALL_SRC_CONDS 0x1E0u
+/* th waits (on) or no longer waits (off) on SrcA/SrcB ownership (tx->lock held): ownership
+ * changes wake only such waiters. */
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on);
 
 /* ---------------------------------------------------------------------------------------------
  * Tensix backend configuration (cores/tensix_cfg.c), stored in the tile (fabric/tile.h).

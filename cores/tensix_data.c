@@ -111,11 +111,24 @@ void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
 
 static const char *const client_name[] = { "the matrix unit", "the unpackers" };
 
-/* Every parked executor of the tile re-checks its wait (ownership changed). */
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (on)
+		atomic_fetch_or_explicit(&dp->src_waiters, (uint8_t)(1u << th->id), memory_order_seq_cst);
+	else
+		atomic_fetch_and_explicit(&dp->src_waiters, (uint8_t)~(1u << th->id), memory_order_seq_cst);
+}
+
+/* The executors waiting on ownership re-check their wait (it changed). A waiter registers under
+ * tx->lock before its last check, and ownership changes under that lock before this runs: either
+ * the waiter's check sees the change or this sees the waiter. */
 static void dp_wake_all(struct bh_tensix *tx)
 {
+	unsigned w = atomic_load_explicit(&tx->dp->src_waiters, memory_order_seq_cst);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++)
-		bh_park_wake(&tx->th[i].waiter);
+		if (w >> i & 1)
+			bh_park_wake(&tx->th[i].waiter);
 }
 
 static uint8_t ld8(_Atomic uint8_t *p)
@@ -158,6 +171,14 @@ bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_
 	return false;
 }
 
+static bool src_holds_any(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *name)
+{
+	for (unsigned k = 0; k < 4; k++)
+		if ((mask >> k & 1) && src_cond_holds(dp, k, what, n, name))
+			return true;
+	return false;
+}
+
 /* Wait, parked, while any of the conditions in mask (bit k: src_cond_holds's which) holds. */
 enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask)
 {
@@ -167,10 +188,7 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 	enum tt_result r = TT_OK;
 	bool locked = false;
 	for (;;) {
-		bool holds = false;
-		for (unsigned k = 0; k < 4 && !holds; k++)
-			holds = (mask >> k & 1) && src_cond_holds(tx->dp, k, what, sizeof what, name);
-		if (!holds)
+		if (!src_holds_any(tx->dp, mask, what, sizeof what, name))
 			break;
 		if (!locked) {   /* re-check under the lock, which the owner changes take */
 			pthread_mutex_lock(&tx->lock);
@@ -182,7 +200,10 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 			break;
 		}
 		th->cur_word = w;
-		tt_wait_locked(th, what);
+		tt_dp_src_waiter(th, true);
+		if (src_holds_any(tx->dp, mask, what, sizeof what, name))
+			tt_wait_locked(th, what);
+		tt_dp_src_waiter(th, false);
 	}
 	if (locked)
 		pthread_mutex_unlock(&tx->lock);

@@ -96,8 +96,8 @@ static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
 }
 
 /* Register (+1) or unregister (-1) as a waiter on the state the latch reads, so that a change
- * wakes the thread (sync/park.h). STALLWAIT C5-C8 read SrcA/SrcB ownership, whose every change
- * wakes all parked executors of the tile (cores/tensix_data.c). */
+ * wakes the thread (sync/park.h). STALLWAIT C5-C8 read SrcA/SrcB ownership, whose changes wake
+ * the executors registered as its waiters (cores/tensix_data.c). */
 static void latch_watch(struct bh_tt_thread *th, int delta)
 {
 	struct bh_tile *t = th->tx->tile;
@@ -105,6 +105,8 @@ static void latch_watch(struct bh_tt_thread *th, int delta)
 		atomic_fetch_add_explicit(&t->sem.gate_waiters, (uint32_t)delta, memory_order_seq_cst);
 	else if (th->latch.kind == TT_WAIT_STREAM)
 		bh_stream_gate_waiters_add(t, delta);
+	else if (th->latch.cond & TT_DP_STALL_SRC_CONDS)
+		tt_dp_src_waiter(th, delta > 0);
 }
 
 /* What sem-reinit of other threads needs to know about the latch: a SEMWAIT's semaphores. */
