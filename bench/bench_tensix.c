@@ -38,7 +38,7 @@
 
 _Static_assert(sizeof(struct tensix_bench_params) == 7 * 4, "tensix_bench_params: 32-bit words only");
 
-#define MAX_ROWS 8
+#define MAX_ROWS 12
 #define MAX_REPEAT BENCH_CB_MAX_REPEAT
 #define TRISCS 3
 

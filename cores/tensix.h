@@ -170,9 +170,8 @@ struct tt_dp {
 	_Atomic uint16_t dst[TT_DST_ROWS][16];            /* DstBits */
 	/* One instruction at a time per unit, whichever thread issued it. */
 	pthread_mutex_t fpu_lock, unpack_lock, pack_lock;
-	/* Under unpack_lock: Unpackers[u].SrcRow[thread] and ContextCounter[thread]. */
+	/* Unpackers[u].SrcRow[thread]: each only by its thread's instructions. */
 	uint8_t unpacker_src_row[2][BH_TT_THREADS];
-	uint8_t unpacker_ctx[2][BH_TT_THREADS];
 	/* ADCs[thread].Unpackers[0..1] and .Packers (index 2), Channel[0..1], X Y Z W and their _Cr
 	 * copies: under adc_lock (any thread's may be named by the units and the ADC instructions). */
 	pthread_mutex_t adc_lock;

@@ -245,7 +245,8 @@ static void matrix_flip(struct bh_tt_thread *th, unsigned regs)
 }
 
 /* SETDVALID (and UNPACR's FlipSrc): the unpacker's current bank goes to the matrix unit, the
- * unpacker flips and its row for this thread returns to SRCA/SRCB_SET_Base * 16. */
+ * unpacker flips and its row for this thread returns to SRCA/SRCB_SET_Base * 16 (each thread's
+ * row is only ever touched by that thread's instructions). */
 void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u)
 {
 	struct tt_dp *dp = th->tx->dp;
@@ -278,13 +279,13 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 	return TT_OK;
 }
 
+/* SETDVALID is a miscellaneous-unit instruction: it does not queue behind an UNPACR that waits
+ * for its bank (the row it resets is this thread's own, touched by no other thread). */
 static enum tt_result dp_setdvalid(struct bh_tt_thread *th, uint32_t w)
 {
-	pthread_mutex_lock(&th->tx->dp->unpack_lock);
 	for (unsigned u = 0; u < 2; u++)
 		if (tt_bits(w, u, u))
 			tt_dp_unpacker_flip(th, u);
-	pthread_mutex_unlock(&th->tx->dp->unpack_lock);
 	return TT_OK;
 }
 
