@@ -218,19 +218,15 @@ static void matrix_release(struct bh_tt_thread *th, unsigned regs, bool clear_a,
 	if (!regs)
 		return;
 	pthread_mutex_lock(&th->tx->lock);
-	if (regs & 1) {
-		unsigned b = ld8(&dp->matrix_srca_bank);
-		if (clear_a)
-			st8(&dp->srca_client[b], TT_SRC_UNPACKERS);
+	for (unsigned r = 0; r < 2; r++) {
+		if (!(regs >> r & 1))
+			continue;
+		_Atomic uint8_t *bank = r ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank;
+		unsigned b = ld8(bank);
+		if (r ? clear_b : clear_a)
+			st8(r ? &dp->srcb_client[b] : &dp->srca_client[b], TT_SRC_UNPACKERS);
 		if (flip)
-			st8(&dp->matrix_srca_bank, (uint8_t)(b ^ 1));
-	}
-	if (regs & 2) {
-		unsigned b = ld8(&dp->matrix_srcb_bank);
-		if (clear_b)
-			st8(&dp->srcb_client[b], TT_SRC_UNPACKERS);
-		if (flip)
-			st8(&dp->matrix_srcb_bank, (uint8_t)(b ^ 1));
+			st8(bank, (uint8_t)(b ^ 1));
 	}
 	pthread_mutex_unlock(&th->tx->lock);
 	dp_wake_all(th->tx);
@@ -851,7 +847,8 @@ enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi
  * TRISC2's accesses of several elements at once are not documented in detail: named faults.
  */
 
-static bool dst_window(struct bh_access *a, unsigned *fmt, bool *raw)
+/* The view of the access and the element it names (row and column of Dst32b or Dst16b). */
+static bool dst_window(struct bh_access *a, unsigned *fmt, bool *raw, unsigned *row, unsigned *col)
 {
 	struct bh_tensix *tx = a->dev;
 	unsigned t = a->who - BH_TRISC0;
@@ -870,17 +867,18 @@ static bool dst_window(struct bh_access *a, unsigned *fmt, bool *raw)
 		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, "Tensix Dst (RISC-V view)",
 				     "a %u-byte access in view fmt %u, whose elements are %u bytes (several elements "
 				     "at once are not modelled)", a->size, *fmt, want);
+	*row = a->off / a->size / 16;
+	*col = a->off / a->size % 16;
 	return true;
 }
 
 bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val)
 {
 	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
-	unsigned fmt;
+	unsigned fmt, row, col;
 	bool raw;
-	if (!dst_window(a, &fmt, &raw))
+	if (!dst_window(a, &fmt, &raw, &row, &col))
 		return false;
-	unsigned e = a->off / a->size, row = e / 16, col = e % 16;
 	if (fmt == 0) {
 		uint32_t v = tt_dst32_read(dp, row, col);
 		*val = raw ? v : tt_dst_to_fp32(v);
@@ -894,11 +892,10 @@ bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val)
 bool bh_tensix_dst_write(struct bh_access *a, uint32_t val)
 {
 	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
-	unsigned fmt;
+	unsigned fmt, row, col;
 	bool raw;
-	if (!dst_window(a, &fmt, &raw))
+	if (!dst_window(a, &fmt, &raw, &row, &col))
 		return false;
-	unsigned e = a->off / a->size, row = e / 16, col = e % 16;
 	if (fmt == 0) {
 		tt_dst32_write(dp, row, col, raw ? val : tt_dst_from_fp32(val));
 		return true;

@@ -55,16 +55,9 @@ static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void
 	static const enum bh_core_id cores[] = { BH_CORE_BRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2 };
 	static const char *const names[] = { "brisc", "trisc0", "trisc1", "trisc2" };
 	tl_skip_unless_built(ELF);
-	char path[512], err[512];
 	uint32_t entry[4];
-	snprintf(path, sizeof path, "%s/%s", BHEMU_BINARY_DIR, ELF);
 	struct bh_device *dev = t_open();
-	for (unsigned k = 0; k < 4; k++) {
-		char sym[32];
-		cr_assert_eq(bh_load_elf(dev, 0, cores[k], path, NULL, &entry[k], err, sizeof err), BH_OK, "%s", err);
-		snprintf(sym, sizeof sym, "_start_%s", names[k]);
-		cr_assert_eq(bh_core_symbol_lookup(dev, 0, cores[k], sym, &entry[k]), BH_OK, "no %s", sym);
-	}
+	load_multicore_elf(dev, ELF, cores, 4, entry);
 	put32(dev, "compute_op", op);
 	put32(dev, "compute_tiles", tiles);
 	put32(dev, "compute_in1_fmt", in1_fmt);
