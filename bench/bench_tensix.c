@@ -32,10 +32,13 @@
 #ifndef BENCH_SYNC_PINGPONG_ELF
 #define BENCH_SYNC_PINGPONG_ELF ""
 #endif
+#ifndef BENCH_COMPUTE_ELF
+#define BENCH_COMPUTE_ELF ""
+#endif
 
 _Static_assert(sizeof(struct tensix_bench_params) == 7 * 4, "tensix_bench_params: 32-bit words only");
 
-#define MAX_ROWS 8
+#define MAX_ROWS 12
 #define MAX_REPEAT BENCH_CB_MAX_REPEAT
 #define TRISCS 3
 
@@ -45,7 +48,8 @@ enum {
 	M_MOP = 1 << 1,
 	M_HANDOFF = 1 << 2,
 	M_CB = 1 << 3,
-	M_ALL = (1 << 4) - 1,
+	M_DATA = 1 << 4,
+	M_ALL = (1 << 5) - 1,
 };
 
 struct options {
@@ -54,9 +58,11 @@ struct options {
 	uint32_t mop;             /* instructions per thread, from MOPs */
 	uint32_t rounds;          /* ping-pong rounds (two hand-offs each) */
 	uint32_t pages;           /* CB ping-pong pages */
+	uint32_t tiles;           /* data-plane tiles per run */
 	unsigned only;
 	const char *tensix_elf;
 	const char *pingpong_elf;
+	const char *compute_elf;
 };
 
 static void usage(FILE *f, const char *argv0)
@@ -75,6 +81,9 @@ static void usage(FILE *f, const char *argv0)
 		"             host threads handing a token through POSIX semaphores (futex)\n"
 		"  cb         bench_sync's CB ping-pong BRISC -> NCRISC through a 1-page CB vs. its SPSC\n"
 		"             ring of host threads (a RISC-V core hand-off, for comparison)\n"
+		"  data       32x32 BF16 tiles/s through the data plane: unpack -> ELWADD -> pack and a\n"
+		"             32x32x32 matmul (HiFi4, FP32 Dst), by the compute library's kernel on the\n"
+		"             three TRISCs, vs. one host thread doing the same arithmetic in C\n"
 		"Each figure is the best of --repeat runs, bhemu and native interleaved; a bhemu run's\n"
 		"time includes starting the cores (well under 1%% of it at the default counts).\n"
 		"\n"
@@ -86,7 +95,8 @@ static void usage(FILE *f, const char *argv0)
 		"                    of %u)\n"
 		"  --rounds N        ping-pong rounds (default 100000; a multiple of %u)\n"
 		"  --pages N         CB ping-pong pages (default 100000)\n"
-		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb\n"
+		"  --tiles N         data-plane tiles per run (default 20000)\n"
+		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb,data\n"
 		"  --check-bars      exit 1 when a bar is missed (default: only reported)\n"
 		"  --tensix-elf F, --pingpong-elf F\n"
 		"                    guest programs (defaults: those of this build)\n"
@@ -249,12 +259,115 @@ static void bench_cb(struct benchlib_row *r, const struct options *opt)
 				 1e9 / r->bhemu, 1e9 / r->ref);
 }
 
+/* ---- 5. Data plane: tiles through the compute library's kernel --------------------------------- */
+
+struct data_case {
+	uint32_t op, tiles;
+};
+
+/* The kernel's operation and tile count, and eight tiles of BF16 inputs (compute_kernels.c). */
+static bool data_patch(struct bh_device *dev, const char *elf, void *ctx, char *err, size_t errlen)
+{
+	const struct data_case *c = ctx;
+	static uint16_t in[8 * 1024];
+	uint32_t op, tiles, in0, in1;
+	for (unsigned k = 0; k < 8 * 1024; k++)
+		in[k] = (uint16_t)(0x3F80 + k % 128) | (uint16_t)(k % 3 ? 0 : 0x8000);
+	if (!guest_symbol(dev, 0, BH_CORE_BRISC, elf, "compute_op", &op, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "compute_tiles", &tiles, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "tiles_in0", &in0, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "tiles_in1", &in1, err, errlen))
+		return false;
+	guest_l1_put32(dev, 0, op, c->op);
+	guest_l1_put32(dev, 0, tiles, c->tiles);
+	bh_l1_write(dev, 0, in0, in, sizeof in);
+	bh_l1_write(dev, 0, in1, in, sizeof in);
+	return true;
+}
+
+/* The host reference: the same arithmetic on one thread, BF16 in and out (rounding to nearest,
+ * ties away), over the same eight input tiles. Returns seconds. */
+static volatile uint32_t data_sink;
+
+static float bf16_to_f(uint16_t h)
+{
+	uint32_t b = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+
+static uint16_t f_to_bf16(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	return (uint16_t)(((b & 0x7FFFFFFFu) + 0x8000u) >> 16 | (b >> 16 & 0x8000u));
+}
+
+static double native_data(uint32_t op, uint32_t tiles)
+{
+	static uint16_t in[8][1024], out[8][1024];
+	for (unsigned k = 0; k < 8 * 1024; k++)
+		in[k / 1024][k % 1024] = (uint16_t)(0x3F80 + k % 128) | (uint16_t)(k % 3 ? 0 : 0x8000);
+	double t0 = benchlib_now();
+	for (uint32_t t = 0; t < tiles; t++) {
+		const uint16_t *a = in[t % 8], *b = in[t % 8];
+		uint16_t *c = out[t % 8];
+		if (op == 0) {
+			for (unsigned k = 0; k < 1024; k++)
+				c[k] = f_to_bf16(bf16_to_f(a[k]) + bf16_to_f(b[k]));
+		} else {
+			for (unsigned r = 0; r < 32; r++)
+				for (unsigned col = 0; col < 32; col++) {
+					float acc = 0;
+					for (unsigned k = 0; k < 32; k++)
+						acc += bf16_to_f(a[r * 32 + k]) * bf16_to_f(b[k * 32 + col]);
+					c[r * 32 + col] = f_to_bf16(acc);
+				}
+		}
+		data_sink += c[t % 1024];
+	}
+	return benchlib_now() - t0;
+}
+
+static void bench_data(struct benchlib_row *r, const struct options *opt, uint32_t op)
+{
+	struct data_case c = { op, op ? opt->tiles / 4 : opt->tiles };
+	char err[512];
+	double best = -1, best_native = -1;
+	snprintf(r->name, sizeof r->name, op ? "matmul 32x32x32 HiFi4 tiles" : "unpack->ELWADD->pack tiles");
+	r->ref_what = "one host thread, the same BF16 arithmetic in C";
+	if (c.tiles == 0) {
+		benchlib_row_fail(r, "no tiles");
+		return;
+	}
+	for (int k = 0; k < opt->c.repeat; k++) {
+		struct guest_run g;
+		if (!guest_run(opt->compute_elf, GUEST_MAX_CORES, data_patch, &c, &g, err, sizeof err)) {
+			benchlib_row_fail(r, "bhemu: %s", err);
+			return;
+		}
+		double s = native_data(op, c.tiles);
+		if (best < 0 || g.seconds < best)
+			best = g.seconds;
+		if (best_native < 0 || s < best_native)
+			best_native = s;
+	}
+	r->bhemu = c.tiles / best;
+	r->ref = c.tiles / best_native;
+	r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
+	r->bar = 0.2;   /* issue 17: per tile, at least 20% of the host reference's rate */
+	snprintf(r->diag, sizeof r->diag, "%" PRIu32 " tiles per run on one Tensix tile (3 TRISCs), best of %d", c.tiles,
+		 opt->c.repeat);
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"tiles\": %" PRIu32, c.tiles);
+}
+
 /* ---- Command line ----------------------------------------------------------------------------- */
 
 static unsigned parse_only(const char *list)
 {
 	static const struct benchlib_name_bit names[] = {
-		{ "pushed", M_PUSHED }, { "mop", M_MOP }, { "handoff", M_HANDOFF }, { "cb", M_CB },
+		{ "pushed", M_PUSHED }, { "mop", M_MOP }, { "handoff", M_HANDOFF }, { "cb", M_CB }, { "data", M_DATA },
 	};
 
 	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
@@ -294,13 +407,14 @@ int main(int argc, char **argv)
 {
 	benchlib_set_program("bench_tensix");
 	struct options opt = { .c.repeat = -1, .only = M_ALL, .tensix_elf = BENCH_TENSIX_ELF,
-			       .pingpong_elf = BENCH_SYNC_PINGPONG_ELF };
-	uint32_t pushed = 0, mop = 0, rounds = 0, pages = 0;
+			       .pingpong_elf = BENCH_SYNC_PINGPONG_ELF, .compute_elf = BENCH_COMPUTE_ELF };
+	uint32_t pushed = 0, mop = 0, rounds = 0, pages = 0, tiles = 0;
 	const struct value_option values[] = {
 		{ "--pushed", &pushed, 1, NULL },
 		{ "--mop", &mop, TENSIX_BENCH_MOP_INSNS, NULL },
 		{ "--rounds", &rounds, TENSIX_BENCH_MOP_INSNS, NULL },
 		{ "--pages", &pages, 1, NULL },
+		{ "--tiles", &tiles, 1, NULL },
 		{ "--tensix-elf", NULL, 1, &opt.tensix_elf },
 		{ "--pingpong-elf", NULL, 1, &opt.pingpong_elf },
 	};
@@ -325,6 +439,7 @@ int main(int argc, char **argv)
 	opt.mop = mop ? mop : opt.c.quick ? 1000000 : 20000000;
 	opt.rounds = rounds ? rounds : opt.c.quick ? 10000 : 100000;
 	opt.pages = pages ? pages : opt.c.quick ? 10000 : 100000;
+	opt.tiles = tiles ? tiles : opt.c.quick ? 500 : 20000;
 
 	bool json_to_stdout = opt.c.json_path != NULL && strcmp(opt.c.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
@@ -352,6 +467,12 @@ int main(int argc, char **argv)
 	if (opt.only & M_CB) {
 		PROGRESS("cb pingpong, 1-page CB, %" PRIu32 " pages", opt.pages);
 		bench_cb(benchlib_row_new(rows, &n, "cb_pingpong_1", "pages/s"), &opt);
+	}
+	if (opt.only & M_DATA) {
+		PROGRESS("%" PRIu32 " tiles unpack -> ELWADD -> pack", opt.tiles);
+		bench_data(benchlib_row_new(rows, &n, "tensix_eltwise_tiles", "tiles/s"), &opt, 0);
+		PROGRESS("%" PRIu32 " tiles 32x32x32 matmul HiFi4", opt.tiles / 4);
+		bench_data(benchlib_row_new(rows, &n, "tensix_matmul_tiles", "tiles/s"), &opt, 4);
 	}
 #undef PROGRESS
 

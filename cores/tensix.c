@@ -3,6 +3,7 @@
  * tracking for PCBufs, faults and reset. Instruction semantics: cores/tensix_exec.c. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cores/core.h"
@@ -37,9 +38,8 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 	tx->tile = tile;
 	pthread_mutex_init(&tx->lock, NULL);
 	memset(tx->mutex_owner, -1, sizeof tx->mutex_owner);
-	/* SrcASrcB.md reset state (memset: every client on bank 0). */
-	for (unsigned b = 0; b < 2; b++)
-		tx->src.srca_client[b] = tx->src.srcb_client[b] = TT_SRC_UNPACKERS;
+	if (!tt_dp_init(tx))
+		abort();
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		tx->th[i].tx = tx;
 		tx->th[i].id = i;
@@ -61,6 +61,7 @@ void bh_tensix_destroy(struct bh_tensix *tx)
 		if (tx->th[i].started)
 			pthread_join(tx->th[i].thread, NULL);
 	}
+	tt_dp_destroy(tx);
 	pthread_mutex_destroy(&tx->lock);
 }
 

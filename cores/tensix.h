@@ -7,8 +7,8 @@
  * Units complete an instruction before the next one of the thread reaches the gate (as in
  * ttsim): a thread has nothing "in a unit" when its gate looks, so the STALLWAIT conditions on
  * unit occupancy (C0-C4, C9-C12) hold at once; what really blocks is SEMWAIT, STREAMWAIT (on
- * stream registers), STALLWAIT C7/C8 (SrcA/SrcB ownership, which stays with the unpackers:
- * struct tt_src_state), ATGETM and a full FIFO. Idle tracking (sync/pcbuf.h tensix_busy/
+ * stream registers), STALLWAIT C5-C8 and the units' own waits on SrcA/SrcB ownership (struct
+ * tt_dp), ATGETM and a full FIFO. Idle tracking (sync/pcbuf.h tensix_busy/
  * mop_busy) counts an instruction from its push until it and everything it expanded into have
  * executed; that backs PCBuf +4/+8 and the BRISC PCBuf barrier.
  *
@@ -151,16 +151,44 @@ struct tt_latch {
 	uint32_t word;
 };
 
-/* SrcA/SrcB bank ownership and the bank each client works on (SrcASrcB.md), read by STALLWAIT
- * C5-C8. Reset: all four banks allowed to the unpackers, every client on bank 0. Only data-plane
- * instructions hand a bank over or flip a client's bank (UNPACR with dvalid, SETDVALID,
- * CLEARDVALID, matrix instructions with FlipSrcA/B), and bhemu executes none of them: the state
- * keeps its reset value, so it is written once at init and read without a lock. */
+/* The data plane's register files and the units' counters (SrcASrcB.md, Dst.md, RWCs.md,
+ * ADCs.md; cores/tensix_data.c). SrcA/SrcB bank ownership (AllowedClient) and the bank each
+ * client works on are what STALLWAIT C5-C8 and the units' own waits read: changed under
+ * tx->lock (and every parked executor woken after), read with acquire so that the cells the
+ * previous owner wrote are visible. Cells are relaxed atomics: the units of different threads
+ * run on different OS threads, and a kernel that skips a wait races on them as on silicon
+ * (wrong data, never undefined behaviour of the emulator). */
 enum tt_src_client { TT_SRC_MATRIX_UNIT, TT_SRC_UNPACKERS };
-struct tt_src_state {
-	uint8_t srca_client[2], srcb_client[2];   /* enum tt_src_client, per bank */
-	uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
-	uint8_t matrix_srca_bank, matrix_srcb_bank;
+#define TT_SRC_ROWS 64
+#define TT_DST_ROWS 1024
+struct tt_dp {
+	_Atomic uint8_t srca_client[2], srcb_client[2];   /* enum tt_src_client, per bank */
+	_Atomic uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
+	_Atomic uint8_t matrix_srca_bank, matrix_srcb_bank;
+	_Atomic uint8_t src_waiters;                      /* bit t: thread t waits on ownership */
+	_Atomic uint32_t srca[2][TT_SRC_ROWS][16], srcb[2][TT_SRC_ROWS][16];   /* 19-bit cells */
+	_Atomic uint16_t dst[TT_DST_ROWS][16];            /* DstBits */
+	/* One instruction at a time per unit, whichever thread issued it. */
+	pthread_mutex_t fpu_lock, unpack_lock, pack_lock;
+	/* Unpackers[u].SrcRow[thread]: each only by its thread's instructions. */
+	uint8_t unpacker_src_row[2][BH_TT_THREADS];
+	/* ADCs[thread].Unpackers[0..1] and .Packers (index 2), Channel[0..1], X Y Z W and their _Cr
+	 * copies: under adc_lock (any thread's may be named by the units and the ADC instructions). */
+	pthread_mutex_t adc_lock;
+	uint32_t adc[BH_TT_THREADS][3][2][4], adc_cr[BH_TT_THREADS][3][2][4];
+	/* Under pack_lock: the packers' output streams (Packers/OutputAddressGenerator.md), byte
+	 * addresses, and whether the next PACR starts fresh ones. */
+	struct tt_pack_stream {
+		uint32_t data, exp;
+		bool fresh;
+	} pack[4];
+};
+
+/* RWCs[thread] (RWCs.md): each thread's own, executor-private. */
+struct tt_rwc {
+	uint16_t dst, dst_cr;
+	uint8_t srca, srca_cr, srcb, srcb_cr;
+	uint8_t fidelity;
 };
 
 /* Where an instruction entering the replay expander or the gate came from, for its faults. */
@@ -224,6 +252,7 @@ struct bh_tt_thread {
 		uint8_t bank;
 	} hz_wrcfg, hz_rdcfg;
 	uint64_t hz_rdcfg_gprs;
+	struct tt_rwc rwc;
 
 	/* Shared with RISC-V MMIO and the other threads (relaxed: units are in order per thread;
 	 * the RISC-V side orders with STALLWAIT / TTSync as firmware does). */
@@ -236,7 +265,7 @@ struct bh_tensix {
 	struct bh_tile *tile;
 	pthread_mutex_t lock;
 	bool shutdown;                        /* under lock */
-	struct tt_src_state src;              /* constant after init (see the type) */
+	struct tt_dp *dp;                     /* data plane (allocated at init) */
 	int8_t mutex_owner[BH_TT_MUTEXES];    /* -1 free, else thread; under lock */
 	uint8_t mutex_waiting[BH_TT_MUTEXES]; /* bit t: thread t waits in ATGETM; under lock */
 	struct bh_fault pending[BH_CORES_PER_TILE];   /* fault to hand to core k (under lock) */
@@ -290,6 +319,18 @@ bool tt_abandoned(struct bh_tt_thread *th);
 /* Park the executor until woken (tx->lock held); what = text for reports. */
 void tt_wait_locked(struct bh_tt_thread *th, const char *what);
 
+/* Data plane (cores/tensix_data.c). */
+bool tt_dp_init(struct bh_tensix *tx);
+void tt_dp_destroy(struct bh_tensix *tx);
+/* Execute a data-plane instruction (exec Y) of th. */
+enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
+/* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? what: why. */
+bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n);
+#define TT_DP_STALL_SRC_CONDS 0x1E0u
+/* th waits (on) or no longer waits (off) on SrcA/SrcB ownership (tx->lock held): ownership
+ * changes wake only such waiters. */
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on);
+
 /* ---------------------------------------------------------------------------------------------
  * Tensix backend configuration (cores/tensix_cfg.c), stored in the tile (fabric/tile.h).
  */
@@ -315,5 +356,8 @@ bool bh_tensix_gpr_read(struct bh_access *a, uint32_t *val);
 bool bh_tensix_gpr_write(struct bh_access *a, uint32_t val);
 bool bh_tensix_mop_cfg_write(struct bh_access *a, uint32_t val);
 bool bh_tensix_push_write(struct bh_access *a, uint32_t val);
+/* The RISC-V window onto Dst (0xFFBD8000), in the view RISC_DEST_ACCESS_CTRL chooses. */
+bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val);
+bool bh_tensix_dst_write(struct bh_access *a, uint32_t val);
 
 #endif

@@ -66,28 +66,7 @@ static bool sem_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
  * so C0-C4 and C9-C12 are met whenever the gate looks; C5-C8 compare SrcA/SrcB ownership. */
 static bool stall_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 {
-	static const char *const client[] = { "the matrix unit", "the unpackers" };
-	const struct tt_src_state *src = &th->tx->src;
-	struct {
-		uint32_t bit;
-		const char *reg;
-		unsigned bank;
-		uint8_t owner, wanted;
-	} c[] = {
-		{ 0x020, "SrcA", src->unpacker_bank[0], src->srca_client[src->unpacker_bank[0]], TT_SRC_UNPACKERS },
-		{ 0x040, "SrcB", src->unpacker_bank[1], src->srcb_client[src->unpacker_bank[1]], TT_SRC_UNPACKERS },
-		{ 0x080, "SrcA", src->matrix_srca_bank, src->srca_client[src->matrix_srca_bank], TT_SRC_MATRIX_UNIT },
-		{ 0x100, "SrcB", src->matrix_srcb_bank, src->srcb_client[src->matrix_srcb_bank], TT_SRC_MATRIX_UNIT },
-	};
-	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-		if (!(th->latch.cond & c[k].bit) || c[k].owner == c[k].wanted)
-			continue;
-		snprintf(what, n, "STALLWAIT C%zu until %s bank %u belongs to %s (it belongs to %s; only data-plane "
-			 "instructions, which bhemu does not execute, hand it over)", k + 5, c[k].reg, c[k].bank,
-			 client[c[k].wanted], client[c[k].owner]);
-		return true;
-	}
-	return false;
+	return tt_dp_stall_holds(th, th->latch.cond, what, n);
 }
 
 /* STREAMWAIT (STREAMWAIT.md): keep waiting while the selected register of the stream named by
@@ -117,8 +96,8 @@ static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
 }
 
 /* Register (+1) or unregister (-1) as a waiter on the state the latch reads, so that a change
- * wakes the thread (sync/park.h). STALLWAIT C5-C8 read state that never changes: only T_i's
- * reset (or shutdown) ends such a wait. */
+ * wakes the thread (sync/park.h). STALLWAIT C5-C8 read SrcA/SrcB ownership, whose changes wake
+ * the executors registered as its waiters (cores/tensix_data.c). */
 static void latch_watch(struct bh_tt_thread *th, int delta)
 {
 	struct bh_tile *t = th->tx->tile;
@@ -126,6 +105,8 @@ static void latch_watch(struct bh_tt_thread *th, int delta)
 		atomic_fetch_add_explicit(&t->sem.gate_waiters, (uint32_t)delta, memory_order_seq_cst);
 	else if (th->latch.kind == TT_WAIT_STREAM)
 		bh_stream_gate_waiters_add(t, delta);
+	else if (th->latch.cond & TT_DP_STALL_SRC_CONDS)
+		tt_dp_src_waiter(th, delta > 0);
 }
 
 /* What sem-reinit of other threads needs to know about the latch: a SEMWAIT's semaphores. */
@@ -790,6 +771,8 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 {
 	if (oi->exec == TT_E_B)
 		return TT_OK;   /* boot-time data-plane set-up (tensix.md 9): accepted, no state kept */
+	if (oi->plane == TT_P_DATA)
+		return tt_dp_execute(th, oi, w);
 	unsigned op = tt_opcode_of(w);
 	if (op == TT_OP_SEMINIT || op == TT_OP_SEMPOST || op == TT_OP_SEMGET)
 		tt_provoke(th, BH_SYNC_COUNTER, true);

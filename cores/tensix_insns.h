@@ -28,15 +28,15 @@
 	X(MOP_CFG, 0x03, FRONT, CTRL, Y, FIELDS, F(mask_hi, 15, 0)) \
 	X(REPLAY, 0x04, FRONT, CTRL, Y, FIELDS, F(load, 0, 0) F(exec, 1, 1) F(len, 13, 4) F(start, 23, 14)) \
 	X(RESOURCEDECL, 0x05, FRONT, CTRL, N, UNKNOWN, ) \
-	X(MOVD2A, 0x08, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(MOVD2A, 0x08, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(MOVDBGA2D, 0x09, MATRIX, DATA, N, UNKNOWN, ) \
-	X(MOVD2B, 0x0A, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(MOVD2B, 0x0A, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(MOVB2A, 0x0B, MATRIX, DATA, N, FIELDS, F(srcb, 5, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(srca, 22, 17)) \
 	X(MOVDBGB2D, 0x0C, MATRIX, DATA, N, UNKNOWN, ) \
-	X(ZEROACC, 0x10, MATRIX, DATA, B, FIELDS, F(where, 9, 0) F(addr_mode, 16, 14) F(clear_zero_flags, 17, 17) F(use_32_bit_mode, 18, 18) F(clear_mode, 20, 19)) \
-	X(ZEROSRC, 0x11, MATRIX, DATA, N, FIELDS, F(src_mask, 1, 0) F(bank_mask, 2, 2) F(write_mode, 3, 3) F(zero_val, 4, 4)) \
-	X(MOVA2D, 0x12, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
-	X(MOVB2D, 0x13, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(movb2d_instr_mod, 13, 11) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(ZEROACC, 0x10, MATRIX, DATA, Y, FIELDS, F(where, 9, 0) F(addr_mode, 16, 14) F(clear_zero_flags, 17, 17) F(use_32_bit_mode, 18, 18) F(clear_mode, 20, 19)) \
+	X(ZEROSRC, 0x11, MATRIX, DATA, Y, FIELDS, F(src_mask, 1, 0) F(bank_mask, 2, 2) F(write_mode, 3, 3) F(zero_val, 4, 4)) \
+	X(MOVA2D, 0x12, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
+	X(MOVB2D, 0x13, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(movb2d_instr_mod, 13, 11) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(TRNSPSRCA, 0x14, MATRIX, DATA, N, UNKNOWN, ) \
 	X(RAREB, 0x15, MATRIX, DATA, N, UNKNOWN, ) \
 	X(TRNSPSRCB, 0x16, MATRIX, DATA, N, FIELDS, ) \
@@ -52,25 +52,25 @@
 	X(CONV3S2, 0x23, MATRIX, DATA, N, UNKNOWN, ) \
 	X(MPOOL3S1, 0x24, MATRIX, DATA, N, UNKNOWN, ) \
 	X(APOOL3S1, 0x25, MATRIX, DATA, N, UNKNOWN, ) \
-	X(MVMUL, 0x26, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
-	X(ELWMUL, 0x27, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
-	X(ELWADD, 0x28, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
+	X(MVMUL, 0x26, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
+	X(ELWMUL, 0x27, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
+	X(ELWADD, 0x28, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(DOTPV, 0x29, MATRIX, DATA, N, UNKNOWN, ) \
-	X(ELWSUB, 0x30, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
+	X(ELWSUB, 0x30, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(MPOOL3S2, 0x31, MATRIX, DATA, N, UNKNOWN, ) \
 	X(APOOL3S2, 0x32, MATRIX, DATA, N, UNKNOWN, ) \
 	X(GMPOOL, 0x33, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(GAPOOL, 0x34, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(GATESRCRST, 0x35, MATRIX, DATA, N, FIELDS, F(reset_srca_gate_control, 0, 0) F(reset_srcb_gate_control, 1, 1)) \
-	X(CLEARDVALID, 0x36, MATRIX, DATA, N, FIELDS, F(reset, 1, 0) F(cleardvalid, 23, 22)) \
-	X(SETRWC, 0x37, MATRIX, DATA, N, FIELDS, F(bit_mask, 3, 0) F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 21, 18) F(clear_ab_vld, 23, 22)) \
-	X(INCRWC, 0x38, MATRIX, DATA, N, FIELDS, F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 20, 18)) \
+	X(CLEARDVALID, 0x36, MATRIX, DATA, Y, FIELDS, F(reset, 1, 0) F(cleardvalid, 23, 22)) \
+	X(SETRWC, 0x37, MATRIX, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 21, 18) F(clear_ab_vld, 23, 22)) \
+	X(INCRWC, 0x38, MATRIX, DATA, Y, FIELDS, F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 20, 18)) \
 	X(SETIBRWC, 0x39, MATRIX, DATA, N, UNKNOWN, ) \
 	X(MFCONV3S1, 0x3A, MATRIX, DATA, N, UNKNOWN, ) \
 	X(XMOV, 0x40, MOVER, DATA, N, UNKNOWN, ) \
-	X(PACR, 0x41, PACK, DATA, N, FIELDS, F(last, 0, 0) F(flush, 1, 1) F(ctxt_ctrl, 3, 2) F(concat, 4, 4) F(ovrd_thread_id, 7, 7) F(read_intf_sel, 11, 8) F(zero_write, 12, 12) F(addr_cnt_context, 14, 13) F(addr_mode, 16, 15) F(dst_access_mode, 17, 17) F(row_pad_zero, 20, 18) F(cfg_context, 22, 21)) \
-	X(UNPACR, 0x42, UNPACK, DATA, N, FIELDS, F(last, 0, 0) F(search_cache_flush, 1, 1) F(row_search, 2, 2) F(auto_inc_context_id, 3, 3) F(zero_write2, 4, 4) F(srcb_bcast, 5, 5) F(set_dat_valid, 6, 6) F(ovrd_thread_id, 7, 7) F(addr_cnt_context_id, 9, 8) F(cfg_context_id, 12, 10) F(cfg_context_cnt_inc, 13, 13) F(addr_mode, 22, 15) F(unpack_block_selection, 23, 23)) \
-	X(UNPACR_NOP, 0x43, UNPACK, DATA, N, FIELDS, F(unpack_pop, 1, 0) F(src_clr_val_ctrl, 3, 2) F(bank_clr_ctrl, 4, 4) F(stall_clr_cntrl, 5, 5) F(clr_to1_fmt_ctrl, 7, 6) F(set_dvalid, 8, 8) F(msg_clr_cnt, 14, 12) F(stream_id, 21, 16) F(unpacker_select, 23, 23)) \
+	X(PACR, 0x41, PACK, DATA, Y, FIELDS, F(last, 0, 0) F(flush, 1, 1) F(ctxt_ctrl, 3, 2) F(concat, 4, 4) F(ovrd_thread_id, 7, 7) F(read_intf_sel, 11, 8) F(zero_write, 12, 12) F(addr_cnt_context, 14, 13) F(addr_mode, 16, 15) F(dst_access_mode, 17, 17) F(row_pad_zero, 20, 18) F(cfg_context, 22, 21)) \
+	X(UNPACR, 0x42, UNPACK, DATA, Y, FIELDS, F(last, 0, 0) F(search_cache_flush, 1, 1) F(row_search, 2, 2) F(auto_inc_context_id, 3, 3) F(zero_write2, 4, 4) F(srcb_bcast, 5, 5) F(set_dat_valid, 6, 6) F(ovrd_thread_id, 7, 7) F(addr_cnt_context_id, 9, 8) F(cfg_context_id, 12, 10) F(cfg_context_cnt_inc, 13, 13) F(addr_mode, 22, 15) F(unpack_block_selection, 23, 23)) \
+	X(UNPACR_NOP, 0x43, UNPACK, DATA, Y, FIELDS, F(unpack_pop, 1, 0) F(src_clr_val_ctrl, 3, 2) F(bank_clr_ctrl, 4, 4) F(stall_clr_cntrl, 5, 5) F(clr_to1_fmt_ctrl, 7, 6) F(set_dvalid, 8, 8) F(msg_clr_cnt, 14, 12) F(stream_id, 21, 16) F(unpacker_select, 23, 23)) \
 	X(RSTDMA, 0x44, MISC, CTRL, N, UNKNOWN, ) \
 	X(SETDMAREG, 0x45, SCALAR, CTRL, Y, FIELDS, F(half_reg, 6, 0) F(special, 7, 7) F(value, 23, 8)) \
 	X(FLUSHDMA, 0x46, SCALAR, CTRL, Y, UNKNOWN, ) \
@@ -78,21 +78,21 @@
 	X(LOADIND, 0x49, SCALAR, CTRL, N, UNKNOWN, ) \
 	X(PACR_SETREG, 0x4A, PACK, CTRL, N, UNKNOWN, ) \
 	X(TBUFCMD, 0x4B, MISC, CTRL, N, UNKNOWN, ) \
-	X(SETADC, 0x50, MISC, DATA, N, FIELDS, F(value, 17, 0) F(dimension_index, 19, 18) F(channel_index, 20, 20) F(cnt_set_mask, 23, 21)) \
-	X(SETADCXY, 0x51, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(INCADCXY, 0x52, MISC, DATA, N, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(ADDRCRXY, 0x53, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(SETADCZW, 0x54, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(INCADCZW, 0x55, MISC, DATA, N, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(ADDRCRZW, 0x56, MISC, DATA, N, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
-	X(SETDVALID, 0x57, MISC, DATA, N, FIELDS, F(setvalid, 1, 0)) \
+	X(SETADC, 0x50, MISC, DATA, Y, FIELDS, F(value, 17, 0) F(dimension_index, 19, 18) F(channel_index, 20, 20) F(cnt_set_mask, 23, 21)) \
+	X(SETADCXY, 0x51, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(INCADCXY, 0x52, MISC, DATA, Y, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(ADDRCRXY, 0x53, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(SETADCZW, 0x54, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(INCADCZW, 0x55, MISC, DATA, Y, FIELDS, F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(ADDRCRZW, 0x56, MISC, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(ch0_x, 8, 6) F(ch0_y, 11, 9) F(ch1_x, 14, 12) F(ch1_y, 17, 15) F(cnt_set_mask, 23, 21)) \
+	X(SETDVALID, 0x57, MISC, DATA, Y, FIELDS, F(setvalid, 1, 0)) \
 	X(ADDDMAREG, 0x58, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
 	X(SUBDMAREG, 0x59, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
 	X(MULDMAREG, 0x5A, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(right_is_imm, 23, 23)) \
 	X(BITWOPDMAREG, 0x5B, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
 	X(SHIFTDMAREG, 0x5C, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
 	X(CMPDMAREG, 0x5D, SCALAR, CTRL, Y, FIELDS, F(left_reg, 5, 0) F(right, 11, 6) F(result_reg, 17, 12) F(mode, 20, 18) F(right_is_imm, 23, 23)) \
-	X(SETADCXX, 0x5E, MISC, DATA, N, FIELDS, F(x_start, 9, 0) F(x_end2, 19, 10) F(cnt_set_mask, 23, 21)) \
+	X(SETADCXX, 0x5E, MISC, DATA, Y, FIELDS, F(x_start, 9, 0) F(x_end2, 19, 10) F(cnt_set_mask, 23, 21)) \
 	X(DMANOP, 0x60, SCALAR, CTRL, Y, FIELDS, ) \
 	X(ATINCGET, 0x61, SCALAR, CTRL, N, UNKNOWN, ) \
 	X(ATINCGETPTR, 0x62, SCALAR, CTRL, N, UNKNOWN, ) \

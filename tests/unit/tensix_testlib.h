@@ -67,6 +67,17 @@ static inline void emit_tensix_sync(struct prog *p)
 
 static inline struct bh_tile *tile0(struct bh_device *dev) { return dev->tiles[0]; }
 
+/* `core` pushes w[0..n), waits in tensix_sync and exits 0: every word has executed. */
+static inline void run_pushes(struct bh_device *dev, enum bh_core_id core, const uint32_t *w, size_t n)
+{
+	struct prog p = { 0 };
+	for (size_t k = 0; k < n; k++)
+		emit_push(&p, w[k]);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, core, &p), 0);
+}
+
 /* Wait (5 s) until Tensix thread i is idle. */
 static inline void wait_thread_idle(struct bh_tile *t, unsigned i)
 {

@@ -71,16 +71,9 @@ Test(tensix_pipeline, unpack_math_pack_hand_every_tile_on_by_semaphores_and_publ
 {
 	tl_skip_unless_built(ELF);
 	const uint32_t tiles = tiles_to_run();
-	char path[512], err[512];
 	uint32_t entry[5];
-	snprintf(path, sizeof path, "%s/%s", BHEMU_BINARY_DIR, ELF);
 	struct bh_device *dev = t_open();
-	for (unsigned k = 0; k < 5; k++) {
-		char sym[32];
-		cr_assert_eq(bh_load_elf(dev, 0, all_cores[k], path, NULL, &entry[k], err, sizeof err), BH_OK, "%s", err);
-		snprintf(sym, sizeof sym, "_start_%s", core_names[k]);
-		cr_assert_eq(bh_core_symbol_lookup(dev, 0, all_cores[k], sym, &entry[k]), BH_OK, "no %s", sym);
-	}
+	load_multicore_elf(dev, ELF, all_cores, 5, entry);
 	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "pipeline_tiles"), &tiles, 4), BH_OK);
 
 	double t0 = wall_seconds();

@@ -51,17 +51,6 @@ static void expect_gprs(struct bh_device *dev, unsigned thread, unsigned first, 
 			     thread, first + k, gpr_of(dev, thread, first + (unsigned)k), want[k]);
 }
 
-/* `core` pushes the words, waits in tensix_sync and exits: every word has executed. */
-static void run_pushes(struct bh_device *dev, enum bh_core_id core, const uint32_t *w, size_t n)
-{
-	struct prog p = { 0 };
-	for (size_t k = 0; k < n; k++)
-		emit_push(&p, w[k]);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	cr_assert_eq(run_core(dev, core, &p), 0);
-}
-
 /* On a fresh device, TRISC `core` pushes w[0..n); then its thread's GPRs first.. hold want. */
 static void expect_pushes_leave_gprs(enum bh_core_id core, const uint32_t *w, size_t n, unsigned first,
 				     const uint32_t *want, size_t nwant)

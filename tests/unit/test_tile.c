@@ -477,7 +477,7 @@ Test(tile_faults, unmodelled_windows_fault_as_not_modelled_with_their_name)
 	not_modelled(BH_CORE_NCRISC, true, 0xFFB30064, "NoC1 NIU");
 	not_modelled(BH_CORE_BRISC, false, 0xFFB40000, "stream");
 	not_modelled(BH_CORE_TRISC0, false, 0xFFE8000C, "PCBuf");
-	not_modelled(BH_CORE_TRISC1, true, 0xFFBD8000, "Tensix Dst");
+	not_modelled(BH_CORE_TRISC1, true, 0xFFB13000, "PIC");
 }
 
 /* A fault stops only the faulting core, and its pc is the faulting instruction. */

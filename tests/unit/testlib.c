@@ -264,6 +264,18 @@ const enum bh_core_id all_cores[5] = {
 	BH_CORE_BRISC, BH_CORE_NCRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2,
 };
 
+void load_multicore_elf(struct bh_device *dev, const char *elf, const enum bh_core_id *cores, unsigned n,
+			uint32_t *entry)
+{
+	char path[512], err[512], sym[32];
+	snprintf(path, sizeof path, "%s/%s", BHEMU_BINARY_DIR, elf);
+	for (unsigned k = 0; k < n; k++) {
+		cr_assert_eq(bh_load_elf(dev, 0, cores[k], path, NULL, &entry[k], err, sizeof err), BH_OK, "%s", err);
+		snprintf(sym, sizeof sym, "_start_%s", core_names[cores[k]]);
+		cr_assert_eq(bh_core_symbol_lookup(dev, 0, cores[k], sym, &entry[k]), BH_OK, "no %s", sym);
+	}
+}
+
 uint32_t reset_bit(enum bh_core_id c)
 {
 	static const unsigned bit[] = { 11, 18, 12, 13, 14 };

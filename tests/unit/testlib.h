@@ -135,6 +135,10 @@ void emit_pop_sequence(struct prog *p, uint32_t fifo, uint32_t tag, uint32_t n);
 /* Core names as fault reports spell them, and the cores in id order. */
 extern const char *const core_names[5];
 extern const enum bh_core_id all_cores[5];
+/* Loads the multi-core ELF at BHEMU_BINARY_DIR/elf for cores[0..n) of tile 0 and sets entry[k]
+ * to each one's _start_<core> (the test stops if either fails). */
+void load_multicore_elf(struct bh_device *dev, const char *elf, const enum bh_core_id *cores, unsigned n,
+			uint32_t *entry);
 /* SOFT_RESET_0 bit of each core (memory-map.md 4.1). */
 uint32_t reset_bit(enum bh_core_id c);
 

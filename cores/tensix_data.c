@@ -1,0 +1,906 @@
+/* The Tensix data plane (tensix.md 10): SrcA/SrcB with their bank hand-over between unpackers and
+ * matrix unit, Dst, the threads' RWCs, and the matrix unit (FPU). Semantics from the functional
+ * models of tt-isa-documentation (SrcASrcB.md, Dst.md, RWCs.md, SETDVALID.md, CLEARDVALID.md,
+ * ZEROSRC.md, ZEROACC.md, SETRWC.md, INCRWC.md, ELWADD.md, ELWSUB.md, ELWMUL.md, MVMUL.md,
+ * MOVA2D.md, MOVB2D.md); Blackhole operand bit ranges from cores/tensix_insns.h, configuration
+ * field positions from the Blackhole register tables (BH_DP_* below).
+ *
+ * Each unit executes one instruction at a time whichever thread issued it (fpu_lock,
+ * unpack_lock, pack_lock). An instruction that needs a Src bank waits for its owner the way the
+ * Wait Gate waits: parked under tx->lock, woken by every ownership change.
+ *
+ * Floating-point arithmetic: the documentation gives the matrix unit's model as "a rough guide"
+ * (denormals flushed, no IEEE NaN/infinity). bhemu computes each element in binary32 in the
+ * model's order, flushes denormal inputs and results to zero, and rounds a 16-bit Dst result to
+ * nearest with ties away from zero (the rounding the documentation gives the packers; it gives
+ * none for RoundToBF16/RoundToFP16). Results whose binary32 computation is exact are therefore
+ * exact; others may differ from silicon in the last place. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "fabric/mmio.h"
+#include "fabric/tile.h"
+
+bool tt_dp_init(struct bh_tensix *tx)
+{
+	struct tt_dp *dp = calloc(1, sizeof *dp);
+	if (!dp)
+		return false;
+	/* SrcASrcB.md reset: every bank belongs to the unpackers, every client on bank 0. */
+	for (unsigned b = 0; b < 2; b++) {
+		atomic_init(&dp->srca_client[b], TT_SRC_UNPACKERS);
+		atomic_init(&dp->srcb_client[b], TT_SRC_UNPACKERS);
+	}
+	pthread_mutex_init(&dp->fpu_lock, NULL);
+	pthread_mutex_init(&dp->unpack_lock, NULL);
+	pthread_mutex_init(&dp->pack_lock, NULL);
+	pthread_mutex_init(&dp->adc_lock, NULL);
+	for (unsigned k = 0; k < 4; k++)
+		dp->pack[k].fresh = true;
+	tx->dp = dp;
+	return true;
+}
+
+void tt_dp_destroy(struct bh_tensix *tx)
+{
+	if (!tx->dp)
+		return;
+	pthread_mutex_destroy(&tx->dp->fpu_lock);
+	pthread_mutex_destroy(&tx->dp->unpack_lock);
+	pthread_mutex_destroy(&tx->dp->pack_lock);
+	pthread_mutex_destroy(&tx->dp->adc_lock);
+	free(tx->dp);
+	tx->dp = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Configuration reads.
+ */
+
+uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx)
+{
+	unsigned bank = atomic_load_explicit(&th->thread_cfg[0], memory_order_relaxed) & 1;
+	return atomic_load_explicit(bh_tensix_cfg_cell(th->tx->tile, bank, idx), memory_order_relaxed);
+}
+
+uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx)
+{
+	return atomic_load_explicit(&th->thread_cfg[idx], memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dst views (Dst.md).
+ */
+
+static unsigned dst32_adj(unsigned row)
+{
+	return ((row & 0x1F8u) << 1) | (row & 0x207u);
+}
+
+uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)
+{
+	unsigned r = dst32_adj(row & 0x3FF);
+	return (uint32_t)atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed) << 16 |
+	       atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed);
+}
+
+void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v)
+{
+	unsigned r = dst32_adj(row & 0x3FF);
+	atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v >> 16), memory_order_relaxed);
+	atomic_store_explicit(&dp->dst[r + 8][col], (uint16_t)v, memory_order_relaxed);
+}
+
+uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col)
+{
+	return atomic_load_explicit(&dp->dst[row & 0x3FF][col], memory_order_relaxed);
+}
+
+void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
+{
+	atomic_store_explicit(&dp->dst[row & 0x3FF][col], v, memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SrcA/SrcB ownership.
+ */
+
+static const char *const client_name[] = { "the matrix unit", "the unpackers" };
+
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (on)
+		atomic_fetch_or_explicit(&dp->src_waiters, (uint8_t)(1u << th->id), memory_order_seq_cst);
+	else
+		atomic_fetch_and_explicit(&dp->src_waiters, (uint8_t)~(1u << th->id), memory_order_seq_cst);
+}
+
+/* The executors waiting on ownership re-check their wait (it changed). A waiter registers under
+ * tx->lock before its last check, and ownership changes under that lock before this runs: either
+ * the waiter's check sees the change or this sees the waiter. */
+static void dp_wake_all(struct bh_tensix *tx)
+{
+	unsigned w = atomic_load_explicit(&tx->dp->src_waiters, memory_order_seq_cst);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		if (w >> i & 1)
+			bh_park_wake(&tx->th[i].waiter);
+}
+
+static uint8_t ld8(_Atomic uint8_t *p)
+{
+	return atomic_load_explicit(p, memory_order_acquire);
+}
+
+static void st8(_Atomic uint8_t *p, uint8_t v)
+{
+	atomic_store_explicit(p, v, memory_order_release);
+}
+
+/* Does the selected Src ownership condition hold (keep waiting)? which: 0 SrcA for the
+ * unpackers (C5), 1 SrcB for the unpackers (C6), 2 SrcA for the matrix unit (C7), 3 SrcB for the
+ * matrix unit (C8). */
+static bool src_cond_holds(struct tt_dp *dp, unsigned which, char *what, size_t n, const char *who)
+{
+	bool b_reg = which & 1, matrix = which >> 1;
+	unsigned bank = matrix ? ld8(b_reg ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank)
+			       : ld8(&dp->unpacker_bank[b_reg]);
+	unsigned owner = ld8(b_reg ? &dp->srcb_client[bank] : &dp->srca_client[bank]);
+	unsigned wanted = matrix ? TT_SRC_MATRIX_UNIT : TT_SRC_UNPACKERS;
+	if (owner == wanted)
+		return false;
+	snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b_reg ? "SrcB" : "SrcA", bank,
+		 client_name[wanted], client_name[owner]);
+	return true;
+}
+
+bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n)
+{
+	char who[16];
+	for (unsigned k = 0; k < 4; k++) {
+		if (!(cond >> (5 + k) & 1))
+			continue;
+		snprintf(who, sizeof who, "STALLWAIT C%u", 5 + k);
+		if (src_cond_holds(th->tx->dp, k, what, n, who))
+			return true;
+	}
+	return false;
+}
+
+static bool src_holds_any(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *name)
+{
+	for (unsigned k = 0; k < 4; k++)
+		if ((mask >> k & 1) && src_cond_holds(dp, k, what, n, name))
+			return true;
+	return false;
+}
+
+/* Wait, parked, while any of the conditions in mask (bit k: src_cond_holds's which) holds. */
+enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask)
+{
+	struct bh_tensix *tx = th->tx;
+	const char *name = tt_opinfo(tt_opcode_of(w))->name;
+	char what[192];
+	enum tt_result r = TT_OK;
+	bool locked = false;
+	for (;;) {
+		if (!src_holds_any(tx->dp, mask, what, sizeof what, name))
+			break;
+		if (!locked) {   /* re-check under the lock, which the owner changes take */
+			pthread_mutex_lock(&tx->lock);
+			locked = true;
+			continue;
+		}
+		if (tt_abandoned(th)) {
+			r = TT_ABORT;
+			break;
+		}
+		th->cur_word = w;
+		tt_dp_src_waiter(th, true);
+		if (src_holds_any(tx->dp, mask, what, sizeof what, name))
+			tt_wait_locked(th, what);
+		tt_dp_src_waiter(th, false);
+	}
+	if (locked)
+		pthread_mutex_unlock(&tx->lock);
+	return r;
+}
+
+/* Hand the matrix unit's current banks to the unpackers (clear: unless disabled) and flip it
+ * to the other bank (flip), for each of SrcA (bit 0) and SrcB (bit 1) of regs. */
+static void matrix_release(struct bh_tt_thread *th, unsigned regs, bool clear_a, bool clear_b, bool flip)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (!regs)
+		return;
+	pthread_mutex_lock(&th->tx->lock);
+	for (unsigned r = 0; r < 2; r++) {
+		if (!(regs >> r & 1))
+			continue;
+		_Atomic uint8_t *bank = r ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank;
+		unsigned b = ld8(bank);
+		if (r ? clear_b : clear_a)
+			st8(r ? &dp->srcb_client[b] : &dp->srca_client[b], TT_SRC_UNPACKERS);
+		if (flip)
+			st8(bank, (uint8_t)(b ^ 1));
+	}
+	pthread_mutex_unlock(&th->tx->lock);
+	dp_wake_all(th->tx);
+}
+
+/* The FPU instructions' FlipSrcA/FlipSrcB (ELWADD.md "Possibly flip source banks"): the hand-back
+ * can be disabled per thread (ThreadConfig CLR_DVALID). */
+static void matrix_flip(struct bh_tt_thread *th, unsigned regs)
+{
+	uint32_t dis = tt_dp_tcfg(th, BH_DP_TCFG_CLR_DVALID);
+	matrix_release(th, regs, !(dis & 1), !(dis & 2), true);
+}
+
+/* SETDVALID (and UNPACR's FlipSrc): the unpacker's current bank goes to the matrix unit, the
+ * unpacker flips and its row for this thread returns to SRCA/SRCB_SET_Base * 16 (each thread's
+ * row is only ever touched by that thread's instructions). */
+void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u)
+{
+	struct tt_dp *dp = th->tx->dp;
+	pthread_mutex_lock(&th->tx->lock);
+	unsigned b = ld8(&dp->unpacker_bank[u]);
+	st8(u ? &dp->srcb_client[b] : &dp->srca_client[b], TT_SRC_MATRIX_UNIT);
+	st8(&dp->unpacker_bank[u], (uint8_t)(b ^ 1));
+	pthread_mutex_unlock(&th->tx->lock);
+	dp->unpacker_src_row[u][th->id] = (uint8_t)((tt_dp_tcfg(th, u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) & 3) << 4);
+	dp_wake_all(th->tx);
+}
+
+static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (tt_bits(w, 0, 0)) {   /* Reset */
+		pthread_mutex_lock(&th->tx->lock);
+		st8(&dp->matrix_srca_bank, 0);
+		st8(&dp->matrix_srcb_bank, 0);
+		for (unsigned b = 0; b < 2; b++) {
+			st8(&dp->unpacker_bank[b], 0);
+			st8(&dp->srca_client[b], TT_SRC_UNPACKERS);
+			st8(&dp->srcb_client[b], TT_SRC_UNPACKERS);
+		}
+		pthread_mutex_unlock(&th->tx->lock);
+		dp_wake_all(th->tx);
+		return TT_OK;
+	}
+	matrix_release(th, tt_bits(w, 23, 22), true, true, !tt_bits(w, 1, 1));
+	return TT_OK;
+}
+
+/* SETDVALID is a miscellaneous-unit instruction: it does not queue behind an UNPACR that waits
+ * for its bank (the row it resets is this thread's own, touched by no other thread). */
+static enum tt_result dp_setdvalid(struct bh_tt_thread *th, uint32_t w)
+{
+	for (unsigned u = 0; u < 2; u++)
+		if (tt_bits(w, u, u))
+			tt_dp_unpacker_flip(th, u);
+	return TT_OK;
+}
+
+/* ZEROSRC (ZEROSRC.md). */
+static enum tt_result dp_zerosrc(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	bool both = tt_bits(w, 2, 2), matrix = tt_bits(w, 3, 3), neg_inf = tt_bits(w, 4, 4);
+	for (unsigned r = 0; r < 2; r++) {
+		if (!tt_bits(w, r, r))
+			continue;
+		bool clear[2] = { both, both };
+		if (!both)
+			clear[matrix ? ld8(r ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank) : ld8(&dp->unpacker_bank[r])] = true;
+		uint32_t v = r == 0 && neg_inf ? 0x7FFFFu : 0;
+		for (unsigned b = 0; b < 2; b++)
+			for (unsigned i = 0; clear[b] && i < TT_SRC_ROWS; i++)
+				for (unsigned j = 0; j < 16; j++)
+					atomic_store_explicit(r ? &dp->srcb[b][i][j] : &dp->srca[b][i][j], v,
+							      memory_order_relaxed);
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * RWCs (RWCs.md). Blackhole's AddrMod is three bits: an index into the eight ADDR_MOD sections.
+ */
+
+static enum tt_result apply_addr_mod(struct bh_tt_thread *th, uint32_t w, unsigned am)
+{
+	struct tt_rwc *c = &th->rwc;
+	uint32_t ab = tt_dp_tcfg(th, BH_DP_TCFG_ADDR_MOD_AB + am), d = tt_dp_tcfg(th, BH_DP_TCFG_ADDR_MOD_DST + am);
+	if (tt_dp_tcfg(th, BH_DP_TCFG_ADDR_MOD_AB2 + am) & 3)
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"ADDR_MOD_AB2_SEC%u increments are set: their meaning is not documented", am);
+	if (ab >> 7 & 1)
+		c->srca = c->srca_cr = 0;
+	else if (ab >> 6 & 1)
+		c->srca = c->srca_cr = (uint8_t)((c->srca_cr + (ab & 0x3F)) & 0x3F);
+	else
+		c->srca = (uint8_t)((c->srca + (ab & 0x3F)) & 0x3F);
+	if (ab >> 15 & 1)
+		c->srcb = c->srcb_cr = 0;
+	else if (ab >> 14 & 1)
+		c->srcb = c->srcb_cr = (uint8_t)((c->srcb_cr + (ab >> 8 & 0x3F)) & 0x3F);
+	else
+		c->srcb = (uint8_t)((c->srcb + (ab >> 8 & 0x3F)) & 0x3F);
+	unsigned inc = d & 0x3FF;
+	if (d >> 11 & 1) {
+		c->dst = c->dst_cr = 0;
+	} else if (d >> 12 & 1) {
+		c->dst = (uint16_t)((c->dst + inc) & 0x3FF);
+		c->dst_cr = c->dst;
+	} else if (d >> 10 & 1) {
+		c->dst = c->dst_cr = (uint16_t)((c->dst_cr + inc) & 0x3FF);
+	} else {
+		c->dst = (uint16_t)((c->dst + inc) & 0x3FF);
+	}
+	if (d >> 15 & 1)
+		c->fidelity = 0;
+	else
+		c->fidelity = (uint8_t)((c->fidelity + (d >> 13 & 3)) & 3);
+	return TT_OK;
+}
+
+static enum tt_result dp_setrwc(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_rwc *c = &th->rwc;
+	unsigned mask = tt_bits(w, 3, 0), cr = tt_bits(w, 21, 18);
+	unsigned a = tt_bits(w, 9, 6), b = tt_bits(w, 13, 10), d = tt_bits(w, 17, 14);
+	if (mask & 1) {
+		if (cr & 1)
+			a += c->srca_cr;
+		c->srca = c->srca_cr = (uint8_t)(a & 0x3F);
+	}
+	if (mask & 2) {
+		if (cr & 2)
+			b += c->srcb_cr;
+		c->srcb = c->srcb_cr = (uint8_t)(b & 0x3F);
+	}
+	if ((mask & 4) || (cr & 8)) {
+		if (cr & 8)
+			d += c->dst;
+		else if (cr & 4)
+			d += c->dst_cr;
+		c->dst = c->dst_cr = (uint16_t)(d & 0x3FF);
+	}
+	if (mask & 8)
+		c->fidelity = 0;
+	matrix_flip(th, tt_bits(w, 23, 22));
+	return TT_OK;
+}
+
+static enum tt_result dp_incrwc(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_rwc *c = &th->rwc;
+	unsigned cr = tt_bits(w, 20, 18), a = tt_bits(w, 9, 6), b = tt_bits(w, 13, 10), d = tt_bits(w, 17, 14);
+	if (cr & 1)
+		c->srca = c->srca_cr = (uint8_t)((c->srca_cr + a) & 0x3F);
+	else
+		c->srca = (uint8_t)((c->srca + a) & 0x3F);
+	if (cr & 2)
+		c->srcb = c->srcb_cr = (uint8_t)((c->srcb_cr + b) & 0x3F);
+	else
+		c->srcb = (uint8_t)((c->srcb + b) & 0x3F);
+	if (cr & 4)
+		c->dst = c->dst_cr = (uint16_t)((c->dst_cr + d) & 0x3FF);
+	else
+		c->dst = (uint16_t)((c->dst + d) & 0x3FF);
+	return TT_OK;
+}
+
+/* Dst row of an FPU instruction before alignment: Imm10 + the thread's MATH offset + RWC Dst +
+ * DEST_REGW_BASE. */
+static unsigned dst_base_row(struct bh_tt_thread *th, uint32_t w)
+{
+	return tt_bits(w, 9, 0) + (tt_dp_tcfg(th, BH_DP_TCFG_MATH_OFFSET) & 0xFFF) + th->rwc.dst +
+	       (tt_dp_cfg(th, BH_DP_CFG_DEST_REGW_BASE) & 0xFFFF);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * ZEROACC (ZEROACC.md): the rows become "undefined", which every reader bhemu models (matrix unit
+ * ELW and MVMUL, packers) reads as zero: bhemu writes zeros. (GMPOOL, which reads them as -inf,
+ * is not modelled.)
+ */
+
+static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned imm = tt_bits(w, 9, 0), mode = tt_bits(w, 20, 19);
+	bool wide = tt_bits(w, 18, 18);
+	if (tt_bits(w, 17, 17))
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"ZEROACC with clear_zero_flags (Revert) set: the documentation calls it undefined");
+	switch (mode) {
+	case 0: {   /* one row */
+		uint32_t acc = tt_dp_cfg(th, BH_DP_CFG_ALU);
+		unsigned row = dst_base_row(th, w) & 0x3FF;
+		for (unsigned j = 0; j < 16; j++) {
+			if (acc & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH))
+				tt_dst32_write(dp, row, j, 0);
+			else
+				tt_dst16_write(dp, row, j, 0);
+		}
+		break;
+	}
+	case 1:     /* 16 rows */
+		imm &= 0xFF;
+		if (imm < (wide ? 32u : 64u))
+			for (unsigned i = 0; i < 16; i++)
+				for (unsigned j = 0; j < 16; j++) {
+					if (wide)
+						tt_dst32_write(dp, imm * 16 + i, j, 0);
+					else
+						tt_dst16_write(dp, imm * 16 + i, j, 0);
+				}
+		break;
+	default: {  /* half (by bit 0 of Imm10) or all of Dst */
+		unsigned lo = mode == 3 ? 0 : (imm & 1) * 512, hi = mode == 3 ? 1024 : lo + 512;
+		for (unsigned i = lo; i < hi; i++)
+			for (unsigned j = 0; j < 16; j++)
+				tt_dst16_write(dp, i, j, 0);
+		return TT_OK;
+	}
+	}
+	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The matrix unit's arithmetic (ELWADD.md, ELWMUL.md, MVMUL.md).
+ */
+
+enum fpu_style { STYLE_BF16, STYLE_FP16, STYLE_TF32, STYLE_INT8 };
+
+/* SrcAStyle and UseDst32b of the functional models. */
+static enum fpu_style fpu_style(struct bh_tt_thread *th, bool *dst32)
+{
+	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
+	if (tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) {
+		*dst32 = false;
+		return STYLE_FP16;
+	}
+	if (alu & BH_DP_ALU_INT8_MATH) {
+		*dst32 = true;
+		return STYLE_INT8;
+	}
+	*dst32 = alu & BH_DP_ALU_FP32;
+	static const enum fpu_style styles[] = { STYLE_BF16, STYLE_FP16, STYLE_TF32 };
+	return styles[tt_dp_src_style(spec & 0x10 ? spec & 15 : alu >> 17 & 15)];
+}
+
+unsigned tt_dp_src_style(unsigned fmt)
+{
+	switch (fmt) {
+	case TT_FMT_FP16: case TT_FMT_FP8: case TT_FMT_BFP8A: case TT_FMT_BFP4A: case TT_FMT_BFP2A: case TT_FMT_INT8:
+		return 1;
+	case TT_FMT_TF32:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static float fbits(uint32_t b)
+{
+	float f;
+	if (!(b & 0x7F800000u))
+		b &= 0x80000000u;   /* denormals read as zero */
+	memcpy(&f, &b, 4);
+	return f;
+}
+
+static uint32_t bitsf(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	if (!(b & 0x7F800000u))
+		b &= 0x80000000u;
+	return b;
+}
+
+static float read_src(uint32_t cell, enum fpu_style s)
+{
+	if (s == STYLE_FP16)
+		return fbits(tt_fp16_to_fp32(tt_src_to_fp16(cell)));
+	return fbits(tt_src_to_fp32(cell));
+}
+
+static int32_t read_src_int8(uint32_t cell)
+{
+	int32_t m = (int32_t)(cell >> 8 & 0x3FF);
+	return cell >> 18 & 1 ? -m : m;
+}
+
+/* SrcAFidelityBits / SrcBFidelityBits (ELWMUL.md): x with
+ * only the bits of hi_mask; with `rest`, the value of the bits that rest_mask clears. */
+static float fid_bits(float x, bool rest, uint32_t hi_mask, uint32_t rest_mask)
+{
+	uint32_t b;
+	memcpy(&b, &x, 4);
+	return rest ? x - fbits(b & rest_mask) : fbits(b & hi_mask);
+}
+
+static float fid_a(float x, unsigned phase)
+{
+	return fid_bits(x, phase & 1, 0xFFF80000u, 0xFFF83FFFu);
+}
+
+static float fid_b(float x, unsigned phase)
+{
+	return fid_bits(x, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
+}
+
+static float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s)
+{
+	if (dst32)
+		return fbits(tt_dst_to_fp32(tt_dst32_read(dp, row, col)));
+	uint16_t v = tt_dst16_read(dp, row, col);
+	return s == STYLE_FP16 ? fbits(tt_fp16_to_fp32(tt_dst_to_fp16(v))) : fbits((uint32_t)tt_dst_to_bf16(v) << 16);
+}
+
+static void write_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s, float x)
+{
+	uint32_t b = bitsf(x);
+	if (dst32)
+		tt_dst32_write(dp, row, col, tt_dst_from_fp32(b));
+	else if (s == STYLE_FP16)
+		tt_dst16_write(dp, row, col, tt_dst_from_fp16(tt_fp32_to_fp16(b, TT_ROUND_NEAREST_AWAY)));
+	else
+		tt_dst16_write(dp, row, col, tt_dst_from_bf16(tt_fp32_to_bf16(b, TT_ROUND_NEAREST_AWAY)));
+}
+
+static int32_t sat_add(int64_t a, int64_t b)
+{
+	int64_t s = a + b;
+	return s > 0x7FFFFFFF ? 0x7FFFFFFF : s < -0x7FFFFFFF ? -0x7FFFFFFF : (int32_t)s;
+}
+
+static unsigned fidelity_phase(struct bh_tt_thread *th)
+{
+	return (th->rwc.fidelity + (tt_dp_tcfg(th, BH_DP_TCFG_FIDELITY_BASE) & 3)) & 3;
+}
+
+/* ELWADD, ELWSUB, ELWMUL. */
+static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned op = tt_opcode_of(w);
+	bool bcast_col0 = tt_bits(w, 19, 19), bcast_row = tt_bits(w, 20, 20), add_dst = tt_bits(w, 21, 21);
+	if (op == TT_OP_ELWMUL && add_dst)
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"ELWMUL with dest_accum_en (bit 21) set: ELWMUL always accumulates and the bit's meaning is "
+				"not documented");
+	bool dst32;
+	enum fpu_style s = fpu_style(th, &dst32);
+	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
+	unsigned drow = dst_base_row(th, w) & 0x3F8, phase = fidelity_phase(th);
+	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
+	for (unsigned i = 0; i < 8; i++) {
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t a = atomic_load_explicit(&dp->srca[ab][arow + i][j], memory_order_relaxed);
+			uint32_t b = atomic_load_explicit(&dp->srcb[bb][(brow + (bcast_row ? 0 : i)) & 0x3F][bcast_col0 ? 0 : j],
+							  memory_order_relaxed);
+			if (s == STYLE_INT8) {
+				int32_t r;
+				if (op == TT_OP_ELWMUL) {
+					r = read_src_int8(a & (phase & 1 ? 0x41FFFu : 0x4E0FFu)) *
+					    read_src_int8(b & (phase & 2 ? 0x40FFFu : 0x7F0FFu));
+				} else {
+					r = op == TT_OP_ELWADD ? read_src_int8(a) + read_src_int8(b) : read_src_int8(a) - read_src_int8(b);
+				}
+				if (op == TT_OP_ELWMUL || add_dst)
+					r = sat_add(r, tt_sm32_to_int(tt_dst32_read(dp, drow + i, j)));
+				tt_dst32_write(dp, drow + i, j, tt_int_to_sm32(r));
+				continue;
+			}
+			float fa = read_src(a, s), fb = read_src(b, s), r;
+			if (op == TT_OP_ELWMUL) {
+				r = fid_a(fa, phase) * fid_b(fb, phase);
+			} else {
+				r = op == TT_OP_ELWADD ? fa + fb : fa - fb;
+				if (phase & 1)
+					r /= 32.f;
+				if (phase & 2)
+					r /= 128.f;
+			}
+			if (op == TT_OP_ELWMUL || add_dst)
+				r += read_dst(dp, drow + i, j, dst32, s);
+			write_dst(dp, drow + i, j, dst32, s, r);
+		}
+	}
+	matrix_flip(th, tt_bits(w, 23, 22));
+	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. */
+static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	bool bcast_row = tt_bits(w, 19, 19), dst32;
+	enum fpu_style s = fpu_style(th, &dst32);
+	unsigned rows = bcast_row ? 7 : 8;
+	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
+	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
+	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
+	union { int32_t i; float f; } mb[8][16], ma[16][16];
+	for (unsigned i = 0; i < rows; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t v = atomic_load_explicit(&dp->srcb[bb][(brow + (bcast_row ? 0 : i)) & 0x3F][j],
+							  memory_order_relaxed);
+			if (s == STYLE_INT8)
+				mb[i][j].i = read_src_int8(v & (phase & 2 ? 0x40FFFu : 0x7F0FFu));
+			else
+				mb[i][j].f = fid_b(read_src(v, s), phase);
+		}
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t v = atomic_load_explicit(&dp->srca[ab][(arow + i) & 0x3F][j], memory_order_relaxed);
+			if (s == STYLE_INT8)
+				ma[i][j].i = read_src_int8(v & (phase & 1 ? 0x41FFFu : 0x4E0FFu));
+			else
+				ma[i][j].f = fid_a(read_src(v, s), phase);
+		}
+	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1)
+		for (unsigned j = 0; j < 16; j++) {
+			if (s == STYLE_INT8) {
+				int32_t x = 0;
+				for (unsigned k = 0; k < 16; k++)
+					x += mb[i][k].i * ma[k][j].i;
+				x = sat_add(x, tt_sm32_to_int(tt_dst32_read(dp, drow + i, j)));
+				tt_dst32_write(dp, drow + i, j, tt_int_to_sm32(x));
+				continue;
+			}
+			float x = 0;
+			for (unsigned k = 0; k < 16; k++)
+				x += mb[i][k].f * ma[k][j].f;
+			x += read_dst(dp, drow + i, j, dst32, s);
+			write_dst(dp, drow + i, j, dst32, s, x);
+		}
+	matrix_flip(th, tt_bits(w, 23, 22));
+	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* MOVA2D / MOVB2D (MOVA2D.md, MOVB2D.md). LaneConfig's BLOCK_DEST_MOV is not modelled (every
+ * column moves). */
+static uint16_t remove_low_mantissa(uint32_t x)
+{
+	return (uint16_t)((x & (1u << 18)) >> 3 | (x & (0x7Fu << 11)) >> 3 | (x & 0xFF));
+}
+
+static uint16_t remove_high_exponent(uint32_t x)
+{
+	return (uint16_t)((x & (1u << 18)) >> 3 | (x & (0x3FFu << 8)) >> 3 | (x & 0x1F));
+}
+
+static enum tt_result fpu_mov2d(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	bool from_b = tt_opcode_of(w) == TT_OP_MOVB2D, lo32 = tt_bits(w, 23, 23);
+	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
+	unsigned fmt = spec & 0x10 ? spec & 15 : alu >> 17 & 15;
+	bool exp8 = !(tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) && tt_dp_src_style(fmt) != 1;
+	bool flush = !(tt_dp_cfg(th, BH_DP_CFG_ACC_CTRL) & 1);
+	unsigned drow = dst_base_row(th, w), srow = tt_bits(w, 22, 17) + (from_b ? th->rwc.srcb : th->rwc.srca);
+	unsigned rows = 1, bank = ld8(from_b ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank);
+	bool col0 = false, bcast = false;
+	if (!from_b) {
+		if (tt_bits(w, 13, 13))
+			rows = 8, drow &= 0x3F8, srow &= 0x38;
+	} else {
+		col0 = tt_bits(w, 11, 11);
+		bcast = tt_bits(w, 12, 12);
+		if (bcast)
+			rows = 8, drow &= 0x3F8;
+		else if (tt_bits(w, 13, 13))
+			rows = 4, drow &= 0x3FC, srow &= 0x3C;
+	}
+	drow &= 0x3FF;
+	srow &= 0x3F;
+	for (; rows; rows--, drow++, srow = bcast ? srow : srow + 1) {
+		for (unsigned c = 0; c < 16; c++) {
+			uint32_t v = atomic_load_explicit(from_b ? &dp->srcb[bank][srow & 0x3F][col0 ? 0 : c]
+							  : &dp->srca[bank][srow & 0x3F][c], memory_order_relaxed);
+			if (flush && !(v & 0xFF))
+				v = 0;
+			uint16_t v16 = exp8 ? remove_low_mantissa(v) : remove_high_exponent(v);
+			if (fmt == TT_FMT_TF32) {
+				uint32_t lo = (v >> 8 & 7) << 13;
+				if (lo32)
+					lo |= v16;
+				tt_dst32_write(dp, drow, c, (uint32_t)v16 << 16 | (lo & 0xFFFF));
+			} else if (lo32) {
+				tt_dst32_write(dp, drow, c, (tt_dst32_read(dp, drow, c) & 0xFFFF0000u) | v16);
+			} else {
+				tt_dst16_write(dp, drow, c, v16);
+			}
+		}
+	}
+	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* MOVD2A / MOVD2B (MOVD2A.md, MOVD2B.md): one or four Dst rows into the matrix unit's SrcA or
+ * SrcB bank, without waiting for it (software waits with STALLWAIT C7/C8). The documentation's
+ * ShuffleTF32 masks the sign and high mantissa with 0x3fc000, which is outside a 19-bit value;
+ * bhemu takes the evident intent (bits 18:11). */
+static uint32_t shuffle_bf16(uint16_t x)
+{
+	return (uint32_t)(x & 0xFF00u) << 3 | (x & 0xFFu);
+}
+
+static uint32_t shuffle_fp16(uint16_t x)
+{
+	return (uint32_t)(x & 0xFFE0u) << 3 | (x & 0x1Fu);
+}
+
+static enum tt_result fpu_movd2src(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	bool to_b = tt_opcode_of(w) == TT_OP_MOVD2B, lo32 = tt_bits(w, 23, 23), four = tt_bits(w, 13, 13);
+	bool dst32;
+	enum fpu_style s = fpu_style(th, &dst32);
+	if (s == STYLE_INT8)
+		s = STYLE_FP16;   /* integer "8" is overlaid onto FP16 */
+	dst32 = !(tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) &&
+		(tt_dp_cfg(th, BH_DP_CFG_ALU) & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH));
+	if (!dst32 && (lo32 || s == STYLE_TF32))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "%s from a 16-bit Dst %s (undefined)", to_b ? "MOVD2B" : "MOVD2A",
+				lo32 ? "with UseDst32bLo" : "as TF32");
+	unsigned drow = dst_base_row(th, w), srow = tt_bits(w, 22, 17) + (to_b ? th->rwc.srcb : th->rwc.srca);
+	unsigned rows = four ? 4 : 1, bank = ld8(to_b ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank);
+	drow &= four ? 0x3FC : 0x3FF;
+	srow &= four ? 0x3C : 0x3F;
+	for (; rows; rows--, drow++, srow++) {
+		for (unsigned c = 0; c < 16; c++) {
+			uint32_t v;
+			if (dst32) {
+				uint32_t d = tt_dst32_read(dp, drow, c);
+				if (lo32)
+					d = d << 16 | (d & 0xFFFF);
+				if (s == STYLE_BF16)
+					v = shuffle_bf16((uint16_t)(d >> 16));
+				else if (s == STYLE_FP16)
+					v = shuffle_fp16((uint16_t)(d >> 16));
+				else if (!lo32)
+					v = (d >> 13 & 0x7F800u) | (d >> 13 & 7u) << 8 | (d >> 13 & 0x7F8u) >> 3;
+				else
+					v = d & 0x1FFF;
+			} else {
+				uint16_t d = tt_dst16_read(dp, drow, c);
+				v = s == STYLE_BF16 ? shuffle_bf16(d) : shuffle_fp16(d);
+			}
+			atomic_store_explicit(to_b ? &dp->srcb[bank][srow & 0x3F][c] : &dp->srca[bank][srow & 0x3F][c], v,
+					      memory_order_relaxed);
+		}
+	}
+	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dispatch.
+ */
+
+static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned op = tt_opcode_of(w), need = 0;
+	switch (op) {
+	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: case TT_OP_MVMUL:
+		need = 0xC;   /* C7 and C8: both banks the matrix unit's */
+		break;
+	case TT_OP_MOVA2D:
+		need = 0x4;
+		break;
+	case TT_OP_MOVB2D:
+		need = 0x8;
+		break;
+	default:
+		break;
+	}
+	if (need) {
+		enum tt_result r = tt_dp_wait_src(th, w, need);
+		if (r != TT_OK)
+			return r;
+	}
+	pthread_mutex_lock(&dp->fpu_lock);
+	enum tt_result r;
+	switch (op) {
+	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
+	case TT_OP_MVMUL: r = fpu_mvmul(th, w); break;
+	case TT_OP_MOVA2D: case TT_OP_MOVB2D: r = fpu_mov2d(th, w); break;
+	case TT_OP_MOVD2A: case TT_OP_MOVD2B: r = fpu_movd2src(th, w); break;
+	case TT_OP_ZEROACC: r = dp_zeroacc(th, w); break;
+	case TT_OP_ZEROSRC: r = dp_zerosrc(th, w); break;
+	case TT_OP_SETRWC: r = dp_setrwc(th, w); break;
+	case TT_OP_INCRWC: r = dp_incrwc(th, w); break;
+	default: r = dp_cleardvalid(th, w); break;
+	}
+	pthread_mutex_unlock(&dp->fpu_lock);
+	return r;
+}
+
+enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
+{
+	switch (oi->unit) {
+	case TT_U_MATRIX:
+		return fpu_execute(th, w);
+	case TT_U_UNPACK:
+		return tt_dp_unpack(th, w);
+	case TT_U_PACK:
+		return tt_dp_pack(th, w);
+	default:
+		if (tt_opcode_of(w) == TT_OP_SETDVALID)
+			return dp_setdvalid(th, w);
+		return tt_dp_adc(th, w);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The RISC-V window onto Dst (0xFFBD8000, 32 KiB, TRISCs): RISC_DEST_ACCESS_CTRL_SEC[thread]
+ * in configuration word 3 chooses the view (fmt 0: FP32 in Dst32b, 32-bit accesses; 2: FP16 and
+ * 3: BF16 in Dst16b, 16-bit accesses; 4: 16-bit integers, raw) and whether the Dst bit layouts
+ * are converted to IEEE order (no_swizzle clear). The integer conversions of fmt 1 and 5 and
+ * TRISC2's accesses of several elements at once are not documented in detail: named faults.
+ */
+
+/* The view of the access and the element it names (row and column of Dst32b or Dst16b). */
+static bool dst_window(struct bh_access *a, unsigned *fmt, bool *raw, unsigned *row, unsigned *col)
+{
+	struct bh_tensix *tx = a->dev;
+	unsigned t = a->who - BH_TRISC0;
+	unsigned bank = atomic_load_explicit(&tx->th[t].thread_cfg[0], memory_order_relaxed) & 1;
+	uint32_t c = atomic_load_explicit(bh_tensix_cfg_cell(tx->tile, bank, 3), memory_order_relaxed) >> (14 + 5 * t);
+	*fmt = c >> 2 & 7;
+	*raw = c & 1;
+	unsigned want = *fmt == 0 ? 4 : *fmt <= 4 ? 2 : 0;
+	if (*fmt == 1 || *fmt == 5)
+		return bh_fault_fill(a->fault, BH_FAULT_NOT_MODELLED, a->addr, "Tensix Dst (RISC-V view)",
+				     "RISC_DEST_ACCESS_CTRL fmt %u (integer conversion) is not modelled", *fmt);
+	if (!want)
+		return bh_fault_fill(a->fault, BH_FAULT_BAD_VALUE, a->addr, "Tensix Dst (RISC-V view)",
+				     "RISC_DEST_ACCESS_CTRL fmt %u names no view", *fmt);
+	if (a->size != want)
+		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, "Tensix Dst (RISC-V view)",
+				     "a %u-byte access in view fmt %u, whose elements are %u bytes (several elements "
+				     "at once are not modelled)", a->size, *fmt, want);
+	*row = a->off / a->size / 16;
+	*col = a->off / a->size % 16;
+	return true;
+}
+
+bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val)
+{
+	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
+	unsigned fmt, row, col;
+	bool raw;
+	if (!dst_window(a, &fmt, &raw, &row, &col))
+		return false;
+	if (fmt == 0) {
+		uint32_t v = tt_dst32_read(dp, row, col);
+		*val = raw ? v : tt_dst_to_fp32(v);
+		return true;
+	}
+	uint16_t v = tt_dst16_read(dp, row, col);
+	*val = raw || fmt == 4 ? v : fmt == 2 ? tt_dst_to_fp16(v) : tt_dst_to_bf16(v);
+	return true;
+}
+
+bool bh_tensix_dst_write(struct bh_access *a, uint32_t val)
+{
+	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
+	unsigned fmt, row, col;
+	bool raw;
+	if (!dst_window(a, &fmt, &raw, &row, &col))
+		return false;
+	if (fmt == 0) {
+		tt_dst32_write(dp, row, col, raw ? val : tt_dst_from_fp32(val));
+		return true;
+	}
+	uint16_t v = (uint16_t)val;
+	tt_dst16_write(dp, row, col, raw || fmt == 4 ? v : fmt == 2 ? tt_dst_from_fp16(v) : tt_dst_from_bf16(v));
+	return true;
+}

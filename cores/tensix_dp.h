@@ -1,0 +1,52 @@
+/* Data-plane internals shared by cores/tensix_data.c (register files, matrix unit) and
+ * cores/tensix_unpack.c (unpackers, packers, ADCs). Configuration word and ThreadConfig entry
+ * indices are Blackhole's (facts from its register tables). */
+#ifndef BH_CORES_TENSIX_DP_H
+#define BH_CORES_TENSIX_DP_H
+
+#include <stdint.h>
+
+#include "cores/tensix.h"
+
+/* Config words (per state). */
+#define BH_DP_CFG_ALU_SPEC 0u          /* ALU_FORMAT_SPEC_REG: SrcA_val 3:0, SrcA_override 4 */
+#define BH_DP_CFG_ALU 1u               /* SrcAUnsigned 15, SrcBUnsigned 16, REG0_SrcA 20:17, REG1_SrcB 24:21,
+					* REG2_Dstacc 28:25, ALU_ACC_CTRL_Fp32_enabled 29, INT8_math_enabled 31 */
+#define BH_DP_ALU_FP32 (1u << 29)
+#define BH_DP_ALU_INT8_MATH (1u << 31)
+#define BH_DP_CFG_ACC_CTRL 2u          /* ALU_ACC_CTRL_Zero_Flag_disabled_src 0 */
+#define BH_DP_CFG_DEST_REGW_BASE 6u
+
+/* ThreadConfig entries. */
+#define BH_DP_TCFG_MATH_OFFSET 1u      /* DEST_TARGET_REG_CFG_MATH_Offset */
+#define BH_DP_TCFG_SRCA_SET 5u         /* SRCA_SET_Base 1:0, SetOvrdWithAddr 2 */
+#define BH_DP_TCFG_SRCB_SET 6u
+#define BH_DP_TCFG_CLR_DVALID 7u       /* SrcA_Disable 0, SrcB_Disable 1 */
+#define BH_DP_TCFG_FIDELITY_BASE 11u
+#define BH_DP_TCFG_ADDR_MOD_AB 12u     /* 8 sections */
+#define BH_DP_TCFG_ADDR_MOD_AB2 20u
+#define BH_DP_TCFG_ADDR_MOD_DST 28u
+#define BH_DP_TCFG_UNPACK_MISC 41u
+#define BH_DP_TCFG_FP16A_FORCE 55u
+
+uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx);
+uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx);
+/* 0 BF16 style, 1 FP16 style, 2 TF32 of a SrcA data format (ELWADD.md). */
+unsigned tt_dp_src_style(unsigned fmt);
+
+uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col);
+void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v);
+uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col);
+void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v);
+
+/* Wait, parked, while any Src ownership condition of mask holds (bit 0 SrcA for the unpackers,
+ * 1 SrcB for the unpackers, 2 SrcA for the matrix unit, 3 SrcB for the matrix unit). */
+enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask);
+/* Unpacker u's current bank to the matrix unit, flip, row back to the SET base (under unpack_lock). */
+void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u);
+
+enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w);
+enum tt_result tt_dp_pack(struct bh_tt_thread *th, uint32_t w);
+enum tt_result tt_dp_adc(struct bh_tt_thread *th, uint32_t w);
+
+#endif

@@ -1,0 +1,602 @@
+/* Unpackers, packers and their address counters (tt-isa-documentation UNPACR_Regular.md,
+ * PACR.md, Packers/InputAddressGenerator.md, Packers/OutputAddressGenerator.md,
+ * Packers/FormatConversion.md, ADCs.md, SETADC*.md, INCADC*.md, ADDRCR*.md). Blackhole operand
+ * bit ranges from cores/tensix_insns.h, configuration positions from the Blackhole register
+ * tables. What is modelled is the uncompressed data path the compute kernels use; every other
+ * mode faults by name (the list is in the README's Tensix table). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "fabric/tile.h"
+
+#define THCON(u) (64u + 48u * (u))      /* THCON_SEC0 (unpacker 0 / packer 0), THCON_SEC1 */
+#define UNP_BASE1(u) ((u) ? 61u : 49u)   /* UNPn_ADDR_BASE_REG_1_Base */
+#define UNP_XY1(u) ((u) ? 58u : 56u)     /* UNPn_ADDR_CTRL_XY_REG_1 (Ystride 31:16) */
+#define UNP_ZW1(u) ((u) ? 59u : 57u)     /* UNPn_ADDR_CTRL_ZW_REG_1 (Zstride 15:0, Wstride 31:16) */
+#define UNP_EXP(u) ((u) ? 62u : 50u)     /* FORCED_SHARED_EXP 7:0, ADD_DEST_ADDR_CNTR 8 */
+#define PCK_XY0 12u
+#define PCK_ZW0 13u
+#define PCK_XY1 14u
+#define PCK_ZW1 15u
+#define PCK_BASE0 16u
+#define PCK_BASE1 17u
+#define PCK_DEST_RD 18u
+#define PCK_LIMIT 100u                   /* Pack_0_2_limit_address, fifo_size */
+#define PCK_SEC_OFFSET 180u              /* DEST_TARGET_REG_CFG_PACK_SEC[i]_Offset */
+#define TCFG_ADDR_MOD_PACK 37u
+#define UNPACK_LIMIT_EN 105u             /* THCON_SEC0_REG10_Unpack_limit_address_en, bit 17 */
+
+enum { AX, AY, AZ, AW };
+static const uint32_t adc_width_mask[4] = { 0x3FFFF, 0x1FFF, 0xFF, 0xFF };
+
+static uint32_t bits(uint32_t v, unsigned hi, unsigned lo)
+{
+	return tt_bits(v, hi, lo);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * ADCs.
+ */
+
+static void adc_set(struct tt_dp *dp, unsigned t, unsigned u, unsigned ch, unsigned d, uint32_t v)
+{
+	dp->adc[t][u][ch][d] = dp->adc_cr[t][u][ch][d] = v & adc_width_mask[d];
+}
+
+static void adc_inc(struct tt_dp *dp, unsigned t, unsigned u, unsigned ch, unsigned d, uint32_t v)
+{
+	dp->adc[t][u][ch][d] = (dp->adc[t][u][ch][d] + v) & adc_width_mask[d];
+}
+
+static void adc_cr_inc(struct tt_dp *dp, unsigned t, unsigned u, unsigned ch, unsigned d, uint32_t v)
+{
+	dp->adc_cr[t][u][ch][d] = (dp->adc_cr[t][u][ch][d] + v) & adc_width_mask[d];
+	dp->adc[t][u][ch][d] = dp->adc_cr[t][u][ch][d];
+}
+
+/* SETADC, SETADCXY, SETADCZW, SETADCXX, INCADCXY, INCADCZW, ADDRCRXY, ADDRCRZW. The unit mask
+ * is bits 23:21 (unpacker 0, unpacker 1, packers). */
+static enum tt_result adc_insn(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned op = tt_opcode_of(w), units = bits(w, 23, 21), t = th->id;
+	if (op == TT_OP_SETADC && bits(w, 17, 16))
+		t = bits(w, 17, 16) - 1;   /* ThreadOverride */
+	pthread_mutex_lock(&dp->adc_lock);
+	for (unsigned u = 0; u < 3; u++) {
+		if (!(units >> u & 1))
+			continue;
+		if (op == TT_OP_SETADC) {
+			adc_set(dp, t, u, bits(w, 20, 20), bits(w, 19, 18), bits(w, 17, 0));
+			continue;
+		}
+		if (op == TT_OP_SETADCXX) {
+			adc_set(dp, t, u, 0, AX, bits(w, 9, 0));
+			adc_set(dp, t, u, 1, AX, bits(w, 19, 10));
+			continue;
+		}
+		bool zw = op == TT_OP_SETADCZW || op == TT_OP_INCADCZW || op == TT_OP_ADDRCRZW;
+		/* (channel, dimension, value field) in bit-mask order: X0 Y0 X1 Y1 (or Z0 W0 Z1 W1) */
+		const unsigned val[4] = { bits(w, 8, 6), bits(w, 11, 9), bits(w, 14, 12), bits(w, 17, 15) };
+		unsigned mask = bits(w, 3, 0);
+		for (unsigned k = 0; k < 4; k++) {
+			unsigned ch = k >> 1, d = (zw ? AZ : AX) + (k & 1);
+			switch (op) {
+			case TT_OP_SETADCXY: case TT_OP_SETADCZW:
+				if (mask >> k & 1)
+					adc_set(dp, t, u, ch, d, val[k]);
+				break;
+			case TT_OP_INCADCXY: case TT_OP_INCADCZW:
+				adc_inc(dp, t, u, ch, d, val[k]);
+				break;
+			default:
+				if (mask >> k & 1)
+					adc_cr_inc(dp, t, u, ch, d, val[k]);
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&dp->adc_lock);
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * L1 access by the units (relaxed atomics like every other L1 access).
+ */
+
+static bool l1_ok(uint64_t byte, unsigned len)
+{
+	return byte + len <= BH_L1_SIZE;
+}
+
+/* nbits (1..32, a power of two) at a bit address aligned to nbits. */
+static uint32_t l1_read_bits(struct bh_tile *t, uint64_t bitaddr, unsigned nbits)
+{
+	uint64_t b = bitaddr >> 3;
+	if (nbits == 32 && !(b & 3))
+		return __atomic_load_n((uint32_t *)(void *)(t->l1 + b), __ATOMIC_RELAXED);
+	if (nbits == 16 && !(b & 1))
+		return __atomic_load_n((uint16_t *)(void *)(t->l1 + b), __ATOMIC_RELAXED);
+	if (nbits >= 8) {
+		uint32_t v = 0;
+		for (unsigned k = 0; k < nbits / 8; k++)
+			v |= (uint32_t)__atomic_load_n(t->l1 + b + k, __ATOMIC_RELAXED) << 8 * k;
+		return v;
+	}
+	return (uint32_t)(__atomic_load_n(t->l1 + b, __ATOMIC_RELAXED) >> (bitaddr & 7)) & ((1u << nbits) - 1);
+}
+
+static void l1_write_bytes(struct bh_tile *t, uint32_t addr, uint32_t v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		__atomic_store_n(t->l1 + addr + k, (uint8_t)(v >> 8 * k), __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * UNPACR (UNPACR_Regular.md), uncompressed data.
+ */
+
+struct unpack_job {
+	unsigned u, ctx, adc, in_fmt, out_fmt;
+	bool multi, to_dst, transpose, flip, zero;
+};
+
+__attribute__((cold))
+static enum tt_result unpack_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
+{
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "UNPACR: %s is not modelled", what);
+}
+
+static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tensix *tx = th->tx;
+	struct tt_dp *dp = tx->dp;
+	struct bh_tile *tile = tx->tile;
+	struct unpack_job j = { .u = bits(w, 23, 23), .multi = bits(w, 7, 7), .flip = bits(w, 6, 6),
+				.zero = bits(w, 4, 4) };
+	unsigned sec = THCON(j.u), me = th->id;
+	if (bits(w, 13, 13))
+		return unpack_unmodelled(th, w, "the increment-context-counter form (bit 13)");
+	if (bits(w, 1, 1))
+		return unpack_unmodelled(th, w, "the flush-decompression-cache form (bit 1): compression");
+	if (bits(w, 2, 2))
+		return unpack_unmodelled(th, w, "RowSearch (bit 2)");
+	if (bits(w, 5, 5))
+		return unpack_unmodelled(th, w, "srcb_bcast (bit 5), which the documentation does not describe,");
+	if (bits(w, 3, 3))
+		return unpack_unmodelled(th, w, "UseContextCounter (bit 3)");
+	uint32_t reg2 = tt_dp_cfg(th, sec + 8), reg2b = tt_dp_cfg(th, sec + 9);
+	if (j.multi) {
+		j.ctx = bits(w, 12, 10) + (tt_dp_tcfg(th, BH_DP_TCFG_UNPACK_MISC) >> (8 * j.u) & 0xF);
+		j.adc = bits(w, 9, 8);
+		if (j.ctx >= 4)
+			return unpack_unmodelled(th, w, "a configuration context above 3");
+		if (j.u == 1 && j.ctx >= 2)
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: unpacker 1 has no configuration context %u", j.ctx);
+		if (j.adc == 3)
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: ContextADC 3 is undefined");
+	} else {
+		j.ctx = 0;
+		j.adc = me;
+	}
+	/* Tile descriptor: InDataFormat 3:0, IsUncompressed 4, BlobsPerXYPlane 10:8, XDim 31:16;
+	 * YDim, ZDim, WDim in the next words' low bytes; DigestSize in bits 31:24 of word 3. */
+	uint32_t td0 = tt_dp_cfg(th, sec), td1 = tt_dp_cfg(th, sec + 1), td2 = tt_dp_cfg(th, sec + 2), td3 = tt_dp_cfg(th, sec + 3);
+	bool uncompressed = j.multi ? reg2b >> j.ctx & 1 : td0 >> 4 & 1;
+	if (!uncompressed)
+		return unpack_unmodelled(th, w, "zero-compressed input (IsUncompressed / Disable_zero_compress_cntx clear)");
+	unsigned xdim = j.multi && j.u == 0 ? tt_dp_cfg(th, sec + 22 + (j.ctx >> 1)) >> (16 * (j.ctx & 1)) & 0xFFFF
+					      : td0 >> 16;
+	unsigned ydim = td1 & 0xFF, zdim = td1 >> 16 & 0xFF ? td1 >> 16 & 0xFF : 1, wdim = td2 & 0xFF ? td2 & 0xFF : 1;
+	uint32_t ctxfmt = tt_dp_cfg(th, sec + 28 + j.ctx);
+	if (j.multi && reg2 >> 14 & 1) {   /* Ovrd_data_format */
+		j.in_fmt = ctxfmt >> 16 & 15;
+		j.out_fmt = ctxfmt >> 20 & 15;
+	} else {
+		j.in_fmt = td0 & 15;
+		j.out_fmt = reg2 & 15;
+	}
+	const struct tt_fmt_info *fi = tt_fmt_info(j.in_fmt);
+	if (!fi->name)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: input format code %u names no format", j.in_fmt);
+	if (tt_dp_cfg(th, UNPACK_LIMIT_EN) >> 17 & 1)
+		return unpack_unmodelled(th, w, "the input FIFO wrap (Unpack_limit_address_en)");
+	if (reg2 >> 12 & 3 || reg2 >> 15 & 1)
+		return unpack_unmodelled(th, w, "upsampling (Upsample_rate, Upsample_and_interleave)");
+	bool force_exp = reg2b >> 8 & 1;
+	/* Input address: (base + offset + 1 + DigestSize) * 16 bytes; then the exponent section. */
+	uint32_t base = tt_dp_cfg(th, sec + 12 + (j.multi ? j.ctx : 0));
+	uint32_t off = tt_dp_cfg(th, sec + 28 + (j.multi ? j.ctx : 0)) & 0xFFFF;
+	uint64_t in = ((uint64_t)base + off + 1 + (td3 >> 24)) * 16, exp_base = 0;
+	if (fi->bfp && !force_exp) {
+		exp_base = in;
+		if (j.in_fmt == TT_FMT_BFP8 || j.in_fmt == TT_FMT_BFP8A || !(td0 >> 5 & 1)) {
+			uint64_t nexp = ((uint64_t)xdim * ydim * zdim * wdim + 15) / 16;
+			in += (nexp + 15) / 16 * 16;
+		}
+	}
+	pthread_mutex_lock(&dp->adc_lock);
+	const uint32_t *xy = dp->adc[j.adc][j.u][0], *zw = dp->adc[me][j.u][0];
+	unsigned xpos = xy[AX], ypos = xy[AY], xend = dp->adc[j.adc][j.u][1][AX] + 1;
+	uint64_t first = (((uint64_t)zw[AW] * zdim + zw[AZ]) * ydim + ypos) * xdim + xpos;
+	const uint32_t *out_adc = dp->adc[me][j.u][1];
+	uint32_t oy = out_adc[AY], oz = out_adc[AZ], ow = out_adc[AW];
+	pthread_mutex_unlock(&dp->adc_lock);
+	unsigned n = xend > xpos ? xend - xpos : 0;
+	unsigned dbits = fi->l1_bits;
+	uint64_t datum_bit = in * 8 + first * dbits, exp16 = exp_base * 16 + first;
+	bool tileize = reg2 >> 9 & 1;
+	uint64_t row_stride_bits = tileize ? (uint64_t)((reg2 >> 16 & 15) << 4 | (reg2 >> 20 & 15) << 8 | (reg2 >> 24 & 15) << 12) * 8
+					   : (uint64_t)dbits * 16;
+	/* Output address. */
+	j.to_dst = j.u == 0 && (j.multi ? reg2b >> (4 + j.ctx) & 1 : reg2 >> 11 & 1);
+	j.transpose = j.u == 0 && (reg2 >> 8 & 1);
+	uint32_t out = (tt_dp_cfg(th, UNP_BASE1(j.u)) & 0x3FFFF) + oy * (tt_dp_cfg(th, UNP_XY1(j.u)) >> 16) +
+		       oz * (tt_dp_cfg(th, UNP_ZW1(j.u)) & 0xFFFF) + ow * (tt_dp_cfg(th, UNP_ZW1(j.u)) >> 16);
+	unsigned ow_bits = tt_fmt_info(j.out_fmt)->l1_bits;
+	if (ow_bits == 32 || ow_bits == 16) {
+		if (out & (ow_bits / 8 - 1))
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: output address %u is not aligned to its %u-byte "
+					"datums (undefined)", out, ow_bits / 8);
+		out /= ow_bits / 8;
+	}
+	if (j.multi && j.u == 0) {
+		uint32_t ctx_out = tt_dp_cfg(th, sec + 20 + (j.ctx >> 1)) >> (16 * (j.ctx & 1)) & 0xFFFF;
+		out = j.to_dst || (tt_dp_cfg(th, UNP_EXP(0)) >> 8 & 1) ? out + ctx_out : ctx_out;
+	}
+	unsigned colshift = tileize || j.u ? 0 : reg2 >> (16 + 4 * (j.ctx & 3)) & 15;
+	if ((j.transpose || tileize) && (datum_bit & 127))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: transpose/tileize input not 16-byte aligned (undefined)");
+	if (j.to_dst && (colshift || j.transpose))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: unpack to Dst with a column shift or transpose (undefined)");
+	bool ovrd_addr = tt_dp_tcfg(th, j.u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) >> 2 & 1;
+	bool int8_unsigned = tt_dp_cfg(th, BH_DP_CFG_ALU) >> (15 + j.u) & 1;
+	uint8_t forced = (uint8_t)tt_dp_cfg(th, UNP_EXP(j.u));
+	/* SrcA/SrcB: the unpacker's bank must be the unpackers' (also for unpacking to Dst). */
+	enum tt_result r = tt_dp_wait_src(th, w, 1u << j.u);
+	if (r != TT_OK)
+		return r;
+	unsigned bank = atomic_load_explicit(&dp->unpacker_bank[j.u], memory_order_acquire);
+	unsigned srcrow = dp->unpacker_src_row[j.u][me];
+	for (unsigned i = 0; i < n; i++, out++) {
+		uint64_t byte = datum_bit >> 3;
+		if (!l1_ok(byte, (dbits + 7) / 8))
+			return tt_fault(th, BH_FAULT_UNMAPPED, w, "UNPACR reads L1 0x%llx, past the end of L1",
+					(unsigned long long)byte);
+		uint32_t raw = l1_read_bits(tile, datum_bit, dbits);
+		datum_bit += dbits;
+		if ((i + 1) % 16 == 0)
+			datum_bit = datum_bit - (uint64_t)dbits * 16 + row_stride_bits;
+		uint8_t e = 0;
+		if (fi->bfp) {
+			if (force_exp) {
+				e = forced;
+			} else {
+				if (!l1_ok(exp16 >> 4, 1))
+					return tt_fault(th, BH_FAULT_UNMAPPED, w, "UNPACR reads exponents past the end of L1");
+				e = __atomic_load_n(tile->l1 + (exp16 >> 4), __ATOMIC_RELAXED);
+				exp16++;
+			}
+		}
+		uint32_t datum;
+		bool wide;
+		const char *why;
+		if (!tt_unpack_convert(j.in_fmt, j.out_fmt, raw, e, j.to_dst, int8_unsigned, &datum, &wide, &why))
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR from %s to %s: %s (undefined)", fi->name,
+					tt_fmt_info(j.out_fmt)->name ? tt_fmt_info(j.out_fmt)->name : "?", why);
+		if (j.zero)
+			datum = 0;
+		unsigned row = out / 16, col = out & 15;
+		if (j.u == 1) {
+			row = (row + srcrow) & 0x3F;
+			atomic_store_explicit(&dp->srcb[bank][row][col], datum, memory_order_relaxed);
+		} else if (!j.to_dst) {
+			if (row < 4 || col < colshift)
+				continue;
+			row -= 4;
+			col -= colshift;
+			if (ovrd_addr ? row >= 64 : row >= 16)
+				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR writes SrcA row %u beyond the %s (undefined)",
+						row, ovrd_addr ? "register" : "16 rows of an unpack");
+			if (!ovrd_addr)
+				row = (row + srcrow) & 0x3F;
+			if (j.transpose) {
+				unsigned lo = row & 15;
+				row = (row & ~15u) | col;
+				col = lo;
+			}
+			atomic_store_explicit(&dp->srca[bank][row][col], datum, memory_order_relaxed);
+		} else {
+			row = (row - 4) & (ovrd_addr ? 15 : 0x3FF);
+			if (wide)
+				tt_dst32_write(dp, row, col, datum);
+			else
+				tt_dst16_write(dp, row, col, (uint16_t)datum);
+		}
+	}
+	/* Counters for the next instruction: Y/Z increments on this thread's and the named ADC. */
+	pthread_mutex_lock(&dp->adc_lock);
+	for (unsigned t = 0; t < BH_TT_THREADS; t++) {
+		if (t != me && t != j.adc)
+			continue;
+		adc_inc(dp, t, j.u, 0, AZ, bits(w, 16, 15));
+		adc_inc(dp, t, j.u, 0, AY, bits(w, 18, 17));
+		adc_inc(dp, t, j.u, 1, AZ, bits(w, 20, 19));
+		adc_inc(dp, t, j.u, 1, AY, bits(w, 22, 21));
+	}
+	pthread_mutex_unlock(&dp->adc_lock);
+	unsigned set_base = (tt_dp_tcfg(th, j.u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) & 3) << 4;
+	if (j.flip)
+		tt_dp_unpacker_flip(th, j.u);
+	else if (reg2 >> 10 & 1)   /* Unpack_Src_Reg_Set_Upd */
+		dp->unpacker_src_row[j.u][me] = (uint8_t)((dp->unpacker_src_row[j.u][me] + 16 + set_base) & 0x3F);
+	return TT_OK;
+}
+
+/* UNPACR_NOP: the forms the documentation describes (SETDVALID through the unpacker, ZEROSRC of
+ * the unpacker's register, a plain NOP); the overlay-stream and register-write forms fault. */
+static enum tt_result unpacr_nop(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned u = bits(w, 23, 23), mode = bits(w, 22, 0);
+	if (mode == 0x7) {
+		tt_dp_unpacker_flip(th, u);
+		return TT_OK;
+	}
+	if (mode == 0x2)
+		return TT_OK;   /* occupies the unpacker for a cycle: no architectural state */
+	if ((mode & ~0x1Cu) == 0x1) {
+		bool like_unpacr = mode >> 4 & 1, both = mode >> 3 & 1, neg = mode >> 2 & 1;
+		unsigned ub = atomic_load_explicit(&dp->unpacker_bank[u], memory_order_acquire);
+		unsigned target = like_unpacr ? ub : atomic_load_explicit(u ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank,
+									  memory_order_acquire);
+		/* Wait until that bank belongs to the unpackers (the unpacker's own bank: C5/C6). */
+		if (target == ub) {
+			enum tt_result r = tt_dp_wait_src(th, w, 1u << u);
+			if (r != TT_OK)
+				return r;
+		} else if (atomic_load_explicit(u ? &dp->srcb_client[target] : &dp->srca_client[target], memory_order_acquire) !=
+			   TT_SRC_UNPACKERS) {
+			return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+					"UNPACR_NOP ZEROSRC waiting for the matrix unit's bank to return is not modelled");
+		}
+		uint32_t v = u == 0 && neg ? 0x7FFFFu : 0;
+		for (unsigned b = 0; b < 2; b++)
+			for (unsigned i = 0; (both || b == ub) && i < TT_SRC_ROWS; i++)
+				for (unsigned c = 0; c < 16; c++)
+					atomic_store_explicit(u ? &dp->srcb[b][i][c] : &dp->srca[b][i][c], v, memory_order_relaxed);
+		return TT_OK;
+	}
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+			"UNPACR_NOP form 0x%x (overlay-stream pop or register write) is not modelled", mode);
+}
+
+enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	pthread_mutex_lock(&dp->unpack_lock);
+	enum tt_result r = tt_opcode_of(w) == TT_OP_UNPACR ? unpacr(th, w) : unpacr_nop(th, w);
+	pthread_mutex_unlock(&dp->unpack_lock);
+	return r;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * PACR: packer 0 from Dst to L1, uncompressed (PACR.md and the packer pages).
+ */
+
+__attribute__((cold))
+static enum tt_result pack_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
+{
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "PACR: %s is not modelled", what);
+}
+
+/* The early conversion (FormatConversion.md) of one Dst datum to the intermediate format: an
+ * IEEE-layout value in *v (FP32 bits, or BF16/FP16 bits in the low half; INT32 sign-magnitude). */
+static bool pack_early(unsigned inter, bool read32, bool raw, uint32_t d, uint32_t *v)
+{
+	if (read32) {
+		uint32_t f = tt_dst_to_fp32(d);
+		switch (inter) {
+		case TT_FMT_FP32: case TT_FMT_INT32:
+			*v = inter == TT_FMT_INT32 ? d : f;
+			return true;
+		case TT_FMT_BF16:
+			*v = raw ? f >> 16 : tt_fp32_to_bf16(f, TT_ROUND_NEAREST_AWAY);
+			return true;
+		case TT_FMT_BFP8:   /* E8M6: rounded to 6 mantissa bits, kept as BF16 */
+			if (raw)
+				return false;
+			*v = tt_fp32_round(f, 6, TT_ROUND_NEAREST_AWAY) >> 16;
+			return true;
+		default:
+			return false;
+		}
+	}
+	uint16_t h = (uint16_t)d;
+	switch (inter) {
+	case TT_FMT_BF16: case TT_FMT_BFP8: {
+		uint32_t f = (uint32_t)tt_dst_to_bf16(h) << 16;
+		*v = raw ? f >> 16 : tt_fp32_round(f, inter == TT_FMT_BFP8 ? 6 : 7, TT_ROUND_NEAREST_AWAY) >> 16;
+		return true;
+	}
+	case TT_FMT_FP16: {
+		uint16_t x = tt_dst_to_fp16(h);
+		*v = raw || (x & 0x7C00) ? x : (uint16_t)0;   /* rounding flushes denormals */
+		return true;
+	}
+	case TT_FMT_INT16:
+		*v = h;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tensix *tx = th->tx;
+	struct tt_dp *dp = tx->dp;
+	struct bh_tile *tile = tx->tile;
+	unsigned me = th->id, mask = bits(w, 11, 8);
+	bool last = bits(w, 0, 0), flush = bits(w, 1, 1), zero_write = bits(w, 12, 12);
+	if (mask == 0)
+		mask = 1;
+	if (mask != 1)
+		return pack_unmodelled(th, w, "a packer other than packer 0 (PackerMask)");
+	if (bits(w, 7, 7))
+		return pack_unmodelled(th, w, "OvrdThreadId");
+	if (bits(w, 3, 2) || bits(w, 14, 13) || bits(w, 17, 17) || bits(w, 20, 18) || bits(w, 22, 21))
+		return pack_unmodelled(th, w, "a Blackhole field the documentation does not describe (ctxt_ctrl, "
+				       "addr_cnt_context, dst_access_mode, row_pad_zero or cfg_context)");
+	uint32_t r1 = tt_dp_cfg(th, THCON(0) + 6), r1b = tt_dp_cfg(th, THCON(0) + 7);
+	if (!(r1 & 1) && !(r1 >> 21 & 1))
+		return pack_unmodelled(th, w, "zero compression (Disable_zero_compress clear)");
+	if (r1 >> 21 & 1)
+		return pack_unmodelled(th, w, "All_pack_disable_zero_compress_ovrd");
+	if (r1 >> 16 & 1)
+		return pack_unmodelled(th, w, "packing from L1 (Source_interface_selection)");
+	if (r1 >> 1 & 1)
+		return pack_unmodelled(th, w, "Add_l1_dest_addr_offset");
+	if (r1b >> 19 & 1)
+		return pack_unmodelled(th, w, "L1 accumulation (Pack_L1_Acc)");
+	if (r1b >> 20 & 1)
+		return pack_unmodelled(th, w, "exponent thresholding");
+	if ((r1b & 0xFFFF) && (r1b & 0xFFFF) != 0xFFFF)
+		return pack_unmodelled(th, w, "downsampling (Downsample_mask)");
+	if (tt_dp_cfg(th, 2) >> 2 & 15)
+		return pack_unmodelled(th, w, "ReLU (STACC_RELU_ApplyRelu)");
+	if (r1 >> 12 & 1)
+		return pack_unmodelled(th, w, "Dis_shared_exp_assembler");
+	unsigned in_fmt = r1 >> 8 & 15, out_fmt = r1 >> 4 & 15;
+	uint32_t alu_spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC), rd = tt_dp_cfg(th, PCK_DEST_RD);
+	unsigned inter = alu_spec >> 14 & 1 ? alu_spec >> 10 & 15 : tt_dp_cfg(th, BH_DP_CFG_ALU) >> 25 & 15;
+	bool read32 = rd & 1, raw = rd >> 2 & 1;
+	if (rd >> 3 & 1)
+		return pack_unmodelled(th, w, "Round_10b_mant");
+	if (rd >> 1 & 1)
+		return pack_unmodelled(th, w, "Read_unsigned");
+	const struct tt_fmt_info *fo = tt_fmt_info(out_fmt);
+	if (!fo->name)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: output format code %u names no format", out_fmt);
+	/* Supported late conversions: identity of FP32/BF16/FP16/INT32/INT16, BF16 to BFP8/4/2, FP32
+	 * to BF16 by truncation, FP16 to FP32. */
+	bool late_ok = in_fmt == out_fmt ||
+		       (in_fmt == TT_FMT_BFP8 && (out_fmt == TT_FMT_BFP8 || out_fmt == TT_FMT_BFP4 || out_fmt == TT_FMT_BFP2)) ||
+		       (in_fmt == TT_FMT_BF16 && (out_fmt == TT_FMT_BFP8 || out_fmt == TT_FMT_BFP4 || out_fmt == TT_FMT_BFP2)) ||
+		       (in_fmt == TT_FMT_FP32 && out_fmt == TT_FMT_BF16);
+	if (!late_ok || !(in_fmt == TT_FMT_FP32 || in_fmt == TT_FMT_BF16 || in_fmt == TT_FMT_FP16 || in_fmt == TT_FMT_INT32 ||
+			  in_fmt == TT_FMT_INT16 || in_fmt == TT_FMT_BFP8))
+		return pack_unmodelled(th, w, "this late format conversion (In_data_format to Out_data_format)");
+	if (inter != in_fmt && !(inter == TT_FMT_BFP8 && in_fmt == TT_FMT_BF16))
+		return pack_unmodelled(th, w, "an intermediate format other than the late conversion's input");
+	unsigned bpd = (in_fmt & 3) == 0 ? 4 : (in_fmt & 3) == 1 ? 2 : 1, xmask = bpd == 4 ? 3 : bpd == 2 ? 7 : 15;
+	pthread_mutex_lock(&dp->adc_lock);
+	uint32_t *c0 = dp->adc[me][2][0], *c1 = dp->adc[me][2][1];
+	uint32_t addr = (tt_dp_cfg(th, PCK_BASE0) & 0x3FFFF) + c0[AX] * (tt_dp_cfg(th, PCK_XY0) & 15) +
+			c0[AY] * (tt_dp_cfg(th, PCK_XY0) >> 16) + c0[AZ] * (tt_dp_cfg(th, PCK_ZW0) & 0xFFFF) +
+			c0[AW] * (tt_dp_cfg(th, PCK_ZW0) >> 16);
+	unsigned n = flush ? 0 : c1[AX] - c0[AX] + 1;
+	uint32_t dst_index = (((addr / bpd) & ~xmask) + (c0[AX] & xmask) + ((tt_dp_cfg(th, PCK_SEC_OFFSET) & 0xFFF) << 4)) &
+			     0x3FFF;
+	uint32_t yzw = (tt_dp_cfg(th, PCK_BASE1) & 0x3FFFF) + c1[AY] * (tt_dp_cfg(th, PCK_XY1) >> 16) +
+		       c1[AZ] * (tt_dp_cfg(th, PCK_ZW1) & 0xFFFF) + c1[AW] * (tt_dp_cfg(th, PCK_ZW1) >> 16);
+	pthread_mutex_unlock(&dp->adc_lock);
+	/* Output streams (16-byte units): L1_Dest_addr + 1 (the tile header) unless subtracted. */
+	struct tt_pack_stream *ps = &dp->pack[0];
+	uint32_t oaddr = tt_dp_cfg(th, THCON(0) + 5) + !(r1 >> 15 & 1) + (yzw & ~0xFu);
+	uint32_t limit = tt_dp_cfg(th, PCK_LIMIT) & 0x1FFFF, fifo = tt_dp_cfg(th, PCK_LIMIT + 1) & 0x1FFFF;
+	if (oaddr > limit * 2 + 1)
+		oaddr -= fifo * 2;
+	if (fo->l1_bits < 16 || out_fmt == TT_FMT_INT8 || out_fmt == TT_FMT_FP8) {
+		if (ps->fresh)
+			ps->exp = (oaddr & 0x1FFFF) << 4;
+		oaddr += tt_dp_cfg(th, THCON(0) + 4) >> 16;   /* Exp_section_size */
+	}
+	if (ps->fresh)
+		ps->data = (oaddr & 0x1FFFF) << 4;
+	ps->fresh = last || flush;
+	if (fo->bfp && n % 16)
+		return pack_unmodelled(th, w, "a BFP pack of a datum count that is not a multiple of 16");
+	if (out_fmt == TT_FMT_INT8 || out_fmt == TT_FMT_FP8 || out_fmt == TT_FMT_TF32 || out_fmt == TT_FMT_BFP8A ||
+	    out_fmt == TT_FMT_BFP4A || out_fmt == TT_FMT_BFP2A)
+		return pack_unmodelled(th, w, "this output format");
+	uint32_t start = ps->data;
+	uint16_t group[16];
+	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
+		unsigned row = dst_index >> 4, col = dst_index & 15;
+		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
+		if (!pack_early(inter, read32, raw, d, &v))
+			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
+		if (fo->bfp) {
+			group[i & 15] = (uint16_t)v;
+			if ((i & 15) != 15)
+				continue;
+			uint8_t e, m[16];
+			tt_bfp_encode(group, fo->l1_bits, &e, m);
+			if (!l1_ok(ps->exp, 1) || !l1_ok(ps->data, fo->l1_bits * 2))
+				return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes past the end of L1");
+			l1_write_bytes(tile, ps->exp++, e, 1);
+			uint8_t buf[16] = { 0 };
+			unsigned nbytes = fo->l1_bits * 2u;
+			for (unsigned k = 0; k < 16; k++)
+				buf[k * fo->l1_bits / 8] |= (uint8_t)(m[k] << (k * fo->l1_bits % 8));
+			for (unsigned k = 0; k < nbytes; k++)
+				l1_write_bytes(tile, ps->data + k, buf[k], 1);
+			ps->data += nbytes;
+			continue;
+		}
+		uint32_t o;
+		switch (out_fmt) {
+		case TT_FMT_FP32:
+			o = in_fmt == TT_FMT_FP16 ? tt_fp16_to_fp32((uint16_t)v) : v;
+			break;
+		case TT_FMT_BF16:
+			o = in_fmt == TT_FMT_FP32 ? v >> 16 : v;
+			break;
+		default:
+			o = v;
+			break;
+		}
+		unsigned nb = fo->l1_bits / 8;
+		if (!l1_ok(ps->data, nb))
+			return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes L1 0x%x, past the end of L1", ps->data);
+		l1_write_bytes(tile, ps->data, o, nb);
+		ps->data += nb;
+	}
+	if (ps->data > start)
+		bh_tile_l1_written(tile, start, ps->data - start);
+	/* ADDR_MOD_PACK: Y/Z of both channels for the next PACR. */
+	uint32_t am = tt_dp_tcfg(th, TCFG_ADDR_MOD_PACK + bits(w, 16, 15));
+	pthread_mutex_lock(&dp->adc_lock);
+	for (unsigned ch = 0; ch < 2; ch++) {
+		unsigned sh = ch ? 6 : 0, zsh = ch ? 14 : 12;
+		if (am >> (sh + 5) & 1)
+			dp->adc[me][2][ch][AY] = dp->adc_cr[me][2][ch][AY] = 0;
+		else if (am >> (sh + 4) & 1)
+			adc_cr_inc(dp, me, 2, ch, AY, am >> sh & 15);
+		else
+			adc_inc(dp, me, 2, ch, AY, am >> sh & 15);
+		if (am >> (zsh + 1) & 1)
+			dp->adc[me][2][ch][AZ] = dp->adc_cr[me][2][ch][AZ] = 0;
+		else
+			adc_inc(dp, me, 2, ch, AZ, am >> zsh & 1);
+	}
+	pthread_mutex_unlock(&dp->adc_lock);
+	return TT_OK;
+}
+
+enum tt_result tt_dp_pack(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	pthread_mutex_lock(&dp->pack_lock);
+	enum tt_result r = pacr(th, w);
+	pthread_mutex_unlock(&dp->pack_lock);
+	return r;
+}
+
+enum tt_result tt_dp_adc(struct bh_tt_thread *th, uint32_t w)
+{
+	return adc_insn(th, w);
+}

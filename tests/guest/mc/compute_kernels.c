@@ -1,0 +1,71 @@
+/* A tt-metal style compute kernel on the three TRISCs (firmware/compute/compute.h): the same body
+ * runs on TRISC0 (unpack), TRISC1 (math) and TRISC2 (pack), over compute_tiles tiles, with the
+ * operation compute_op chosen by the host (tests/unit/test_compute_kernels.c), which fills the
+ * input tiles and checks the output ones:
+ *   0 add_tiles, 1 sub_tiles, 2 mul_tiles (in0 BF16, in1 BFP8 or BF16 -> out BF16)
+ *   3 copy_tile (in0 -> out)
+ *   4 matmul_tiles, HiFi4 (in0 @ in1, BF16 -> FP32 Dst -> BF16)
+ *   5 matmul_tiles, LoFi
+ * BRISC only starts the others; NCRISC does nothing. More tiles than MAX_TILES cycle through the
+ * buffers (bench_tensix's data-plane rows). */
+#include "compute.h"
+#include "multicore.h"
+
+#define MAX_TILES 8
+
+COMPUTE_DEFINE_STATE;
+
+/* What the host writes between loading and starting lives in .data: BRISC zeroes .bss first. */
+#define HOST_SET __attribute__((section(".data")))
+HOST_SET volatile uint32_t compute_op;
+HOST_SET volatile uint32_t compute_tiles = 1;
+HOST_SET volatile uint32_t compute_in1_fmt = COMPUTE_FMT_BF16;
+HOST_SET uint8_t tiles_in0[MAX_TILES * 2048] __attribute__((aligned(16)));
+HOST_SET uint8_t tiles_in1[MAX_TILES * 2048] __attribute__((aligned(16)));
+uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
+
+static int kernel(enum compute_thread role)
+{
+	const uint32_t n = compute_tiles, op = compute_op;
+	if (op > 5)
+		return 2;
+	compute_begin(role);
+	if (op == 3) {
+		unary_op_init_common(0, 16);
+		copy_tile_init(0);
+	}
+	else if (op >= 4)
+		mm_init(0, 1, 16, op == 4 ? HiFi4 : LoFi);
+	else
+		binary_op_init_common(0, 1, 16);
+	for (uint32_t t = 0; t < n; t++) {
+		tile_regs_acquire();
+		uint32_t i = t % MAX_TILES;   /* more tiles than buffers (bench_tensix): the inputs cycle */
+		switch (op) {
+		case 0: add_tiles(0, 1, i, i, 0); break;
+		case 1: sub_tiles(0, 1, i, i, 0); break;
+		case 2: mul_tiles(0, 1, i, i, 0); break;
+		case 3: copy_tile(0, i, 0); break;
+		default: matmul_tiles(0, 1, i, i, 0, 0); break;
+		}
+		tile_regs_commit();
+		tile_regs_wait();
+		pack_tile(0, 16, i);
+		tile_regs_release();
+	}
+	compute_end();
+	return 0;
+}
+
+void multicore_init(void)
+{
+	compute_cb_setup(0, (uint32_t)(uintptr_t)tiles_in0, COMPUTE_FMT_BF16);
+	compute_cb_setup(1, (uint32_t)(uintptr_t)tiles_in1, compute_in1_fmt);
+	compute_cb_setup(16, (uint32_t)(uintptr_t)tiles_out, COMPUTE_FMT_BF16);
+}
+
+int main_brisc(void) { return 0; }
+int main_ncrisc(void) { return 0; }
+int main_trisc0(void) { return kernel(COMPUTE_UNPACK); }
+int main_trisc1(void) { return kernel(COMPUTE_MATH); }
+int main_trisc2(void) { return kernel(COMPUTE_PACK); }

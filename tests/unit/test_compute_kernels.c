@@ -1,0 +1,201 @@
+/* Compute kernels written with the compute library (firmware/compute/compute.h) under tt-metal's
+ * API names, run by the three TRISCs of a tile through the Tensix data plane
+ * (tests/guest/mc/compute_kernels.c): add/sub/mul over several tiles (BF16 and BFP8 inputs),
+ * copy_tile, and a 32x32x32 matmul in HiFi4 and LoFi, every output datum exact against the host's
+ * arithmetic of the same operation. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/device.h"
+#include "testlib.h"
+
+#define ELF "guest/mc_compute_kernels.elf"
+#define TILES 6
+
+static float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static uint16_t bf16_exact(double v)
+{
+	float f = (float)v;
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	cr_assert_eq(b & 0xFFFF, 0, "%g is not a BF16 value", v);
+	return (uint16_t)(b >> 16);
+}
+
+/* Nearest BF16 with ties away from zero (the packer's rounding), of an exact value. */
+static float bf16_round_away(double v)
+{
+	if (v == 0)
+		return 0;
+	double ulp = ldexp(1, ilogb(v) - 7);
+	return (float)copysign(floor(fabs(v) / ulp + 0.5) * ulp, v);
+}
+
+static uint32_t symbol(struct bh_device *dev, const char *name)
+{
+	uint32_t addr = 0;
+	cr_assert_eq(bh_core_symbol_lookup(dev, 0, BH_CORE_BRISC, name, &addr), BH_OK, "no symbol %s", name);
+	return addr;
+}
+
+static void put32(struct bh_device *dev, const char *sym, uint32_t v)
+{
+	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, sym), &v, 4), BH_OK);
+}
+
+/* Loads the program, sets the operation, writes the tiles, runs BRISC and the TRISCs to exit 0
+ * and reads the output tiles. */
+static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void *in0, const void *in1, size_t in1_bytes,
+		       uint16_t *out)
+{
+	static const enum bh_core_id cores[] = { BH_CORE_BRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2 };
+	static const char *const names[] = { "brisc", "trisc0", "trisc1", "trisc2" };
+	tl_skip_unless_built(ELF);
+	uint32_t entry[4];
+	struct bh_device *dev = t_open();
+	load_multicore_elf(dev, ELF, cores, 4, entry);
+	put32(dev, "compute_op", op);
+	put32(dev, "compute_tiles", tiles);
+	put32(dev, "compute_in1_fmt", in1_fmt);
+	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in0"), in0, tiles * 2048), BH_OK);
+	if (in1)
+		cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in1"), in1, in1_bytes), BH_OK);
+	for (unsigned k = 0; k < 4; k++)
+		cr_assert_eq(bh_core_start(dev, 0, cores[k], entry[k]), BH_OK);
+	struct bh_core_result *r = result_new();
+	for (unsigned k = 0; k < 4; k++) {
+		int rc = bh_core_wait(dev, 0, cores[k], 60000, r);
+		if (rc != BH_OK || r->status != BH_RUN_EXITED || r->exit_status != 0) {
+			static char report[1 << 16];
+			bh_device_report(dev, report, sizeof report);
+			cr_assert_fail("%s: wait %d, status %d, exit %d\n%s\n%s", names[k], rc, r->status, r->exit_status,
+				       r->report, report);
+		}
+	}
+	free(r);
+	cr_assert_eq(bh_l1_read(dev, 0, symbol(dev, "tiles_out"), out, tiles * 2048), BH_OK);
+	bh_device_close(dev);
+}
+
+static uint16_t in0[TILES][1024], in1[TILES][1024], out[TILES][1024];
+
+/* in0: multiples of 1/4 in [-8, 8); in1: multiples of 1/2 in [-4, 4): every sum, difference
+ * and product is exact in BF16 (and within one fidelity phase's slices for the product). */
+static void fill_bf16(void)
+{
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			in0[t][k] = bf16_exact((double)((k * 7 + t * 3) % 64) / 4 - 8);
+			in1[t][k] = bf16_exact((double)((k * 5 + t) % 16) / 2 - 4);
+		}
+}
+
+static void expect_eltwise(uint32_t op)
+{
+	fill_bf16();
+	run_kernel(op, TILES, 5, in0, in1, sizeof in1, &out[0][0]);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double a = f_of((uint32_t)in0[t][k] << 16), b = f_of((uint32_t)in1[t][k] << 16);
+			double want = op == 0 ? a + b : op == 1 ? a - b : a * b;
+			cr_assert_eq(f_of((uint32_t)out[t][k] << 16), (float)want, "op %u tile %u datum %u: %g want %g", op, t,
+				     k, f_of((uint32_t)out[t][k] << 16), want);
+		}
+}
+
+Test(compute_kernels, add_tiles_over_six_tiles_is_exact)
+{
+	expect_eltwise(0);
+}
+
+Test(compute_kernels, sub_tiles_over_six_tiles_is_exact)
+{
+	expect_eltwise(1);
+}
+
+Test(compute_kernels, mul_tiles_over_six_tiles_is_exact)
+{
+	expect_eltwise(2);
+}
+
+Test(compute_kernels, add_tiles_with_a_bfp8_input_is_exact)
+{
+	static uint8_t bfp[TILES][1088];
+	static float bval[TILES][1024];
+	fill_bf16();
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned g = 0; g < 64; g++) {
+			bfp[t][g] = (uint8_t)(128 + (g + t) % 3);   /* 2^1 .. 2^3 scale: steps of 1/32 .. 1/8 */
+			for (unsigned k = 0; k < 16; k++) {
+				unsigned mag = (g * 16 + k * 5 + t) % 128, sign = mag && (k & 1);
+				bfp[t][64 + g * 16 + k] = (uint8_t)(sign << 7 | mag);
+				bval[t][g * 16 + k] = (float)ldexp(sign ? -(double)mag : mag, bfp[t][g] - 127 - 6);
+			}
+		}
+	/* in1 tiles are 1088 bytes apart: the program places tile t at t * 1088 for BFP8. */
+	run_kernel(0, TILES, 6, in0, bfp, sizeof bfp, &out[0][0]);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double want = bf16_round_away((double)f_of((uint32_t)in0[t][k] << 16) + bval[t][k]);
+			cr_assert_eq(f_of((uint32_t)out[t][k] << 16), (float)want, "tile %u datum %u", t, k);
+		}
+}
+
+Test(compute_kernels, copy_tile_moves_tiles_unchanged)
+{
+	fill_bf16();
+	run_kernel(3, TILES, 5, in0, NULL, 0, &out[0][0]);
+	cr_assert_eq(memcmp(out, in0, sizeof out), 0);
+}
+
+/* Element (r, c) of a 32x32 tile stored as four 16x16 faces. */
+static unsigned at(unsigned r, unsigned c)
+{
+	return ((r / 16) * 2 + c / 16) * 256 + (r % 16) * 16 + c % 16;
+}
+
+/* Fidelity slices as SrcASrcB.md gives them for BF16 (implicit 1 + 4 bits of SrcA = in1 here,
+ * implicit 1 + 6 bits of SrcB = in0). */
+static double hi_bits(double x, int keep)
+{
+	if (x == 0)
+		return 0;
+	double step = ldexp(1, ilogb(x) - keep);
+	return trunc(x / step) * step;
+}
+
+static void expect_matmul(uint32_t op)
+{
+	/* Values (1 + m/128) * sign: every mantissa bit in use; HiFi4 sums are exact in FP32. */
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			in0[t][k] = (uint16_t)(0x3F80 + (k * 37 + t * 11) % 128) | (uint16_t)(k % 5 == 0 ? 0x8000 : 0);
+			in1[t][k] = (uint16_t)(0x3F80 + (k * 53 + t * 7) % 128) | (uint16_t)(k % 7 == 3 ? 0x8000 : 0);
+		}
+	run_kernel(op, TILES, 5, in0, in1, sizeof in1, &out[0][0]);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned r = 0; r < 32; r++)
+			for (unsigned c = 0; c < 32; c++) {
+				double acc = 0;
+				for (unsigned k = 0; k < 32; k++) {
+					double a = f_of((uint32_t)in0[t][at(r, k)] << 16), b = f_of((uint32_t)in1[t][at(k, c)] << 16);
+					acc += op == 4 ? a * b : hi_bits(a, 6) * hi_bits(b, 4);
+				}
+				float want = bf16_round_away(acc), got = f_of((uint32_t)out[t][at(r, c)] << 16);
+				cr_assert_eq(got, want, "op %u tile %u C[%u][%u]: %a want %a", op, t, r, c, got, want);
+			}
+}
+
+Test(compute_kernels, matmul_tiles_hifi4_is_exact)
+{
+	expect_matmul(4);
+}
+
+Test(compute_kernels, matmul_tiles_lofi_uses_one_fidelity_phase)
+{
+	expect_matmul(5);
+}

@@ -1,0 +1,493 @@
+/* The Tensix data plane's register files and matrix unit (cores/tensix_data.c): SrcA/SrcB bank
+ * hand-over between unpackers and matrix unit (SETDVALID, CLEARDVALID, FlipSrc) gating the
+ * matrix unit and STALLWAIT C5-C8; ELWADD/ELWSUB/ELWMUL, MVMUL with fidelity phases, MOVA2D,
+ * ZEROACC, ZEROSRC, SETRWC/INCRWC and ADDR_MOD, in 16-bit and 32-bit Dst, against host
+ * arithmetic. Src contents are placed directly (the unpackers have their own tests); the
+ * instructions come from TRISC programs through the real FIFOs. */
+#include <math.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "tensix_testlib.h"
+
+#define SETDVALID(ab) TT(0x57, (ab))
+#define CLEARDVALID(flip, keep, reset) TT(0x36, (uint32_t)(flip) << 22 | (uint32_t)(keep) << 1 | (reset))
+#define ELW(op, flip, acc, bcast, am, dst) \
+	TT(op, (uint32_t)(flip) << 22 | (uint32_t)(acc) << 21 | (uint32_t)(bcast) << 19 | (uint32_t)(am) << 14 | (dst))
+#define ELWADD(flip, acc, bcast, am, dst) ELW(0x28, flip, acc, bcast, am, dst)
+#define ELWSUB(flip, acc, bcast, am, dst) ELW(0x30, flip, acc, bcast, am, dst)
+#define ELWMUL(flip, bcast, am, dst) ELW(0x27, flip, 0, bcast, am, dst)
+#define MVMUL(flip, am, dst) TT(0x26, (uint32_t)(flip) << 22 | (uint32_t)(am) << 14 | (dst))
+#define SETRWC(clr, cr, d, b, a, mask) \
+	TT(0x37, (uint32_t)(clr) << 22 | (uint32_t)(cr) << 18 | (uint32_t)(d) << 14 | (uint32_t)(b) << 10 | (uint32_t)(a) << 6 | (mask))
+#define INCRWC(cr, d, b, a) TT(0x38, (uint32_t)(cr) << 18 | (uint32_t)(d) << 14 | (uint32_t)(b) << 10 | (uint32_t)(a) << 6)
+#define ZEROACC_M(mode, wide, am, imm) TT(0x10, (uint32_t)(mode) << 19 | (uint32_t)(wide) << 18 | (uint32_t)(am) << 14 | (imm))
+#define ZEROSRC(neg, single, both, ab) TT(0x11, (uint32_t)(neg) << 4 | (uint32_t)(single) << 3 | (uint32_t)(both) << 2 | (ab))
+#define SETC16(reg, v) TT(0xB2, (uint32_t)(reg) << 16 | (v))
+#define MOVA2D(row, am, move8, dst) TT(0x12, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(move8) << 13 | (dst))
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct tt_dp *dp_of(struct bh_device *dev) { return tile0(dev)->tensix->dp; }
+static float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static uint32_t b_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static uint16_t bf16_of(float f) { return (uint16_t)(b_of(f) >> 16); }   /* f must be exact in BF16 */
+
+static void put_src(struct bh_device *dev, bool b_reg, unsigned bank, unsigned row, unsigned col, uint32_t cell)
+{
+	struct tt_dp *dp = dp_of(dev);
+	atomic_store(b_reg ? &dp->srcb[bank][row][col] : &dp->srca[bank][row][col], cell);
+}
+
+static float dst_bf16(struct bh_device *dev, unsigned row, unsigned col)
+{
+	return f_of((uint32_t)tt_dst_to_bf16(tt_dst16_read(dp_of(dev), row, col)) << 16);
+}
+
+static float dst_fp32(struct bh_device *dev, unsigned row, unsigned col)
+{
+	return f_of(tt_dst_to_fp32(tt_dst32_read(dp_of(dev), row, col)));
+}
+
+static void set_alu(struct bh_device *dev, uint32_t v)
+{
+	bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_ALU, v);
+}
+
+/* SrcA/SrcB bank 0 rows 0..7 hold a[i][j] = (i*16+j)/4 - 8 and b[i][j] = 3 - j/2 (BF16-exact). */
+static float va(unsigned i, unsigned j) { return (float)(i * 16 + j) / 4.f - 8.f; }
+static float vb(unsigned i, unsigned j) { (void)i; return 3.f - (float)j / 2.f; }
+
+static void fill_ab(struct bh_device *dev, unsigned bank)
+{
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			put_src(dev, false, bank, i, j, tt_src_from_bf16(bf16_of(va(i, j))));
+			put_src(dev, true, bank, i, j, tt_src_from_bf16(bf16_of(vb(i, j))));
+		}
+}
+
+/* ---------------------------------------------------------------------------- bank hand-over */
+
+/* ELWADD waits (parked, named in the report) until the unpacker side hands both banks over;
+ * SETDVALID from another thread releases it; its FlipSrc gives the banks back to the unpackers
+ * and moves the matrix unit to bank 1 (SrcASrcB.md). */
+Test(tensix_data, elwadd_waits_for_setdvalid_then_flips_the_banks_back)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	fill_ab(dev, 0);
+	struct prog p = { 0 };
+	emit_push(&p, ELWADD(3, 0, 0, 0, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC1, &p);
+	wait_report_has(dev, "ELWADD until SrcA bank 0 belongs to the matrix unit (it belongs to the unpackers)");
+	cr_expect_eq(tt_dst16_read(dp, 0, 1), 0, "nothing computed before the hand-over");
+	const uint32_t give[] = { SETDVALID(3) };
+	run_pushes(dev, BH_CORE_TRISC0, give, 1);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++)
+			cr_expect_eq(dst_bf16(dev, i, j), va(i, j) + vb(i, j), "Dst[%u][%u]", i, j);
+	cr_expect_eq(atomic_load(&dp->srca_client[0]), TT_SRC_UNPACKERS);
+	cr_expect_eq(atomic_load(&dp->srcb_client[0]), TT_SRC_UNPACKERS);
+	cr_expect_eq(atomic_load(&dp->matrix_srca_bank), 1);
+	cr_expect_eq(atomic_load(&dp->unpacker_bank[0]), 1);
+	cr_expect_eq(atomic_load(&dp->unpacker_bank[1]), 1);
+	bh_device_close(dev);
+}
+
+/* STALLWAIT C7 (SrcA valid for the matrix unit) holds the SEMPOST behind it until another thread
+ * hands SrcA over; C5 then holds on the unpacker side's new bank only once it too is given. */
+Test(tensix_data, stallwait_c7_is_released_by_setdvalid_of_another_thread)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0xFF, 15, 0);
+	struct prog p = { 0 };
+	emit_push(&p, STALLWAIT(0x2, 0x080));
+	emit_push(&p, SEMPOST(1u << 3));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC1, &p);
+	wait_report_has(dev, "STALLWAIT C7 until SrcA bank 0 belongs to the matrix unit");
+	cr_expect_eq(bh_sem_value(t, 3), 0u);
+	const uint32_t give[] = { SETDVALID(1) };
+	run_pushes(dev, BH_CORE_TRISC0, give, 1);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	cr_expect_eq(bh_sem_value(t, 3), 1u);
+	/* The unpackers are on bank 1 now, still theirs: C5 passes; CLEARDVALID reset gives all back. */
+	const uint32_t more[] = { STALLWAIT(0x2, 0x020), SEMPOST(1u << 3), CLEARDVALID(0, 0, 1), STALLWAIT(0x2, 0x060),
+				  SEMPOST(1u << 3) };
+	run_pushes(dev, BH_CORE_TRISC2, more, N(more));
+	cr_expect_eq(bh_sem_value(t, 3), 3u);
+	cr_expect_eq(atomic_load(&dp_of(dev)->srca_client[0]), TT_SRC_UNPACKERS);
+	cr_expect_eq(atomic_load(&dp_of(dev)->unpacker_bank[0]), 0);
+	bh_device_close(dev);
+}
+
+/* CLEARDVALID with KeepReadingSameSrc gives the bank back without moving the matrix unit. */
+Test(tensix_data, cleardvalid_keep_reading_returns_the_bank_without_flipping)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	const uint32_t w[] = { SETDVALID(3), CLEARDVALID(1, 1, 0), CLEARDVALID(2, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	cr_expect_eq(atomic_load(&dp->srca_client[0]), TT_SRC_UNPACKERS);
+	cr_expect_eq(atomic_load(&dp->matrix_srca_bank), 0);
+	cr_expect_eq(atomic_load(&dp->srcb_client[0]), TT_SRC_UNPACKERS);
+	cr_expect_eq(atomic_load(&dp->matrix_srcb_bank), 1);
+	bh_device_close(dev);
+}
+
+/* ----------------------------------------------------------------------- element-wise ops */
+
+/* Sums that BF16 cannot hold: a 16-bit Dst rounds them (to nearest, ties away), a 32-bit Dst
+ * (ALU_ACC_CTRL_Fp32_enabled) keeps them. */
+Test(tensix_data, elwadd_rounds_in_a_16_bit_dst_and_is_exact_in_fp32)
+{
+	static const struct { float b, want16; } c[] = {
+		{ 0x1p-9f, 1.0f },            /* below half a BF16 step of 1: down */
+		{ 0x1p-8f, 1.0f + 0x1p-7f },  /* exactly half: away from zero */
+		{ 0x3p-9f, 1.0f + 0x1p-7f },  /* above half: up */
+	};
+	for (int fp32 = 0; fp32 < 2; fp32++) {
+		struct bh_device *dev = t_open();
+		set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | (fp32 ? BH_DP_ALU_FP32 : 0));
+		for (unsigned i = 0; i < 8; i++)
+			for (unsigned j = 0; j < 16; j++) {
+				put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(1.0f)));
+				put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of(c[j % 3].b)));
+			}
+		const uint32_t w[] = { SETDVALID(3), ELWADD(0, 0, 0, 0, 0) };
+		run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+		for (unsigned j = 0; j < 16; j++) {
+			float got = fp32 ? dst_fp32(dev, 3, j) : dst_bf16(dev, 3, j);
+			cr_expect_eq(got, fp32 ? 1.0f + c[j % 3].b : c[j % 3].want16, "fp32 %d col %u: %a", fp32, j, got);
+		}
+		bh_device_close(dev);
+	}
+}
+
+/* AddDst accumulates; ELWSUB subtracts; broadcast of SrcB row 0 and column 0 (scalar). */
+Test(tensix_data, elwadd_accumulates_and_elwsub_and_broadcasts_follow_the_model)
+{
+	struct bh_device *dev = t_open();
+	fill_ab(dev, 0);
+	const uint32_t w[] = { SETDVALID(3), ELWADD(0, 0, 0, 0, 0), ELWADD(0, 1, 0, 0, 0), ELWSUB(0, 0, 0, 0, 8),
+			       ELWADD(0, 0, 3, 0, 16), ELWADD(0, 0, 2, 0, 24), ELWADD(0, 0, 1, 0, 32) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			cr_expect_eq(dst_bf16(dev, i, j), 2 * (va(i, j) + vb(i, j)), "acc [%u][%u]", i, j);
+			cr_expect_eq(dst_bf16(dev, 8 + i, j), va(i, j) - vb(i, j), "sub [%u][%u]", i, j);
+			cr_expect_eq(dst_bf16(dev, 16 + i, j), va(i, j) + vb(0, 0), "scalar [%u][%u]", i, j);
+			cr_expect_eq(dst_bf16(dev, 24 + i, j), va(i, j) + vb(0, j), "row [%u][%u]", i, j);
+			cr_expect_eq(dst_bf16(dev, 32 + i, j), va(i, j) + vb(i, 0), "col0 [%u][%u]", i, j);
+		}
+	bh_device_close(dev);
+}
+
+/* The host's view of a fidelity phase's operands (SrcASrcB.md table): SrcA phase 0/2 keeps the
+ * implicit 1 and 4 mantissa bits, 1/3 the next five; SrcB phase 0/1 keeps 6 bits, 2/3 the rest. */
+static double host_fid(float x, int keep, bool lo)
+{
+	if (x == 0)
+		return 0;
+	double step = ldexp(1, ilogb(x) - keep), hi = trunc(x / step) * step;
+	return lo ? x - hi : hi;
+}
+
+/* ELWMUL: each fidelity phase multiplies the documented mantissa slices; the four phases
+ * together give the exact product in an FP32 Dst, phase 0 alone a different, coarser one. The
+ * fidelity phase advances through ADDR_MOD_DST FidelityIncr. */
+Test(tensix_data, elwmul_fidelity_phases_sum_to_the_exact_product)
+{
+	const float a = 1.9921875f, b = -1.7421875f;   /* BF16 0x3FFF and 0xBFDF: all mantissa bits in use */
+	double a0 = host_fid(a, 4, false), a1 = host_fid(a, 4, true);
+	double b0 = host_fid(b, 6, false), b1 = host_fid(b, 6, true);
+	for (int phases = 1; phases <= 4; phases += 3) {
+		struct bh_device *dev = t_open();
+		set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+		for (unsigned i = 0; i < 8; i++)
+			for (unsigned j = 0; j < 16; j++) {
+				put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(a)));
+				put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of(b)));
+			}
+		uint32_t w[8];
+		unsigned n = 0;
+		w[n++] = SETC16(BH_DP_TCFG_ADDR_MOD_DST + 1, 1u << 13);   /* section 1: FidelityIncr 1 */
+		w[n++] = SETDVALID(3);
+		w[n++] = ZEROACC_M(3, 0, 0, 0);
+		for (int k = 0; k < phases; k++)
+			w[n++] = ELWMUL(0, 0, 1, 0);
+		run_pushes(dev, BH_CORE_TRISC1, w, n);
+		double want = phases == 4 ? (double)a * b : a0 * b0;
+		cr_expect_eq(dst_fp32(dev, 5, 7), (float)want, "%d phases: %a, want %a", phases, dst_fp32(dev, 5, 7), want);
+		cr_expect_eq(phases == 4 ? a0 * b0 + a1 * b0 + a0 * b1 + a1 * b1 : a0 * b0, want);
+		bh_device_close(dev);
+	}
+}
+
+/* INT8 math: Src integers in the FP16 overlay, Dst32 sign-magnitude, saturating accumulation. */
+Test(tensix_data, int8_elwadd_saturates_in_the_int32_dst)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, BH_DP_ALU_INT8_MATH | (uint32_t)TT_FMT_INT8 << 17);
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			put_src(dev, false, 0, i, j, tt_src_from_fp16(tt_int8_to_fp16_overlay(100, true)));
+			put_src(dev, true, 0, i, j, tt_src_from_fp16(tt_int8_to_fp16_overlay(0x80 | 27, false)));
+		}
+	tt_dst32_write(dp_of(dev), 1, 2, 0x7FFFFFF0u);
+	const uint32_t w[] = { SETDVALID(3), ELWADD(0, 1, 0, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	cr_expect_eq(tt_dst32_read(dp_of(dev), 0, 0), 73u);
+	cr_expect_eq(tt_dst32_read(dp_of(dev), 1, 2), 0x7FFFFFFFu);
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------------- MVMUL */
+
+/* Dst[8x16] += SrcB[8x16] @ SrcA[16x16] with BF16 operands whose every mantissa bit matters:
+ * four fidelity phases (HiFi4) in an FP32 Dst give the exact host product, one phase (LoFi)
+ * gives the product of the documented slices. RWC SrcA/SrcB/Dst move by ADDR_MOD section 2
+ * between two MVMULs. */
+Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
+{
+	static float A[16][16], B[16][16];
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			A[i][j] = f_of((0x3F80u + ((i * 7 + j * 13) & 0x7F)) << 16) * ((i + j) % 3 ? 1 : -1);
+			B[i][j] = f_of((0x3F80u + ((i * 11 + j * 5) & 0x7F)) << 16);
+		}
+	for (int hifi = 0; hifi < 2; hifi++) {
+		struct bh_device *dev = t_open();
+		set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+		for (unsigned i = 0; i < 16; i++)
+			for (unsigned j = 0; j < 16; j++) {
+				put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(A[i][j])));
+				put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of(B[i][j])));
+			}
+		uint32_t w[16];
+		unsigned n = 0;
+		w[n++] = SETC16(BH_DP_TCFG_ADDR_MOD_DST + 1, 1u << 13);           /* fidelity + 1 */
+		w[n++] = SETC16(BH_DP_TCFG_ADDR_MOD_AB + 2, 8u << 8);             /* SrcB + 8 */
+		w[n++] = SETC16(BH_DP_TCFG_ADDR_MOD_DST + 2, 8u | 1u << 15);      /* Dst + 8, fidelity cleared */
+		w[n++] = SETDVALID(3);
+		w[n++] = ZEROACC_M(3, 0, 0, 0);
+		for (unsigned half = 0; half < 2; half++) {
+			for (int k = 0; k < (hifi ? 3 : 0); k++)
+				w[n++] = MVMUL(0, 1, 0);
+			w[n++] = MVMUL(half ? 3 : 0, 2, 0);
+		}
+		run_pushes(dev, BH_CORE_TRISC1, w, n);
+		for (unsigned i = 0; i < 16; i++)
+			for (unsigned j = 0; j < 16; j++) {
+				double want = 0;
+				for (unsigned k = 0; k < 16; k++)
+					want += hifi ? (double)B[i][k] * A[k][j]
+						     : host_fid(B[i][k], 6, false) * host_fid(A[k][j], 4, false);
+				cr_expect_eq(dst_fp32(dev, i, j), (float)want, "hifi %d [%u][%u]: %a want %a", hifi, i, j,
+					     dst_fp32(dev, i, j), want);
+			}
+		cr_expect_eq(atomic_load(&dp_of(dev)->srca_client[0]), TT_SRC_UNPACKERS, "the last MVMUL flipped");
+		bh_device_close(dev);
+	}
+}
+
+/* ----------------------------------------------------------------- moves, clears, counters */
+
+Test(tensix_data, mova2d_moves_src_rows_into_the_dst_layout)
+{
+	struct bh_device *dev = t_open();
+	fill_ab(dev, 0);
+	const uint32_t w[] = { SETDVALID(1), MOVA2D(0, 0, 1, 40), MOVA2D(3, 0, 0, 100) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++)
+			cr_expect_eq(dst_bf16(dev, 40 + i, j), va(i, j));
+	cr_expect_eq(dst_bf16(dev, 100, 5), va(3, 5));
+	cr_expect_eq(dst_bf16(dev, 101, 5), 0.0f);
+	bh_device_close(dev);
+}
+
+Test(tensix_data, zeroacc_clears_one_row_16_rows_a_half_or_all)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < TT_DST_ROWS; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, r, c, 0x1234);
+	const uint32_t w[] = { ZEROACC_M(0, 0, 0, 7), ZEROACC_M(1, 0, 0, 2), ZEROACC_M(2, 0, 0, 1) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned r = 0; r < TT_DST_ROWS; r++) {
+		bool zero = r == 7 || (r >= 32 && r < 48) || r >= 512;
+		cr_expect_eq(tt_dst16_read(dp, r, 9), zero ? 0 : 0x1234, "row %u", r);
+	}
+	const uint32_t all[] = { ZEROACC_M(3, 0, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, all, 1);
+	cr_expect_eq(tt_dst16_read(dp, 100, 0), 0);
+	bh_device_close(dev);
+}
+
+Test(tensix_data, zerosrc_clears_the_chosen_banks_and_srca_to_minus_infinity)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned b = 0; b < 2; b++) {
+		put_src(dev, false, b, 9, 3, 0x1111);
+		put_src(dev, true, b, 9, 3, 0x2222);
+	}
+	/* SrcB: the unpacker's bank (0) only; SrcA: both banks, to -inf. */
+	const uint32_t w[] = { ZEROSRC(0, 0, 0, 2), ZEROSRC(1, 0, 1, 1) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	cr_expect_eq(atomic_load(&dp->srcb[0][9][3]), 0u);
+	cr_expect_eq(atomic_load(&dp->srcb[1][9][3]), 0x2222u);
+	cr_expect_eq(atomic_load(&dp->srca[0][9][3]), 0x7FFFFu);
+	cr_expect_eq(atomic_load(&dp->srca[1][9][3]), 0x7FFFFu);
+	bh_device_close(dev);
+}
+
+/* SETRWC / INCRWC set and move the thread's counters, which choose the rows of the next ELWADD;
+ * ZEROACC with an ADDR_MOD advances them too. */
+Test(tensix_data, setrwc_incrwc_and_addr_mods_choose_the_rows)
+{
+	struct bh_device *dev = t_open();
+	fill_ab(dev, 0);
+	for (unsigned j = 0; j < 16; j++)
+		put_src(dev, false, 0, 8, j, tt_src_from_bf16(bf16_of(100.f)));   /* SrcA row 8 */
+	const uint32_t w[] = {
+		SETDVALID(3),
+		SETRWC(0, 0, 0, 0, 8, 0x1),            /* SrcA = 8 */
+		INCRWC(0, 4, 0, 0),                    /* Dst += 4: rows 0..7 after alignment */
+		INCRWC(0, 12, 0, 0),                   /* Dst = 16 */
+		ELWADD(0, 0, 0, 0, 0),                 /* Dst rows 16..23 = SrcA rows 8.. + SrcB rows 0.. */
+		SETRWC(0, 0, 0, 0, 0, 0xF),            /* all back to 0 */
+		SETC16(BH_DP_TCFG_ADDR_MOD_DST + 3, 48),
+		ZEROACC_M(1, 0, 3, 0xFF),              /* clears nothing (row group 255), applies ADDR_MOD 3 */
+		ELWADD(0, 0, 0, 0, 0),                 /* Dst rows 48..55 */
+	};
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	cr_expect_eq(dst_bf16(dev, 16, 3), 100.f + vb(0, 3));
+	cr_expect_eq(dst_bf16(dev, 0, 3), 0.f);
+	cr_expect_eq(dst_bf16(dev, 48 + 2, 3), va(2, 3) + vb(2, 3));
+	cr_expect_eq(tile0(dev)->tensix->th[1].rwc.dst, 48);
+	bh_device_close(dev);
+}
+
+/* An ELWADD nobody gives a bank to is a deadlock whose report names the wait. */
+Test(tensix_data, elwadd_without_a_bank_forever_is_a_reported_deadlock)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, ELWADD(0, 0, 0, 0, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC1, &p);
+	const char *rep = wait_deadlock_report(dev);
+	assert_has(rep, "ELWADD until SrcA bank 0 belongs to the matrix unit (it belongs to the unpackers)");
+	bh_device_close(dev);
+}
+
+/* Undocumented modes fault by name. */
+Test(tensix_data, undocumented_modes_fault_by_name)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, ZEROACC_M(0, 0, 0, 0) | 1u << 17);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "ZEROACC with clear_zero_flags (Revert) set");
+	free(r);
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- Dst window */
+
+#define DST_WIN 0xFFBD8000u
+
+/* TRISC1 (RISC_DEST_ACCESS_CTRL_SEC1: bits 19 no_swizzle, 23:21 fmt) stores one element through
+ * the window and loads another back as its exit status. */
+static uint32_t dst_window_run(struct bh_device *dev, unsigned fmt, bool raw, unsigned width, uint32_t st_off,
+			       uint32_t st_val, uint32_t ld_off)
+{
+	bh_tensix_cfg_store(tile0(dev), 0, 3, (uint32_t)fmt << 21 | (uint32_t)raw << 19);
+	struct prog p = { 0 };
+	emit_li(&p, T0, DST_WIN + st_off);
+	emit_li(&p, T1, st_val);
+	emit(&p, store(width == 4 ? 2 : 1, T1, 0, T0));
+	emit_li(&p, T0, DST_WIN + ld_off);
+	emit(&p, load(width == 4 ? 2 : 5, A0, 0, T0));
+	emit_exit(&p);
+	return run_core(dev, BH_CORE_TRISC1, &p);
+}
+
+Test(tensix_data, the_risc_v_dst_window_converts_by_its_format_control)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	/* BF16 view: element 37 = row 2, col 5 */
+	tt_dst16_write(dp, 3, 0, tt_dst_from_bf16(0xC040));
+	cr_expect_eq(dst_window_run(dev, 3, false, 2, 37 * 2, 0x3FC0, 48 * 2), 0xC040u);
+	cr_expect_eq(tt_dst16_read(dp, 2, 5), tt_dst_from_bf16(0x3FC0));
+	/* no_swizzle: the raw Dst bits */
+	cr_expect_eq(dst_window_run(dev, 3, true, 2, 0, 0x1234, 37 * 2), tt_dst_from_bf16(0x3FC0));
+	/* FP16 view */
+	cr_expect_eq(dst_window_run(dev, 2, false, 2, 7 * 2, 0xBE00, 7 * 2), 0xBE00u);
+	cr_expect_eq(tt_dst16_read(dp, 0, 7), tt_dst_from_fp16(0xBE00));
+	/* FP32 view of Dst32b: element 20 = row 1, col 4 */
+	cr_expect_eq(dst_window_run(dev, 0, false, 4, 20 * 4, 0x3FC01234u, 20 * 4), 0x3FC01234u);
+	cr_expect_eq(tt_dst32_read(dp, 1, 4), tt_dst_from_fp32(0x3FC01234u));
+	bh_device_close(dev);
+}
+
+Test(tensix_data, dst_window_integer_views_and_wrong_widths_fault_by_name)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	bh_tensix_cfg_store(tile0(dev), 0, 3, 1u << 21);
+	struct prog p = { 0 };
+	emit_load_word(&p, A0, DST_WIN);
+	emit_exit(&p);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	cr_expect_eq(r->status, BH_RUN_FAULTED);
+	expect_in_report(r, "RISC_DEST_ACCESS_CTRL fmt 1 (integer conversion) is not modelled");
+	bh_tensix_cfg_store(tile0(dev), 0, 3, 3u << 21);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	cr_expect_eq(r->status, BH_RUN_FAULTED);
+	expect_in_report(r, "a 4-byte access in view fmt 3, whose elements are 2 bytes");
+	free(r);
+	bh_device_close(dev);
+}
+
+#define MOVD2A(row, am, four, dst) TT(0x08, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
+#define MOVD2B(row, am, four, dst) TT(0x0A, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
+
+/* MOVD2A/MOVD2B put Dst rows back into the matrix unit's Src bank in the Src layout: a BF16 Dst
+ * row as BF16, an FP32 Dst row truncated to TF32 (SrcA format TF32). */
+Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, 8 + r, c, tt_dst_from_bf16(bf16_of(va(r, c))));
+	const uint32_t w[] = { SETDVALID(3), MOVD2A(4, 0, 1, 8), MOVD2B(0, 0, 0, 9) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned c = 0; c < 16; c++)
+			cr_expect_eq(atomic_load(&dp->srca[0][4 + r][c]), tt_src_from_bf16(bf16_of(va(r, c))), "SrcA [%u][%u]", r, c);
+	cr_expect_eq(atomic_load(&dp->srcb[0][0][3]), tt_src_from_bf16(bf16_of(va(1, 3))));
+	/* FP32 Dst, TF32 view: the low 13 mantissa bits go */
+	set_alu(dev, (uint32_t)TT_FMT_TF32 << 17 | BH_DP_ALU_FP32);
+	tt_dst32_write(dp, 2, 6, tt_dst_from_fp32(0xC0ABCDEFu));
+	const uint32_t w2[] = { MOVD2B(5, 0, 0, 2) };
+	run_pushes(dev, BH_CORE_TRISC1, w2, 1);
+	cr_expect_eq(atomic_load(&dp->srcb[0][5][6]), tt_src_from_fp32(0xC0ABCDEFu));
+	bh_device_close(dev);
+}

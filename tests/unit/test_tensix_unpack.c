@@ -1,0 +1,343 @@
+/* Unpackers, packers and ADCs (cores/tensix_unpack.c): a three-thread unpack -> ELWADD -> pack
+ * pipeline over several 32x32 tiles (BF16 A, BFP8 B with shared exponents, BF16 out) with the
+ * data-valid hand-over and a Tensix semaphore between math and pack, exact against the host; the
+ * format paths of UNPACR and PACR on their own; ADC instructions; named faults. */
+#include <math.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "tensix_testlib.h"
+
+#define TENSIX_CFG 0xFFEF0000u
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define SETC16(reg, v) TT(0xB2, (uint32_t)(reg) << 16 | (v))
+#define UNPACR(u, ch1y, ch1z, ch0y, ch0z, flip) \
+	TT(0x42, (uint32_t)(u) << 23 | (uint32_t)(ch1y) << 21 | (uint32_t)(ch1z) << 19 | (uint32_t)(ch0y) << 17 | \
+		 (uint32_t)(ch0z) << 15 | (uint32_t)(flip) << 6 | 1u)
+#define PACR(am, last) TT(0x41, (uint32_t)(am) << 15 | 1u << 8 | (uint32_t)(last))
+#define SETADCXX(units, x1, x0) TT(0x5E, (uint32_t)(units) << 21 | (uint32_t)(x1) << 10 | (x0))
+#define SETADCZW(units, w1, z1, w0, z0, mask) \
+	TT(0x54, (uint32_t)(units) << 21 | (uint32_t)(w1) << 15 | (uint32_t)(z1) << 12 | (uint32_t)(w0) << 9 | \
+		 (uint32_t)(z0) << 6 | (mask))
+#define SETADCXY(units, y1, x1, y0, x0, mask) \
+	TT(0x51, (uint32_t)(units) << 21 | (uint32_t)(y1) << 15 | (uint32_t)(x1) << 12 | (uint32_t)(y0) << 9 | \
+		 (uint32_t)(x0) << 6 | (mask))
+#define INCADCXY(units, y1, x1, y0, x0) \
+	TT(0x52, (uint32_t)(units) << 21 | (uint32_t)(y1) << 15 | (uint32_t)(x1) << 12 | (uint32_t)(y0) << 9 | (uint32_t)(x0) << 6)
+#define ADDRCRXY(units, y1, x1, y0, x0, mask) \
+	TT(0x53, (uint32_t)(units) << 21 | (uint32_t)(y1) << 15 | (uint32_t)(x1) << 12 | (uint32_t)(y0) << 9 | \
+		 (uint32_t)(x0) << 6 | (mask))
+#define SETADC(units, ch, dim, v) TT(0x50, (uint32_t)(units) << 21 | (uint32_t)(ch) << 20 | (uint32_t)(dim) << 18 | (v))
+#define ELWADD(flip, am) TT(0x28, (uint32_t)(flip) << 22 | (uint32_t)(am) << 14)
+#define SETRWC_ALL0 TT(0x37, 0xF)
+
+#define THCON(u) (64u + 48u * (u))
+#define TILES 4
+#define A_AT(t) (0x20000u + 0x1000u * (t))
+#define B_AT(t) (0x30000u + 0x1000u * (t))
+#define C_AT(t) (0x40000u + 0x1000u * (t))
+
+static float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static uint32_t b_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+static void cfg(struct bh_device *dev, unsigned idx, uint32_t v)
+{
+	bh_tensix_cfg_store(tile0(dev), 0, idx, v);
+}
+
+static void emit_cfg(struct prog *p, unsigned idx, uint32_t v)
+{
+	emit_store_word(p, TENSIX_CFG + 4 * idx, v);
+}
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return *s >> 8;
+}
+
+/* Host data: A[t][k] = (k*7 + t) % 64 / 4 - 8 (BF16-exact), B as BFP8 with shared exponent 130
+ * (values mag/8) or 129 per group, random signs and magnitudes: every sum is a multiple of 1/16
+ * below 24 in magnitude, exact in BF16. */
+static float host_a(unsigned t, unsigned k) { return (float)((k * 7 + t) % 64) / 4.f - 8.f; }
+
+static void put_tiles(struct bh_device *dev, float b_val[TILES][1024])
+{
+	uint32_t s = 99;
+	for (unsigned t = 0; t < TILES; t++) {
+		uint8_t buf[2048];
+		for (unsigned k = 0; k < 1024; k++) {
+			uint16_t h = (uint16_t)(b_of(host_a(t, k)) >> 16);
+			memcpy(buf + 2 * k, &h, 2);
+		}
+		bh_tile_l1_write(tile0(dev), A_AT(t), buf, 2048);
+		uint8_t bb[64 + 1024];
+		for (unsigned g = 0; g < 64; g++) {
+			uint8_t e = (uint8_t)(129 + (g & 1));
+			bb[g] = e;
+			for (unsigned k = 0; k < 16; k++) {
+				uint8_t mag = (uint8_t)(lcg(&s) % 128), sign = mag ? (uint8_t)(lcg(&s) & 1) : 0;
+				bb[64 + g * 16 + k] = (uint8_t)(sign << 7 | mag);
+				b_val[t][g * 16 + k] = (float)ldexp(sign ? -(double)mag : mag, e - 127 - 6);
+			}
+		}
+		bh_tile_l1_write(tile0(dev), B_AT(t), bb, sizeof bb);
+	}
+}
+
+/* The configuration the host writes once (state 0). */
+static void configure(struct bh_device *dev)
+{
+	cfg(dev, BH_DP_CFG_ALU, (uint32_t)TT_FMT_BF16 << 17 | (uint32_t)TT_FMT_BFP8 << 21 | (uint32_t)TT_FMT_BF16 << 25);
+	/* Unpacker 0: BF16 faces of 16x16, 4 per tile; SrcA rows start 4 rows into the output space. */
+	cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 16u << 16);
+	cfg(dev, THCON(0) + 1, 16u | 4u << 16);
+	cfg(dev, THCON(0) + 8, TT_FMT_BF16 | 1u << 10);
+	cfg(dev, 49, 4 * 16 * 2);
+	/* Unpacker 1: BFP8 with its exponent section. */
+	cfg(dev, THCON(1) + 0, TT_FMT_BFP8 | 1u << 4 | 16u << 16);
+	cfg(dev, THCON(1) + 1, 16u | 4u << 16);
+	cfg(dev, THCON(1) + 8, TT_FMT_BFP8 | 1u << 10);
+	/* Packer 0: BF16 from a 16-bit Dst, uncompressed; a face (256 datums) per PACR. */
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, 12, 512u << 16);   /* PCK0_ADDR_CTRL_XY_REG_0 Ystride: a face of BF16 */
+}
+
+static void emit_unpacker(struct prog *p)
+{
+	emit_push(p, SETADCXX(3, 255, 0));
+	for (unsigned t = 0; t < TILES; t++) {
+		emit_cfg(p, THCON(0) + 12, A_AT(t) / 16 - 1);
+		emit_cfg(p, THCON(1) + 12, B_AT(t) / 16 - 1);
+		emit_push(p, SETADCZW(3, 0, 0, 0, 0, 0x1));
+		for (unsigned f = 0; f < 4; f++)
+			emit_push(p, UNPACR(0, 0, 0, 0, 1, f == 3));
+		for (unsigned f = 0; f < 4; f++)
+			emit_push(p, UNPACR(1, 0, 0, 0, 1, f == 3));
+		emit_tensix_sync(p);   /* the next tile's addresses only once these UNPACRs have read theirs */
+	}
+	emit_exit_with(p, 0);
+}
+
+static void emit_math(struct prog *p)
+{
+	emit_push(p, SETC16(BH_DP_TCFG_ADDR_MOD_AB, 8u | 8u << 8));
+	emit_push(p, SETC16(BH_DP_TCFG_ADDR_MOD_DST, 8u));
+	for (unsigned t = 0; t < TILES; t++) {
+		emit_push(p, SEMWAIT(0x40, 1u, 2));       /* Dst free: semaphore 0 below its max */
+		for (unsigned r = 0; r < 8; r++)
+			emit_push(p, ELWADD(r == 7 ? 3 : 0, 0));
+		emit_push(p, SETRWC_ALL0);
+		emit_push(p, SEMPOST(1u));
+	}
+	emit_tensix_sync(p);
+	emit_exit_with(p, 0);
+}
+
+static void emit_packer(struct prog *p)
+{
+	emit_push(p, SETC16(37, 1u));          /* ADDR_MOD_PACK 0: Y source + 1 (next face) */
+	emit_push(p, SETC16(38, 1u << 5));     /* ADDR_MOD_PACK 1: Y source cleared */
+	emit_push(p, SETADCXX(4, 255, 0));
+	for (unsigned t = 0; t < TILES; t++) {
+		emit_cfg(p, THCON(0) + 5, C_AT(t) / 16 - 1);
+		emit_push(p, SEMWAIT(0x4, 1u, 1));        /* Dst full: semaphore 0 non-zero */
+		for (unsigned f = 0; f < 4; f++)
+			emit_push(p, PACR(f == 3, f == 3));
+		emit_push(p, SEMGET(1u));
+		emit_tensix_sync(p);
+	}
+	emit_exit_with(p, 0);
+}
+
+Test(tensix_unpack, three_thread_unpack_elwadd_pack_over_tiles_is_exact)
+{
+	static float bv[TILES][1024];
+	struct bh_device *dev = t_open();
+	bh_sem_init(tile0(dev), 1u, 1, 0);
+	put_tiles(dev, bv);
+	configure(dev);
+	struct prog pu = { 0 }, pm = { 0 }, pp = { 0 };
+	emit_unpacker(&pu);
+	emit_math(&pm);
+	emit_packer(&pp);
+	start_core(dev, BH_CORE_TRISC2, &pp);
+	start_core(dev, BH_CORE_TRISC1, &pm);
+	start_core(dev, BH_CORE_TRISC0, &pu);
+	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	expect_exit(dev, 0, BH_CORE_TRISC2, 0);
+	for (unsigned t = 0; t < TILES; t++) {
+		uint16_t c[1024];
+		bh_tile_l1_read(tile0(dev), C_AT(t), c, sizeof c);
+		for (unsigned k = 0; k < 1024; k++) {
+			float want = host_a(t, k) + bv[t][k];
+			cr_assert_eq(f_of((uint32_t)c[k] << 16), want, "tile %u datum %u: %g, want %g", t, k,
+				     f_of((uint32_t)c[k] << 16), want);
+		}
+	}
+	bh_device_close(dev);
+}
+
+/* Unpack a face to Dst (Unpack_If_Sel) in FP32, then pack it as BF16 from the 32-bit Dst with
+ * rounding (ties away) and as BFP8 (shared exponent per 16 datums). */
+Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
+{
+	struct bh_device *dev = t_open();
+	float in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (1.0f + (float)k / 256.f + 0x1p-9f * (k & 1)) * (k % 3 ? 1.f : -1.f);
+	bh_tile_l1_write(tile0(dev), 0x20000, in, sizeof in);
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_BF16 << 25);
+	cfg(dev, THCON(0) + 0, TT_FMT_FP32 | 1u << 4 | 16u << 16);
+	cfg(dev, THCON(0) + 1, 16u);
+	cfg(dev, THCON(0) + 8, TT_FMT_FP32 | 1u << 11);   /* to Dst */
+	cfg(dev, 49, 4 * 16 * 4);                         /* row 4 of the 32-bit output space */
+	cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
+	cfg(dev, 18, 1);                                  /* Read_32b_data */
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
+	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(tt_dst_to_fp32(tt_dst32_read(dp, k / 16, k % 16)), b_of(in[k]), "Dst32 datum %u", k);
+	uint16_t out[256];
+	bh_tile_l1_read(tile0(dev), 0x30000, out, sizeof out);
+	for (unsigned k = 0; k < 256; k++) {
+		double v = in[k], ulp = ldexp(1, ilogb(v) - 7), want = copysign(floor(fabs(v) / ulp + 0.5) * ulp, v);
+		cr_assert_eq(f_of((uint32_t)out[k] << 16), (float)want, "BF16 datum %u: %a want %a", k,
+			     f_of((uint32_t)out[k] << 16), want);
+	}
+	/* Now BFP8 (intermediate BFP8 = E8M6 with rounding, then one exponent per 16 datums). */
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_BFP8 << 25);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BFP8 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, THCON(0) + 5, 0x31000 / 16 - 1);
+	cfg(dev, THCON(0) + 4, 1u << 16);                 /* Exp_section_size: one 16-byte unit */
+	const uint32_t w2[] = { PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w2, 1);
+	uint8_t ex[16], man[256];
+	bh_tile_l1_read(tile0(dev), 0x31000, ex, 16);
+	bh_tile_l1_read(tile0(dev), 0x31010, man, 256);
+	double e86[256];
+	for (unsigned k = 0; k < 256; k++) {   /* host: E8M6 rounding (ties away) */
+		double v = in[k], u6 = ldexp(1, ilogb(v) - 6);
+		e86[k] = copysign(floor(fabs(v) / u6 + 0.5) * u6, v);
+	}
+	for (unsigned k = 0; k < 256; k++) {
+		/* the group's largest exponent, 7 magnitude bits below it, ties away, saturating */
+		int emax = -1000;
+		for (unsigned j = k & ~15u; j < (k & ~15u) + 16; j++)
+			emax = ilogb(e86[j]) > emax ? ilogb(e86[j]) : emax;
+		double step = ldexp(1, emax - 6), q = floor(fabs(e86[k]) / step + 0.5);
+		if (q > 127)
+			q = 127;
+		cr_assert_eq(ex[k / 16], emax + 127, "exponent of group %u", k / 16);
+		cr_assert_eq(man[k], (uint8_t)((e86[k] < 0 && q ? 0x80 : 0) | (unsigned)q), "BFP8 datum %u", k);
+	}
+	bh_device_close(dev);
+}
+
+/* The ADC instructions on the unpacker and packer counters, per ADCs.md. */
+Test(tensix_unpack, adc_instructions_set_increment_and_carriage_return)
+{
+	struct bh_device *dev = t_open();
+	const uint32_t w[] = {
+		SETADCXY(1, 3, 2, 5, 4, 0xF),   /* U0: X0 4, Y0 5, X1 2, Y1 3 */
+		INCADCXY(1, 1, 1, 2, 1),        /* X0 5, Y0 7, X1 3, Y1 4 */
+		ADDRCRXY(1, 0, 0, 1, 0, 0x2),   /* Y0_Cr 5 + 1 = 6, Y0 = 6 */
+		SETADC(4, 1, 2, 77),            /* packers, channel 1, Z = 77 */
+		SETADC(2, 0, 0, 2u << 16 | 9),  /* U1 of thread 1 (override 2) */
+		SETADCZW(1, 0, 0, 3, 0, 0x2),   /* U0 W0 = 3 */
+	};
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	cr_expect_eq(dp->adc[0][0][0][0], 5u);
+	cr_expect_eq(dp->adc[0][0][0][1], 6u);
+	cr_expect_eq(dp->adc[0][0][1][0], 3u);
+	cr_expect_eq(dp->adc[0][0][1][1], 4u);
+	cr_expect_eq(dp->adc[0][0][0][3], 3u);
+	cr_expect_eq(dp->adc[0][2][1][2], 77u);
+	cr_expect_eq(dp->adc[1][1][0][0], 2u << 16 | 9u);   /* X takes all of NewValue (SETADC.md) */
+	cr_expect_eq(dp->adc[0][1][0][0], 0u);
+	bh_device_close(dev);
+}
+
+/* Modes outside the model fault by name at the instruction. */
+Test(tensix_unpack, unmodelled_modes_fault_by_name)
+{
+	static const struct { uint32_t w; const char *why; } c[] = {
+		{ UNPACR(0, 0, 0, 0, 0, 0) | 1u << 2, "UNPACR: RowSearch (bit 2) is not modelled" },
+		{ TT(0x41, 0x2u << 8), "PACR: a packer other than packer 0 (PackerMask) is not modelled" },
+		{ TT(0x43, 0x4), "UNPACR_NOP form 0x4 (overlay-stream pop or register write) is not modelled" },
+	};
+	for (size_t k = 0; k < N(c); k++) {
+		struct bh_device *dev = t_open();
+		cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 16u << 16);
+		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, c[k].w);
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+		expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", c[k].why);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
+/* A kernel whose packer skips the math -> pack semaphore packs Dst before math has written it:
+ * the wrong data (here the zeros of a fresh Dst) reaches L1 and stays there, nothing corrects it.
+ * Deterministic: math is held (no SrcA/SrcB bank yet) until unpack runs, after the pack. The
+ * pipeline test above is the fixed twin. */
+Test(tensix_unpack, pack_without_the_math_semaphore_packs_stale_dst)
+{
+	static float bv[TILES][1024];
+	struct bh_device *dev = t_open();
+	put_tiles(dev, bv);
+	configure(dev);
+	uint16_t junk[1024];
+	memset(junk, 0x5A, sizeof junk);
+	bh_tile_l1_write(tile0(dev), C_AT(0), junk, sizeof junk);
+	struct prog pm = { 0 }, pp = { 0 }, pu = { 0 };
+	emit_push(&pm, SETC16(BH_DP_TCFG_ADDR_MOD_AB, 8u | 8u << 8));
+	emit_push(&pm, SETC16(BH_DP_TCFG_ADDR_MOD_DST, 8u));
+	for (unsigned r = 0; r < 8; r++)
+		emit_push(&pm, ELWADD(r == 7 ? 3 : 0, 0));
+	emit_tensix_sync(&pm);
+	emit_exit_with(&pm, 0);
+	start_core(dev, BH_CORE_TRISC1, &pm);
+	wait_report_has(dev, "ELWADD until SrcA bank 0 belongs to the matrix unit");
+	/* Pack with no wait on the semaphore. */
+	emit_push(&pp, SETC16(37, 1u));
+	emit_push(&pp, SETADCXX(4, 255, 0));
+	emit_cfg(&pp, THCON(0) + 5, C_AT(0) / 16 - 1);
+	for (unsigned f = 0; f < 4; f++)
+		emit_push(&pp, PACR(0, f == 3));
+	emit_tensix_sync(&pp);
+	emit_exit_with(&pp, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC2, &pp), 0);
+	/* Now the unpacker gives math its banks and math computes, too late. */
+	emit_push(&pu, SETADCXX(3, 255, 0));
+	emit_cfg(&pu, THCON(0) + 12, A_AT(0) / 16 - 1);
+	emit_cfg(&pu, THCON(1) + 12, B_AT(0) / 16 - 1);
+	for (unsigned u = 0; u < 2; u++)
+		for (unsigned f = 0; f < 4; f++)
+			emit_push(&pu, UNPACR(u, 0, 0, 0, 1, f == 3));
+	emit_tensix_sync(&pu);
+	emit_exit_with(&pu, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &pu), 0);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	uint16_t c[1024];
+	bh_tile_l1_read(tile0(dev), C_AT(0), c, sizeof c);
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	for (unsigned k = 0; k < 1024; k++) {
+		cr_assert_eq(c[k], 0, "datum %u was packed from the fresh Dst (0), not corrected later", k);
+		cr_assert_eq(f_of((uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, k / 16, k % 16)) << 16), host_a(0, k) + bv[0][k],
+			     "math did compute datum %u afterwards", k);
+	}
+	bh_device_close(dev);
+}
