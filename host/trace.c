@@ -381,7 +381,7 @@ static int trace_write(struct bh_trace *tr)
 			put_noc_event(f, &first, r, tab, mask);
 			break;
 		case BH_EVENT_CB:
-			put_head(&*f, &first, "C", "cb", r->tile, TRACE_TID_NONE, r->t);
+			put_head(f, &first, "C", "cb", r->tile, TRACE_TID_NONE, r->t);
 			fprintf(f, ",\"name\":\"cb %u\",\"args\":{\"received\":%u,\"acked\":%u,\"held\":%u}}", r->addr,
 				r->value[0], r->value[1], r->value[2]);
 			break;
