@@ -149,6 +149,12 @@ static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s,
 bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx, struct guest_run *out, char *err,
 	       size_t errlen)
 {
+	return guest_run_cfg(NULL, elf, ncores, patch, ctx, out, err, errlen);
+}
+
+bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx,
+		   struct guest_run *out, char *err, size_t errlen)
+{
 	struct bh_device *dev;
 	struct bh_core_result res[GUEST_MAX_CORES];
 	uint32_t entry[GUEST_MAX_CORES];
@@ -159,7 +165,7 @@ bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx
 		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
 		return false;
 	}
-	if (bh_device_open(NULL, &dev) != BH_OK) {
+	if (bh_device_open(cfg, &dev) != BH_OK) {
 		snprintf(err, errlen, "cannot open a device");
 		return false;
 	}

@@ -59,5 +59,8 @@ struct guest_run {
  * False (err set) at a fault, a limit, a non-zero exit, a deadlock or after GUEST_TIMEOUT_S. */
 bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx, struct guest_run *out, char *err,
 	       size_t errlen);
+/* The same on a device opened with cfg (NULL: the defaults), e.g. serial scheduling. */
+bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx,
+		   struct guest_run *out, char *err, size_t errlen);
 
 #endif

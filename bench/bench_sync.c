@@ -42,6 +42,9 @@
 #ifndef BENCH_SYNC_WAKE_ELF
 #define BENCH_SYNC_WAKE_ELF ""
 #endif
+#ifndef BENCH_SYNC_ONE_CORE_ELF
+#define BENCH_SYNC_ONE_CORE_ELF ""
+#endif
 
 #define NCORES GUEST_MAX_CORES
 #define IDLE_CPU_BAR 5.0          /* an idle device must use less than this % of one host CPU */
@@ -53,7 +56,8 @@ enum {
 	M_CHAIN = 1 << 1,
 	M_WAKE = 1 << 2,
 	M_IDLE = 1 << 3,
-	M_ALL = (1 << 4) - 1,
+	M_SERIAL = 1 << 4,
+	M_ALL = (1 << 5) - 1,
 };
 
 struct options {
@@ -69,9 +73,11 @@ struct options {
 	const char *pingpong_elf;
 	const char *chain_elf;
 	const char *wake_elf;
+	const char *one_core_elf;
 };
 
-#define MAX_ROWS 12
+#define MAX_ROWS 16
+#define SERIAL_BAR 0.25   /* serial >= 0.25 x threaded instructions/s on a single-tile CB program */
 #define MAX_REPEAT BENCH_CB_MAX_REPEAT
 
 static void usage(FILE *f, const char *argv0)
@@ -91,6 +97,10 @@ static void usage(FILE *f, const char *argv0)
 		"  idle          CPU of a device whose every core is parked (bar: < %.0f%% of one\n"
 		"                CPU), and the time to wake them all until they exit, vs. as many\n"
 		"                host threads blocked in futex_wait\n"
+		"  serial        --sched serial against the threaded mode, alternating in the same run:\n"
+		"                aggregate instructions/s of cb chain5 on a full tile (bar: >= %.2f) and\n"
+		"                of one core (a sieve), and whole runs/s (open, load, run, close) of a\n"
+		"                small chain: the seeds/s of a hunt\n"
 		"Throughputs are the best of --repeat runs; each run's time includes starting the\n"
 		"cores (well under 1%% of it at the default page counts).\n"
 		"\n"
@@ -102,7 +112,7 @@ static void usage(FILE *f, const char *argv0)
 		"  --rounds N          wake-up round trips (default 2000)\n"
 		"  --tiles N           tiles of the idle device (default 140, 5 cores each)\n"
 		"  --idle-seconds S    wall time the idle CPU is measured over (default 2)\n"
-		"  --only LIST         comma-separated subset of pingpong,chain,wake,idle\n"
+		"  --only LIST         comma-separated subset of pingpong,chain,wake,idle,serial\n"
 		"  --check-bars        exit 1 when a bar is missed (default: only reported)\n"
 		"  --pingpong-elf F, --chain-elf F, --wake-elf F\n"
 		"                      guest programs (defaults: those of this build)\n"
@@ -112,7 +122,7 @@ static void usage(FILE *f, const char *argv0)
 		"\n"
 		"exit status: 0 every measurement ran and every guest and native run checked its\n"
 		"pages; 1 one failed (or, with --check-bars, missed its bar); 2 bad usage.\n",
-		argv0, BENCH_CB_PINGPONG_BAR * 100, IDLE_CPU_BAR);
+		argv0, BENCH_CB_PINGPONG_BAR * 100, IDLE_CPU_BAR, SERIAL_BAR);
 }
 
 /* ---- 2. CB chain through five cores ---------------------------------------------------------- */
@@ -152,6 +162,124 @@ static void bench_chain(struct benchlib_row *r, const struct options *opt)
 		 p.cbs[2].pages, p.cbs[3].pages);
 	benchlib_appendf(r->extra, sizeof r->extra, ", \"cb_pages\": [%u, %u, %u, %u]", p.cbs[0].pages, p.cbs[1].pages,
 		p.cbs[2].pages, p.cbs[3].pages);
+}
+
+/* ---- Serial scheduling against threaded (after 2: it runs cb chain5 too) -------------------------------------------------- */
+
+/* One run on a device opened with cfg: aggregate instructions per second of its cores (first
+ * start to last exit), and *wall_s the whole run's wall time (open to close). -1 on failure. */
+static double sched_run(const struct bh_device_config *cfg, const char *elf, unsigned ncores, guest_patch_fn patch,
+			void *ctx, double *wall_s, char *err, size_t errlen)
+{
+	struct guest_run g;
+	double t0 = benchlib_now();
+	if (!guest_run_cfg(cfg, elf, ncores, patch, ctx, &g, err, errlen))
+		return -1;
+	*wall_s = benchlib_now() - t0;
+	uint64_t n = 0;
+	for (unsigned k = 0; k < ncores; k++)
+		n += g.instructions[k];
+	return g.seconds > 0 ? (double)n / g.seconds : -1;
+}
+
+/* A single-core program (exits through the host call) on BRISC: instructions per second. */
+static double one_core_run(const struct bh_device_config *cfg, const char *elf, char *err, size_t errlen)
+{
+	struct bh_device *dev;
+	struct bh_core_result res;
+	uint32_t entry;
+	if (!elf[0]) {
+		snprintf(err, errlen, "no guest ELF in this build (needs riscv64-unknown-elf-gcc)");
+		return -1;
+	}
+	if (bh_device_open(cfg, &dev) != BH_OK) {
+		snprintf(err, errlen, "cannot open a device");
+		return -1;
+	}
+	double rate = -1;
+	if (bh_load_elf(dev, 0, BH_CORE_BRISC, elf, NULL, &entry, err, errlen) == BH_OK) {
+		bh_core_enable_host_calls(dev, 0, BH_CORE_BRISC, true);
+		struct guest_capture cap;
+		char last[256];
+		bool captured = guest_capture_begin(&cap);
+		double t0 = benchlib_now();
+		bh_core_start(dev, 0, BH_CORE_BRISC, entry);
+		int rc = bh_core_wait(dev, 0, BH_CORE_BRISC, (int)(GUEST_TIMEOUT_S * 1000), &res);
+		double s = benchlib_now() - t0;
+		if (captured)
+			guest_capture_end(&cap, last, sizeof last);
+		if (rc == BH_OK && res.status == BH_RUN_EXITED && res.exit_status == 0)
+			rate = (double)res.instructions / s;
+		else
+			snprintf(err, errlen, "%s: status %d, exit %d (rc %d)", elf, (int)res.status, res.exit_status, rc);
+	}
+	bh_device_close(dev);
+	return rate;
+}
+
+static void sched_row(struct benchlib_row *r, const char *name, const char *unit_ref)
+{
+	snprintf(r->name, sizeof r->name, "%s", name);
+	r->ref_what = unit_ref;
+}
+
+static void bench_serial(struct benchlib_row *tile, struct benchlib_row *one, struct benchlib_row *seeds,
+			 const struct options *opt)
+{
+	struct chain_params p = { .pages = opt->chain_pages }, small = { .pages = 200 };
+	char err[512];
+	double best_s = -1, best_t = -1, one_s = -1, one_t = -1, seeds_s = -1, seeds_t = -1;
+	sched_row(tile, "serial/threaded, cb chain5 insns/s", "threaded mode, same program");
+	sched_row(one, "serial/threaded, one core insns/s", "threaded mode, same program");
+	sched_row(seeds, "serial/threaded, small-run seeds/s", "threaded mode, same program");
+	tile->bar_kind = BENCHLIB_BAR_RATIO_MIN;
+	tile->bar = SERIAL_BAR;
+	for (int k = 0; k < opt->c.repeat; k++) {
+		struct bh_device_config ser = { .sched = BH_SCHED_SERIAL, .seed = (uint64_t)k + 1 };
+		struct bh_device_config thr = { .sched = BH_SCHED_THREADED, .seed = (uint64_t)k + 1 };
+		double w, rs = sched_run(&ser, opt->chain_elf, NCORES, chain_patch, &p, &w, err, sizeof err);
+		double rt = rs < 0 ? -1 : sched_run(&thr, opt->chain_elf, NCORES, chain_patch, &p, &w, err, sizeof err);
+		if (rs < 0 || rt < 0) {
+			benchlib_row_fail(tile, "%s", err);
+			break;
+		}
+		best_s = rs > best_s ? rs : best_s;
+		best_t = rt > best_t ? rt : best_t;
+		double os = one_core_run(&ser, opt->one_core_elf, err, sizeof err);
+		double ot = os < 0 ? -1 : one_core_run(&thr, opt->one_core_elf, err, sizeof err);
+		if (os < 0 || ot < 0) {
+			benchlib_row_fail(one, "%s", err);
+		} else {
+			one_s = os > one_s ? os : one_s;
+			one_t = ot > one_t ? ot : one_t;
+		}
+		/* Whole small runs back to back, 20 of each: what bounds a hunt's seeds/s. */
+		double ws = 0, wt = 0;
+		for (unsigned i = 0; i < 20 && !seeds->failed; i++) {
+			double a, b;
+			ser.seed = thr.seed = i + 1;
+			if (sched_run(&ser, opt->chain_elf, NCORES, chain_patch, &small, &a, err, sizeof err) < 0 ||
+			    sched_run(&thr, opt->chain_elf, NCORES, chain_patch, &small, &b, err, sizeof err) < 0)
+				benchlib_row_fail(seeds, "%s", err);
+			ws += a;
+			wt += b;
+		}
+		if (!seeds->failed) {
+			seeds_s = 20 / ws > seeds_s ? 20 / ws : seeds_s;
+			seeds_t = 20 / wt > seeds_t ? 20 / wt : seeds_t;
+		}
+	}
+	tile->bhemu = best_s;
+	tile->ref = best_t;
+	tile->unit = "insns/s";
+	one->bhemu = one_s;
+	one->ref = one_t;
+	one->unit = "insns/s";
+	seeds->bhemu = seeds_s;
+	seeds->ref = seeds_t;
+	seeds->unit = "runs/s";
+	benchlib_appendf(tile->diag, sizeof tile->diag, "serial %.1f M insns/s, threaded %.1f M insns/s (5 cores)",
+			 best_s / 1e6, best_t / 1e6);
 }
 
 /* ---- 3. Wake-up latency ---------------------------------------------------------------------- */
@@ -461,6 +589,7 @@ static unsigned parse_only(const char *list)
 {
 	static const struct benchlib_name_bit names[] = {
 		{ "pingpong", M_PINGPONG }, { "chain", M_CHAIN }, { "wake", M_WAKE }, { "idle", M_IDLE },
+		{ "serial", M_SERIAL },
 	};
 
 	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
@@ -472,7 +601,7 @@ int main(int argc, char **argv)
 	struct options opt = {
 		.c.repeat = -1, .settle_s = 20e-6, .warmup = 50, .only = M_ALL,
 		.pingpong_elf = BENCH_SYNC_PINGPONG_ELF, .chain_elf = BENCH_SYNC_CHAIN_ELF,
-		.wake_elf = BENCH_SYNC_WAKE_ELF,
+		.wake_elf = BENCH_SYNC_WAKE_ELF, .one_core_elf = BENCH_SYNC_ONE_CORE_ELF,
 	};
 	long pages = -1, chain_pages = -1, rounds = -1, tiles = -1;
 	double idle_s = -1;
@@ -553,6 +682,12 @@ int main(int argc, char **argv)
 		PROGRESS("idle device, %u tiles, %.1f s", opt.tiles, opt.idle_s);
 		struct benchlib_row *cpu = benchlib_row_new(rows, &n, "idle_cpu", "%");
 		bench_idle(cpu, benchlib_row_new(rows, &n, "wake_all", "ms"), &opt);
+	}
+	if (opt.only & M_SERIAL) {
+		PROGRESS("serial against threaded scheduling, cb chain5 and one core");
+		struct benchlib_row *tile = benchlib_row_new(rows, &n, "serial_tile_insns", "insns/s");
+		struct benchlib_row *one = benchlib_row_new(rows, &n, "serial_one_core_insns", "insns/s");
+		bench_serial(tile, one, benchlib_row_new(rows, &n, "serial_seeds", "runs/s"), &opt);
 	}
 #undef PROGRESS
 

@@ -15,6 +15,7 @@
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
+#include "sync/sched.h"
 #include "sync/streams.h"
 
 /* cfg0 reset value: all chicken bits clear except StMergeTimer (bits 13..17) = 16. */
@@ -163,13 +164,28 @@ static void *core_thread(void *arg)
 	struct bh_core *c = arg;
 	struct bh_tile *t = c->tile;
 
+	struct bh_actor *act = c->waiter.actor;   /* serial scheduling (sync/sched.h), else NULL */
 	bh_rcu_thread_register();   /* an RCU reader of the hook table (sync/hooks.h) */
+	if (act)
+		bh_sched_self = act;
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
 		bh_rcu_offline();
-		while (!t->shutdown && !(c->restart && !c->held))
+		while (!t->shutdown && !(c->restart && !c->held) && !(act && bh_sched_wanted(act)))
 			pthread_cond_wait(&c->cond, &t->lock);
 		bh_rcu_online();
+		if (act && !t->shutdown) {
+			/* Serial: run only with the token; a release taken back meanwhile gives it away. */
+			pthread_mutex_unlock(&t->lock);
+			bh_sched_enter(act);
+			pthread_mutex_lock(&t->lock);
+			if (!t->shutdown && !(c->restart && !c->held)) {
+				pthread_mutex_unlock(&t->lock);
+				bh_sched_leave(act);
+				pthread_mutex_lock(&t->lock);
+				continue;
+			}
+		}
 		if (t->shutdown)
 			break;
 		c->restart = false;
@@ -200,11 +216,13 @@ static void *core_thread(void *arg)
 		default: c->state = BH_CORE_IN_RESET; break;   /* event: held, restarting or shutting down */
 		}
 		/* Active again at once if a release came meanwhile (restart: it runs next). */
-		atomic_store_explicit(&c->waiter.park_state, c->restart && !c->held ? BH_PARK_NONE : BH_PARK_IDLE,
-				      memory_order_release);
+		bool again = c->restart && !c->held;
+		atomic_store_explicit(&c->waiter.park_state, again ? BH_PARK_NONE : BH_PARK_IDLE, memory_order_release);
 		pthread_mutex_unlock(&t->lock);
 		bh_chip_state_changed(t->chip);
 		core_emit_stopped(c);
+		if (act && !again)
+			bh_sched_leave(act);   /* serial: off until a release makes it runnable */
 		pthread_mutex_lock(&t->lock);
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -299,6 +317,8 @@ bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size, bool amo
 	unsigned mask = atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed);
 	if ((mask & BH_PAGE_INFLIGHT) && !bh_inflight_store(t, c->kind, addr, size, c->pc, &c->fault))
 		return false;
+	if (mask & BH_PAGE_WATCHED)
+		bh_sched_point();   /* serial: a store to a page of watched words is a scheduling point */
 	/* cb-ownership: a producer's store into a page its consumer still holds. */
 	struct bh_fault f;
 	if (!(mask & BH_PAGE_CB) || !bh_stream_cb_store_check(t, c->kind, addr, size, &f))
@@ -408,6 +428,7 @@ static bool ttsync_load_check(struct bh_core *c, uint32_t addr)
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
+	bh_sched_point();   /* serial: a device access is a scheduling point */
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	if (c->kind >= BH_TRISC0 &&
@@ -419,6 +440,7 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
+	bh_sched_point();
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	int r = bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);

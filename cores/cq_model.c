@@ -15,6 +15,7 @@
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "fabric/wallclock.h"
+#include "sync/sched.h"
 #include "sync/park.h"
 #include "sync/watch.h"
 
@@ -37,24 +38,34 @@ void bh_cqm_provoke(struct bh_cq_model *m, enum bh_cq_role r, uint32_t kind, uin
 static void *cqm_prefetch_main(void *arg)
 {
 	struct bh_cq_model *m = arg;
+	struct bh_actor *act = m->chip->cq_waiter[BH_CQ_PREFETCH].actor;
+	if (act)
+		bh_sched_enter(act);
 	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_NONE);
 	bh_cqm_provoke(m, BH_CQ_PREFETCH, BH_PROVOKE_CQ_SLOW, BH_PROVOKE_CQ_START_MAX_NS);
 	bh_cq_prefetch_run(m);
 	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_PREFETCH, memory_order_release);
 	bh_cqm_host_wake(m);
+	if (act)
+		bh_sched_exit(act);
 	return NULL;
 }
 
 static void *cqm_dispatch_main(void *arg)
 {
 	struct bh_cq_model *m = arg;
+	struct bh_actor *act = m->chip->cq_waiter[BH_CQ_DISPATCH].actor;
+	if (act)
+		bh_sched_enter(act);
 	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_NONE);
 	bh_cqm_provoke(m, BH_CQ_DISPATCH, BH_PROVOKE_CQ_SLOW, BH_PROVOKE_CQ_START_MAX_NS);
 	bh_cq_dispatch_run(m);
 	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_DISPATCH, memory_order_release);
 	bh_cqm_host_wake(m);
+	if (act)
+		bh_sched_exit(act);
 	return NULL;
 }
 
@@ -63,6 +74,12 @@ int bh_cq_model_start(struct bh_cq_model *m)
 	void *(*main_fn[2])(void *) = { cqm_prefetch_main, cqm_dispatch_main };
 	pthread_mutex_init(&m->lock, NULL);
 	for (unsigned r = 0; r < 2; r++) {
+		m->chip->cq_waiter[r].actor = NULL;
+		if (m->chip->sched &&
+		    !(m->chip->cq_waiter[r].actor = bh_sched_actor_add(m->chip->sched, r ? "cq dispatch" : "cq prefetch", true))) {
+			bh_cq_model_stop(m);
+			return -1;
+		}
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
 		pthread_attr_setstacksize(&attr, 512 * 1024);
@@ -146,6 +163,8 @@ bool bh_cqm_stopping(struct bh_cq_model *m)
 void bh_cqm_host_wake(struct bh_cq_model *m)
 {
 	atomic_fetch_add_explicit(&m->host_seq, 1, memory_order_seq_cst);
+	if (m->chip->sched)
+		bh_sched_wake(bh_sched_host(m->chip->sched));   /* serial: the host waits in the scheduler */
 	if (atomic_load_explicit(&m->host_waiting, memory_order_seq_cst))
 		syscall(SYS_futex, (uint32_t *)&m->host_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
@@ -276,14 +295,14 @@ bool bh_cqm_dest_allowed(struct bh_cq_model *m, unsigned noc, uint32_t hi, uint3
 void bh_cqm_sleep(struct bh_cq_model *m, enum bh_cq_role r, uint64_t ns)
 {
 	struct bh_waiter *w = &m->chip->cq_waiter[r];
-	uint64_t t0 = bh_monotonic_ns();
+	uint64_t t0 = bh_time_ns();
 	/* Wakes (a relay unit published, say) do not shorten the delay; a stop does. */
 	for (uint64_t slept = 0; slept < ns && !bh_cqm_stopping(m);) {
 		uint32_t seq = bh_park_seq(w);
 		cqm_set_park(m, r, BH_PARK_TIMED);
 		bh_park_sleep(w, seq, ns - slept);
 		cqm_set_park(m, r, BH_PARK_NONE);
-		slept = bh_monotonic_ns() - t0;
+		slept = bh_time_ns() - t0;
 	}
 }
 

@@ -17,6 +17,7 @@
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/hooks.h"
+#include "sync/sched.h"
 
 /* The core leaves the interpreter to look at its events at least this often (instructions,
  * counted at taken jumps and page ends). */
@@ -126,6 +127,7 @@ static bool rv_handle_events(struct bh_core *c)
 {
 	/* Every periodic check passes here: between two the core holds no hook pointer. */
 	bh_rcu_quiescent();
+	bh_sched_point();   /* serial scheduling: the end of a quantum of instructions */
 	uint32_t ev = atomic_load_explicit(&c->events, memory_order_acquire); /* pairs with the release in senders */
 	if (!ev)
 		return false;

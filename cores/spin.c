@@ -11,6 +11,7 @@
 #include "fabric/wallclock.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
+#include "sync/sched.h"
 #include "sync/watch.h"
 
 #define SPIN_STABLE_ITERS 2          /* identical iterations before parking */
@@ -149,7 +150,7 @@ static bool spin_still_young(struct bh_spin *s)
 	uint32_t h = 2166136261u;
 	for (unsigned k = 0; k < s->prev_n; k++)
 		h = (h ^ s->prev[k].addr ^ (s->prev[k].timed ? 0 : s->prev[k].value)) * 16777619u;
-	uint64_t now = bh_monotonic_ns();
+	uint64_t now = bh_time_ns();
 	if (s->wait_head != s->head || s->wait_hash != h) {
 		s->wait_head = s->head;
 		s->wait_hash = h;
@@ -209,7 +210,8 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 {
 	struct bh_spin *s = &c->spin;
 	struct bh_tile *t = c->tile;
-	if (spin_still_young(s)) {
+	/* Serial scheduling parks at once: a park is as cheap as a yield there, and exact. */
+	if (!bh_sched_self && spin_still_young(s)) {
 		sched_yield();
 		s->backoff = SPIN_BACKOFF_MIN;
 		s->next_allowed = c->instret + SPIN_BACKOFF_MIN;

@@ -11,6 +11,7 @@
 #include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/sched.h"
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
 
@@ -303,6 +304,8 @@ static void *tt_thread_main(void *arg)
 {
 	struct bh_tt_thread *th = arg;
 	struct bh_tensix *tx = th->tx;
+	if (th->waiter.actor)
+		bh_sched_enter(th->waiter.actor);   /* serial scheduling: only with the token */
 	pthread_mutex_lock(&tx->lock);
 	for (;;) {
 		while (!tx->shutdown && (th->count == 0 || th->faulted))
@@ -326,6 +329,7 @@ static void *tt_thread_main(void *arg)
 		}
 		pthread_mutex_unlock(&tx->lock);
 		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
+		bh_sched_point();   /* serial: each instruction a scheduling point */
 
 		enum tt_result r = tt_mop_stage(th, &e);
 
@@ -338,6 +342,8 @@ static void *tt_thread_main(void *arg)
 		pthread_mutex_lock(&tx->lock);
 	}
 	pthread_mutex_unlock(&tx->lock);
+	if (th->waiter.actor)
+		bh_sched_exit(th->waiter.actor);
 	return NULL;
 }
 
@@ -396,6 +402,13 @@ static bool brisc_push_check(struct bh_access *a, unsigned thread, uint32_t w)
 
 static bool tt_start_thread(struct bh_access *a, struct bh_tt_thread *th, uint32_t w)
 {
+	struct bh_sched *s = a->tile->chip->sched;
+	if (s && !th->waiter.actor) {
+		char name[40];
+		snprintf(name, sizeof name, "tile %u tensix %u", a->tile->index, th->id);
+		if (!(th->waiter.actor = bh_sched_actor_add(s, name, true)))
+			return push_fault(a, th->id, BH_FAULT_NOT_MODELLED, w, "host failure: out of memory for the executor");
+	}
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);

@@ -167,7 +167,7 @@ bool bh_check_found(struct bh_checks *ch, unsigned tile, unsigned core, const st
 			}
 		}
 		if (ch->count < ch->cap)
-			ch->log[ch->count] = (struct bh_finding){ .tile = tile, .core = core, .time_ns = bh_monotonic_ns(),
+			ch->log[ch->count] = (struct bh_finding){ .tile = tile, .core = core, .time_ns = bh_time_ns(),
 								  .fault = *f };
 		ch->count++;
 	}

@@ -54,6 +54,9 @@ struct bh_chip {
 	uint32_t (*core_pc)(struct bh_tile *tile, unsigned who);
 	/* The asynchronous NoC (fabric/noc_engine.c), or NULL: transactions complete at CMD_CTRL. */
 	struct bh_noc_engine *noc;
+	/* Serial scheduling (sync/sched.h): every actor of the chip runs only with its token; NULL:
+	 * threaded. Set before any actor's thread starts. */
+	struct bh_sched *sched;
 	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the
 	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
 	 * unregistered and its queue was freed. */

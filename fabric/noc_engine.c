@@ -28,6 +28,7 @@
 #include "fabric/wallclock.h"
 #include "sync/hooks.h"
 #include "sync/park.h"
+#include "sync/sched.h"
 
 enum ev_kind {
 	EV_ACCEPT,     /* CMD_ACCEPTED, *_SENT; CMD_CTRL returns to 0 */
@@ -338,7 +339,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	atomic_fetch_or_explicit(&niu->busy, 1u << x->buf, memory_order_relaxed);
 	atomic_fetch_add_explicit(&e->inflight, 1, memory_order_relaxed);
 
-	uint64_t t = bh_monotonic_ns();
+	uint64_t t = bh_time_ns();
 	atomic_store_explicit(&e->last_submit, t, memory_order_relaxed);
 	uint64_t acc = t + e->lat.base_ns / 8 + jitter(e) / 4;   /* the initiator takes it: a VC is free */
 	bool ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
@@ -575,7 +576,7 @@ void bh_noc_engine_help(struct bh_noc_engine *e)
 	uint64_t due = atomic_load_explicit(&e->earliest, memory_order_acquire);
 	if (due == UINT64_MAX)
 		return;
-	uint64_t now = bh_monotonic_ns() + HELP_AHEAD_NS;
+	uint64_t now = bh_time_ns() + HELP_AHEAD_NS;
 	if (due > now)
 		return;
 	/* The NoC thread may hold run_lock: it only ever holds it while running events, so waiting
@@ -598,6 +599,8 @@ static void *engine_main(void *arg)
 	struct bh_noc_engine *e = arg;
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* wake within a microsecond of the due time */
 	bh_rcu_thread_register();   /* deliveries tell observers (sync/hooks.h) */
+	if (e->waiter.actor)
+		bh_sched_enter(e->waiter.actor);   /* serial: an actor like the cores */
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
 		bh_rcu_quiescent();
 		uint32_t seq = bh_park_seq(&e->waiter);
@@ -605,10 +608,10 @@ static void *engine_main(void *arg)
 		 * contend with a thread that only looked. */
 		uint64_t next = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
 		uint32_t tick = atomic_load_explicit(&e->tick, memory_order_relaxed);
-		if (next <= bh_monotonic_ns()) {
+		if (next <= bh_time_ns()) {
 			pthread_mutex_lock(&e->run_lock);
 			uint64_t before = e->delivered;
-			next = run_due(e, bh_monotonic_ns());
+			next = run_due(e, bh_time_ns());
 			e->st_thread += e->delivered - before;
 			pthread_mutex_unlock(&e->run_lock);
 			tick = TICK_MIN_NS;   /* work the cores left: look often */
@@ -620,7 +623,7 @@ static void *engine_main(void *arg)
 			break;
 		/* Publish when we look next, then check for something earlier that a submitter did not
 		 * wake us for (it read the old deadline): Dekker with the submitter's seq_cst pair. */
-		uint64_t now = bh_monotonic_ns(), deadline;
+		uint64_t now = bh_time_ns(), deadline;
 		if (next != UINT64_MAX)
 			deadline = next + THREAD_GRACE_NS;
 		else if (now - atomic_load_explicit(&e->last_submit, memory_order_relaxed) < IDLE_AFTER_NS)
@@ -641,6 +644,8 @@ static void *engine_main(void *arg)
 		atomic_store_explicit(&e->waiter.park_state, BH_PARK_NONE, memory_order_release);
 	}
 	atomic_store_explicit(&e->waiter.park_state, BH_PARK_IDLE, memory_order_release);
+	if (e->waiter.actor)
+		bh_sched_exit(e->waiter.actor);
 	bh_rcu_thread_unregister();
 	return NULL;
 }
@@ -664,6 +669,10 @@ struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh
 	atomic_init(&e->deadline, UINT64_MAX);
 	atomic_init(&e->tick, TICK_MIN_NS);
 	atomic_init(&e->waiter.park_state, BH_PARK_IDLE);
+	if (chip->sched && !(e->waiter.actor = bh_sched_actor_add(chip->sched, "noc", true))) {
+		bh_noc_engine_destroy(e);
+		return NULL;
+	}
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);

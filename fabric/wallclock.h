@@ -10,5 +10,9 @@
 uint64_t bh_wallclock_ticks(void);
 /* The host's monotonic clock in ns (timeouts, delays, NoC due times). */
 uint64_t bh_monotonic_ns(void);
+/* The model's time in ns: the host's monotonic clock, or under serial scheduling the device's
+ * virtual time (sync/sched.h) when the caller is one of its actors. Due times, timed waits and
+ * timestamps of events use this. */
+uint64_t bh_time_ns(void);
 
 #endif

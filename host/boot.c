@@ -224,8 +224,7 @@ static int boot_wait(struct bh_device *dev, const struct bh_profile *p, double t
 			boot_report_stuck(dev, p, done, n, res);
 			return rc;
 		}
-		struct timespec ts = { 0, BOOT_POLL_NS };
-		nanosleep(&ts, NULL);
+		bh_device_pause(dev, BOOT_POLL_NS);
 	}
 }
 

@@ -120,6 +120,19 @@ static void usage(FILE *f)
 		"  --trace-events LIST         what it records: core, noc, cb, launch, finding, all\n"
 		"                              (default all)\n"
 		"  --trace-limit N             keep the last N events (default 1000000)\n"
+		"  --sched MODE                threaded (default, or BHEMU_SCHED): every core runs\n"
+		"                              on its own thread at once; serial: one actor (core,\n"
+		"                              Tensix thread, dispatch model, NoC, host) runs at a\n"
+		"                              time, chosen from the seed at each device access,\n"
+		"                              watched store and quantum of 4096 instructions, with\n"
+		"                              virtual time: the same seed replays the run exactly,\n"
+		"                              and a deadlock is exact\n"
+		"  --strategy S                serial mode's choice: random (default, or\n"
+		"                              BHEMU_STRATEGY) or pct (random priorities changed at\n"
+		"                              d - 1 random points)\n"
+		"  --pct-depth D               pct's d, 1 to 64 (default 3)\n"
+		"  --switch-every N            random: a point hands over to a random runnable actor\n"
+		"                              with probability 1/N (default 16; 1: at every point)\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
 		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"
@@ -369,14 +382,18 @@ static int fault_exit_status(struct bh_device *dev, const struct bh_device_confi
  * Provocation options of every command that opens a device: --seed, --provoke, --provoke-rate.
  */
 
-enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE, OPT_TRACE, OPT_TRACE_EVENTS, OPT_TRACE_LIMIT };
+enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE, OPT_TRACE, OPT_TRACE_EVENTS, OPT_TRACE_LIMIT, OPT_SCHED,
+       OPT_STRATEGY, OPT_PCT_DEPTH, OPT_SWITCH_EVERY };
 #define PROVOKE_OPTS \
 	{ "seed", required_argument, NULL, OPT_SEED }, { "provoke", required_argument, NULL, OPT_PROVOKE }, \
 	{ "provoke-rate", required_argument, NULL, OPT_PROVOKE_RATE }, { "trace", required_argument, NULL, OPT_TRACE }, \
 	{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS }, \
-	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT }
+	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT }, { "sched", required_argument, NULL, OPT_SCHED }, \
+	{ "strategy", required_argument, NULL, OPT_STRATEGY }, { "pct-depth", required_argument, NULL, OPT_PCT_DEPTH }, \
+	{ "switch-every", required_argument, NULL, OPT_SWITCH_EVERY }
 #define PROVOKE_CASES case OPT_SEED: case OPT_PROVOKE: case OPT_PROVOKE_RATE: case OPT_TRACE: \
-	case OPT_TRACE_EVENTS: case OPT_TRACE_LIMIT
+	case OPT_TRACE_EVENTS: case OPT_TRACE_LIMIT: case OPT_SCHED: case OPT_STRATEGY: case OPT_PCT_DEPTH: \
+	case OPT_SWITCH_EVERY
 
 /* --trace FILE, --trace-events LIST, --trace-limit N: the trace open_device starts (and
  * bh_device_close writes). */
@@ -413,6 +430,40 @@ static int parse_provoke_opt(const char *cmd, int opt, const char *arg, struct b
 		return 0;
 	case OPT_TRACE_LIMIT:
 		return opt_unsigned(cmd, "--trace-limit", arg, 1, 100000000, &cli_trace.max_events);
+	case OPT_SCHED: {
+		static const struct opt_choice modes[] = {
+			{ "threaded", BH_SCHED_THREADED }, { "serial", BH_SCHED_SERIAL }, { NULL, 0 },
+		};
+		int mode = 0;
+		if (opt_choice(cmd, "--sched", arg, modes, &mode) != 0)
+			return -1;
+		cfg->sched = (enum bh_sched_mode)mode;
+		return 0;
+	}
+	case OPT_STRATEGY: {
+		static const struct opt_choice strategies[] = {
+			{ "random", BH_STRATEGY_RANDOM }, { "pct", BH_STRATEGY_PCT }, { NULL, 0 },
+		};
+		int s = 0;
+		if (opt_choice(cmd, "--strategy", arg, strategies, &s) != 0)
+			return -1;
+		cfg->strategy = (enum bh_sched_strategy)s;
+		return 0;
+	}
+	case OPT_PCT_DEPTH: {
+		uint64_t d = 0;
+		if (opt_unsigned(cmd, "--pct-depth", arg, 1, 64, &d) != 0)
+			return -1;
+		cfg->pct_depth = (unsigned)d;
+		return 0;
+	}
+	case OPT_SWITCH_EVERY: {
+		uint64_t v = 0;
+		if (opt_unsigned(cmd, "--switch-every", arg, 1, 1000000, &v) != 0)
+			return -1;
+		cfg->switch_every = (unsigned)v;
+		return 0;
+	}
 	default:
 		if (opt_rate(cmd, "--provoke-rate", arg, &rate) != 0)
 			return -1;
@@ -440,11 +491,15 @@ static int open_device(const struct bh_device_config *cfg, struct bh_device **de
 		return rc == BH_ERR_ARG ? EXIT_USAGE : EXIT_HOST;
 	}
 	uint32_t on = bh_device_provoke(*dev);
-	if (on) {
-		char kinds[128];
-		bh_provoke_format(on, kinds, sizeof kinds);
+	uint64_t points, switches, vt;
+	bool serial = bh_device_serial_stats(*dev, &points, &switches, &vt);
+	if (on || serial) {
+		char kinds[128] = "none";
+		if (on)
+			bh_provoke_format(on, kinds, sizeof kinds);
 		uint64_t seed = bh_device_seed(*dev);
-		fprintf(stderr, "bhemu: seed %" PRIu64 " (rerun with --seed %" PRIu64 "; provoke %s)\n", seed, seed, kinds);
+		fprintf(stderr, "bhemu: seed %" PRIu64 " (rerun with --seed %" PRIu64 "; provoke %s%s%s)\n", seed, seed, kinds,
+			serial ? "; sched " : "", serial ? bh_device_sched(*dev) : "");
 	}
 	return 0;
 }
@@ -719,9 +774,14 @@ static int run_wait(struct run *r)
 		unsigned s = (unsigned)running;
 		int rc = bh_core_wait(r->dev, slot_tile(r, s), slot_core(r, s), ms, &r->res[s]);
 		if (rc != BH_OK && rc != BH_ERR_TIMEOUT) {
-			for (unsigned k = 0; k < r->nslots; k++)
+			bool stopped = false;
+			for (unsigned k = 0; k < r->nslots; k++) {
 				bh_core_result(r->dev, slot_tile(r, k), slot_core(r, k), &r->res[k]);
-			return rc;
+				stopped |= core_stopped_run(&r->res[k]);
+			}
+			/* A core that faulted (or hit its limit) ended the run; the others waiting on it
+			 * since is what follows (serial scheduling sees that deadlock at once). */
+			return rc == BH_ERR_DEADLOCK && stopped ? BH_OK : rc;
 		}
 	}
 }
@@ -986,6 +1046,19 @@ static void run_stats(const struct run *r, double secs)
 		js.flushes += one.flushes;
 	}
 	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 "\n", js.regions, js.flushes);
+	uint64_t points, switches, vt;
+	if (bh_device_serial_stats(r->dev, &points, &switches, &vt)) {
+		/* What a replay must reproduce: the schedule's length, the virtual time, and the L1 of
+		 * every tile that ran (FNV-1a, 64 bits). */
+		uint64_t h = 0xcbf29ce484222325ull;
+		static uint8_t l1[65536];
+		for (unsigned t = 0; t < r->ntiles; t++)
+			for (uint32_t a = 0; bh_l1_read(r->dev, t, a, l1, sizeof l1) == BH_OK; a += sizeof l1)
+				for (size_t k = 0; k < sizeof l1; k++)
+					h = (h ^ l1[k]) * 0x100000001b3ull;
+		fprintf(stderr, "stats: sched=serial points=%" PRIu64 " switches=%" PRIu64 " virtual_ns=%" PRIu64
+			" l1_fnv=0x%016" PRIx64 "\n", points, switches, vt, h);
+	}
 	if (!bh_device_provoke(r->dev))
 		return;
 	struct bh_provoke_stats ps;
@@ -1391,8 +1464,7 @@ static int smoke_check_tile(struct bh_device *dev, const struct boot_args *a, un
 		bh_l1_read(dev, t, a->prof.mailbox_base + a->prof.launch_msg_rd_ptr, &rd, 4);
 		if (go >> 24 == 0 && rd == rd_want)
 			return 0;
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
+		bh_device_pause(dev, 100000);
 	}
 	fprintf(stderr, "bhemu smoke: launch %llu: tile %u has go signal 0x%02x and launch_msg_rd_ptr %u after DONE "
 		"(expected 0x00 and %u)\n", (unsigned long long)launch, t, go >> 24, rd, rd_want);
@@ -1460,6 +1532,10 @@ static int smoke_run(struct bh_device *dev, const struct boot_args *a, bool fast
 		printf("smoke: %s dispatch: %llu launches of empty kernels on %u tiles (%u cores) in %.3f s: %.1f "
 		       "launches/s\n", fast ? "fast" : "slow", (unsigned long long)done, tiles, 5 * tiles, secs,
 		       (double)done / secs);
+		uint64_t points, switches, vt;
+		if (bh_device_serial_stats(dev, &points, &switches, &vt))
+			printf("smoke: sched=serial points=%llu virtual_ns=%llu\n", (unsigned long long)points,
+			       (unsigned long long)vt);
 		if (a->json)
 			printf("{\"dispatch\": \"%s\", \"launches\": %llu, \"tiles\": %u, \"cores\": %u, \"seconds\": %.6f, "
 			       "\"launches_per_s\": %.2f, \"boot_s\": %.6f, \"board\": \"%s\"}\n", fast ? "fast" : "slow",

@@ -156,6 +156,10 @@ static int cq_wait(struct bh_cq *cq, bool (*ready)(struct bh_cq *, void *), void
 				return cq_report_stuck(cq, BH_ERR_DEADLOCK, "deadlock: every worker core waits, the dispatcher "
 						       "waits for their completions");
 		}
+		if (bh_device_serial(cq->dev)) {
+			bh_device_pause(cq->dev, CQ_WAIT_SLICE_NS);   /* woken early by the models (bh_cqm_host_wake) */
+			continue;
+		}
 		struct timespec ts = { 0, CQ_WAIT_SLICE_NS };
 		atomic_store_explicit(&m->host_waiting, 1, memory_order_seq_cst);
 		syscall(SYS_futex, (uint32_t *)&m->host_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
@@ -825,10 +829,9 @@ static void cq_reboot_tile(struct bh_cq *cq, enum bh_cq_role r)
 	bh_l1_write(cq->dev, t, prof->kernel_config_base, cq->saved_kcb[r], CQ_SAVED_KCB);
 	cq_l1_put32(cq->dev, t, bh_profile_mbox(prof, prof->go_messages_base), RUN_MSG_INIT << 24);
 	bh_reg_write(cq->dev, t, BH_SOFT_RESET_0, BH_SOFT_RESET_INIT & ~(1u << bh_soft_reset_bit(BH_BRISC)));
-	for (double until = cq_now() + 2.0; cq_go_signal(cq, t) != 0 && cq_now() < until;) {
-		struct timespec ts = { 0, 200000 };
-		nanosleep(&ts, NULL);
-	}
+	/* Until its go signal is DONE; not past a deadlock (a faulted firmware): nothing moves then. */
+	for (double until = cq_now() + 2.0; cq_go_signal(cq, t) != 0 && cq_now() < until && !bh_device_deadlocked(cq->dev);)
+		bh_device_pause(cq->dev, 200000);
 }
 
 static bool models_exited(struct bh_cq *cq, void *arg)
@@ -846,8 +849,7 @@ void bh_cq_close(struct bh_cq *cq)
 		if (bh_cq_push_dispatch(cq, term, 16, true) == BH_OK && bh_cq_push(cq, pterm, 64) == BH_OK) {
 			double t0 = cq_now();
 			while (!models_exited(cq, NULL) && cq_now() - t0 < cq->timeout_s) {
-				struct timespec ts = { 0, 200000 };
-				nanosleep(&ts, NULL);
+				bh_device_pause(cq->dev, 200000);
 			}
 		}
 	}

@@ -9,12 +9,14 @@
 #include "cores/rv32_jit.h"
 #include "fabric/mmio.h"
 #include "fabric/noc.h"
+#include "fabric/wallclock.h"
 #include "host/device.h"
 #include "host/trace.h"
 #include "host/kernel.h"
 #include "sync/deadlock.h"
 #include "sync/park.h"
 #include "sync/provoke.h"
+#include "sync/sched.h"
 #include "sync/streams.h"
 
 #define DEADLOCK_MS_DEFAULT 400
@@ -58,6 +60,8 @@ static void *device_monitor(void *arg)
 void bh_device_host_acted(struct bh_device *dev)
 {
 	atomic_fetch_add_explicit(&dev->host_epoch, 1, memory_order_release);
+	if (dev->chip.sched)
+		bh_sched_host_acted(dev->chip.sched);
 	pthread_mutex_lock(&dev->lock);
 	dev->deadlocked = false;
 	pthread_mutex_unlock(&dev->lock);
@@ -68,7 +72,76 @@ bool bh_device_deadlocked(struct bh_device *dev)
 	pthread_mutex_lock(&dev->lock);
 	bool d = dev->deadlocked;
 	pthread_mutex_unlock(&dev->lock);
-	return d;
+	return d || (dev->chip.sched && bh_sched_deadlocked(dev->chip.sched));
+}
+
+bool bh_device_serial(const struct bh_device *dev)
+{
+	return dev->chip.sched && !bh_sched_dissolved(dev->chip.sched);
+}
+
+void bh_device_pause(struct bh_device *dev, uint64_t ns)
+{
+	if (bh_device_serial(dev)) {
+		bh_sched_host_wait(dev->chip.sched, ns);   /* virtual time: the actors run meanwhile */
+		return;
+	}
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	nanosleep(&ts, NULL);
+}
+
+const char *bh_device_sched(const struct bh_device *dev)
+{
+	if (!dev->chip.sched)
+		return "threaded";
+	return bh_sched_strategy(dev->chip.sched) == BH_SCHED_PCT ? "serial pct" : "serial random";
+}
+
+bool bh_device_serial_stats(struct bh_device *dev, uint64_t *points, uint64_t *switches, uint64_t *vt_ns)
+{
+	if (!dev || !dev->chip.sched)
+		return false;
+	struct bh_sched_stats st;
+	bh_sched_stats(dev->chip.sched, &st);
+	*points = st.points;
+	*switches = st.switches;
+	*vt_ns = st.vt_ns;
+	return true;
+}
+
+/* bh_device_config's sched and strategy, or the environment's. */
+static int device_sched_init(struct bh_device *dev, const struct bh_device_config *cfg)
+{
+	enum bh_sched_mode mode = cfg ? cfg->sched : BH_SCHED_DEFAULT;
+	enum bh_sched_strategy strat = cfg ? cfg->strategy : BH_STRATEGY_DEFAULT;
+	const char *e;
+	if (mode == BH_SCHED_DEFAULT && (e = getenv("BHEMU_SCHED")) && *e) {
+		if (!strcmp(e, "serial"))
+			mode = BH_SCHED_SERIAL;
+		else if (strcmp(e, "threaded")) {
+			fprintf(stderr, "bhemu: BHEMU_SCHED is threaded or serial, not '%s'\n", e);
+			return BH_ERR_ARG;
+		}
+	}
+	if (strat == BH_STRATEGY_DEFAULT && (e = getenv("BHEMU_STRATEGY")) && *e) {
+		if (!strcmp(e, "pct"))
+			strat = BH_STRATEGY_PCT;
+		else if (strcmp(e, "random")) {
+			fprintf(stderr, "bhemu: BHEMU_STRATEGY is random or pct, not '%s'\n", e);
+			return BH_ERR_ARG;
+		}
+	}
+	unsigned depth = cfg && cfg->pct_depth ? cfg->pct_depth : 3;
+	if (depth > 64) {
+		fprintf(stderr, "bhemu: device configuration: PCT depth %u: at most 64\n", depth);
+		return BH_ERR_ARG;
+	}
+	if (mode != BH_SCHED_SERIAL)
+		return BH_OK;
+	uint64_t steps = cfg && cfg->pct_steps ? cfg->pct_steps : 100000;
+	dev->chip.sched = bh_sched_create(strat == BH_STRATEGY_PCT ? BH_SCHED_PCT : BH_SCHED_RANDOM,
+					  dev->chip.provoke.seed, depth, steps, cfg && cfg->switch_every ? cfg->switch_every : 16);
+	return dev->chip.sched ? BH_OK : BH_ERR_SYS;
 }
 
 #define GRID_ROW_MAX 14   /* {.num_tiles = n}: rows of up to 14 tiles, */
@@ -238,6 +311,8 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	rc = device_chip_init(dev, cfg);
 	if (rc == BH_OK)
 		rc = bh_device_provoke_init(dev, cfg);
+	if (rc == BH_OK)
+		rc = device_sched_init(dev, cfg);   /* before any actor's thread */
 	if (rc != BH_OK)
 		goto fail;
 	rc = BH_ERR_SYS;
@@ -270,8 +345,16 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 		jit = RV_JIT_OFF;
 	for (unsigned k = 0; k < n; k++)
 		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++) {
-			dev->tiles[k]->core[c]->jit_mode = (uint8_t)jit;   /* before its thread exists */
-			if (bh_core_thread_start(dev->tiles[k]->core[c]) != 0)
+			struct bh_core *core = dev->tiles[k]->core[c];
+			core->jit_mode = (uint8_t)jit;   /* before its thread exists */
+			if (dev->chip.sched) {
+				char name[40];
+				snprintf(name, sizeof name, "tile %u %s", k, bh_core_kind_name((enum bh_core_kind)c));
+				if (!(core->waiter.actor = bh_sched_actor_add(dev->chip.sched, name, false)))
+					goto fail;
+				bh_sched_actor_instret(core->waiter.actor, &core->instret);
+			}
+			if (bh_core_thread_start(core) != 0)
 				goto fail;
 		}
 	/* Every actor the deadlock monitor watches: each tile's cores and Tensix threads, then the
@@ -288,7 +371,7 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 	}
 	if (dev->chip.noc)   /* transactions in flight: not a deadlock */
 		dev->waiters[dev->nwaiters++] = bh_noc_engine_waiter(dev->chip.noc);
-	if (dev->deadlock_ms > 0) {
+	if (dev->deadlock_ms > 0 && !dev->chip.sched) {   /* serial: the scheduler knows exactly */
 		if (pthread_create(&dev->monitor, NULL, device_monitor, dev) != 0)
 			goto fail;
 		dev->monitor_started = true;
@@ -306,6 +389,8 @@ void bh_device_close(struct bh_device *dev)
 {
 	if (!dev)
 		return;
+	/* Serial scheduling ends here: closing (stopping models, joining threads) runs threaded. */
+	bh_sched_dissolve(dev->chip.sched);
 	bh_cq_close(dev->cq);
 	if (dev->monitor_started) {
 		pthread_mutex_lock(&dev->lock);
@@ -336,6 +421,7 @@ void bh_device_close(struct bh_device *dev)
 	free(dev->kcb_resident);
 	free(dev->tiles);
 	bh_chip_memories_destroy(&dev->chip);
+	bh_sched_destroy(dev->chip.sched);
 	bh_provoke_destroy(&dev->chip.provoke);
 	bh_hooks_destroy(&dev->chip.hooks);
 	bh_checks_destroy(&dev->chip.checks);
@@ -375,6 +461,8 @@ void bh_device_notify(struct bh_device *dev)
 	pthread_mutex_lock(&dev->lock);
 	pthread_cond_broadcast(&dev->cond);
 	pthread_mutex_unlock(&dev->lock);
+	if (dev->chip.sched)
+		bh_sched_wake(bh_sched_host(dev->chip.sched));   /* serial: the host waits in the scheduler */
 }
 
 static struct bh_core *dev_core(struct bh_device *dev, unsigned tile, enum bh_core_id core)
@@ -592,6 +680,7 @@ int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int
 	if (!c)
 		return BH_ERR_ARG;
 	clock_gettime(CLOCK_REALTIME, &deadline);
+	uint64_t vt_deadline = timeout_ms >= 0 && bh_device_serial(dev) ? bh_sched_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
 	if (timeout_ms >= 0) {
 		deadline.tv_sec += timeout_ms / 1000;
 		deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
@@ -609,9 +698,22 @@ int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int
 		pthread_mutex_unlock(&c->tile->lock);
 		if (res->status != BH_RUN_RUNNING)
 			break;
-		if (dev->deadlocked) {
+		if (dev->deadlocked || (dev->chip.sched && bh_sched_deadlocked(dev->chip.sched))) {
 			rc = BH_ERR_DEADLOCK;
 			break;
+		}
+		if (bh_device_serial(dev)) {
+			/* Serial: the host is an actor; it gives the token away until a state change, a
+			 * deadlock or the timeout, in virtual time (what it sees then replays). */
+			uint64_t now = bh_sched_now_ns();
+			if (timeout_ms >= 0 && now >= vt_deadline) {
+				rc = BH_ERR_TIMEOUT;
+				break;
+			}
+			pthread_mutex_unlock(&dev->lock);
+			bh_sched_host_wait(dev->chip.sched, timeout_ms < 0 ? 0 : vt_deadline - now);
+			pthread_mutex_lock(&dev->lock);
+			continue;
 		}
 		if (timeout_ms < 0)
 			pthread_cond_wait(&dev->cond, &dev->lock);

@@ -57,6 +57,7 @@ struct bh_device {
 	struct bh_kernel_sym *ksym;      /* ntiles * BH_CORES_PER_TILE */
 	/* The open fast-dispatch command queue (host/cq.c), or NULL; closed with the device. */
 	struct bh_cq *cq;
+	_Atomic uint64_t next_blob_id;   /* program blob ids (host/program.c), from 1 */
 };
 
 /* The provocation of bh_device_open's config and the environment (host/provoke.c); needs the
@@ -73,6 +74,9 @@ static inline struct bh_elf **bh_device_elf_slot(struct bh_device *dev, unsigned
 
 /* Called by a core thread (without locks) after its state changed. */
 void bh_device_notify(struct bh_device *dev);
+/* Serial scheduling is on (and not yet dissolved by close). */
+bool bh_device_serial(const struct bh_device *dev);
+
 /* " <symbol+0x10>" for addr as seen by that core: the kernel placed there first, else its firmware
  * ELF; "" when neither names it. */
 void bh_device_symbolize(struct bh_device *dev, unsigned tile, unsigned core, uint32_t addr, char *out, size_t n);

@@ -81,6 +81,7 @@ struct hunt {
 	double time_limit;
 	unsigned jobs;
 	bool keep_going, quiet;
+	const char *sched;    /* the run's --sched: "threaded" or "serial" */
 	/* results */
 	uint64_t count[HC_COUNT], first_seed[HC_COUNT], done, next;
 	bool have[HC_COUNT];
@@ -120,8 +121,10 @@ static void usage(FILE *f)
 		"  --quiet            no progress line\n"
 		"  --trace FILE       not for every seed: the first failing seed is run once more with\n"
 		"                     --trace FILE (and --trace-events, --trace-limit if given), its timeline\n"
-		"  --sched threaded   the only scheduling mode so far (the host interleaves the threads; a\n"
-		"                     seed replays its perturbation plan, not the interleaving)\n"
+		"  --sched MODE, --strategy S, --pct-depth D  run options: with --sched serial a seed\n"
+		"                     chooses the whole interleaving too, so its rerun replays the run exactly;\n"
+		"                     threaded (default) replays the provocation plan and NoC latencies, and\n"
+		"                     the host interleaves the threads\n"
 		"\n"
 		"Exit status: 0 every seed passed; else the exit status of the first failing seed's run\n"
 		"(as for bhemu run: 3 fault, 5 deadlock, 6 timeout, 8 detector finding, the program's own\n"
@@ -281,8 +284,8 @@ static void put_json(FILE *f, const struct hunt *h, double secs)
 	for (const char *p = h->elf; *p; p++)
 		fprintf(f, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
 	fprintf(f, "\", \"first_seed\": %" PRIu64 ", \"seeds_run\": %" PRIu64 ", \"seconds\": %.3f, \"seeds_per_s\": %.3f, "
-		"\"jobs\": %u, \"sched\": \"threaded\", \"outcomes\": {", h->first, h->done, secs,
-		secs > 0 ? (double)h->done / secs : 0.0, h->jobs);
+		"\"jobs\": %u, \"sched\": \"%s\", \"outcomes\": {", h->first, h->done, secs,
+		secs > 0 ? (double)h->done / secs : 0.0, h->jobs, h->sched ? h->sched : "threaded");
 	for (unsigned c = 0; c < HC_COUNT; c++)
 		fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "", classes[c].json, h->count[c]);
 	fprintf(f, "}, \"first_failure\": ");
@@ -499,8 +502,7 @@ int bh_cli_hunt(int argc, char **argv)
 		} else if (IS("--quiet")) {
 			h.quiet = true;
 			continue;
-		} else if (IS("--seeds") || IS("--time") || IS("--jobs") || IS("--first-seed") || IS("--json") ||
-			   IS("--sched") || IS("--strategy")) {
+		} else if (IS("--seeds") || IS("--time") || IS("--jobs") || IS("--first-seed") || IS("--json")) {
 			if (!val) {
 				fprintf(stderr, "bhemu hunt: %.*s needs a value\n", (int)nlen, a);
 				goto out;
@@ -520,27 +522,13 @@ int bh_cli_hunt(int argc, char **argv)
 					goto out;
 			} else if (IS("--json")) {
 				h.json = val;
-			} else if (IS("--time")) {
+			} else {
 				char *end;
 				h.time_limit = strtod(val, &end);
 				if (!*val || *end || !(h.time_limit > 0 && h.time_limit <= 1e7)) {
 					fprintf(stderr, "bhemu hunt: --time needs a positive number of seconds, not '%s'\n", val);
 					goto out;
 				}
-			} else if (IS("--sched")) {
-				if (!strcmp(val, "serial")) {
-					fprintf(stderr, "bhemu hunt: --sched serial: deterministic scheduling is not built yet; "
-							"hunt runs the threaded mode, where a seed replays its provocation plan and "
-							"NoC latencies but the host still chooses the interleaving\n");
-					goto out;
-				} else if (strcmp(val, "threaded")) {
-					fprintf(stderr, "bhemu hunt: --sched is threaded (serial is not built yet), not '%s'\n", val);
-					goto out;
-				}
-			} else {
-				fprintf(stderr, "bhemu hunt: --strategy chooses the serial scheduler's strategy, which is not "
-						"built yet\n");
-				goto out;
 			}
 			continue;
 		}
@@ -569,6 +557,8 @@ int bh_cli_hunt(int argc, char **argv)
 			goto out;
 		}
 		have_provoke |= IS("--provoke");
+		if (IS("--sched") && val)   /* a run option: hunt only names it in its JSON */
+			h.sched = !strcmp(val, "serial") ? "serial" : "threaded";
 		have_timeout |= IS("--timeout");
 #undef IS
 		run[nrun++] = argv[i];

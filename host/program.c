@@ -80,7 +80,6 @@ struct bh_program {
 	char *err;
 };
 
-static _Atomic uint64_t prog_next_blob_id = 1;
 
 static int prog_fail(struct bh_program *p, int rc, const char *fmt, ...)
 {
@@ -93,7 +92,8 @@ static int prog_fail(struct bh_program *p, int rc, const char *fmt, ...)
 
 static void prog_changed(struct bh_program *p)
 {
-	p->blob_id = atomic_fetch_add(&prog_next_blob_id, 1);
+	/* Per device: a run's launch messages do not depend on what else the process did. */
+	p->blob_id = atomic_fetch_add(&p->dev->next_blob_id, 1) + 1;
 	p->lay.valid = false;
 }
 
@@ -731,8 +731,7 @@ static int launch_write_tile(struct bh_prog_launch *L, unsigned t, unsigned noc)
 		if (prog_now() > until)
 			return prog_fail(p, BH_ERR_TIMEOUT, "tile %u: the firmware did not reset launch_msg_rd_ptr (%u) "
 					 "on RESET_READ_PTR_FROM_HOST", t, rd);
-		struct timespec ts = { 0, PROG_POLL_NS };
-		nanosleep(&ts, NULL);
+		bh_device_pause(dev, PROG_POLL_NS);
 	}
 
 	uint8_t msg[LM_SIZE];
@@ -837,8 +836,7 @@ static int launch_wait(struct bh_prog_launch *L, const struct bh_launch_options 
 				return BH_ERR_DEADLOCK;
 			}
 		}
-		struct timespec ts = { 0, PROG_POLL_NS };
-		nanosleep(&ts, NULL);
+		bh_device_pause(p->dev, PROG_POLL_NS);
 	}
 }
 

@@ -62,7 +62,7 @@ static void trace_event(void *arg, const struct bh_core_event *ev)
 	bool noc = ev->kind == BH_EVENT_NOC_ISSUE || ev->kind == BH_EVENT_NOC_LAND;
 	if (!in_range(tr, ev->tile) && !(noc && in_range(tr, ev->peer_tile)))
 		return;
-	uint64_t now = bh_monotonic_ns();
+	uint64_t now = bh_time_ns();
 	struct trace_rec *r = &tr->ring[atomic_fetch_add_explicit(&tr->next, 1, memory_order_relaxed) % tr->cap];
 	free(atomic_exchange_explicit(&r->text, NULL, memory_order_relaxed));   /* the slot's previous event */
 	uint64_t at = ev->time_ns ? ev->time_ns : now;
@@ -148,7 +148,7 @@ int bh_device_trace_start(struct bh_device *dev, const struct bh_trace_config *c
 		free(tr);
 		return BH_ERR_SYS;
 	}
-	tr->start_ns = bh_monotonic_ns();
+	tr->start_ns = bh_time_ns();
 	/* Findings come from the checks' log at the end: the observer needs the other kinds. */
 	uint32_t hooked = tr->kinds & ~(1u << BH_EVENT_FINDING);
 	if (hooked && bh_device_observe_kinds(dev, hooked, trace_event, tr, &tr->hook) != BH_OK) {
@@ -357,7 +357,10 @@ static int trace_write(struct bh_trace *tr)
 	}
 	bool first = true;
 	uint64_t end = 0;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"host\",\"time\":\"microseconds of host time since "
+	/* Serial scheduling stamps events with the device's virtual time (sync/sched.h). */
+	fputs(tr->dev->chip.sched ? "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"virtual\",\"time\":"
+	      "\"microseconds of virtual time (one ns per retired instruction, serial scheduling) since the trace started\","
+	      : "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"host\",\"time\":\"microseconds of host time since "
 	      "the trace started\",", f);
 	fprintf(f, "\"events\":%llu,\"dropped\":%llu},\n\"traceEvents\":[", (unsigned long long)n,
 		(unsigned long long)(next - n));

@@ -12,6 +12,7 @@
 #include "fabric/tile.h"
 #include "sync/hooks.h"
 #include "sync/park.h"
+#include "sync/sched.h"
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
 {
@@ -26,6 +27,9 @@ uint32_t bh_park_seq(struct bh_waiter *w)
 void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
+	/* Serial: not runnable until woken (or virtual time passes the timeout). */
+	if (w->actor && bh_sched_park(w->actor, &w->wake_seq, seq, timeout_ns))
+		return;
 	if (timeout_ns) {
 		ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
 		ts.tv_nsec = (long)(timeout_ns % 1000000000u);
@@ -42,6 +46,8 @@ void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 void bh_park_wake(struct bh_waiter *w)
 {
 	atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_seq_cst);
+	if (w->actor)
+		bh_sched_wake(w->actor);
 	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst))
 		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }

@@ -38,6 +38,9 @@ struct bh_waiter {
 	/* The owner's word of requests to it, whose bit BH_WAITER_STOP says it is leaving what it
 	 * was doing (reset, restart, shutdown, a fault); NULL: never asked. Set before it runs. */
 	_Atomic uint32_t *events;
+	/* Serial scheduling (sync/sched.h): the actor this waiter belongs to, whose sleeps and
+	 * wake-ups the scheduler decides; NULL when threaded. Set before its thread runs. */
+	struct bh_actor *actor;
 };
 
 #define BH_WAITER_STOP 1u

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sync/sched.h"
 #include "sync/provoke.h"
 
 /* ---- Random streams ---------------------------------------------------------------------------- */
@@ -79,6 +80,10 @@ void bh_provoke_destroy(struct bh_provoke *p)
 
 void bh_provoke_sleep(uint64_t ns)
 {
+	if (bh_sched_self) {
+		bh_sched_sleep(ns);   /* serial scheduling: a delay in virtual time, others run meanwhile */
+		return;
+	}
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;

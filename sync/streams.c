@@ -286,7 +286,7 @@ static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned
 	if (cbi < 0 || !bh_hooks_want(h, BH_EVENT_CB))
 		return;
 	/* The time first: two writers' samples, ordered by it, never show a counter going back. */
-	uint64_t t = bh_monotonic_ns();
+	uint64_t t = bh_time_ns();
 	struct bh_stream *sp = &st->s[s];
 	uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
 	uint32_t acked = atomic_load_explicit(&sp->acked, memory_order_seq_cst);

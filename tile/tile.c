@@ -6,6 +6,7 @@
 #include "fabric/chip.h"
 #include "fabric/code.h"
 #include "fabric/wallclock.h"
+#include "sync/sched.h"
 #include "sync/mailbox.h"
 #include "sync/park.h"
 #include "sync/pcbuf.h"
@@ -125,6 +126,8 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);
 			bh_park_wake(&c->waiter);
 			pthread_cond_signal(&c->cond);
+			if (c->waiter.actor)
+				bh_sched_ready(c->waiter.actor);   /* serial: runnable from the release on */
 			bh_code_invalidated(t, 1u << k);   /* leaving reset invalidates the I-cache */
 			/* ldm-zeroing: the window of the local RAM zeroing starts now; it lasts 2048 cycles
 			 * (hardware) and until the core's thread has zeroed the RAM (bhemu). */

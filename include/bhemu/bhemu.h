@@ -107,7 +107,43 @@ struct bh_device_config {
 	uint64_t seed;
 	uint32_t provoke;
 	double provoke_rate;
+	/* Scheduling. Threaded: every core, Tensix thread, fast-dispatch model and the NoC run on
+	 * their own threads at once, interleaved by the host (fastest). Serial: they still have their
+	 * own threads, but exactly one runs at a time, handing a token on at scheduling points (device
+	 * accesses, stores to watched words, the end of a quantum of instructions, parks) to the actor
+	 * the strategy draws from the run's seed; time is virtual (a nanosecond per instruction), and
+	 * a deadlock is exact (nothing can run, nothing waits on time, nothing is in flight). A
+	 * serial run is a function of the program, its inputs, the seed and the strategy: the same
+	 * seed replays it bit for bit. The thread that opens a serial device must be the one that
+	 * drives it (it is the host actor). */
+	enum bh_sched_mode {
+		BH_SCHED_DEFAULT = 0,   /* the BHEMU_SCHED environment variable (threaded / serial), else threaded */
+		BH_SCHED_THREADED,
+		BH_SCHED_SERIAL,
+	} sched;
+	enum bh_sched_strategy {
+		BH_STRATEGY_DEFAULT = 0,  /* BHEMU_STRATEGY (random / pct), else random */
+		BH_STRATEGY_RANDOM,       /* a random runnable actor at random points (switch_every below) */
+		BH_STRATEGY_PCT,          /* probabilistic concurrency testing: random priorities, pct_depth - 1 change points */
+	} strategy;
+	unsigned pct_depth;   /* PCT's depth d, 1..64; 0 = 3 */
+	/* Random strategy: a scheduling point hands the token to a uniformly random runnable actor
+	 * (the holder included) with probability 1/switch_every, else the holder goes on (every
+	 * interleaving stays reachable; fewer hand-overs run faster). 1 = a uniform choice at every
+	 * point; 0 = 16. */
+	unsigned switch_every;
+	uint64_t pct_steps;   /* PCT's estimate of the scheduling points of a run; 0 = 100000 */
 };
+
+/* Serial scheduling of an open device: false when it is threaded. Otherwise the scheduling points
+ * so far, how many of them handed the token to another actor, and the virtual time in ns. */
+/* The host waits ns for the device to move: a sleep, or under serial scheduling ns of virtual
+ * time in which the actors run (a host that polls device memory must wait with this there, or
+ * nothing else runs). */
+void bh_device_pause(struct bh_device *dev, uint64_t ns);
+/* "threaded", "serial random" or "serial pct". */
+const char *bh_device_sched(const struct bh_device *dev);
+bool bh_device_serial_stats(struct bh_device *dev, uint64_t *points, uint64_t *switches, uint64_t *vt_ns);
 
 /* Bits of bh_device_config.provoke. */
 #define BH_PROVOKE_DELAY         (1u << 0)  /* a core sleeps 1..200 us before a sync-register access */
@@ -179,7 +215,8 @@ void bh_core_enable_host_calls(struct bh_device *dev, unsigned tile, enum bh_cor
 void bh_core_set_max_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint64_t n);
 /* Release the core from reset with its first instruction at pc (instead of its reset pc). */
 int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t pc);
-/* Wait until the core leaves BH_RUN_RUNNING or timeout_ms passes (negative: forever).
+/* Wait until the core leaves BH_RUN_RUNNING or timeout_ms passes (negative: forever; under
+ * serial scheduling virtual time, so that what the caller sees after it replays).
  * Returns BH_ERR_DEADLOCK when the device deadlocks meanwhile (bh_device_report says how). */
 int bh_core_wait(struct bh_device *dev, unsigned tile, enum bh_core_id core, int timeout_ms,
 		 struct bh_core_result *res);

@@ -29,7 +29,7 @@ static char *trace_path(void)
 }
 
 /* The trace file as a JSON tree; its traceEvents array in *events. */
-static void load_trace(const char *path, struct jl *doc, const struct jl **events)
+static void load_trace_clock(const char *path, struct jl *doc, const struct jl **events, const char *clock)
 {
 	size_t len = 0, at = 0;
 	char *text = jl_read_file(path, &len);
@@ -39,7 +39,12 @@ static void load_trace(const char *path, struct jl *doc, const struct jl **event
 	free(text);
 	*events = jl_get(doc, "traceEvents");
 	cr_assert(*events && (*events)->type == JL_ARRAY, "no traceEvents array");
-	cr_expect_str_eq(jl_str(jl_get(doc, "otherData"), "clock"), "host");
+	cr_expect_str_eq(jl_str(jl_get(doc, "otherData"), "clock"), clock);
+}
+
+static void load_trace(const char *path, struct jl *doc, const struct jl **events)
+{
+	load_trace_clock(path, doc, events, "host");
 }
 
 static bool is(const struct jl *e, const char *ph, const char *cat)
@@ -262,4 +267,70 @@ Test(trace, bad_trace_options_are_refused_by_name)
 	cr_expect_eq(bh_trace_kinds_parse("core,noc", &kinds, err, sizeof err), 0);
 	cr_expect_eq(kinds, BH_CORE_EVENTS_CORE | 1u << BH_EVENT_NOC_ISSUE | 1u << BH_EVENT_NOC_LAND);
 	cr_expect_eq(bh_trace_kinds_parse("", &kinds, err, sizeof err), -1);
+}
+
+/* Serial scheduling: the trace is in virtual time, and the same seed writes the same bytes. */
+Test(trace, a_serial_run_traces_in_virtual_time_and_its_seed_rewrites_the_same_file, .timeout = 120)
+{
+	skip_unless_built();
+	char path2[80];
+	const char *path = trace_path();
+	snprintf(path2, sizeof path2, "%s.2", path);
+	const char *files[2] = { path, path2 };
+	for (unsigned k = 0; k < 2; k++) {
+		struct cli_out *o = test_cli((const char *const[]){ "run", "--sched", "serial", "--seed", "3", "--board",
+								     "grid:2x1", "--grid", "--cores", "brisc,ncrisc",
+								     "--noc-latency", "20000:20000", "--trace", files[k],
+								     ELF_FIXED, NULL });
+		expect_status(o, 0);
+		free(o);
+	}
+	size_t n1 = 0, n2 = 0;
+	char *a = jl_read_file(path, &n1), *b = jl_read_file(path2, &n2);
+	cr_assert(a && b);
+	cr_expect(n1 == n2 && !memcmp(a, b, n1), "seed 3 traced differently twice (%zu and %zu bytes)", n1, n2);
+	free(a);
+	free(b);
+	struct jl doc;
+	const struct jl *ev;
+	load_trace_clock(path, &doc, &ev, "virtual");
+	unlink(path);
+	unlink(path2);
+	/* Each core runs first and exits last; every transaction lands at least 15 us of virtual
+	 * time after its issue (20 us of latency, a barrier looking 5 us ahead). */
+	unsigned issues = 0;
+	for (unsigned k = 0; k < ev->n; k++) {
+		const struct jl *s = &ev->item[k];
+		if (!is(s, "s", "noc"))
+			continue;
+		issues++;
+		for (unsigned j = 0; j < ev->n; j++) {
+			const struct jl *f = &ev->item[j];
+			if (is(f, "f", "noc") && jl_num(f, "id", -2) == jl_num(s, "id", -1))
+				cr_expect_geq(jl_num(f, "ts", 0) - jl_num(s, "ts", 0), 15.0);
+		}
+	}
+	cr_expect_gt(issues, 0u);
+	for (unsigned core = 0; core < 2; core++) {
+		const char *first = NULL, *last = NULL;
+		double first_ts = 1e300, last_ts = -1;
+		for (unsigned k = 0; k < ev->n; k++) {
+			const struct jl *e = &ev->item[k];
+			if (jl_num(e, "pid", -1) != 0 || jl_num(e, "tid", -1) != core || !jl_str(e, "cat") ||
+			    strcmp(jl_str(e, "cat"), "core"))
+				continue;
+			double ts = jl_num(e, "ts", -1);
+			if (is(e, "X", NULL) && ts < first_ts) {
+				first_ts = ts;
+				first = jl_str(e, "name");
+			}
+			if (is(e, "i", NULL) && ts > last_ts) {
+				last_ts = ts;
+				last = jl_str(e, "name");
+			}
+		}
+		cr_expect_str_eq(first ? first : "", "running", "core %u", core);
+		cr_expect_str_eq(last ? last : "", "exited 0", "core %u", core);
+	}
+	jl_free(&doc);
 }

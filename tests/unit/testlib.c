@@ -592,12 +592,16 @@ void tl_skip_unless_built(const char *rel)
 
 struct bh_device *tl_boot_ref_grid(unsigned cols, unsigned rows)
 {
-	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = cols, .grid_rows = rows };
+	return tl_boot_ref_grid_cfg(&(struct bh_device_config){ .board = BH_BOARD_GRID, .grid_cols = cols, .grid_rows = rows });
+}
+
+struct bh_device *tl_boot_ref_grid_cfg(const struct bh_device_config *cfg)
+{
 	struct bh_device *dev;
 	struct bh_boot_result res;
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/firmware/ref", BHEMU_BINARY_DIR);
-	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	cr_assert_eq(bh_device_open(cfg, &dev), BH_OK);
 	int rc = bh_boot(dev, bh_profile_default(), dir, &(struct bh_boot_options){ .timeout_s = 10 }, &res);
 	cr_assert_eq(rc, BH_OK, "%s\n%s", res.message, res.report ? res.report : "");
 	free(res.report);
@@ -689,10 +693,10 @@ static void slurp(int fd, char *buf, size_t n)
 struct cli_out *test_cli(const char *const *args)
 {
 	cr_assert_eq(access(CLI, X_OK), 0, "%s is not built", CLI);
-	const char *argv[16] = { CLI };
+	const char *argv[32] = { CLI };
 	unsigned n = 1;
 	while (args[n - 1]) {
-		cr_assert_lt(n, 15u);
+		cr_assert_lt(n, 31u);
 		argv[n] = args[n - 1];
 		n++;
 	}

@@ -244,6 +244,8 @@ void expect_fault(const struct bh_core_result *res, enum bh_core_id core, uint32
 void tl_skip_unless_built(const char *rel);
 /* A cols x rows grid booted with the reference firmware (asserts success). */
 struct bh_device *tl_boot_ref_grid(unsigned cols, unsigned rows);
+/* The same with more of the device's configuration (board and grid size come from cfg). */
+struct bh_device *tl_boot_ref_grid_cfg(const struct bh_device_config *cfg);
 /* Launches by slow dispatch and asserts success, printing the program's error otherwise. */
 void tl_launch_ok(struct bh_program *p, struct bh_launch_stats *st);
 
