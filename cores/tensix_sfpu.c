@@ -1,0 +1,798 @@
+/* The Tensix vector unit (SFPU): 32 lanes of 32 bits, the LRegs, lane predication under a flag
+ * stack, and the SFP* instructions that move Dst rows into LRegs, compute lane by lane and store
+ * back. Semantics from the functional models of tt-isa-documentation (VectorUnit.md, LReg.md and
+ * the page of each instruction) with the Blackhole additions and changes as
+ * boopdotpng/tenstorrent-docs (blackhole-emulator-specs/sfpu-operations.md) and ttsim's Blackhole
+ * model state them: the MAD unit's negate bits, SFPLE/SFPGT, SFPMUL24, FP32 stores flushing
+ * denormals, 10-bit Dst addresses.
+ *
+ * One instruction executes at a time (sfpu->lock), whichever thread issued it. A mode this file
+ * does not model is a named fault; see tt_sfpu_execute for the list.
+ *
+ * Arithmetic of the MAD unit: denormal inputs read as zero, the result rounded to nearest even
+ * from the exact a * b + c, denormal results flushed to zero of their sign, every NaN result
+ * the canonical 0x7FC00000. Silicon keeps the product to about 27 bits before the add
+ * ("partially fused"), so a result may differ from it in the last place when the addend cancels
+ * most of the product. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "cores/tensix_sfpu.h"
+
+#define ALL_LANES 0xFFFFFFFFu
+#define CANON_NAN 0x7FC00000u
+
+bool tt_sfpu_init(struct tt_dp *dp)
+{
+	struct tt_sfpu *s = calloc(1, sizeof *s);
+	if (!s)
+		return false;
+	pthread_mutex_init(&s->lock, NULL);
+	/* LReg.md: the fixed constants and the lane ids (lane i holds 2 i). The programmable ones
+	 * (11-14) start at zero here; firmware writes them with SFPCONFIG before use. */
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		s->lreg[8][l] = 0x3F566189u;    /* 0.8373 */
+		s->lreg[9][l] = 0;
+		s->lreg[10][l] = 0x3F800000u;   /* 1.0 */
+		s->lreg[15][l] = 2 * l;
+	}
+	dp->sfpu = s;
+	return true;
+}
+
+void tt_sfpu_destroy(struct tt_dp *dp)
+{
+	if (!dp->sfpu)
+		return;
+	pthread_mutex_destroy(&dp->sfpu->lock);
+	free(dp->sfpu);
+	dp->sfpu = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Helpers.
+ */
+
+/* LaneEnabled of every lane (VectorUnit.md IsLaneEnabled; LaneConfig's ROW_MASK is zero: bhemu
+ * does not model LaneConfig writes). */
+static uint32_t enabled(const struct tt_sfpu *s)
+{
+	return ~s->use_flags | s->flags;
+}
+
+static float f32(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+
+static uint32_t b32(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	return b;
+}
+
+static uint32_t ftz(uint32_t x)
+{
+	return x & 0x7F800000u ? x : x & 0x80000000u;
+}
+
+/* The MAD unit: a * b + c (see the top of the file). */
+static uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+{
+	float r = fmaf(f32(ftz(a)), f32(ftz(b)), f32(ftz(c)));
+	uint32_t x = b32(r);
+	if (isnan(r))
+		return CANON_NAN;
+	return ftz(x);
+}
+
+static int32_t sext12(uint32_t v)
+{
+	return (int32_t)(v << 20) >> 20;
+}
+
+/* Sign-magnitude total order (SFPGT, SFPLE, SFPSWAP): -0 below +0, NaNs at the ends. */
+static int64_t sm_key(uint32_t x)
+{
+	int64_t m = x & 0x7FFFFFFFu;
+	return x >> 31 ? -m - 1 : m;
+}
+
+/* Set LaneFlags of the lanes in mask from cond (bit = lane). */
+static void set_flags(struct tt_sfpu *s, uint32_t mask, uint32_t cond)
+{
+	s->flags = (s->flags & ~mask) | (cond & mask);
+}
+
+/* Write v[lane] into LReg vd for the lanes of mask; only LReg 0-7 take writes of ordinary
+ * instructions (LReg.md), so other destinations drop them. */
+static void write_lanes(struct tt_sfpu *s, unsigned vd, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
+{
+	if (vd >= 8)
+		return;
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		if (mask >> l & 1)
+			s->lreg[vd][l] = v[l];
+}
+
+__attribute__((cold, noinline))
+static enum tt_result sfpu_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
+{
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s %s", tt_opinfo(tt_opcode_of(w))->name, what);
+}
+
+__attribute__((cold, noinline))
+static enum tt_result sfpu_bad_mode(struct bh_tt_thread *th, uint32_t w, unsigned mod, const char *what)
+{
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s mode %u is not modelled (%s)", tt_opinfo(tt_opcode_of(w))->name,
+			mod, what);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SFPLOAD / SFPSTORE (SFPLOAD.md, SFPSTORE.md).
+ */
+
+enum {
+	MOD0_SRCB, MOD0_FP16, MOD0_BF16, MOD0_FP32, MOD0_INT32, MOD0_INT8, MOD0_UINT16, MOD0_HI16, MOD0_INT16,
+	MOD0_LO16, MOD0_INT32_ALL, MOD0_ZERO, MOD0_INT32_SM, MOD0_INT8_COMP, MOD0_LO16_ONLY, MOD0_HI16_ONLY,
+};
+
+/* MOD0_FMT_SRCB resolved by ALU_ACC_CTRL_SFPU_Fp32_enabled (config word 1 bit 30) and the SrcB
+ * format (ALU_FORMAT_SPEC_REG_SrcB_val/override in word 0 bits 8:5 and 9, else REG1_SrcB). */
+static unsigned resolve_mod0(struct bh_tt_thread *th, unsigned mod0)
+{
+	if (mod0 != MOD0_SRCB)
+		return mod0;
+	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
+	if (alu >> 30 & 1)
+		return MOD0_FP32;
+	unsigned fmt = spec >> 9 & 1 ? spec >> 5 & 15 : alu >> 21 & 15;
+	switch (fmt) {
+	case TT_FMT_FP32: case TT_FMT_TF32: case TT_FMT_BF16: case TT_FMT_BFP8: case TT_FMT_BFP4: case TT_FMT_BFP2:
+	case TT_FMT_INT32: case TT_FMT_INT16:
+		return MOD0_BF16;
+	default:
+		return MOD0_FP16;
+	}
+}
+
+/* The Dst address of SFPLOAD/SFPSTORE: Imm10 + MATH offset + RWC Dst + DEST_REGW_BASE (only the
+ * low two bits of the last two for MOD0_FMT_INT32_ALL). Blackhole adds the Sp counter and
+ * DEST_SP_BASE (config word 7), which bhemu does not keep: a non-zero base faults. */
+static bool sfpu_addr(struct bh_tt_thread *th, uint32_t w, unsigned mod0, unsigned *addr)
+{
+	uint32_t a = tt_bits(w, 9, 0) + (tt_dp_tcfg(th, BH_DP_TCFG_MATH_OFFSET) & 0xFFF);
+	uint32_t rw = th->rwc.dst + (tt_dp_cfg(th, BH_DP_CFG_DEST_REGW_BASE) & 0xFFFF);
+	if (tt_dp_cfg(th, BH_DP_CFG_DEST_SP_BASE) & 0xFFFF) {
+		sfpu_unmodelled(th, w, "with DEST_SP_BASE set: the SFPU stack-pointer counter is not modelled");
+		return false;
+	}
+	*addr = (a + (mod0 == MOD0_INT32_ALL ? rw & 3 : rw)) & 0x3FF;
+	return true;
+}
+
+static void lane_cell(unsigned addr, unsigned lane, unsigned *row, unsigned *col)
+{
+	*row = (addr & ~3u) + lane / 8;
+	*col = (lane & 7) * 2 + (addr >> 1 & 1);
+}
+
+static uint32_t read_fp16(uint16_t d)
+{
+	uint32_t sign = d >> 15, man = d >> 5 & 0x3FF, exp = d & 0x1F;
+	if (exp)
+		exp += 112;   /* rebias; a zero exponent stays (a denormal that arithmetic flushes) */
+	return sign << 31 | exp << 23 | man << 13;
+}
+
+static uint16_t to_fp16(uint32_t x)
+{
+	uint32_t sign = x >> 31, man = x & 0x7FFFFF;
+	int32_t exp = (int32_t)(x >> 23 & 0xFF) - 112;
+	if (exp <= 0)
+		exp = 0, man = 0;             /* underflow and denormals: signed zero */
+	else if (exp > 31)
+		exp = 31, man = 0x7FFFFF;     /* saturate (Dst has no infinity) */
+	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
+}
+
+static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
+	if (mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP)
+		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
+	if (!sfpu_addr(th, w, mod0, &addr))
+		return TT_FAULT;
+	uint32_t mask = mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s);
+	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		unsigned row, col;
+		lane_cell(addr, l, &row, &col);
+		uint32_t old = s->lreg[vd][l], v;
+		switch (mod0) {
+		case MOD0_FP16: v = read_fp16(tt_dst16_read(dp, row, col)); break;
+		case MOD0_BF16: v = (uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, row, col)) << 16; break;
+		case MOD0_FP32: case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM:
+			v = tt_dst_to_fp32(tt_dst32_read(dp, row, col));   /* Blackhole: SM no longer converted */
+			break;
+		case MOD0_UINT16: case MOD0_LO16: v = tt_dst16_read(dp, row, col); break;
+		case MOD0_HI16: v = (uint32_t)tt_dst16_read(dp, row, col) << 16; break;
+		case MOD0_INT16: {
+			uint16_t d = tt_dst16_read(dp, row, col);
+			v = (uint32_t)(d >> 15) << 31 | (d & 0x7FFFu);
+			break;
+		}
+		case MOD0_LO16_ONLY: v = (old & 0xFFFF0000u) | tt_dst16_read(dp, row, col); break;
+		case MOD0_HI16_ONLY: v = (uint32_t)tt_dst16_read(dp, row, col) << 16 | (old & 0xFFFFu); break;
+		default: v = 0; break;   /* MOD0_FMT_ZERO */
+		}
+		s->lreg[vd][l] = v;
+	}
+	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
+}
+
+static enum tt_result sfpu_store(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
+	if (mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP)
+		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
+	if (vd >= 12)
+		return sfpu_unmodelled(th, w, "from LReg 12-15 writes LoadMacroConfig (the back door), which is not modelled");
+	if (!sfpu_addr(th, w, mod0, &addr))
+		return TT_FAULT;
+	uint32_t mask = mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		unsigned row, col;
+		lane_cell(addr, l, &row, &col);
+		uint32_t v = s->lreg[vd][l];
+		switch (mod0) {
+		case MOD0_FP16: tt_dst16_write(dp, row, col, tt_dst_from_fp16(to_fp16(v))); break;
+		case MOD0_BF16: tt_dst16_write(dp, row, col, tt_dst_from_bf16((uint16_t)(ftz(v) >> 16))); break;   /* truncates */
+		case MOD0_FP32: tt_dst32_write(dp, row, col, tt_dst_from_fp32(ftz(v))); break;
+		case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM: tt_dst32_write(dp, row, col, tt_dst_from_fp32(v)); break;
+		case MOD0_UINT16: case MOD0_LO16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)v); break;
+		case MOD0_HI16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)(v >> 16)); break;
+		case MOD0_INT16: tt_dst16_write(dp, row, col, (uint16_t)((v >> 31) << 15 | (v & 0x7FFF))); break;
+		case MOD0_HI16: tt_dst32_write(dp, row, col, v); break;
+		case MOD0_LO16: tt_dst32_write(dp, row, col, v << 16 | v >> 16); break;
+		default: tt_dst16_write(dp, row, col, 0); break;   /* MOD0_FMT_ZERO */
+		}
+	}
+	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
+}
+
+/* SFPLOADI (SFPLOADI.md): an immediate into the enabled lanes of LReg 0-7. */
+static enum tt_result sfpu_loadi(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned vd = tt_bits(w, 23, 20), mod0 = tt_bits(w, 19, 16);
+	uint32_t imm = tt_bits(w, 15, 0), keep = 0, v;
+	switch (mod0) {
+	case 0: v = imm << 16; break;                                                   /* BF16 */
+	case 1: v = (imm & 0x8000u) << 16 | ((imm & 0x7FFFu) + (112u << 10)) << 13; break;  /* FP16, rebiased */
+	case 2: v = imm; break;
+	case 4: v = (uint32_t)(int32_t)(int16_t)imm; break;
+	case 8: v = imm << 16, keep = 0xFFFFu; break;
+	case 10: v = imm, keep = 0xFFFF0000u; break;
+	default: return sfpu_bad_mode(th, w, mod0, "SFPLOADI's modes are 0, 1, 2, 4, 8 and 10");
+	}
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++)
+		if (mask >> l & 1)
+			s->lreg[vd][l] = (s->lreg[vd][l] & keep) | v;
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * MAD unit (SFPMAD.md, SFPADD.md, SFPMUL.md, SFPADDI.md, SFPMULI.md, SFPMUL24).
+ */
+
+#define MAD_NEG_A 1u
+#define MAD_NEG_C 2u
+#define MAD_IND_A 4u
+#define MAD_IND_D 8u
+
+static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16), op = tt_opcode_of(w);
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t a, b, c;
+		if (op == TT_OP_SFPADDI || op == TT_OP_SFPMULI) {
+			uint32_t imm = tt_bits(w, 23, 8) << 16;
+			unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
+			a = imm;
+			b = op == TT_OP_SFPADDI ? 0x3F800000u : s->lreg[d][l];
+			c = op == TT_OP_SFPADDI ? s->lreg[d][l] : 0;
+		} else {
+			a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l];
+			b = s->lreg[vb][l];
+			c = s->lreg[vc][l];
+			if (mod1 & MAD_NEG_A)
+				a ^= 0x80000000u;
+		}
+		if (mod1 & MAD_NEG_C)
+			c ^= 0x80000000u;
+		uint32_t r = sfpu_mad(a, b, c);
+		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
+		if (d < 8)
+			s->lreg[d][l] = r;
+	}
+	return TT_OK;
+}
+
+/* SFPMUL24 (Blackhole): the low or high 23 bits of the product of the low 23 bits of VA and VB.
+ * VC must be LReg 9 (zero); otherwise the documentation calls the result non-contractual. */
+static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16);
+	if (vc != 9)
+		return sfpu_unmodelled(th, w, "with VC other than LReg 9 (zero): the result is non-contractual");
+	if (mod1 & ~(1u | MAD_IND_A | MAD_IND_D))
+		return sfpu_bad_mode(th, w, mod1, "bit 1 is reserved");
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint64_t a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l] & 0x7FFFFFu, b = s->lreg[vb][l] & 0x7FFFFFu;
+		uint32_t r = mod1 & 1 ? (uint32_t)(a * b >> 23) : (uint32_t)(a * b) & 0x7FFFFFu;
+		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
+		if (d < 8)
+			s->lreg[d][l] = r;
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Simple unit: lanewise integer, bit and field operations.
+ */
+
+/* One lanewise result per enabled lane of the simple operations that write VD only. */
+static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned op = tt_opcode_of(w), mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], cc = 0, cc_mask = 0;
+	const uint32_t *C = s->lreg[vc], *D = s->lreg[vd];
+	switch (op) {
+	case TT_OP_SFPIADD:
+		if ((mod1 & 3) == 3)
+			return sfpu_bad_mode(th, w, mod1, "bits 1:0 = 3 select no operand");
+		break;
+	case TT_OP_SFPSHFT:
+		if (mod1 & 8)
+			return sfpu_bad_mode(th, w, mod1, "bit 3 is reserved");
+		break;
+	case TT_OP_SFPMOV:
+		if (mod1 & 8)
+			return sfpu_bad_mode(th, w, mod1, "FROM_SPECIAL reads LoadMacroConfig, the PRNG or LaneConfig, not modelled");
+		if (mod1 > 2)
+			return sfpu_bad_mode(th, w, mod1, "0 move, 1 negate, 2 all lanes");
+		if (mod1 == 2)
+			mask = ALL_LANES;
+		break;
+	case TT_OP_SFPABS:
+		if (mod1 > 1)
+			return sfpu_bad_mode(th, w, mod1, "0 integer, 1 float");
+		break;
+	case TT_OP_SFPCAST:
+		if (mod1 == 1)
+			return sfpu_bad_mode(th, w, mod1, "stochastic rounding draws on the PRNG, which is not modelled");
+		if (mod1 > 3)
+			return sfpu_bad_mode(th, w, mod1, "0 SM32->FP32, 2 INT32 ABS, 3 INT32<->SM32");
+		break;
+	default:
+		break;
+	}
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		uint32_t c = C[l], d = D[l], r = 0;
+		switch (op) {
+		case TT_OP_SFPIADD: {   /* SFPIADD.md */
+			if (mod1 & 1)
+				r = c + (uint32_t)sext12(imm12);
+			else
+				r = mod1 & 2 ? c - d : c + d;
+			if (!(mod1 & 4) || (mod1 & 8)) {
+				bool lt0 = (int32_t)r < 0;
+				cc |= (uint32_t)(mod1 & 8 ? !lt0 : lt0) << l;
+				cc_mask = ALL_LANES;
+			}
+			break;
+		}
+		case TT_OP_SFPSHFT: {   /* SFPSHFT.md with Blackhole's arithmetic and use-VC bits */
+			uint32_t x = mod1 & 4 ? c : d;
+			int32_t sh = mod1 & 1 ? sext12(imm12) : (int32_t)c;
+			unsigned n = (sh >= 0 ? (uint32_t)sh : 0u - (uint32_t)sh) & 31;
+			r = sh >= 0 ? x << n : mod1 & 2 ? (uint32_t)((int32_t)x >> n) : x >> n;
+			break;
+		}
+		case TT_OP_SFPAND: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) & c; break;
+		case TT_OP_SFPOR: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) | c; break;
+		case TT_OP_SFPXOR: r = d ^ c; break;
+		case TT_OP_SFPNOT: r = ~c; break;
+		case TT_OP_SFPMOV: r = mod1 & 1 ? c ^ 0x80000000u : c; break;
+		case TT_OP_SFPABS:
+			if (mod1)   /* float: clear the sign, except of a NaN */
+				r = (c & 0x7FFFFFFFu) > 0x7F800000u ? c : c & 0x7FFFFFFFu;
+			else
+				r = (int32_t)c < 0 && c != 0x80000000u ? 0u - c : c;
+			break;
+		case TT_OP_SFPLZ: {     /* SFPLZ.md */
+			uint32_t x = mod1 & 4 ? c & 0x7FFFFFFFu : c;
+			r = x ? (uint32_t)__builtin_clz(x) : 32;
+			if (mod1 & 2) {
+				cc |= (uint32_t)((x != 0) != ((mod1 & 8) != 0)) << l;
+				cc_mask = ALL_LANES;
+			}
+			break;
+		}
+		case TT_OP_SFPEXEXP: {  /* SFPEXEXP.md */
+			r = (c >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127);
+			if (mod1 & 2) {
+				cc |= (uint32_t)(((int32_t)r < 0) != ((mod1 & 8) != 0)) << l;
+				cc_mask = ALL_LANES;
+			}
+			break;
+		}
+		case TT_OP_SFPEXMAN: r = (mod1 & 1 ? 0 : 0x800000u) | (c & 0x7FFFFFu); break;
+		case TT_OP_SFPSETEXP: { /* SFPSETEXP.md */
+			uint32_t e = mod1 & 1 ? imm12 & 0xFF : mod1 & 2 ? d >> 23 & 0xFF : d & 0xFF;
+			r = (c & 0x807FFFFFu) | e << 23;
+			break;
+		}
+		case TT_OP_SFPSETMAN:   /* SFPSETMAN.md */
+			r = (c & 0xFF800000u) | (mod1 & 1 ? (imm12 << 11) & 0x7FFFFFu : d & 0x7FFFFFu);
+			break;
+		case TT_OP_SFPSETSGN:   /* SFPSETSGN.md */
+			r = (c & 0x7FFFFFFFu) | (mod1 & 1 ? (imm12 & 1) << 31 : d & 0x80000000u);
+			break;
+		case TT_OP_SFPDIVP2: {  /* SFPDIVP2.md */
+			uint32_t e = c >> 23 & 0xFF;
+			if (mod1 & 1)
+				e = e == 255 ? e : (e + imm12) & 0xFF;
+			else
+				e = imm12 & 0xFF;
+			r = (c & 0x807FFFFFu) | e << 23;
+			break;
+		}
+		default: {              /* SFPCAST (SFPCAST.md) */
+			uint32_t sign = c & 0x80000000u, mag = c & 0x7FFFFFFFu;
+			if (mod1 == 0)      /* sign-magnitude to FP32, nearest even */
+				r = sign | b32((float)mag);
+			else if (mod1 == 2) /* the documented bug: two's complement absolute value */
+				r = (int32_t)c < 0 ? 0u - c : c;
+			else                /* two's complement <-> sign-magnitude */
+				r = sign | (sign ? 0u - c : c);
+			break;
+		}
+		}
+		out[l] = r;
+	}
+	/* Flags of the enabled lanes, from the result computed for VD < 8 (the models set them only
+	 * then). */
+	if (cc_mask && vd < 8)
+		set_flags(s, mask, cc);
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPSETCC (SFPSETCC.md). */
+static enum tt_result sfpu_setcc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vc = tt_bits(w, 11, 8);
+	uint32_t mask = enabled(s), cc = 0;
+	if (mod1 != 0 && mod1 != 1 && mod1 != 2 && mod1 != 4 && mod1 != 6 && mod1 != 8)
+		return sfpu_bad_mode(th, w, mod1, "0 LT0, 1 immediate, 2 NE0, 4 GTE0, 6 EQ0, 8 clear");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		int32_t c = (int32_t)s->lreg[vc][l];
+		bool f;
+		if (!(s->use_flags >> l & 1) || (mod1 & 8))
+			f = false;
+		else if (mod1 & 1)
+			f = tt_bits(w, 12, 12);
+		else
+			f = mod1 == 0 ? c < 0 : mod1 == 2 ? c != 0 : mod1 == 4 ? c >= 0 : c == 0;
+		cc |= (uint32_t)f << l;
+	}
+	set_flags(s, mask, cc);
+	return TT_OK;
+}
+
+/* SFPGT / SFPLE (Blackhole): VD > VC (VD <= VC) in sign-magnitude order, into the flags (bit 0),
+ * the top of the flag stack (bit 1, OR with bit 2, else AND) and VD as -1 or 0 (bit 3). */
+static enum tt_result sfpu_cmp(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	bool gt = tt_opcode_of(w) == TT_OP_SFPGT;
+	uint32_t mask = enabled(s), res = 0, out[TT_SFPU_LANES];
+	if (mod1 & 2)
+		return sfpu_bad_mode(th, w, mod1, "mutating the flag stack: its lane gating is not documented");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		bool r = sm_key(s->lreg[vd][l]) > sm_key(s->lreg[vc][l]);
+		r = gt ? r : !r;
+		res |= (uint32_t)r << l;
+		out[l] = r ? ALL_LANES : 0;
+	}
+	if (mod1 & 1)
+		set_flags(s, mask, res);
+	if (mod1 & 8)
+		write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPENCC (SFPENCC.md): Imm2 in bits 13:12 (bit 0 enable, bit 1 result). */
+static enum tt_result sfpu_encc(struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), imm = tt_bits(w, 13, 12);
+	if (mod1 & 2)
+		s->use_flags = imm & 1 ? ALL_LANES : 0;
+	else if (mod1 & 1)
+		s->use_flags = ~s->use_flags;
+	s->flags = !(mod1 & 8) || (imm & 2) ? ALL_LANES : 0;
+	return TT_OK;
+}
+
+static bool boolean_op(unsigned op, bool a, bool b)
+{
+	switch (op) {
+	case 1: return b;
+	case 2: return !b;
+	case 3: return a && b;
+	case 4: return a || b;
+	case 5: return a && !b;
+	case 6: return a || !b;
+	case 7: return !a && b;
+	case 8: return !a || b;
+	case 9: return !a && !b;
+	case 10: return !a || !b;
+	case 11: return a != b;
+	default: return a == b;
+	}
+}
+
+/* SFPPUSHC (SFPPUSHC.md): mode 0 pushes; Blackhole's other modes rewrite the top. */
+static enum tt_result sfpu_pushc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0);
+	if (mod1)
+		return sfpu_bad_mode(th, w, mod1, "Blackhole's stack-top rewrites are documented only in outline");
+	if (s->depth >= TT_SFPU_STACK)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPUSHC with the flag stack full (%u entries): undefined",
+				TT_SFPU_STACK);
+	s->stack_flags[s->depth] = s->flags;
+	s->stack_use[s->depth] = s->use_flags;
+	s->depth++;
+	return TT_OK;
+}
+
+/* SFPPOPC (SFPPOPC.md): pop, or combine the flags with the top, or constants. */
+static enum tt_result sfpu_popc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0);
+	uint32_t top_f = s->depth ? s->stack_flags[s->depth - 1] : 0, top_u = s->depth ? s->stack_use[s->depth - 1] : 0;
+	if (mod1 == 0) {
+		if (!s->depth)
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPOPC with the flag stack empty: undefined");
+		s->depth--;
+		s->flags = top_f;
+		s->use_flags = top_u;
+		return TT_OK;
+	}
+	if (s->depth == TT_SFPU_STACK)   /* the documented bug: the bottom entry takes the top's value */
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"SFPPOPC mode %u with the flag stack full hits the documented hardware bug (the bottom "
+				"entry is overwritten); software must avoid it", mod1);
+	if (mod1 <= 12) {
+		uint32_t f = 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			f |= (uint32_t)boolean_op(mod1, s->flags >> l & 1, top_f >> l & 1) << l;
+		s->use_flags = top_u;
+		s->flags = f;
+	} else if (mod1 == 13) {
+		s->flags = ~s->flags;
+	} else {
+		s->use_flags = ALL_LANES;
+		s->flags = mod1 == 14 ? ALL_LANES : 0;
+	}
+	return TT_OK;
+}
+
+/* SFPCOMPC (SFPCOMPC.md): else. */
+static enum tt_result sfpu_compc(struct tt_sfpu *s)
+{
+	uint32_t top_f = s->depth ? s->stack_flags[s->depth - 1] : ALL_LANES;
+	uint32_t top_u = s->depth ? s->stack_use[s->depth - 1] : ALL_LANES;
+	s->flags = top_u & s->use_flags & top_f & ~s->flags;
+	return TT_OK;
+}
+
+/* SFPSWAP (SFPSWAP.md): swap, or per-lane min to VD and max to VC. */
+static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	if (mod1 > 1 && mod1 != 9)
+		return sfpu_bad_mode(th, w, mod1, "the sub-vector min/max modes 2-8");
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t c = s->lreg[vc][l], d = s->lreg[vd][l], lo = d, hi = c;
+		if (mod1) {
+			bool d_gt = sm_key(d) > sm_key(c);
+			lo = d_gt ? c : d;
+			hi = d_gt ? d : c;
+			if (mod1 == 9) {
+				uint32_t t = lo;
+				lo = hi;
+				hi = t;
+			}
+		}
+		if (vd < 8)
+			s->lreg[vd][l] = lo;
+		if (vc < 8)
+			s->lreg[vc][l] = hi;
+	}
+	return TT_OK;
+}
+
+/* SFPTRANSP (SFPTRANSP.md): within each column of the 4x8 lane grid, LReg[0..3] and LReg[4..7]
+ * are each transposed (row i of LReg j <-> row j of LReg i). All lanes. */
+static enum tt_result sfpu_transp(struct tt_sfpu *s)
+{
+	for (unsigned g = 0; g < 8; g += 4)
+		for (unsigned i = 0; i < 4; i++)
+			for (unsigned j = i + 1; j < 4; j++)
+				for (unsigned c = 0; c < 8; c++) {
+					uint32_t t = s->lreg[g + i][j * 8 + c];
+					s->lreg[g + i][j * 8 + c] = s->lreg[g + j][i * 8 + c];
+					s->lreg[g + j][i * 8 + c] = t;
+				}
+	return TT_OK;
+}
+
+/* SFPSHFT2 (SFPSHFT2.md): the copy and shuffle modes of LReg 0-3 and the shifts. */
+static enum tt_result sfpu_shft2(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES];
+	switch (mod1) {
+	case 0: case 1: case 2: {
+		uint32_t l0[TT_SFPU_LANES], rot[TT_SFPU_LANES];
+		memcpy(l0, s->lreg[0], sizeof l0);
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			rot[l] = s->lreg[vc][(l & ~7u) | ((l + 7) & 7)];
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			if (!(mask >> l & 1))
+				continue;
+			s->lreg[0][l] = s->lreg[1][l];
+			s->lreg[1][l] = s->lreg[2][l];
+			s->lreg[2][l] = s->lreg[3][l];
+			s->lreg[3][l] = mod1 == 0 ? 0 : mod1 == 1 ? (l >= 8 ? l0[l - 8] : 0) : rot[l];
+		}
+		return TT_OK;
+	}
+	case 3: case 4:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			out[l] = mod1 == 4 && !(l & 7) ? 0 : s->lreg[vc][(l & ~7u) | ((l + 7) & 7)];
+		break;
+	case 5: case 6:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t x = s->lreg[imm12 & 15][l];
+			int32_t sh = mod1 == 5 ? (int32_t)s->lreg[vc][l] : sext12(imm12);
+			unsigned n = (sh >= 0 ? (uint32_t)sh : 0u - (uint32_t)sh) & 31;
+			out[l] = sh >= 0 ? x << n : x >> n;
+		}
+		break;
+	default:
+		return sfpu_bad_mode(th, w, mod1, "0-6 are documented");
+	}
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFP_STOCH_RND, FP32 to reduced-precision FP32 (SFPSTOCHRND_FloatFloat.md) with round to
+ * nearest (ties away) or toward zero. */
+static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 2, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8), rnd = tt_bits(w, 22, 21);
+	if (mod1 > 1)
+		return sfpu_bad_mode(th, w, mod1, "the integer conversions (2-7) are not modelled; 0 FP16A and 1 BF16 are");
+	if (rnd == 1 || rnd == 3)
+		return sfpu_unmodelled(th, w, "with stochastic rounding: the PRNG is not modelled");
+	uint32_t prng = rnd == 0 ? 0x400000u : 0x7FFFFFu, mask = enabled(s), out[TT_SFPU_LANES];
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
+		if (e == 0) {
+			x = 0;
+		} else if (e == 255) {
+			x &= 0xFF800000u;
+		} else {
+			unsigned drop = mod1 ? 16 : 13;
+			uint32_t lost = x & ((1u << drop) - 1);
+			x -= lost;
+			if ((lost << (23 - drop)) >= prng)
+				x += 1u << drop;
+		}
+		out[l] = x;
+	}
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPCONFIG (SFPCONFIG.md): the programmable constants LReg 11-14 from lanes 0-7 of LReg 0
+ * (broadcast down the rows) or, with bit 0, their fixed values. LaneConfig and LoadMacroConfig
+ * are not modelled. */
+static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	static const uint32_t imm_values[4] = { 0xBF800000u, 0x3B000000u, 0xBF2CC4C7u, 0xBEB08FF9u };
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4);
+	if (vd < 11 || vd > 14)
+		return sfpu_unmodelled(th, w, vd == 15 ? "of LaneConfig (destination 15) is not modelled"
+					       : "of LoadMacroConfig (destinations 0-8) is not modelled");
+	if (mod1 & ~1u)
+		return sfpu_bad_mode(th, w, mod1, "the bitwise OR/AND/XOR combinations");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		s->lreg[vd][l] = mod1 & 1 ? imm_values[vd - 11] : s->lreg[0][l & 7];
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dispatch.
+ */
+
+static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	switch (tt_opcode_of(w)) {
+	case TT_OP_SFPLOAD: return sfpu_load(th, s, w);
+	case TT_OP_SFPSTORE: return sfpu_store(th, s, w);
+	case TT_OP_SFPLOADI: return sfpu_loadi(th, s, w);
+	case TT_OP_SFPMAD: case TT_OP_SFPADD: case TT_OP_SFPMUL: case TT_OP_SFPADDI: case TT_OP_SFPMULI:
+		return sfpu_mad_insn(s, w);
+	case TT_OP_SFPMUL24: return sfpu_mul24(th, s, w);
+	case TT_OP_SFPSETCC: return sfpu_setcc(th, s, w);
+	case TT_OP_SFPGT: case TT_OP_SFPLE: return sfpu_cmp(th, s, w);
+	case TT_OP_SFPENCC: return sfpu_encc(s, w);
+	case TT_OP_SFPPUSHC: return sfpu_pushc(th, s, w);
+	case TT_OP_SFPPOPC: return sfpu_popc(th, s, w);
+	case TT_OP_SFPCOMPC: return sfpu_compc(s);
+	case TT_OP_SFPSWAP: return sfpu_swap(th, s, w);
+	case TT_OP_SFPTRANSP: return sfpu_transp(s);
+	case TT_OP_SFPSHFT2: return sfpu_shft2(th, s, w);
+	case TT_OP_SFP_STOCH_RND: return sfpu_stochrnd(th, s, w);
+	case TT_OP_SFPCONFIG: return sfpu_config(th, s, w);
+	case TT_OP_SFPNOP: return TT_OK;
+	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32:
+		return sfpu_unmodelled(th, w, "is not modelled yet (piecewise-linear table evaluation; its FP16 "
+				       "table decode and breakpoints are not implemented)");
+	case TT_OP_SFPARECIP:
+		return sfpu_unmodelled(th, w, "is not modelled: the approximation's lookup tables are not in the "
+				       "public documentation");
+	case TT_OP_SFPLOADMACRO:
+		return sfpu_unmodelled(th, w, "is not modelled yet (LoadMacroConfig templates and the sub-unit "
+				       "schedule); software can use the unrolled sequence");
+	default: return sfpu_simple(th, s, w);
+	}
+}
+
+enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_sfpu *s = th->tx->dp->sfpu;
+	pthread_mutex_lock(&s->lock);
+	enum tt_result r = sfpu_dispatch(th, s, w);
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
