@@ -159,14 +159,19 @@ static inline void compute_unpack_config(unsigned u, uint32_t fmt)
 		compute_wrcfg(CFG_UNP0_BASE1, 4u * 16u * 2u);   /* SrcA output starts at row 4 */
 }
 
-/* Unpack tile itile of cb into SrcA (u 0) or SrcB (u 1) and hand the bank to the matrix unit. */
-static inline void compute_unpack_tile(unsigned u, unsigned cb, unsigned itile)
+/* Unpack the tile at L1 addr into SrcA (u 0) or SrcB (u 1) and hand the bank to the matrix unit. */
+static inline void compute_unpack_tile_at(unsigned u, uint32_t addr)
 {
-	uint32_t addr = compute_cbs[cb].addr + itile * compute_tile_bytes(compute_cbs[cb].fmt);
 	compute_wrcfg(CFG_THCON(u) + 12, addr / 16 - 1);
 	tt_push(TT_SETADCZW_Z0(1u << u));
 	for (unsigned f = 0; f < 4; f++)
 		tt_push(TT_UNPACR(u, 1, f == 3));
+}
+
+/* The same for tile itile of cb. */
+static inline void compute_unpack_tile(unsigned u, unsigned cb, unsigned itile)
+{
+	compute_unpack_tile_at(u, compute_cbs[cb].addr + itile * compute_tile_bytes(compute_cbs[cb].fmt));
 }
 
 /* ---- math (TRISC1) ---- */
@@ -355,16 +360,21 @@ static inline void matmul_tiles(unsigned in0, unsigned in1, unsigned itile0, uns
 	tt_push(TT_SETRWC(0, 0xF));
 }
 
-/* Pack Dst tile idst into tile itile of ocb. */
-static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
+/* Pack Dst tile idst to L1 addr (TRISC2). */
+static inline void compute_pack_tile_at(unsigned idst, uint32_t addr)
 {
 	if (compute_role != COMPUTE_PACK)
 		return;
-	uint32_t addr = compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt);
 	compute_wrcfg(CFG_THCON(0) + 5, addr / 16 - 1);
 	compute_wrcfg(CFG_PCK_SEC0_OFFSET, idst * 64u);
 	for (unsigned f = 0; f < 4; f++)
 		tt_push(TT_PACR(f == 3, f == 3));
+}
+
+/* Pack Dst tile idst into tile itile of ocb. */
+static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
+{
+	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt));
 }
 
 /* ---- the vector unit (SFPU, TRISC1): unary operations on a Dst tile ----
@@ -669,7 +679,7 @@ static inline void compute_sfpu_unary(unsigned idst, enum compute_unary op, uint
 }
 
 /* tt-metal's names. The *_init calls set nothing beyond what compute_sfpu_unary does. */
-static inline void init_sfpu(unsigned icb, unsigned ocb) { unary_op_init_common(icb, ocb); copy_tile_init(icb); }
+static inline void init_sfpu(unsigned icb, unsigned ocb) { unary_op_init_common(icb, ocb); }
 static inline void binop_with_scalar_tile_init(void) {}
 static inline void add_unary_tile(unsigned idst, uint32_t param) { compute_sfpu_unary(idst, UNARY_ADD, param); }
 static inline void sub_unary_tile(unsigned idst, uint32_t param) { compute_sfpu_unary(idst, UNARY_SUB, param); }
