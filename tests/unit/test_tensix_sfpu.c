@@ -168,6 +168,8 @@ Test(tensix_sfpu, mad_rounds_to_nearest_even_is_fused_flushes_denormals_and_cano
 		{ 0x3F800000u, 0x3F800000u, 0x33800000u, 0x3F800000u, "1 + 2^-24: a tie, to even" },
 		{ 0x3F800001u, 0x3F800000u, 0x33800000u, 0x3F800002u, "(1 + 2^-23) + 2^-24: a tie, to even (up)" },
 		{ 0x3F800800u, 0x3F800800u, 0xBF800000u, 0x3A000400u, "(1+2^-12)^2 - 1 keeps 2^-24: fused" },
+		{ 0x3F800001u, 0x3F800400u, 0xBF800401u, 0x32800000u,
+		  "partial fusion: the product's sticky bit (2^-26), not the exact 2^-36" },
 		{ 0x00400000u, 0x7E800000u, 0x00000000u, 0x00000000u, "denormal input reads as zero" },
 		{ 0x20000000u, 0x1F000000u, 0x00000000u, 0x00000000u, "denormal result flushed" },
 		{ 0xA0000000u, 0x1F000000u, 0x80000000u, 0x80000000u, "flushed result keeps its sign" },
