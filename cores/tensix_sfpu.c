@@ -681,8 +681,10 @@ static enum tt_result sfpu_compc(struct tt_sfpu *s)
 static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
-	if (mod1 > 1 && mod1 != 9)
-		return sfpu_bad_mode(th, w, mod1, "the sub-vector min/max modes 2-8");
+	/* Rows (8 lanes each) whose VD takes the minimum, per mode 1-9 (SFPSWAP.md). */
+	static const uint8_t min_rows[10] = { 0, 0xF, 0x3, 0x5, 0x9, 0x1, 0x2, 0x4, 0x8, 0x0 };
+	if (mod1 > 9)
+		return sfpu_bad_mode(th, w, mod1, "0 swap, 1-9 min/max");
 	uint32_t mask = enabled(s);
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
@@ -692,7 +694,7 @@ static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 			bool d_gt = sm_key(d) > sm_key(c);
 			lo = d_gt ? c : d;
 			hi = d_gt ? d : c;
-			if (mod1 == 9) {
+			if (!(min_rows[mod1] >> (l / 8) & 1)) {
 				uint32_t t = lo;
 				lo = hi;
 				hi = t;
@@ -761,32 +763,115 @@ static enum tt_result sfpu_shft2(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 	return TT_OK;
 }
 
-/* SFP_STOCH_RND, FP32 to reduced-precision FP32 (SFPSTOCHRND_FloatFloat.md) with round to
- * nearest (ties away) or toward zero. */
+/* SFP_STOCH_RND (SFPSTOCHRND_FloatFloat.md, _FloatInt.md, _IntInt.md): FP32 to FP16A or BF16
+ * precision (mode 0, 1), FP32 to a clamped sign-magnitude integer (2 UINT8, 3 INT8, 6 UINT16,
+ * 7 INT16), sign-magnitude shifted right by VB or Imm5 (mode bit 3) to UINT8/INT8 (4, 5). The
+ * discarded bits round up when they reach the threshold: 0x400000 of 23 bits to nearest (rounding
+ * mode 0), 0x7FFFFF (mode 2, toward zero as Blackhole names it). */
 static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
-	unsigned mod1 = tt_bits(w, 2, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8), rnd = tt_bits(w, 22, 21);
-	if (mod1 > 1)
-		return sfpu_bad_mode(th, w, mod1, "the integer conversions (2-7) are not modelled; 0 FP16A and 1 BF16 are");
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8), vb = tt_bits(w, 15, 12);
+	unsigned rnd = tt_bits(w, 22, 21), imm5 = tt_bits(w, 20, 16) & 31, flavour = mod1 & 7;
+	if ((mod1 & 8) && flavour != 4 && flavour != 5)
+		return sfpu_bad_mode(th, w, mod1, "bit 3 (Imm5) goes with the integer forms 4 and 5 only");
 	if (rnd == 1 || rnd == 3)
 		return sfpu_unmodelled(th, w, "with stochastic rounding: the PRNG is not modelled");
-	uint32_t prng = rnd == 0 ? 0x400000u : 0x7FFFFFu, mask = enabled(s), out[TT_SFPU_LANES];
+	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
+	uint32_t thr = rnd == 0 ? 0x400000u : 0x7FFFFFu, mask = enabled(s), out[TT_SFPU_LANES];
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
-		if (e == 0) {
-			x = 0;
-		} else if (e == 255) {
-			x &= 0xFF800000u;
-		} else {
-			unsigned drop = mod1 ? 16 : 13;
-			uint32_t lost = x & ((1u << drop) - 1);
-			x -= lost;
-			if ((lost << (23 - drop)) >= prng)
-				x += 1u << drop;
+		if (flavour <= 1) {
+			if (e == 0) {
+				x = 0;
+			} else if (e == 255) {
+				x &= 0xFF800000u;
+			} else {
+				unsigned drop = flavour ? 16 : 13;
+				uint32_t lost = x & ((1u << drop) - 1);
+				x -= lost;
+				if ((lost << (23 - drop)) >= thr)
+					x += 1u << drop;
+			}
+			out[l] = x;
+			continue;
 		}
-		out[l] = x;
+		bool keep_sign = flavour & 1;
+		uint32_t sign = keep_sign ? x & 0x80000000u : 0;
+		uint64_t mag;
+		if (flavour == 4 || flavour == 5) {   /* sign-magnitude in */
+			sign = x & 0x80000000u;
+			mag = ((uint64_t)(x & 0x7FFFFFFFu) << 23) >> (mod1 & 8 ? imm5 : s->lreg[vb][l] & 31);
+			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+		} else if ((int32_t)e - 127 < -1) {   /* |x| < 0.5 */
+			mag = 0;
+		} else if ((int32_t)e - 127 >= 16) {  /* and NaN */
+			mag = max_mag[flavour];
+		} else {
+			int32_t ex = (int32_t)e - 127;
+			mag = 0x800000u | (x & 0x7FFFFFu);
+			mag = ex >= 0 ? mag << ex : mag >> -ex;
+			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+		}
+		if (mag > max_mag[flavour])
+			mag = max_mag[flavour];
+		if (!keep_sign || mag == 0)
+			sign = 0;
+		out[l] = sign | (uint32_t)mag;
 	}
 	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPLUT and SFPLUTFP32 (SFPLUT.md, SFPLUTFP32.md): a piecewise-linear function of |LReg 3|,
+ * the piece chosen by |LReg 3| < 1, < 2 (and the half-steps of the 6-entry FP16 tables), its
+ * slope and offset from LReg 0-2 (and 4-6) as FP32, FP16-like or 8-bit table values, evaluated
+ * by the MAD unit. FP16_3ENTRY_TABLE (10) shares bit 3 with INDIRECT_VD, so its result goes to
+ * LReg[LReg 7 & 15], as the documentation warns. */
+static uint32_t lut8(uint32_t x)
+{
+	x &= 0xFF;
+	return x == 0xFF ? 0 : (x >> 7) << 31 | (127 - (x >> 4 & 7)) << 23 | (x & 15) << 19;
+}
+
+static uint32_t lut16(uint32_t x)
+{
+	uint32_t exp = x >> 10 & 0x1F;
+	return (x >> 15 & 1) << 31 | (exp == 0x1F ? 0 : 112 + exp) << 23 | (x & 0x3FF) << 13;
+}
+
+static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
+{
+	bool fp32 = tt_opcode_of(w) == TT_OP_SFPLUTFP32;
+	unsigned mod = fp32 ? tt_bits(w, 3, 0) : tt_bits(w, 19, 16), vd = fp32 ? tt_bits(w, 7, 4) : tt_bits(w, 23, 20);
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t l3 = s->lreg[3][l], b = l3 & 0x7FFFFFFFu, a, c;
+		unsigned i = b < 0x3F800000u ? 0 : b < 0x40000000u ? 1 : 2;
+		if (!fp32) {
+			a = lut8(s->lreg[i][l] >> 8);
+			c = lut8(s->lreg[i][l]);
+		} else if (!(mod & 2)) {
+			a = s->lreg[i][l];
+			c = s->lreg[4 + i][l];
+		} else if (mod & 8) {
+			a = lut16(s->lreg[i][l] >> 16);
+			c = lut16(s->lreg[i][l]);
+		} else {
+			uint32_t cut = mod & 1 ? 0x40800000u : 0x40400000u;   /* 4.0 or 3.0 */
+			unsigned j = b < 0x3F000000u ? 0 : b < 0x3F800000u ? 16 : b < 0x3FC00000u ? 0 : b < 0x40000000u ? 16
+				   : b < cut ? 0 : 16;
+			a = lut16(s->lreg[i][l] >> j);
+			c = lut16(s->lreg[4 + i][l] >> j);
+		}
+		uint32_t d = sfpu_mad(a, b, c);
+		if (mod & 4)
+			d = (d & 0x7FFFFFFFu) | (l3 & 0x80000000u);
+		unsigned t = mod & 8 ? s->lreg[7][l] & 15 : vd;
+		if (t < 8)
+			s->lreg[t][l] = d;
+	}
 	return TT_OK;
 }
 
@@ -832,9 +917,7 @@ static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	case TT_OP_SFP_STOCH_RND: return sfpu_stochrnd(th, s, w);
 	case TT_OP_SFPCONFIG: return sfpu_config(th, s, w);
 	case TT_OP_SFPNOP: return TT_OK;
-	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32:
-		return sfpu_unmodelled(th, w, "is not modelled yet (piecewise-linear table evaluation; its FP16 "
-				       "table decode and breakpoints are not implemented)");
+	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32: return sfpu_lut(s, w);
 	case TT_OP_SFPARECIP:
 		return sfpu_unmodelled(th, w, "is not modelled: the approximation's lookup tables are not in the "
 				       "public documentation");

@@ -401,6 +401,74 @@ Test(tensix_sfpu, compare_swap_transpose_shuffle_and_round)
 	bh_device_close(dev);
 }
 
+/* SFPLUT: 8-bit table values (0x88: -0.5 ... 0xFF: 0) chosen by |LReg 3| < 1, < 2; SFPLUTFP32:
+ * FP32 slopes/offsets from LReg 0-2 / 4-6 and the 6-entry FP16 table's half-steps; SGN_RETAIN. */
+Test(tensix_sfpu, lut_and_lutfp32_pick_the_piece_by_the_magnitude_of_lreg3)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const float x[4] = { 0.25f, -1.5f, 3.0f, -0.75f };
+	for (unsigned l = 0; l < 32; l++)
+		s->lreg[3][l] = b_of(x[l & 3]);
+	set_lreg(dev, 0, 0x1020);   /* slope 0x10 = 0.5, offset 0x20 = 0.25 */
+	set_lreg(dev, 1, 0x0008);   /* slope 1.0, offset 1.5 */
+	set_lreg(dev, 2, 0xFF90);   /* slope 0, offset -0.5 */
+	const uint32_t w[] = { SFPMEM(0x73, 4, 4, 0, 0) };   /* SFPLUT into LReg 4, sign retained */
+	run(dev, w, 1);
+	cr_expect_eq(f_of(lreg(dev, 4, 0)), 0.5f * 0.25f + 0.25f);
+	cr_expect_eq(f_of(lreg(dev, 4, 1)), -(1.0f * 1.5f + 1.5f));
+	cr_expect_eq(f_of(lreg(dev, 4, 2)), 0.5f, "-0.5 with the sign of +3 retained");
+	cr_expect_eq(f_of(lreg(dev, 4, 3)), -(0.5f * 0.75f + 0.25f));
+	set_lreg(dev, 0, b_of(2.0f));
+	set_lreg(dev, 4, b_of(-1.0f));
+	set_lreg(dev, 1, 0x3C004000u);   /* FP16 pairs: hi 1.0 (|x| in [1.5, 2)), lo 2.0 ([1, 1.5)) */
+	set_lreg(dev, 5, 0x3800BC00u);   /* hi 0.5, lo -1.0 */
+	const uint32_t w2[] = { TT(0x95, 6u << 4 | 0), TT(0x95, 7u << 4 | 2) };
+	run(dev, w2, N(w2));
+	cr_expect_eq(f_of(lreg(dev, 6, 0)), 2.0f * 0.25f - 1.0f, "FP32 table, piece 0");
+	cr_expect_eq(f_of(lreg(dev, 7, 1)), 1.0f * 1.5f + 0.5f, "FP16 6-entry table, |x| in [1.5, 2): high halves");
+	bh_device_close(dev);
+}
+
+/* SFPSWAP's sub-vector modes: rows 0 and 2 get the minimum in VD, rows 1 and 3 the maximum. */
+Test(tensix_sfpu, swap_subvector_modes_choose_min_or_max_per_row)
+{
+	struct bh_device *dev = t_open();
+	set_lreg(dev, 0, b_of(1.0f));
+	set_lreg(dev, 1, b_of(-2.0f));
+	const uint32_t w[] = { SFPI(OP_SWAP, 0, 1, 0, 3) };   /* MIN02_MAX13 */
+	run(dev, w, 1);
+	for (unsigned l = 0; l < 32; l++) {
+		bool min = (l / 8) % 2 == 0;
+		cr_expect_eq(f_of(lreg(dev, 0, l)), min ? -2.0f : 1.0f, "lane %u", l);
+		cr_expect_eq(f_of(lreg(dev, 1, l)), min ? 1.0f : -2.0f, "lane %u", l);
+	}
+	bh_device_close(dev);
+}
+
+/* SFP_STOCH_RND's integer forms: FP32 to INT8 (clamped, ties away), UINT16 (sign dropped), |x| <
+ * 0.5 to 0; sign-magnitude >> Imm5 to INT8 with rounding. */
+Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
+{
+	struct bh_device *dev = t_open();
+	static const struct { uint32_t in; unsigned mod; unsigned imm; uint32_t want; } v[] = {
+		{ 0x40200000u, 3, 0, 3 },                     /* 2.5 -> 3 */
+		{ 0xC0200000u, 3, 0, 0x80000003u },           /* -2.5 -> -3 */
+		{ 0x43800000u, 3, 0, 127 },                   /* 256 -> 127 */
+		{ 0xC3800000u, 6, 0, 256 },                   /* -256 -> 256 unsigned */
+		{ 0x3EFFFFFFu, 3, 0, 0 },                     /* 0.4999 -> 0 */
+		{ 0x80000006u, 5, 2, 0x80000002u },           /* -6 >> 2 = -1.5 -> -2 */
+		{ 0x00000FFFu, 4, 4, 255 },                   /* 4095 >> 4 = 255.9 -> 256 -> 255 */
+	};
+	for (size_t k = 0; k < N(v); k++) {
+		set_lreg(dev, 0, v[k].in);
+		const uint32_t w[] = { TT(OP_STOCH, v[k].imm << 16 | 1u << 4 | (v[k].mod == 4 || v[k].mod == 5 ? 8u : 0) | v[k].mod) };
+		run(dev, w, 1);
+		cr_expect_eq(lreg(dev, 1, 0), v[k].want, "case %zu: 0x%08x", k, lreg(dev, 1, 0));
+	}
+	bh_device_close(dev);
+}
+
 /* ---------------------------------------------------------------------------- not modelled */
 
 Test(tensix_sfpu, unmodelled_instructions_and_modes_fault_by_name)
@@ -408,7 +476,7 @@ Test(tensix_sfpu, unmodelled_instructions_and_modes_fault_by_name)
 	struct bh_device *dev = t_open();
 	expect_word_fault(dev, SFPMEM(0x93, 0, 0, 0, 0), "not modelled", "SFPLOADMACRO is not modelled yet");
 	expect_word_fault(dev, SFPI(0x99, 0, 0, 0, 0), "not modelled", "SFPARECIP is not modelled");
-	expect_word_fault(dev, SFPMEM(0x73, 0, 0, 0, 0), "not modelled", "SFPLUT is not modelled yet");
+	expect_word_fault(dev, SFPSTOCH(0, 0, 0, 8 | 2), "not modelled", "SFP_STOCH_RND mode 10 is not modelled");
 	expect_word_fault(dev, SFPCONFIG(0, 15, 0), "not modelled", "SFPCONFIG of LaneConfig");
 	expect_word_fault(dev, SFPLOAD(0, 5, 0, 0), "not modelled", "SFPLOAD mode 5 is not modelled");
 	expect_word_fault(dev, SFPSTOCH(1, 0, 0, 0), "not modelled", "with stochastic rounding");
