@@ -838,6 +838,8 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 
 enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
 {
+	if (oi->unit != TT_U_VECTOR)
+		tt_sfpu_drain(th);
 	switch (oi->unit) {
 	case TT_U_MATRIX:
 		return fpu_execute(th, w);

@@ -260,11 +260,16 @@ static uint16_t to_fp16(uint32_t x)
 	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
 }
 
+static bool int8_mode(unsigned mod0)
+{
+	return mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP;
+}
+
 static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
-	if (mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP)
+	if (int8_mode(mod0))
 		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
 	if (!sfpu_addr(th, w, mod0, &addr))
 		return TT_FAULT;
@@ -297,17 +302,9 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
 }
 
-static enum tt_result sfpu_store(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+/* The enabled lanes (mask) of LReg vd into Dst at addr in format mod0 (resolved). */
+static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsigned mod0, unsigned addr, uint32_t mask)
 {
-	struct tt_dp *dp = th->tx->dp;
-	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
-	if (mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP)
-		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
-	if (vd >= 12)
-		return sfpu_unmodelled(th, w, "from LReg 12-15 writes LoadMacroConfig (the back door), which is not modelled");
-	if (!sfpu_addr(th, w, mod0, &addr))
-		return TT_FAULT;
-	uint32_t mask = mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s);
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
@@ -327,6 +324,18 @@ static enum tt_result sfpu_store(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 		default: tt_dst16_write(dp, row, col, 0); break;   /* MOD0_FMT_ZERO */
 		}
 	}
+}
+
+static enum tt_result sfpu_store(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
+	if (int8_mode(mod0))
+		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
+	if (vd >= 12)
+		return sfpu_unmodelled(th, w, "from LReg 12-15 writes LoadMacroConfig (the back door), which is not modelled");
+	if (!sfpu_addr(th, w, mod0, &addr))
+		return TT_FAULT;
+	store_lanes(th->tx->dp, s, vd, mod0, addr, mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s));
 	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
 }
 
@@ -360,7 +369,8 @@ static enum tt_result sfpu_loadi(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 #define MAD_IND_A 4u
 #define MAD_IND_D 8u
 
-static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w)
+/* src: the LReg SFPADDI/SFPMULI read (VD, or what SFPLOADMACRO chose). */
+static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 {
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
 	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16), op = tt_opcode_of(w);
@@ -370,11 +380,9 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w)
 			continue;
 		uint32_t a, b, c;
 		if (op == TT_OP_SFPADDI || op == TT_OP_SFPMULI) {
-			uint32_t imm = tt_bits(w, 23, 8) << 16;
-			unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
-			a = imm;
-			b = op == TT_OP_SFPADDI ? 0x3F800000u : s->lreg[d][l];
-			c = op == TT_OP_SFPADDI ? s->lreg[d][l] : 0;
+			a = tt_bits(w, 23, 8) << 16;
+			b = op == TT_OP_SFPADDI ? 0x3F800000u : s->lreg[src][l];
+			c = op == TT_OP_SFPADDI ? s->lreg[src][l] : 0;
 		} else {
 			a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l];
 			b = s->lreg[vb][l];
@@ -420,11 +428,12 @@ static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uin
  */
 
 /* One lanewise result per enabled lane of the simple operations that write VD only. */
-static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+/* src_b: the second source of the operations that read VD (VD, or what SFPLOADMACRO chose). */
+static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src_b)
 {
 	unsigned op = tt_opcode_of(w), mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
 	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], cc = 0, cc_mask = 0;
-	const uint32_t *C = s->lreg[vc], *D = s->lreg[vd];
+	const uint32_t *C = s->lreg[vc], *D = s->lreg[src_b];
 	switch (op) {
 	case TT_OP_SFPIADD:
 		if ((mod1 & 3) == 3)
@@ -875,20 +884,196 @@ static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
 	return TT_OK;
 }
 
-/* SFPCONFIG (SFPCONFIG.md): the programmable constants LReg 11-14 from lanes 0-7 of LReg 0
- * (broadcast down the rows) or, with bit 0, their fixed values. LaneConfig and LoadMacroConfig
- * are not modelled. */
+/* SFPCONFIG (SFPCONFIG.md): LoadMacroConfig (0-3 instruction templates from LReg 0, 4-7 sequences,
+ * 8 Misc with OR/AND/XOR), the programmable constants LReg 11-14 (from LReg 0 or their fixed
+ * values), each lane taking lane & 7 of LReg 0, gated by lane & 7's predication and, with bit 3,
+ * by the even bits of Imm16. LaneConfig (15) is not modelled. */
 static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	static const uint32_t imm_values[4] = { 0xBF800000u, 0x3B000000u, 0xBF2CC4C7u, 0xBEB08FF9u };
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4);
-	if (vd < 11 || vd > 14)
-		return sfpu_unmodelled(th, w, vd == 15 ? "of LaneConfig (destination 15) is not modelled"
-					       : "of LoadMacroConfig (destinations 0-8) is not modelled");
-	if (mod1 & ~1u)
-		return sfpu_bad_mode(th, w, mod1, "the bitwise OR/AND/XOR combinations");
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-		s->lreg[vd][l] = mod1 & 1 ? imm_values[vd - 11] : s->lreg[0][l & 7];
+	uint32_t imm = tt_bits(w, 23, 8);
+	if (vd == 15)
+		return sfpu_unmodelled(th, w, "of LaneConfig (destination 15) is not modelled");
+	if ((mod1 & 6) && vd != 8)
+		return sfpu_bad_mode(th, w, mod1, "the OR/AND/XOR combinations apply to Misc (8) and LaneConfig only");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		unsigned g = l & 7;
+		if ((mod1 & 8) && !(imm >> (2 * g) & 1))
+			continue;
+		if ((s->use_flags >> g & 1) && !(s->flags >> g & 1))
+			continue;
+		uint32_t v = mod1 & 1 ? imm : s->lreg[0][g];
+		if (vd < 4) {
+			s->lm_template[vd][l] = s->lreg[0][g];
+		} else if (vd < 8) {
+			s->lm_sequence[vd - 4][l] = v;
+		} else if (vd == 8) {
+			v &= 0xFFF;
+			uint32_t *m = &s->lm_misc[l];
+			*m = (mod1 & 6) == 2 ? *m | v : (mod1 & 6) == 4 ? *m & v : (mod1 & 6) == 6 ? *m ^ v : v;
+		} else if (vd >= 11) {
+			s->lreg[vd][l] = mod1 & 1 ? imm_values[vd - 11] : s->lreg[0][g];
+		}
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SFPLOADMACRO (SFPLOADMACRO.md): an SFPLOAD, then up to one instruction for each of the simple,
+ * MAD, round and store sub-units, chosen and delayed by LoadMacroConfig. bhemu counts one SFPU
+ * cycle per instruction the unit receives (so both delay kinds, elapsed cycles and elapsed
+ * instructions, count alike: a kernel that relies on idle cycles between its SFPU instructions is
+ * not modelled) and executes every instruction in one cycle; a scheduled instruction due in a
+ * cycle runs before the instruction the unit receives in it, and a received instruction of the
+ * same sub-unit is discarded, as documented. Any other data-plane instruction first completes
+ * what is scheduled (tt_sfpu_drain). Not modelled (named faults): LReg 16 (the macro-only
+ * register), LoadMacroConfig differing between lanes.
+ */
+
+enum { SU_SIMPLE, SU_MAD, SU_ROUND, SU_STORE, SU_LOAD };
+
+static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src);
+
+static unsigned sub_unit(unsigned op)
+{
+	switch (op) {
+	case TT_OP_SFPMAD: case TT_OP_SFPADD: case TT_OP_SFPMUL: case TT_OP_SFPADDI: case TT_OP_SFPMULI:
+	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32: case TT_OP_SFPMUL24:
+		return SU_MAD;
+	case TT_OP_SFP_STOCH_RND: case TT_OP_SFPSHFT2: return SU_ROUND;
+	case TT_OP_SFPSTORE: return SU_STORE;
+	case TT_OP_SFPLOAD: case TT_OP_SFPLOADI: case TT_OP_SFPLOADMACRO: case TT_OP_SFPNOP: return SU_LOAD;
+	default: return SU_SIMPLE;
+	}
+}
+
+static enum tt_result sched_run(struct bh_tt_thread *th, struct tt_sfpu *s, struct tt_sfpu_sched *e)
+{
+	e->valid = 0;
+	atomic_fetch_sub_explicit(&s->pending, 1, memory_order_relaxed);
+	if (e->unit == SU_STORE) {   /* no ADDR_MOD, the macro's address, every enabled lane */
+		store_lanes(th->tx->dp, s, tt_bits(e->word, 23, 20), tt_bits(e->word, 19, 16), e->addr, enabled(s));
+		return TT_OK;
+	}
+	return sfpu_dispatch(th, s, e->word, e->src);
+}
+
+/* Runs what is due by cycle `upto` in cycle order, sub-units in order within a cycle; returns the
+ * sub-units that ran in cycle `upto` (bit u). */
+static enum tt_result sched_until(struct bh_tt_thread *th, struct tt_sfpu *s, uint64_t upto, unsigned *ran)
+{
+	*ran = 0;
+	for (;;) {
+		struct tt_sfpu_sched *next = NULL;
+		for (unsigned k = 0; k < 16; k++) {
+			struct tt_sfpu_sched *e = &s->sched[k];
+			if (e->valid && e->due <= upto &&
+			    (!next || e->due < next->due || (e->due == next->due && e->unit < next->unit)))
+				next = e;
+		}
+		if (!next)
+			return TT_OK;
+		if (next->due == upto)
+			*ran |= 1u << next->unit;
+		enum tt_result r = sched_run(th, s, next);
+		if (r != TT_OK)
+			return r;
+	}
+}
+
+void tt_sfpu_drain(struct bh_tt_thread *th)
+{
+	struct tt_sfpu *s = th->tx->dp->sfpu;
+	unsigned ran;
+	if (!atomic_load_explicit(&s->pending, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&s->lock);
+	sched_until(th, s, UINT64_MAX, &ran);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool lanes_agree(const uint32_t v[TT_SFPU_LANES])
+{
+	for (unsigned l = 1; l < TT_SFPU_LANES; l++)
+		if (v[l] != v[0])
+			return false;
+	return true;
+}
+
+static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned ind = tt_bits(w, 23, 20), macro = ind >> 2, mod0 = tt_bits(w, 19, 16), imm13 = tt_bits(w, 12, 0);
+	unsigned vd = (imm13 & 1) << 2 | (ind & 3), addr;
+	if (!lanes_agree(s->lm_sequence[macro]) || !lanes_agree(s->lm_misc))
+		return sfpu_unmodelled(th, w, "with LoadMacroConfig differing between lanes is not modelled");
+	/* The SFPLOAD part: VD and Imm10 = Imm9 << 1 | VDHi, repacked into an SFPLOAD word. */
+	uint32_t load = (uint32_t)TT_OP_SFPLOAD << 24 | vd << 20 | mod0 << 16 | tt_bits(w, 15, 13) << 13 | (imm13 & 0x3FF);
+	unsigned rmod0 = resolve_mod0(th, mod0);
+	if (!sfpu_addr(th, load, rmod0, &addr))
+		return TT_FAULT;
+	enum tt_result r = sfpu_load(th, s, load);
+	if (r != TT_OK)
+		return r;
+	uint32_t seq = s->lm_sequence[macro][0], misc = s->lm_misc[0];
+	for (unsigned u = 0; u < 4; u++) {
+		unsigned bits = seq >> (8 * u) & 0xFF, sel = bits & 7, delay = bits >> 3 & 7;
+		uint64_t due = s->cycle + 1 + delay;
+		if (sel == 0)
+			continue;
+		if (delay != 7)   /* forget what this sub-unit had for the same cycle */
+			for (unsigned k = 0; k < 16; k++)
+				if (s->sched[k].valid && s->sched[k].unit == u && s->sched[k].due == due) {
+					s->sched[k].valid = 0;
+					atomic_fetch_sub_explicit(&s->pending, 1, memory_order_relaxed);
+				}
+		if (sel == 1)
+			return sfpu_unmodelled(th, w, "sequence selector 1 is undefined");
+		if (bits & 0x40)
+			return sfpu_unmodelled(th, w, "with LReg 16 (the macro-only register) is not modelled");
+		uint32_t insn;
+		if (sel == 2) {
+			insn = (uint32_t)TT_OP_SFPNOP << 24;
+		} else if (sel == 3) {
+			insn = (uint32_t)TT_OP_SFPSTORE << 24;
+		} else {
+			if (!lanes_agree(s->lm_template[sel - 4]))
+				return sfpu_unmodelled(th, w, "with LoadMacroConfig differing between lanes is not modelled");
+			insn = s->lm_template[sel - 4][0];
+		}
+		unsigned op = insn >> 24, tvd = tt_bits(insn, 7, 4), src = tvd;
+		if (sub_unit(op) != u && op != TT_OP_SFPNOP)   /* not for this sub-unit: an SFPNOP */
+			insn = (uint32_t)TT_OP_SFPNOP << 24, op = TT_OP_SFPNOP;
+		if (u == SU_STORE && op != TT_OP_SFPSTORE)
+			return sfpu_unmodelled(th, w, "scheduling a non-SFPSTORE on the store sub-unit is undefined");
+		if (u == SU_STORE) {
+			unsigned svd = bits & 0x80 ? tt_bits(insn, 23, 20) : vd;
+			unsigned smod0 = misc >> (4 + macro) & 1 ? mod0 : misc & 15;
+			insn = (uint32_t)TT_OP_SFPSTORE << 24 | svd << 20 | resolve_mod0(th, smod0) << 16;
+		} else if (op != TT_OP_SFPNOP) {
+			bool imm_form = op == TT_OP_SFPADDI || op == TT_OP_SFPMULI;
+			if (bits & 0x80) {   /* VB = VD: the loaded LReg is the second source */
+				src = vd;
+				if (!imm_form && (u != SU_SIMPLE || op == TT_OP_SFPAND || op == TT_OP_SFPOR))
+					insn = (insn & ~0xF000u) | vd << 12;
+			} else {             /* VC = VD */
+				if (imm_form)
+					src = vd;
+				else
+					insn = (insn & ~0xF00u) | vd << 8;
+			}
+			insn = (insn & ~0xF0u) | vd << 4;
+		}
+		struct tt_sfpu_sched *e = NULL;
+		for (unsigned k = 0; k < 16 && !e; k++)
+			if (!s->sched[k].valid)
+				e = &s->sched[k];
+		if (!e)
+			return sfpu_unmodelled(th, w, "with more than 16 instructions outstanding");
+		*e = (struct tt_sfpu_sched){ .due = due, .word = insn, .addr = (uint16_t)addr, .unit = (uint8_t)u,
+					     .src = (uint8_t)src, .valid = 1 };
+		atomic_fetch_add_explicit(&s->pending, 1, memory_order_relaxed);
+	}
 	return TT_OK;
 }
 
@@ -896,14 +1081,15 @@ static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, ui
  * Dispatch.
  */
 
-static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+/* One instruction; src: the implicit second source (VD unless SFPLOADMACRO overrides it). */
+static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src)
 {
 	switch (tt_opcode_of(w)) {
 	case TT_OP_SFPLOAD: return sfpu_load(th, s, w);
 	case TT_OP_SFPSTORE: return sfpu_store(th, s, w);
 	case TT_OP_SFPLOADI: return sfpu_loadi(th, s, w);
 	case TT_OP_SFPMAD: case TT_OP_SFPADD: case TT_OP_SFPMUL: case TT_OP_SFPADDI: case TT_OP_SFPMULI:
-		return sfpu_mad_insn(s, w);
+		return sfpu_mad_insn(s, w, src);
 	case TT_OP_SFPMUL24: return sfpu_mul24(th, s, w);
 	case TT_OP_SFPSETCC: return sfpu_setcc(th, s, w);
 	case TT_OP_SFPGT: case TT_OP_SFPLE: return sfpu_cmp(th, s, w);
@@ -921,18 +1107,22 @@ static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	case TT_OP_SFPARECIP:
 		return sfpu_unmodelled(th, w, "is not modelled: the approximation's lookup tables are not in the "
 				       "public documentation");
-	case TT_OP_SFPLOADMACRO:
-		return sfpu_unmodelled(th, w, "is not modelled yet (LoadMacroConfig templates and the sub-unit "
-				       "schedule); software can use the unrolled sequence");
-	default: return sfpu_simple(th, s, w);
+	case TT_OP_SFPLOADMACRO: return sfpu_loadmacro(th, s, w);
+	default: return sfpu_simple(th, s, w, src);
 	}
 }
 
 enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_sfpu *s = th->tx->dp->sfpu;
+	unsigned ran = 0;
 	pthread_mutex_lock(&s->lock);
-	enum tt_result r = sfpu_dispatch(th, s, w);
+	s->cycle++;
+	enum tt_result r = atomic_load_explicit(&s->pending, memory_order_relaxed) ? sched_until(th, s, s->cycle, &ran)
+										  : TT_OK;
+	/* A received instruction meeting a scheduled one on its sub-unit is discarded. */
+	if (r == TT_OK && !(ran >> sub_unit(tt_opcode_of(w)) & 1))
+		r = sfpu_dispatch(th, s, w, tt_bits(w, 7, 4));
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }

@@ -19,10 +19,25 @@ struct tt_sfpu {
 	uint32_t flags, use_flags;
 	uint32_t stack_flags[TT_SFPU_STACK], stack_use[TT_SFPU_STACK];
 	unsigned depth;
+	/* LoadMacroConfig (SFPLOADMACRO.md), per lane as SFPCONFIG writes it. */
+	uint32_t lm_template[4][TT_SFPU_LANES], lm_sequence[4][TT_SFPU_LANES], lm_misc[TT_SFPU_LANES];
+	/* Instructions SFPLOADMACRO scheduled, each due at an SFPU cycle: bhemu counts a cycle per
+	 * instruction the unit receives. pending is read without the lock to skip an empty drain. */
+	struct tt_sfpu_sched {
+		uint64_t due;
+		uint32_t word;
+		uint16_t addr;            /* a store's Dst address: the SFPLOADMACRO's */
+		uint8_t unit, src, valid;
+	} sched[16];
+	uint64_t cycle;
+	_Atomic unsigned pending;
 };
 
 struct tt_dp;
 bool tt_sfpu_init(struct tt_dp *dp);
 void tt_sfpu_destroy(struct tt_dp *dp);
+struct bh_tt_thread;
+/* Another data-plane unit is about to act: what SFPLOADMACRO scheduled completes first. */
+void tt_sfpu_drain(struct bh_tt_thread *th);
 
 #endif

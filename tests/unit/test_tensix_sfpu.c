@@ -469,12 +469,87 @@ Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
 	bh_device_close(dev);
 }
 
+/* ---------------------------------------------------------------------------- SFPLOADMACRO */
+
+#define SFPLOADMACRO(macro, vd, mod0, am, addr) \
+	TT(0x93, (uint32_t)((macro) << 2 | ((vd) & 3)) << 20 | (uint32_t)(mod0) << 16 | (uint32_t)(am) << 13 | \
+		 ((addr) & ~1u) | ((vd) >> 2 & 1))
+
+/* LReg 0 = v in every lane, then SFPCONFIG of LoadMacroConfig destination dest. */
+static void macro_config(uint32_t *w, size_t *n, unsigned dest, uint32_t v)
+{
+	w[(*n)++] = SFPLOADI(0, 8, v >> 16);
+	w[(*n)++] = SFPLOADI(0, 10, v & 0xFFFF);
+	w[(*n)++] = SFPCONFIG(0, dest, 0);
+}
+
+/* Macro 0: SFPADDI +1.0 on the MAD sub-unit at delay 0 (the loaded LReg in and out), SFPSTORE at
+ * delay 1 with the macro's format and address. Eight SFPLOADMACROs back to back overlap load,
+ * add and store of neighbouring rows; Dst rows 0-7 must come out as the unrolled
+ * SFPLOAD/SFPADDI/SFPSTORE sequence leaves rows 16-23, and as x + 1 truncated to BF16. */
+Test(tensix_sfpu, loadmacro_overlapping_load_add_store_equals_the_unrolled_sequence)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned c = 0; c < 16; c++) {
+			uint16_t v = (uint16_t)(b_of((float)(r * 16 + c) / 8 - 5) >> 16) | (uint16_t)(c == 3 ? 0x7F : 0);
+			tt_dst16_write(dp, r, c, tt_dst_from_bf16(v));
+			tt_dst16_write(dp, 16 + r, c, tt_dst_from_bf16(v));
+		}
+	uint32_t w[64];
+	size_t n = 0;
+	macro_config(w, &n, 0, SFPADDI(0x3F80, 0, 0));   /* template 0 */
+	macro_config(w, &n, 4, 0x0B000400u);            /* sequence 0: MAD = template 0 now, store 1 later */
+	w[n++] = SFPCONFIG(0x10, 8, 1);                 /* Misc: macro 0 stores in the load's format */
+	for (unsigned k = 0; k < 8; k++)
+		w[n++] = SFPLOADMACRO(0, k % 4, 2, 0, 2 * k);
+	for (unsigned k = 0; k < 8; k++) {              /* the unrolled sequence on rows 16-23 */
+		w[n++] = SFPLOAD(k % 4, 2, 0, 16 + 2 * k);
+		w[n++] = SFPADDI(0x3F80, k % 4, 0);
+		w[n++] = SFPSTORE(k % 4, 2, 0, 16 + 2 * k);
+	}
+	run(dev, w, n);
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned c = 0; c < 16; c++) {
+			uint16_t in = (uint16_t)(b_of((float)(r * 16 + c) / 8 - 5) >> 16) | (uint16_t)(c == 3 ? 0x7F : 0);
+			uint16_t want = (uint16_t)(b_of(f_of((uint32_t)in << 16) + 1.0f) >> 16);
+			cr_expect_eq(tt_dst16_read(dp, r, c), tt_dst16_read(dp, 16 + r, c), "row %u col %u", r, c);
+			cr_expect_eq(tt_dst_to_bf16(tt_dst16_read(dp, r, c)), want, "row %u col %u: 0x%04x", r, c,
+				     tt_dst_to_bf16(tt_dst16_read(dp, r, c)));
+		}
+	cr_expect_eq(atomic_load(&sfpu_of(dev)->pending), 0, "the last store ran when the unrolled sequence came");
+	bh_device_close(dev);
+}
+
+/* A received instruction on the sub-unit a scheduled one uses in that cycle is discarded; the
+ * macro-only LReg 16 faults by name. */
+Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
+{
+	struct bh_device *dev = t_open();
+	uint32_t w[32];
+	size_t n = 0;
+	set_lreg(dev, 5, b_of(2.0f));
+	macro_config(w, &n, 1, SFPADDI(0x3F80, 0, 0));   /* template 1 */
+	macro_config(w, &n, 5, 0x00000500u);            /* sequence 1: MAD = template 1 at delay 0 */
+	w[n++] = SFPLOADMACRO(1, 1, 11, 0, 0);          /* LReg1 = 0 (FMT_ZERO), then + 1 next cycle */
+	w[n++] = SFPADDI(0x4000, 5, 0);                 /* MAD sub-unit in that cycle: discarded */
+	w[n++] = SFPI(OP_NOP, 0, 0, 0, 0);
+	run(dev, w, n);
+	cr_expect_eq(f_of(lreg(dev, 1, 0)), 1.0f);
+	cr_expect_eq(f_of(lreg(dev, 5, 0)), 2.0f, "the regular SFPADDI was discarded");
+	n = 0;
+	macro_config(w, &n, 6, 0x00004400u);            /* MAD result into LReg 16 */
+	run(dev, w, n);
+	expect_word_fault(dev, SFPLOADMACRO(2, 0, 2, 0, 0), "not modelled", "with LReg 16 (the macro-only register)");
+	bh_device_close(dev);
+}
+
 /* ---------------------------------------------------------------------------- not modelled */
 
 Test(tensix_sfpu, unmodelled_instructions_and_modes_fault_by_name)
 {
 	struct bh_device *dev = t_open();
-	expect_word_fault(dev, SFPMEM(0x93, 0, 0, 0, 0), "not modelled", "SFPLOADMACRO is not modelled yet");
 	expect_word_fault(dev, SFPI(0x99, 0, 0, 0, 0), "not modelled", "SFPARECIP is not modelled");
 	expect_word_fault(dev, SFPSTOCH(0, 0, 0, 8 | 2), "not modelled", "SFP_STOCH_RND mode 10 is not modelled");
 	expect_word_fault(dev, SFPCONFIG(0, 15, 0), "not modelled", "SFPCONFIG of LaneConfig");
