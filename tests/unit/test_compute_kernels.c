@@ -311,3 +311,21 @@ Test(compute_sfpu, sigmoid_tanh_gelu_within_bf16)
 	expect_unary(U_TANH, 0, false, r_tanh, 1e-6, BF16_REL);
 	expect_unary(U_GELU, 0, false, r_gelu, 1e-3, BF16_REL);
 }
+
+/* The GELU example: gelu_tile over 32 tiles (32768 datums, multiples of 1/32 in [-8, 8)) against
+ * the host's erf definition. */
+Test(compute_sfpu, gelu_over_32_tiles_matches_the_host)
+{
+	enum { T = 32 };
+	static uint16_t gin[T][1024], gout[T][1024];
+	for (unsigned t = 0; t < T; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			gin[t][k] = bf16_exact(((double)((k * 3 + t * 37) % 512) - 256) / 32);
+	run_kernel(6 + U_GELU, T, 5, gin, NULL, 0, &gout[0][0]);
+	for (unsigned t = 0; t < T; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double x = f_of((uint32_t)gin[t][k] << 16), want = r_gelu(x, 0), got = f_of((uint32_t)gout[t][k] << 16);
+			cr_assert_leq(fabs(got - want), 1e-3 + BF16_REL * fabs(want), "tile %u datum %u: gelu(%g) = %.8g want %.8g",
+				      t, k, x, got, want);
+		}
+}

@@ -12,7 +12,7 @@
 #include "compute.h"
 #include "multicore.h"
 
-#define MAX_TILES 8
+#define MAX_TILES 32
 
 COMPUTE_DEFINE_STATE;
 
