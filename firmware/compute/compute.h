@@ -383,8 +383,8 @@ static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
  * datums: four Dst rows, even or odd columns), loaded from Dst as BF16 into LReg 0, computed in
  * FP32, rounded to BF16 (to nearest, ties away: SFP_STOCH_RND) and stored back. The store's
  * ADDR_MOD section 2 moves RWC Dst on by 2 (the next half-rows), so the sequence is the same for
- * each of the 32 steps of a tile: it is recorded in the replay buffer once and played 31 times
- * when it fits there. LReg 8, 9, 10 are the constants 0.8373, 0 and 1; LReg 0-6 are scratch,
+ * each of the 32 steps of a tile: its first 32 words are recorded in the replay buffer once and
+ * played 31 times, the rest (if any) pushed each step. LReg 8, 9, 10 are the constants 0.8373, 0 and 1; LReg 0-6 are scratch,
  * LReg 7 keeps the input of the composite operations (gelu).
  *
  * The approximations are ours, from the usual documented methods: exp by range reduction
@@ -664,16 +664,16 @@ static inline void compute_sfpu_unary(unsigned idst, enum compute_unary op, uint
 	compute_sfpu_build(&q, idst * 64u, op, param);
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + SFP_ADDR_MOD_NEXT, 0));
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
-	if (q.n <= 32) {
-		tt_push(TT_REPLAY(0, q.n, 1, 1));   /* record and execute the first step */
-		for (unsigned k = 0; k < q.n; k++)
+	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
+	unsigned rec = q.n < 32 ? q.n : 32;
+	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
+	for (unsigned k = 0; k < rec; k++)
+		tt_push(q.w[k]);
+	for (unsigned s = 0; s < 32; s++) {
+		if (s)
+			tt_push(TT_REPLAY(0, rec, 0, 0));
+		for (unsigned k = rec; k < q.n; k++)
 			tt_push(q.w[k]);
-		for (unsigned s = 1; s < 32; s++)
-			tt_push(TT_REPLAY(0, q.n, 0, 0));
-	} else {
-		for (unsigned s = 0; s < 32; s++)
-			for (unsigned k = 0; k < q.n; k++)
-				tt_push(q.w[k]);
 	}
 	tt_push(TT_SETRWC(0, 0x4));   /* RWC Dst back to 0 */
 }
