@@ -444,9 +444,10 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 			return sfpu_bad_mode(th, w, mod1, "bit 3 is reserved");
 		break;
 	case TT_OP_SFPMOV:
-		if (mod1 & 8)
-			return sfpu_bad_mode(th, w, mod1, "FROM_SPECIAL reads LoadMacroConfig, the PRNG or LaneConfig, not modelled");
-		if (mod1 > 2)
+		if (mod1 == 8 && (tt_bits(w, 11, 8) == 9 || tt_bits(w, 11, 8) == 15))
+			return sfpu_unmodelled(th, w, "FROM_SPECIAL of the PRNG (9: its seeding is not documented) or LaneConfig "
+					       "(15) is not modelled");
+		if (mod1 > 2 && mod1 != 8)
 			return sfpu_bad_mode(th, w, mod1, "0 move, 1 negate, 2 all lanes");
 		if (mod1 == 2)
 			mask = ALL_LANES;
@@ -490,7 +491,12 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 		case TT_OP_SFPOR: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) | c; break;
 		case TT_OP_SFPXOR: r = d ^ c; break;
 		case TT_OP_SFPNOT: r = ~c; break;
-		case TT_OP_SFPMOV: r = mod1 & 1 ? c ^ 0x80000000u : c; break;
+		case TT_OP_SFPMOV:
+			if (mod1 == 8)   /* FROM_SPECIAL: LoadMacroConfig 0-3 templates, 4-7 sequences, 8 Misc */
+				r = vc < 4 ? s->lm_template[vc][l] : vc < 8 ? s->lm_sequence[vc - 4][l] : vc == 8 ? s->lm_misc[l] : 0;
+			else
+				r = mod1 & 1 ? c ^ 0x80000000u : c;
+			break;
 		case TT_OP_SFPABS:
 			if (mod1)   /* float: clear the sign, except of a NaN */
 				r = (c & 0x7FFFFFFFu) > 0x7F800000u ? c : c & 0x7FFFFFFFu;

@@ -538,6 +538,10 @@ Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
 	run(dev, w, n);
 	cr_expect_eq(f_of(lreg(dev, 1, 0)), 1.0f);
 	cr_expect_eq(f_of(lreg(dev, 5, 0)), 2.0f, "the regular SFPADDI was discarded");
+	const uint32_t rd[] = { SFPI(OP_MOV, 0, 5, 2, 8), SFPI(OP_MOV, 0, 1, 3, 8) };   /* FROM_SPECIAL */
+	run(dev, rd, N(rd));
+	cr_expect_eq(lreg(dev, 2, 7), 0x00000500u, "sequence 1 read back");
+	cr_expect_eq(lreg(dev, 3, 7), SFPADDI(0x3F80, 0, 0), "template 1 read back");
 	n = 0;
 	macro_config(w, &n, 6, 0x00004400u);            /* MAD result into LReg 16 */
 	run(dev, w, n);
