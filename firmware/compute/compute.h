@@ -655,27 +655,52 @@ static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base,
 	sfpu_emit(q, TT_SFPSTORE(0, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, base));
 }
 
-/* Unary operation op on Dst tile idst (TRISC1): 32 steps of its sequence. */
+/* 32 steps of the sequence q over a Dst tile (TRISC1). */
+static inline void compute_sfpu_run(const struct compute_sfpu_seq *q)
+{
+	tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + SFP_ADDR_MOD_NEXT, 0));
+	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
+	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
+	unsigned rec = q->n < 32 ? q->n : 32;
+	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
+	for (unsigned k = 0; k < rec; k++)
+		tt_push(q->w[k]);
+	for (unsigned s = 0; s < 32; s++) {
+		if (s)
+			tt_push(TT_REPLAY(0, rec, 0, 0));
+		for (unsigned k = rec; k < q->n; k++)
+			tt_push(q->w[k]);
+	}
+	tt_push(TT_SETRWC(0, 0x4));   /* RWC Dst back to 0 */
+}
+
+/* Unary operation op on Dst tile idst (TRISC1). */
 static inline void compute_sfpu_unary(unsigned idst, enum compute_unary op, uint32_t param)
 {
 	static struct compute_sfpu_seq q;
 	if (compute_role != COMPUTE_MATH)
 		return;
 	compute_sfpu_build(&q, idst * 64u, op, param);
-	tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + SFP_ADDR_MOD_NEXT, 0));
-	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
-	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
-	unsigned rec = q.n < 32 ? q.n : 32;
-	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
-	for (unsigned k = 0; k < rec; k++)
-		tt_push(q.w[k]);
-	for (unsigned s = 0; s < 32; s++) {
-		if (s)
-			tt_push(TT_REPLAY(0, rec, 0, 0));
-		for (unsigned k = rec; k < q.n; k++)
-			tt_push(q.w[k]);
-	}
-	tt_push(TT_SETRWC(0, 0x4));   /* RWC Dst back to 0 */
+	compute_sfpu_run(&q);
+}
+
+/* where_tile: Dst tile icond = icond != 0 ? itrue : ifalse, datum by datum (either zero is zero). */
+static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
+{
+	static struct compute_sfpu_seq q;
+	if (compute_role != COMPUTE_MATH)
+		return;
+	q.n = 0;
+	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, icond * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, itrue * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, ifalse * 64u));
+	sfpu_emit(&q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));              /* |cond|: -0 is zero too */
+	sfpu_emit(&q, SFP_CC_ON);
+	sfpu_emit(&q, TT_SFPI(SFP_SETCC, 0, 0, 0, 6));               /* lanes with cond == 0 */
+	sfpu_emit(&q, TT_SFPI(SFP_MOV, 0, 2, 1, 0));
+	sfpu_emit(&q, SFP_CC_OFF);
+	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, icond * 64u));
+	compute_sfpu_run(&q);
 }
 
 /* tt-metal's names. The *_init calls set nothing beyond what compute_sfpu_unary does. */

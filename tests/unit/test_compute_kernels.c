@@ -207,7 +207,7 @@ Test(compute_kernels, matmul_tiles_lofi_uses_one_fidelity_phase)
 /* ---- SFPU unary operations (enum compute_unary of firmware/compute/compute.h) ---- */
 
 enum { U_ADD, U_SUB, U_MUL, U_RELU, U_LEAKY, U_ABS, U_NEG, U_SIGN, U_EXP, U_LOG, U_RECIP, U_SQRT, U_RSQRT, U_SIGMOID,
-       U_TANH, U_GELU, U_GTZ, U_LTZ, U_GEZ, U_LEZ, U_EQZ, U_NEZ };
+       U_TANH, U_GELU, U_GTZ, U_LTZ, U_GEZ, U_LEZ, U_EQZ, U_NEZ, U_WHERE };
 
 static uint32_t fbits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
 
@@ -327,5 +327,21 @@ Test(compute_sfpu, gelu_over_32_tiles_matches_the_host)
 			double x = f_of((uint32_t)gin[t][k] << 16), want = r_gelu(x, 0), got = f_of((uint32_t)gout[t][k] << 16);
 			cr_assert_leq(fabs(got - want), 1e-3 + BF16_REL * fabs(want), "tile %u datum %u: gelu(%g) = %.8g want %.8g",
 				      t, k, x, got, want);
+		}
+}
+
+/* where(in0 > 0, in1, in0) through three Dst tiles, gtz_tile and where_tile. (-0 reaches Dst as
+ * +0: MOVA2D flushes zero exponents while ALU_ACC_CTRL_Zero_Flag_disabled_src is clear.) */
+Test(compute_sfpu, where_selects_per_datum)
+{
+	fill_unary(false);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			in1[t][k] = bf16_exact((double)((k * 5 + t) % 16) / 2 - 4);
+	run_kernel(6 + U_WHERE, TILES, 5, in0, in1, sizeof in1, &out[0][0]);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint16_t want = f_of((uint32_t)in0[t][k] << 16) > 0 ? in1[t][k] : in0[t][k] == 0x8000 ? 0 : in0[t][k];
+			cr_assert_eq(out[t][k], want, "tile %u datum %u: 0x%04x want 0x%04x", t, k, out[t][k], want);
 		}
 }

@@ -7,6 +7,8 @@
  *   4 matmul_tiles, HiFi4 (in0 @ in1, BF16 -> FP32 Dst -> BF16)
  *   5 matmul_tiles, LoFi
  *   6 + u: copy_tile, then the SFPU unary operation u (enum compute_unary) with compute_param
+ *   6 + UNARY_COUNT: where(in0 > 0, in1, in0): in0, in1, in0 into Dst tiles 0, 1, 2, gtz_tile(0),
+ *   where_tile(0, 1, 2)
  * BRISC only starts the others; NCRISC does nothing. More tiles than MAX_TILES cycle through the
  * buffers (bench_tensix's data-plane rows). */
 #include "compute.h"
@@ -29,7 +31,7 @@ uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
 static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
-	if (op >= 6 + UNARY_COUNT)
+	if (op > 6 + UNARY_COUNT)
 		return 2;
 	compute_begin(role);
 	if (op == 3 || op >= 6) {
@@ -51,7 +53,14 @@ static int kernel(enum compute_thread role)
 		case 4: case 5: matmul_tiles(0, 1, i, i, 0, 0); break;
 		default:
 			copy_tile(0, i, 0);
-			compute_sfpu_unary(0, (enum compute_unary)(op - 6), compute_param);
+			if (op == 6 + UNARY_COUNT) {
+				copy_tile(1, i, 1);
+				copy_tile(0, i, 2);
+				gtz_tile(0);
+				where_tile(0, 1, 2);
+			} else {
+				compute_sfpu_unary(0, (enum compute_unary)(op - 6), compute_param);
+			}
 			break;
 		}
 		tile_regs_commit();
