@@ -104,32 +104,34 @@ void guest_print_device_report(struct bh_device *dev)
 
 /* Waits until cores 0..ncores-1 of tile 0 have all exited; false (err set) at the first fault,
  * limit or non-zero exit, at a deadlock, or after timeout_s. */
-static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s, struct bh_core_result *res,
-		       char *err, size_t errlen)
+static bool wait_cores(struct bh_device *dev, unsigned ntiles, unsigned ncores, double timeout_s,
+		       struct bh_core_result *res, char *err, size_t errlen)
 {
 	double deadline = benchlib_now() + timeout_s;
 
 	for (;;) {
-		int running = -1;
-		for (unsigned k = 0; k < ncores; k++) {
-			const char *name = bh_core_name((enum bh_core_id)k);
-			bh_core_result(dev, 0, (enum bh_core_id)k, &res[k]);
-			if (res[k].status == BH_RUN_FAULTED) {
-				fprintf(stderr, "%s: %s\n", benchlib_program_name(), res[k].report);
-				snprintf(err, errlen, "%s faulted (report on stderr)", name);
-				return false;
+		int running = -1, running_tile = -1;
+		for (unsigned t = 0; t < ntiles; t++)
+			for (unsigned k = 0; k < ncores; k++) {
+				const char *name = bh_core_name((enum bh_core_id)k);
+				struct bh_core_result *r = &res[t == 0 ? k : GUEST_MAX_CORES];
+				bh_core_result(dev, t, (enum bh_core_id)k, r);
+				if (r->status == BH_RUN_FAULTED) {
+					fprintf(stderr, "%s: %s\n", benchlib_program_name(), r->report);
+					snprintf(err, errlen, "tile %u %s faulted (report on stderr)", t, name);
+					return false;
+				}
+				if (r->status == BH_RUN_LIMIT) {
+					snprintf(err, errlen, "tile %u %s hit an instruction limit", t, name);
+					return false;
+				}
+				if (r->status == BH_RUN_EXITED && r->exit_status != 0) {
+					snprintf(err, errlen, "tile %u %s exited with status %d", t, name, r->exit_status);
+					return false;
+				}
+				if (r->status == BH_RUN_RUNNING && running < 0)
+					running = (int)k, running_tile = (int)t;
 			}
-			if (res[k].status == BH_RUN_LIMIT) {
-				snprintf(err, errlen, "%s hit an instruction limit", name);
-				return false;
-			}
-			if (res[k].status == BH_RUN_EXITED && res[k].exit_status != 0) {
-				snprintf(err, errlen, "%s exited with status %d", name, res[k].exit_status);
-				return false;
-			}
-			if (res[k].status == BH_RUN_RUNNING && running < 0)
-				running = (int)k;
-		}
 		if (running < 0)
 			return true;
 		if (benchlib_now() > deadline) {
@@ -137,7 +139,7 @@ static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s,
 			guest_print_device_report(dev);
 			return false;
 		}
-		int rc = bh_core_wait(dev, 0, (enum bh_core_id)running, 50, &res[running]);
+		int rc = bh_core_wait(dev, (unsigned)running_tile, (enum bh_core_id)running, 50, &res[GUEST_MAX_CORES]);
 		if (rc == BH_ERR_DEADLOCK) {
 			snprintf(err, errlen, "deadlock: every running core waits (device report on stderr)");
 			guest_print_device_report(dev);
@@ -149,14 +151,21 @@ static bool wait_cores(struct bh_device *dev, unsigned ncores, double timeout_s,
 bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx, struct guest_run *out, char *err,
 	       size_t errlen)
 {
-	return guest_run_cfg(NULL, elf, ncores, patch, ctx, out, err, errlen);
+	return guest_run_tiles(elf, 1, ncores, patch, ctx, out, err, errlen);
+}
+
+bool guest_run_tiles(const char *elf, unsigned ntiles, unsigned ncores, guest_patch_fn patch, void *ctx,
+		     struct guest_run *out, char *err, size_t errlen)
+{
+	return guest_run_cfg(&(struct bh_device_config){ .num_tiles = ntiles }, elf, ncores, patch, ctx, out, err, errlen);
 }
 
 bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx,
 		   struct guest_run *out, char *err, size_t errlen)
 {
+	unsigned ntiles = cfg && cfg->num_tiles ? cfg->num_tiles : 1;
 	struct bh_device *dev;
-	struct bh_core_result res[GUEST_MAX_CORES];
+	struct bh_core_result res[GUEST_MAX_CORES + 1];
 	uint32_t entry[GUEST_MAX_CORES];
 	char msg[512], sym[32];
 	bool ok = false;
@@ -166,20 +175,21 @@ bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned
 		return false;
 	}
 	if (bh_device_open(cfg, &dev) != BH_OK) {
-		snprintf(err, errlen, "cannot open a device");
+		snprintf(err, errlen, "cannot open a device of %u tiles", ntiles);
 		return false;
 	}
-	for (unsigned k = 0; k < ncores; k++) {
-		enum bh_core_id core = (enum bh_core_id)k;
-		if (bh_load_elf(dev, 0, core, elf, NULL, &entry[k], msg, sizeof msg) != BH_OK) {
-			snprintf(err, errlen, "%s", msg);
-			goto out;
+	for (unsigned t = 0; t < ntiles; t++)
+		for (unsigned k = 0; k < ncores; k++) {
+			enum bh_core_id core = (enum bh_core_id)k;
+			if (bh_load_elf(dev, t, core, elf, NULL, &entry[k], msg, sizeof msg) != BH_OK) {
+				snprintf(err, errlen, "%s", msg);
+				goto out;
+			}
+			snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
+			if (!guest_symbol(dev, t, core, elf, sym, &entry[k], err, errlen))
+				goto out;
+			bh_core_enable_host_calls(dev, t, core, true);
 		}
-		snprintf(sym, sizeof sym, "_start_%s", bh_core_name(core));
-		if (!guest_symbol(dev, 0, core, elf, sym, &entry[k], err, errlen))
-			goto out;
-		bh_core_enable_host_calls(dev, 0, core, true);
-	}
 	if (!patch(dev, elf, ctx, err, errlen))
 		goto out;
 
@@ -190,9 +200,10 @@ bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned
 		goto out;
 	}
 	double t0 = benchlib_now();
-	for (unsigned k = 0; k < ncores; k++)
-		bh_core_start(dev, 0, (enum bh_core_id)k, entry[k]);
-	ok = wait_cores(dev, ncores, GUEST_TIMEOUT_S, res, err, errlen);
+	for (unsigned t = 0; t < ntiles; t++)
+		for (unsigned k = 0; k < ncores; k++)
+			bh_core_start(dev, t, (enum bh_core_id)k, entry[k]);
+	ok = wait_cores(dev, ntiles, ncores, GUEST_TIMEOUT_S, res, err, errlen);
 	out->seconds = benchlib_now() - t0;
 	guest_capture_end(&cap, last, sizeof last);
 	if (!ok && last[0] != '\0')

@@ -59,7 +59,12 @@ struct guest_run {
  * False (err set) at a fault, a limit, a non-zero exit, a deadlock or after GUEST_TIMEOUT_S. */
 bool guest_run(const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx, struct guest_run *out, char *err,
 	       size_t errlen);
-/* The same on a device opened with cfg (NULL: the defaults), e.g. serial scheduling. */
+/* The same on every tile of a fresh device of ntiles tiles (rows of 14); instructions and parks
+ * are tile 0's; patch writes every tile. */
+bool guest_run_tiles(const char *elf, unsigned ntiles, unsigned ncores, guest_patch_fn patch, void *ctx,
+		     struct guest_run *out, char *err, size_t errlen);
+/* The same on a device opened with cfg (NULL: one tile, the defaults; cfg->num_tiles tiles of a
+ * grid), e.g. serial scheduling. */
 bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned ncores, guest_patch_fn patch, void *ctx,
 		   struct guest_run *out, char *err, size_t errlen);
 

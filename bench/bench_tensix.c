@@ -12,6 +12,7 @@
  *   4. bench_sync's CB ping-pong through a 1-page CB (cb_pingpong.c, bench_cb.h) with its native
  *      reference, for the cost of a hand-off between RISC-V cores next to the Tensix one. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@
 
 _Static_assert(sizeof(struct tensix_bench_params) == 7 * 4, "tensix_bench_params: 32-bit words only");
 
-#define MAX_ROWS 12
+#define MAX_ROWS 16
 #define MAX_REPEAT BENCH_CB_MAX_REPEAT
 #define TRISCS 3
 
@@ -49,7 +50,8 @@ enum {
 	M_HANDOFF = 1 << 2,
 	M_CB = 1 << 3,
 	M_DATA = 1 << 4,
-	M_ALL = (1 << 5) - 1,
+	M_SFPU = 1 << 5,
+	M_ALL = (1 << 6) - 1,
 };
 
 struct options {
@@ -84,6 +86,8 @@ static void usage(FILE *f, const char *argv0)
 		"  data       32x32 BF16 tiles/s through the data plane: unpack -> ELWADD -> pack and a\n"
 		"             32x32x32 matmul (HiFi4, FP32 Dst), by the compute library's kernel on the\n"
 		"             three TRISCs, vs. one host thread doing the same arithmetic in C\n"
+		"  sfpu       the same for the vector unit: exp over Dst, add1 (x + 1) per tile and\n"
+		"             add1 on 140 Tensix tiles at once (aggregate tiles/s)\n"
 		"Each figure is the best of --repeat runs, bhemu and native interleaved; a bhemu run's\n"
 		"time includes starting the cores (well under 1%% of it at the default counts).\n"
 		"\n"
@@ -96,7 +100,7 @@ static void usage(FILE *f, const char *argv0)
 		"  --rounds N        ping-pong rounds (default 100000; a multiple of %u)\n"
 		"  --pages N         CB ping-pong pages (default 100000)\n"
 		"  --tiles N         data-plane tiles per run (default 20000)\n"
-		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb,data\n"
+		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb,data,sfpu\n"
 		"  --check-bars      exit 1 when a bar is missed (default: only reported)\n"
 		"  --tensix-elf F, --pingpong-elf F\n"
 		"                    guest programs (defaults: those of this build)\n"
@@ -261,8 +265,14 @@ static void bench_cb(struct benchlib_row *r, const struct options *opt)
 
 /* ---- 5. Data plane: tiles through the compute library's kernel --------------------------------- */
 
+/* compute_kernels.c's operations: 0 add_tiles, 4 matmul HiFi4, 6 + UNARY_* an SFPU operation. */
+#define DATA_ELTWISE 0u
+#define DATA_MATMUL 4u
+#define DATA_ADD1 6u        /* 6 + UNARY_ADD, with the scalar 1.0 */
+#define DATA_EXP 14u        /* 6 + UNARY_EXP */
+
 struct data_case {
-	uint32_t op, tiles;
+	uint32_t op, tiles, ntiles;   /* ntiles: Tensix tiles running the kernel, each over `tiles` */
 };
 
 /* The kernel's operation and tile count, and eight tiles of BF16 inputs (compute_kernels.c). */
@@ -270,18 +280,22 @@ static bool data_patch(struct bh_device *dev, const char *elf, void *ctx, char *
 {
 	const struct data_case *c = ctx;
 	static uint16_t in[8 * 1024];
-	uint32_t op, tiles, in0, in1;
+	uint32_t op, tiles, param, in0, in1;
 	for (unsigned k = 0; k < 8 * 1024; k++)
 		in[k] = (uint16_t)(0x3F80 + k % 128) | (uint16_t)(k % 3 ? 0 : 0x8000);
 	if (!guest_symbol(dev, 0, BH_CORE_BRISC, elf, "compute_op", &op, err, errlen) ||
 	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "compute_tiles", &tiles, err, errlen) ||
+	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "compute_param", &param, err, errlen) ||
 	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "tiles_in0", &in0, err, errlen) ||
 	    !guest_symbol(dev, 0, BH_CORE_BRISC, elf, "tiles_in1", &in1, err, errlen))
 		return false;
-	guest_l1_put32(dev, 0, op, c->op);
-	guest_l1_put32(dev, 0, tiles, c->tiles);
-	bh_l1_write(dev, 0, in0, in, sizeof in);
-	bh_l1_write(dev, 0, in1, in, sizeof in);
+	for (unsigned t = 0; t < bh_device_num_tiles(dev); t++) {
+		guest_l1_put32(dev, t, op, c->op);
+		guest_l1_put32(dev, t, tiles, c->tiles);
+		guest_l1_put32(dev, t, param, 0x3F800000u);   /* add1: + 1.0 */
+		bh_l1_write(dev, t, in0, in, sizeof in);
+		bh_l1_write(dev, t, in1, in, sizeof in);
+	}
 	return true;
 }
 
@@ -313,9 +327,15 @@ static double native_data(uint32_t op, uint32_t tiles)
 	for (uint32_t t = 0; t < tiles; t++) {
 		const uint16_t *a = in[t % 8], *b = in[t % 8];
 		uint16_t *c = out[t % 8];
-		if (op == 0) {
+		if (op == DATA_ELTWISE) {
 			for (unsigned k = 0; k < 1024; k++)
 				c[k] = f_to_bf16(bf16_to_f(a[k]) + bf16_to_f(b[k]));
+		} else if (op == DATA_ADD1) {
+			for (unsigned k = 0; k < 1024; k++)
+				c[k] = f_to_bf16(bf16_to_f(a[k]) + 1.0f);
+		} else if (op == DATA_EXP) {
+			for (unsigned k = 0; k < 1024; k++)
+				c[k] = f_to_bf16(expf(bf16_to_f(a[k])));
 		} else {
 			for (unsigned r = 0; r < 32; r++)
 				for (unsigned col = 0; col < 32; col++) {
@@ -330,12 +350,17 @@ static double native_data(uint32_t op, uint32_t tiles)
 	return benchlib_now() - t0;
 }
 
-static void bench_data(struct benchlib_row *r, const struct options *opt, uint32_t op)
+static void bench_data(struct benchlib_row *r, const struct options *opt, uint32_t op, uint32_t ntiles)
 {
-	struct data_case c = { op, op ? opt->tiles / 4 : opt->tiles };
+	struct data_case c = { op, op == DATA_MATMUL || op == DATA_EXP ? opt->tiles / 4 : opt->tiles, ntiles };
 	char err[512];
 	double best = -1, best_native = -1;
-	snprintf(r->name, sizeof r->name, op ? "matmul 32x32x32 HiFi4 tiles" : "unpack->ELWADD->pack tiles");
+	if (ntiles > 1)
+		c.tiles = c.tiles / 8 ? c.tiles / 8 : 1;
+	snprintf(r->name, sizeof r->name, "%s%s", op == DATA_MATMUL ? "matmul 32x32x32 HiFi4 tiles"
+						     : op == DATA_ADD1 ? "add1 (unpack->SFPU +1->pack) tiles"
+						     : op == DATA_EXP ? "exp over Dst (SFPU) tiles" : "unpack->ELWADD->pack tiles",
+		 ntiles > 1 ? ", all Tensix tiles" : "");
 	r->ref_what = "one host thread, the same BF16 arithmetic in C";
 	if (c.tiles == 0) {
 		benchlib_row_fail(r, "no tiles");
@@ -343,7 +368,7 @@ static void bench_data(struct benchlib_row *r, const struct options *opt, uint32
 	}
 	for (int k = 0; k < opt->c.repeat; k++) {
 		struct guest_run g;
-		if (!guest_run(opt->compute_elf, GUEST_MAX_CORES, data_patch, &c, &g, err, sizeof err)) {
+		if (!guest_run_tiles(opt->compute_elf, ntiles, GUEST_MAX_CORES, data_patch, &c, &g, err, sizeof err)) {
 			benchlib_row_fail(r, "bhemu: %s", err);
 			return;
 		}
@@ -353,13 +378,13 @@ static void bench_data(struct benchlib_row *r, const struct options *opt, uint32
 		if (best_native < 0 || s < best_native)
 			best_native = s;
 	}
-	r->bhemu = c.tiles / best;
+	r->bhemu = (double)c.tiles * ntiles / best;
 	r->ref = c.tiles / best_native;
 	r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
-	r->bar = 0.2;   /* issue 17: per tile, at least 20% of the host reference's rate */
-	snprintf(r->diag, sizeof r->diag, "%" PRIu32 " tiles per run on one Tensix tile (3 TRISCs), best of %d", c.tiles,
-		 opt->c.repeat);
-	benchlib_appendf(r->extra, sizeof r->extra, ", \"tiles\": %" PRIu32, c.tiles);
+	r->bar = 0.2;   /* issues 17 and 18: per tile, at least 20% of the host reference's rate */
+	snprintf(r->diag, sizeof r->diag, "%" PRIu32 " tiles per run on each of %" PRIu32 " Tensix tiles (3 TRISCs each), "
+		 "best of %d", c.tiles, ntiles, opt->c.repeat);
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"tiles\": %" PRIu32 ", \"tensix_tiles\": %" PRIu32, c.tiles, ntiles);
 }
 
 /* ---- Command line ----------------------------------------------------------------------------- */
@@ -367,7 +392,7 @@ static void bench_data(struct benchlib_row *r, const struct options *opt, uint32
 static unsigned parse_only(const char *list)
 {
 	static const struct benchlib_name_bit names[] = {
-		{ "pushed", M_PUSHED }, { "mop", M_MOP }, { "handoff", M_HANDOFF }, { "cb", M_CB }, { "data", M_DATA },
+		{ "pushed", M_PUSHED }, { "mop", M_MOP }, { "handoff", M_HANDOFF }, { "cb", M_CB }, { "data", M_DATA }, { "sfpu", M_SFPU },
 	};
 
 	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
@@ -470,9 +495,17 @@ int main(int argc, char **argv)
 	}
 	if (opt.only & M_DATA) {
 		PROGRESS("%" PRIu32 " tiles unpack -> ELWADD -> pack", opt.tiles);
-		bench_data(benchlib_row_new(rows, &n, "tensix_eltwise_tiles", "tiles/s"), &opt, 0);
+		bench_data(benchlib_row_new(rows, &n, "tensix_eltwise_tiles", "tiles/s"), &opt, DATA_ELTWISE, 1);
 		PROGRESS("%" PRIu32 " tiles 32x32x32 matmul HiFi4", opt.tiles / 4);
-		bench_data(benchlib_row_new(rows, &n, "tensix_matmul_tiles", "tiles/s"), &opt, 4);
+		bench_data(benchlib_row_new(rows, &n, "tensix_matmul_tiles", "tiles/s"), &opt, DATA_MATMUL, 1);
+	}
+	if (opt.only & M_SFPU) {
+		PROGRESS("%" PRIu32 " tiles exp over Dst (SFPU)", opt.tiles / 4);
+		bench_data(benchlib_row_new(rows, &n, "sfpu_exp_tiles", "tiles/s"), &opt, DATA_EXP, 1);
+		PROGRESS("%" PRIu32 " tiles add1 (SFPU)", opt.tiles);
+		bench_data(benchlib_row_new(rows, &n, "sfpu_add1_tiles", "tiles/s"), &opt, DATA_ADD1, 1);
+		PROGRESS("%" PRIu32 " tiles add1 (SFPU) on each of 140 Tensix tiles", opt.tiles / 8);
+		bench_data(benchlib_row_new(rows, &n, "sfpu_add1_140_tiles", "tiles/s"), &opt, DATA_ADD1, 140);
 	}
 #undef PROGRESS
 

@@ -161,7 +161,9 @@ struct tt_latch {
 enum tt_src_client { TT_SRC_MATRIX_UNIT, TT_SRC_UNPACKERS };
 #define TT_SRC_ROWS 64
 #define TT_DST_ROWS 1024
+struct tt_sfpu;
 struct tt_dp {
+	struct tt_sfpu *sfpu;                             /* the vector unit (cores/tensix_sfpu.c) */
 	_Atomic uint8_t srca_client[2], srcb_client[2];   /* enum tt_src_client, per bank */
 	_Atomic uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
 	_Atomic uint8_t matrix_srca_bank, matrix_srcb_bank;

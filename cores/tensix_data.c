@@ -22,6 +22,7 @@
 #include "cores/tensix.h"
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
+#include "cores/tensix_sfpu.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 
@@ -41,6 +42,10 @@ bool tt_dp_init(struct bh_tensix *tx)
 	pthread_mutex_init(&dp->adc_lock, NULL);
 	for (unsigned k = 0; k < 4; k++)
 		dp->pack[k].fresh = true;
+	if (!tt_sfpu_init(dp)) {
+		free(dp);
+		return false;
+	}
 	tx->dp = dp;
 	return true;
 }
@@ -53,6 +58,7 @@ void tt_dp_destroy(struct bh_tensix *tx)
 	pthread_mutex_destroy(&tx->dp->unpack_lock);
 	pthread_mutex_destroy(&tx->dp->pack_lock);
 	pthread_mutex_destroy(&tx->dp->adc_lock);
+	tt_sfpu_destroy(tx->dp);
 	free(tx->dp);
 	tx->dp = NULL;
 }
@@ -312,6 +318,11 @@ static enum tt_result dp_zerosrc(struct bh_tt_thread *th, uint32_t w)
 
 static enum tt_result apply_addr_mod(struct bh_tt_thread *th, uint32_t w, unsigned am)
 {
+	return tt_dp_addr_mod(th, w, am, true);
+}
+
+enum tt_result tt_dp_addr_mod(struct bh_tt_thread *th, uint32_t w, unsigned am, bool fidelity)
+{
 	struct tt_rwc *c = &th->rwc;
 	uint32_t ab = tt_dp_tcfg(th, BH_DP_TCFG_ADDR_MOD_AB + am), d = tt_dp_tcfg(th, BH_DP_TCFG_ADDR_MOD_DST + am);
 	if (tt_dp_tcfg(th, BH_DP_TCFG_ADDR_MOD_AB2 + am) & 3)
@@ -340,6 +351,8 @@ static enum tt_result apply_addr_mod(struct bh_tt_thread *th, uint32_t w, unsign
 	} else {
 		c->dst = (uint16_t)((c->dst + inc) & 0x3FF);
 	}
+	if (!fidelity)
+		return TT_OK;
 	if (d >> 15 & 1)
 		c->fidelity = 0;
 	else
@@ -825,6 +838,8 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 
 enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
 {
+	if (oi->unit != TT_U_VECTOR)
+		tt_sfpu_drain(th);
 	switch (oi->unit) {
 	case TT_U_MATRIX:
 		return fpu_execute(th, w);
@@ -832,6 +847,8 @@ enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi
 		return tt_dp_unpack(th, w);
 	case TT_U_PACK:
 		return tt_dp_pack(th, w);
+	case TT_U_VECTOR:
+		return tt_sfpu_execute(th, w);
 	default:
 		if (tt_opcode_of(w) == TT_OP_SETDVALID)
 			return dp_setdvalid(th, w);

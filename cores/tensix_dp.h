@@ -16,6 +16,7 @@
 #define BH_DP_ALU_INT8_MATH (1u << 31)
 #define BH_DP_CFG_ACC_CTRL 2u          /* ALU_ACC_CTRL_Zero_Flag_disabled_src 0 */
 #define BH_DP_CFG_DEST_REGW_BASE 6u
+#define BH_DP_CFG_DEST_SP_BASE 7u
 
 /* ThreadConfig entries. */
 #define BH_DP_TCFG_MATH_OFFSET 1u      /* DEST_TARGET_REG_CFG_MATH_Offset */
@@ -44,6 +45,12 @@ void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v);
 enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask);
 /* Unpacker u's current bank to the matrix unit, flip, row back to the SET base (under unpack_lock). */
 void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u);
+
+/* ADDR_MOD section am of the thread applied to its RWCs (RWCs.md); without fidelity, the Fidelity
+ * counter stays (ApplyPartialAddrMod of the SFPU). */
+enum tt_result tt_dp_addr_mod(struct bh_tt_thread *th, uint32_t w, unsigned am, bool fidelity);
+/* The vector unit (cores/tensix_sfpu.c). */
+enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w);
 
 enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w);
 enum tt_result tt_dp_pack(struct bh_tt_thread *th, uint32_t w);

@@ -101,48 +101,48 @@
 	X(STOREIND, 0x66, SCALAR, CTRL, N, UNKNOWN, ) \
 	X(STOREREG, 0x67, SCALAR, CTRL, Y, FIELDS, F(reg_addr, 17, 0) F(data_reg, 23, 18)) \
 	X(LOADREG, 0x68, SCALAR, CTRL, Y, FIELDS, F(reg_addr, 17, 0) F(data_reg, 23, 18)) \
-	X(SFPLOAD, 0x70, VECTOR, DATA, N, FIELDS, F(dest_reg_addr, 9, 0) F(sfpu_addr_mode, 15, 13) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
-	X(SFPLOADI, 0x71, VECTOR, DATA, B, FIELDS, F(imm16, 15, 0) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
-	X(SFPSTORE, 0x72, VECTOR, DATA, N, FIELDS, F(dest_reg_addr, 9, 0) F(sfpu_addr_mode, 15, 13) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
-	X(SFPLUT, 0x73, VECTOR, DATA, N, FIELDS, F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
-	X(SFPMULI, 0x74, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(imm16_math, 23, 8)) \
-	X(SFPADDI, 0x75, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(imm16_math, 23, 8)) \
-	X(SFPDIVP2, 0x76, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
-	X(SFPEXEXP, 0x77, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPEXMAN, 0x78, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPIADD, 0x79, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
-	X(SFPSHFT, 0x7A, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
-	X(SFPSETCC, 0x7B, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 12, 12)) \
-	X(SFPMOV, 0x7C, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPABS, 0x7D, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPAND, 0x7E, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 15, 12)) \
-	X(SFPOR, 0x7F, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 15, 12)) \
-	X(SFPNOT, 0x80, VECTOR, DATA, N, FIELDS, F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPLZ, 0x81, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPSETEXP, 0x82, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 19, 12)) \
-	X(SFPSETMAN, 0x83, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
-	X(SFPMAD, 0x84, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
-	X(SFPADD, 0x85, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
-	X(SFPMUL, 0x86, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
-	X(SFPPUSHC, 0x87, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4)) \
-	X(SFPPOPC, 0x88, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4)) \
-	X(SFPSETSGN, 0x89, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 12, 12)) \
-	X(SFPENCC, 0x8A, VECTOR, DATA, B, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(imm12_math, 13, 12)) \
-	X(SFPCOMPC, 0x8B, VECTOR, DATA, N, FIELDS, F(lreg_dest, 7, 4)) \
-	X(SFPTRANSP, 0x8C, VECTOR, DATA, N, FIELDS, F(lreg_dest, 7, 4)) \
-	X(SFPXOR, 0x8D, VECTOR, DATA, N, FIELDS, F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFP_STOCH_RND, 0x8E, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(imm8_math, 20, 16) F(rnd_mode, 22, 21)) \
-	X(SFPNOP, 0x8F, VECTOR, DATA, N, FIELDS, ) \
-	X(SFPCAST, 0x90, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8)) \
-	X(SFPCONFIG, 0x91, VECTOR, DATA, B, FIELDS, F(instr_mod1, 3, 0) F(config_dest, 7, 4) F(imm16_math, 23, 8)) \
-	X(SFPSWAP, 0x92, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8)) \
-	X(SFPLOADMACRO, 0x93, VECTOR, DATA, N, FIELDS, F(dest_reg_addr, 9, 0) F(sfpu_addr_mode, 15, 13) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
-	X(SFPSHFT2, 0x94, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(imm12_math, 23, 12)) \
-	X(SFPLUTFP32, 0x95, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4)) \
-	X(SFPLE, 0x96, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPGT, 0x97, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
-	X(SFPMUL24, 0x98, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
-	X(SFPARECIP, 0x99, VECTOR, DATA, N, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 15, 12)) \
+	X(SFPLOAD, 0x70, VECTOR, DATA, Y, FIELDS, F(dest_reg_addr, 9, 0) F(sfpu_addr_mode, 15, 13) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
+	X(SFPLOADI, 0x71, VECTOR, DATA, Y, FIELDS, F(imm16, 15, 0) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
+	X(SFPSTORE, 0x72, VECTOR, DATA, Y, FIELDS, F(dest_reg_addr, 9, 0) F(sfpu_addr_mode, 15, 13) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
+	X(SFPLUT, 0x73, VECTOR, DATA, Y, FIELDS, F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
+	X(SFPMULI, 0x74, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(imm16_math, 23, 8)) \
+	X(SFPADDI, 0x75, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(imm16_math, 23, 8)) \
+	X(SFPDIVP2, 0x76, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
+	X(SFPEXEXP, 0x77, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPEXMAN, 0x78, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPIADD, 0x79, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
+	X(SFPSHFT, 0x7A, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
+	X(SFPSETCC, 0x7B, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 12, 12)) \
+	X(SFPMOV, 0x7C, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPABS, 0x7D, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPAND, 0x7E, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 15, 12)) \
+	X(SFPOR, 0x7F, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 15, 12)) \
+	X(SFPNOT, 0x80, VECTOR, DATA, Y, FIELDS, F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPLZ, 0x81, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPSETEXP, 0x82, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 19, 12)) \
+	X(SFPSETMAN, 0x83, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 23, 12)) \
+	X(SFPMAD, 0x84, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
+	X(SFPADD, 0x85, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
+	X(SFPMUL, 0x86, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
+	X(SFPPUSHC, 0x87, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4)) \
+	X(SFPPOPC, 0x88, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4)) \
+	X(SFPSETSGN, 0x89, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 12, 12)) \
+	X(SFPENCC, 0x8A, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(imm12_math, 13, 12)) \
+	X(SFPCOMPC, 0x8B, VECTOR, DATA, Y, FIELDS, F(lreg_dest, 7, 4)) \
+	X(SFPTRANSP, 0x8C, VECTOR, DATA, Y, FIELDS, F(lreg_dest, 7, 4)) \
+	X(SFPXOR, 0x8D, VECTOR, DATA, Y, FIELDS, F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFP_STOCH_RND, 0x8E, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(imm8_math, 20, 16) F(rnd_mode, 22, 21)) \
+	X(SFPNOP, 0x8F, VECTOR, DATA, Y, FIELDS, ) \
+	X(SFPCAST, 0x90, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8)) \
+	X(SFPCONFIG, 0x91, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(config_dest, 7, 4) F(imm16_math, 23, 8)) \
+	X(SFPSWAP, 0x92, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8)) \
+	X(SFPLOADMACRO, 0x93, VECTOR, DATA, Y, FIELDS, F(dest_reg_addr, 9, 0) F(sfpu_addr_mode, 15, 13) F(instr_mod0, 19, 16) F(lreg_ind, 23, 20)) \
+	X(SFPSHFT2, 0x94, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(imm12_math, 23, 12)) \
+	X(SFPLUTFP32, 0x95, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4)) \
+	X(SFPLE, 0x96, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPGT, 0x97, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8)) \
+	X(SFPMUL24, 0x98, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_src_c, 11, 8) F(lreg_src_b, 15, 12) F(lreg_src_a, 19, 16)) \
+	X(SFPARECIP, 0x99, VECTOR, DATA, Y, FIELDS, F(instr_mod1, 3, 0) F(lreg_dest, 7, 4) F(lreg_c, 11, 8) F(imm12_math, 15, 12)) \
 	X(ATGETM, 0xA0, SYNC, CTRL, Y, FIELDS, F(mutex_index, 15, 0)) \
 	X(ATRELM, 0xA1, SYNC, CTRL, Y, FIELDS, F(mutex_index, 15, 0)) \
 	X(STALLWAIT, 0xA2, WAIT, CTRL, Y, FIELDS, F(wait_res, 12, 0) F(stall_res, 23, 15)) \

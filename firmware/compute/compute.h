@@ -159,14 +159,19 @@ static inline void compute_unpack_config(unsigned u, uint32_t fmt)
 		compute_wrcfg(CFG_UNP0_BASE1, 4u * 16u * 2u);   /* SrcA output starts at row 4 */
 }
 
-/* Unpack tile itile of cb into SrcA (u 0) or SrcB (u 1) and hand the bank to the matrix unit. */
-static inline void compute_unpack_tile(unsigned u, unsigned cb, unsigned itile)
+/* Unpack the tile at L1 addr into SrcA (u 0) or SrcB (u 1) and hand the bank to the matrix unit. */
+static inline void compute_unpack_tile_at(unsigned u, uint32_t addr)
 {
-	uint32_t addr = compute_cbs[cb].addr + itile * compute_tile_bytes(compute_cbs[cb].fmt);
 	compute_wrcfg(CFG_THCON(u) + 12, addr / 16 - 1);
 	tt_push(TT_SETADCZW_Z0(1u << u));
 	for (unsigned f = 0; f < 4; f++)
 		tt_push(TT_UNPACR(u, 1, f == 3));
+}
+
+/* The same for tile itile of cb. */
+static inline void compute_unpack_tile(unsigned u, unsigned cb, unsigned itile)
+{
+	compute_unpack_tile_at(u, compute_cbs[cb].addr + itile * compute_tile_bytes(compute_cbs[cb].fmt));
 }
 
 /* ---- math (TRISC1) ---- */
@@ -355,17 +360,376 @@ static inline void matmul_tiles(unsigned in0, unsigned in1, unsigned itile0, uns
 	tt_push(TT_SETRWC(0, 0xF));
 }
 
-/* Pack Dst tile idst into tile itile of ocb. */
-static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
+/* Pack Dst tile idst to L1 addr (TRISC2). */
+static inline void compute_pack_tile_at(unsigned idst, uint32_t addr)
 {
 	if (compute_role != COMPUTE_PACK)
 		return;
-	uint32_t addr = compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt);
 	compute_wrcfg(CFG_THCON(0) + 5, addr / 16 - 1);
 	compute_wrcfg(CFG_PCK_SEC0_OFFSET, idst * 64u);
 	for (unsigned f = 0; f < 4; f++)
 		tt_push(TT_PACR(f == 3, f == 3));
 }
+
+/* Pack Dst tile idst into tile itile of ocb. */
+static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
+{
+	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt));
+}
+
+/* ---- the vector unit (SFPU, TRISC1): unary operations on a Dst tile ----
+ *
+ * As tt-llk does: each operation is a short SFP* sequence over one LReg's worth of the tile (32
+ * datums: four Dst rows, even or odd columns), loaded from Dst as BF16 into LReg 0, computed in
+ * FP32, rounded to BF16 (to nearest, ties away: SFP_STOCH_RND) and stored back. The store's
+ * ADDR_MOD section 2 moves RWC Dst on by 2 (the next half-rows), so the sequence is the same for
+ * each of the 32 steps of a tile: its first 32 words are recorded in the replay buffer once and
+ * played 31 times, the rest (if any) pushed each step. LReg 8, 9, 10 are the constants 0.8373, 0 and 1; LReg 0-6 are scratch,
+ * LReg 7 keeps the input of the composite operations (gelu).
+ *
+ * The approximations are ours, from the usual documented methods: exp by range reduction
+ * (x = n ln2 + r, a degree-6 Taylor polynomial of r, 2^n put into the exponent with SFPSETEXP),
+ * reciprocal and reciprocal square root by a bit-pattern first guess and three Newton-Raphson
+ * steps, log by exponent extraction and 2 atanh((m-1)/(m+1)) as a series, sigmoid, tanh and GELU
+ * (tanh form) from those. Relative error before the BF16 rounding: below 1e-6 for exp (|x| < 87),
+ * reciprocal, sqrt and rsqrt; below 1e-6 absolute for log, sigmoid and tanh; GELU's tanh form is
+ * within 1e-3 of the erf definition. Inputs outside: exp clamps x to [-87, 88]; reciprocal of 0,
+ * log of x <= 0 and rsqrt of 0 are not defined here. */
+#define TT_SFPLOAD(vd, mod0, am, imm)	TT_OP(0x70, (uint32_t)(vd) << 20 | (uint32_t)(mod0) << 16 | (uint32_t)(am) << 13 | (imm))
+#define TT_SFPSTORE(vd, mod0, am, imm)	TT_OP(0x72, (uint32_t)(vd) << 20 | (uint32_t)(mod0) << 16 | (uint32_t)(am) << 13 | (imm))
+#define TT_SFPLOADI(vd, mod0, imm16)	TT_OP(0x71, (uint32_t)(vd) << 20 | (uint32_t)(mod0) << 16 | (imm16))
+#define TT_SFPMAD(va, vb, vc, vd, mod1) \
+	TT_OP(0x84, (uint32_t)(va) << 16 | (uint32_t)(vb) << 12 | (uint32_t)(vc) << 8 | (uint32_t)(vd) << 4 | (mod1))
+#define TT_SFPMULI(imm16, vd)	TT_OP(0x74, (uint32_t)(imm16) << 8 | (uint32_t)(vd) << 4)
+#define TT_SFPI(op, imm, vc, vd, mod1) \
+	TT_OP(op, (uint32_t)(imm) << 12 | (uint32_t)(vc) << 8 | (uint32_t)(vd) << 4 | (mod1))
+#define SFP_IADD 0x79u
+#define SFP_SHFT 0x7Au
+#define SFP_SETCC 0x7Bu
+#define SFP_MOV 0x7Cu
+#define SFP_ABS 0x7Du
+#define SFP_AND 0x7Eu
+#define SFP_EXEXP 0x77u
+#define SFP_SETEXP 0x82u
+#define SFP_SETSGN 0x89u
+#define SFP_ENCC 0x8Au
+#define SFP_CAST 0x90u
+#define SFP_SWAP 0x92u
+#define SFP_LE 0x96u
+#define SFP_GT 0x97u
+#define TT_SFPSTOCHRND_BF16(vc, vd)	TT_OP(0x8E, (uint32_t)(vc) << 8 | (uint32_t)(vd) << 4 | 1u)
+#define SFP_MAD_NEG_A 1u
+#define SFP_MAD_NEG_C 2u
+#define SFP_ZERO 9u
+#define SFP_ONE 10u
+#define SFP_MOD0_BF16 2u
+#define SFP_ADDR_MOD_STAY 1u    /* ADDR_MOD section of the load: nothing moves (compute_begin) */
+#define SFP_ADDR_MOD_NEXT 2u    /* ADDR_MOD section of the store: Dst + 2 */
+
+#define COMPUTE_SFPU_MAX 160
+struct compute_sfpu_seq {
+	uint32_t w[COMPUTE_SFPU_MAX];
+	unsigned n;
+};
+
+static inline void sfpu_emit(struct compute_sfpu_seq *q, uint32_t w)
+{
+	q->w[q->n++] = w;
+}
+
+/* LReg r = the FP32 value of bits (one SFPLOADI when the low half is zero). */
+static inline void sfpu_const(struct compute_sfpu_seq *q, unsigned r, uint32_t bits)
+{
+	if (!(bits & 0xFFFF)) {
+		sfpu_emit(q, TT_SFPLOADI(r, 0, bits >> 16));
+		return;
+	}
+	sfpu_emit(q, TT_SFPLOADI(r, 8, bits >> 16));
+	sfpu_emit(q, TT_SFPLOADI(r, 10, bits & 0xFFFF));
+}
+
+static inline uint32_t sfpu_bits(float f)
+{
+	union { float f; uint32_t u; } v = { .f = f };
+	return v.u;
+}
+
+#define sfpu_constf(q, r, f) sfpu_const(q, r, sfpu_bits(f))
+/* Predication on (every lane enabled), off again. */
+#define SFP_CC_ON TT_SFPI(SFP_ENCC, 3, 0, 0, 10)
+#define SFP_CC_OFF TT_SFPI(SFP_ENCC, 0, 0, 0, 2)
+
+/* LReg 0 = exp(LReg 0); LReg 1-5 scratch. */
+static inline void sfpu_exp_body(struct compute_sfpu_seq *q)
+{
+	sfpu_constf(q, 3, 88.0f);
+	sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 3, 0, 1));                /* LReg0 = min(x, 88) */
+	sfpu_constf(q, 3, -87.0f);
+	sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 3, 1));                /* LReg0 = max(x, -87) */
+	sfpu_const(q, 1, 0x3FB8AA3Bu);                               /* log2(e) */
+	sfpu_const(q, 2, 0x4B400000u);                               /* 1.5 * 2^23: rounds to an integer */
+	sfpu_emit(q, TT_SFPMAD(0, 1, 2, 3, 0));                      /* t = x log2e + 1.5 2^23 */
+	sfpu_emit(q, TT_SFPMAD(SFP_ONE, 3, 2, 4, SFP_MAD_NEG_C));    /* n = t - 1.5 2^23 */
+	sfpu_const(q, 5, 0xBF317200u);                               /* -ln2 (high part) */
+	sfpu_emit(q, TT_SFPMAD(4, 5, 0, 0, 0));
+	sfpu_const(q, 5, 0xB5BFBE8Eu);                               /* -ln2 (low part) */
+	sfpu_emit(q, TT_SFPMAD(4, 5, 0, 0, 0));                      /* r = x - n ln2 */
+	sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 3, 2, 2 | 4));             /* LReg2 = t - magic bits = n (integer) */
+	static const uint32_t c[] = { 0x3AB60B61u, 0x3C088889u, 0x3D2AAAABu, 0x3E2AAAABu, 0x3F000000u };
+	sfpu_const(q, 4, c[0]);                                      /* 1/720, 1/120, 1/24, 1/6, 1/2, 1, 1 */
+	for (unsigned k = 1; k < 5; k++) {
+		sfpu_const(q, 5, c[k]);
+		sfpu_emit(q, TT_SFPMAD(4, 0, 5, 4, 0));
+	}
+	sfpu_emit(q, TT_SFPMAD(4, 0, SFP_ONE, 4, 0));
+	sfpu_emit(q, TT_SFPMAD(4, 0, SFP_ONE, 4, 0));                /* p = e^r in [0.7, 1.42] */
+	sfpu_emit(q, TT_SFPI(SFP_EXEXP, 0, 4, 5, 1));                /* its biased exponent */
+	sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 2, 5, 4));                 /* + n */
+	sfpu_emit(q, TT_SFPI(SFP_SETEXP, 0, 4, 5, 0));               /* p with that exponent */
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 5, 0, 0));
+}
+
+/* LReg 0 = 1 / LReg 0; LReg 1-5 scratch. */
+static inline void sfpu_recip_body(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));               /* a = |x| */
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 3, 0));
+	sfpu_const(q, 2, 0x7EF311C3u);
+	sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 2, 3, 2 | 4));             /* y0 = magic - bits(a) */
+	sfpu_constf(q, 4, 2.0f);
+	for (unsigned k = 0; k < 3; k++) {                          /* y = y (2 - a y) */
+		sfpu_emit(q, TT_SFPMAD(1, 3, 4, 5, SFP_MAD_NEG_A));
+		sfpu_emit(q, TT_SFPMAD(3, 5, SFP_ZERO, 3, 0));
+	}
+	sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 3, 0, 0));               /* the sign of x back */
+}
+
+/* LReg 3 = 1 / sqrt(LReg 0); LReg 1-6 scratch. */
+static inline void sfpu_rsqrt_body(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 3, 0));
+	sfpu_emit(q, TT_SFPI(SFP_SHFT, 0xFFF, 0, 3, 1));             /* bits(x) >> 1 */
+	sfpu_const(q, 2, 0x5F3759DFu);
+	sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 2, 3, 2 | 4));             /* y0 = magic - (bits(x) >> 1) */
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 4, 0));
+	sfpu_emit(q, TT_SFPMULI(0x3F00, 4));                         /* x / 2 */
+	sfpu_constf(q, 6, 1.5f);
+	for (unsigned k = 0; k < 3; k++) {                          /* y = y (1.5 - x/2 y^2) */
+		sfpu_emit(q, TT_SFPMAD(3, 3, SFP_ZERO, 5, 0));
+		sfpu_emit(q, TT_SFPMAD(4, 5, 6, 5, SFP_MAD_NEG_A));
+		sfpu_emit(q, TT_SFPMAD(3, 5, SFP_ZERO, 3, 0));
+	}
+}
+
+/* LReg 0 = 1 / (1 + exp(-LReg 0)). */
+static inline void sfpu_sigmoid_body(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 0, 1));
+	sfpu_exp_body(q);
+	sfpu_emit(q, TT_SFPMAD(SFP_ONE, 0, SFP_ONE, 0, 0));
+	sfpu_recip_body(q);
+}
+
+/* LReg 0 = tanh(LReg 0) = 2 sigmoid(2x) - 1. */
+static inline void sfpu_tanh_body(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPMULI(0x4000, 0));
+	sfpu_sigmoid_body(q);
+	sfpu_constf(q, 1, 2.0f);
+	sfpu_constf(q, 2, -1.0f);
+	sfpu_emit(q, TT_SFPMAD(0, 1, 2, 0, 0));
+}
+
+/* LReg 0 = ln(LReg 0), x > 0: x = m 2^e, ln x = e ln2 + 2 atanh(s), s = (m - 1) / (m + 1). */
+static inline void sfpu_log_body(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_SETEXP, 127, 0, 6, 1));             /* m in [1, 2) */
+	sfpu_emit(q, TT_SFPI(SFP_EXEXP, 0, 0, 7, 0));                /* e */
+	sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 7, 7, 3));                 /* two's complement -> sign-magnitude */
+	sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 7, 7, 0));                 /* -> FP32 */
+	sfpu_emit(q, TT_SFPMAD(6, SFP_ONE, SFP_ONE, 0, 0));          /* m + 1 */
+	sfpu_recip_body(q);
+	sfpu_emit(q, TT_SFPMAD(6, SFP_ONE, SFP_ONE, 6, SFP_MAD_NEG_C));   /* m - 1 */
+	sfpu_emit(q, TT_SFPMAD(6, 0, SFP_ZERO, 0, 0));               /* s */
+	sfpu_emit(q, TT_SFPMAD(0, 0, SFP_ZERO, 1, 0));               /* s^2 */
+	static const float c[] = { 1.f / 9, 1.f / 7, 1.f / 5, 1.f / 3 };
+	sfpu_constf(q, 2, 1.f / 11);
+	for (unsigned k = 0; k < 4; k++) {
+		sfpu_constf(q, 3, c[k]);
+		sfpu_emit(q, TT_SFPMAD(2, 1, 3, 2, 0));
+	}
+	sfpu_emit(q, TT_SFPMAD(2, 1, SFP_ONE, 2, 0));
+	sfpu_emit(q, TT_SFPMAD(2, 0, SFP_ZERO, 0, 0));               /* atanh(s) */
+	sfpu_emit(q, TT_SFPMAD(0, SFP_ONE, 0, 0, 0));                /* 2 atanh(s) */
+	sfpu_const(q, 2, 0x3F317218u);                               /* ln2 */
+	sfpu_emit(q, TT_SFPMAD(7, 2, 0, 0, 0));
+}
+
+/* Comparison with zero into 1.0 or 0.0: the compared value (x, or |x| for eq/ne, or a signed zero)
+ * as VD of SFPGT/SFPLE, writing -1 or 0, then AND 1.0. */
+enum compute_cmp { CMP_GTZ, CMP_LTZ, CMP_GEZ, CMP_LEZ, CMP_EQZ, CMP_NEZ };
+
+static inline void sfpu_cmp_body(struct compute_sfpu_seq *q, enum compute_cmp c)
+{
+	if (c == CMP_EQZ || c == CMP_NEZ)
+		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));
+	if (c == CMP_LTZ || c == CMP_GEZ) {
+		sfpu_emit(q, TT_SFPLOADI(1, 0, 0x8000));                 /* -0: x < -0 is false for x = -0 */
+		sfpu_emit(q, TT_SFPI(c == CMP_LTZ ? SFP_GT : SFP_LE, 0, 0, 1, 8));   /* -0 > x, -0 <= x */
+		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
+	} else {
+		bool gt = c == CMP_GTZ || c == CMP_NEZ;
+		sfpu_emit(q, TT_SFPI(gt ? SFP_GT : SFP_LE, 0, SFP_ZERO, 0, 8));   /* x > +0, x <= +0 */
+	}
+	sfpu_emit(q, TT_SFPI(SFP_AND, 0, SFP_ONE, 0, 0));
+}
+
+enum compute_unary {
+	UNARY_ADD, UNARY_SUB, UNARY_MUL, UNARY_RELU, UNARY_LEAKY_RELU, UNARY_ABS, UNARY_NEG, UNARY_SIGN, UNARY_EXP,
+	UNARY_LOG, UNARY_RECIP, UNARY_SQRT, UNARY_RSQRT, UNARY_SIGMOID, UNARY_TANH, UNARY_GELU, UNARY_GTZ, UNARY_LTZ,
+	UNARY_GEZ, UNARY_LEZ, UNARY_EQZ, UNARY_NEZ, UNARY_COUNT
+};
+
+/* The sequence of one step of operation op (param: the scalar's FP32 bits). */
+static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base, enum compute_unary op, uint32_t param)
+{
+	q->n = 0;
+	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, base));
+	switch (op) {
+	case UNARY_ADD: case UNARY_SUB:
+		sfpu_const(q, 1, param);
+		sfpu_emit(q, TT_SFPMAD(SFP_ONE, 0, 1, 0, op == UNARY_SUB ? SFP_MAD_NEG_C : 0));
+		break;
+	case UNARY_MUL:
+		sfpu_const(q, 1, param);
+		sfpu_emit(q, TT_SFPMAD(0, 1, SFP_ZERO, 0, 0));
+		break;
+	case UNARY_RELU: case UNARY_LEAKY_RELU:
+		if (op == UNARY_LEAKY_RELU)
+			sfpu_const(q, 1, param);
+		sfpu_emit(q, SFP_CC_ON);
+		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 0));            /* lanes with x < 0 (sign set) */
+		if (op == UNARY_RELU)
+			sfpu_emit(q, TT_SFPLOADI(0, 0, 0));
+		else
+			sfpu_emit(q, TT_SFPMAD(0, 1, SFP_ZERO, 0, 0));
+		sfpu_emit(q, SFP_CC_OFF);
+		break;
+	case UNARY_ABS: sfpu_emit(q, TT_SFPI(SFP_ABS, 0, 0, 0, 1)); break;
+	case UNARY_NEG: sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 0, 1)); break;
+	case UNARY_SIGN:
+		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 2, 1));           /* |x| */
+		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, SFP_ONE, 0, 0));     /* +-1 with the sign of x */
+		sfpu_emit(q, SFP_CC_ON);
+		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 2, 0, 6));            /* x == 0 */
+		sfpu_emit(q, TT_SFPLOADI(0, 0, 0));
+		sfpu_emit(q, SFP_CC_OFF);
+		break;
+	case UNARY_EXP: sfpu_exp_body(q); break;
+	case UNARY_LOG: sfpu_log_body(q); break;
+	case UNARY_RECIP: sfpu_recip_body(q); break;
+	case UNARY_SQRT: case UNARY_RSQRT:
+		sfpu_rsqrt_body(q);
+		sfpu_emit(q, op == UNARY_SQRT ? TT_SFPMAD(0, 3, SFP_ZERO, 0, 0) : TT_SFPI(SFP_MOV, 0, 3, 0, 0));
+		break;
+	case UNARY_SIGMOID: sfpu_sigmoid_body(q); break;
+	case UNARY_TANH: sfpu_tanh_body(q); break;
+	case UNARY_GELU:   /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 7, 0));
+		sfpu_emit(q, TT_SFPMAD(0, 0, SFP_ZERO, 1, 0));
+		sfpu_constf(q, 2, 0.044715f);
+		sfpu_emit(q, TT_SFPMAD(1, 2, SFP_ONE, 1, 0));
+		sfpu_emit(q, TT_SFPMAD(0, 1, SFP_ZERO, 0, 0));
+		sfpu_constf(q, 2, 0.7978845608f);
+		sfpu_emit(q, TT_SFPMAD(0, 2, SFP_ZERO, 0, 0));
+		sfpu_tanh_body(q);
+		sfpu_emit(q, TT_SFPMAD(0, SFP_ONE, SFP_ONE, 0, 0));
+		sfpu_emit(q, TT_SFPMULI(0x3F00, 7));
+		sfpu_emit(q, TT_SFPMAD(0, 7, SFP_ZERO, 0, 0));
+		break;
+	default:
+		sfpu_cmp_body(q, (enum compute_cmp)(op - UNARY_GTZ));
+		break;
+	}
+	sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
+	sfpu_emit(q, TT_SFPSTORE(0, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, base));
+}
+
+/* 32 steps of the sequence q over a Dst tile (TRISC1). */
+static inline void compute_sfpu_run(const struct compute_sfpu_seq *q)
+{
+	tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + SFP_ADDR_MOD_NEXT, 0));
+	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
+	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
+	unsigned rec = q->n < 32 ? q->n : 32;
+	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
+	for (unsigned k = 0; k < rec; k++)
+		tt_push(q->w[k]);
+	for (unsigned s = 0; s < 32; s++) {
+		if (s)
+			tt_push(TT_REPLAY(0, rec, 0, 0));
+		for (unsigned k = rec; k < q->n; k++)
+			tt_push(q->w[k]);
+	}
+	tt_push(TT_SETRWC(0, 0x4));   /* RWC Dst back to 0 */
+}
+
+/* Unary operation op on Dst tile idst (TRISC1). */
+static inline void compute_sfpu_unary(unsigned idst, enum compute_unary op, uint32_t param)
+{
+	static struct compute_sfpu_seq q;
+	if (compute_role != COMPUTE_MATH)
+		return;
+	compute_sfpu_build(&q, idst * 64u, op, param);
+	compute_sfpu_run(&q);
+}
+
+/* where_tile: Dst tile icond = icond != 0 ? itrue : ifalse, datum by datum (either zero is zero). */
+static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
+{
+	static struct compute_sfpu_seq q;
+	if (compute_role != COMPUTE_MATH)
+		return;
+	q.n = 0;
+	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, icond * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, itrue * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, ifalse * 64u));
+	sfpu_emit(&q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));              /* |cond|: -0 is zero too */
+	sfpu_emit(&q, SFP_CC_ON);
+	sfpu_emit(&q, TT_SFPI(SFP_SETCC, 0, 0, 0, 6));               /* lanes with cond == 0 */
+	sfpu_emit(&q, TT_SFPI(SFP_MOV, 0, 2, 1, 0));
+	sfpu_emit(&q, SFP_CC_OFF);
+	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, icond * 64u));
+	compute_sfpu_run(&q);
+}
+
+/* tt-metal's names. The *_init calls set nothing beyond what compute_sfpu_unary does. */
+static inline void init_sfpu(unsigned icb, unsigned ocb) { unary_op_init_common(icb, ocb); }
+static inline void binop_with_scalar_tile_init(void) {}
+static inline void add_unary_tile(unsigned idst, uint32_t param) { compute_sfpu_unary(idst, UNARY_ADD, param); }
+static inline void sub_unary_tile(unsigned idst, uint32_t param) { compute_sfpu_unary(idst, UNARY_SUB, param); }
+static inline void mul_unary_tile(unsigned idst, uint32_t param) { compute_sfpu_unary(idst, UNARY_MUL, param); }
+static inline void relu_tile_init(void) {}
+static inline void relu_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_RELU, 0); }
+static inline void leaky_relu_tile(unsigned idst, uint32_t slope) { compute_sfpu_unary(idst, UNARY_LEAKY_RELU, slope); }
+static inline void abs_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_ABS, 0); }
+static inline void negative_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_NEG, 0); }
+static inline void sign_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_SIGN, 0); }
+static inline void exp_tile_init(void) {}
+static inline void exp_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_EXP, 0); }
+static inline void log_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_LOG, 0); }
+static inline void recip_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_RECIP, 0); }
+static inline void sqrt_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_SQRT, 0); }
+static inline void rsqrt_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_RSQRT, 0); }
+static inline void sigmoid_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_SIGMOID, 0); }
+static inline void tanh_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_TANH, 0); }
+static inline void gelu_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_GELU, 0); }
+static inline void gtz_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_GTZ, 0); }
+static inline void ltz_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_LTZ, 0); }
+static inline void gez_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_GEZ, 0); }
+static inline void lez_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_LEZ, 0); }
+static inline void eqz_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_EQZ, 0); }
+static inline void nez_tile(unsigned idst) { compute_sfpu_unary(idst, UNARY_NEZ, 0); }
 
 /* Each TRISC: every instruction it pushed has executed. */
 static inline void compute_end(void)

@@ -2,7 +2,8 @@
  * API names, run by the three TRISCs of a tile through the Tensix data plane
  * (tests/guest/mc/compute_kernels.c): add/sub/mul over several tiles (BF16 and BFP8 inputs),
  * copy_tile, and a 32x32x32 matmul in HiFi4 and LoFi, every output datum exact against the host's
- * arithmetic of the same operation. */
+ * arithmetic of the same operation; the SFPU unary operations (copy_tile, then the operation on
+ * Dst) against the host's libm within the error compute.h documents plus the BF16 rounding. */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -47,6 +48,8 @@ static void put32(struct bh_device *dev, const char *sym, uint32_t v)
 	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, sym), &v, 4), BH_OK);
 }
 
+static uint32_t kernel_param;   /* compute_param of the next run */
+
 /* Loads the program, sets the operation, writes the tiles, runs BRISC and the TRISCs to exit 0
  * and reads the output tiles. */
 static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void *in0, const void *in1, size_t in1_bytes,
@@ -61,6 +64,7 @@ static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void
 	put32(dev, "compute_op", op);
 	put32(dev, "compute_tiles", tiles);
 	put32(dev, "compute_in1_fmt", in1_fmt);
+	put32(dev, "compute_param", kernel_param);
 	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in0"), in0, tiles * 2048), BH_OK);
 	if (in1)
 		cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in1"), in1, in1_bytes), BH_OK);
@@ -198,4 +202,146 @@ Test(compute_kernels, matmul_tiles_hifi4_is_exact)
 Test(compute_kernels, matmul_tiles_lofi_uses_one_fidelity_phase)
 {
 	expect_matmul(5);
+}
+
+/* ---- SFPU unary operations (enum compute_unary of firmware/compute/compute.h) ---- */
+
+enum { U_ADD, U_SUB, U_MUL, U_RELU, U_LEAKY, U_ABS, U_NEG, U_SIGN, U_EXP, U_LOG, U_RECIP, U_SQRT, U_RSQRT, U_SIGMOID,
+       U_TANH, U_GELU, U_GTZ, U_LTZ, U_GEZ, U_LEZ, U_EQZ, U_NEZ, U_WHERE };
+
+static uint32_t fbits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+/* Inputs: multiples of 1/32 in [-8, 8) (some exact zeros and -0), or, for positive domains,
+ * multiples of 1/32 in (0, 8]. */
+static void fill_unary(bool positive)
+{
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			unsigned v = (k * 37 + t * 11) % 512;
+			in0[t][k] = positive ? bf16_exact((double)(v % 256 + 1) / 32) : bf16_exact(((double)v - 256) / 32);
+			if (!positive && k % 97 == 5)
+				in0[t][k] = 0x8000;   /* -0 */
+		}
+}
+
+/* Run unary u over TILES tiles; each output within abs_tol + rel_tol |want| of ref(x), or (both
+ * tolerances 0) equal to ref(x) rounded to BF16 (to nearest, ties away). */
+static void expect_unary(unsigned u, float param, bool positive, double (*ref)(double, double), double abs_tol,
+			 double rel_tol)
+{
+	fill_unary(positive);
+	kernel_param = fbits(param);
+	run_kernel(6 + u, TILES, 5, in0, NULL, 0, &out[0][0]);
+	kernel_param = 0;
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double x = f_of((uint32_t)in0[t][k] << 16), want = ref(x, param);
+			double got = f_of((uint32_t)out[t][k] << 16);
+			if (abs_tol == 0 && rel_tol == 0)
+				cr_assert_eq(got, bf16_round_away(want), "op %u tile %u datum %u: f(%g) = %g want %g", u, t, k, x,
+					     got, bf16_round_away(want));
+			else
+				cr_assert_leq(fabs(got - want), abs_tol + rel_tol * fabs(want),
+					      "op %u tile %u datum %u: f(%g) = %.8g want %.8g", u, t, k, x, got, want);
+		}
+}
+
+static double r_add(double x, double p) { return x + p; }
+static double r_sub(double x, double p) { return x - p; }
+static double r_mul(double x, double p) { return x * p; }
+static double r_relu(double x, double p) { (void)p; return x > 0 ? x : 0; }
+static double r_leaky(double x, double p) { return x < 0 ? x * p : x; }
+static double r_abs(double x, double p) { (void)p; return fabs(x); }
+static double r_neg(double x, double p) { (void)p; return -x; }
+static double r_sign(double x, double p) { (void)p; return x > 0 ? 1 : x < 0 ? -1 : 0; }
+static double r_exp(double x, double p) { (void)p; return exp(x); }
+static double r_log(double x, double p) { (void)p; return log(x); }
+static double r_recip(double x, double p) { (void)p; return 1 / x; }
+static double r_sqrt(double x, double p) { (void)p; return sqrt(x); }
+static double r_rsqrt(double x, double p) { (void)p; return 1 / sqrt(x); }
+static double r_sigmoid(double x, double p) { (void)p; return 1 / (1 + exp(-x)); }
+static double r_tanh(double x, double p) { (void)p; return tanh(x); }
+static double r_gelu(double x, double p) { (void)p; return 0.5 * x * (1 + erf(x / sqrt(2))); }
+static double r_gtz(double x, double p) { (void)p; return x > 0; }
+static double r_ltz(double x, double p) { (void)p; return x < 0; }
+static double r_gez(double x, double p) { (void)p; return x >= 0; }
+static double r_lez(double x, double p) { (void)p; return x <= 0; }
+static double r_eqz(double x, double p) { (void)p; return x == 0; }
+static double r_nez(double x, double p) { (void)p; return x != 0; }
+
+#define BF16_REL (1.0 / 256)   /* BF16 rounding (2^-9) plus the approximation's error */
+
+Test(compute_sfpu, scalar_add_sub_mul_round_once_to_bf16)
+{
+	expect_unary(U_ADD, 1.0f, false, r_add, 0, 0);
+	expect_unary(U_SUB, 0.40625f, false, r_sub, 0, 0);
+	expect_unary(U_MUL, -0.75f, false, r_mul, 0, 0);
+}
+
+Test(compute_sfpu, relu_leaky_abs_neg_sign_are_exact)
+{
+	expect_unary(U_RELU, 0, false, r_relu, 0, 0);
+	expect_unary(U_LEAKY, 0.125f, false, r_leaky, 0, 0);
+	expect_unary(U_ABS, 0, false, r_abs, 0, 0);
+	expect_unary(U_NEG, 0, false, r_neg, 0, 0);
+	expect_unary(U_SIGN, 0, false, r_sign, 0, 0);
+}
+
+Test(compute_sfpu, comparisons_with_zero_give_one_or_zero)
+{
+	static const struct { unsigned u; double (*ref)(double, double); } v[] = {
+		{ U_GTZ, r_gtz }, { U_LTZ, r_ltz }, { U_GEZ, r_gez }, { U_LEZ, r_lez }, { U_EQZ, r_eqz }, { U_NEZ, r_nez },
+	};
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+		expect_unary(v[k].u, 0, false, v[k].ref, 0, 0);
+}
+
+Test(compute_sfpu, exp_log_recip_sqrt_rsqrt_within_bf16)
+{
+	expect_unary(U_EXP, 0, false, r_exp, 0, BF16_REL);
+	expect_unary(U_LOG, 0, true, r_log, 1e-6, BF16_REL);
+	expect_unary(U_RECIP, 0, true, r_recip, 0, BF16_REL);
+	expect_unary(U_SQRT, 0, true, r_sqrt, 0, BF16_REL);
+	expect_unary(U_RSQRT, 0, true, r_rsqrt, 0, BF16_REL);
+}
+
+Test(compute_sfpu, sigmoid_tanh_gelu_within_bf16)
+{
+	expect_unary(U_SIGMOID, 0, false, r_sigmoid, 1e-6, BF16_REL);
+	expect_unary(U_TANH, 0, false, r_tanh, 1e-6, BF16_REL);
+	expect_unary(U_GELU, 0, false, r_gelu, 1e-3, BF16_REL);
+}
+
+/* The GELU example: gelu_tile over 32 tiles (32768 datums, multiples of 1/32 in [-8, 8)) against
+ * the host's erf definition. */
+Test(compute_sfpu, gelu_over_32_tiles_matches_the_host)
+{
+	enum { T = 32 };
+	static uint16_t gin[T][1024], gout[T][1024];
+	for (unsigned t = 0; t < T; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			gin[t][k] = bf16_exact(((double)((k * 3 + t * 37) % 512) - 256) / 32);
+	run_kernel(6 + U_GELU, T, 5, gin, NULL, 0, &gout[0][0]);
+	for (unsigned t = 0; t < T; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double x = f_of((uint32_t)gin[t][k] << 16), want = r_gelu(x, 0), got = f_of((uint32_t)gout[t][k] << 16);
+			cr_assert_leq(fabs(got - want), 1e-3 + BF16_REL * fabs(want), "tile %u datum %u: gelu(%g) = %.8g want %.8g",
+				      t, k, x, got, want);
+		}
+}
+
+/* where(in0 > 0, in1, in0) through three Dst tiles, gtz_tile and where_tile. (-0 reaches Dst as
+ * +0: MOVA2D flushes zero exponents while ALU_ACC_CTRL_Zero_Flag_disabled_src is clear.) */
+Test(compute_sfpu, where_selects_per_datum)
+{
+	fill_unary(false);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			in1[t][k] = bf16_exact((double)((k * 5 + t) % 16) / 2 - 4);
+	run_kernel(6 + U_WHERE, TILES, 5, in0, in1, sizeof in1, &out[0][0]);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint16_t want = f_of((uint32_t)in0[t][k] << 16) > 0 ? in1[t][k] : in0[t][k] == 0x8000 ? 0 : in0[t][k];
+			cr_assert_eq(out[t][k], want, "tile %u datum %u: 0x%04x want 0x%04x", t, k, out[t][k], want);
+		}
 }

@@ -465,7 +465,7 @@ Test(ttinsn, every_low_bit_pattern_but_11_is_a_ttinsn_rotated_right_by_2)
 		const char *kind, *phrase;
 	} v[] = {
 		{ 0x00000001, "not modelled", "push of 0x40000000 XMOV" },
-		{ 0x00000002, "not modelled", "push of 0x80000000 SFPNOT" },
+		{ 0xDC000002, "not modelled", "push of 0xb7000000 STREAMWRCFG" },
 		{ 0x0a000094, "illegal instruction", "push of 0x02800025 NOP" },
 	};
 	struct bh_device *dev = t_open();

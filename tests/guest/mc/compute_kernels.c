@@ -6,12 +6,15 @@
  *   3 copy_tile (in0 -> out)
  *   4 matmul_tiles, HiFi4 (in0 @ in1, BF16 -> FP32 Dst -> BF16)
  *   5 matmul_tiles, LoFi
+ *   6 + u: copy_tile, then the SFPU unary operation u (enum compute_unary) with compute_param
+ *   6 + UNARY_COUNT: where(in0 > 0, in1, in0): in0, in1, in0 into Dst tiles 0, 1, 2, gtz_tile(0),
+ *   where_tile(0, 1, 2)
  * BRISC only starts the others; NCRISC does nothing. More tiles than MAX_TILES cycle through the
  * buffers (bench_tensix's data-plane rows). */
 #include "compute.h"
 #include "multicore.h"
 
-#define MAX_TILES 8
+#define MAX_TILES 32
 
 COMPUTE_DEFINE_STATE;
 
@@ -20,6 +23,7 @@ COMPUTE_DEFINE_STATE;
 HOST_SET volatile uint32_t compute_op;
 HOST_SET volatile uint32_t compute_tiles = 1;
 HOST_SET volatile uint32_t compute_in1_fmt = COMPUTE_FMT_BF16;
+HOST_SET volatile uint32_t compute_param;
 HOST_SET uint8_t tiles_in0[MAX_TILES * 2048] __attribute__((aligned(16)));
 HOST_SET uint8_t tiles_in1[MAX_TILES * 2048] __attribute__((aligned(16)));
 uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
@@ -27,10 +31,10 @@ uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
 static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
-	if (op > 5)
+	if (op > 6 + UNARY_COUNT)
 		return 2;
 	compute_begin(role);
-	if (op == 3) {
+	if (op == 3 || op >= 6) {
 		unary_op_init_common(0, 16);
 		copy_tile_init(0);
 	}
@@ -46,7 +50,18 @@ static int kernel(enum compute_thread role)
 		case 1: sub_tiles(0, 1, i, i, 0); break;
 		case 2: mul_tiles(0, 1, i, i, 0); break;
 		case 3: copy_tile(0, i, 0); break;
-		default: matmul_tiles(0, 1, i, i, 0, 0); break;
+		case 4: case 5: matmul_tiles(0, 1, i, i, 0, 0); break;
+		default:
+			copy_tile(0, i, 0);
+			if (op == 6 + UNARY_COUNT) {
+				copy_tile(1, i, 1);
+				copy_tile(0, i, 2);
+				gtz_tile(0);
+				where_tile(0, 1, 2);
+			} else {
+				compute_sfpu_unary(0, (enum compute_unary)(op - 6), compute_param);
+			}
+			break;
 		}
 		tile_regs_commit();
 		tile_regs_wait();

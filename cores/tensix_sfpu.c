@@ -1,0 +1,1134 @@
+/* The Tensix vector unit (SFPU): 32 lanes of 32 bits, the LRegs, lane predication under a flag
+ * stack, and the SFP* instructions that move Dst rows into LRegs, compute lane by lane and store
+ * back. Semantics from the functional models of tt-isa-documentation (VectorUnit.md, LReg.md and
+ * the page of each instruction) with the Blackhole additions and changes as
+ * boopdotpng/tenstorrent-docs (blackhole-emulator-specs/sfpu-operations.md) and ttsim's Blackhole
+ * model state them: the MAD unit's negate bits, SFPLE/SFPGT, SFPMUL24, FP32 stores flushing
+ * denormals, 10-bit Dst addresses.
+ *
+ * One instruction executes at a time (sfpu->lock), whichever thread issued it. A mode this file
+ * does not model is a named fault; see tt_sfpu_execute for the list.
+ *
+ * Arithmetic of the MAD unit (SFPMAD.md "IEEE754 conformance", and the bit-level behaviour
+ * ttsim's Blackhole model gives): denormal inputs read as zero; the product keeps its top bits
+ * and a sticky bit before the add ("partially fused"); the smaller operand is aligned with a
+ * sticky bit only when something of it is left; the sum is rounded to nearest even on three
+ * guard bits; a denormal result is flushed to zero of its sign after rounding; every NaN result
+ * is the canonical 0x7FC00000. A differential run of 50 million operand triples (specials,
+ * denormals, cancellation) against ttsim's bit-level Blackhole model found no difference. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "cores/tensix_sfpu.h"
+
+#define ALL_LANES 0xFFFFFFFFu
+#define CANON_NAN 0x7FC00000u
+
+bool tt_sfpu_init(struct tt_dp *dp)
+{
+	struct tt_sfpu *s = calloc(1, sizeof *s);
+	if (!s)
+		return false;
+	pthread_mutex_init(&s->lock, NULL);
+	/* LReg.md: the fixed constants and the lane ids (lane i holds 2 i). The programmable ones
+	 * (11-14) start at zero here; firmware writes them with SFPCONFIG before use. */
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		s->lreg[8][l] = 0x3F566189u;    /* 0.8373 */
+		s->lreg[9][l] = 0;
+		s->lreg[10][l] = 0x3F800000u;   /* 1.0 */
+		s->lreg[15][l] = 2 * l;
+	}
+	dp->sfpu = s;
+	return true;
+}
+
+void tt_sfpu_destroy(struct tt_dp *dp)
+{
+	if (!dp->sfpu)
+		return;
+	pthread_mutex_destroy(&dp->sfpu->lock);
+	free(dp->sfpu);
+	dp->sfpu = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Helpers.
+ */
+
+/* LaneEnabled of every lane (VectorUnit.md IsLaneEnabled; LaneConfig's ROW_MASK is zero: bhemu
+ * does not model LaneConfig writes). */
+static uint32_t enabled(const struct tt_sfpu *s)
+{
+	return ~s->use_flags | s->flags;
+}
+
+static uint32_t b32(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	return b;
+}
+
+static uint32_t ftz(uint32_t x)
+{
+	return x & 0x7F800000u ? x : x & 0x80000000u;
+}
+
+/* The MAD unit: a * b + c (see the top of the file). Operands as {sign, biased exponent,
+ * significand}; significands are fixed point with 26 fraction bits (1.0 = 2^26: 23 mantissa
+ * bits and three guard bits). */
+struct mad_op {
+	uint32_t sign, sig;
+	int32_t exp;
+};
+
+static struct mad_op mad_unpack(uint32_t x)
+{
+	struct mad_op o = { x & 0x80000000u, 0, (int32_t)(x >> 23 & 0xFF) };
+	if (o.exp)
+		o.sig = (x & 0x7FFFFFu) | 0x800000u;   /* a zero exponent: zero (denormals flushed) */
+	return o;
+}
+
+/* v >> s, with the lost bits ORed into bit 0 only when something is left ("semi-sticky"). */
+static uint32_t mad_align(uint32_t v, int32_t s)
+{
+	if (s >= 32)
+		return 0;
+	uint32_t r = v >> s;
+	return r ? r | ((r << s) != v) : 0;
+}
+
+static uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+{
+	struct mad_op x = mad_unpack(a), y = mad_unpack(b), z = mad_unpack(c);
+	uint32_t p_sign = x.sign ^ y.sign;
+	/* The product (46 fraction bits) keeps 26 fraction bits and a sticky bit of the 20 below:
+	 * exponent x + y - 127 on the addend's scale. */
+	uint64_t full = (uint64_t)x.sig * y.sig << 3;
+	uint32_t p = (uint32_t)(full >> 23 | ((full & 0x7FFFFFu) != 0));
+	int32_t p_exp = x.exp + y.exp - 127;
+	uint32_t zs = z.sig << 3;
+	if (x.exp == 255 || y.exp == 255 || z.exp == 255 || p_exp >= 255) {
+		bool x_nan = x.exp == 255 && (x.sig != 0x800000u || !y.sig), y_nan = y.exp == 255 && (y.sig != 0x800000u || !x.sig);
+		bool z_nan = z.exp == 255 && z.sig != 0x800000u;
+		bool inf_diff = z.exp == 255 && (x.exp == 255 || y.exp == 255) && z.sign != p_sign;
+		if (x_nan || y_nan || z_nan || inf_diff)
+			return CANON_NAN;
+		return z.exp == 255 ? c : p_sign | 0x7F800000u;
+	}
+	if (!p || p_exp < 0)   /* a zero or underflowing product leaves the addend */
+		return zs ? c : z.sign & p_sign;
+	int32_t e = p_exp > z.exp ? p_exp : z.exp;
+	p = mad_align(p, e - p_exp);
+	zs = mad_align(zs, e - z.exp);
+	uint32_t sign = p >= zs ? p_sign : z.sign;
+	uint32_t r = p_sign == z.sign ? p + zs : p >= zs ? p - zs : zs - p;
+	if (!r)
+		return z.sign & p_sign;
+	/* Normalise to the leading one at bit 26; a result below the normal range gets exponent 0
+	 * and one more shift, and is flushed after rounding unless rounding made it normal. */
+	int32_t n = 5 - __builtin_clz(r);
+	e += n;
+	if (e >= 255)
+		return sign | 0x7F800000u;
+	if (e <= 0) {
+		n += 1;
+		e = 0;
+	}
+	if (n <= 0)
+		r <<= -n;
+	else
+		r = r >> n | ((r & ((uint32_t)n | 1)) != 0);
+	uint32_t out = ((uint32_t)e << 23) + (r >> 3 & 0x7FFFFFu);
+	out += ((r & 7) + (out & 1)) > 4;   /* to nearest, ties to even, on the guard bits */
+	if (!(out >> 23))
+		out = 0;
+	return sign | out;
+}
+
+static int32_t sext12(uint32_t v)
+{
+	return (int32_t)(v << 20) >> 20;
+}
+
+/* Sign-magnitude total order (SFPGT, SFPLE, SFPSWAP): -0 below +0, NaNs at the ends. */
+static int64_t sm_key(uint32_t x)
+{
+	int64_t m = x & 0x7FFFFFFFu;
+	return x >> 31 ? -m - 1 : m;
+}
+
+/* Set LaneFlags of the lanes in mask from cond (bit = lane). */
+static void set_flags(struct tt_sfpu *s, uint32_t mask, uint32_t cond)
+{
+	s->flags = (s->flags & ~mask) | (cond & mask);
+}
+
+/* Write v[lane] into LReg vd for the lanes of mask; only LReg 0-7 take writes of ordinary
+ * instructions (LReg.md), so other destinations drop them. */
+static void write_lanes(struct tt_sfpu *s, unsigned vd, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
+{
+	if (vd >= 8)
+		return;
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		if (mask >> l & 1)
+			s->lreg[vd][l] = v[l];
+}
+
+__attribute__((cold, noinline))
+static enum tt_result sfpu_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
+{
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s %s", tt_opinfo(tt_opcode_of(w))->name, what);
+}
+
+__attribute__((cold, noinline))
+static enum tt_result sfpu_bad_mode(struct bh_tt_thread *th, uint32_t w, unsigned mod, const char *what)
+{
+	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s mode %u is not modelled (%s)", tt_opinfo(tt_opcode_of(w))->name,
+			mod, what);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SFPLOAD / SFPSTORE (SFPLOAD.md, SFPSTORE.md).
+ */
+
+enum {
+	MOD0_SRCB, MOD0_FP16, MOD0_BF16, MOD0_FP32, MOD0_INT32, MOD0_INT8, MOD0_UINT16, MOD0_HI16, MOD0_INT16,
+	MOD0_LO16, MOD0_INT32_ALL, MOD0_ZERO, MOD0_INT32_SM, MOD0_INT8_COMP, MOD0_LO16_ONLY, MOD0_HI16_ONLY,
+};
+
+/* MOD0_FMT_SRCB resolved by ALU_ACC_CTRL_SFPU_Fp32_enabled (config word 1 bit 30) and the SrcB
+ * format (ALU_FORMAT_SPEC_REG_SrcB_val/override in word 0 bits 8:5 and 9, else REG1_SrcB). */
+static unsigned resolve_mod0(struct bh_tt_thread *th, unsigned mod0)
+{
+	if (mod0 != MOD0_SRCB)
+		return mod0;
+	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
+	if (alu >> 30 & 1)
+		return MOD0_FP32;
+	unsigned fmt = spec >> 9 & 1 ? spec >> 5 & 15 : alu >> 21 & 15;
+	switch (fmt) {
+	case TT_FMT_FP32: case TT_FMT_TF32: case TT_FMT_BF16: case TT_FMT_BFP8: case TT_FMT_BFP4: case TT_FMT_BFP2:
+	case TT_FMT_INT32: case TT_FMT_INT16:
+		return MOD0_BF16;
+	default:
+		return MOD0_FP16;
+	}
+}
+
+/* The Dst address of SFPLOAD/SFPSTORE: Imm10 + MATH offset + RWC Dst + DEST_REGW_BASE (only the
+ * low two bits of the last two for MOD0_FMT_INT32_ALL). Blackhole adds the Sp counter and
+ * DEST_SP_BASE (config word 7), which bhemu does not keep: a non-zero base faults. */
+static bool sfpu_addr(struct bh_tt_thread *th, uint32_t w, unsigned mod0, unsigned *addr)
+{
+	uint32_t a = tt_bits(w, 9, 0) + (tt_dp_tcfg(th, BH_DP_TCFG_MATH_OFFSET) & 0xFFF);
+	uint32_t rw = th->rwc.dst + (tt_dp_cfg(th, BH_DP_CFG_DEST_REGW_BASE) & 0xFFFF);
+	if (tt_dp_cfg(th, BH_DP_CFG_DEST_SP_BASE) & 0xFFFF) {
+		sfpu_unmodelled(th, w, "with DEST_SP_BASE set: the SFPU stack-pointer counter is not modelled");
+		return false;
+	}
+	*addr = (a + (mod0 == MOD0_INT32_ALL ? rw & 3 : rw)) & 0x3FF;
+	return true;
+}
+
+static void lane_cell(unsigned addr, unsigned lane, unsigned *row, unsigned *col)
+{
+	*row = (addr & ~3u) + lane / 8;
+	*col = (lane & 7) * 2 + (addr >> 1 & 1);
+}
+
+static uint32_t read_fp16(uint16_t d)
+{
+	uint32_t sign = d >> 15, man = d >> 5 & 0x3FF, exp = d & 0x1F;
+	if (exp)
+		exp += 112;   /* rebias; a zero exponent stays (a denormal that arithmetic flushes) */
+	return sign << 31 | exp << 23 | man << 13;
+}
+
+static uint16_t to_fp16(uint32_t x)
+{
+	uint32_t sign = x >> 31, man = x & 0x7FFFFF;
+	int32_t exp = (int32_t)(x >> 23 & 0xFF) - 112;
+	if (exp <= 0)
+		exp = 0, man = 0;             /* underflow and denormals: signed zero */
+	else if (exp > 31)
+		exp = 31, man = 0x7FFFFF;     /* saturate (Dst has no infinity) */
+	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
+}
+
+static bool int8_mode(unsigned mod0)
+{
+	return mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP;
+}
+
+static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
+	if (int8_mode(mod0))
+		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
+	if (!sfpu_addr(th, w, mod0, &addr))
+		return TT_FAULT;
+	uint32_t mask = mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s);
+	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		unsigned row, col;
+		lane_cell(addr, l, &row, &col);
+		uint32_t old = s->lreg[vd][l], v;
+		switch (mod0) {
+		case MOD0_FP16: v = read_fp16(tt_dst16_read(dp, row, col)); break;
+		case MOD0_BF16: v = (uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, row, col)) << 16; break;
+		case MOD0_FP32: case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM:
+			v = tt_dst_to_fp32(tt_dst32_read(dp, row, col));   /* Blackhole: SM no longer converted */
+			break;
+		case MOD0_UINT16: case MOD0_LO16: v = tt_dst16_read(dp, row, col); break;
+		case MOD0_HI16: v = (uint32_t)tt_dst16_read(dp, row, col) << 16; break;
+		case MOD0_INT16: {
+			uint16_t d = tt_dst16_read(dp, row, col);
+			v = (uint32_t)(d >> 15) << 31 | (d & 0x7FFFu);
+			break;
+		}
+		case MOD0_LO16_ONLY: v = (old & 0xFFFF0000u) | tt_dst16_read(dp, row, col); break;
+		case MOD0_HI16_ONLY: v = (uint32_t)tt_dst16_read(dp, row, col) << 16 | (old & 0xFFFFu); break;
+		default: v = 0; break;   /* MOD0_FMT_ZERO */
+		}
+		s->lreg[vd][l] = v;
+	}
+	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
+}
+
+/* The enabled lanes (mask) of LReg vd into Dst at addr in format mod0 (resolved). */
+static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsigned mod0, unsigned addr, uint32_t mask)
+{
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		unsigned row, col;
+		lane_cell(addr, l, &row, &col);
+		uint32_t v = s->lreg[vd][l];
+		switch (mod0) {
+		case MOD0_FP16: tt_dst16_write(dp, row, col, tt_dst_from_fp16(to_fp16(v))); break;
+		case MOD0_BF16: tt_dst16_write(dp, row, col, tt_dst_from_bf16((uint16_t)(ftz(v) >> 16))); break;   /* truncates */
+		case MOD0_FP32: tt_dst32_write(dp, row, col, tt_dst_from_fp32(ftz(v))); break;
+		case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM: tt_dst32_write(dp, row, col, tt_dst_from_fp32(v)); break;
+		case MOD0_UINT16: case MOD0_LO16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)v); break;
+		case MOD0_HI16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)(v >> 16)); break;
+		case MOD0_INT16: tt_dst16_write(dp, row, col, (uint16_t)((v >> 31) << 15 | (v & 0x7FFF))); break;
+		case MOD0_HI16: tt_dst32_write(dp, row, col, v); break;
+		case MOD0_LO16: tt_dst32_write(dp, row, col, v << 16 | v >> 16); break;
+		default: tt_dst16_write(dp, row, col, 0); break;   /* MOD0_FMT_ZERO */
+		}
+	}
+}
+
+static enum tt_result sfpu_store(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
+	if (int8_mode(mod0))
+		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
+	if (vd >= 12)
+		return sfpu_unmodelled(th, w, "from LReg 12-15 writes LoadMacroConfig (the back door), which is not modelled");
+	if (!sfpu_addr(th, w, mod0, &addr))
+		return TT_FAULT;
+	store_lanes(th->tx->dp, s, vd, mod0, addr, mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s));
+	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
+}
+
+/* SFPLOADI (SFPLOADI.md): an immediate into the enabled lanes of LReg 0-7. */
+static enum tt_result sfpu_loadi(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned vd = tt_bits(w, 23, 20), mod0 = tt_bits(w, 19, 16);
+	uint32_t imm = tt_bits(w, 15, 0), keep = 0, v;
+	switch (mod0) {
+	case 0: v = imm << 16; break;                                                   /* BF16 */
+	case 1: v = (imm & 0x8000u) << 16 | ((imm & 0x7FFFu) + (112u << 10)) << 13; break;  /* FP16, rebiased */
+	case 2: v = imm; break;
+	case 4: v = (uint32_t)(int32_t)(int16_t)imm; break;
+	case 8: v = imm << 16, keep = 0xFFFFu; break;
+	case 10: v = imm, keep = 0xFFFF0000u; break;
+	default: return sfpu_bad_mode(th, w, mod0, "SFPLOADI's modes are 0, 1, 2, 4, 8 and 10");
+	}
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++)
+		if (mask >> l & 1)
+			s->lreg[vd][l] = (s->lreg[vd][l] & keep) | v;
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * MAD unit (SFPMAD.md, SFPADD.md, SFPMUL.md, SFPADDI.md, SFPMULI.md, SFPMUL24).
+ */
+
+#define MAD_NEG_A 1u
+#define MAD_NEG_C 2u
+#define MAD_IND_A 4u
+#define MAD_IND_D 8u
+
+/* src: the LReg SFPADDI/SFPMULI read (VD, or what SFPLOADMACRO chose). */
+static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16), op = tt_opcode_of(w);
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t a, b, c;
+		if (op == TT_OP_SFPADDI || op == TT_OP_SFPMULI) {
+			a = tt_bits(w, 23, 8) << 16;
+			b = op == TT_OP_SFPADDI ? 0x3F800000u : s->lreg[src][l];
+			c = op == TT_OP_SFPADDI ? s->lreg[src][l] : 0;
+		} else {
+			a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l];
+			b = s->lreg[vb][l];
+			c = s->lreg[vc][l];
+			if (mod1 & MAD_NEG_A)
+				a ^= 0x80000000u;
+		}
+		if (mod1 & MAD_NEG_C)
+			c ^= 0x80000000u;
+		uint32_t r = sfpu_mad(a, b, c);
+		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
+		if (d < 8)
+			s->lreg[d][l] = r;
+	}
+	return TT_OK;
+}
+
+/* SFPMUL24 (Blackhole): the low or high 23 bits of the product of the low 23 bits of VA and VB.
+ * VC must be LReg 9 (zero); otherwise the documentation calls the result non-contractual. */
+static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16);
+	if (vc != 9)
+		return sfpu_unmodelled(th, w, "with VC other than LReg 9 (zero): the result is non-contractual");
+	if (mod1 & ~(1u | MAD_IND_A | MAD_IND_D))
+		return sfpu_bad_mode(th, w, mod1, "bit 1 is reserved");
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint64_t a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l] & 0x7FFFFFu, b = s->lreg[vb][l] & 0x7FFFFFu;
+		uint32_t r = mod1 & 1 ? (uint32_t)(a * b >> 23) : (uint32_t)(a * b) & 0x7FFFFFu;
+		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
+		if (d < 8)
+			s->lreg[d][l] = r;
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Simple unit: lanewise integer, bit and field operations.
+ */
+
+/* One lanewise result per enabled lane of the simple operations that write VD only. */
+/* src_b: the second source of the operations that read VD (VD, or what SFPLOADMACRO chose). */
+static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src_b)
+{
+	unsigned op = tt_opcode_of(w), mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], cc = 0, cc_mask = 0;
+	const uint32_t *C = s->lreg[vc], *D = s->lreg[src_b];
+	switch (op) {
+	case TT_OP_SFPIADD:
+		if ((mod1 & 3) == 3)
+			return sfpu_bad_mode(th, w, mod1, "bits 1:0 = 3 select no operand");
+		break;
+	case TT_OP_SFPSHFT:
+		if (mod1 & 8)
+			return sfpu_bad_mode(th, w, mod1, "bit 3 is reserved");
+		break;
+	case TT_OP_SFPMOV:
+		if (mod1 == 8 && (tt_bits(w, 11, 8) == 9 || tt_bits(w, 11, 8) == 15))
+			return sfpu_unmodelled(th, w, "FROM_SPECIAL of the PRNG (9: its seeding is not documented) or LaneConfig "
+					       "(15) is not modelled");
+		if (mod1 > 2 && mod1 != 8)
+			return sfpu_bad_mode(th, w, mod1, "0 move, 1 negate, 2 all lanes");
+		if (mod1 == 2)
+			mask = ALL_LANES;
+		break;
+	case TT_OP_SFPABS:
+		if (mod1 > 1)
+			return sfpu_bad_mode(th, w, mod1, "0 integer, 1 float");
+		break;
+	case TT_OP_SFPCAST:
+		if (mod1 == 1)
+			return sfpu_bad_mode(th, w, mod1, "stochastic rounding draws on the PRNG, which is not modelled");
+		if (mod1 > 3)
+			return sfpu_bad_mode(th, w, mod1, "0 SM32->FP32, 2 INT32 ABS, 3 INT32<->SM32");
+		break;
+	default:
+		break;
+	}
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		uint32_t c = C[l], d = D[l], r = 0;
+		switch (op) {
+		case TT_OP_SFPIADD: {   /* SFPIADD.md */
+			if (mod1 & 1)
+				r = c + (uint32_t)sext12(imm12);
+			else
+				r = mod1 & 2 ? c - d : c + d;
+			if (!(mod1 & 4) || (mod1 & 8)) {
+				bool lt0 = (int32_t)r < 0;
+				cc |= (uint32_t)(mod1 & 8 ? !lt0 : lt0) << l;
+				cc_mask = ALL_LANES;
+			}
+			break;
+		}
+		case TT_OP_SFPSHFT: {   /* SFPSHFT.md with Blackhole's arithmetic and use-VC bits */
+			uint32_t x = mod1 & 4 ? c : d;
+			int32_t sh = mod1 & 1 ? sext12(imm12) : (int32_t)c;
+			unsigned n = (sh >= 0 ? (uint32_t)sh : 0u - (uint32_t)sh) & 31;
+			r = sh >= 0 ? x << n : mod1 & 2 ? (uint32_t)((int32_t)x >> n) : x >> n;
+			break;
+		}
+		case TT_OP_SFPAND: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) & c; break;
+		case TT_OP_SFPOR: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) | c; break;
+		case TT_OP_SFPXOR: r = d ^ c; break;
+		case TT_OP_SFPNOT: r = ~c; break;
+		case TT_OP_SFPMOV:
+			if (mod1 == 8)   /* FROM_SPECIAL: LoadMacroConfig 0-3 templates, 4-7 sequences, 8 Misc */
+				r = vc < 4 ? s->lm_template[vc][l] : vc < 8 ? s->lm_sequence[vc - 4][l] : vc == 8 ? s->lm_misc[l] : 0;
+			else
+				r = mod1 & 1 ? c ^ 0x80000000u : c;
+			break;
+		case TT_OP_SFPABS:
+			if (mod1)   /* float: clear the sign, except of a NaN */
+				r = (c & 0x7FFFFFFFu) > 0x7F800000u ? c : c & 0x7FFFFFFFu;
+			else
+				r = (int32_t)c < 0 && c != 0x80000000u ? 0u - c : c;
+			break;
+		case TT_OP_SFPLZ: {     /* SFPLZ.md */
+			uint32_t x = mod1 & 4 ? c & 0x7FFFFFFFu : c;
+			r = x ? (uint32_t)__builtin_clz(x) : 32;
+			if (mod1 & 2) {
+				cc |= (uint32_t)((x != 0) != ((mod1 & 8) != 0)) << l;
+				cc_mask = ALL_LANES;
+			}
+			break;
+		}
+		case TT_OP_SFPEXEXP: {  /* SFPEXEXP.md */
+			r = (c >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127);
+			if (mod1 & 2) {
+				cc |= (uint32_t)(((int32_t)r < 0) != ((mod1 & 8) != 0)) << l;
+				cc_mask = ALL_LANES;
+			}
+			break;
+		}
+		case TT_OP_SFPEXMAN: r = (mod1 & 1 ? 0 : 0x800000u) | (c & 0x7FFFFFu); break;
+		case TT_OP_SFPSETEXP: { /* SFPSETEXP.md */
+			uint32_t e = mod1 & 1 ? imm12 & 0xFF : mod1 & 2 ? d >> 23 & 0xFF : d & 0xFF;
+			r = (c & 0x807FFFFFu) | e << 23;
+			break;
+		}
+		case TT_OP_SFPSETMAN:   /* SFPSETMAN.md */
+			r = (c & 0xFF800000u) | (mod1 & 1 ? (imm12 << 11) & 0x7FFFFFu : d & 0x7FFFFFu);
+			break;
+		case TT_OP_SFPSETSGN:   /* SFPSETSGN.md */
+			r = (c & 0x7FFFFFFFu) | (mod1 & 1 ? (imm12 & 1) << 31 : d & 0x80000000u);
+			break;
+		case TT_OP_SFPDIVP2: {  /* SFPDIVP2.md */
+			uint32_t e = c >> 23 & 0xFF;
+			if (mod1 & 1)
+				e = e == 255 ? e : (e + imm12) & 0xFF;
+			else
+				e = imm12 & 0xFF;
+			r = (c & 0x807FFFFFu) | e << 23;
+			break;
+		}
+		default: {              /* SFPCAST (SFPCAST.md) */
+			uint32_t sign = c & 0x80000000u, mag = c & 0x7FFFFFFFu;
+			if (mod1 == 0)      /* sign-magnitude to FP32, nearest even */
+				r = sign | b32((float)mag);
+			else if (mod1 == 2) /* the documented bug: two's complement absolute value */
+				r = (int32_t)c < 0 ? 0u - c : c;
+			else                /* two's complement <-> sign-magnitude */
+				r = sign | (sign ? 0u - c : c);
+			break;
+		}
+		}
+		out[l] = r;
+	}
+	/* Flags of the enabled lanes, from the result computed for VD < 8 (the models set them only
+	 * then). */
+	if (cc_mask && vd < 8)
+		set_flags(s, mask, cc);
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPSETCC (SFPSETCC.md). */
+static enum tt_result sfpu_setcc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vc = tt_bits(w, 11, 8);
+	uint32_t mask = enabled(s), cc = 0;
+	if (mod1 != 0 && mod1 != 1 && mod1 != 2 && mod1 != 4 && mod1 != 6 && mod1 != 8)
+		return sfpu_bad_mode(th, w, mod1, "0 LT0, 1 immediate, 2 NE0, 4 GTE0, 6 EQ0, 8 clear");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		int32_t c = (int32_t)s->lreg[vc][l];
+		bool f;
+		if (!(s->use_flags >> l & 1) || (mod1 & 8))
+			f = false;
+		else if (mod1 & 1)
+			f = tt_bits(w, 12, 12);
+		else
+			f = mod1 == 0 ? c < 0 : mod1 == 2 ? c != 0 : mod1 == 4 ? c >= 0 : c == 0;
+		cc |= (uint32_t)f << l;
+	}
+	set_flags(s, mask, cc);
+	return TT_OK;
+}
+
+/* SFPGT / SFPLE (Blackhole): VD > VC (VD <= VC) in sign-magnitude order, into the flags (bit 0),
+ * the top of the flag stack (bit 1, OR with bit 2, else AND) and VD as -1 or 0 (bit 3). */
+static enum tt_result sfpu_cmp(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	bool gt = tt_opcode_of(w) == TT_OP_SFPGT;
+	uint32_t mask = enabled(s), res = 0, out[TT_SFPU_LANES];
+	if (mod1 & 2)
+		return sfpu_bad_mode(th, w, mod1, "mutating the flag stack: its lane gating is not documented");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		bool r = sm_key(s->lreg[vd][l]) > sm_key(s->lreg[vc][l]);
+		r = gt ? r : !r;
+		res |= (uint32_t)r << l;
+		out[l] = r ? ALL_LANES : 0;
+	}
+	if (mod1 & 1)
+		set_flags(s, mask, res);
+	if (mod1 & 8)
+		write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPENCC (SFPENCC.md): Imm2 in bits 13:12 (bit 0 enable, bit 1 result). */
+static enum tt_result sfpu_encc(struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), imm = tt_bits(w, 13, 12);
+	if (mod1 & 2)
+		s->use_flags = imm & 1 ? ALL_LANES : 0;
+	else if (mod1 & 1)
+		s->use_flags = ~s->use_flags;
+	s->flags = !(mod1 & 8) || (imm & 2) ? ALL_LANES : 0;
+	return TT_OK;
+}
+
+static bool boolean_op(unsigned op, bool a, bool b)
+{
+	switch (op) {
+	case 1: return b;
+	case 2: return !b;
+	case 3: return a && b;
+	case 4: return a || b;
+	case 5: return a && !b;
+	case 6: return a || !b;
+	case 7: return !a && b;
+	case 8: return !a || b;
+	case 9: return !a && !b;
+	case 10: return !a || !b;
+	case 11: return a != b;
+	default: return a == b;
+	}
+}
+
+/* SFPPUSHC (SFPPUSHC.md): mode 0 pushes; Blackhole's other modes rewrite the top. */
+static enum tt_result sfpu_pushc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0);
+	if (mod1)
+		return sfpu_bad_mode(th, w, mod1, "Blackhole's stack-top rewrites are documented only in outline");
+	if (s->depth >= TT_SFPU_STACK)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPUSHC with the flag stack full (%u entries): undefined",
+				TT_SFPU_STACK);
+	s->stack_flags[s->depth] = s->flags;
+	s->stack_use[s->depth] = s->use_flags;
+	s->depth++;
+	return TT_OK;
+}
+
+/* SFPPOPC (SFPPOPC.md): pop, or combine the flags with the top, or constants. */
+static enum tt_result sfpu_popc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0);
+	uint32_t top_f = s->depth ? s->stack_flags[s->depth - 1] : 0, top_u = s->depth ? s->stack_use[s->depth - 1] : 0;
+	if (mod1 == 0) {
+		if (!s->depth)
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPOPC with the flag stack empty: undefined");
+		s->depth--;
+		s->flags = top_f;
+		s->use_flags = top_u;
+		return TT_OK;
+	}
+	if (s->depth == TT_SFPU_STACK)   /* the documented bug: the bottom entry takes the top's value */
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"SFPPOPC mode %u with the flag stack full hits the documented hardware bug (the bottom "
+				"entry is overwritten); software must avoid it", mod1);
+	if (mod1 <= 12) {
+		uint32_t f = 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			f |= (uint32_t)boolean_op(mod1, s->flags >> l & 1, top_f >> l & 1) << l;
+		s->use_flags = top_u;
+		s->flags = f;
+	} else if (mod1 == 13) {
+		s->flags = ~s->flags;
+	} else {
+		s->use_flags = ALL_LANES;
+		s->flags = mod1 == 14 ? ALL_LANES : 0;
+	}
+	return TT_OK;
+}
+
+/* SFPCOMPC (SFPCOMPC.md): else. */
+static enum tt_result sfpu_compc(struct tt_sfpu *s)
+{
+	uint32_t top_f = s->depth ? s->stack_flags[s->depth - 1] : ALL_LANES;
+	uint32_t top_u = s->depth ? s->stack_use[s->depth - 1] : ALL_LANES;
+	s->flags = top_u & s->use_flags & top_f & ~s->flags;
+	return TT_OK;
+}
+
+/* SFPSWAP (SFPSWAP.md): swap, or per-lane min to VD and max to VC. */
+static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	/* Rows (8 lanes each) whose VD takes the minimum, per mode 1-9 (SFPSWAP.md). */
+	static const uint8_t min_rows[10] = { 0, 0xF, 0x3, 0x5, 0x9, 0x1, 0x2, 0x4, 0x8, 0x0 };
+	if (mod1 > 9)
+		return sfpu_bad_mode(th, w, mod1, "0 swap, 1-9 min/max");
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t c = s->lreg[vc][l], d = s->lreg[vd][l], lo = d, hi = c;
+		if (mod1) {
+			bool d_gt = sm_key(d) > sm_key(c);
+			lo = d_gt ? c : d;
+			hi = d_gt ? d : c;
+			if (!(min_rows[mod1] >> (l / 8) & 1)) {
+				uint32_t t = lo;
+				lo = hi;
+				hi = t;
+			}
+		}
+		if (vd < 8)
+			s->lreg[vd][l] = lo;
+		if (vc < 8)
+			s->lreg[vc][l] = hi;
+	}
+	return TT_OK;
+}
+
+/* SFPTRANSP (SFPTRANSP.md): within each column of the 4x8 lane grid, LReg[0..3] and LReg[4..7]
+ * are each transposed (row i of LReg j <-> row j of LReg i). All lanes. */
+static enum tt_result sfpu_transp(struct tt_sfpu *s)
+{
+	for (unsigned g = 0; g < 8; g += 4)
+		for (unsigned i = 0; i < 4; i++)
+			for (unsigned j = i + 1; j < 4; j++)
+				for (unsigned c = 0; c < 8; c++) {
+					uint32_t t = s->lreg[g + i][j * 8 + c];
+					s->lreg[g + i][j * 8 + c] = s->lreg[g + j][i * 8 + c];
+					s->lreg[g + j][i * 8 + c] = t;
+				}
+	return TT_OK;
+}
+
+/* SFPSHFT2 (SFPSHFT2.md): the copy and shuffle modes of LReg 0-3 and the shifts. */
+static enum tt_result sfpu_shft2(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
+	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES];
+	switch (mod1) {
+	case 0: case 1: case 2: {
+		uint32_t l0[TT_SFPU_LANES], rot[TT_SFPU_LANES];
+		memcpy(l0, s->lreg[0], sizeof l0);
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			rot[l] = s->lreg[vc][(l & ~7u) | ((l + 7) & 7)];
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			if (!(mask >> l & 1))
+				continue;
+			s->lreg[0][l] = s->lreg[1][l];
+			s->lreg[1][l] = s->lreg[2][l];
+			s->lreg[2][l] = s->lreg[3][l];
+			s->lreg[3][l] = mod1 == 0 ? 0 : mod1 == 1 ? (l >= 8 ? l0[l - 8] : 0) : rot[l];
+		}
+		return TT_OK;
+	}
+	case 3: case 4:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			out[l] = mod1 == 4 && !(l & 7) ? 0 : s->lreg[vc][(l & ~7u) | ((l + 7) & 7)];
+		break;
+	case 5: case 6:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t x = s->lreg[imm12 & 15][l];
+			int32_t sh = mod1 == 5 ? (int32_t)s->lreg[vc][l] : sext12(imm12);
+			unsigned n = (sh >= 0 ? (uint32_t)sh : 0u - (uint32_t)sh) & 31;
+			out[l] = sh >= 0 ? x << n : x >> n;
+		}
+		break;
+	default:
+		return sfpu_bad_mode(th, w, mod1, "0-6 are documented");
+	}
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFP_STOCH_RND (SFPSTOCHRND_FloatFloat.md, _FloatInt.md, _IntInt.md): FP32 to FP16A or BF16
+ * precision (mode 0, 1), FP32 to a clamped sign-magnitude integer (2 UINT8, 3 INT8, 6 UINT16,
+ * 7 INT16), sign-magnitude shifted right by VB or Imm5 (mode bit 3) to UINT8/INT8 (4, 5). The
+ * discarded bits round up when they reach the threshold: 0x400000 of 23 bits to nearest (rounding
+ * mode 0), 0x7FFFFF (mode 2, toward zero as Blackhole names it). */
+static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8), vb = tt_bits(w, 15, 12);
+	unsigned rnd = tt_bits(w, 22, 21), imm5 = tt_bits(w, 20, 16) & 31, flavour = mod1 & 7;
+	if ((mod1 & 8) && flavour != 4 && flavour != 5)
+		return sfpu_bad_mode(th, w, mod1, "bit 3 (Imm5) goes with the integer forms 4 and 5 only");
+	if (rnd == 1 || rnd == 3)
+		return sfpu_unmodelled(th, w, "with stochastic rounding: the PRNG is not modelled");
+	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
+	uint32_t thr = rnd == 0 ? 0x400000u : 0x7FFFFFu, mask = enabled(s), out[TT_SFPU_LANES];
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
+		if (flavour <= 1) {
+			if (e == 0) {
+				x = 0;
+			} else if (e == 255) {
+				x &= 0xFF800000u;
+			} else {
+				unsigned drop = flavour ? 16 : 13;
+				uint32_t lost = x & ((1u << drop) - 1);
+				x -= lost;
+				if ((lost << (23 - drop)) >= thr)
+					x += 1u << drop;
+			}
+			out[l] = x;
+			continue;
+		}
+		bool keep_sign = flavour & 1;
+		uint32_t sign = keep_sign ? x & 0x80000000u : 0;
+		uint64_t mag;
+		if (flavour == 4 || flavour == 5) {   /* sign-magnitude in */
+			sign = x & 0x80000000u;
+			mag = ((uint64_t)(x & 0x7FFFFFFFu) << 23) >> (mod1 & 8 ? imm5 : s->lreg[vb][l] & 31);
+			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+		} else if ((int32_t)e - 127 < -1) {   /* |x| < 0.5 */
+			mag = 0;
+		} else if ((int32_t)e - 127 >= 16) {  /* and NaN */
+			mag = max_mag[flavour];
+		} else {
+			int32_t ex = (int32_t)e - 127;
+			mag = 0x800000u | (x & 0x7FFFFFu);
+			mag = ex >= 0 ? mag << ex : mag >> -ex;
+			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+		}
+		if (mag > max_mag[flavour])
+			mag = max_mag[flavour];
+		if (!keep_sign || mag == 0)
+			sign = 0;
+		out[l] = sign | (uint32_t)mag;
+	}
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPLUT and SFPLUTFP32 (SFPLUT.md, SFPLUTFP32.md): a piecewise-linear function of |LReg 3|,
+ * the piece chosen by |LReg 3| < 1, < 2 (and the half-steps of the 6-entry FP16 tables), its
+ * slope and offset from LReg 0-2 (and 4-6) as FP32, FP16-like or 8-bit table values, evaluated
+ * by the MAD unit. FP16_3ENTRY_TABLE (10) shares bit 3 with INDIRECT_VD, so its result goes to
+ * LReg[LReg 7 & 15], as the documentation warns. */
+static uint32_t lut8(uint32_t x)
+{
+	x &= 0xFF;
+	return x == 0xFF ? 0 : (x >> 7) << 31 | (127 - (x >> 4 & 7)) << 23 | (x & 15) << 19;
+}
+
+static uint32_t lut16(uint32_t x)
+{
+	uint32_t exp = x >> 10 & 0x1F;
+	return (x >> 15 & 1) << 31 | (exp == 0x1F ? 0 : 112 + exp) << 23 | (x & 0x3FF) << 13;
+}
+
+static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
+{
+	bool fp32 = tt_opcode_of(w) == TT_OP_SFPLUTFP32;
+	unsigned mod = fp32 ? tt_bits(w, 3, 0) : tt_bits(w, 19, 16), vd = fp32 ? tt_bits(w, 7, 4) : tt_bits(w, 23, 20);
+	uint32_t mask = enabled(s);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t l3 = s->lreg[3][l], b = l3 & 0x7FFFFFFFu, a, c;
+		unsigned i = b < 0x3F800000u ? 0 : b < 0x40000000u ? 1 : 2;
+		if (!fp32) {
+			a = lut8(s->lreg[i][l] >> 8);
+			c = lut8(s->lreg[i][l]);
+		} else if (!(mod & 2)) {
+			a = s->lreg[i][l];
+			c = s->lreg[4 + i][l];
+		} else if (mod & 8) {
+			a = lut16(s->lreg[i][l] >> 16);
+			c = lut16(s->lreg[i][l]);
+		} else {
+			uint32_t cut = mod & 1 ? 0x40800000u : 0x40400000u;   /* 4.0 or 3.0 */
+			unsigned j = b < 0x3F000000u ? 0 : b < 0x3F800000u ? 16 : b < 0x3FC00000u ? 0 : b < 0x40000000u ? 16
+				   : b < cut ? 0 : 16;
+			a = lut16(s->lreg[i][l] >> j);
+			c = lut16(s->lreg[4 + i][l] >> j);
+		}
+		uint32_t d = sfpu_mad(a, b, c);
+		if (mod & 4)
+			d = (d & 0x7FFFFFFFu) | (l3 & 0x80000000u);
+		unsigned t = mod & 8 ? s->lreg[7][l] & 15 : vd;
+		if (t < 8)
+			s->lreg[t][l] = d;
+	}
+	return TT_OK;
+}
+
+/* SFPCONFIG (SFPCONFIG.md): LoadMacroConfig (0-3 instruction templates from LReg 0, 4-7 sequences,
+ * 8 Misc with OR/AND/XOR), the programmable constants LReg 11-14 (from LReg 0 or their fixed
+ * values), each lane taking lane & 7 of LReg 0, gated by lane & 7's predication and, with bit 3,
+ * by the even bits of Imm16. LaneConfig (15) is not modelled. */
+static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	static const uint32_t imm_values[4] = { 0xBF800000u, 0x3B000000u, 0xBF2CC4C7u, 0xBEB08FF9u };
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4);
+	uint32_t imm = tt_bits(w, 23, 8);
+	if (vd == 15)
+		return sfpu_unmodelled(th, w, "of LaneConfig (destination 15) is not modelled");
+	if ((mod1 & 6) && vd != 8)
+		return sfpu_bad_mode(th, w, mod1, "the OR/AND/XOR combinations apply to Misc (8) and LaneConfig only");
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		unsigned g = l & 7;
+		if ((mod1 & 8) && !(imm >> (2 * g) & 1))
+			continue;
+		if ((s->use_flags >> g & 1) && !(s->flags >> g & 1))
+			continue;
+		uint32_t v = mod1 & 1 ? imm : s->lreg[0][g];
+		if (vd < 4) {
+			s->lm_template[vd][l] = s->lreg[0][g];
+		} else if (vd < 8) {
+			s->lm_sequence[vd - 4][l] = v;
+		} else if (vd == 8) {
+			v &= 0xFFF;
+			uint32_t *m = &s->lm_misc[l];
+			*m = (mod1 & 6) == 2 ? *m | v : (mod1 & 6) == 4 ? *m & v : (mod1 & 6) == 6 ? *m ^ v : v;
+		} else if (vd >= 11) {
+			s->lreg[vd][l] = mod1 & 1 ? imm_values[vd - 11] : s->lreg[0][g];
+		}
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SFPLOADMACRO (SFPLOADMACRO.md): an SFPLOAD, then up to one instruction for each of the simple,
+ * MAD, round and store sub-units, chosen and delayed by LoadMacroConfig. bhemu counts one SFPU
+ * cycle per instruction the unit receives (so both delay kinds, elapsed cycles and elapsed
+ * instructions, count alike: a kernel that relies on idle cycles between its SFPU instructions is
+ * not modelled) and executes every instruction in one cycle; a scheduled instruction due in a
+ * cycle runs before the instruction the unit receives in it, and a received instruction of the
+ * same sub-unit is discarded, as documented. Any other data-plane instruction first completes
+ * what is scheduled (tt_sfpu_drain). Not modelled (named faults): LReg 16 (the macro-only
+ * register), LoadMacroConfig differing between lanes.
+ */
+
+enum { SU_SIMPLE, SU_MAD, SU_ROUND, SU_STORE, SU_LOAD };
+
+static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src);
+
+static unsigned sub_unit(unsigned op)
+{
+	switch (op) {
+	case TT_OP_SFPMAD: case TT_OP_SFPADD: case TT_OP_SFPMUL: case TT_OP_SFPADDI: case TT_OP_SFPMULI:
+	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32: case TT_OP_SFPMUL24:
+		return SU_MAD;
+	case TT_OP_SFP_STOCH_RND: case TT_OP_SFPSHFT2: return SU_ROUND;
+	case TT_OP_SFPSTORE: return SU_STORE;
+	case TT_OP_SFPLOAD: case TT_OP_SFPLOADI: case TT_OP_SFPLOADMACRO: case TT_OP_SFPNOP: return SU_LOAD;
+	default: return SU_SIMPLE;
+	}
+}
+
+static enum tt_result sched_run(struct bh_tt_thread *th, struct tt_sfpu *s, struct tt_sfpu_sched *e)
+{
+	e->valid = 0;
+	atomic_fetch_sub_explicit(&s->pending, 1, memory_order_relaxed);
+	if (e->unit == SU_STORE) {   /* no ADDR_MOD, the macro's address, every enabled lane */
+		store_lanes(th->tx->dp, s, tt_bits(e->word, 23, 20), tt_bits(e->word, 19, 16), e->addr, enabled(s));
+		return TT_OK;
+	}
+	return sfpu_dispatch(th, s, e->word, e->src);
+}
+
+/* Runs what is due by cycle `upto` in cycle order, sub-units in order within a cycle; returns the
+ * sub-units that ran in cycle `upto` (bit u). */
+static enum tt_result sched_until(struct bh_tt_thread *th, struct tt_sfpu *s, uint64_t upto, unsigned *ran)
+{
+	*ran = 0;
+	for (;;) {
+		struct tt_sfpu_sched *next = NULL;
+		for (unsigned k = 0; k < 16; k++) {
+			struct tt_sfpu_sched *e = &s->sched[k];
+			if (e->valid && e->due <= upto &&
+			    (!next || e->due < next->due || (e->due == next->due && e->unit < next->unit)))
+				next = e;
+		}
+		if (!next)
+			return TT_OK;
+		if (next->due == upto)
+			*ran |= 1u << next->unit;
+		enum tt_result r = sched_run(th, s, next);
+		if (r != TT_OK)
+			return r;
+	}
+}
+
+void tt_sfpu_drain(struct bh_tt_thread *th)
+{
+	struct tt_sfpu *s = th->tx->dp->sfpu;
+	unsigned ran;
+	if (!atomic_load_explicit(&s->pending, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&s->lock);
+	sched_until(th, s, UINT64_MAX, &ran);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool lanes_agree(const uint32_t v[TT_SFPU_LANES])
+{
+	for (unsigned l = 1; l < TT_SFPU_LANES; l++)
+		if (v[l] != v[0])
+			return false;
+	return true;
+}
+
+static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+{
+	unsigned ind = tt_bits(w, 23, 20), macro = ind >> 2, mod0 = tt_bits(w, 19, 16), imm13 = tt_bits(w, 12, 0);
+	unsigned vd = (imm13 & 1) << 2 | (ind & 3), addr;
+	if (!lanes_agree(s->lm_sequence[macro]) || !lanes_agree(s->lm_misc))
+		return sfpu_unmodelled(th, w, "with LoadMacroConfig differing between lanes is not modelled");
+	/* The SFPLOAD part: VD and Imm10 = Imm9 << 1 | VDHi, repacked into an SFPLOAD word. */
+	uint32_t load = (uint32_t)TT_OP_SFPLOAD << 24 | vd << 20 | mod0 << 16 | tt_bits(w, 15, 13) << 13 | (imm13 & 0x3FF);
+	unsigned rmod0 = resolve_mod0(th, mod0);
+	if (!sfpu_addr(th, load, rmod0, &addr))
+		return TT_FAULT;
+	enum tt_result r = sfpu_load(th, s, load);
+	if (r != TT_OK)
+		return r;
+	uint32_t seq = s->lm_sequence[macro][0], misc = s->lm_misc[0];
+	for (unsigned u = 0; u < 4; u++) {
+		unsigned bits = seq >> (8 * u) & 0xFF, sel = bits & 7, delay = bits >> 3 & 7;
+		uint64_t due = s->cycle + 1 + delay;
+		if (sel == 0)
+			continue;
+		if (delay != 7)   /* forget what this sub-unit had for the same cycle */
+			for (unsigned k = 0; k < 16; k++)
+				if (s->sched[k].valid && s->sched[k].unit == u && s->sched[k].due == due) {
+					s->sched[k].valid = 0;
+					atomic_fetch_sub_explicit(&s->pending, 1, memory_order_relaxed);
+				}
+		if (sel == 1)
+			return sfpu_unmodelled(th, w, "sequence selector 1 is undefined");
+		if (bits & 0x40)
+			return sfpu_unmodelled(th, w, "with LReg 16 (the macro-only register) is not modelled");
+		uint32_t insn;
+		if (sel == 2) {
+			insn = (uint32_t)TT_OP_SFPNOP << 24;
+		} else if (sel == 3) {
+			insn = (uint32_t)TT_OP_SFPSTORE << 24;
+		} else {
+			if (!lanes_agree(s->lm_template[sel - 4]))
+				return sfpu_unmodelled(th, w, "with LoadMacroConfig differing between lanes is not modelled");
+			insn = s->lm_template[sel - 4][0];
+		}
+		unsigned op = insn >> 24, tvd = tt_bits(insn, 7, 4), src = tvd;
+		if (sub_unit(op) != u && op != TT_OP_SFPNOP)   /* not for this sub-unit: an SFPNOP */
+			insn = (uint32_t)TT_OP_SFPNOP << 24, op = TT_OP_SFPNOP;
+		if (u == SU_STORE && op != TT_OP_SFPSTORE)
+			return sfpu_unmodelled(th, w, "scheduling a non-SFPSTORE on the store sub-unit is undefined");
+		if (u == SU_STORE) {
+			unsigned svd = bits & 0x80 ? tt_bits(insn, 23, 20) : vd;
+			unsigned smod0 = misc >> (4 + macro) & 1 ? mod0 : misc & 15;
+			insn = (uint32_t)TT_OP_SFPSTORE << 24 | svd << 20 | resolve_mod0(th, smod0) << 16;
+		} else if (op != TT_OP_SFPNOP) {
+			bool imm_form = op == TT_OP_SFPADDI || op == TT_OP_SFPMULI;
+			if (bits & 0x80) {   /* VB = VD: the loaded LReg is the second source */
+				src = vd;
+				if (!imm_form && (u != SU_SIMPLE || op == TT_OP_SFPAND || op == TT_OP_SFPOR))
+					insn = (insn & ~0xF000u) | vd << 12;
+			} else {             /* VC = VD */
+				if (imm_form)
+					src = vd;
+				else
+					insn = (insn & ~0xF00u) | vd << 8;
+			}
+			insn = (insn & ~0xF0u) | vd << 4;
+		}
+		struct tt_sfpu_sched *e = NULL;
+		for (unsigned k = 0; k < 16 && !e; k++)
+			if (!s->sched[k].valid)
+				e = &s->sched[k];
+		if (!e)
+			return sfpu_unmodelled(th, w, "with more than 16 instructions outstanding");
+		*e = (struct tt_sfpu_sched){ .due = due, .word = insn, .addr = (uint16_t)addr, .unit = (uint8_t)u,
+					     .src = (uint8_t)src, .valid = 1 };
+		atomic_fetch_add_explicit(&s->pending, 1, memory_order_relaxed);
+	}
+	return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dispatch.
+ */
+
+/* One instruction; src: the implicit second source (VD unless SFPLOADMACRO overrides it). */
+static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src)
+{
+	switch (tt_opcode_of(w)) {
+	case TT_OP_SFPLOAD: return sfpu_load(th, s, w);
+	case TT_OP_SFPSTORE: return sfpu_store(th, s, w);
+	case TT_OP_SFPLOADI: return sfpu_loadi(th, s, w);
+	case TT_OP_SFPMAD: case TT_OP_SFPADD: case TT_OP_SFPMUL: case TT_OP_SFPADDI: case TT_OP_SFPMULI:
+		return sfpu_mad_insn(s, w, src);
+	case TT_OP_SFPMUL24: return sfpu_mul24(th, s, w);
+	case TT_OP_SFPSETCC: return sfpu_setcc(th, s, w);
+	case TT_OP_SFPGT: case TT_OP_SFPLE: return sfpu_cmp(th, s, w);
+	case TT_OP_SFPENCC: return sfpu_encc(s, w);
+	case TT_OP_SFPPUSHC: return sfpu_pushc(th, s, w);
+	case TT_OP_SFPPOPC: return sfpu_popc(th, s, w);
+	case TT_OP_SFPCOMPC: return sfpu_compc(s);
+	case TT_OP_SFPSWAP: return sfpu_swap(th, s, w);
+	case TT_OP_SFPTRANSP: return sfpu_transp(s);
+	case TT_OP_SFPSHFT2: return sfpu_shft2(th, s, w);
+	case TT_OP_SFP_STOCH_RND: return sfpu_stochrnd(th, s, w);
+	case TT_OP_SFPCONFIG: return sfpu_config(th, s, w);
+	case TT_OP_SFPNOP: return TT_OK;
+	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32: return sfpu_lut(s, w);
+	case TT_OP_SFPARECIP:
+		return sfpu_unmodelled(th, w, "is not modelled: the approximation's lookup tables are not in the "
+				       "public documentation");
+	case TT_OP_SFPLOADMACRO: return sfpu_loadmacro(th, s, w);
+	default: return sfpu_simple(th, s, w, src);
+	}
+}
+
+enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_sfpu *s = th->tx->dp->sfpu;
+	unsigned ran = 0;
+	pthread_mutex_lock(&s->lock);
+	s->cycle++;
+	enum tt_result r = atomic_load_explicit(&s->pending, memory_order_relaxed) ? sched_until(th, s, s->cycle, &ran)
+										  : TT_OK;
+	/* A received instruction meeting a scheduled one on its sub-unit is discarded. */
+	if (r == TT_OK && !(ran >> sub_unit(tt_opcode_of(w)) & 1))
+		r = sfpu_dispatch(th, s, w, tt_bits(w, 7, 4));
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}

@@ -1,0 +1,43 @@
+/* The Tensix vector unit (SFPU, tt-isa-documentation VectorUnit.md, LReg.md): its state, kept by
+ * cores/tensix_sfpu.c and read by the tests. */
+#ifndef BH_CORES_TENSIX_SFPU_H
+#define BH_CORES_TENSIX_SFPU_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TT_SFPU_LANES 32
+#define TT_SFPU_LREGS 17        /* 0-7 general, 8-10 fixed constants, 11-14 programmable, 15 lane ids, 16 macro scratch */
+#define TT_SFPU_STACK 8         /* FlagStack depth */
+
+struct tt_sfpu {
+	pthread_mutex_t lock;   /* one instruction at a time, whichever thread issued it */
+	uint32_t lreg[TT_SFPU_LREGS][TT_SFPU_LANES];
+	/* Per-lane predication as bit masks (bit = lane): LaneFlags, UseLaneFlagsForLaneEnable and
+	 * the FlagStack (every lane pushes and pops together, so one depth serves all). */
+	uint32_t flags, use_flags;
+	uint32_t stack_flags[TT_SFPU_STACK], stack_use[TT_SFPU_STACK];
+	unsigned depth;
+	/* LoadMacroConfig (SFPLOADMACRO.md), per lane as SFPCONFIG writes it. */
+	uint32_t lm_template[4][TT_SFPU_LANES], lm_sequence[4][TT_SFPU_LANES], lm_misc[TT_SFPU_LANES];
+	/* Instructions SFPLOADMACRO scheduled, each due at an SFPU cycle: bhemu counts a cycle per
+	 * instruction the unit receives. pending is read without the lock to skip an empty drain. */
+	struct tt_sfpu_sched {
+		uint64_t due;
+		uint32_t word;
+		uint16_t addr;            /* a store's Dst address: the SFPLOADMACRO's */
+		uint8_t unit, src, valid;
+	} sched[16];
+	uint64_t cycle;
+	_Atomic unsigned pending;
+};
+
+struct tt_dp;
+bool tt_sfpu_init(struct tt_dp *dp);
+void tt_sfpu_destroy(struct tt_dp *dp);
+struct bh_tt_thread;
+/* Another data-plane unit is about to act: what SFPLOADMACRO scheduled completes first. */
+void tt_sfpu_drain(struct bh_tt_thread *th);
+
+#endif

@@ -1,0 +1,563 @@
+/* The Tensix vector unit (cores/tensix_sfpu.c): SFP* instructions pushed by TRISC1 through the
+ * real FIFO, LRegs and Dst set and read directly. Values are chosen so that a wrong implementation
+ * fails: lane layout over Dst rows and columns, round-to-nearest-even and fusion of the MAD
+ * unit, denormal flushing, canonical NaNs, the LReg classes (general, fixed and programmable
+ * constants, lane ids), nested predication through the flag stack, and named faults for what is
+ * not modelled. */
+#include <math.h>
+#include <string.h>
+
+#include "cores/tensix.h"
+#include "cores/tensix_dp.h"
+#include "cores/tensix_fmt.h"
+#include "cores/tensix_sfpu.h"
+#include "tensix_testlib.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+/* Operand layouts of cores/tensix_insns.h. */
+#define SFPMEM(op, vd, mod0, am, imm10) TT(op, (uint32_t)(vd) << 20 | (uint32_t)(mod0) << 16 | (uint32_t)(am) << 13 | (imm10))
+#define SFPLOAD(vd, mod0, am, imm10) SFPMEM(0x70, vd, mod0, am, imm10)
+#define SFPSTORE(vd, mod0, am, imm10) SFPMEM(0x72, vd, mod0, am, imm10)
+#define SFPLOADI(vd, mod0, imm16) TT(0x71, (uint32_t)(vd) << 20 | (uint32_t)(mod0) << 16 | (imm16))
+#define SFP3(op, va, vb, vc, vd, mod1) \
+	TT(op, (uint32_t)(va) << 16 | (uint32_t)(vb) << 12 | (uint32_t)(vc) << 8 | (uint32_t)(vd) << 4 | (mod1))
+#define SFPMAD(va, vb, vc, vd, mod1) SFP3(0x84, va, vb, vc, vd, mod1)
+#define SFPADD(va, vb, vc, vd, mod1) SFP3(0x85, va, vb, vc, vd, mod1)
+#define SFPMUL24(va, vb, vd, mod1) SFP3(0x98, va, vb, 9, vd, mod1)
+#define SFPIMM16(op, imm16, vd, mod1) TT(op, (uint32_t)(imm16) << 8 | (uint32_t)(vd) << 4 | (mod1))
+#define SFPMULI(imm16, vd, mod1) SFPIMM16(0x74, imm16, vd, mod1)
+#define SFPADDI(imm16, vd, mod1) SFPIMM16(0x75, imm16, vd, mod1)
+#define SFPI(op, imm, vc, vd, mod1) TT(op, (uint32_t)(imm) << 12 | (uint32_t)(vc) << 8 | (uint32_t)(vd) << 4 | (mod1))
+#define OP_DIVP2 0x76
+#define OP_EXEXP 0x77
+#define OP_EXMAN 0x78
+#define OP_IADD 0x79
+#define OP_SHFT 0x7A
+#define OP_SETCC 0x7B
+#define OP_MOV 0x7C
+#define OP_ABS 0x7D
+#define OP_AND 0x7E
+#define OP_OR 0x7F
+#define OP_NOT 0x80
+#define OP_LZ 0x81
+#define OP_SETEXP 0x82
+#define OP_SETMAN 0x83
+#define OP_PUSHC 0x87
+#define OP_POPC 0x88
+#define OP_SETSGN 0x89
+#define OP_ENCC 0x8A
+#define OP_COMPC 0x8B
+#define OP_TRANSP 0x8C
+#define OP_XOR 0x8D
+#define OP_STOCH 0x8E
+#define OP_NOP 0x8F
+#define OP_CAST 0x90
+#define OP_CONFIG 0x91
+#define OP_SWAP 0x92
+#define OP_SHFT2 0x94
+#define OP_LE 0x96
+#define OP_GT 0x97
+#define SFPSTOCH(rnd, vc, vd, mod1) TT(OP_STOCH, (uint32_t)(rnd) << 21 | (uint32_t)(vc) << 8 | (uint32_t)(vd) << 4 | (mod1))
+#define SFPCONFIG(imm16, dest, mod1) TT(OP_CONFIG, (uint32_t)(imm16) << 8 | (uint32_t)(dest) << 4 | (mod1))
+#define SETC16(reg, v) TT(0xB2, (uint32_t)(reg) << 16 | (v))
+#define ENABLE_CC SFPI(OP_ENCC, 3, 0, 0, 10)   /* predication on, every lane's flag set */
+
+static struct tt_dp *dp_of(struct bh_device *dev) { return tile0(dev)->tensix->dp; }
+static struct tt_sfpu *sfpu_of(struct bh_device *dev) { return dp_of(dev)->sfpu; }
+static float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static uint32_t b_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+static void run(struct bh_device *dev, const uint32_t *w, size_t n)
+{
+	run_pushes(dev, BH_CORE_TRISC1, w, n);
+}
+
+static void set_lreg(struct bh_device *dev, unsigned r, uint32_t v)
+{
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		sfpu_of(dev)->lreg[r][l] = v;
+}
+
+static uint32_t lreg(struct bh_device *dev, unsigned r, unsigned lane) { return sfpu_of(dev)->lreg[r][lane]; }
+
+/* TRISC1 pushes w, which faults with `phrase` in its report. */
+static void expect_word_fault(struct bh_device *dev, uint32_t w, const char *kind, const char *phrase)
+{
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, w);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+	expect_fault(r, BH_CORE_TRISC1, pc, kind, phrase);
+	free(r);
+}
+
+/* ---------------------------------------------------------------------------- Dst <-> LReg */
+
+/* SFPLOAD (BF16) puts Dst[addr & ~3 + lane / 8][2 (lane & 7) + addr bit 1] in lane; SFPSTORE
+ * is its inverse. Imm10, RWC Dst and the ADDR_MOD increment all move the address. */
+Test(tensix_sfpu, load_and_store_map_lanes_onto_four_rows_of_even_or_odd_columns)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 16; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, r, c, tt_dst_from_bf16((uint16_t)(b_of((float)(r * 16 + c)) >> 16)));
+	const uint32_t w[] = {
+		SETC16(28 + 2, 2),                  /* ADDR_MOD_DST section 2: Dst + 2 */
+		SFPLOAD(0, 2, 0, 0),                /* rows 0-3, even columns */
+		SFPLOAD(1, 2, 2, 2),                /* rows 0-3, odd columns; then RWC Dst += 2 */
+		SFPLOAD(2, 2, 0, 4),                /* RWC 2 + 4 = 6: rows 4-7, odd columns */
+		SFPSTORE(0, 2, 0, 10 - 2),          /* 2 + 8 = 10: rows 8-11, odd columns */
+	};
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned row = l / 8, col = (l & 7) * 2;
+		cr_expect_eq(f_of(lreg(dev, 0, l)), (float)(row * 16 + col), "lane %u even", l);
+		cr_expect_eq(f_of(lreg(dev, 1, l)), (float)(row * 16 + col + 1), "lane %u odd", l);
+		cr_expect_eq(f_of(lreg(dev, 2, l)), (float)((row + 4) * 16 + col + 1), "lane %u rows 4-7", l);
+		cr_expect_eq(f_of((uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, 8 + row, col + 1)) << 16),
+			     (float)(row * 16 + col), "stored lane %u", l);
+	}
+	cr_expect_eq(tile0(dev)->tensix->th[1].rwc.dst, 2);
+	bh_device_close(dev);
+}
+
+/* Format conversions: BF16 stores truncate and flush denormals, FP16 rebiases and saturates,
+ * FP32 stores flush denormals (Blackhole) while INT32 keeps every bit, LO16/HI16 halves. */
+Test(tensix_sfpu, store_and_load_formats_convert_bit_for_bit)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	set_lreg(dev, 0, 0x3F80FFFFu);   /* 1.0078: BF16 truncates to 0x3F80 */
+	set_lreg(dev, 1, 0x00400000u);   /* a denormal */
+	set_lreg(dev, 2, 0x48000000u);   /* 2^17: past the range of FP16 with exponent 31 normal */
+	set_lreg(dev, 3, 0x3FC00000u);   /* 1.5 */
+	set_lreg(dev, 4, 0x12345678u);
+	const uint32_t w[] = {
+		SFPSTORE(0, 2, 0, 0), SFPSTORE(1, 2, 0, 2),               /* BF16 rows 0-3 */
+		SFPSTORE(2, 1, 0, 4), SFPSTORE(3, 1, 0, 6),               /* FP16 rows 4-7 */
+		SFPSTORE(1, 3, 0, 16), SFPSTORE(1, 4, 0, 18),             /* FP32 / INT32 32-bit rows 16-19 */
+		SFPSTORE(4, 9, 0, 20),                                    /* LO16: halves swapped, rows 20-23 */
+		SFPLOAD(5, 1, 0, 4), SFPLOAD(6, 1, 0, 6),                 /* FP16 back */
+		SFPLOAD(7, 3, 0, 18),                                     /* INT32 raw back */
+		SFPLOADI(0, 2, 0xABCD), SFPLOAD(0, 15, 0, 0),             /* HI16_ONLY keeps the low half */
+	};
+	run(dev, w, N(w));
+	cr_expect_eq(tt_dst_to_bf16(tt_dst16_read(dp, 0, 0)), 0x3F80);
+	cr_expect_eq(tt_dst_to_bf16(tt_dst16_read(dp, 0, 1)), 0x0000, "denormal flushed");
+	cr_expect_eq(tt_dst_to_fp16(tt_dst16_read(dp, 4, 0)), 0x7FFF, "saturated");
+	cr_expect_eq(tt_dst_to_fp16(tt_dst16_read(dp, 4, 1)), 0x3E00, "1.5");
+	cr_expect_eq(tt_dst_to_fp32(tt_dst32_read(dp, 16, 0)), 0, "FP32 store flushes");
+	cr_expect_eq(tt_dst_to_fp32(tt_dst32_read(dp, 16, 1)), 0x00400000u, "INT32 store keeps");
+	cr_expect_eq(tt_dst32_read(dp, 20, 0), 0x56781234u);
+	cr_expect_eq(lreg(dev, 5, 0), 0x47FFE000u, "FP16 0x7FFF reads as 131008 (no infinity)");
+	cr_expect_eq(lreg(dev, 6, 9), 0x3FC00000u);
+	cr_expect_eq(lreg(dev, 7, 31), 0x00400000u);
+	cr_expect_eq(lreg(dev, 0, 3), (uint32_t)tt_dst_from_bf16(0x3F80) << 16 | 0xABCDu, "raw high half from Dst, low half kept");
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- MAD unit */
+
+Test(tensix_sfpu, mad_rounds_to_nearest_even_is_fused_flushes_denormals_and_canonicalises_nan)
+{
+	struct bh_device *dev = t_open();
+	static const struct { uint32_t a, b, c, want; const char *why; } v[] = {
+		{ 0x3F800000u, 0x3F800000u, 0x33800000u, 0x3F800000u, "1 + 2^-24: a tie, to even" },
+		{ 0x3F800001u, 0x3F800000u, 0x33800000u, 0x3F800002u, "(1 + 2^-23) + 2^-24: a tie, to even (up)" },
+		{ 0x3F800800u, 0x3F800800u, 0xBF800000u, 0x3A000400u, "(1+2^-12)^2 - 1 keeps 2^-24: fused" },
+		{ 0x3F800001u, 0x3F800400u, 0xBF800401u, 0x32800000u,
+		  "partial fusion: the product's sticky bit (2^-26), not the exact 2^-36" },
+		{ 0x00400000u, 0x7E800000u, 0x00000000u, 0x00000000u, "denormal input reads as zero" },
+		{ 0x20000000u, 0x1F000000u, 0x00000000u, 0x00000000u, "denormal result flushed" },
+		{ 0xA0000000u, 0x1F000000u, 0x80000000u, 0x80000000u, "flushed result keeps its sign" },
+		{ 0x7F800000u, 0x00000000u, 0x3F800000u, 0x7FC00000u, "inf * 0: canonical NaN" },
+		{ 0x7F800001u, 0x3F800000u, 0x00000000u, 0x7FC00000u, "NaN payload dropped" },
+		{ 0x7F800000u, 0x3F800000u, 0xFF800000u, 0x7FC00000u, "inf - inf" },
+		{ 0x7F000000u, 0x40000000u, 0x00000000u, 0x7F800000u, "overflow to infinity" },
+	};
+	for (size_t k = 0; k < N(v); k++) {
+		set_lreg(dev, 0, v[k].a);
+		set_lreg(dev, 1, v[k].b);
+		set_lreg(dev, 2, v[k].c);
+		const uint32_t w[] = { SFPMAD(0, 1, 2, 3, 0) };
+		run(dev, w, 1);
+		cr_expect_eq(lreg(dev, 3, 5), v[k].want, "%s: 0x%08x", v[k].why, lreg(dev, 3, 5));
+	}
+	bh_device_close(dev);
+}
+
+/* Negate bits, indirect VA/VD through LReg 7, SFPADD with LReg 10 (1.0), the immediates. */
+Test(tensix_sfpu, mad_modes_and_immediates)
+{
+	struct bh_device *dev = t_open();
+	set_lreg(dev, 0, b_of(3.f));
+	set_lreg(dev, 1, b_of(5.f));
+	set_lreg(dev, 2, b_of(7.f));
+	for (unsigned l = 0; l < 32; l++)
+		sfpu_of(dev)->lreg[7][l] = l & 1 ? 1 : 6;   /* odd lanes: LReg 1, even: LReg 6 */
+	const uint32_t w[] = {
+		SFPMAD(0, 1, 2, 3, 1 | 2),        /* -(3 * 5) - 7 = -22 */
+		SFPADD(10, 1, 2, 4, 0),           /* 1 * 5 + 7 = 12 */
+		SFPMAD(0, 2, 9, 5, 4 | 8),        /* VA = LReg[LReg7]: odd 5 * 7, even LReg6 (0) * 7; into LReg[LReg7] */
+		SFPLOADI(5, 0, 0x4040),           /* BF16 3.0 */
+		SFPADDI(0x3F00, 5, 0),            /* 3 + 0.5 */
+		SFPMULI(0xC000, 5, 0),            /* * -2 = -7 */
+		SFPLOADI(0, 1, 0x3C00),           /* FP16 1.0 */
+	};
+	run(dev, w, N(w));
+	cr_expect_eq(f_of(lreg(dev, 3, 0)), -22.f);
+	cr_expect_eq(f_of(lreg(dev, 4, 0)), 12.f);
+	cr_expect_eq(f_of(lreg(dev, 1, 1)), 35.f, "odd lanes wrote LReg 1");
+	cr_expect_eq(f_of(lreg(dev, 1, 0)), 5.f, "even lanes left LReg 1");
+	cr_expect_eq(f_of(lreg(dev, 6, 0)), 0.f, "even lanes wrote 0 * 7 to LReg 6");
+	cr_expect_eq(f_of(lreg(dev, 5, 7)), -7.f);
+	cr_expect_eq(f_of(lreg(dev, 0, 7)), 1.f);
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- LReg classes */
+
+/* 8-10 fixed, 15 the lane ids, writes to them dropped; 11-14 programmable only by SFPCONFIG,
+ * which broadcasts lanes 0-7 of LReg 0 down the rows, or takes fixed values with bit 0. */
+Test(tensix_sfpu, constant_lregs_lane_ids_and_sfpconfig)
+{
+	struct bh_device *dev = t_open();
+	for (unsigned l = 0; l < 32; l++)
+		sfpu_of(dev)->lreg[0][l] = 100 + l;
+	const uint32_t w[] = {
+		SFPCONFIG(0, 12, 0),              /* LReg 12 = LReg 0 lanes 0-7 down the rows */
+		SFPCONFIG(0, 13, 1),              /* LReg 13 = -0.67487759 */
+		SFPI(OP_MOV, 0, 15, 1, 0),        /* lane ids */
+		SFPI(OP_MOV, 0, 8, 2, 0),
+		SFPLOADI(9, 0, 0x4000),           /* a write to LReg 9 is dropped */
+		SFPI(OP_MOV, 0, 10, 10, 1),       /* and to LReg 10 */
+	};
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++) {
+		cr_expect_eq(lreg(dev, 12, l), 100 + (l & 7), "lane %u", l);
+		cr_expect_eq(lreg(dev, 13, l), 0xBF2CC4C7u);
+		cr_expect_eq(lreg(dev, 1, l), 2 * l);
+		cr_expect_eq(lreg(dev, 2, l), 0x3F566189u);
+		cr_expect_eq(lreg(dev, 9, l), 0);
+		cr_expect_eq(lreg(dev, 10, l), 0x3F800000u);
+	}
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- predication */
+
+/* v = lane id (0..62); if (v >= 32) { if (v < 48) v = 1 else v = 2 } else v = 3 — nested
+ * if/else through SFPIADD's flags, SETCC, PUSHC, COMPC and POPC; then all lanes again. */
+Test(tensix_sfpu, nested_if_else_through_the_flag_stack)
+{
+	struct bh_device *dev = t_open();
+	const uint32_t w[] = {
+		SFPI(OP_MOV, 0, 15, 0, 0),
+		ENABLE_CC,
+		SFPI(OP_PUSHC, 0, 0, 0, 0),
+		SFPI(OP_IADD, (uint32_t)-32 & 0xFFF, 0, 1, 1 | 8),   /* LReg1 = v - 32; flag = >= 0 */
+		SFPI(OP_PUSHC, 0, 0, 0, 0),
+		SFPI(OP_IADD, (uint32_t)-48 & 0xFFF, 0, 2, 1),       /* flag = v - 48 < 0 */
+		SFPLOADI(3, 2, 1),
+		SFPI(OP_COMPC, 0, 0, 0, 0),
+		SFPLOADI(3, 2, 2),
+		SFPI(OP_POPC, 0, 0, 0, 0),
+		SFPI(OP_COMPC, 0, 0, 0, 0),
+		SFPLOADI(3, 2, 3),
+		SFPI(OP_POPC, 0, 0, 0, 0),
+		SFPLOADI(4, 2, 7),                                     /* every lane again */
+		SFPI(OP_ENCC, 0, 0, 0, 2),                             /* predication off */
+	};
+	run(dev, w, N(w));
+	struct tt_sfpu *s = sfpu_of(dev);
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned v = 2 * l, want = v >= 32 ? (v < 48 ? 1 : 2) : 3;
+		cr_expect_eq(lreg(dev, 3, l), want, "lane %u", l);
+		cr_expect_eq(lreg(dev, 4, l), 7);
+	}
+	cr_expect_eq(s->depth, 0);
+	cr_expect_eq(s->use_flags, 0);
+	bh_device_close(dev);
+}
+
+/* SETCC modes; with predication off SETCC clears the flags; POPC's combining modes; empty pop
+ * and full push fault. */
+Test(tensix_sfpu, setcc_modes_and_popc_boolean_ops)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	for (unsigned l = 0; l < 32; l++)
+		s->lreg[0][l] = l < 8 ? 0x80000000u : l < 16 ? 0 : l < 24 ? 5 : 0xFFFFFFFFu;
+	const uint32_t w0[] = { SFPI(OP_SETCC, 0, 0, 0, 6) };   /* predication off: flags cleared */
+	run(dev, w0, 1);
+	cr_expect_eq(s->flags, 0);
+	static const struct { unsigned mod; uint32_t want; } v[] = {
+		{ 0, 0xFF0000FFu }, { 2, 0xFFFF00FFu }, { 4, 0x00FFFF00u }, { 6, 0x0000FF00u },
+	};
+	for (size_t k = 0; k < N(v); k++) {
+		const uint32_t w[] = { ENABLE_CC, SFPI(OP_SETCC, 0, 0, 0, v[k].mod) };
+		run(dev, w, N(w));
+		cr_expect_eq(s->flags, v[k].want, "mode %u: 0x%08x", v[k].mod, s->flags);
+	}
+	/* flags 0x0000FF00 now; push, set LT0 (0xFF0000FF), POPC mode 4 (flags OR top). */
+	const uint32_t w1[] = {
+		SFPI(OP_PUSHC, 0, 0, 0, 0), ENABLE_CC, SFPI(OP_SETCC, 0, 0, 0, 0), SFPI(OP_POPC, 0, 0, 0, 4),
+	};
+	run(dev, w1, N(w1));
+	cr_expect_eq(s->flags, 0xFF00FFFFu);
+	cr_expect_eq(s->depth, 1, "mode 4 peeks");
+	const uint32_t w2[] = { SFPI(OP_POPC, 0, 0, 0, 0) };
+	run(dev, w2, 1);
+	expect_word_fault(dev, SFPI(OP_POPC, 0, 0, 0, 0), "bad register value", "SFPPOPC with the flag stack empty");
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- simple unit */
+
+Test(tensix_sfpu, integer_bit_and_field_operations)
+{
+	struct bh_device *dev = t_open();
+	set_lreg(dev, 0, 0xF0000010u);
+	set_lreg(dev, 1, (uint32_t)-4);
+	set_lreg(dev, 2, 0x80000000u);
+	set_lreg(dev, 3, 0xC0490FDBu);   /* -pi */
+	const uint32_t w[] = {
+		SFPI(OP_MOV, 0, 0, 4, 0), SFPI(OP_SHFT, 0, 1, 4, 2),            /* arithmetic >> 4 */
+		SFPI(OP_MOV, 0, 0, 5, 0), SFPI(OP_SHFT, 0xFFC, 0, 5, 1),        /* logical >> 4 (imm -4) */
+		SFPI(OP_LZ, 0, 0, 6, 4),                                        /* sign masked: 1 */
+		SFPI(OP_ABS, 0, 2, 7, 0),                                       /* INT_MIN stays */
+	};
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 4, 0), 0xFF000001u);
+	cr_expect_eq(lreg(dev, 5, 0), 0x0F000001u);
+	cr_expect_eq(lreg(dev, 6, 0), 1);
+	cr_expect_eq(lreg(dev, 7, 0), 0x80000000u);
+	const uint32_t w2[] = {
+		SFPI(OP_EXEXP, 0, 3, 4, 0),                                     /* 1 */
+		SFPI(OP_EXMAN, 0, 3, 5, 0),                                     /* hidden bit set */
+		SFPI(OP_SETSGN, 0, 3, 6, 1),                                    /* pi */
+		SFPI(OP_DIVP2, 0xFFF, 3, 7, 1),                                 /* -pi / 2 */
+		SFPI(OP_CAST, 0, 1, 0, 3),                                      /* -4 -> sign-magnitude */
+	};
+	run(dev, w2, N(w2));
+	cr_expect_eq(lreg(dev, 4, 0), 1);
+	cr_expect_eq(lreg(dev, 5, 0), 0x00C90FDBu);
+	cr_expect_eq(f_of(lreg(dev, 6, 0)), (float)M_PI);
+	cr_expect_eq(f_of(lreg(dev, 7, 0)), -(float)M_PI / 2);
+	cr_expect_eq(lreg(dev, 0, 0), 0x80000004u);
+	const uint32_t w3[] = {
+		SFPI(OP_CAST, 0, 0, 1, 0),                                      /* SM -4 -> -4.0 */
+		SFPI(OP_SETEXP, 130, 10, 2, 1),                                 /* 1.0 with exponent 130: 8 */
+		SFPI(OP_SETMAN, 0x800, 10, 3, 1),                               /* 1.5 */
+		SFPMUL24(10, 10, 4, 1),                                         /* high 23 bits of 0 * 0 */
+		SFPI(OP_NOT, 0, 9, 5, 0),
+		SFPI(OP_XOR, 0, 10, 5, 0),
+	};
+	run(dev, w3, N(w3));
+	cr_expect_eq(f_of(lreg(dev, 1, 0)), -4.f);
+	cr_expect_eq(f_of(lreg(dev, 2, 0)), 8.f);
+	cr_expect_eq(f_of(lreg(dev, 3, 0)), 1.5f);
+	cr_expect_eq(lreg(dev, 4, 0), 0);
+	cr_expect_eq(lreg(dev, 5, 0), ~0x3F800000u);
+	bh_device_close(dev);
+}
+
+/* SFPGT/SFPLE order sign-magnitude values (-0 < +0); SFPSWAP min/max; SFPTRANSP; SFPSHFT2's
+ * lane rotation; SFPSTOCHRND to BF16 precision, to nearest and toward zero. */
+Test(tensix_sfpu, compare_swap_transpose_shuffle_and_round)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	set_lreg(dev, 0, 0x80000000u);   /* -0 */
+	set_lreg(dev, 1, 0);             /* +0 */
+	const uint32_t w[] = {
+		SFPI(OP_MOV, 0, 1, 2, 0), SFPI(OP_GT, 0, 0, 2, 8),             /* +0 > -0: -1 */
+		SFPI(OP_MOV, 0, 1, 3, 0), SFPI(OP_LE, 0, 0, 3, 8),             /* +0 <= -0: 0 */
+		SFPI(OP_SWAP, 0, 1, 0, 1),                                      /* LReg0 = min = -0, LReg1 = +0 */
+	};
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 2, 0), 0xFFFFFFFFu);
+	cr_expect_eq(lreg(dev, 3, 0), 0);
+	cr_expect_eq(lreg(dev, 0, 0), 0x80000000u);
+	cr_expect_eq(lreg(dev, 1, 0), 0);
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned l = 0; l < 32; l++)
+			s->lreg[r][l] = r * 100 + l;
+	const uint32_t w2[] = { SFPI(OP_TRANSP, 0, 0, 0, 0), SFPI(OP_SHFT2, 0, 5, 6, 3) };
+	run(dev, w2, N(w2));
+	cr_expect_eq(lreg(dev, 1, 2 * 8 + 3), 2 * 100 + 1 * 8 + 3, "row 2 of LReg 1 = row 1 of LReg 2");
+	cr_expect_eq(lreg(dev, 6, 8), lreg(dev, 5, 15), "rotated right within the lanes' row");
+	cr_expect_eq(lreg(dev, 6, 9), lreg(dev, 5, 8));
+	set_lreg(dev, 0, 0x3F818000u);   /* half way between two BF16 values: ties away */
+	set_lreg(dev, 1, 0xBF817FFFu);
+	const uint32_t w3[] = { SFPSTOCH(0, 0, 2, 1), SFPSTOCH(0, 1, 3, 1), SFPSTOCH(2, 0, 4, 1) };
+	run(dev, w3, N(w3));
+	cr_expect_eq(lreg(dev, 2, 0), 0x3F820000u);
+	cr_expect_eq(lreg(dev, 3, 0), 0xBF810000u);
+	cr_expect_eq(lreg(dev, 4, 0), 0x3F810000u);
+	bh_device_close(dev);
+}
+
+/* SFPLUT: 8-bit table values (0x88: -0.5 ... 0xFF: 0) chosen by |LReg 3| < 1, < 2; SFPLUTFP32:
+ * FP32 slopes/offsets from LReg 0-2 / 4-6 and the 6-entry FP16 table's half-steps; SGN_RETAIN. */
+Test(tensix_sfpu, lut_and_lutfp32_pick_the_piece_by_the_magnitude_of_lreg3)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const float x[4] = { 0.25f, -1.5f, 3.0f, -0.75f };
+	for (unsigned l = 0; l < 32; l++)
+		s->lreg[3][l] = b_of(x[l & 3]);
+	set_lreg(dev, 0, 0x1020);   /* slope 0x10 = 0.5, offset 0x20 = 0.25 */
+	set_lreg(dev, 1, 0x0008);   /* slope 1.0, offset 1.5 */
+	set_lreg(dev, 2, 0xFF90);   /* slope 0, offset -0.5 */
+	const uint32_t w[] = { SFPMEM(0x73, 4, 4, 0, 0) };   /* SFPLUT into LReg 4, sign retained */
+	run(dev, w, 1);
+	cr_expect_eq(f_of(lreg(dev, 4, 0)), 0.5f * 0.25f + 0.25f);
+	cr_expect_eq(f_of(lreg(dev, 4, 1)), -(1.0f * 1.5f + 1.5f));
+	cr_expect_eq(f_of(lreg(dev, 4, 2)), 0.5f, "-0.5 with the sign of +3 retained");
+	cr_expect_eq(f_of(lreg(dev, 4, 3)), -(0.5f * 0.75f + 0.25f));
+	set_lreg(dev, 0, b_of(2.0f));
+	set_lreg(dev, 4, b_of(-1.0f));
+	set_lreg(dev, 1, 0x3C004000u);   /* FP16 pairs: hi 1.0 (|x| in [1.5, 2)), lo 2.0 ([1, 1.5)) */
+	set_lreg(dev, 5, 0x3800BC00u);   /* hi 0.5, lo -1.0 */
+	const uint32_t w2[] = { TT(0x95, 6u << 4 | 0), TT(0x95, 7u << 4 | 2) };
+	run(dev, w2, N(w2));
+	cr_expect_eq(f_of(lreg(dev, 6, 0)), 2.0f * 0.25f - 1.0f, "FP32 table, piece 0");
+	cr_expect_eq(f_of(lreg(dev, 7, 1)), 1.0f * 1.5f + 0.5f, "FP16 6-entry table, |x| in [1.5, 2): high halves");
+	bh_device_close(dev);
+}
+
+/* SFPSWAP's sub-vector modes: rows 0 and 2 get the minimum in VD, rows 1 and 3 the maximum. */
+Test(tensix_sfpu, swap_subvector_modes_choose_min_or_max_per_row)
+{
+	struct bh_device *dev = t_open();
+	set_lreg(dev, 0, b_of(1.0f));
+	set_lreg(dev, 1, b_of(-2.0f));
+	const uint32_t w[] = { SFPI(OP_SWAP, 0, 1, 0, 3) };   /* MIN02_MAX13 */
+	run(dev, w, 1);
+	for (unsigned l = 0; l < 32; l++) {
+		bool min = (l / 8) % 2 == 0;
+		cr_expect_eq(f_of(lreg(dev, 0, l)), min ? -2.0f : 1.0f, "lane %u", l);
+		cr_expect_eq(f_of(lreg(dev, 1, l)), min ? 1.0f : -2.0f, "lane %u", l);
+	}
+	bh_device_close(dev);
+}
+
+/* SFP_STOCH_RND's integer forms: FP32 to INT8 (clamped, ties away), UINT16 (sign dropped), |x| <
+ * 0.5 to 0; sign-magnitude >> Imm5 to INT8 with rounding. */
+Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
+{
+	struct bh_device *dev = t_open();
+	static const struct { uint32_t in; unsigned mod; unsigned imm; uint32_t want; } v[] = {
+		{ 0x40200000u, 3, 0, 3 },                     /* 2.5 -> 3 */
+		{ 0xC0200000u, 3, 0, 0x80000003u },           /* -2.5 -> -3 */
+		{ 0x43800000u, 3, 0, 127 },                   /* 256 -> 127 */
+		{ 0xC3800000u, 6, 0, 256 },                   /* -256 -> 256 unsigned */
+		{ 0x3EFFFFFFu, 3, 0, 0 },                     /* 0.4999 -> 0 */
+		{ 0x80000006u, 5, 2, 0x80000002u },           /* -6 >> 2 = -1.5 -> -2 */
+		{ 0x00000FFFu, 4, 4, 255 },                   /* 4095 >> 4 = 255.9 -> 256 -> 255 */
+	};
+	for (size_t k = 0; k < N(v); k++) {
+		set_lreg(dev, 0, v[k].in);
+		const uint32_t w[] = { TT(OP_STOCH, v[k].imm << 16 | 1u << 4 | (v[k].mod == 4 || v[k].mod == 5 ? 8u : 0) | v[k].mod) };
+		run(dev, w, 1);
+		cr_expect_eq(lreg(dev, 1, 0), v[k].want, "case %zu: 0x%08x", k, lreg(dev, 1, 0));
+	}
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- SFPLOADMACRO */
+
+#define SFPLOADMACRO(macro, vd, mod0, am, addr) \
+	TT(0x93, (uint32_t)((macro) << 2 | ((vd) & 3)) << 20 | (uint32_t)(mod0) << 16 | (uint32_t)(am) << 13 | \
+		 ((addr) & ~1u) | ((vd) >> 2 & 1))
+
+/* LReg 0 = v in every lane, then SFPCONFIG of LoadMacroConfig destination dest. */
+static void macro_config(uint32_t *w, size_t *n, unsigned dest, uint32_t v)
+{
+	w[(*n)++] = SFPLOADI(0, 8, v >> 16);
+	w[(*n)++] = SFPLOADI(0, 10, v & 0xFFFF);
+	w[(*n)++] = SFPCONFIG(0, dest, 0);
+}
+
+/* Macro 0: SFPADDI +1.0 on the MAD sub-unit at delay 0 (the loaded LReg in and out), SFPSTORE at
+ * delay 1 with the macro's format and address. Eight SFPLOADMACROs back to back overlap load,
+ * add and store of neighbouring rows; Dst rows 0-7 must come out as the unrolled
+ * SFPLOAD/SFPADDI/SFPSTORE sequence leaves rows 16-23, and as x + 1 truncated to BF16. */
+Test(tensix_sfpu, loadmacro_overlapping_load_add_store_equals_the_unrolled_sequence)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned c = 0; c < 16; c++) {
+			uint16_t v = (uint16_t)(b_of((float)(r * 16 + c) / 8 - 5) >> 16) | (uint16_t)(c == 3 ? 0x7F : 0);
+			tt_dst16_write(dp, r, c, tt_dst_from_bf16(v));
+			tt_dst16_write(dp, 16 + r, c, tt_dst_from_bf16(v));
+		}
+	uint32_t w[64];
+	size_t n = 0;
+	macro_config(w, &n, 0, SFPADDI(0x3F80, 0, 0));   /* template 0 */
+	macro_config(w, &n, 4, 0x0B000400u);            /* sequence 0: MAD = template 0 now, store 1 later */
+	w[n++] = SFPCONFIG(0x10, 8, 1);                 /* Misc: macro 0 stores in the load's format */
+	for (unsigned k = 0; k < 8; k++)
+		w[n++] = SFPLOADMACRO(0, k % 4, 2, 0, 2 * k);
+	for (unsigned k = 0; k < 8; k++) {              /* the unrolled sequence on rows 16-23 */
+		w[n++] = SFPLOAD(k % 4, 2, 0, 16 + 2 * k);
+		w[n++] = SFPADDI(0x3F80, k % 4, 0);
+		w[n++] = SFPSTORE(k % 4, 2, 0, 16 + 2 * k);
+	}
+	run(dev, w, n);
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned c = 0; c < 16; c++) {
+			uint16_t in = (uint16_t)(b_of((float)(r * 16 + c) / 8 - 5) >> 16) | (uint16_t)(c == 3 ? 0x7F : 0);
+			uint16_t want = (uint16_t)(b_of(f_of((uint32_t)in << 16) + 1.0f) >> 16);
+			cr_expect_eq(tt_dst16_read(dp, r, c), tt_dst16_read(dp, 16 + r, c), "row %u col %u", r, c);
+			cr_expect_eq(tt_dst_to_bf16(tt_dst16_read(dp, r, c)), want, "row %u col %u: 0x%04x", r, c,
+				     tt_dst_to_bf16(tt_dst16_read(dp, r, c)));
+		}
+	cr_expect_eq(atomic_load(&sfpu_of(dev)->pending), 0, "the last store ran when the unrolled sequence came");
+	bh_device_close(dev);
+}
+
+/* A received instruction on the sub-unit a scheduled one uses in that cycle is discarded; the
+ * macro-only LReg 16 faults by name. */
+Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
+{
+	struct bh_device *dev = t_open();
+	uint32_t w[32];
+	size_t n = 0;
+	set_lreg(dev, 5, b_of(2.0f));
+	macro_config(w, &n, 1, SFPADDI(0x3F80, 0, 0));   /* template 1 */
+	macro_config(w, &n, 5, 0x00000500u);            /* sequence 1: MAD = template 1 at delay 0 */
+	w[n++] = SFPLOADMACRO(1, 1, 11, 0, 0);          /* LReg1 = 0 (FMT_ZERO), then + 1 next cycle */
+	w[n++] = SFPADDI(0x4000, 5, 0);                 /* MAD sub-unit in that cycle: discarded */
+	w[n++] = SFPI(OP_NOP, 0, 0, 0, 0);
+	run(dev, w, n);
+	cr_expect_eq(f_of(lreg(dev, 1, 0)), 1.0f);
+	cr_expect_eq(f_of(lreg(dev, 5, 0)), 2.0f, "the regular SFPADDI was discarded");
+	const uint32_t rd[] = { SFPI(OP_MOV, 0, 5, 2, 8), SFPI(OP_MOV, 0, 1, 3, 8) };   /* FROM_SPECIAL */
+	run(dev, rd, N(rd));
+	cr_expect_eq(lreg(dev, 2, 7), 0x00000500u, "sequence 1 read back");
+	cr_expect_eq(lreg(dev, 3, 7), SFPADDI(0x3F80, 0, 0), "template 1 read back");
+	n = 0;
+	macro_config(w, &n, 6, 0x00004400u);            /* MAD result into LReg 16 */
+	run(dev, w, n);
+	expect_word_fault(dev, SFPLOADMACRO(2, 0, 2, 0, 0), "not modelled", "with LReg 16 (the macro-only register)");
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- not modelled */
+
+Test(tensix_sfpu, unmodelled_instructions_and_modes_fault_by_name)
+{
+	struct bh_device *dev = t_open();
+	expect_word_fault(dev, SFPI(0x99, 0, 0, 0, 0), "not modelled", "SFPARECIP is not modelled");
+	expect_word_fault(dev, SFPSTOCH(0, 0, 0, 8 | 2), "not modelled", "SFP_STOCH_RND mode 10 is not modelled");
+	expect_word_fault(dev, SFPCONFIG(0, 15, 0), "not modelled", "SFPCONFIG of LaneConfig");
+	expect_word_fault(dev, SFPLOAD(0, 5, 0, 0), "not modelled", "SFPLOAD mode 5 is not modelled");
+	expect_word_fault(dev, SFPSTOCH(1, 0, 0, 0), "not modelled", "with stochastic rounding");
+	bh_device_close(dev);
+}
