@@ -25,6 +25,20 @@ static const char *const role_name[2] = { "prefetch", "dispatch" };
 static void cqm_set_park(struct bh_cq_model *m, enum bh_cq_role r, enum bh_park_state s)
 {
 	atomic_store_explicit(&m->chip->cq_waiter[r].park_state, s, memory_order_release);
+	struct bh_hooks *h = &m->chip->hooks;
+	if (!bh_hooks_want(h, BH_EVENT_ACTOR) || !m->tile[r])
+		return;
+	/* The timeline trace's track of this model (host/trace.c). */
+	char what[sizeof m->waiting[0] + 16];
+	pthread_mutex_lock(&m->lock);
+	if (s == BH_PARK_NONE)
+		snprintf(what, sizeof what, "running");
+	else if (s == BH_PARK_IDLE)
+		snprintf(what, sizeof what, "idle");
+	else
+		snprintf(what, sizeof what, "parked: %s", s == BH_PARK_TIMED ? "delay" : m->waiting[r][0] ? m->waiting[r] : "?");
+	pthread_mutex_unlock(&m->lock);
+	bh_hooks_emit_actor(h, m->tile[r]->index, r == BH_CQ_PREFETCH ? BH_ACTOR_CQ_PREFETCH : BH_ACTOR_CQ_DISPATCH, what);
 }
 
 void bh_cqm_provoke(struct bh_cq_model *m, enum bh_cq_role r, uint32_t kind, uint64_t max_ns)

@@ -74,8 +74,18 @@ static void tt_sleep_locked(struct bh_tt_thread *th, enum bh_park_state state)
 {
 	uint32_t seq = bh_park_seq(&th->waiter);
 	atomic_store_explicit(&th->waiter.park_state, state, memory_order_release);
+	/* The timeline trace's track of this thread (host/trace.c): told outside the lock. */
+	struct bh_tile *t = th->tx->tile;
+	bool traced = bh_hooks_want(&t->chip->hooks, BH_EVENT_ACTOR);
+	char what[sizeof th->wait_what + 16];
+	if (traced)
+		snprintf(what, sizeof what, state == BH_PARK_IDLE || !th->wait_what[0] ? "idle" : "parked: %s", th->wait_what);
 	pthread_mutex_unlock(&th->tx->lock);
+	if (traced)
+		bh_hooks_emit_actor(&t->chip->hooks, t->index, BH_ACTOR_TENSIX0 + th->id, what);
 	bh_park_sleep(&th->waiter, seq, 0);
+	if (traced)
+		bh_hooks_emit_actor(&t->chip->hooks, t->index, BH_ACTOR_TENSIX0 + th->id, "running");
 	pthread_mutex_lock(&th->tx->lock);
 	atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 }

@@ -8,11 +8,13 @@
  *
  * The file: a process per tile ("tile 3 (2,2)"), a thread per core (tid = enum bh_core_id) and
  * one more (tid 5, "NoC / host") for what lands on the tile and what the host or a fast-dispatch
- * model does there. A core's track is a row of complete ("X") slices: running, parked (on what),
+ * model does there; then, once they act, one per Tensix thread and fast-dispatch model (tid =
+ * BH_ACTOR_*: running, idle, parked on what). A core's track is a row of complete ("X") slices: running, parked (on what),
  * ended by an instant saying how it stopped. A NoC transaction is a zero-length slice where it
  * issued and one where it landed, joined by a flow arrow; a CB's counters are a counter track;
  * launches and go signals are instants; findings (from the checks' log) are instants on the
- * core they blame with their report. Times are microseconds of host time since the start. */
+ * core they blame with their report. Times are microseconds since the start, of host time, or of
+ * virtual time under serial scheduling (otherData.clock says which). */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -91,7 +93,7 @@ int bh_trace_kinds_parse(const char *list, uint32_t *kinds, char *err, size_t er
 		const char *name;
 		uint32_t bits;
 	} names[] = {
-		{ "core", BH_CORE_EVENTS_CORE },
+		{ "core", BH_CORE_EVENTS_CORE | 1u << BH_EVENT_ACTOR },
 		{ "noc", 1u << BH_EVENT_NOC_ISSUE | 1u << BH_EVENT_NOC_LAND },
 		{ "cb", 1u << BH_EVENT_CB },
 		{ "launch", 1u << BH_EVENT_LAUNCH },
@@ -187,10 +189,16 @@ static const char *rec_text(struct trace_rec *r)
 	return t ? t : r->what;
 }
 
+/* Tracks: the five cores, "NoC / host", then the Tensix threads and fast-dispatch models. */
 static unsigned rec_tid(const struct trace_rec *r)
 {
-	return r->core < BH_CORES_PER_TILE ? r->core : TRACE_TID_NONE;
+	return r->core < BH_ACTOR_COUNT ? r->core : TRACE_TID_NONE;
 }
+
+static const char *const track_names[BH_ACTOR_COUNT] = {
+	"brisc", "ncrisc", "trisc0", "trisc1", "trisc2", "NoC / host", "tensix 0", "tensix 1", "tensix 2",
+	"prefetch", "dispatch",
+};
 
 static void put_ts(FILE *f, uint64_t ns)
 {
@@ -263,6 +271,10 @@ static void put_core_event(FILE *f, bool *first, struct trace_rec *r, struct tra
 			snprintf(name, sizeof name, "parked: %s", r->what[0] ? r->what : "?");
 		track_open(k, r->t, name);
 		break;
+	case BH_EVENT_ACTOR:   /* what: "running", "parked: ...", "idle" */
+		track_close(f, first, k, pid, tid, r->t);
+		track_open(k, r->t, rec_text(r));
+		break;
 	default:   /* STOPPED */
 		track_close(f, first, k, pid, tid, r->t);
 		put_head(f, first, "i", "core", pid, tid, r->t);
@@ -319,7 +331,7 @@ static void put_findings(FILE *f, bool *first, struct bh_trace *tr)
 	free(log);
 }
 
-static void put_names(FILE *f, bool *first, struct bh_trace *tr, const bool *seen_tile)
+static void put_names(FILE *f, bool *first, struct bh_trace *tr, const bool *seen_tile, const uint16_t *seen_tid)
 {
 	for (unsigned t = 0; t < tr->dev->ntiles; t++) {
 		if (!seen_tile[t])
@@ -330,9 +342,10 @@ static void put_names(FILE *f, bool *first, struct bh_trace *tr, const bool *see
 			*first ? "" : ",", t, t, x, y);
 		*first = false;
 		fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}", t, t);
-		for (unsigned c = 0; c <= TRACE_TID_NONE; c++)
-			fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}", t, c,
-				c < BH_CORES_PER_TILE ? bh_core_name((enum bh_core_id)c) : "NoC / host");
+		for (unsigned c = 0; c < BH_ACTOR_COUNT; c++)
+			if (c <= TRACE_TID_NONE || seen_tid[t] >> c & 1)
+				fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
+					t, c, track_names[c]);
 	}
 }
 
@@ -342,14 +355,16 @@ static int trace_write(struct bh_trace *tr)
 	uint64_t next = atomic_load_explicit(&tr->next, memory_order_acquire);
 	uint64_t n = next < tr->cap ? next : tr->cap, from = next - n;
 	unsigned ntiles = tr->dev->ntiles;
-	struct track *tracks = calloc((size_t)ntiles * BH_CORES_PER_TILE, sizeof *tracks);
+	struct track *tracks = calloc((size_t)ntiles * BH_ACTOR_COUNT, sizeof *tracks);
+	uint16_t *seen_tid = calloc(ntiles, sizeof *seen_tid);   /* tracks with events, per tile */
 	bool *seen = calloc(ntiles ? ntiles : 1, sizeof *seen);
 	uint64_t mask = 1;
 	while (mask < 2 * n + 2)
 		mask <<= 1;
 	struct issued *tab = calloc(mask, sizeof *tab);
 	mask--;
-	if (!tracks || !seen) {
+	if (!tracks || !seen || !seen_tid) {
+		free(seen_tid);
 		free(tracks);
 		free(seen);
 		free(tab);
@@ -376,8 +391,11 @@ static int trace_write(struct bh_trace *tr)
 		case BH_CORE_EVENT_PARKED:
 		case BH_CORE_EVENT_WOKEN:
 		case BH_CORE_EVENT_STOPPED:
-			if (r->core < BH_CORES_PER_TILE)
-				put_core_event(f, &first, r, &tracks[r->tile * BH_CORES_PER_TILE + r->core]);
+		case BH_EVENT_ACTOR:
+			if (r->core < BH_ACTOR_COUNT && r->core != TRACE_TID_NONE) {
+				seen_tid[r->tile] |= (uint16_t)(1u << r->core);
+				put_core_event(f, &first, r, &tracks[r->tile * BH_ACTOR_COUNT + r->core]);
+			}
 			break;
 		case BH_EVENT_NOC_ISSUE:
 		case BH_EVENT_NOC_LAND:
@@ -400,12 +418,13 @@ static int trace_write(struct bh_trace *tr)
 	}
 	/* Slices still open end with the trace. */
 	for (unsigned t = 0; t < ntiles; t++)
-		for (unsigned c = 0; c < BH_CORES_PER_TILE; c++)
-			track_close(f, &first, &tracks[t * BH_CORES_PER_TILE + c], t, c, end);
+		for (unsigned c = 0; c < BH_ACTOR_COUNT; c++)
+			track_close(f, &first, &tracks[t * BH_ACTOR_COUNT + c], t, c, end);
 	if (tr->kinds >> BH_EVENT_FINDING & 1)
 		put_findings(f, &first, tr);
-	put_names(f, &first, tr, seen);
+	put_names(f, &first, tr, seen, seen_tid);
 	fputs("\n]}\n", f);
+	free(seen_tid);
 	free(tracks);
 	free(seen);
 	free(tab);

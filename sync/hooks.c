@@ -175,6 +175,14 @@ void bh_hooks_emit_slow(struct bh_hooks *h, const struct bh_core_event *ev)
 		hooks_call(s, ev);
 }
 
+void bh_hooks_emit_actor(struct bh_hooks *h, unsigned tile, unsigned track, const char *what)
+{
+	if (!bh_hooks_want(h, BH_EVENT_ACTOR))
+		return;
+	struct bh_core_event ev = { .kind = BH_EVENT_ACTOR, .tile = tile, .core = (enum bh_core_id)track, .what = what };
+	bh_hooks_emit_any(h, &ev);
+}
+
 void bh_hooks_emit_any(struct bh_hooks *h, const struct bh_core_event *ev)
 {
 	if (rcu_registered) {

@@ -41,6 +41,9 @@ void bh_hooks_emit_slow(struct bh_hooks *h, const struct bh_core_event *ev);
 /* The same from any thread: an RCU reader as above, any other (the host, the fast-dispatch
  * models) under the writers' lock. A hook must not attach or detach (it would deadlock). */
 void bh_hooks_emit_any(struct bh_hooks *h, const struct bh_core_event *ev);
+/* BH_EVENT_ACTOR for the track `track` (BH_ACTOR_*) of tile: it runs or waits (what), from any
+ * thread holding no lock that a hook's caller could need. */
+void bh_hooks_emit_actor(struct bh_hooks *h, unsigned tile, unsigned track, const char *what);
 static inline bool bh_hooks_attached(struct bh_hooks *h)
 {
 	return atomic_load_explicit(&h->set, memory_order_relaxed) != NULL;

@@ -24,6 +24,11 @@ enum bh_core_id {
 	BH_CORE_TRISC1 = 3,
 	BH_CORE_TRISC2 = 4,
 	BH_CORE_NONE = 5,      /* in observer events: not a core (the host, a fast-dispatch model, the NoC) */
+	/* In BH_EVENT_ACTOR events: the other actors of a tile, each a track of its own. */
+	BH_ACTOR_TENSIX0 = 6,  /* Tensix threads 0..2 (BH_ACTOR_TENSIX0 + thread) */
+	BH_ACTOR_CQ_PREFETCH = 9,
+	BH_ACTOR_CQ_DISPATCH = 10,
+	BH_ACTOR_COUNT = 11,
 };
 
 /* Return codes of the API (negative = error). */
@@ -273,6 +278,9 @@ enum bh_core_event_kind {
 				     * reached it (what: "go") */
 	BH_EVENT_FINDING,           /* a detector finding or a fault stopped (or was logged for) a core:
 				     * what = the report */
+	BH_EVENT_ACTOR,             /* a Tensix thread or fast-dispatch model (`core`: BH_ACTOR_*) of `tile`
+				     * runs (what: "running") or waits (what: "parked: " and on what, or
+				     * "idle"), on its own thread */
 	BH_EVENT_KIND_COUNT,
 };
 #define BH_CORE_EVENTS_CORE ((1u << BH_EVENT_NOC_ISSUE) - 1)   /* the four core events */

@@ -265,7 +265,7 @@ Test(trace, bad_trace_options_are_refused_by_name)
 	char err[128];
 	uint32_t kinds = 0;
 	cr_expect_eq(bh_trace_kinds_parse("core,noc", &kinds, err, sizeof err), 0);
-	cr_expect_eq(kinds, BH_CORE_EVENTS_CORE | 1u << BH_EVENT_NOC_ISSUE | 1u << BH_EVENT_NOC_LAND);
+	cr_expect_eq(kinds, BH_CORE_EVENTS_CORE | 1u << BH_EVENT_ACTOR | 1u << BH_EVENT_NOC_ISSUE | 1u << BH_EVENT_NOC_LAND);
 	cr_expect_eq(bh_trace_kinds_parse("", &kinds, err, sizeof err), -1);
 }
 
@@ -332,5 +332,52 @@ Test(trace, a_serial_run_traces_in_virtual_time_and_its_seed_rewrites_the_same_f
 		cr_expect_str_eq(first ? first : "", "running", "core %u", core);
 		cr_expect_str_eq(last ? last : "", "exited 0", "core %u", core);
 	}
+	jl_free(&doc);
+}
+
+/* Tensix threads and the fast-dispatch models have tracks of their own: fast-dispatch launches
+ * on a booted 2x2 chip (the reference firmware's TRISCs push Tensix instructions at boot). */
+Test(trace, tensix_threads_and_fast_dispatch_models_run_and_park_on_tracks_of_their_own, .timeout = 120)
+{
+	tl_skip_unless_built("firmware/ref/brisc.elf");
+	const char *path = trace_path();
+	struct cli_out *o = test_cli((const char *const[]){ "smoke", "--board", "grid:2x2", "--launches", "3",
+							     "--dispatch", "fast", "--trace-events", "core", "--trace",
+							     path, NULL });
+	expect_status(o, 0);
+	free(o);
+	struct jl doc;
+	const struct jl *ev;
+	load_trace(path, &doc, &ev);
+	unlink(path);
+	unsigned named[BH_ACTOR_COUNT] = { 0 }, running[BH_ACTOR_COUNT] = { 0 }, parked[BH_ACTOR_COUNT] = { 0 };
+	for (unsigned k = 0; k < ev->n; k++) {
+		const struct jl *e = &ev->item[k];
+		double tid = jl_num(e, "tid", -1);
+		if (tid < BH_ACTOR_TENSIX0 || tid >= BH_ACTOR_COUNT)
+			continue;
+		unsigned t = (unsigned)tid;
+		const char *name = jl_str(e, "name");
+		if (is(e, "M", NULL)) {
+			const char *want[] = { "tensix 0", "tensix 1", "tensix 2", "prefetch", "dispatch" };
+			cr_expect_str_eq(jl_str(jl_get(e, "args"), "name"), want[t - BH_ACTOR_TENSIX0]);
+			named[t]++;
+		} else if (is(e, "X", "core") && name) {
+			running[t] += !strcmp(name, "running");
+			parked[t] += !strncmp(name, "parked: ", 8) || !strcmp(name, "idle");
+		}
+	}
+	/* The prefetch and dispatch cores are in the last column: tiles 1 and 3. */
+	cr_expect_eq(named[BH_ACTOR_CQ_PREFETCH], 1u);
+	cr_expect_eq(named[BH_ACTOR_CQ_DISPATCH], 1u);
+	unsigned tensix = 0;
+	for (unsigned t = BH_ACTOR_TENSIX0; t < BH_ACTOR_COUNT; t++) {
+		if (t < BH_ACTOR_CQ_PREFETCH && !named[t])
+			continue;   /* which Tensix threads the firmware pushes to is the firmware's business */
+		tensix += t < BH_ACTOR_CQ_PREFETCH;
+		cr_expect_gt(running[t], 0u, "track %u never ran", t);
+		cr_expect_gt(parked[t], 0u, "track %u never waited", t);
+	}
+	cr_expect_gt(tensix, 0u, "no Tensix thread has a track");
 	jl_free(&doc);
 }
