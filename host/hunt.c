@@ -82,6 +82,8 @@ struct hunt {
 	unsigned jobs;
 	bool keep_going, quiet;
 	const char *sched;    /* the run's --sched: "threaded" or "serial" */
+	char **cmd;           /* `-- COMMAND ARGS...`: a program on the library, seeded by BHEMU_SEED */
+	int ncmd;
 	/* results */
 	uint64_t count[HC_COUNT], first_seed[HC_COUNT], done, next;
 	bool have[HC_COUNT];
@@ -104,6 +106,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bhemu hunt [--seeds N | --time SECONDS] [--jobs J] [--first-seed S] [--keep-going]\n"
 		"                  [--json FILE] [--quiet] [run options] PROGRAM.elf\n"
+		"       bhemu hunt [hunt options] -- COMMAND [ARGS...]\n"
 		"\n"
 		"Runs `bhemu run --seed K [run options] PROGRAM.elf` for K = S, S+1, ... in J worker\n"
 		"processes and stops at the first seed whose run fails, printing its report, its seed\n"
@@ -125,6 +128,11 @@ static void usage(FILE *f)
 		"                     chooses the whole interleaving too, so its rerun replays the run exactly;\n"
 		"                     threaded (default) replays the provocation plan and NoC latencies, and\n"
 		"                     the host interleaves the threads\n"
+		"\n"
+		"With -- COMMAND, hunt runs a program of yours on the library instead, once per seed with\n"
+		"BHEMU_SEED=K in its environment (and BHEMU_TRACE for --trace's replay); the other\n"
+		"settings come from your environment (BHEMU_SCHED=serial, BHEMU_PROVOKE, ...), and its\n"
+		"exit status is its own: 0 passed, else failed.\n"
 		"\n"
 		"Exit status: 0 every seed passed; else the exit status of the first failing seed's run\n"
 		"(as for bhemu run: 3 fault, 5 deadlock, 6 timeout, 8 detector finding, the program's own\n"
@@ -150,8 +158,28 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* The library's environment variables a command's run depends on (host/device.c, host/provoke.c),
+ * named in its replay line when set. */
+static const char *const cmd_env[] = { "BHEMU_SCHED", "BHEMU_STRATEGY", "BHEMU_PROVOKE", "BHEMU_PROVOKE_RATE",
+				       "BHEMU_NOC", "BHEMU_NOC_LATENCY", "BHEMU_CHECKS", "BHEMU_CHECK_MODE" };
+
 static void put_replay(FILE *f, const struct hunt *h, uint64_t seed)
 {
+	if (h->cmd) {
+		fprintf(f, "BHEMU_SEED=%" PRIu64, seed);
+		for (size_t k = 0; k < sizeof cmd_env / sizeof cmd_env[0]; k++) {
+			const char *v = getenv(cmd_env[k]);
+			if (v) {
+				fprintf(f, " %s=", cmd_env[k]);
+				put_quoted(f, v);
+			}
+		}
+		for (int k = 0; k < h->ncmd; k++) {
+			fputc(' ', f);
+			put_quoted(f, h->cmd[k]);
+		}
+		return;
+	}
 	fprintf(f, "bhemu run --seed %" PRIu64, seed);
 	for (int k = 0; k < h->nrun; k++) {
 		fputc(' ', f);
@@ -165,7 +193,7 @@ static void put_replay(FILE *f, const struct hunt *h, uint64_t seed)
 	put_quoted(f, h->elf);
 }
 
-static enum hunt_class classify(int wstatus, const char *out, int *status)
+static enum hunt_class classify(const struct hunt *h, int wstatus, const char *out, int *status)
 {
 	if (WIFSIGNALED(wstatus)) {
 		*status = 128 + WTERMSIG(wstatus);
@@ -174,10 +202,45 @@ static enum hunt_class classify(int wstatus, const char *out, int *status)
 	*status = WEXITSTATUS(wstatus);
 	if (*status == 0)
 		return HC_PASSED;
+	if (h->cmd)
+		return HC_PROGRAM;   /* a program on the library: its statuses are its own */
 	for (unsigned c = HC_FAULT; c < HC_CRASH; c++)
 		if (classes[c].status == *status && (!classes[c].says || strstr(out, classes[c].says)))
 			return (enum hunt_class)c;
 	return HC_PROGRAM;
+}
+
+/* environ with BHEMU_SEED=seed (and, traced, the trace's variables) for a command on the library;
+ * NULL when out of memory. The strings live in bufs. */
+static char **cmd_environ(const struct hunt *h, uint64_t seed, bool traced, char bufs[3][512])
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 4, sizeof *env);
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BHEMU_SEED=", 11) && strncmp(environ[i], "BHEMU_TRACE=", 12) &&
+		    strncmp(environ[i], "BHEMU_TRACE_EVENTS=", 19))
+			env[k++] = environ[i];
+	snprintf(bufs[0], 512, "BHEMU_SEED=%" PRIu64, seed);
+	env[k++] = bufs[0];
+	for (int i = 0; traced && i < h->ntrace; i++) {
+		const char *a = h->trace_args[i], *v = NULL;
+		bool file = !strcmp(a, "--trace");
+		if ((file || !strcmp(a, "--trace-events")) && i + 1 < h->ntrace)
+			v = h->trace_args[++i];
+		else if (!strncmp(a, "--trace-events=", 15))
+			v = a + 15;
+		if (v) {
+			snprintf(bufs[1 + !file], 512, "%s=%s", file ? "BHEMU_TRACE" : "BHEMU_TRACE_EVENTS", v);
+			env[k++] = bufs[1 + !file];
+		}
+	}
+	env[k] = NULL;
+	return env;
 }
 
 static int spawn(struct hunt *h, struct worker *w, uint64_t seed, bool traced)
@@ -210,7 +273,14 @@ static int spawn(struct hunt *h, struct worker *w, uint64_t seed, bool traced)
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	pid_t pid;
-	int rc = posix_spawn(&pid, h->self, &fa, NULL, argv, environ);
+	int rc;
+	if (h->cmd) {
+		char bufs[3][512], **env = cmd_environ(h, seed, traced, bufs);
+		rc = env ? posix_spawnp(&pid, h->cmd[0], &fa, NULL, h->cmd, env) : ENOMEM;
+		free(env);
+	} else {
+		rc = posix_spawn(&pid, h->self, &fa, NULL, argv, environ);
+	}
 	posix_spawn_file_actions_destroy(&fa);
 	free(argv);
 	close(fds[1]);
@@ -258,7 +328,7 @@ static void progress(const struct hunt *h, double t0, bool final)
 static void finished(struct hunt *h, struct worker *w, int wstatus)
 {
 	int status;
-	enum hunt_class c = classify(wstatus, w->out, &status);
+	enum hunt_class c = classify(h, wstatus, w->out, &status);
 	h->done++;
 	h->count[c]++;
 	if (!h->have[c] || w->seed < h->first_seed[c]) {
@@ -327,7 +397,7 @@ static void replay_traced(struct hunt *h)
 	while (waitpid(w.pid, &ws, 0) < 0 && errno == EINTR)
 		;
 	int status = 0;
-	enum hunt_class c = classify(ws, w.out, &status);
+	enum hunt_class c = classify(h, ws, w.out, &status);
 	printf("hunt: replayed seed %" PRIu64 " with %s %s: %s (exit status %d)%s\n", h->fail_seed, h->trace_args[0],
 	       h->trace_args[1], classes[c].name, status,
 	       c == h->fail_class && status == h->fail_status ? ", as in the hunt" : " (the threaded mode may not repeat it)");
@@ -492,6 +562,11 @@ int bh_cli_hunt(int argc, char **argv)
 		bool inline_val = eq && nlen < strlen(a);
 #define IS(name) (nlen == strlen(name) && !strncmp(a, name, nlen))
 		uint64_t v;
+		if (!strcmp(a, "--")) {   /* a program on the library: the rest is its command line */
+			h.cmd = argv + i + 1;
+			h.ncmd = argc - i - 1;
+			break;
+		}
 		if (IS("--help") || IS("-h")) {
 			usage(stdout);
 			rc = 0;
@@ -563,17 +638,31 @@ int bh_cli_hunt(int argc, char **argv)
 #undef IS
 		run[nrun++] = argv[i];
 	}
-	if (nrun == 0 || run[nrun - 1][0] == '-') {
+	if (h.cmd) {
+		if (!h.ncmd || nrun) {
+			fprintf(stderr, "bhemu hunt: -- COMMAND takes a command and no run options (%s): a program on the "
+					"library reads them from the environment (BHEMU_SCHED, BHEMU_PROVOKE, ...)\n",
+				nrun ? run[0] : "no command");
+			goto out;
+		}
+		for (int k = 0; k < ntrace; k++)
+			if (!strcmp(trace[k], "--trace-limit")) {
+				fprintf(stderr, "bhemu hunt: --trace-limit is a run option; a command's trace is BHEMU_TRACE's\n");
+				goto out;
+			}
+		h.elf = h.cmd[0];
+	} else if (nrun == 0 || run[nrun - 1][0] == '-') {
 		fprintf(stderr, "bhemu hunt: expected a PROGRAM.elf last\n");
 		usage(stderr);
 		goto out;
+	} else {
+		h.elf = run[--nrun];
 	}
-	h.elf = run[--nrun];
-	if (!have_provoke) {
+	if (!have_provoke && !h.cmd) {
 		run[nrun++] = (char *)"--provoke";
 		run[nrun++] = (char *)"all";
 	}
-	if (!have_timeout) {
+	if (!have_timeout && !h.cmd) {
 		run[nrun++] = (char *)"--timeout";
 		run[nrun++] = (char *)"60";
 	}
