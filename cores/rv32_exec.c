@@ -244,6 +244,15 @@ uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uin
 	return st << 32 | v;
 }
 
+uint32_t rv32_jit_store_slow(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,
+			     uint64_t icount)
+{
+	c->instret = icount;
+	c->pc = pc;
+	int r = bh_mem_store_slow(c, addr, size, val);
+	return r == BH_ACC_OK ? 0 : r == BH_ACC_BLOCKED ? RV_JIT_EXIT_BLOCKED : RV_JIT_EXIT_FAULT;
+}
+
 #define RV_VARIANT RV_FAST
 #define RV_RUN_FN rv32_run_fast
 #include "cores/rv32_run.inc"

@@ -8,11 +8,12 @@
  *
  * What the code does inline: ALU ops, loads and stores that hit L1 or the core's own local
  * RAM, and jumps inside the region. Other loads (register windows) call the interpreter's slow
- * path (rv32_jit_load_slow), which also applies its poll suspicion; a fence is a barrier, or
+ * path (rv32_jit_load_slow), which also applies its poll suspicion; other stores call its slow
+ * store (rv32_jit_store_slow) and leave only when that faulted or blocked; a fence is a barrier, or
  * where the interpreter would suspect a poll loop, a way out to its monitor variant. Everything
  * else leaves *before* the instruction (RV_JIT_EXIT_AT) and the interpreter executes it, so
  * parking, faults and device side effects stay in one place: a load that faulted or blocked
- * (nothing happened yet), stores outside L1 and local RAM, CSRs, AMOs, host calls, Tensix pushes, a store
+ * (nothing happened yet), a store that faulted or blocked, CSRs, AMOs, host calls, Tensix pushes, a store
  * into a page whose code_pages byte is set (decoded code or a watched word: the interpreter
  * stores and invalidates), misaligned or unmapped addresses. Jumps out of the region, and backward jumps once
  * the count reaches the event-check limit, leave through lookup (RV_JIT_EXIT_JUMP), where the
@@ -456,6 +457,40 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 		jc->fix[ldm_fix].val = slow_off;
 }
 
+/* Cold: a store whose address (eax) is neither L1 nor the own local RAM. rv32_jit_store_slow
+ * does what the interpreter's slow path does; when the store faulted or blocked the code leaves
+ * before it with the exit the function returned (the fault is filled in, the core registered as
+ * a waiter), and the interpreter takes it as its own slow store would. After a store that went
+ * through, eax and edx hold again what the inline path leaves in them. */
+static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend, uint8_t *resume)
+{
+	struct jbuf *k = &jc->k;
+	unsigned size = in->op == RV_OP_sw ? 4 : in->op == RV_OP_sh ? 2 : 1;
+	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
+	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
+	ldx(k, RDX, in->rs2);                                                         /* mov edx, value */
+	b1(k, 0xb9);                                                                  /* mov ecx, size */
+	b4(k, size);
+	b1(k, 0x41);                                                                  /* mov r8d, pc */
+	b1(k, 0xb8);
+	b4(k, slot_pc(jc, slot));
+	x_m(k, 0, true, 0x8d, R9, R_IC, -1, (int32_t)pend);                           /* lea r9, [r13 + pend] */
+	emit_call(k, (uintptr_t)&rv32_jit_store_slow);
+	x_rr(k, false, 0x85, RAX, RAX);                                               /* test eax, eax */
+	unsigned failed = jc->nfix;
+	jcc_to(jc, k, CC_NE, FIX_COLD, 0);
+	ldx(k, RDX, in->rs2);
+	if (!in->imm)
+		ldx(k, RAX, in->rs1);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	if (failed < jc->nfix)
+		jc->fix[failed].val = cold_here(jc);
+	add_count(k, pend);
+	x_m(k, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
+	b4(k, slot_pc(jc, slot));
+	jmp_to(jc, k, FIX_EXIT, 0);                                                   /* eax: the exit */
+}
+
 static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
 {
 	unsigned lg = in->op == RV_OP_sw ? 2 : in->op == RV_OP_sh ? 1 : 0;
@@ -483,12 +518,16 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	ldx(k, RDX, in->rs2);
 	x_m(k, pfx, false, opc, RDX, R_LDM, RCX, 0);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	/* Anything else (device registers, other cores' local RAM, misaligned or unmapped): the
+	 * interpreter's slow store through a call, so issuing a NoC request stays in compiled code. */
+	uintptr_t slow_off = cold_here(jc);
+	emit_slow_store(jc, slot, in, pend, resume);
 	uintptr_t exit_off = cold_here(jc);
 	emit_exit_at(jc, k, pend, slot);
 	if (page_fix < jc->nfix)
 		jc->fix[page_fix].val = exit_off;
 	if (ldm_fix < jc->nfix)
-		jc->fix[ldm_fix].val = exit_off;
+		jc->fix[ldm_fix].val = slow_off;
 }
 
 /* A taken control transfer from slot to target slot t (counted: pend + 1 already added). */

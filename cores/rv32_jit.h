@@ -25,6 +25,8 @@ enum rv_jit_exit {
 	RV_JIT_EXIT_JUMP,     /* a taken jump from ctx.fpc to ctx.pc: continue through lookup */
 	RV_JIT_EXIT_MONITOR,  /* the core suspects a poll loop (after a register-window load, or at
 			       * a fence): leave the interpreter at ctx.pc for the monitor variant */
+	RV_JIT_EXIT_FAULT,    /* the store at ctx.pc faulted through rv32_jit_store_slow (c->fault) */
+	RV_JIT_EXIT_BLOCKED,  /* the store at ctx.pc blocked the core: park, then execute it again */
 };
 
 /* rv32_jit_load_slow's status, in bits 32.. of its result (the value in bits 0..31). */
@@ -63,5 +65,10 @@ uint32_t rv32_jit_alu(uint32_t op, uint32_t a, uint32_t b);
  * with icount instructions completed. RETRY: nothing happened (fault or blocked), the interpreter
  * must execute the load itself. */
 uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uint32_t pc, uint64_t icount);
+/* A store the compiled code cannot do inline: the interpreter's slow path (bh_mem_store_slow) at
+ * pc with icount instructions completed. 0: done; else RV_JIT_EXIT_FAULT or RV_JIT_EXIT_BLOCKED,
+ * which the interpreter takes as its own slow store's result. */
+uint32_t rv32_jit_store_slow(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,
+			     uint64_t icount);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #define BH_COPY_SSE2 1
 #endif
 
@@ -15,6 +15,28 @@
  * completion-queue write pointer was); eight bytes at a time when they agree modulo 8 (always
  * for L1 <-> L1, which agree modulo 16), four per iteration so that loads and stores pipeline;
  * plain moves on x86, and aligned 16-byte vector moves there when both sides agree modulo 16. */
+#ifdef BH_COPY_SSE2
+/* Processors with AVX: 32-byte moves, the store aligned and the load 16-byte aligned (the sides
+ * agree modulo 16), four per iteration; n a multiple of 128. A 32-byte access is at worst split
+ * at an aligned 16-byte boundary (a load crossing a cache line there; the SDM promises atomicity
+ * for aligned 16 bytes only), so no aligned 4-byte word is torn. A 16 KiB NoC packet costs about
+ * what the host's memcpy does (half the SSE loop's instructions). */
+__attribute__((target("avx")))
+static inline void bh_copy_avx(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+	for (; n; n -= 128, dst += 128, src += 128) {
+		const __m256i *s256 = (const __m256i *)src;
+		__m256i *d256 = (__m256i *)dst;
+		__m256i a = _mm256_loadu_si256(s256), b = _mm256_loadu_si256(s256 + 1);
+		__m256i c = _mm256_loadu_si256(s256 + 2), d = _mm256_loadu_si256(s256 + 3);
+		_mm256_store_si256(d256, a);
+		_mm256_store_si256(d256 + 1, b);
+		_mm256_store_si256(d256 + 2, c);
+		_mm256_store_si256(d256 + 3, d);
+	}
+}
+#endif
+
 static inline void bh_copy_relaxed(uint8_t *dst, const uint8_t *src, uint64_t len)
 {
 	uintptr_t mis = (uintptr_t)dst ^ (uintptr_t)src;
@@ -37,6 +59,15 @@ static inline void bh_copy_relaxed(uint8_t *dst, const uint8_t *src, uint64_t le
 					__atomic_store_n((uint64_t *)dst, __atomic_load_n((const uint64_t *)src, __ATOMIC_RELAXED),
 							 __ATOMIC_RELAXED);
 					dst += 8, src += 8, len -= 8;
+				}
+				if (len >= 256 && __builtin_cpu_supports("avx")) {
+					if ((uintptr_t)dst & 16) {
+						_mm_store_si128((__m128i *)dst, _mm_load_si128((const __m128i *)src));
+						dst += 16, src += 16, len -= 16;
+					}
+					uint64_t n = len & ~(uint64_t)127;
+					bh_copy_avx(dst, src, n);
+					dst += n, src += n, len -= n;
 				}
 				for (; len >= 64; len -= 64, dst += 64, src += 64) {
 					const __m128i *s128 = (const __m128i *)src;

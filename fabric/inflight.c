@@ -82,6 +82,8 @@ void bh_inflight_add(struct bh_inflight_span *s)
 		set->head->prev = s;
 	set->head = s;
 	s->listed = true;
+	atomic_store_explicit(&set->listed, atomic_load_explicit(&set->listed, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	span_pages(t, s, 1);
 	pthread_mutex_unlock(&set->lock);
 }
@@ -101,6 +103,8 @@ void bh_inflight_remove(struct bh_inflight_span *s)
 		if (s->next)
 			s->next->prev = s->prev;
 		s->listed = false;
+		atomic_store_explicit(&set->listed, atomic_load_explicit(&set->listed, memory_order_relaxed) - 1,
+				      memory_order_relaxed);
 		span_pages(t, s, -1);
 	}
 	pthread_mutex_unlock(&set->lock);
@@ -250,6 +254,11 @@ bool bh_inflight_check_issue(struct bh_access *a, const struct bh_noc_txn *x)
 		if (!side_l1(x, sd, &n.lo, &n.hi) || !sd->tile)
 			continue;
 		n.tile = sd->tile;
+		/* Nothing listed on that tile: no lock. A span listed meanwhile by another thread is
+		 * one issued at the same instant (above); one listed before this request was issued
+		 * (by this core, or by one this core synchronised with) is seen. */
+		if (!atomic_load_explicit(&n.tile->inflight.listed, memory_order_relaxed))
+			continue;
 		char other[384], mine[96];
 		pthread_mutex_lock(&n.tile->inflight.lock);
 		const struct bh_inflight_span *hit = issue_hit(&n);

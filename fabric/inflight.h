@@ -16,6 +16,7 @@
 #define BH_FABRIC_INFLIGHT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,6 +50,7 @@ struct bh_inflight_span {
 struct bh_inflight_set {
 	pthread_mutex_t lock;
 	struct bh_inflight_span *head;
+	_Atomic uint32_t listed;                /* spans in the list: stored under lock, read without */
 	uint32_t page_refs[BH_L1_PAGES];        /* listed spans per page */
 };
 

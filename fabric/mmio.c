@@ -12,8 +12,31 @@ const char *bh_requester_name(unsigned who)
 	return who == BH_REQ_HOST ? "host" : bh_core_kind_name((enum bh_core_kind)who);
 }
 
+void bh_mmio_index_build(const struct bh_region *regions, unsigned n, uint8_t index[BH_MMIO_INDEX_PAGES])
+{
+	for (uint32_t p = 0; p < BH_MMIO_INDEX_PAGES; p++)
+		index[p] = 0;
+	for (unsigned k = 0; k < n; k++) {
+		const struct bh_region *r = &regions[k];
+		uint64_t lo = r->base, hi = (uint64_t)r->base + r->size;
+		if (!r->size || hi <= BH_MMIO_INDEX_BASE)
+			continue;
+		if (lo < BH_MMIO_INDEX_BASE)
+			lo = BH_MMIO_INDEX_BASE;
+		for (uint64_t p = (lo - BH_MMIO_INDEX_BASE) >> 12; p <= (hi - 1 - BH_MMIO_INDEX_BASE) >> 12; p++)
+			index[p] = index[p] || k + 1 >= BH_MMIO_INDEX_MANY ? BH_MMIO_INDEX_MANY : (uint8_t)(k + 1);
+	}
+}
+
 const struct bh_region *bh_mmio_region(const struct bh_tile *t, uint32_t addr)
 {
+	if (t->region_index && addr >= BH_MMIO_INDEX_BASE) {
+		unsigned k = t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12];
+		if (k != BH_MMIO_INDEX_MANY) {
+			const struct bh_region *r = k ? &t->regions[k - 1] : NULL;
+			return r && addr - r->base < r->size ? r : NULL;
+		}
+	}
 	for (unsigned k = 0; k < t->nregions; k++)
 		if (addr - t->regions[k].base < t->regions[k].size)
 			return &t->regions[k];

@@ -86,6 +86,14 @@ struct bh_region {
 enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
 			   uint32_t *val, struct bh_fault *fault, char *wait_what, unsigned wait_len);
 const struct bh_region *bh_mmio_region(const struct bh_tile *tile, uint32_t addr);
+/* A page index of a region table, so that a lookup costs one load instead of a scan: per 4 KiB
+ * page from BH_MMIO_INDEX_BASE to the top of the address space, 0 when no region touches the
+ * page, k + 1 when region k is the only one, BH_MMIO_INDEX_MANY when several share it (those
+ * pages are scanned). Built once per table (tile->region_index); a tile without one scans. */
+#define BH_MMIO_INDEX_BASE 0xFFB00000u
+#define BH_MMIO_INDEX_PAGES ((uint32_t)(0x100000000ull - BH_MMIO_INDEX_BASE) >> 12)
+#define BH_MMIO_INDEX_MANY 0xFFu
+void bh_mmio_index_build(const struct bh_region *regions, unsigned n, uint8_t index[BH_MMIO_INDEX_PAGES]);
 const char *bh_requester_name(unsigned who);
 /* The table's watch function for addr (L1: addr itself), or BH_WATCH_NONE. */
 uint32_t bh_mmio_watch(const struct bh_tile *tile, unsigned who, uint32_t addr);

@@ -716,13 +716,14 @@ static void noc_split_writeback(const struct bh_noc_txn *x)
 }
 
 /* Responses counted at the NIU of the responding side's `ack` tile, OUTSTANDING dropping by
- * the same number. */
+ * the same number. OUTSTANDING first: whoever sees the counter a barrier polls rise (acquire)
+ * also sees OUTSTANDING down, whichever thread ran the response. */
 static void noc_responses(const struct bh_noc_txn *x, unsigned counter, uint32_t n)
 {
 	if (!x->resp || !n)
 		return;
-	bh_niu_count(x->ack, x->noc, counter, n);
 	bh_niu_count(x->ack, x->noc, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id, (uint32_t)-n);
+	bh_niu_count(x->ack, x->noc, counter, n);
 }
 
 static void noc_accepted(const struct bh_noc_txn *x, bool with_sent)

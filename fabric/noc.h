@@ -148,6 +148,9 @@ void bh_noc_engine_flush(struct bh_noc_engine *e);
 void bh_noc_engine_nudge(struct bh_noc_engine *e);
 struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e);
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e);
+/* Requests done in one step so far (a unicast write, read or atomic whose round trip fits in the
+ * one-step window: fabric/noc_engine.c). */
+uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e);
 /* "zero", "silicon", "slow", or "MIN:MAX" (ns). False: err says why. */
 bool bh_noc_latency_parse(const char *s, struct bh_noc_latency *out, char *err, size_t errlen);
 

@@ -34,6 +34,7 @@ enum ev_kind {
 	EV_ACCEPT,     /* CMD_ACCEPTED, *_SENT; CMD_CTRL returns to 0 */
 	EV_DELIVER,    /* data at one receiver */
 	EV_RESPOND,    /* one receiver's ack / response at the initiator */
+	EV_ALL,        /* a request done in one step: the three above, in that order */
 };
 
 struct noc_flight {
@@ -82,7 +83,7 @@ struct bh_noc_engine {
 	_Atomic uint64_t inflight; /* transactions not finished */
 	_Atomic uint64_t delivered;
 	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
-	_Atomic uint64_t st_one_step;
+	_Atomic uint64_t st_one_step, st_all_in_one;
 	pthread_mutex_t run_lock;  /* one runner at a time */
 	struct bh_waiter waiter;   /* the NoC thread parks here; an actor for deadlock detection */
 	_Atomic bool stop;
@@ -165,6 +166,13 @@ static bool heap_push(struct bh_noc_engine *e, struct noc_event ev)
 		return false;
 	atomic_fetch_add_explicit(&ev.fl->pending, 1, memory_order_relaxed);
 	return true;
+}
+
+/* One more on a counter that only the holder of one lock writes (e->lock or run_lock; others
+ * only read it): a load and a store, no locked instruction on the path of every request. */
+static void count_held(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
 /* Under e->lock: take the earliest event. */
@@ -296,6 +304,22 @@ static void pool_put(struct bh_noc_engine *e, struct noc_flight **done, unsigned
  * bug shows. Multicasts, register sources and a write overlapping its own source keep them too. */
 #define ONE_STEP_NS 5000u
 
+/* A unicast request whose whole round trip (acceptance to response) fits in ONE_STEP_NS is one
+ * event at its delivery time, which accepts it, delivers it and answers it in noc.md's order
+ * (CMD_CTRL to 0 and *_STARTED, the data or the atomic, *_SENT of a one-step write, the ack or
+ * the result and its counter): the response comes back with the delivery, sooner than the
+ * model's return trip by less than a barrier resolves anyway (HELP_AHEAD_NS). Until the event
+ * runs the request is in flight as before: CMD_CTRL reads 1, the counters have not moved, its
+ * spans are listed. Its delivery time keeps the static VC's order, so a request issued after it
+ * on the VC still lands after it. One event instead of three: a write or an atomic that a core
+ * issues and waits for costs one heap entry. */
+static bool all_in_one_ok(const struct bh_noc_txn *x, const struct noc_flight *fl, unsigned nrecv)
+{
+	if (nrecv != 1 || x->mcast)
+		return false;
+	return fl->one_step || x->op == BH_NOC_OP_ATOMIC || x->op == BH_NOC_OP_READ;
+}
+
 static bool one_step_ok(const struct bh_noc_txn *x, const struct bh_noc_side *d, unsigned nrecv)
 {
 	if ((x->op != BH_NOC_OP_WRITE && x->op != BH_NOC_OP_WRITE_BE) || nrecv != 1 || x->mcast ||
@@ -342,7 +366,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	uint64_t t = bh_time_ns();
 	atomic_store_explicit(&e->last_submit, t, memory_order_relaxed);
 	uint64_t acc = t + e->lat.base_ns / 8 + jitter(e) / 4;   /* the initiator takes it: a VC is free */
-	bool ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
+	bool ok = true, all_in_one = false;
 	int vc = static_vc(x);
 	uint64_t *last = vc >= 0 ? &e->last_due[(x->init->index * 2 + x->noc) * 8 + (unsigned)vc] : NULL;
 	unsigned it = 0, slot = 0;
@@ -358,15 +382,24 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 			*last = there;
 		if (one_step_ok(x, &d, nrecv) && there - acc <= ONE_STEP_NS) {
 			fl->one_step = true;
-			atomic_fetch_add_explicit(&e->st_one_step, 1, memory_order_relaxed);
+			count_held(&e->st_one_step);
 		}
 		uint64_t back = there + travel(e, x, far, 0);
-		ok = heap_push(e, (struct noc_event){ .due = there, .fl = fl, .kind = EV_DELIVER,
-						      .recv = (uint16_t)(d.tile ? d.tile->index : 0), .slot = slot }) &&
-		     heap_push(e, (struct noc_event){ .due = back, .fl = fl, .kind = EV_RESPOND,
-						      .recv = (uint16_t)(d.tile ? d.tile->index : 0), .slot = slot });
+		uint16_t recv = (uint16_t)(d.tile ? d.tile->index : 0);
+		if (all_in_one_ok(x, fl, nrecv) && back - acc <= ONE_STEP_NS) {
+			all_in_one = true;
+			ok = heap_push(e, (struct noc_event){ .due = there, .fl = fl, .kind = EV_ALL, .recv = recv });
+			count_held(&e->st_all_in_one);
+		} else {
+			ok = heap_push(e, (struct noc_event){ .due = there, .fl = fl, .kind = EV_DELIVER, .recv = recv,
+							      .slot = slot }) &&
+			     heap_push(e, (struct noc_event){ .due = back, .fl = fl, .kind = EV_RESPOND, .recv = recv,
+							      .slot = slot });
+		}
 		slot++;
 	}
+	if (ok && !all_in_one)
+		ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
 	uint64_t first = e->n ? e->heap[0].due : UINT64_MAX;
 	publish_earliest(e);
 	pthread_mutex_unlock(&e->lock);
@@ -403,7 +436,7 @@ static struct noc_flight *flight_done(struct bh_noc_engine *e, struct noc_flight
 {
 	fl = flight_release(fl);
 	atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
-	atomic_fetch_add_explicit(&e->delivered, 1, memory_order_relaxed);
+	count_held(&e->delivered);   /* run_lock */
 	return fl;
 }
 
@@ -448,64 +481,70 @@ static void flight_fail(struct bh_noc_engine *e, struct noc_flight *fl, struct b
 		e->chip->noc_fault(fl->x.init, fl->who, f);
 }
 
+/* The initiator takes the request (EV_ACCEPT). */
+static void run_accept(struct bh_noc_engine *e, struct noc_flight *fl)
+{
+	const struct bh_noc_txn *x = &fl->x;
+	struct bh_niu *niu = &x->init->niu[x->noc];
+	struct bh_fault f;
+	/* The source is read, and off the in-flight list, before *_SENT says so; in one step,
+	 * when it lands. */
+	if (flight_writes(fl) && !fl->failed && !fl->one_step) {
+		if (!flight_read_source(fl)) {
+			memset(&f, 0, sizeof f);
+			bh_fault_fill(&f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC write");
+			flight_fail(e, fl, &f);
+		} else {
+			if (fl->spans)
+				bh_inflight_remove(&fl->spans[0]);
+			bh_noc_source_read(x);
+		}
+	}
+	if (fl->one_step)
+		bh_noc_accepted_unsent(x);
+	else
+		bh_noc_accepted(x);
+	atomic_fetch_and_explicit(&niu->busy, ~(1u << x->buf), memory_order_release);
+	bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
+}
+
+/* The data (or the atomic) at the receiver of ev (EV_DELIVER). */
+static void run_deliver(struct bh_noc_engine *e, struct noc_flight *fl, const struct noc_event *ev)
+{
+	const struct bh_noc_txn *x = &fl->x;
+	struct bh_noc_side d = x->dst, src;
+	struct bh_fault f;
+	if (fl->failed)
+		return;
+	if (x->mcast)
+		d.tile = e->chip->tiles[ev->recv];
+	/* Off the list before the data lands: a core that sees it land (a poll of the word)
+	 * must not find it still in flight. */
+	if (fl->spans)
+		bh_inflight_remove(&fl->spans[1 + ev->slot]);
+	memset(&f, 0, sizeof f);
+	flight_source(fl, &src);
+	bool ok = bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f);
+	if (fl->one_step) {
+		/* Read as it landed: off the list, then *_SENT and OUTGOING (the request left). */
+		if (fl->spans)
+			bh_inflight_remove(&fl->spans[0]);
+		bh_noc_sent(x);
+		bh_noc_source_read(x);
+	}
+	if (!ok)
+		flight_fail(e, fl, &f);   /* the destination refused it */
+}
+
 static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 {
 	struct noc_flight *fl = ev->fl;
-	const struct bh_noc_txn *x = &fl->x;
-	struct bh_fault f;
-	switch (ev->kind) {
-	case EV_ACCEPT: {
-		struct bh_niu *niu = &x->init->niu[x->noc];
-		/* The source is read, and off the in-flight list, before *_SENT says so; in one step,
-		 * when it lands. */
-		if (flight_writes(fl) && !fl->failed && !fl->one_step) {
-			if (!flight_read_source(fl)) {
-				memset(&f, 0, sizeof f);
-				bh_fault_fill(&f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC write");
-				flight_fail(e, fl, &f);
-			} else {
-				if (fl->spans)
-					bh_inflight_remove(&fl->spans[0]);
-				bh_noc_source_read(x);
-			}
-		}
-		if (fl->one_step)
-			bh_noc_accepted_unsent(x);
-		else
-			bh_noc_accepted(x);
-		atomic_fetch_and_explicit(&niu->busy, ~(1u << x->buf), memory_order_release);
-		bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
-		break;
-	}
-	case EV_DELIVER: {
-		if (fl->failed)
-			break;
-		struct bh_noc_side d = x->dst, src;
-		if (x->mcast)
-			d.tile = e->chip->tiles[ev->recv];
-		/* Off the list before the data lands: a core that sees it land (a poll of the word)
-		 * must not find it still in flight. */
-		if (fl->spans)
-			bh_inflight_remove(&fl->spans[1 + ev->slot]);
-		memset(&f, 0, sizeof f);
-		flight_source(fl, &src);
-		bool ok = bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f);
-		if (fl->one_step) {
-			/* Read as it landed: off the list, then *_SENT and OUTGOING (the request left). */
-			if (fl->spans)
-				bh_inflight_remove(&fl->spans[0]);
-			bh_noc_sent(x);
-			bh_noc_source_read(x);
-		}
-		if (!ok)
-			flight_fail(e, fl, &f);   /* the destination refused it */
-		break;
-	}
-	default:
-		if (!fl->failed)
-			bh_noc_responded(x, fl->old[ev->slot]);
-		break;
-	}
+	if (ev->kind == EV_ACCEPT || ev->kind == EV_ALL)
+		run_accept(e, fl);
+	if (ev->kind == EV_DELIVER || ev->kind == EV_ALL)
+		run_deliver(e, fl, ev);
+	if ((ev->kind == EV_RESPOND || ev->kind == EV_ALL) && !fl->failed)
+		bh_noc_responded(&fl->x, fl->old[ev->slot]);
 }
 
 /* Events a runner takes off the heap at once. */
@@ -582,7 +621,7 @@ void bh_noc_engine_help(struct bh_noc_engine *e)
 	/* The NoC thread may hold run_lock: it only ever holds it while running events, so waiting
 	 * for it is short, and afterwards what is due still runs here, not after a hand-off. */
 	pthread_mutex_lock(&e->run_lock);
-	atomic_fetch_add_explicit(&e->st_help_calls, 1, memory_order_relaxed);
+	count_held(&e->st_help_calls);
 	run_due(e, now);
 	pthread_mutex_unlock(&e->run_lock);
 }
@@ -692,10 +731,10 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 		return;
 	atomic_store_explicit(&e->stop, true, memory_order_release);
 	if (getenv("BHEMU_NOC_STATS"))
-		fprintf(stderr, "noc: delivered=%llu thread_events=%llu help_calls=%llu submit_wakes=%llu one_step_writes=%llu\n",
-			(unsigned long long)e->delivered, (unsigned long long)e->st_thread,
+		fprintf(stderr, "noc: delivered=%llu thread_events=%llu help_calls=%llu submit_wakes=%llu one_step_writes=%llu "
+			"all_in_one=%llu\n", (unsigned long long)e->delivered, (unsigned long long)e->st_thread,
 			(unsigned long long)e->st_help_calls, (unsigned long long)e->st_wakes,
-			(unsigned long long)e->st_one_step);
+			(unsigned long long)e->st_one_step, (unsigned long long)e->st_all_in_one);
 	bh_park_wake(&e->waiter);
 	if (e->started)
 		pthread_join(e->thread, NULL);
@@ -734,6 +773,11 @@ struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e)
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e)
 {
 	return atomic_load_explicit(&e->inflight, memory_order_acquire);
+}
+
+uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
+{
+	return atomic_load_explicit(&e->st_all_in_one, memory_order_relaxed);
 }
 
 /* ---------------------------------------------------------------------------------- latency */

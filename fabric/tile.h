@@ -83,6 +83,7 @@ struct bh_tile {
 	struct bh_waiter *waiter[BH_CORES_PER_TILE]; /* where core kind k parks (wakes, waitqs) */
 	const struct bh_region *regions;             /* the tile's address decode (fabric/mmio.h) */
 	unsigned nregions;
+	const uint8_t *region_index;                 /* its page index (bh_mmio_index_build), or NULL */
 
 	/* Lifecycle and tile-control state below is protected by lock. */
 	pthread_mutex_t lock;

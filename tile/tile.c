@@ -12,6 +12,15 @@
 #include "sync/pcbuf.h"
 #include "tile/tile.h"
 
+/* The page index of the worker table, built once for every tile. */
+static uint8_t worker_index[BH_MMIO_INDEX_PAGES];
+static pthread_once_t worker_index_once = PTHREAD_ONCE_INIT;
+
+static void worker_index_build(void)
+{
+	bh_mmio_index_build(bh_worker_regions, bh_worker_nregions, worker_index);
+}
+
 struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index)
 {
 	struct bh_worker_tile *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
@@ -24,6 +33,8 @@ struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index)
 	}
 	t->regions = bh_worker_regions;
 	t->nregions = bh_worker_nregions;
+	pthread_once(&worker_index_once, worker_index_build);
+	t->region_index = worker_index;
 	t->tensix = &w->tensix;
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		t->core[k] = &w->core[k];

@@ -11,14 +11,15 @@
 
 Test(copy, every_alignment_and_length_copies_exactly_and_nothing_else)
 {
-	/* 16-byte aligned, so that the offsets below give every agreement modulo 16 (the vector path
-	 * of copies that agree modulo 16 and move 64 bytes or more included). */
-	_Alignas(16) uint8_t src[128], dst[128], want[128];
+	/* 32-byte aligned, so that the offsets below give every agreement modulo 16 and both halves
+	 * of a 32-byte line (the vector paths of copies that agree modulo 16 and move 64, and with AVX
+	 * 256, bytes or more included). */
+	_Alignas(32) uint8_t src[352], dst[352], want[352];
 	for (unsigned k = 0; k < sizeof src; k++)
 		src[k] = (uint8_t)(k * 37 + 11);
 	for (unsigned so = 0; so < 16; so++)
 		for (unsigned d = 0; d < 16; d++)
-			for (unsigned len = 0; len <= 80; len++) {
+			for (unsigned len = 0; len <= 320; len += len < 80 ? 1 : 7) {
 				memset(dst, 0xEE, sizeof dst);
 				memset(want, 0xEE, sizeof want);
 				memcpy(want + d, src + so, len);
@@ -58,15 +59,15 @@ Test(copy, an_aligned_word_is_never_seen_torn)
 
 /* Blocks of 64 bytes and more whose sides agree modulo 16 take the widest moves: no reader sees
  * any aligned word of them torn either. */
-static _Alignas(16) uint8_t block_buf[256];
+static _Alignas(32) uint8_t block_buf[640];
 
 static void *block_writer(void *arg)
 {
 	(void)arg;
-	static _Alignas(16) uint8_t ones[256], zeros[256];
+	static _Alignas(32) uint8_t ones[640], zeros[640];
 	memset(ones, 0xFF, sizeof ones);
-	for (unsigned i = 0; !atomic_load(&stop); i++)
-		bh_copy_relaxed(block_buf + 16, (i & 1 ? ones : zeros) + 16, 192);
+	for (unsigned i = 0; !atomic_load(&stop); i++)   /* source 16 modulo 32: the loads cross 32-byte lines */
+		bh_copy_relaxed(block_buf + 16, (i & 1 ? ones : zeros) + 16, 592);
 	return NULL;
 }
 
@@ -76,8 +77,8 @@ Test(copy, no_aligned_word_of_a_wide_block_copy_is_seen_torn)
 	atomic_store(&stop, false);
 	pthread_create(&t, NULL, block_writer, NULL);
 	unsigned torn = 0;
-	for (unsigned k = 0; k < 200000; k++)
-		for (unsigned w = 16; w < 208; w += 4) {
+	for (unsigned k = 0; k < 50000; k++)
+		for (unsigned w = 16; w < 608; w += 4) {
 			uint32_t v = __atomic_load_n((uint32_t *)(block_buf + w), __ATOMIC_RELAXED);
 			torn += v != 0 && v != 0xFFFFFFFFu;
 		}

@@ -229,6 +229,29 @@ Test(jit, code_rewritten_by_the_compiled_loop_runs_at_once)
 	bh_device_close(dev);
 }
 
+/* p faults at pc, reported as kind with phrase, after the same number of instructions
+ * interpreted and eagerly compiled (which must have compiled something); with check_data, the
+ * word at DATA is data_want in both. */
+static void same_fault_interpreted_and_compiled(const struct prog *p, uint32_t pc, const char *kind, const char *phrase,
+						bool check_data, uint32_t data_want)
+{
+	uint64_t count[2];
+	for (unsigned m = 0; m < 2; m++) {
+		struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
+		struct bh_core_result res;
+		run_prog(dev, BH_CORE_BRISC, CODE, p, &res);
+		expect_fault(&res, BH_CORE_BRISC, pc, kind, phrase);
+		if (check_data)
+			cr_expect_eq(l1_get(dev, DATA), data_want, "jit %u: 0x%x at DATA", m, l1_get(dev, DATA));
+		count[m] = res.instructions;
+		if (m)
+			cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+		bh_device_close(dev);
+	}
+	cr_expect_eq(count[1], count[0], "retired %llu under the compiler, %llu interpreted",
+		     (unsigned long long)count[1], (unsigned long long)count[0]);
+}
+
 /* A misaligned load reached inside compiled code faults at its own pc, with the count of the
  * instructions before it, as in the interpreter. */
 Test(jit, fault_in_compiled_code_names_the_instruction)
@@ -244,20 +267,32 @@ Test(jit, fault_in_compiled_code_names_the_instruction)
 	emit(&p, enc_b(8, T0, A1, BNE));
 	emit(&p, addi(A0, A0, 2));                    /* the next lw is misaligned */
 	emit_j(&p, loop);
-	uint32_t lw_pc = CODE + (uint32_t)loop;
-	uint64_t count[2];
-	for (unsigned m = 0; m < 2; m++) {
-		struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
-		struct bh_core_result res;
-		run_prog(dev, BH_CORE_BRISC, CODE, &p, &res);
-		expect_fault(&res, BH_CORE_BRISC, lw_pc, "misaligned access", "lw");
-		count[m] = res.instructions;
-		if (m)
-			cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
-		bh_device_close(dev);
-	}
-	cr_expect_eq(count[1], count[0], "retired %llu under the compiler, %llu interpreted",
-		     (unsigned long long)count[1], (unsigned long long)count[0]);
+	same_fault_interpreted_and_compiled(&p, CODE + (uint32_t)loop, "misaligned access", "lw", false, 0);
+}
+
+/* Device-register stores from compiled code go through the interpreter's slow store by a call
+ * and stay in compiled code: a loop writing an NIU register and reading it back gives what the
+ * interpreter gives, and when the same store later hits an unmapped address it is reported at
+ * its pc with the same instruction count. */
+Test(jit, device_store_from_compiled_code_matches_the_interpreter_and_faults_in_place)
+{
+	struct prog p = { 0 };
+	emit_li(&p, A0, 0xFFB20000u);                 /* NoC0 NIU initiator 0 NOC_TARG_ADDR_LO */
+	emit_li(&p, A3, DATA);
+	emit_li(&p, A1, 0);
+	emit_li(&p, A4, 0);
+	int32_t loop = prog_here(&p);
+	emit(&p, sw(A1, 0, A0));
+	emit(&p, lw(A2, 0, A0));
+	emit(&p, add(A4, A4, A2));
+	emit(&p, sw(A4, 0, A3));
+	emit(&p, addi(A1, A1, 1));
+	emit_li(&p, T0, 5000);
+	emit(&p, enc_b(12, T0, A1, BNE));
+	emit_li(&p, A0, 0xFFB13200u);                 /* nothing there: the sw above faults */
+	emit_j(&p, loop);
+	/* The sum of the values read back. */
+	same_fault_interpreted_and_compiled(&p, CODE + (uint32_t)loop, "unmapped address", "sw", true, 4999u * 5000u / 2);
 }
 
 /* jalr from compiled code to a misaligned target: the jalr is reported, as interpreted. */

@@ -16,6 +16,7 @@
 
 #include "bhemu/bhemu.h"
 #include "fabric/mmio.h"
+#include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "host/device.h"
 #include "testlib.h"
@@ -1455,6 +1456,92 @@ Test(noc_async, one_static_vc_delivers_in_issue_order_and_other_vcs_may_overtake
 	}
 	/* Up to 2 ms of jitter each: a dynamic-VC write overtakes in about half of the seeds. */
 	cr_expect_gt(reordered, 0, "no seed reordered writes on different VCs");
+}
+
+/* 1 us each way, no jitter: an atomic's round trip fits in the one-step window, so it is one
+ * event (fabric/noc_engine.c), after which every counter and the result are exactly as the three
+ * phases leave them. (That it is in flight until then is not observable here: the NoC thread may
+ * run it as soon as it is due, 1 us after the store.) */
+Test(noc_async, an_atomic_within_the_lookahead_is_one_event_with_every_counter_exact, .timeout = 60)
+{
+	struct bh_device *dev = open_async(2, "1000:1000", 1, -1);
+	l1_set_word(dev, 1, SRC, 41);
+	l1_set_word(dev, 0, ATOMIC_RET, 0xEEEE);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);
+	static const uint32_t after[] = { CTR(0, NONPOSTED_ATOMIC_STARTED), CTR(0, NONPOSTED_ATOMIC_SENT),
+					  CTR(0, CMD_ACCEPTED), CTR(0, OUTSTANDING(0)), CTR(0, POSTED_ATOMIC_SENT),
+					  CMDBUF(0, BUF_AT) + CMD_CTRL, ATOMIC_RET };
+	for (unsigned k = 0; k < sizeof after / sizeof after[0]; k++) {
+		emit_load_at(&p, A1, after[k]);
+		emit_store_at(&p, A1, RES + 4 + 4 * k);
+	}
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 1, "the atomic was one event");
+	static const uint32_t want[] = { 1, 1, 1, 0, 0, 0, 41 };
+	static const char *const what[] = { "NONPOSTED_ATOMIC_STARTED", "NONPOSTED_ATOMIC_SENT", "CMD_ACCEPTED",
+					    "REQS_OUTSTANDING_ID(0)", "POSTED_ATOMIC_SENT", "CMD_CTRL", "the result" };
+	for (unsigned k = 0; k < sizeof want / sizeof want[0]; k++)
+		cr_expect_eq(l1_word(dev, 0, RES + 4 + 4 * k), want[k], "%s after the barrier: %u", what[k],
+			     l1_word(dev, 0, RES + 4 + 4 * k));
+	cr_expect_eq(l1_word(dev, 1, SRC), 42);
+	bh_device_close(dev);
+}
+
+/* The size of each NoC landing, in the order they happen (observer callback). */
+enum { LANDS_MAX = 64 };
+struct lands {
+	_Atomic unsigned n;
+	uint32_t size[LANDS_MAX];
+};
+
+static void record_land(void *arg, const struct bh_core_event *ev)
+{
+	struct lands *l = arg;
+	unsigned k = atomic_fetch_add(&l->n, 1);
+	if (k < LANDS_MAX)
+		l->size[k] = ev->size;
+}
+
+/* 32 times a 16 KiB write and then a semaphore increment on the same static VC to the same tile,
+ * each one step (round trips of about 5 us: the pair is issued within one): the payload always
+ * lands before the semaphore moves, whatever the seed, as the VC orders them. */
+Test(noc_async, one_step_requests_keep_the_static_vc_order_payload_before_semaphore, .timeout = 120)
+{
+	enum { LEN = 16384, SEM = 0x10000u, PAIRS = LANDS_MAX / 2 };
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct bh_device *dev = open_async(2, "2400:2500", seed, -1);
+		struct lands lands = { 0 };
+		uint64_t id;
+		cr_assert_eq(bh_device_observe_kinds(dev, 1u << BH_EVENT_NOC_LAND, record_land, &lands, &id), BH_OK);
+		l1_fill(dev, 0, SRC, LEN, (uint32_t)seed);
+		struct prog w = { 0 };
+		emit_noc_init(&w, 0);
+		emit_li(&w, S0, PAIRS);
+		int32_t loop = prog_here(&w);
+		emit_write(&w, 0, CTRL_WRITE_NONPOSTED, SRC, tile_xy(dev, 1), 0, DST, LEN);
+		emit_sem_inc(&w, 0, tile_xy(dev, 1), SEM, 1);
+		emit(&w, addi(S0, S0, -1));
+		emit_branch(&w, BNE, S0, X0, loop);
+		emit_wait_counter(&w, 0, ATOMIC_RESP_RECEIVED, PAIRS);
+		emit_wait_counter(&w, 0, WR_ACK_RECEIVED, PAIRS);
+		emit_exit_with(&w, 0);
+		run_on(dev, 0, BH_CORE_BRISC, &w, 0);
+		bh_device_unobserve(dev, id);
+		cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 2 * PAIRS, "seed %llu: all one step",
+			     (unsigned long long)seed);
+		cr_assert_eq(atomic_load(&lands.n), 2 * PAIRS, "seed %llu: every landing seen", (unsigned long long)seed);
+		for (unsigned k = 0; k < PAIRS; k++)
+			cr_expect(lands.size[2 * k] == LEN && lands.size[2 * k + 1] == 4,
+				  "seed %llu, pair %u: landed %u then %u bytes", (unsigned long long)seed, k,
+				  lands.size[2 * k], lands.size[2 * k + 1]);
+		l1_expect_fill(dev, 1, DST, LEN, (uint32_t)seed);
+		cr_expect_eq(l1_word(dev, 1, SEM), PAIRS);
+		bh_device_close(dev);
+	}
 }
 
 Test(noc_async, bad_latency_specifications_are_refused_at_open)

@@ -1005,3 +1005,29 @@ Test(tile_decode, each_region_handler_gets_its_own_device_state_or_the_tile)
 	cr_expect_eq(f.kind, BH_FAULT_ACCESS);
 	cr_expect_eq(bh_mmio_region(&tile, 0xFFB201FCu), &table[1]);
 }
+
+/* The page index (bh_mmio_index_build) finds what the scan of the table finds, at every word of
+ * the indexed range, pages shared by several regions (PIC and pc snapshots) and holes included. */
+extern const struct bh_region bh_worker_regions[];
+extern const unsigned bh_worker_nregions;
+
+Test(tile_decode, the_page_index_finds_the_region_the_scan_finds_everywhere)
+{
+	static uint8_t index[BH_MMIO_INDEX_PAGES];
+	static struct bh_tile scan, indexed;
+	bh_mmio_index_build(bh_worker_regions, bh_worker_nregions, index);
+	scan.regions = indexed.regions = bh_worker_regions;
+	scan.nregions = indexed.nregions = bh_worker_nregions;
+	indexed.region_index = index;
+	unsigned found = 0, shared = 0;
+	for (uint64_t a = BH_MMIO_INDEX_BASE; a <= 0xFFFFFFFCu; a += 4) {
+		const struct bh_region *want = bh_mmio_region(&scan, (uint32_t)a);
+		cr_assert_eq(bh_mmio_region(&indexed, (uint32_t)a), want, "0x%08x", (unsigned)a);
+		found += want != NULL;
+	}
+	for (uint32_t p = 0; p < BH_MMIO_INDEX_PAGES; p++)
+		shared += index[p] == BH_MMIO_INDEX_MANY;
+	cr_expect_gt(found, 0);
+	cr_expect_eq(shared, 1, "only the page of the PIC and the pc snapshots holds two regions");
+	cr_expect_eq(index[(0xFFB20000u - BH_MMIO_INDEX_BASE) >> 12], 8, "NoC0 NIU is region 7 of the table");
+}
