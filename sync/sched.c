@@ -5,7 +5,10 @@
  * store of the next actor's turn word and a futex wake; the previous holder then sleeps on its
  * own turn word. An actor's thread never runs device code without the token, so the memory it
  * sees is what the actors before it left, in the order the strategy chose. */
+#define _GNU_SOURCE 1
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +51,7 @@ struct bh_actor {
 	/* Owner thread: */
 	const uint64_t *instret;
 	uint64_t slice_start;
+	bool pinned;                   /* its thread runs on s->cpu */
 };
 
 struct bh_sched {
@@ -61,12 +65,19 @@ struct bh_sched {
 	uint64_t rng;
 	enum bh_sched_strategy_kind strategy;
 	unsigned switch_every;         /* random: a point switches with probability 1/switch_every */
+	bool drawn;                    /* random: drawn_r is this point's number, already drawn */
+	uint64_t drawn_r;
 	unsigned depth;
 	uint64_t *change;              /* PCT: the points where the running actor's priority drops */
 	unsigned nchange, next_change;
 	uint64_t points, switches;
 	bool deadlocked;
 	_Atomic bool dissolved;
+	/* Every actor's thread runs on this CPU (-1: anywhere): only one runs at a time anyway, and a
+	 * hand-over between threads of one CPU is a context switch, not a cross-CPU wake-up. */
+	int cpu;
+	cpu_set_t host_cpus;           /* the host thread's affinity before, restored at destroy */
+	bool host_pinned;
 };
 
 __thread struct bh_actor *bh_sched_self;
@@ -153,6 +164,15 @@ struct bh_sched *bh_sched_create(enum bh_sched_strategy_kind strategy, uint64_t 
 	}
 	s->cur = s->host;
 	bh_sched_self = s->host;
+	s->cpu = -1;
+	const char *e = getenv("BHEMU_SCHED_PIN");
+	if ((!e || strcmp(e, "0")) && (s->cpu = sched_getcpu()) >= 0 &&
+	    pthread_getaffinity_np(pthread_self(), sizeof s->host_cpus, &s->host_cpus) == 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(s->cpu, &one);
+		s->host_pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+	}
 	return s;
 }
 
@@ -163,6 +183,8 @@ void bh_sched_destroy(struct bh_sched *s)
 	bh_sched_dissolve(s);
 	if (bh_sched_self && bh_sched_self->s == s)
 		bh_sched_self = NULL;
+	if (s->host_pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof s->host_cpus, &s->host_cpus);
 	for (unsigned k = 0; k < s->n; k++)
 		free(s->actors[k]);
 	free(s->actors);
@@ -268,10 +290,13 @@ static struct bh_actor *choose(struct bh_sched *s)
 		}
 		if (nr) {
 			if (s->strategy == BH_SCHED_RANDOM) {
-				uint64_t r = rng_next(&s->rng);
+				/* Drawn already by a point that decided to switch (bh_sched_point_slow). */
+				uint64_t r = s->drawn ? s->drawn_r : rng_next(&s->rng);
+				bool drawn = s->drawn;
+				s->drawn = false;
 				/* The holder goes on with probability 1 - 1/switch_every at a point it
 				 * could go on from: every point may switch, few do. */
-				if (s->cur->state == A_RUNNABLE && s->switch_every > 1 && (r >> 32) % s->switch_every)
+				if (!drawn && s->cur->state == A_RUNNABLE && s->switch_every > 1 && (r >> 32) % s->switch_every)
 					return s->cur;
 				return s->scratch[(uint32_t)r % nr];
 			}
@@ -325,6 +350,13 @@ static void wait_turn(struct bh_actor *a)
 
 void bh_sched_enter(struct bh_actor *a)
 {
+	if (!a->pinned && a->s->cpu >= 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(a->s->cpu, &one);
+		pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+		a->pinned = true;
+	}
 	bh_sched_self = a;
 	wait_turn(a);
 }
@@ -398,6 +430,16 @@ void bh_sched_point_slow(void)
 		return;
 	pthread_mutex_lock(&s->lock);
 	charge(s, a);
+	if (s->strategy == BH_SCHED_RANDOM && s->switch_every > 1) {
+		/* Most points go on: decided without looking at the other actors. */
+		uint64_t r = rng_next(&s->rng);
+		if ((r >> 32) % s->switch_every) {
+			pthread_mutex_unlock(&s->lock);
+			return;
+		}
+		s->drawn = true;
+		s->drawn_r = r;
+	}
 	switch_from(s, a, true);
 }
 
