@@ -132,7 +132,7 @@ static void usage(FILE *f)
 		"                              d - 1 random points)\n"
 		"  --pct-depth D               pct's d, 1 to 64 (default 3)\n"
 		"  --switch-every N            random: a point hands over to a random runnable actor\n"
-		"                              with probability 1/N (default 16; 1: at every point)\n"
+		"                              with probability 1/N (default 64; 1: at every point)\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
 		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"

@@ -140,7 +140,7 @@ static int device_sched_init(struct bh_device *dev, const struct bh_device_confi
 		return BH_OK;
 	uint64_t steps = cfg && cfg->pct_steps ? cfg->pct_steps : 100000;
 	dev->chip.sched = bh_sched_create(strat == BH_STRATEGY_PCT ? BH_SCHED_PCT : BH_SCHED_RANDOM,
-					  dev->chip.provoke.seed, depth, steps, cfg && cfg->switch_every ? cfg->switch_every : 16);
+					  dev->chip.provoke.seed, depth, steps, cfg && cfg->switch_every ? cfg->switch_every : 64);
 	return dev->chip.sched ? BH_OK : BH_ERR_SYS;
 }
 

@@ -494,6 +494,11 @@ void bh_sched_host_wait(struct bh_sched *s, uint64_t vt_timeout_ns)
 	switch_from(s, a, true);
 }
 
+bool bh_sched_serial_now(void)
+{
+	return bh_sched_self && !bh_sched_dissolved(bh_sched_self->s);
+}
+
 uint64_t bh_sched_now_ns(void)
 {
 	struct bh_actor *a = bh_sched_self;

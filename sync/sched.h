@@ -98,6 +98,8 @@ void bh_sched_sleep(uint64_t ns);
  * it observes is then part of the schedule, and replays. */
 void bh_sched_host_wait(struct bh_sched *s, uint64_t vt_timeout_ns);
 
+/* The calling thread is an actor of a serial device that is not dissolved. */
+bool bh_sched_serial_now(void);
 /* Virtual time of the calling actor's device in ns (with the running core's instructions so far). */
 uint64_t bh_sched_now_ns(void);
 /* No actor but the host can run or has a timed wait, and the host waits: every actor waits on

@@ -135,7 +135,7 @@ struct bh_device_config {
 	/* Random strategy: a scheduling point hands the token to a uniformly random runnable actor
 	 * (the holder included) with probability 1/switch_every, else the holder goes on (every
 	 * interleaving stays reachable; fewer hand-overs run faster). 1 = a uniform choice at every
-	 * point; 0 = 16. */
+	 * point; 0 = 64. */
 	unsigned switch_every;
 	uint64_t pct_steps;   /* PCT's estimate of the scheduling points of a run; 0 = 100000 */
 };
