@@ -88,7 +88,8 @@ int bh_cq_model_start(struct bh_cq_model *m)
 	void *(*main_fn[2])(void *) = { cqm_prefetch_main, cqm_dispatch_main };
 	pthread_mutex_init(&m->lock, NULL);
 	for (unsigned r = 0; r < 2; r++) {
-		m->chip->cq_waiter[r].actor = NULL;
+		/* Serial scheduling: an actor per queue (the waiter outlives it; only the token
+		 * holder runs, so nothing reads it meanwhile). Threaded: never written. */
 		if (m->chip->sched &&
 		    !(m->chip->cq_waiter[r].actor = bh_sched_actor_add(m->chip->sched, r ? "cq dispatch" : "cq prefetch", true))) {
 			bh_cq_model_stop(m);
