@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fabric/wallclock.h"
 #include "sync/hooks.h"
 #include "sync/sched.h"
 
@@ -87,12 +88,6 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val)
 	return syscall(SYS_futex, (uint32_t *)word, op, val, NULL, NULL, 0);
 }
 
-static uint64_t host_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* splitmix64, drawn only under s->lock. */
 static uint64_t rng_next(uint64_t *st)
@@ -194,15 +189,22 @@ void bh_sched_destroy(struct bh_sched *s)
 	free(s);
 }
 
-void bh_sched_dissolve(struct bh_sched *s)
+/* The mode ends (s->lock held): every actor's wait for its turn returns. */
+static void release_all_locked(struct bh_sched *s)
 {
-	if (!s || atomic_exchange_explicit(&s->dissolved, true, memory_order_seq_cst))
-		return;
-	pthread_mutex_lock(&s->lock);
+	atomic_store_explicit(&s->dissolved, true, memory_order_seq_cst);
 	for (unsigned k = 0; k < s->n; k++) {
 		atomic_store_explicit(&s->actors[k]->turn, 1, memory_order_release);
 		futex(&s->actors[k]->turn, FUTEX_WAKE_PRIVATE, INT_MAX);
 	}
+}
+
+void bh_sched_dissolve(struct bh_sched *s)
+{
+	if (!s || bh_sched_dissolved(s))
+		return;
+	pthread_mutex_lock(&s->lock);
+	release_all_locked(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -319,11 +321,7 @@ static bool grant(struct bh_sched *s, struct bh_actor *next)
 	if (!next) {
 		fprintf(stderr, "bhemu: serial scheduler: no actor can run and the host does not wait; scheduling "
 			"is threaded from here on\n");
-		atomic_store_explicit(&s->dissolved, true, memory_order_seq_cst);
-		for (unsigned k = 0; k < s->n; k++) {
-			atomic_store_explicit(&s->actors[k]->turn, 1, memory_order_release);
-			futex(&s->actors[k]->turn, FUTEX_WAKE_PRIVATE, INT_MAX);
-		}
+		release_all_locked(s);
 		return false;
 	}
 	if (next != s->cur)
@@ -503,7 +501,7 @@ uint64_t bh_sched_now_ns(void)
 {
 	struct bh_actor *a = bh_sched_self;
 	if (!a)
-		return host_now_ns();
+		return bh_monotonic_ns();
 	return atomic_load_explicit(&a->s->vt, memory_order_relaxed) + pending_ns(a);
 }
 
