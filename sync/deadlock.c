@@ -39,6 +39,11 @@ bool bh_deadlock_look(struct bh_deadlock_snap *s, uint64_t host_epoch, unsigned 
 		active++;
 		if (ps != BH_PARK_WATCH && ps != BH_PARK_BLOCKED && ps != BH_PARK_GATE)
 			all_parked = false;
+		/* Woken since it went to sleep (or not asleep on the current value yet): it runs as soon
+		 * as the host gives it a CPU, which on a loaded host may take longer than the monitor's
+		 * patience. */
+		else if (atomic_load_explicit(&w->sleep_seq, memory_order_acquire) != (uint32_t)(now >> 32))
+			all_parked = false;
 	}
 	if (!active || !all_parked || moved) {
 		s->quiet = 0;

@@ -27,6 +27,9 @@ uint32_t bh_park_seq(struct bh_waiter *w)
 void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
+	/* For the deadlock monitor: a parked waiter whose wake_seq moved past this was woken and
+	 * only waits for a CPU (sync/deadlock.c). */
+	atomic_store_explicit(&w->sleep_seq, seq, memory_order_release);
 	/* Serial: not runnable until woken (or virtual time passes the timeout). */
 	if (w->actor && bh_sched_park(w->actor, &w->wake_seq, seq, timeout_ns))
 		return;

@@ -165,6 +165,20 @@ Test(deadlock_detector, nobody_active_is_not_a_deadlock)
 	bh_deadlock_snap_free(&s);
 }
 
+/* A parked actor woken since it went to sleep only waits for a host CPU: however long that
+ * takes on a loaded host, it is no deadlock until it has run and parked again. */
+Test(deadlock_detector, a_woken_actor_that_has_not_run_yet_is_never_a_deadlock)
+{
+	set_states(BH_PARK_BLOCKED, BH_PARK_WATCH, BH_PARK_IDLE, BH_PARK_IDLE);
+	struct bh_deadlock_snap s;
+	cr_assert_eq(bh_deadlock_snap_init(&s, wp, 4), 0);
+	bh_park_wake(&ws[1]);
+	cr_expect_eq(looks_to_deadlock(&s, 0, 20 * LOOKS), 0, "declared while a woken actor waits for a CPU");
+	atomic_store(&ws[1].sleep_seq, atomic_load(&ws[1].wake_seq));   /* it ran and parked again */
+	cr_expect_eq(looks_to_deadlock(&s, 0, 10), LOOKS);
+	bh_deadlock_snap_free(&s);
+}
+
 Test(deadlock_detector, a_wake_up_progress_or_host_action_restarts_the_quiet_count)
 {
 	set_states(BH_PARK_WATCH, BH_PARK_GATE, BH_PARK_WATCH, BH_PARK_IDLE);
@@ -174,6 +188,7 @@ Test(deadlock_detector, a_wake_up_progress_or_host_action_restarts_the_quiet_cou
 		cr_assert_not(bh_deadlock_look(&s, 0, LOOKS));
 	bh_park_wake(&ws[0]);                                   /* a wake-up of a parked core */
 	cr_expect_not(bh_deadlock_look(&s, 0, LOOKS), "a wake-up is movement");
+	atomic_store(&ws[0].sleep_seq, atomic_load(&ws[0].wake_seq));   /* it ran and parked again */
 	for (unsigned k = 0; k < LOOKS - 1; k++)
 		cr_assert_not(bh_deadlock_look(&s, 0, LOOKS));
 	atomic_fetch_add(&ws[1].progress, 1);                   /* a Tensix thread executed */
