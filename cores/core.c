@@ -435,7 +435,10 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	    (addr - PCBUF_RANGE_BASE < PCBUF_RANGE_SIZE || addr - MAILBOX_RANGE_BASE < MAILBOX_RANGE_SIZE) &&
 	    bh_checks_on(&c->tile->chip->checks, BH_CHECK_TTSYNC_LOAD) && ttsync_load_check(c, addr))
 		return BH_ACC_FAULT;
-	return bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
+	int r = bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
+	if (c->tt_deferred && r == BH_ACC_OK)
+		bh_tensix_drain(c);   /* after the access: it saw them pending */
+	return r;
 }
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
@@ -449,6 +452,10 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 	 * before the store returns (release in bh_tile_soft_reset_write). */
 	if (r == BH_ACC_OK && (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP))
 		return BH_ACC_BLOCKED;
+	/* Deferred Tensix words execute after any other device access (which saw them pending);
+	 * a run of pushes stays queued. */
+	if (c->tt_deferred && r == BH_ACC_OK && addr - BH_TT_PUSH_BASE >= BH_TT_PUSH_SPAN)
+		bh_tensix_drain(c);
 	return r;
 }
 
@@ -459,6 +466,10 @@ bool bh_core_block(struct bh_core *c)
 	 * a stop that happened before block_seq was read is seen here, not slept through. */
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		return true;
+	/* What it waits for may be its own deferred Tensix words (a TTSync, a full FIFO): run them
+	 * and retry the access. */
+	if (c->tt_deferred && bh_tensix_drain(c))
+		return false;
 	atomic_store_explicit(&c->waiter.park_state, BH_PARK_BLOCKED, memory_order_release);
 	bh_core_emit_what(c, BH_CORE_EVENT_PARKED, "device access", 0);
 	bh_noc_engine_nudge(c->tile->chip->noc);   /* what it waits for may be in flight */

@@ -128,6 +128,8 @@ static bool rv_handle_events(struct bh_core *c)
 	/* Every periodic check passes here: between two the core holds no hook pointer. */
 	bh_rcu_quiescent();
 	bh_sched_point();   /* serial scheduling: the end of a quantum of instructions */
+	if (c->tt_deferred)
+		bh_tensix_drain(c);   /* its Tensix words wait at most a quantum */
 	uint32_t ev = atomic_load_explicit(&c->events, memory_order_acquire); /* pairs with the release in senders */
 	if (!ev)
 		return false;
@@ -307,6 +309,9 @@ static enum rv_stop rv32_run_variants(struct bh_core *c)
 enum rv_stop rv32_run(struct bh_core *c)
 {
 	enum rv_stop r = rv32_run_variants(c);
+	/* Words it pushed execute after it stops, as the Tensix thread goes on without it. */
+	if (c->tt_deferred)
+		bh_tensix_drain(c);
 	/* A Tensix instruction this core pushed faulted (cores/tensix.c): that is the core's fault. */
 	if (r != RV_STOP_FAULT && bh_tensix_take_fault(c))
 		return RV_STOP_FAULT;

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "cores/core.h"
+#include "cores/tensix.h"
 #include "cores/rv32_insns.h"
 #include "fabric/chip.h"
 #include "fabric/noc.h"
@@ -210,6 +211,12 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 {
 	struct bh_spin *s = &c->spin;
 	struct bh_tile *t = c->tile;
+	/* A TRISC may poll for what its own deferred Tensix words do: run them, then poll again. */
+	if (c->tt_deferred && bh_tensix_drain(c)) {
+		s->backoff = SPIN_BACKOFF_MIN;
+		s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
+		return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP ? BH_SPIN_LEAVE : BH_SPIN_PARKED;
+	}
 	/* Serial scheduling parks at once: a park is as cheap as a yield there, and exact. */
 	if (!bh_sched_self && spin_still_young(s)) {
 		sched_yield();

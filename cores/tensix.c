@@ -92,11 +92,20 @@ static void tt_sleep_locked(struct bh_tt_thread *th, enum bh_park_state state)
 
 bool tt_abandoned(struct bh_tt_thread *th)
 {
-	return atomic_load_explicit(&th->epoch, memory_order_relaxed) != th->run_epoch;
+	return th->gave_back || atomic_load_explicit(&th->epoch, memory_order_relaxed) != th->run_epoch;
 }
 
 void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 {
+	/* A TRISC executing deferred words never waits: the word goes back to the FIFO for the
+	 * executor. Every wait comes before its instruction acts, and the callers leave through
+	 * their abandon path (tt_abandoned), which undoes their registrations. */
+	if (th->on_trisc && th->origin == TT_FROM_PUSH) {
+		th->gave_back = true;
+		return;
+	}
+	/* (A MOP or REPLAY the TRISC executes cannot wait, tt_trisc_can_execute: should one, the
+	 * TRISC's thread waits here as the executor would.) */
 	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
 	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
 	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
@@ -310,6 +319,32 @@ static void tt_retire(struct bh_tt_thread *th, const struct tt_entry *e)
 		bh_pcbuf_tensix_idle_changed(t, th->id);
 }
 
+/* Take the FIFO's head into processing (under tx->lock). */
+static struct tt_entry tt_take_locked(struct bh_tt_thread *th)
+{
+	struct tt_entry e = th->fifo[th->head];
+	th->head = (th->head + 1) % BH_TT_FIFO_SLOTS;
+	th->count--;
+	th->cur = e;
+	th->in_flight = true;
+	unsigned epoch = atomic_load_explicit(&th->epoch, memory_order_relaxed);
+	if (epoch != th->run_epoch) {
+		/* T_i went through reset: the expanders and the gate start afresh. */
+		th->run_epoch = epoch;
+		th->rec_left = 0;
+		memset(&th->latch, 0, sizeof th->latch);
+		tt_publish_latch(th);
+		th->hz_wrcfg.word = 0;
+		th->hz_rdcfg_gprs = 0;
+	}
+	return e;
+}
+
+static bool tt_defer_on(const struct bh_tile *t)
+{
+	return t->chip->tensix_deferred && !bh_hooks_want(&t->chip->hooks, BH_EVENT_ACTOR);
+}
+
 static void *tt_thread_main(void *arg)
 {
 	struct bh_tt_thread *th = arg;
@@ -318,26 +353,16 @@ static void *tt_thread_main(void *arg)
 		bh_sched_enter(th->waiter.actor);   /* serial scheduling: only with the token */
 	pthread_mutex_lock(&tx->lock);
 	for (;;) {
-		while (!tx->shutdown && (th->count == 0 || th->faulted))
+		while (!tx->shutdown && (th->count == 0 || th->faulted || th->in_flight || th->deferred)) {
+			if (th->count == 0 && !th->in_flight)
+				th->deferred = tt_defer_on(tx->tile);   /* empty: the TRISC's again */
 			tt_sleep_locked(th, BH_PARK_IDLE);
+		}
 		if (tx->shutdown)
 			break;
-		struct tt_entry e = th->fifo[th->head];
-		th->head = (th->head + 1) % BH_TT_FIFO_SLOTS;
-		th->count--;
-		th->cur = e;
-		th->in_flight = true;
-		unsigned epoch = atomic_load_explicit(&th->epoch, memory_order_relaxed);
-		if (epoch != th->run_epoch) {
-			/* T_i went through reset: the expanders and the gate start afresh. */
-			th->run_epoch = epoch;
-			th->rec_left = 0;
-			memset(&th->latch, 0, sizeof th->latch);
-			tt_publish_latch(th);
-			th->hz_wrcfg.word = 0;
-			th->hz_rdcfg_gprs = 0;
-		}
+		struct tt_entry e = tt_take_locked(th);
 		pthread_mutex_unlock(&tx->lock);
+		atomic_fetch_add_explicit(&th->by_executor, 1, memory_order_relaxed);
 		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
 		bh_sched_point();   /* serial: each instruction a scheduling point */
 
@@ -449,6 +474,12 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		return false;
 	struct bh_tt_thread *th = &tx->th[thread];
 	pthread_mutex_lock(&tx->lock);
+	if (th->count > BH_TT_FIFO_ACCEPT && th->deferred && !brisc) {
+		/* Full of words the pusher itself is to execute: it does so first. */
+		pthread_mutex_unlock(&tx->lock);
+		bh_tensix_drain(t->core[a->who]);
+		pthread_mutex_lock(&tx->lock);
+	}
 	if (th->faulted) {
 		pthread_mutex_unlock(&tx->lock);
 		return push_fault(a, thread, BH_FAULT_NOT_MODELLED, w,
@@ -473,11 +504,111 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	atomic_fetch_add_explicit(&t->pcbuf.tensix_busy[thread], 1, memory_order_seq_cst);
 	if (!brisc && is_mop(w))
 		atomic_fetch_add_explicit(&t->pcbuf.mop_busy[thread], 1, memory_order_seq_cst);
-	/* Work for an idle executor: it counts as running from now on (deadlock monitor). */
-	atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
-	bh_park_wake(&th->waiter);
+	if (th->count == 1 && !th->in_flight && !brisc)
+		th->deferred = tt_defer_on(t);   /* the executor is idle: the TRISC may take over */
+	if (th->deferred && !brisc) {
+		t->core[a->who]->tt_deferred = true;   /* the TRISC executes it later (bh_tensix_drain) */
+	} else {
+		/* BRISC's pushes are the executor's (the TRISC may be held in reset). Work for an idle
+		 * executor: it counts as running from now on (deadlock monitor). */
+		th->deferred = false;
+		atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
+		bh_park_wake(&th->waiter);
+	}
 	pthread_mutex_unlock(&tx->lock);
 	return true;
+}
+
+/* Instructions that may wait (tt_wait_locked): ATGETM for its mutex, the units' waits for SrcA /
+ * SrcB ownership (unpackers, matrix unit), and the latching waits, which make later ones wait
+ * at the Wait Gate. */
+static bool tt_may_wait(uint32_t w)
+{
+	switch (tt_opcode_of(w)) {
+	case TT_OP_ATGETM: case TT_OP_STALLWAIT: case TT_OP_SEMWAIT: case TT_OP_STREAMWAIT:
+	case TT_OP_UNPACR: case TT_OP_UNPACR_NOP:
+	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: case TT_OP_MVMUL: case TT_OP_MOVA2D: case TT_OP_MOVB2D:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* What a TRISC can execute in place of its executor (under tx->lock, the executor idle): a word
+ * that either executes whole or, when it would wait, has not acted yet (it goes back to the
+ * FIFO). A MOP or REPLAY that could wait half way stays the executor's, as does a word recorded
+ * into the replay buffer and executed (it is recorded before the gate), and STOREREG / LOADREG
+ * (an access through the tile's address decode as the TRISC, which may be in one). A REPLAY
+ * whose words cannot wait, with no wait latched, is the TRISC's. */
+static bool tt_trisc_can_execute(const struct bh_tt_thread *th, const struct tt_entry *e)
+{
+	uint32_t w = e->word;
+	if (e->after_mop)
+		return false;
+	switch (tt_opcode_of(w)) {
+	case TT_OP_MOP: case TT_OP_STOREREG: case TT_OP_LOADREG:
+		return false;
+	case TT_OP_REPLAY: {
+		if (th->rec_left || tt_bits(w, 0, 0))
+			return !th->rec_left;   /* starting to record: no wait */
+		if (th->latch.active)
+			return false;
+		unsigned len = tt_bits(w, 13, 4) & 0x3F, start = tt_bits(w, 23, 14) & 0x1F;
+		for (unsigned k = 0; k < (len ? len : 64); k++) {
+			unsigned slot = (start + k) % BH_TT_REPLAY_SLOTS;
+			if (th->replay_recorded >> slot & 1 && tt_may_wait(th->replay[slot]))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return !th->rec_left || !th->rec_exec || (!th->latch.active && !tt_may_wait(w));
+	}
+}
+
+bool bh_tensix_drain(struct bh_core *c)
+{
+	struct bh_tile *t = c->tile;
+	struct bh_tensix *tx = t->tensix;
+	struct bh_tt_thread *th = &tx->th[c->kind - BH_TRISC0];
+	bool ran = false;
+	c->tt_deferred = false;
+	pthread_mutex_lock(&tx->lock);
+	while (th->count && th->deferred && !th->in_flight && !th->faulted && !tx->shutdown &&
+	       tt_trisc_can_execute(th, &th->fifo[th->head])) {
+		struct tt_entry e = tt_take_locked(th);
+		th->on_trisc = true;
+		pthread_mutex_unlock(&tx->lock);
+		enum tt_result r = tt_mop_stage(th, &e);
+		bool gave_back = th->gave_back;
+		th->on_trisc = th->gave_back = false;
+		pthread_mutex_lock(&tx->lock);
+		th->in_flight = false;
+		if (gave_back && !tt_abandoned(th)) {
+			/* It would wait: back to the head of the FIFO, for the executor. */
+			th->head = (th->head + BH_TT_FIFO_SLOTS - 1) % BH_TT_FIFO_SLOTS;
+			th->fifo[th->head] = e;
+			th->count++;
+			break;
+		}
+		pthread_mutex_unlock(&tx->lock);
+		ran = true;
+		atomic_fetch_add_explicit(&th->by_trisc, 1, memory_order_relaxed);
+		if (r != TT_FAULT || !tt_deliver_fault(th, &e))
+			tt_retire(th, &e);
+		pthread_mutex_lock(&tx->lock);
+	}
+	if (th->count && th->deferred && !th->in_flight && !tx->shutdown) {
+		/* What the TRISC cannot execute: the executor takes the FIFO until it is empty. */
+		th->deferred = false;
+		atomic_fetch_add_explicit(&th->handovers, 1, memory_order_relaxed);
+		atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
+		bh_park_wake(&th->waiter);
+	}
+	pthread_mutex_unlock(&tx->lock);
+	if (ran)
+		bh_waitq_wake(t, &th->push_waiters);   /* BRISC's pushes may wait for a slot */
+	return ran;
 }
 
 uint32_t bh_tensix_status_types(struct bh_tile *t, unsigned i, bool backend)

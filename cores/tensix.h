@@ -215,7 +215,11 @@ struct bh_tt_thread {
 				   * work is abandoned; the executor compares it with run_epoch */
 	bool faulted;             /* stopped by a fault until T_i enters reset; set with tile->lock held
 				   * too, together with the pushing core's fault (tt_deliver_fault) */
-	bool in_flight;           /* cur is being processed */
+	bool in_flight;           /* cur is being processed (by the executor or, deferred, the TRISC) */
+	/* Deferred execution (bh_chip.tensix_deferred): the TRISC executes the FIFO itself while
+	 * the executor sleeps; false while the executor owns the FIFO (a word the TRISC could not
+	 * execute, or BRISC's pushes), until the executor has emptied it. */
+	bool deferred;
 	struct tt_entry cur;      /* FIFO word being processed (for reports and faults) */
 	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
 	char wait_what[192];      /* what the parked executor waits for */
@@ -234,8 +238,14 @@ struct bh_tt_thread {
 	 * sem-reinit (fabric/check.h). */
 	_Atomic uint32_t latched_sems, latched_word;
 
-	/* Executor-private. */
+	/* Statistics (bh_device_tensix_stats): words executed by the TRISC and by the executor,
+	 * hand-overs from the TRISC to the executor. Relaxed. */
+	_Atomic uint64_t by_trisc, by_executor, handovers;
+
+	/* Executor-private (of whichever thread holds in_flight). */
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
+	bool on_trisc;            /* the TRISC's thread executes cur: a wait gives it back (tt_wait_locked) */
+	bool gave_back;           /* ... and one did */
 	uint32_t mask_hi;
 	uint32_t replay[BH_TT_REPLAY_SLOTS];
 	uint32_t replay_recorded; /* bit k: slot k holds a recorded instruction (the rest never did) */
@@ -289,6 +299,12 @@ void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool enteri
  * check, as with a Tensix fault; one that exited or hit its limit becomes FAULTED. */
 void bh_core_async_fault(struct bh_tile *t, unsigned who, const struct bh_fault *f);
 bool bh_tensix_take_fault(struct bh_core *core);
+/* Deferred execution (bh_chip.tensix_deferred): TRISC core's own thread executes the words it
+ * pushed that wait in its Tensix thread's FIFO, in order, while the executor is idle; a word it
+ * cannot execute (or one that would wait) and everything after it go to the executor. Called
+ * with no lock held: after the TRISC's device accesses, before it parks, at the end of a
+ * quantum and when it stops (rv32_run). True when it executed any. */
+bool bh_tensix_drain(struct bh_core *core);
 /* TT_ST_* bits of the instructions that TRISC `thread` pushed and that are still queued in
  * Tensix thread `thread`'s frontend (FIFO, expanders, Wait Gate), plus with `backend` those
  * executing in a unit: tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md). BRISC's pushes do

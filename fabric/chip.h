@@ -57,6 +57,9 @@ struct bh_chip {
 	/* Serial scheduling (sync/sched.h): every actor of the chip runs only with its token; NULL:
 	 * threaded. Set before any actor's thread starts. */
 	struct bh_sched *sched;
+	/* A TRISC executes its own Tensix instructions while the executor is idle
+	 * (bh_device_config.tensix, cores/tensix.c). Set before any actor's thread starts. */
+	bool tensix_deferred;
 	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the
 	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
 	 * unregistered and its queue was freed. */

@@ -20,6 +20,7 @@
 #define BH_TT_GPR_BASE      0xFFE00000u
 #define BH_TT_PUSH_BASE     0xFFE40000u          /* thread 0 / own thread; thread i at + i * stride */
 #define BH_TT_PUSH_STRIDE   0x10000u
+#define BH_TT_PUSH_SPAN     (3 * BH_TT_PUSH_STRIDE)  /* the three threads' windows */
 #define BH_TT_MOP_CFG_BASE  0xFFB80000u
 #define BH_TT_DST_BASE      0xFFBD8000u          /* Dst as RISC-V memory (TRISCs) */
 

@@ -76,6 +76,8 @@ static void usage(FILE *f)
 		"                              instruction counts are the same in every mode; with\n"
 		"                              --max-instructions the exact interpreter runs instead.\n"
 		"                              --stats adds 'stats: jit_regions=N jit_flushes=F'\n"
+		"                              (with Tensix instructions 'stats: tensix=MODE words=N\n"
+		"                              by_trisc=N by_executor=N handovers=N')\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
 		"                              delays=N coalesced=N skews=N delay_seconds=S')\n"
 		"      --noc MODE              async (default, or the BHEMU_NOC environment variable):\n"
@@ -133,6 +135,15 @@ static void usage(FILE *f)
 		"  --pct-depth D               pct's d, 1 to 64 (default 3)\n"
 		"  --switch-every N            random: a point hands over to a random runnable actor\n"
 		"                              with probability 1/N (default 64; 1: at every point)\n"
+		"  --tensix MODE               who executes the Tensix instructions a TRISC pushes:\n"
+		"                              deferred (default, or BHEMU_TENSIX): they wait in the\n"
+		"                              thread's FIFO while the TRISC runs on, and the TRISC's\n"
+		"                              own host thread executes them after its next device\n"
+		"                              access, before it parks, every 4096 instructions and\n"
+		"                              when it stops; what would wait (and MOPs) goes to the\n"
+		"                              thread's executor. threaded: the executor executes\n"
+		"                              every one at once (a host-thread hand-over each).\n"
+		"                              --sched serial and --provoke delay/coalesce use threaded\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
 		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"
@@ -383,17 +394,17 @@ static int fault_exit_status(struct bh_device *dev, const struct bh_device_confi
  */
 
 enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE, OPT_TRACE, OPT_TRACE_EVENTS, OPT_TRACE_LIMIT, OPT_SCHED,
-       OPT_STRATEGY, OPT_PCT_DEPTH, OPT_SWITCH_EVERY };
+       OPT_STRATEGY, OPT_PCT_DEPTH, OPT_SWITCH_EVERY, OPT_TENSIX };
 #define PROVOKE_OPTS \
 	{ "seed", required_argument, NULL, OPT_SEED }, { "provoke", required_argument, NULL, OPT_PROVOKE }, \
 	{ "provoke-rate", required_argument, NULL, OPT_PROVOKE_RATE }, { "trace", required_argument, NULL, OPT_TRACE }, \
 	{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS }, \
 	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT }, { "sched", required_argument, NULL, OPT_SCHED }, \
 	{ "strategy", required_argument, NULL, OPT_STRATEGY }, { "pct-depth", required_argument, NULL, OPT_PCT_DEPTH }, \
-	{ "switch-every", required_argument, NULL, OPT_SWITCH_EVERY }
+	{ "switch-every", required_argument, NULL, OPT_SWITCH_EVERY }, { "tensix", required_argument, NULL, OPT_TENSIX }
 #define PROVOKE_CASES case OPT_SEED: case OPT_PROVOKE: case OPT_PROVOKE_RATE: case OPT_TRACE: \
 	case OPT_TRACE_EVENTS: case OPT_TRACE_LIMIT: case OPT_SCHED: case OPT_STRATEGY: case OPT_PCT_DEPTH: \
-	case OPT_SWITCH_EVERY
+	case OPT_SWITCH_EVERY: case OPT_TENSIX
 
 /* --trace FILE, --trace-events LIST, --trace-limit N: the trace open_device starts (and
  * bh_device_close writes). */
@@ -455,6 +466,16 @@ static int parse_provoke_opt(const char *cmd, int opt, const char *arg, struct b
 		if (opt_unsigned(cmd, "--pct-depth", arg, 1, 64, &d) != 0)
 			return -1;
 		cfg->pct_depth = (unsigned)d;
+		return 0;
+	}
+	case OPT_TENSIX: {
+		static const struct opt_choice modes[] = {
+			{ "deferred", BH_TENSIX_DEFERRED }, { "threaded", BH_TENSIX_THREADED }, { NULL, 0 },
+		};
+		int mode = 0;
+		if (opt_choice(cmd, "--tensix", arg, modes, &mode) != 0)
+			return -1;
+		cfg->tensix = (enum bh_tensix_mode)mode;
 		return 0;
 	}
 	case OPT_SWITCH_EVERY: {
@@ -1046,6 +1067,12 @@ static void run_stats(const struct run *r, double secs)
 		js.flushes += one.flushes;
 	}
 	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 "\n", js.regions, js.flushes);
+	struct bh_tensix_stats ts;
+	bh_device_tensix_stats(r->dev, &ts);
+	if (ts.by_trisc + ts.by_executor)
+		fprintf(stderr, "stats: tensix=%s words=%" PRIu64 " by_trisc=%" PRIu64 " by_executor=%" PRIu64
+			" handovers=%" PRIu64 "\n", ts.deferred ? "deferred" : "threaded", ts.by_trisc + ts.by_executor,
+			ts.by_trisc, ts.by_executor, ts.handovers);
 	uint64_t points, switches, vt;
 	if (bh_device_serial_stats(r->dev, &points, &switches, &vt)) {
 		/* What a replay must reproduce: the schedule's length, the virtual time, and the L1 of

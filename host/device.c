@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cores/rv32_jit.h"
+#include "cores/tensix.h"
 #include "fabric/mmio.h"
 #include "fabric/noc.h"
 #include "fabric/wallclock.h"
@@ -109,6 +110,20 @@ bool bh_device_serial_stats(struct bh_device *dev, uint64_t *points, uint64_t *s
 	return true;
 }
 
+void bh_device_tensix_stats(struct bh_device *dev, struct bh_tensix_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->deferred = dev->chip.tensix_deferred;
+	for (unsigned k = 0; k < dev->ntiles; k++) {
+		struct bh_tensix *tx = dev->tiles[k]->tensix;
+		for (unsigned i = 0; tx && i < BH_TT_THREADS; i++) {
+			out->by_trisc += atomic_load_explicit(&tx->th[i].by_trisc, memory_order_relaxed);
+			out->by_executor += atomic_load_explicit(&tx->th[i].by_executor, memory_order_relaxed);
+			out->handovers += atomic_load_explicit(&tx->th[i].handovers, memory_order_relaxed);
+		}
+	}
+}
+
 /* bh_device_config's sched and strategy, or the environment's. */
 static int device_sched_init(struct bh_device *dev, const struct bh_device_config *cfg)
 {
@@ -136,6 +151,18 @@ static int device_sched_init(struct bh_device *dev, const struct bh_device_confi
 		fprintf(stderr, "bhemu: device configuration: PCT depth %u: at most 64\n", depth);
 		return BH_ERR_ARG;
 	}
+	enum bh_tensix_mode tmode = cfg ? cfg->tensix : BH_TENSIX_DEFAULT;
+	if (tmode == BH_TENSIX_DEFAULT && (e = getenv("BHEMU_TENSIX")) && *e) {
+		if (!strcmp(e, "threaded"))
+			tmode = BH_TENSIX_THREADED;
+		else if (strcmp(e, "deferred")) {
+			fprintf(stderr, "bhemu: BHEMU_TENSIX is deferred or threaded, not '%s'\n", e);
+			return BH_ERR_ARG;
+		}
+	}
+	/* Deferred execution would hide the Tensix threads from the serial scheduler (each of their
+	 * instructions is a scheduling point) and from the delays provocation gives them. */
+	dev->chip.tensix_deferred = tmode != BH_TENSIX_THREADED && mode != BH_SCHED_SERIAL && !dev->chip.provoke.mmio;
 	if (mode != BH_SCHED_SERIAL)
 		return BH_OK;
 	uint64_t steps = cfg && cfg->pct_steps ? cfg->pct_steps : 100000;

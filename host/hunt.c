@@ -161,7 +161,8 @@ static void put_quoted(FILE *f, const char *s)
 /* The library's environment variables a command's run depends on (host/device.c, host/provoke.c),
  * named in its replay line when set. */
 static const char *const cmd_env[] = { "BHEMU_SCHED", "BHEMU_STRATEGY", "BHEMU_PROVOKE", "BHEMU_PROVOKE_RATE",
-				       "BHEMU_NOC", "BHEMU_NOC_LATENCY", "BHEMU_CHECKS", "BHEMU_CHECK_MODE" };
+				       "BHEMU_NOC", "BHEMU_NOC_LATENCY", "BHEMU_CHECKS", "BHEMU_CHECK_MODE",
+				       "BHEMU_TENSIX" };
 
 static void put_replay(FILE *f, const struct hunt *h, uint64_t seed)
 {

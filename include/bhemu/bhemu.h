@@ -138,6 +138,19 @@ struct bh_device_config {
 	 * point; 0 = 64. */
 	unsigned switch_every;
 	uint64_t pct_steps;   /* PCT's estimate of the scheduling points of a run; 0 = 100000 */
+	/* Who executes the Tensix instructions a TRISC pushes. Deferred: they wait in the thread's
+	 * instruction FIFO while the TRISC runs on, and the TRISC's own host thread executes them
+	 * after its next device access (so that access still sees them pending), before it parks,
+	 * at the end of a quantum and when it stops; an instruction that would wait (Wait Gate,
+	 * ATGETM, SrcA/SrcB ownership), a MOP, a REPLAY and STOREREG/LOADREG go to the thread's
+	 * executor, which keeps the FIFO until it is empty. No host-thread hand-over per
+	 * instruction. Threaded: the executor thread executes every instruction as soon as it can.
+	 * Serial scheduling and the delay/coalesce provocations always use threaded. */
+	enum bh_tensix_mode {
+		BH_TENSIX_DEFAULT = 0,   /* the BHEMU_TENSIX environment variable (deferred / threaded), else deferred */
+		BH_TENSIX_DEFERRED,
+		BH_TENSIX_THREADED,
+	} tensix;
 };
 
 /* Serial scheduling of an open device: false when it is threaded. Otherwise the scheduling points
@@ -149,6 +162,15 @@ void bh_device_pause(struct bh_device *dev, uint64_t ns);
 /* "threaded", "serial random" or "serial pct". */
 const char *bh_device_sched(const struct bh_device *dev);
 bool bh_device_serial_stats(struct bh_device *dev, uint64_t *points, uint64_t *switches, uint64_t *vt_ns);
+/* The Tensix instructions (FIFO words: a MOP or a REPLAY counts once) of every tile so far: how
+ * many the pushing TRISCs executed themselves (deferred mode) and how many the threads'
+ * executors did, and how often an executor took a FIFO over from its TRISC. deferred: the mode
+ * of the device (bh_device_config.tensix). */
+struct bh_tensix_stats {
+	bool deferred;
+	uint64_t by_trisc, by_executor, handovers;
+};
+void bh_device_tensix_stats(struct bh_device *dev, struct bh_tensix_stats *out);
 
 /* Bits of bh_device_config.provoke. */
 #define BH_PROVOKE_DELAY         (1u << 0)  /* a core sleeps 1..200 us before a sync-register access */

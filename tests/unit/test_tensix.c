@@ -633,6 +633,105 @@ Test(tensix, trisc_entering_reset_abandons_its_threads_work)
 	bh_device_close(dev);
 }
 
+/* ----------------------------------------------- deferred execution (bh_device_config.tensix) */
+
+static struct bh_device *t_open_tensix(enum bh_tensix_mode mode)
+{
+	return t_open_cfg(&(struct bh_device_config){ .num_tiles = 1, .tensix = mode });
+}
+
+/* Deferred: the pushes wait in the FIFO while the TRISC runs on; its next device access still
+ * sees them pending, and its own thread executes them right after that access. */
+Test(tensix_deferred, the_next_device_access_sees_the_pushes_pending_and_they_execute_after_it)
+{
+	struct bh_device *dev = t_open_tensix(BH_TENSIX_DEFERRED);
+	struct prog p = { 0 };
+	emit_push(&p, SETDMAREG(2, 0x1234));   /* GPR 1 low half */
+	emit_push(&p, SETDMAREG(3, 0x0002));   /* GPR 1 high half */
+	for (unsigned k = 0; k < 2; k++) {
+		emit_load_word(&p, A1, GPR + 4);
+		emit_li(&p, T0, OUT + 4 * k);
+		emit(&p, sw(A1, 0, T0));
+	}
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &p), 0);
+	cr_expect_eq(l1_get(dev, OUT), 0, "the first read saw GPR 1 before the pushes");
+	cr_expect_eq(l1_get(dev, OUT + 4), 0x00021234u, "the second read saw both done");
+	bh_device_close(dev);
+}
+
+/* TRISC0 pushes SEMINIT and SEMPOST of semaphore 5 and loops (emit_loop) until the host sets
+ * GATE, which the host does once the SEMPOST is done: without a device access in the loop. */
+static void sempost_then_loop(void (*emit_loop)(struct prog *))
+{
+	struct bh_device *dev = t_open_tensix(BH_TENSIX_DEFERRED);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 5, 15, 0));
+	emit_push(&p, SEMPOST(1u << 5));
+	emit_loop(&p);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC0, &p);
+	wait_sem(dev, 5, 1);
+	set_l1(dev, GATE, 1);
+	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
+	bh_device_close(dev);
+}
+
+static void emit_poll_gate(struct prog *p)
+{
+	emit_wait_nonzero(p, GATE, A2);
+}
+
+/* Its loop counts, so it is no poll. */
+static void emit_count_until_gate(struct prog *p)
+{
+	emit_li(p, T0, GATE);
+	int32_t loop = prog_here(p);
+	emit(p, addi(A3, A3, 1));
+	emit(p, lw(A2, 0, T0));
+	emit_branch(p, BEQ, A2, X0, loop);
+}
+
+/* A TRISC that polls L1 (no device access) parks: its words execute before it sleeps. */
+Test(tensix_deferred, a_trisc_polling_memory_executes_its_words_before_it_parks)
+{
+	sempost_then_loop(emit_poll_gate);
+}
+
+/* One that neither accesses a device nor parks executes them at the end of a quantum. */
+Test(tensix_deferred, a_trisc_that_never_parks_executes_its_words_within_a_quantum)
+{
+	sempost_then_loop(emit_count_until_gate);
+}
+
+/* A word that would wait goes back to the FIFO for the executor, with everything behind it; the
+ * TRISC runs on, and a later release lets the executor finish them in order. */
+Test(tensix_deferred, a_word_that_would_wait_goes_to_the_executor_with_what_follows)
+{
+	struct bh_device *dev = t_open_tensix(BH_TENSIX_DEFERRED);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 4 | 1u << 5, 1, 0));
+	emit_push(&p, SEMWAIT(0x2, 1u << 4, 1));   /* sync instructions wait while sem 4 == 0 */
+	emit_push(&p, SEMPOST(1u << 5));
+	emit_push(&p, SETDMAREG(2, 0x77));
+	emit_load_word(&p, A1, GPR + 4);           /* a device access: the TRISC executes what it can */
+	emit_store_word(&p, PROGRESS, 1);
+	emit_wait_nonzero(&p, GATE, A2);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_TRISC0, &p);
+	wait_l1(dev, PROGRESS, 1);
+	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
+	cr_expect_eq(bh_sem_value(tile0(dev), 5), 0);
+	cr_expect_eq(atomic_load(&tile0(dev)->tensix->th[0].gpr[1]), 0, "the SETDMAREG behind it waits too");
+	bh_sem_post(tile0(dev), 1u << 4);
+	wait_sem(dev, 5, 1);
+	wait_thread_idle(tile0(dev), 0);
+	cr_expect_eq(atomic_load(&tile0(dev)->tensix->th[0].gpr[1]), 0x77u);
+	set_l1(dev, GATE, 1);
+	expect_exit(dev, 0, BH_CORE_TRISC0, 0);
+	bh_device_close(dev);
+}
+
 /* ------------------------------------------------------------- status registers and CSRs */
 
 #define INSTRN_BUF_STATUS 0xFFB120A8u
