@@ -100,12 +100,10 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 	/* A TRISC executing deferred words never waits: the word goes back to the FIFO for the
 	 * executor. Every wait comes before its instruction acts, and the callers leave through
 	 * their abandon path (tt_abandoned), which undoes their registrations. */
-	if (th->on_trisc && th->origin == TT_FROM_PUSH) {
+	if (th->on_trisc) {
 		th->gave_back = true;
 		return;
 	}
-	/* (A MOP or REPLAY the TRISC executes cannot wait, tt_trisc_can_execute: should one, the
-	 * TRISC's thread waits here as the executor would.) */
 	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
 	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
 	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
@@ -327,6 +325,8 @@ static struct tt_entry tt_take_locked(struct bh_tt_thread *th)
 	th->count--;
 	th->cur = e;
 	th->in_flight = true;
+	th->done = 0;
+	th->skip = e.resume;
 	unsigned epoch = atomic_load_explicit(&th->epoch, memory_order_relaxed);
 	if (epoch != th->run_epoch) {
 		/* T_i went through reset: the expanders and the gate start afresh. */
@@ -519,53 +519,6 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	return true;
 }
 
-/* Instructions that may wait (tt_wait_locked): ATGETM for its mutex, the units' waits for SrcA /
- * SrcB ownership (unpackers, matrix unit), and the latching waits, which make later ones wait
- * at the Wait Gate. */
-static bool tt_may_wait(uint32_t w)
-{
-	switch (tt_opcode_of(w)) {
-	case TT_OP_ATGETM: case TT_OP_STALLWAIT: case TT_OP_SEMWAIT: case TT_OP_STREAMWAIT:
-	case TT_OP_UNPACR: case TT_OP_UNPACR_NOP:
-	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: case TT_OP_MVMUL: case TT_OP_MOVA2D: case TT_OP_MOVB2D:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* What a TRISC can execute in place of its executor (under tx->lock, the executor idle): a word
- * that either executes whole or, when it would wait, has not acted yet (it goes back to the
- * FIFO). A MOP or REPLAY that could wait half way stays the executor's, as does a word recorded
- * into the replay buffer and executed (it is recorded before the gate), and STOREREG / LOADREG
- * (an access through the tile's address decode as the TRISC, which may be in one). A REPLAY
- * whose words cannot wait, with no wait latched, is the TRISC's. */
-static bool tt_trisc_can_execute(const struct bh_tt_thread *th, const struct tt_entry *e)
-{
-	uint32_t w = e->word;
-	if (e->after_mop)
-		return false;
-	switch (tt_opcode_of(w)) {
-	case TT_OP_MOP: case TT_OP_STOREREG: case TT_OP_LOADREG:
-		return false;
-	case TT_OP_REPLAY: {
-		if (th->rec_left || tt_bits(w, 0, 0))
-			return !th->rec_left;   /* starting to record: no wait */
-		if (th->latch.active)
-			return false;
-		unsigned len = tt_bits(w, 13, 4) & 0x3F, start = tt_bits(w, 23, 14) & 0x1F;
-		for (unsigned k = 0; k < (len ? len : 64); k++) {
-			unsigned slot = (start + k) % BH_TT_REPLAY_SLOTS;
-			if (th->replay_recorded >> slot & 1 && tt_may_wait(th->replay[slot]))
-				return false;
-		}
-		return true;
-	}
-	default:
-		return !th->rec_left || !th->rec_exec || (!th->latch.active && !tt_may_wait(w));
-	}
-}
-
 bool bh_tensix_drain(struct bh_core *c)
 {
 	struct bh_tile *t = c->tile;
@@ -574,8 +527,7 @@ bool bh_tensix_drain(struct bh_core *c)
 	bool ran = false;
 	c->tt_deferred = false;
 	pthread_mutex_lock(&tx->lock);
-	while (th->count && th->deferred && !th->in_flight && !th->faulted && !tx->shutdown &&
-	       tt_trisc_can_execute(th, &th->fifo[th->head])) {
+	while (th->count && th->deferred && !th->in_flight && !th->faulted && !tx->shutdown) {
 		struct tt_entry e = tt_take_locked(th);
 		th->on_trisc = true;
 		pthread_mutex_unlock(&tx->lock);
@@ -585,7 +537,9 @@ bool bh_tensix_drain(struct bh_core *c)
 		pthread_mutex_lock(&tx->lock);
 		th->in_flight = false;
 		if (gave_back && !tt_abandoned(th)) {
-			/* It would wait: back to the head of the FIFO, for the executor. */
+			/* A word of it would wait: back to the head of the FIFO, for the executor, which
+			 * passes over the words that executed. */
+			e.resume = th->done;
 			th->head = (th->head + BH_TT_FIFO_SLOTS - 1) % BH_TT_FIFO_SLOTS;
 			th->fifo[th->head] = e;
 			th->count++;
@@ -599,7 +553,7 @@ bool bh_tensix_drain(struct bh_core *c)
 		pthread_mutex_lock(&tx->lock);
 	}
 	if (th->count && th->deferred && !th->in_flight && !tx->shutdown) {
-		/* What the TRISC cannot execute: the executor takes the FIFO until it is empty. */
+		/* What the TRISC could not execute: the executor takes the FIFO until it is empty. */
 		th->deferred = false;
 		atomic_fetch_add_explicit(&th->handovers, 1, memory_order_relaxed);
 		atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);

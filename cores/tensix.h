@@ -132,6 +132,9 @@ struct tt_entry {
 	uint32_t pc;              /* pc of the pushing store or .ttinsn */
 	uint8_t pusher;           /* enum bh_core_kind */
 	bool after_mop;           /* BRISC's pushes enter after the MOP expander */
+	/* Words of it (after the expanders) that already executed: a TRISC executing it deferred
+	 * handed the rest to the executor at a word that would have waited (cores/tensix.c). */
+	uint32_t resume;
 };
 
 #define TT_STAGE_GATE (1ull << 32)   /* struct bh_tt_thread.stage */
@@ -246,6 +249,7 @@ struct bh_tt_thread {
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
 	bool on_trisc;            /* the TRISC's thread executes cur: a wait gives it back (tt_wait_locked) */
 	bool gave_back;           /* ... and one did */
+	uint32_t done, skip;      /* words of cur executed so far; of those, still to pass over (resume) */
 	uint32_t mask_hi;
 	uint32_t replay[BH_TT_REPLAY_SLOTS];
 	uint32_t replay_recorded; /* bit k: slot k holds a recorded instruction (the rest never did) */

@@ -135,6 +135,12 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	atomic_fetch_add_explicit(&th->waiter.progress, 1, memory_order_relaxed);
 	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
 		return TT_ABORT;
+	/* STOREREG / LOADREG access the tile's address decode as the TRISC: the executor's, as the
+	 * TRISC's own thread may be inside such an access (a push into a full FIFO). */
+	if (th->on_trisc && (tt_opcode_of(w) == TT_OP_STOREREG || tt_opcode_of(w) == TT_OP_LOADREG)) {
+		th->gave_back = true;
+		return TT_ABORT;
+	}
 	tt_stage(th, TT_STAGE_GATE, w);
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
 		if (!latch_holds(th, what, sizeof what)) {
@@ -172,7 +178,21 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	return r;
 }
 
-enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
+/* One word after the expanders: executed, or passed over when it already executed before a
+ * TRISC handed the FIFO word it came from to the executor (struct tt_entry.resume). */
+static enum tt_result tt_word(struct bh_tt_thread *th, uint32_t w)
+{
+	if (th->skip) {
+		th->skip--;
+		th->done++;
+		return TT_OK;
+	}
+	enum tt_result r = tt_gate(th, w);
+	th->done += r == TT_OK;
+	return r;
+}
+
+static enum tt_result tt_replay_word(struct bh_tt_thread *th, uint32_t w)
 {
 	char why[160];
 	unsigned op = tt_opcode_of(w);
@@ -189,11 +209,21 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 	if (th->rec_left) {
 		if (op == TT_OP_REPLAY)
 			return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "REPLAY while the replay buffer records: nesting is not modelled");
-		th->replay[th->rec_pos] = w;
-		th->replay_recorded |= 1u << th->rec_pos;
-		th->rec_pos = (th->rec_pos + 1) % BH_TT_REPLAY_SLOTS;
+		uint32_t was_recorded = th->replay_recorded;
+		unsigned pos = th->rec_pos;
+		th->replay[pos] = w;
+		th->replay_recorded |= 1u << pos;
+		th->rec_pos = (pos + 1) % BH_TT_REPLAY_SLOTS;
 		th->rec_left--;
-		return th->rec_exec ? tt_gate(th, w) : TT_OK;
+		if (!th->rec_exec)
+			return TT_OK;
+		enum tt_result r = tt_gate(th, w);
+		if (r == TT_ABORT && th->gave_back) {   /* the executor records it again */
+			th->replay_recorded = was_recorded;
+			th->rec_pos = pos;
+			th->rec_left++;
+		}
+		return r;
 	}
 	if (op != TT_OP_REPLAY)
 		return tt_gate(th, w);
@@ -222,10 +252,24 @@ enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
 		}
 		th->origin = TT_FROM_REPLAY;
 		th->origin_slot = (uint8_t)slot;
-		r = tt_gate(th, th->replay[slot]);
+		r = tt_word(th, th->replay[slot]);
 		th->origin = from;
 	}
 	atomic_store_explicit(&th->replaying, false, memory_order_relaxed);
+	return r;
+}
+
+enum tt_result tt_replay_in(struct bh_tt_thread *th, uint32_t w)
+{
+	/* A REPLAY that plays counts its words (tt_word); every other word entering counts as one. */
+	bool plays = tt_opcode_of(w) == TT_OP_REPLAY && !tt_bits(w, 0, 0);
+	if (!plays && th->skip) {
+		th->skip--;
+		th->done++;
+		return TT_OK;
+	}
+	enum tt_result r = tt_replay_word(th, w);
+	th->done += !plays && r == TT_OK;
 	return r;
 }
 
