@@ -23,7 +23,8 @@
  *      speed-up (all tiles / one BRISC) is set against the speed-up of the same loop compiled
  *      for the host on as many host threads (noc_native.c), measured between the bhemu runs:
  *      what the machine gave a perfectly scaling program meanwhile.
- * Each row is the median of its repeats; the spread (min, max, quartiles) is in the JSON.
+ * Each row is the median of its repeats (a compute row: the run whose ratio is the median, both
+ * values from it: they were measured in the same minutes); the spread is in the notes and JSON.
  * The NoC model is synchronous: a transaction completes inside the CMD_CTRL store of the issuing
  * core, so these numbers are the cost of that store and of the copy it does. */
 #define _GNU_SOURCE
@@ -111,7 +112,7 @@ static void usage(FILE *f, const char *argv0)
 		"                  on as many host threads / one thread: the machine's own scaling now\n"
 		"All on a P150 (140 tiles). NoC rates are timed by the guest's wall clock around its\n"
 		"loop; each row is the median of --repeat runs, interleaved with its reference's runs\n"
-		"(the spread is in the notes and the JSON).\n"
+		"(compute: the run with the median ratio; the spread is in the notes and the JSON).\n"
 		"\n"
 		"options:\n"
 		"  --quick             a few seconds: smaller loops, one run each\n"
@@ -640,6 +641,7 @@ enum {
 	V_EFF,             /* V_AGG_EFF / V_SINGLE_EFF */
 	V_SPEEDUP,         /* V_AGG / V_SINGLE */
 	V_NATIVE_SPEEDUP,  /* host threads: as many as tiles / one */
+	V_SPEEDUP_RATIO,   /* V_SPEEDUP / V_NATIVE_SPEEDUP */
 	V_AGG_BUSY,        /* CPUs busy on average in the all-tiles window */
 	V_START,           /* seconds until every core had run a round */
 	V_COUNT,
@@ -648,8 +650,11 @@ enum {
 struct compute_point {
 	int cpus;
 	int runs;
-	double v[V_COUNT][MAX_REPEAT];
+	double v[V_COUNT][MAX_REPEAT];     /* per run */
 	struct benchlib_stats s[V_COUNT];
+	/* The runs whose ratio, efficiency and speed-up against the host threads' are the median: a
+	 * row takes both its values from one run (they were measured in the same minutes). */
+	int mid_ratio, mid_eff, mid_speedup;
 	uint64_t agg_instructions;     /* of the last all-tiles run: for the diagnostics */
 	double agg_window_s, guest_min_s, guest_max_s;
 	char error[600];               /* set: the point failed */
@@ -657,7 +662,7 @@ struct compute_point {
 
 static const char *const point_keys[V_COUNT] = {
 	"single_mips", "aggregate_mips", "ratio", "single_mips_per_cpu_second", "mips_per_cpu_second",
-	"efficiency_per_cpu_second", "speedup", "native_speedup", "cpus_busy", "start_seconds",
+	"efficiency_per_cpu_second", "speedup", "native_speedup", "speedup_vs_native", "cpus_busy", "start_seconds",
 };
 
 static void compute_point(const struct options *opt, struct compute_point *p, uint32_t native_single_rounds,
@@ -699,6 +704,7 @@ static void compute_point(const struct options *opt, struct compute_point *p, ui
 		*v[V_EFF] = *v[V_AGG_EFF] / *v[V_SINGLE_EFF];
 		*v[V_SPEEDUP] = *v[V_AGG] / *v[V_SINGLE];
 		*v[V_NATIVE_SPEEDUP] = ((double)opt->tiles * rounds / nn) / (native_single_rounds / n1);
+		*v[V_SPEEDUP_RATIO] = *v[V_SPEEDUP] / *v[V_NATIVE_SPEEDUP];
 		*v[V_AGG_BUSY] = a.cpu_s / a.window_s;
 		*v[V_START] = a.start_s;
 		p->agg_instructions = a.instructions;
@@ -707,8 +713,14 @@ static void compute_point(const struct options *opt, struct compute_point *p, ui
 		p->guest_max_s = a.guest_max_s;
 		p->runs = i + 1;
 	}
-	for (int k = 0; k < V_COUNT; k++)
-		p->s[k] = benchlib_stats_of(p->v[k], p->runs);
+	for (int k = 0; k < V_COUNT; k++) {
+		double sorted[MAX_REPEAT];
+		memcpy(sorted, p->v[k], (size_t)p->runs * sizeof sorted[0]);
+		p->s[k] = benchlib_stats_of(sorted, p->runs);
+	}
+	p->mid_ratio = benchlib_median_index(p->v[V_RATIO], p->runs);
+	p->mid_eff = benchlib_median_index(p->v[V_EFF], p->runs);
+	p->mid_speedup = benchlib_median_index(p->v[V_SPEEDUP_RATIO], p->runs);
 }
 
 /* The sweep's JSON: `,\n  "compute_scaling": [{"cpus": n, "<key>": median, "<key>_min": ..}, ...]`. */
@@ -724,6 +736,10 @@ static char *scaling_json(const struct compute_point *pts, int npts)
 	for (int i = 0; i < npts; i++) {
 		const struct compute_point *p = &pts[i];
 		benchlib_appendf(buf, size, "%s\n    {\"cpus\": %d, \"runs\": %d", i ? "," : "", p->cpus, p->runs);
+		/* Each value's median and extremes; the median ratio's run (its two rates) first. */
+		if (!p->error[0])
+			benchlib_appendf(buf, size, ", \"median_run\": {\"single_mips\": %.6g, \"aggregate_mips\": %.6g}",
+					 p->v[V_SINGLE][p->mid_ratio], p->v[V_AGG][p->mid_ratio]);
 		for (int k = 0; k < V_COUNT && !p->error[0]; k++)
 			benchlib_appendf(buf, size, ", \"%s\": %.6g, \"%s_min\": %.6g, \"%s_max\": %.6g", point_keys[k],
 					 p->s[k].median, point_keys[k], p->s[k].min, point_keys[k], p->s[k].max);
@@ -788,8 +804,8 @@ static char *bench_compute(struct benchlib_row *rows, int *n, const struct optio
 			benchlib_row_fail(r, "%s", p->error);
 			continue;
 		}
-		r->bhemu = p->s[V_AGG].median;
-		r->ref = p->cpus * p->s[V_SINGLE].median;
+		r->bhemu = p->v[V_AGG][p->mid_ratio];
+		r->ref = p->cpus * p->v[V_SINGLE][p->mid_ratio];
 		snprintf(r->diag, sizeof r->diag, "%d runs: ratio %.3f (%.3f-%.3f); per CPU-second %.2f of one core's",
 			 p->runs, p->s[V_RATIO].median, p->s[V_RATIO].min, p->s[V_RATIO].max, p->s[V_EFF].median);
 		benchlib_stats_json(r->extra, sizeof r->extra, "ratio", &p->s[V_RATIO], 1);
@@ -804,15 +820,15 @@ static char *bench_compute(struct benchlib_row *rows, int *n, const struct optio
 		return json;
 	}
 	const struct benchlib_stats *s = all->s;
-	single->bhemu = s[V_SINGLE].median;
+	single->bhemu = all->v[V_SINGLE][all->mid_ratio];
 	snprintf(single->diag, sizeof single->diag, "%d runs of %.2f s each: %.1f-%.1f MIPS; %.1f MIPS per CPU-second",
 		 all->runs, opt->window_s, s[V_SINGLE].min, s[V_SINGLE].max, s[V_SINGLE_EFF].median);
 	benchlib_stats_json(single->extra, sizeof single->extra, "bhemu", &s[V_SINGLE], 1);
 	benchlib_appendf(single->extra, sizeof single->extra, ", \"window_seconds\": %.3f, \"mips_per_cpu_second\": %.3f",
 			 opt->window_s, s[V_SINGLE_EFF].median);
 
-	agg->bhemu = s[V_AGG].median;
-	agg->ref = all->cpus * s[V_SINGLE].median;
+	agg->bhemu = all->v[V_AGG][all->mid_ratio];
+	agg->ref = all->cpus * all->v[V_SINGLE][all->mid_ratio];
 	snprintf(agg->diag, sizeof agg->diag,
 		 "steady state: timed from the moment all %u cores ran (starting them took %.3f s, outside the "
 		 "window) for %.2f s; %d runs: ratio %.3f (%.3f-%.3f); %.2f CPUs busy; last run %.0f M instructions "
@@ -829,16 +845,16 @@ static char *bench_compute(struct benchlib_row *rows, int *n, const struct optio
 
 	/* Per CPU-second: separates emulator overhead (contention, caches, start-up) from CPU time
 	 * the run did not get (other processes, the scheduler). */
-	eff->bhemu = s[V_AGG_EFF].median;
-	eff->ref = s[V_SINGLE_EFF].median;
+	eff->bhemu = all->v[V_AGG_EFF][all->mid_eff];
+	eff->ref = all->v[V_SINGLE_EFF][all->mid_eff];
 	snprintf(eff->diag, sizeof eff->diag, "%d runs: %.3f (%.3f-%.3f) of one core's instructions per CPU-second",
 		 all->runs, s[V_EFF].median, s[V_EFF].min, s[V_EFF].max);
 	benchlib_stats_json(eff->extra, sizeof eff->extra, "efficiency", &s[V_EFF], 1);
 
 	/* The bar's reference assumes every CPU is free; this one measures what the machine gave
 	 * the same loop on as many host threads, in the same minutes. */
-	speedup->bhemu = s[V_SPEEDUP].median;
-	speedup->ref = s[V_NATIVE_SPEEDUP].median;
+	speedup->bhemu = all->v[V_SPEEDUP][all->mid_speedup];
+	speedup->ref = all->v[V_NATIVE_SPEEDUP][all->mid_speedup];
 	snprintf(speedup->diag, sizeof speedup->diag,
 		 "%d runs: bhemu %.2f-%.2f, %u host threads %.2f-%.2f (%u rounds each on one thread, %.2f s)",
 		 all->runs, s[V_SPEEDUP].min, s[V_SPEEDUP].max, opt->tiles, s[V_NATIVE_SPEEDUP].min,

@@ -82,6 +82,20 @@ struct benchlib_stats benchlib_stats_of(double *v, int n)
 	return s;
 }
 
+int benchlib_median_index(const double *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int below = 0, same_before = 0;
+		for (int j = 0; j < n; j++) {
+			below += v[j] < v[i];
+			same_before += j < i && v[j] == v[i];
+		}
+		if (below + same_before == (n - 1) / 2)   /* its rank, ties in index order */
+			return i;
+	}
+	return 0;
+}
+
 void benchlib_stats_json(char *buf, size_t size, const char *prefix, const struct benchlib_stats *s, double scale)
 {
 	benchlib_appendf(buf, size,

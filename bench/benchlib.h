@@ -44,6 +44,10 @@ struct benchlib_stats {
 	double median, min, max, q1, q3;
 };
 struct benchlib_stats benchlib_stats_of(double *v, int n);
+/* Of n values (n >= 1, left as they are): the index of the median one (the lower of the middle two
+ * when n is even). For paired measurements: the run whose ratio is the median, so that a row's
+ * two values and its ratio come from one run. */
+int benchlib_median_index(const double *v, int n);
 /* Appends `, "<prefix>_median": m, "<prefix>_min": a, "<prefix>_max": b, "<prefix>_q1": ..,
  * "<prefix>_q3": .., "<prefix>_runs": n` (each number scaled by `scale`) to a row's extra JSON. */
 void benchlib_stats_json(char *buf, size_t size, const char *prefix, const struct benchlib_stats *s, double scale);
