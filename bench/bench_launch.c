@@ -256,15 +256,19 @@ out:
 	bh_device_close(dev);
 }
 
-/* A launch row from the rates of its parts (nothing when the row failed) and the reference's. */
+/* A launch row from the rates of its parts and the reference's; bhemu's value stays unmeasured when
+ * the row failed or a part has no rate (negative: bhemu stopped before it, e.g. the boot failed). */
 static void launch_row_rates(struct benchlib_row *r, double *rates, const struct benchlib_stats *ref,
 			     const struct options *opt)
 {
+	r->ref = ref->median;
+	for (int i = 0; i < opt->c.repeat; i++)
+		if (rates[i] < 0)
+			return;
 	if (r->failed)
 		return;
 	struct benchlib_stats b = benchlib_stats_of(rates, opt->c.repeat);
 	r->bhemu = b.median;
-	r->ref = ref->median;
 	snprintf(r->diag, sizeof r->diag, "%d parts of %u launches: %.1f-%.1f launch/s (quartiles %.1f-%.1f); "
 		 "reference %.1f-%.1f", b.n, opt->launches, b.min, b.max, b.q1, b.q3, ref->min, ref->max);
 	benchlib_stats_json(r->extra, sizeof r->extra, "bhemu", &b, 1);
@@ -331,6 +335,8 @@ int main(int argc, char **argv)
 
 	benchlib_host_begin(&load);
 	double rates[MAX_REPEAT], fast_rates[MAX_REPEAT], native_rates[MAX_REPEAT];
+	for (int i = 0; i < MAX_REPEAT; i++)
+		rates[i] = fast_rates[i] = -1;   /* not measured */
 	fprintf(out, "running boot and %d x %u launches on bhemu ...\n", opt.c.repeat, opt.launches);
 	fflush(out);
 	bench_bhemu(&opt, boot, rss, launch, fast, rates, fast_rates);
