@@ -10,7 +10,9 @@
  *    "BRISCs" that wait for a go word, release their four "subordinates" and wait for them, then
  *    report done to the host, all through futexes.
  *  - launch_empty_fast: the same through the fast-dispatch command queue (bh_cq_launch) on the
- *    138 worker tiles (the other two are the prefetch and dispatch cores); same reference. */
+ *    138 worker tiles (the other two are the prefetch and dispatch cores); same reference.
+ * The launches (bhemu's and the reference's) are timed in --repeat equal parts: each launch row
+ * is the median rate of its parts, with the spread in the notes and the JSON. */
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -27,10 +29,11 @@
 #define TILES 140u
 #define SUBS 4u
 #define MAX_ROWS 8
+#define MAX_REPEAT 50
 
 struct options {
-	struct benchlib_common c;   /* --json, --quick, --check-bars */
-	unsigned launches;
+	struct benchlib_common c;   /* --json, --quick, --check-bars, --repeat (parts of the launches) */
+	unsigned launches;          /* per part */
 	const char *firmware;
 };
 
@@ -101,8 +104,9 @@ static void *native_core(void *p)
 	return NULL;
 }
 
-/* Returns launches per second, and the seconds until every thread had started in *start_s. */
-static double native_launches(unsigned launches, double *start_s)
+/* Launches per second of each of `parts` parts of `launches` launches into rates, and the seconds
+ * until every thread had started in *start_s; false when out of memory. */
+static bool native_launches(unsigned launches, int parts, double *rates, double *start_s)
 {
 	struct native *n = calloc(1, sizeof *n);
 	struct native_arg *args = calloc(TILES * (SUBS + 1), sizeof *args);
@@ -111,9 +115,9 @@ static double native_launches(unsigned launches, double *start_s)
 		free(n);
 		free(args);
 		free(th);
-		return -1;
+		return false;
 	}
-	n->launches = launches;
+	n->launches = launches * (unsigned)parts;
 	unsigned nth = 0;
 	double t0 = benchlib_now();
 	for (unsigned t = 0; t < TILES; t++)
@@ -126,21 +130,23 @@ static double native_launches(unsigned launches, double *start_s)
 	while ((v = atomic_load(&n->started)) != nth)
 		futex(&n->started, FUTEX_WAIT, v);
 	*start_s = benchlib_now() - t0;
-	t0 = benchlib_now();
-	for (unsigned l = 1; l <= launches; l++) {
-		for (unsigned t = 0; t < TILES; t++)
-			store_wake(&n->tiles[t].go, l);
-		uint32_t want = l * TILES;
-		while ((v = atomic_load_explicit(&n->done, memory_order_acquire)) != want)
-			futex(&n->done, FUTEX_WAIT, v);
+	for (int part = 0; part < parts; part++) {
+		t0 = benchlib_now();
+		for (unsigned l = part * launches + 1; l <= (part + 1) * launches; l++) {
+			for (unsigned t = 0; t < TILES; t++)
+				store_wake(&n->tiles[t].go, l);
+			uint32_t want = l * TILES;
+			while ((v = atomic_load_explicit(&n->done, memory_order_acquire)) != want)
+				futex(&n->done, FUTEX_WAIT, v);
+		}
+		rates[part] = launches / (benchlib_now() - t0);
 	}
-	double secs = benchlib_now() - t0;
 	for (unsigned i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
 	free(n);
 	free(args);
 	free(th);
-	return launches / secs;
+	return true;
 }
 
 /* ---- bhemu ------------------------------------------------------------------------------------- */
@@ -158,8 +164,9 @@ static double rss_mib(void)
 	return kib < 0 ? -1 : kib / 1024.0;
 }
 
-/* Launches through the command queue: the first uploads the kernels, the others are timed. */
-static void bench_fast(const struct options *opt, struct bh_device *dev, struct benchlib_row *fast)
+/* Launches through the command queue: the first uploads the kernels, the others are timed, in
+ * opt->c.repeat parts (rates). */
+static void bench_fast(const struct options *opt, struct bh_device *dev, struct benchlib_row *fast, double *rates)
 {
 	static const uint32_t ret = 0x00008067u;
 	struct bh_cq *cq = NULL;
@@ -175,27 +182,26 @@ static void bench_fast(const struct options *opt, struct bh_device *dev, struct 
 	for (unsigned k = 0; k < 5 && rc == BH_OK; k++)
 		if (bh_program_add_kernel_code(p, (enum bh_core_id)k, &ret, 1, r, nr) < 0)
 			rc = BH_ERR_ARG;
-	double t0 = 0;
-	for (unsigned l = 0; l <= opt->launches && rc == BH_OK; l++) {
-		if (l == 1) {
-			rc = bh_cq_finish(cq);
-			t0 = benchlib_now();
-		}
-		if (rc == BH_OK)
-			rc = bh_cq_launch(cq, p, NULL);
-	}
 	if (rc == BH_OK)
+		rc = bh_cq_launch(cq, p, NULL);
+	for (int part = 0; part < opt->c.repeat && rc == BH_OK; part++) {
 		rc = bh_cq_finish(cq);
-	if (rc == BH_OK)
-		fast->bhemu = opt->launches / (benchlib_now() - t0);
-	else
+		double t0 = benchlib_now();
+		for (unsigned l = 0; l < opt->launches && rc == BH_OK; l++)
+			rc = bh_cq_launch(cq, p, NULL);
+		if (rc == BH_OK)
+			rc = bh_cq_finish(cq);
+		rates[part] = opt->launches / (benchlib_now() - t0);
+	}
+	if (rc != BH_OK)
 		benchlib_row_fail(fast, "%.400s%.400s", bh_cq_error(cq), p ? bh_program_error(p) : "");
 	bh_program_destroy(p);
 	bh_cq_close(cq);
 }
 
+/* rates and fast_rates: of each part of the launches. */
 static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, struct benchlib_row *rss,
-			struct benchlib_row *launch, struct benchlib_row *fast)
+			struct benchlib_row *launch, struct benchlib_row *fast, double *rates, double *fast_rates)
 {
 	static const uint32_t ret = 0x00008067u;
 	struct bh_device *dev = NULL;
@@ -228,33 +234,55 @@ static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, st
 			goto out;
 		}
 	/* The first launch uploads the kernels; the rest reuse them, as repeated launches do. */
-	double t0 = 0;
-	for (unsigned l = 0; l <= opt->launches; l++) {
-		if (l == 1)
-			t0 = benchlib_now();
-		rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 30 }, NULL);
-		if (rc != BH_OK) {
-			benchlib_row_fail(launch, "launch %u: %.400s", l, bh_program_error(p));
-			goto out;
+	for (int part = -1; part < opt->c.repeat; part++) {
+		unsigned count = part < 0 ? 1 : opt->launches;
+		double t0 = benchlib_now();
+		for (unsigned l = 0; l < count; l++) {
+			rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 30 }, NULL);
+			if (rc != BH_OK) {
+				benchlib_row_fail(launch, "launch %u of part %d: %.400s", l, part, bh_program_error(p));
+				goto out;
+			}
 		}
+		if (part >= 0)
+			rates[part] = count / (benchlib_now() - t0);
 	}
-	launch->bhemu = opt->launches / (benchlib_now() - t0);
 	bh_program_destroy(p);
 	p = NULL;
-	bench_fast(opt, dev, fast);
+	bench_fast(opt, dev, fast, fast_rates);
 out:
 	free(res.report);
 	bh_program_destroy(p);
 	bh_device_close(dev);
 }
 
+/* A launch row from the rates of its parts and the reference's; bhemu's value stays unmeasured when
+ * the row failed or a part has no rate (negative: bhemu stopped before it, e.g. the boot failed). */
+static void launch_row_rates(struct benchlib_row *r, double *rates, const struct benchlib_stats *ref,
+			     const struct options *opt)
+{
+	r->ref = ref->median;
+	for (int i = 0; i < opt->c.repeat; i++)
+		if (rates[i] < 0)
+			return;
+	if (r->failed)
+		return;
+	struct benchlib_stats b = benchlib_stats_of(rates, opt->c.repeat);
+	r->bhemu = b.median;
+	snprintf(r->diag, sizeof r->diag, "%d parts of %u launches: %.1f-%.1f launch/s (quartiles %.1f-%.1f); "
+		 "reference %.1f-%.1f", b.n, opt->launches, b.min, b.max, b.q1, b.q3, ref->min, ref->max);
+	benchlib_stats_json(r->extra, sizeof r->extra, "bhemu", &b, 1);
+	benchlib_stats_json(r->extra, sizeof r->extra, "native", ref, 1);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench_launch [--quick] [--launches N] [--firmware DIR] [--check-bars] [--json FILE|-]\n"
+		"usage: bench_launch [--quick] [--launches N] [--repeat N] [--firmware DIR] [--check-bars] [--json FILE|-]\n"
 		"Boots a P150 with the reference firmware and measures boot time, resident memory and the\n"
 		"slow- and fast-dispatch launch rates of an empty kernel on every core, against host threads doing\n"
-		"the same handshake. --quick: 100 launches (default 1000). --check-bars: exit 1 when a bar\n"
+		"the same handshake. --quick: 100 launches (default 1000), timed in --repeat N parts (default\n"
+		"5, --quick 3): each launch row is the median part's rate. --check-bars: exit 1 when a bar\n"
 		"is missed. exit status: 0 measured, 1 a measurement failed (or a bar, with --check-bars),\n"
 		"2 bad usage.\n");
 }
@@ -269,7 +297,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return BENCHLIB_EXIT_OK;
-		} else if (benchlib_common_option(argc, argv, &i, &opt.c, 0)) {
+		} else if (benchlib_common_option(argc, argv, &i, &opt.c, MAX_REPEAT)) {
 			continue;
 		} else if (!strcmp(a, "--launches")) {
 			launches = (long)benchlib_option_ulong(argc, argv, &i, 1, 10000000);
@@ -280,7 +308,10 @@ int main(int argc, char **argv)
 			return BENCHLIB_EXIT_USAGE;
 		}
 	}
-	opt.launches = (unsigned)(launches > 0 ? launches : opt.c.quick ? 100 : 1000);
+	if (opt.c.repeat <= 0)
+		opt.c.repeat = opt.c.quick ? 3 : 5;
+	launches = launches > 0 ? launches : opt.c.quick ? 100 : 1000;
+	opt.launches = launches >= opt.c.repeat ? (unsigned)(launches / opt.c.repeat) : 1;
 	FILE *out = opt.c.json_path && !strcmp(opt.c.json_path, "-") ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
 	struct benchlib_host_load load;
@@ -303,20 +334,29 @@ int main(int argc, char **argv)
 	fast->ref_what = "same handshake, 700 host threads";
 
 	benchlib_host_begin(&load);
-	fprintf(out, "running boot and %u launches on bhemu ...\n", opt.launches);
+	double rates[MAX_REPEAT], fast_rates[MAX_REPEAT], native_rates[MAX_REPEAT];
+	for (int i = 0; i < MAX_REPEAT; i++)
+		rates[i] = fast_rates[i] = -1;   /* not measured */
+	fprintf(out, "running boot and %d x %u launches on bhemu ...\n", opt.c.repeat, opt.launches);
 	fflush(out);
-	bench_bhemu(&opt, boot, rss, launch, fast);
-	fprintf(out, "running the native reference, %u launches ...\n", opt.launches);
+	bench_bhemu(&opt, boot, rss, launch, fast, rates, fast_rates);
+	fprintf(out, "running the native reference, %d x %u launches ...\n", opt.c.repeat, opt.launches);
 	fflush(out);
-	launch->ref = native_launches(opt.launches, &boot->ref);
-	fast->ref = launch->ref;
+	if (native_launches(opt.launches, opt.c.repeat, native_rates, &boot->ref)) {
+		struct benchlib_stats ref = benchlib_stats_of(native_rates, opt.c.repeat);
+		launch_row_rates(launch, rates, &ref, &opt);
+		launch_row_rates(fast, fast_rates, &ref, &opt);
+	} else {
+		benchlib_row_fail(launch, "native reference: out of memory");
+		benchlib_row_fail(fast, "native reference: out of memory");
+	}
 
 	char host_line[64], head[96];
 	snprintf(host_line, sizeof host_line, "host: %ld CPUs", sysconf(_SC_NPROCESSORS_ONLN));
-	snprintf(head, sizeof head, "  \"launches\": %u,\n  \"host_cpus\": %ld,\n", opt.launches,
-		 sysconf(_SC_NPROCESSORS_ONLN));
+	snprintf(head, sizeof head, "  \"launches\": %u,\n  \"launches_per_part\": %u,\n  \"host_cpus\": %ld,\n",
+		 opt.launches * (unsigned)opt.c.repeat, opt.launches, sysconf(_SC_NPROCESSORS_ONLN));
 	struct benchlib_end e = { .host_line = host_line, .ref_head = "native", .with_ref_is = true,
 				  .json_path = opt.c.json_path, .quick = opt.c.quick, .check_bars = opt.c.check_bars,
-				  .repeat = 1, .json_head = head };
+				  .repeat = opt.c.repeat, .json_head = head };
 	return benchlib_end_run(out, &e, &load, rows, n);
 }

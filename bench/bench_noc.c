@@ -13,22 +13,30 @@
  *   3. NoC atomics: noc_semaphore_inc (INCR_GET, AT_LEN_BE 0x107C, non-posted) on a word of tile
  *      139 and noc_async_atomic_barrier(), one at a time: atomics/s, against one host thread
  *      doing __atomic_fetch_add on one word (uncontended; the old value is used).
- *   4. Aggregate instruction rate: the compute loop on BRISC of every tile at once, total
- *      instructions / wall time from the first start to the last exit, against (host CPUs x the
- *      rate of the same program on one BRISC) from this run. That reference assumes every CPU
- *      is free; next to it, the speed-up (all tiles / one BRISC) is set against the speed-up of
- *      the same loop compiled for the host on as many host threads (noc_native.c), measured
- *      between the bhemu runs: what the machine gave a perfectly scaling program meanwhile.
+ *   4. Aggregate instruction rate: the compute loop on BRISC of every tile at once, in the
+ *      steady state: the cores compute until the host stops them, and the timed window opens
+ *      only once every core has done a round (start-up stays outside it). Instructions in the
+ *      window / its wall time, against (N x the rate of the same loop on one BRISC), and
+ *      instructions per CPU-second against one BRISC's, for N = 1, 2, 4 ... all host CPUs: the
+ *      whole process (every emulator thread, and the references) confined to the first N CPUs
+ *      of its affinity mask. That reference assumes the N CPUs are free; next to it, the
+ *      speed-up (all tiles / one BRISC) is set against the speed-up of the same loop compiled
+ *      for the host on as many host threads (noc_native.c), measured between the bhemu runs:
+ *      what the machine gave a perfectly scaling program meanwhile.
+ * Each row is the median of its repeats (a compute row: the run whose ratio is the median, both
+ * values from it: they were measured in the same minutes); the spread is in the notes and JSON.
  * The NoC model is synchronous: a transaction completes inside the CMD_CTRL store of the issuing
  * core, so these numbers are the cost of that store and of the copy it does. */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchlib.h"
@@ -50,7 +58,7 @@
 #define AGGREGATE_BAR 0.80        /* aggregate >= this fraction of host CPUs x one core */
 #define GUEST_TIMEOUT_MS 300000
 
-_Static_assert(sizeof(struct noc_bench_params) == 13 * 4, "noc_bench_params: 32-bit words only");
+_Static_assert(sizeof(struct noc_bench_params) == 16 * 4, "noc_bench_params: 32-bit words only");
 _Static_assert(BATCH * BLOCK <= NOC_BENCH_AREA_SIZE, "a batch must fit the guest's L1 areas");
 
 /* Which measurements run (--only). */
@@ -63,21 +71,23 @@ enum {
 	M_ALL = (1 << 5) - 1,
 };
 
+#define MAX_POINTS 16
+
 struct options {
 	struct benchlib_common c;   /* --json, --quick, --check-bars, --repeat (runs per NoC measurement) */
 	const char *elf;
-	int compute_repeat;       /* runs of the one-BRISC and the all-tiles compute */
+	int compute_repeat;       /* runs of the one-BRISC and the all-tiles compute per point */
 	uint64_t write_bytes;     /* per timed write run */
 	uint64_t read_bytes;      /* per timed read run */
 	uint32_t atomics;
-	uint32_t rounds;          /* compute rounds of each core in the aggregate run */
-	uint32_t single_rounds;   /* compute rounds of the one-core run */
+	double window_s;          /* the timed window of each steady-state compute run */
 	unsigned tiles;           /* tiles of the aggregate run */
-	long host_cpus;           /* for the aggregate's reference */
+	int points[MAX_POINTS];           /* host CPUs of each point of the compute sweep, ascending */
+	int npoints;
 	unsigned only;
 };
 
-#define MAX_ROWS 8
+#define MAX_ROWS (8 + MAX_POINTS)
 #define MAX_REPEAT 20
 
 static void usage(FILE *f, const char *argv0)
@@ -93,24 +103,28 @@ static void usage(FILE *f, const char *argv0)
 		"                  batch: bytes/s vs. the same host memcpy\n"
 		"  noc atomic      noc_semaphore_inc on a word of tile 139 + atomic barrier, one at a\n"
 		"                  time: atomics/s vs. one host thread's __atomic_fetch_add on one word\n"
-		"  compute         one BRISC, then BRISC of every tile at once, running the same loop:\n"
-		"                  MIPS; the aggregate vs. host CPUs x the one-BRISC rate (bar: >= %.0f%%)\n"
+		"  compute         one BRISC, then BRISC of every tile at once, running the same loop in\n"
+		"                  the steady state (timed once every core runs): MIPS; the aggregate vs.\n"
+		"                  CPUs x the one-BRISC rate (bar: >= %.0f%%), and instructions per\n"
+		"                  CPU-second against one BRISC's; swept over host CPUs (the whole\n"
+		"                  process confined to the first N CPUs of its affinity mask)\n"
 		"  speed-up        all tiles' rate / one BRISC's, vs. the same loop compiled for the host\n"
 		"                  on as many host threads / one thread: the machine's own scaling now\n"
 		"All on a P150 (140 tiles). NoC rates are timed by the guest's wall clock around its\n"
-		"loop; each is the best of --repeat runs, interleaved with its reference's runs.\n"
+		"loop; each row is the median of --repeat runs, interleaved with its reference's runs\n"
+		"(compute: the run with the median ratio; the spread is in the notes and the JSON).\n"
 		"\n"
 		"options:\n"
 		"  --quick             a few seconds: smaller loops, one run each\n"
-		"  --repeat N          runs per measurement, best counts (default 3; compute 2)\n"
+		"  --repeat N          runs per measurement, the median counts (default 3)\n"
 		"  --write-mib N       MiB written per write run (default 4096)\n"
 		"  --read-mib N        MiB read per read run (default 4096)\n"
 		"  --atomics N         atomics per atomic run (default 500000)\n"
-		"  --rounds N          compute rounds per core in the aggregate run (default 20000;\n"
-		"                      about 1300 instructions each)\n"
-		"  --single-rounds N   compute rounds of the one-BRISC run (default 10 x --rounds)\n"
+		"  --window-ms N       timed window of each compute run (default 2000; --quick 200)\n"
 		"  --tiles N           tiles of the aggregate run (default 140: all)\n"
-		"  --host-cpus N       CPUs of the aggregate's reference (default: sysconf, online CPUs)\n"
+		"  --cpus LIST         host CPUs of each point of the compute sweep, comma-separated\n"
+		"                      (default 1, 2, 4, ... and all of the affinity mask; the last\n"
+		"                      point gives the main rows)\n"
 		"  --only LIST         comma-separated subset of write,read,atomic,compute,\n"
 		"                      sync (write and atomic again on the synchronous NoC)\n"
 		"  --check-bars        exit 1 when a bar is missed (default: only reported)\n"
@@ -331,7 +345,8 @@ out:
 static void bench_transfer(struct benchlib_row *r, const struct options *opt, bool read)
 {
 	uint32_t iterations = batches_for(read ? opt->read_bytes : opt->write_bytes);
-	double bytes = (double)iterations * BATCH * BLOCK, best_s = -1, best_host_s = 0, ref_best = -1;
+	double bytes = (double)iterations * BATCH * BLOCK, best_s = -1, best_host_s = 0;
+	double rate[MAX_REPEAT], ref_rate[MAX_REPEAT];
 	uint64_t best_insns = 0;
 	char err[512];
 
@@ -354,26 +369,29 @@ static void bench_transfer(struct benchlib_row *r, const struct options *opt, bo
 			best_host_s = host_s;
 			best_insns = guest_instret(&out);
 		}
-		double ref = native_memcpy(iterations, BATCH, BLOCK, err, sizeof err);
-		if (ref < 0) {
+		rate[i] = bytes / guest_seconds(&out);
+		ref_rate[i] = native_memcpy(iterations, BATCH, BLOCK, err, sizeof err);
+		if (ref_rate[i] < 0) {
 			benchlib_row_fail(r, "reference: %s", err);
 			return;
 		}
-		if (ref > ref_best)
-			ref_best = ref;
 	}
-	r->bhemu = bytes / best_s / 1e9;
-	r->ref = ref_best / 1e9;
+	struct benchlib_stats b = benchlib_stats_of(rate, opt->c.repeat), ref = benchlib_stats_of(ref_rate, opt->c.repeat);
+	r->bhemu = b.median / 1e9;
+	r->ref = ref.median / 1e9;
 	double per_req = (double)best_insns / ((double)iterations * BATCH);
 	snprintf(r->diag, sizeof r->diag,
-		 "%.0f MiB per run (%u batches); %.1f guest instructions per request; best run %.3f s in the "
-		 "guest loop, %.3f s host start-to-exit; reference %.3f s", bytes / (1 << 20), iterations, per_req,
-		 best_s, best_host_s, bytes / ref_best);
+		 "%.0f MiB per run (%u batches); %.1f guest instructions per request; %d runs: %.3f-%.3f GB/s, "
+		 "reference %.3f-%.3f; best run %.3f s in the guest loop, %.3f s host start-to-exit",
+		 bytes / (1 << 20), iterations, per_req, b.n, b.min / 1e9, b.max / 1e9, ref.min / 1e9, ref.max / 1e9,
+		 best_s, best_host_s);
 	benchlib_appendf(r->extra, sizeof r->extra,
 		", \"bytes_per_run\": %.0f, \"block\": %u, \"batch\": %u, \"bhemu_bytes_per_s\": %.0f"
 		", \"reference_bytes_per_s\": %.0f, \"guest_instructions_per_request\": %.2f"
 		", \"bhemu_loop_seconds\": %.6f, \"bhemu_host_seconds\": %.6f",
-		bytes, BLOCK, BATCH, bytes / best_s, ref_best, per_req, best_s, best_host_s);
+		bytes, BLOCK, BATCH, b.median, ref.median, per_req, best_s, best_host_s);
+	benchlib_stats_json(r->extra, sizeof r->extra, "bhemu", &b, 1e-9);
+	benchlib_stats_json(r->extra, sizeof r->extra, "reference", &ref, 1e-9);
 }
 
 /* ---- 3. Atomics -------------------------------------------------------------------------------- */
@@ -411,7 +429,7 @@ out:
 
 static void bench_atomic(struct benchlib_row *r, const struct options *opt)
 {
-	double best_s = -1, ref_best = -1;
+	double best_s = -1, rate[MAX_REPEAT], ref_rate[MAX_REPEAT];
 	uint64_t best_insns = 0;
 	char err[512];
 
@@ -427,87 +445,169 @@ static void bench_atomic(struct benchlib_row *r, const struct options *opt)
 			best_s = guest_seconds(&out);
 			best_insns = guest_instret(&out);
 		}
-		double ref = native_fetch_add(opt->atomics, err, sizeof err);
-		if (ref < 0) {
+		rate[i] = opt->atomics / guest_seconds(&out);
+		ref_rate[i] = native_fetch_add(opt->atomics, err, sizeof err);
+		if (ref_rate[i] < 0) {
 			benchlib_row_fail(r, "reference: %s", err);
 			return;
 		}
-		if (ref > ref_best)
-			ref_best = ref;
 	}
-	r->bhemu = opt->atomics / best_s / 1e6;
-	r->ref = ref_best / 1e6;
+	struct benchlib_stats b = benchlib_stats_of(rate, opt->c.repeat), ref = benchlib_stats_of(ref_rate, opt->c.repeat);
+	r->bhemu = b.median / 1e6;
+	r->ref = ref.median / 1e6;
 	double per_op = (double)best_insns / opt->atomics;
 	snprintf(r->diag, sizeof r->diag,
-		 "%u atomics per run; %.1f guest instructions per atomic (issue + barrier), %.0f ns each; reference: "
-		 "one thread, seq_cst, uncontended, %.1f ns each", opt->atomics, per_op, best_s / opt->atomics * 1e9,
-		 1e9 / ref_best);
+		 "%u atomics per run; %.1f guest instructions per atomic (issue + barrier); %d runs: %.0f ns each "
+		 "(%.0f-%.0f); reference: one thread, seq_cst, uncontended, %.1f ns each", opt->atomics, per_op, b.n,
+		 1e9 / b.median, 1e9 / b.max, 1e9 / b.min, 1e9 / ref.median);
 	benchlib_appendf(r->extra, sizeof r->extra,
 		", \"atomics_per_run\": %u, \"bhemu_atomics_per_s\": %.0f, \"reference_ops_per_s\": %.0f"
-		", \"guest_instructions_per_atomic\": %.2f, \"reference_what\": \"one host thread, "
-		"__atomic_fetch_add seq_cst on one word, old value used; no contention\"",
-		opt->atomics, opt->atomics / best_s, ref_best, per_op);
+		", \"guest_instructions_per_atomic\": %.2f, \"ns_per_atomic\": %.1f, \"reference_what\": \"one host "
+		"thread, __atomic_fetch_add seq_cst on one word, old value used; no contention\"",
+		opt->atomics, b.median, ref.median, per_op, 1e9 / b.median);
+	benchlib_stats_json(r->extra, sizeof r->extra, "bhemu", &b, 1e-6);
+	benchlib_stats_json(r->extra, sizeof r->extra, "reference", &ref, 1e-6);
 }
 
-/* ---- 4. Aggregate instruction rate --------------------------------------------------------------- */
+/* ---- 4. Aggregate instruction rate: steady state, over host CPUs ------------------------------- */
 
+/* One steady-state run: the cores compute until the host stops them; the timed window opens once
+ * every core has done a round (start-up is outside it) and lasts opt->window_s. */
 struct compute_run {
-	double wall_s, cpu_s, start_s, load_s;
-	uint64_t instructions;            /* every core, start to exit (crt0 and table set-up included) */
-	double slowest_s, fastest_s;      /* the guests' own loop times */
+	double window_s;              /* host time from opening the timed phase to stopping it */
+	double cpu_s;                 /* process CPU time over the same span */
+	double start_s;               /* from the first bh_core_start until every core had done a round */
+	uint64_t instructions;        /* every core, inside its timed window */
+	double guest_min_s, guest_max_s;   /* the cores' own windows (rdcycle) */
 };
 
-/* The compute loop on BRISC of tiles [0, ntiles) of a fresh P150, all started together. */
-static bool compute_run(const struct options *opt, unsigned ntiles, uint32_t rounds, struct compute_run *o,
-			char *err, size_t errlen)
+static void sleep_for(double s)
 {
-	struct noc_bench_params in = { .mode = NOC_BENCH_COMPUTE, .iterations = rounds }, out;
-	uint32_t table[NOC_BENCH_TABLE_WORDS], expect = noc_bench_compute(table, rounds);
+	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static void phase_all(struct guest *g, uint32_t phase)
+{
+	for (unsigned k = 0; k < g->ntiles; k++)
+		bh_l1_write(g->dev, k, g->params + offsetof(struct noc_bench_params, phase), &phase, sizeof phase);
+}
+
+static bool all_running(struct guest *g)
+{
+	for (unsigned k = 0; k < g->ntiles; k++) {
+		uint32_t running = 0;
+		bh_l1_read(g->dev, k, g->params + offsetof(struct noc_bench_params, running), &running, sizeof running);
+		if (!running)
+			return false;
+	}
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Checks each core's digest against the host's for its round count: one pass of the loop up to
+ * the most rounds. rounds and digests are per tile; false (err set) on the first mismatch. */
+static bool check_digests(const uint32_t *rounds, const uint32_t *digests, unsigned n, char *err, size_t errlen)
+{
+	uint64_t *order = malloc(n * sizeof *order);   /* rounds << 32 | tile, sorted */
+	uint32_t table[NOC_BENCH_TABLE_WORDS], done = 0;
+	struct noc_bench_state s = noc_bench_compute_init(table);
+	bool ok = true;
+
+	if (order == NULL) {
+		benchlib_set_err(err, errlen, "out of memory");
+		return false;
+	}
+	for (unsigned k = 0; k < n; k++)
+		order[k] = (uint64_t)rounds[k] << 32 | k;
+	qsort(order, n, sizeof *order, cmp_u64);
+	for (unsigned i = 0; i < n && ok; i++) {
+		unsigned k = (unsigned)(order[i] & 0xFFFFFFFFu);
+		for (; done < rounds[k]; done++)
+			noc_bench_compute_round(table, &s);
+		if (s.acc != digests[k]) {
+			benchlib_set_err(err, errlen, "tile %u: digest %08x after %u rounds, expected %08x", k, digests[k],
+					 rounds[k], s.acc);
+			ok = false;
+		}
+	}
+	free(order);
+	return ok;
+}
+
+/* The compute loop on BRISC of tiles [0, ntiles) of a fresh P150, all started together, timed in
+ * the steady state. */
+static bool compute_run(const struct options *opt, unsigned ntiles, struct compute_run *o, char *err, size_t errlen)
+{
+	struct noc_bench_params in = { .mode = NOC_BENCH_COMPUTE, .iterations = 0 }, out;
+	uint32_t *rounds = calloc(ntiles, sizeof *rounds), *digests = calloc(ntiles, sizeof *digests);
 	struct guest g;
 	bool ok = false;
 
 	memset(o, 0, sizeof *o);
-	double t = benchlib_now();
+	if (rounds == NULL || digests == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(rounds);
+		free(digests);
+		return false;
+	}
 	if (!guest_open(&g, opt->elf, ntiles, err, errlen))
 		goto out;
 	for (unsigned k = 0; k < ntiles; k++)
 		guest_set_params(&g, k, &in);
-	o->load_s = benchlib_now() - t;
 
-	double c0 = benchlib_process_cpu(), t0 = benchlib_now();
+	double t0 = benchlib_now();
 	for (unsigned k = 0; k < ntiles; k++)
-		bh_core_start(g.dev, k, BH_CORE_BRISC, g.entry);
-	o->start_s = benchlib_now() - t0;
-	for (unsigned k = 0; k < ntiles; k++) {
-		uint64_t insns = 0;
-		if (!guest_finish(&g, k, &out, &insns, err, errlen))
-			goto out;
-		if (out.result != expect) {
-			snprintf(err, errlen, "tile %u: digest %08x, expected %08x", k, out.result, expect);
+		if (bh_core_start(g.dev, k, BH_CORE_BRISC, g.entry) != BH_OK) {
+			snprintf(err, errlen, "cannot start brisc of tile %u", k);
 			goto out;
 		}
-		o->instructions += insns;
-		double s = guest_seconds(&out);
-		if (k == 0 || s > o->slowest_s)
-			o->slowest_s = s;
-		if (k == 0 || s < o->fastest_s)
-			o->fastest_s = s;
+	/* Every core has done a round: polled every millisecond (the host sleeps in between). */
+	while (!all_running(&g)) {
+		if (benchlib_now() - t0 > GUEST_TIMEOUT_MS / 1000.0) {
+			phase_all(&g, NOC_BENCH_PHASE_STOP);
+			snprintf(err, errlen, "not every core ran a round within %d s", GUEST_TIMEOUT_MS / 1000);
+			goto out;
+		}
+		sleep_for(0.001);
 	}
-	o->wall_s = benchlib_now() - t0;
+	o->start_s = benchlib_now() - t0;
+	double c0 = benchlib_process_cpu(), w0 = benchlib_now();
+	phase_all(&g, NOC_BENCH_PHASE_TIMED);
+	sleep_for(opt->window_s);
+	phase_all(&g, NOC_BENCH_PHASE_STOP);
+	o->window_s = benchlib_now() - w0;
 	o->cpu_s = benchlib_process_cpu() - c0;
-	ok = true;
+	for (unsigned k = 0; k < ntiles; k++) {
+		if (!guest_finish(&g, k, &out, NULL, err, errlen))
+			goto out;
+		double s = guest_seconds(&out);
+		if (guest_instret(&out) == 0) {
+			snprintf(err, errlen, "tile %u ran no round inside the timed window", k);
+			goto out;
+		}
+		o->instructions += guest_instret(&out);
+		if (k == 0 || s > o->guest_max_s)
+			o->guest_max_s = s;
+		if (k == 0 || s < o->guest_min_s)
+			o->guest_min_s = s;
+		rounds[k] = out.rounds;
+		digests[k] = out.result;
+	}
+	ok = check_digests(rounds, digests, ntiles, err, errlen);
 out:
 	guest_close(&g);
+	free(rounds);
+	free(digests);
 	return ok;
-}
-
-static unsigned affinity_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return 0;
-	return (unsigned)CPU_COUNT(&set);
 }
 
 /* The same loop on host threads: rounds for one thread to take about target_s, from a short
@@ -529,133 +629,240 @@ static uint32_t native_rounds_for(double target_s, char *err, size_t errlen)
 	}
 }
 
-/* The host's own scaling of the loop, measured next to bhemu's: one thread, then as many
- * threads as bhemu has cores. Rounds per second of the best run of each. */
-struct native_scaling {
-	uint32_t single_rounds, rounds;     /* per thread; rounds: of the next run */
-	uint32_t best_rounds;               /* per thread in the best all-threads run */
-	double single_rate, rate;           /* rounds/s, best */
-	double single_cpus, cpus;           /* CPUs busy on average in those runs */
+/* One point of the sweep: the process confined to `cpus` host CPUs, each repeat a one-BRISC run,
+ * an all-tiles run and the native loop on one and on as many threads, each value kept per repeat
+ * (median and spread at the end). */
+enum {
+	V_SINGLE,          /* one BRISC, MIPS */
+	V_AGG,             /* all tiles, MIPS */
+	V_RATIO,           /* V_AGG / (cpus x V_SINGLE) */
+	V_SINGLE_EFF,      /* one BRISC, MIPS per CPU-second */
+	V_AGG_EFF,         /* all tiles, MIPS per CPU-second */
+	V_EFF,             /* V_AGG_EFF / V_SINGLE_EFF */
+	V_SPEEDUP,         /* V_AGG / V_SINGLE */
+	V_NATIVE_SPEEDUP,  /* host threads: as many as tiles / one */
+	V_SPEEDUP_RATIO,   /* V_SPEEDUP / V_NATIVE_SPEEDUP */
+	V_AGG_BUSY,        /* CPUs busy on average in the all-tiles window */
+	V_START,           /* seconds until every core had run a round */
+	V_COUNT,
 };
 
-static bool native_scaling_run(struct native_scaling *n, unsigned nthreads, char *err, size_t errlen)
-{
-	double cpu_s, s = native_compute_threads(1, n->single_rounds, &cpu_s, err, errlen);
+struct compute_point {
+	int cpus;
+	int runs;
+	double v[V_COUNT][MAX_REPEAT];     /* per run */
+	struct benchlib_stats s[V_COUNT];
+	/* The runs whose ratio, efficiency and speed-up against the host threads' are the median: a
+	 * row takes both its values from one run (they were measured in the same minutes). */
+	int mid_ratio, mid_eff, mid_speedup;
+	uint64_t agg_instructions;     /* of the last all-tiles run: for the diagnostics */
+	double agg_window_s, guest_min_s, guest_max_s;
+	char error[600];               /* set: the point failed */
+};
 
-	if (s < 0)
-		return false;
-	if (n->single_rounds / s > n->single_rate) {
-		n->single_rate = n->single_rounds / s;
-		n->single_cpus = cpu_s / s;
-	}
-	s = native_compute_threads(nthreads, n->rounds, &cpu_s, err, errlen);
-	if (s < 0)
-		return false;
-	if ((double)nthreads * n->rounds / s > n->rate) {
-		n->rate = (double)nthreads * n->rounds / s;
-		n->cpus = cpu_s / s;
-		n->best_rounds = n->rounds;
-	}
-	return true;
-}
+static const char *const point_keys[V_COUNT] = {
+	"single_mips", "aggregate_mips", "ratio", "single_mips_per_cpu_second", "mips_per_cpu_second",
+	"efficiency_per_cpu_second", "speedup", "native_speedup", "speedup_vs_native", "cpus_busy", "start_seconds",
+};
 
-static void bench_compute(struct benchlib_row *single, struct benchlib_row *agg, struct benchlib_row *scaling, const struct options *opt)
+static void compute_point(const struct options *opt, struct compute_point *p, uint32_t native_single_rounds,
+			  double native_target_s)
 {
-	struct compute_run s_best = { .wall_s = -1 }, a_best = { .wall_s = -1 };
-	struct native_scaling nat = { 0 };
 	char err[512];
 
-	snprintf(single->name, sizeof single->name, "compute, 1 BRISC");
-	snprintf(agg->name, sizeof agg->name, "compute, %u BRISCs at once", opt->tiles);
-	snprintf(scaling->name, sizeof scaling->name, "speed-up %u cores vs 1", opt->tiles);
-	agg->ref_what = "host CPUs x 1-BRISC rate";
-	agg->bar_kind = BENCHLIB_BAR_RATIO_MIN;
-	agg->bar = AGGREGATE_BAR;
-	scaling->ref_what = "same loop, host threads";
-
-	/* Native runs: about 0.5 s on one thread (a tenth with --quick); on all threads about as long
-	 * as bhemu's all-tiles run before it (1-5 s on free CPUs), so that both see the same load. */
-	double target = opt->c.quick ? 0.05 : 0.5;
-	nat.single_rounds = native_rounds_for(target, err, sizeof err);
-	if (nat.single_rounds == 0)
-		benchlib_row_fail(scaling, "native: %s", err);
+	if (!benchlib_confine(p->cpus, err, sizeof err)) {
+		snprintf(p->error, sizeof p->error, "confining to %d CPUs: %s", p->cpus, err);
+		return;
+	}
 	for (int i = 0; i < opt->compute_repeat; i++) {
 		struct compute_run s, a;
-		if (!compute_run(opt, 1, opt->single_rounds, &s, err, sizeof err)) {
-			benchlib_row_fail(single, "bhemu: %s", err);
-			benchlib_row_fail(agg, "bhemu, 1 BRISC: %s", err);
-			benchlib_row_fail(scaling, "bhemu, 1 BRISC: %s", err);
+		double cpu_s;
+		if (!compute_run(opt, 1, &s, err, sizeof err)) {
+			snprintf(p->error, sizeof p->error, "bhemu, 1 BRISC: %s", err);
 			return;
 		}
-		if (s_best.wall_s < 0 || s.instructions / s.wall_s > s_best.instructions / s_best.wall_s)
-			s_best = s;
-		if (!compute_run(opt, opt->tiles, opt->rounds, &a, err, sizeof err)) {
-			benchlib_row_fail(agg, "bhemu: %s", err);
-			benchlib_row_fail(scaling, "bhemu: %s", err);
-			break;
+		if (!compute_run(opt, opt->tiles, &a, err, sizeof err)) {
+			snprintf(p->error, sizeof p->error, "bhemu, %u BRISCs: %s", opt->tiles, err);
+			return;
 		}
-		if (a_best.wall_s < 0 || a.instructions / a.wall_s > a_best.instructions / a_best.wall_s)
-			a_best = a;
-		if (scaling->failed)
-			continue;
-		double span = opt->c.quick ? 0.1 : a.wall_s < 1 ? 1 : a.wall_s > 5 ? 5 : a.wall_s;
-		double r = nat.single_rounds / target * span * (double)opt->host_cpus / opt->tiles;
-		nat.rounds = r < 1 ? 1 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
-		if (!native_scaling_run(&nat, opt->tiles, err, sizeof err))
-			benchlib_row_fail(scaling, "native: %s", err);
+		double n1 = native_compute_threads(1, native_single_rounds, &cpu_s, err, sizeof err);
+		double r = native_single_rounds / native_target_s * opt->window_s * p->cpus / opt->tiles;
+		uint32_t rounds = r < 1 ? 1 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+		double nn = n1 < 0 ? -1 : native_compute_threads(opt->tiles, rounds, &cpu_s, err, sizeof err);
+		if (nn < 0) {
+			snprintf(p->error, sizeof p->error, "native: %s", err);
+			return;
+		}
+		double *v[V_COUNT];
+		for (int k = 0; k < V_COUNT; k++)
+			v[k] = &p->v[k][i];
+		*v[V_SINGLE] = s.instructions / s.window_s / 1e6;
+		*v[V_AGG] = a.instructions / a.window_s / 1e6;
+		*v[V_RATIO] = *v[V_AGG] / (p->cpus * *v[V_SINGLE]);
+		*v[V_SINGLE_EFF] = s.instructions / s.cpu_s / 1e6;
+		*v[V_AGG_EFF] = a.instructions / a.cpu_s / 1e6;
+		*v[V_EFF] = *v[V_AGG_EFF] / *v[V_SINGLE_EFF];
+		*v[V_SPEEDUP] = *v[V_AGG] / *v[V_SINGLE];
+		*v[V_NATIVE_SPEEDUP] = ((double)opt->tiles * rounds / nn) / (native_single_rounds / n1);
+		*v[V_SPEEDUP_RATIO] = *v[V_SPEEDUP] / *v[V_NATIVE_SPEEDUP];
+		*v[V_AGG_BUSY] = a.cpu_s / a.window_s;
+		*v[V_START] = a.start_s;
+		p->agg_instructions = a.instructions;
+		p->agg_window_s = a.window_s;
+		p->guest_min_s = a.guest_min_s;
+		p->guest_max_s = a.guest_max_s;
+		p->runs = i + 1;
 	}
-	double s_mips = s_best.instructions / s_best.wall_s / 1e6;
-	single->bhemu = s_mips;
-	snprintf(single->diag, sizeof single->diag,
-		 "%u rounds, %.0f M instructions in %.3f s, %.2f CPUs busy on average", opt->single_rounds,
-		 s_best.instructions / 1e6, s_best.wall_s, s_best.cpu_s / s_best.wall_s);
-	benchlib_appendf(single->extra, sizeof single->extra,
-		", \"rounds\": %u, \"instructions\": %" PRIu64 ", \"seconds\": %.6f, \"cpu_seconds\": %.6f"
-		", \"mips_per_cpu_second\": %.3f", opt->single_rounds, s_best.instructions, s_best.wall_s,
-		s_best.cpu_s, s_best.instructions / s_best.cpu_s / 1e6);
-	if (agg->failed)
-		return;
+	for (int k = 0; k < V_COUNT; k++) {
+		double sorted[MAX_REPEAT];
+		memcpy(sorted, p->v[k], (size_t)p->runs * sizeof sorted[0]);
+		p->s[k] = benchlib_stats_of(sorted, p->runs);
+	}
+	p->mid_ratio = benchlib_median_index(p->v[V_RATIO], p->runs);
+	p->mid_eff = benchlib_median_index(p->v[V_EFF], p->runs);
+	p->mid_speedup = benchlib_median_index(p->v[V_SPEEDUP_RATIO], p->runs);
+}
 
-	double a_mips = a_best.instructions / a_best.wall_s / 1e6;
-	unsigned aff = affinity_cpus();
-	agg->bhemu = a_mips;
-	agg->ref = (double)opt->host_cpus * s_mips;
-	/* Per CPU-second: separates emulator overhead (contention, caches) from CPU time the run
-	 * did not get (other processes, the scheduler). */
-	double a_eff = a_best.instructions / a_best.cpu_s / 1e6, s_eff = s_best.instructions / s_best.cpu_s / 1e6;
+/* The sweep's JSON: `,\n  "compute_scaling": [{"cpus": n, "<key>": median, "<key>_min": ..}, ...]`. */
+static char *scaling_json(const struct compute_point *pts, int npts)
+{
+	size_t size = 512 + (size_t)npts * 2048;
+	char *buf = malloc(size);
+
+	if (buf == NULL)
+		return NULL;
+	buf[0] = '\0';
+	benchlib_appendf(buf, size, ",\n  \"compute_scaling\": [");
+	for (int i = 0; i < npts; i++) {
+		const struct compute_point *p = &pts[i];
+		benchlib_appendf(buf, size, "%s\n    {\"cpus\": %d, \"runs\": %d", i ? "," : "", p->cpus, p->runs);
+		/* Each value's median and extremes; the median ratio's run (its two rates) first. */
+		if (!p->error[0])
+			benchlib_appendf(buf, size, ", \"median_run\": {\"single_mips\": %.6g, \"aggregate_mips\": %.6g}",
+					 p->v[V_SINGLE][p->mid_ratio], p->v[V_AGG][p->mid_ratio]);
+		for (int k = 0; k < V_COUNT && !p->error[0]; k++)
+			benchlib_appendf(buf, size, ", \"%s\": %.6g, \"%s_min\": %.6g, \"%s_max\": %.6g", point_keys[k],
+					 p->s[k].median, point_keys[k], p->s[k].min, point_keys[k], p->s[k].max);
+		benchlib_appendf(buf, size, ", \"error\": ");
+		if (p->error[0])
+			benchlib_appendf(buf, size, "\"%s\"}", "failed (see the table)");
+		else
+			benchlib_appendf(buf, size, "null}");
+	}
+	benchlib_appendf(buf, size, "\n  ]");
+	return buf;
+}
+
+/* rows: single, aggregate, per CPU-second, speed-up (at the last point: every CPU), then one
+ * aggregate row per other point. Returns the sweep's JSON (malloc'd) for the document's tail. */
+static char *bench_compute(struct benchlib_row *rows, int *n, const struct options *opt)
+{
+	static char keys[MAX_POINTS][32];
+	struct compute_point *pts = calloc((size_t)opt->npoints, sizeof *pts);
+	struct benchlib_row *single = benchlib_row_new(rows, n, "compute_single", "MIPS");
+	struct benchlib_row *agg = benchlib_row_new(rows, n, "compute_aggregate", "MIPS");
+	struct benchlib_row *eff = benchlib_row_new(rows, n, "compute_per_cpu_second", "MIPS/CPU-s");
+	struct benchlib_row *speedup = benchlib_row_new(rows, n, "compute_speedup", "x");
+	char err[512];
+
+	if (pts == NULL) {
+		benchlib_row_fail(agg, "out of memory");
+		return NULL;
+	}
+	/* Native runs: about 0.5 s on one thread (a tenth with --quick). */
+	double target = opt->c.quick ? 0.05 : 0.5;
+	uint32_t native_single = native_rounds_for(target, err, sizeof err);
+	for (int i = 0; i < opt->npoints; i++) {
+		pts[i].cpus = opt->points[i];
+		if (native_single == 0)
+			snprintf(pts[i].error, sizeof pts[i].error, "native: %s", err);
+		else
+			compute_point(opt, &pts[i], native_single, target);
+	}
+	if (!benchlib_confine(0, err, sizeof err))
+		fprintf(stderr, "bench_noc: restoring the affinity mask: %s\n", err);
+
+	const struct compute_point *all = &pts[opt->npoints - 1];
+	snprintf(single->name, sizeof single->name, "compute, 1 BRISC, %d CPUs", all->cpus);
+	snprintf(agg->name, sizeof agg->name, "compute, %u BRISCs, %d CPUs", opt->tiles, all->cpus);
+	snprintf(eff->name, sizeof eff->name, "per CPU-s, %u BRISCs vs 1", opt->tiles);
+	snprintf(speedup->name, sizeof speedup->name, "speed-up %u cores vs 1", opt->tiles);
+	agg->ref_what = "CPUs x 1-BRISC rate";
+	agg->bar_kind = BENCHLIB_BAR_RATIO_MIN;
+	agg->bar = AGGREGATE_BAR;
+	eff->ref_what = "1 BRISC per CPU-second";
+	speedup->ref_what = "same loop, host threads";
+	for (int i = 0; i < opt->npoints - 1; i++) {
+		const struct compute_point *p = &pts[i];
+		struct benchlib_row *r;
+		snprintf(keys[i], sizeof keys[i], "compute_aggregate_cpus%d", p->cpus);
+		r = benchlib_row_new(rows, n, keys[i], "MIPS");
+		snprintf(r->name, sizeof r->name, "compute, %u BRISCs, %d CPU%s", opt->tiles, p->cpus,
+			 p->cpus == 1 ? "" : "s");
+		r->ref_what = "CPUs x 1-BRISC rate";
+		if (p->error[0]) {
+			benchlib_row_fail(r, "%s", p->error);
+			continue;
+		}
+		r->bhemu = p->v[V_AGG][p->mid_ratio];
+		r->ref = p->cpus * p->v[V_SINGLE][p->mid_ratio];
+		snprintf(r->diag, sizeof r->diag, "%d runs: ratio %.3f (%.3f-%.3f); per CPU-second %.2f of one core's",
+			 p->runs, p->s[V_RATIO].median, p->s[V_RATIO].min, p->s[V_RATIO].max, p->s[V_EFF].median);
+		benchlib_stats_json(r->extra, sizeof r->extra, "ratio", &p->s[V_RATIO], 1);
+	}
+	if (all->error[0]) {
+		benchlib_row_fail(single, "%s", all->error);
+		benchlib_row_fail(agg, "%s", all->error);
+		benchlib_row_fail(eff, "%s", all->error);
+		benchlib_row_fail(speedup, "%s", all->error);
+		char *json = scaling_json(pts, opt->npoints);
+		free(pts);
+		return json;
+	}
+	const struct benchlib_stats *s = all->s;
+	single->bhemu = all->v[V_SINGLE][all->mid_ratio];
+	snprintf(single->diag, sizeof single->diag, "%d runs of %.2f s each: %.1f-%.1f MIPS; %.1f MIPS per CPU-second",
+		 all->runs, opt->window_s, s[V_SINGLE].min, s[V_SINGLE].max, s[V_SINGLE_EFF].median);
+	benchlib_stats_json(single->extra, sizeof single->extra, "bhemu", &s[V_SINGLE], 1);
+	benchlib_appendf(single->extra, sizeof single->extra, ", \"window_seconds\": %.3f, \"mips_per_cpu_second\": %.3f",
+			 opt->window_s, s[V_SINGLE_EFF].median);
+
+	agg->bhemu = all->v[V_AGG][all->mid_ratio];
+	agg->ref = all->cpus * all->v[V_SINGLE][all->mid_ratio];
 	snprintf(agg->diag, sizeof agg->diag,
-		 "%u rounds per core, %.0f M instructions in %.3f s (starting the cores took %.3f s; guest loops "
-		 "%.2f-%.2f s); %.2f CPUs busy on average; per CPU-second %.1f MIPS vs. %.1f on one core (%.2f); "
-		 "reference %ld CPUs x %.1f MIPS%s",
-		 opt->rounds, a_best.instructions / 1e6, a_best.wall_s, a_best.start_s, a_best.fastest_s,
-		 a_best.slowest_s, a_best.cpu_s / a_best.wall_s, a_eff, s_eff, a_eff / s_eff, opt->host_cpus, s_mips,
-		 aff != 0 && (long)aff != opt->host_cpus ? " (this process may run on fewer: see affinity)" : "");
+		 "steady state: timed from the moment all %u cores ran (starting them took %.3f s, outside the "
+		 "window) for %.2f s; %d runs: ratio %.3f (%.3f-%.3f); %.2f CPUs busy; last run %.0f M instructions "
+		 "in %.3f s (the cores' own windows %.3f-%.3f s)", opt->tiles, s[V_START].median, opt->window_s,
+		 all->runs, s[V_RATIO].median, s[V_RATIO].min, s[V_RATIO].max, s[V_AGG_BUSY].median,
+		 all->agg_instructions / 1e6, all->agg_window_s, all->guest_min_s, all->guest_max_s);
 	benchlib_appendf(agg->extra, sizeof agg->extra,
-		", \"tiles\": %u, \"rounds_per_core\": %u, \"instructions\": %" PRIu64 ", \"seconds\": %.6f"
-		", \"cpu_seconds\": %.6f, \"start_seconds\": %.6f, \"load_seconds\": %.6f"
-		", \"guest_loop_seconds_min\": %.6f, \"guest_loop_seconds_max\": %.6f, \"single_mips\": %.3f"
-		", \"host_cpus\": %ld, \"affinity_cpus\": %u, \"mips_per_cpu_second\": %.3f"
-		", \"single_mips_per_cpu_second\": %.3f",
-		opt->tiles, opt->rounds, a_best.instructions, a_best.wall_s, a_best.cpu_s, a_best.start_s,
-		a_best.load_s, a_best.fastest_s, a_best.slowest_s, s_mips, opt->host_cpus, aff, a_eff, s_eff);
-	if (scaling->failed)
-		return;
+		", \"tiles\": %u, \"host_cpus\": %d, \"window_seconds\": %.3f, \"start_seconds\": %.6f"
+		", \"single_mips\": %.3f, \"mips_per_cpu_second\": %.3f, \"single_mips_per_cpu_second\": %.3f"
+		", \"cpus_busy\": %.3f", opt->tiles, all->cpus, opt->window_s, s[V_START].median, s[V_SINGLE].median,
+		s[V_AGG_EFF].median, s[V_SINGLE_EFF].median, s[V_AGG_BUSY].median);
+	benchlib_stats_json(agg->extra, sizeof agg->extra, "bhemu", &s[V_AGG], 1);
+	benchlib_stats_json(agg->extra, sizeof agg->extra, "ratio", &s[V_RATIO], 1);
+
+	/* Per CPU-second: separates emulator overhead (contention, caches, start-up) from CPU time
+	 * the run did not get (other processes, the scheduler). */
+	eff->bhemu = all->v[V_AGG_EFF][all->mid_eff];
+	eff->ref = all->v[V_SINGLE_EFF][all->mid_eff];
+	snprintf(eff->diag, sizeof eff->diag, "%d runs: %.3f (%.3f-%.3f) of one core's instructions per CPU-second",
+		 all->runs, s[V_EFF].median, s[V_EFF].min, s[V_EFF].max);
+	benchlib_stats_json(eff->extra, sizeof eff->extra, "efficiency", &s[V_EFF], 1);
 
 	/* The bar's reference assumes every CPU is free; this one measures what the machine gave
 	 * the same loop on as many host threads, in the same minutes. */
-	scaling->bhemu = a_mips / s_mips;
-	scaling->ref = nat.rate / nat.single_rate;
-	snprintf(scaling->diag, sizeof scaling->diag,
-		 "bhemu %.2f CPUs busy with %u cores vs. %.2f with one; host threads %.2f CPUs busy with %u threads "
-		 "(%u rounds each) vs. %.2f with one (%u rounds), %.1f M rounds/s on one",
-		 a_best.cpu_s / a_best.wall_s, opt->tiles, s_best.cpu_s / s_best.wall_s, nat.cpus, opt->tiles,
-		 nat.best_rounds, nat.single_cpus, nat.single_rounds, nat.single_rate / 1e6);
-	benchlib_appendf(scaling->extra, sizeof scaling->extra,
-		", \"threads\": %u, \"native_rounds_per_thread\": %u, \"native_single_rounds\": %u"
-		", \"native_rounds_per_s\": %.0f, \"native_single_rounds_per_s\": %.0f, \"native_cpus_busy\": %.3f"
-		", \"native_single_cpus_busy\": %.3f, \"bhemu_cpus_busy\": %.3f, \"bhemu_single_cpus_busy\": %.3f",
-		opt->tiles, nat.best_rounds, nat.single_rounds, nat.rate, nat.single_rate, nat.cpus, nat.single_cpus,
-		a_best.cpu_s / a_best.wall_s, s_best.cpu_s / s_best.wall_s);
+	speedup->bhemu = all->v[V_SPEEDUP][all->mid_speedup];
+	speedup->ref = all->v[V_NATIVE_SPEEDUP][all->mid_speedup];
+	snprintf(speedup->diag, sizeof speedup->diag,
+		 "%d runs: bhemu %.2f-%.2f, %u host threads %.2f-%.2f (%u rounds each on one thread, %.2f s)",
+		 all->runs, s[V_SPEEDUP].min, s[V_SPEEDUP].max, opt->tiles, s[V_NATIVE_SPEEDUP].min,
+		 s[V_NATIVE_SPEEDUP].max, native_single, target);
+	benchlib_appendf(speedup->extra, sizeof speedup->extra, ", \"threads\": %u", opt->tiles);
+	char *json = scaling_json(pts, opt->npoints);
+	free(pts);
+	return json;
 }
 
 /* ---- Output ------------------------------------------------------------------------------------ */
@@ -671,11 +878,43 @@ static unsigned parse_only(const char *list)
 	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
 }
 
+/* --cpus LIST, or 1, 2, 4, ... below the CPUs of the affinity mask, and all of them. */
+static void parse_cpus(const char *list, struct options *opt)
+{
+	int all = benchlib_affinity_cpus(NULL, 0);
+	char buf[256];
+
+	opt->npoints = 0;
+	if (list == NULL) {
+		for (int c = 1; c < all && opt->npoints < MAX_POINTS - 1; c *= 2)
+			opt->points[opt->npoints++] = c;
+		opt->points[opt->npoints++] = all;
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long c = strtol(tok, &end, 10);
+		if (*end != '\0' || c < 1 || c > all || opt->npoints == MAX_POINTS ||
+		    (opt->npoints > 0 && c <= opt->points[opt->npoints - 1])) {
+			fprintf(stderr, "bench_noc: --cpus wants up to %d ascending counts in 1..%d (the affinity mask), "
+				"not '%s'\n", MAX_POINTS, all, list);
+			exit(BENCHLIB_EXIT_USAGE);
+		}
+		opt->points[opt->npoints++] = (int)c;
+	}
+	if (opt->npoints == 0) {
+		fprintf(stderr, "bench_noc: --cpus needs a list\n");
+		exit(BENCHLIB_EXIT_USAGE);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	benchlib_set_program("bench_noc");
 	struct options opt = { .c.repeat = -1, .only = M_ALL, .elf = BENCH_NOC_ELF };
-	long write_mib = -1, read_mib = -1, atomics = -1, rounds = -1, single_rounds = -1, tiles = -1, cpus = -1;
+	long write_mib = -1, read_mib = -1, atomics = -1, window_ms = -1, tiles = -1;
+	const char *cpus = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -690,14 +929,12 @@ int main(int argc, char **argv)
 			read_mib = (long)benchlib_option_ulong(argc, argv, &i, 1, 1 << 20);
 		} else if (strcmp(a, "--atomics") == 0) {
 			atomics = (long)benchlib_option_ulong(argc, argv, &i, 1, 1000000000);
-		} else if (strcmp(a, "--rounds") == 0) {
-			rounds = (long)benchlib_option_ulong(argc, argv, &i, 1, 100000000);
-		} else if (strcmp(a, "--single-rounds") == 0) {
-			single_rounds = (long)benchlib_option_ulong(argc, argv, &i, 1, 1000000000);
+		} else if (strcmp(a, "--window-ms") == 0) {
+			window_ms = (long)benchlib_option_ulong(argc, argv, &i, 1, 600000);
 		} else if (strcmp(a, "--tiles") == 0) {
 			tiles = (long)benchlib_option_ulong(argc, argv, &i, 1, 140);
-		} else if (strcmp(a, "--host-cpus") == 0) {
-			cpus = (long)benchlib_option_ulong(argc, argv, &i, 1, 4096);
+		} else if (strcmp(a, "--cpus") == 0) {
+			cpus = benchlib_option_value(argc, argv, &i);
 		} else if (strcmp(a, "--only") == 0) {
 			opt.only = parse_only(benchlib_option_value(argc, argv, &i));
 		} else if (strcmp(a, "--elf") == 0) {
@@ -708,23 +945,23 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Defaults: about a minute on two host CPUs; --quick: a few seconds. */
-	opt.compute_repeat = opt.c.repeat > 0 ? opt.c.repeat : opt.c.quick ? 1 : 2;
+	opt.compute_repeat = opt.c.repeat > 0 ? opt.c.repeat : opt.c.quick ? 1 : 3;
 	if (opt.c.repeat < 0)
 		opt.c.repeat = opt.c.quick ? 1 : 3;
 	opt.write_bytes = (uint64_t)(write_mib > 0 ? write_mib : opt.c.quick ? 256 : 4096) << 20;
 	opt.read_bytes = (uint64_t)(read_mib > 0 ? read_mib : opt.c.quick ? 256 : 4096) << 20;
 	opt.atomics = (uint32_t)(atomics > 0 ? atomics : opt.c.quick ? 50000 : 500000);
-	opt.rounds = (uint32_t)(rounds > 0 ? rounds : opt.c.quick ? 1000 : 20000);
-	opt.single_rounds = (uint32_t)(single_rounds > 0 ? single_rounds : 10 * opt.rounds);
+	opt.window_s = (window_ms > 0 ? window_ms : opt.c.quick ? 200 : 2000) / 1000.0;
 	opt.tiles = (unsigned)(tiles > 0 ? tiles : 140);
-	opt.host_cpus = cpus > 0 ? cpus : sysconf(_SC_NPROCESSORS_ONLN);
+	parse_cpus(cpus, &opt);
 
 	bool json_to_stdout = opt.c.json_path != NULL && strcmp(opt.c.json_path, "-") == 0;
 	FILE *out = json_to_stdout ? stderr : stdout;
 	struct benchlib_row rows[MAX_ROWS];
 	struct benchlib_host_load load;
+	char *tail = NULL;
 	long cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned affinity = affinity_cpus();
+	unsigned affinity = (unsigned)benchlib_affinity_cpus(NULL, 0);
 	int n = 0;
 
 	benchlib_host_begin(&load);
@@ -760,11 +997,12 @@ int main(int argc, char **argv)
 		}
 	noc_mode = BH_NOC_ASYNC;
 	if (opt.only & M_COMPUTE) {
-		PROGRESS("compute on 1 and %u BRISCs, %u and %u rounds per core, x %d", opt.tiles, opt.single_rounds,
-			 opt.rounds, opt.compute_repeat);
-		struct benchlib_row *single = benchlib_row_new(rows, &n, "compute_single", "MIPS");
-		struct benchlib_row *agg = benchlib_row_new(rows, &n, "compute_aggregate", "MIPS");
-		bench_compute(single, agg, benchlib_row_new(rows, &n, "compute_speedup", "x"), &opt);
+		char list[128] = "";
+		for (int i = 0; i < opt.npoints; i++)
+			benchlib_appendf(list, sizeof list, "%s%d", i ? "," : "", opt.points[i]);
+		PROGRESS("compute on 1 and %u BRISCs, steady state for %.2f s, on %s host CPUs, x %d", opt.tiles,
+			 opt.window_s, list, opt.compute_repeat);
+		tail = bench_compute(rows, &n, &opt);
 	}
 #undef PROGRESS
 
@@ -777,6 +1015,8 @@ int main(int argc, char **argv)
 		 opt.compute_repeat, cpus_online, affinity);
 	struct benchlib_end e = { .host_line = host_line, .ref_head = "reference", .with_ref_is = true,
 				  .json_path = opt.c.json_path, .quick = opt.c.quick, .check_bars = opt.c.check_bars,
-				  .repeat = opt.c.repeat, .json_head = head };
-	return benchlib_end_run(out, &e, &load, rows, n);
+				  .repeat = opt.c.repeat, .json_head = head, .json_tail = tail };
+	int rc = benchlib_end_run(out, &e, &load, rows, n);
+	free(tail);
+	return rc;
 }

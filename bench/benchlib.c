@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "benchlib.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,110 @@ void benchlib_spin_for(double seconds)
 
 	while (benchlib_now() < end)
 		benchlib_cpu_relax();
+}
+
+/* ---- Repeats: median and spread ------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of n sorted values, interpolating between neighbours. */
+static double quantile(const double *v, int n, double q)
+{
+	double pos = q * (n - 1);
+	int lo = (int)pos;
+
+	return lo + 1 < n ? v[lo] + (pos - lo) * (v[lo + 1] - v[lo]) : v[lo];
+}
+
+struct benchlib_stats benchlib_stats_of(double *v, int n)
+{
+	struct benchlib_stats s = { .n = n };
+
+	if (n < 1)
+		return s;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	s.min = v[0];
+	s.max = v[n - 1];
+	s.median = quantile(v, n, 0.5);
+	s.q1 = quantile(v, n, 0.25);
+	s.q3 = quantile(v, n, 0.75);
+	return s;
+}
+
+int benchlib_median_index(const double *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int below = 0, same_before = 0;
+		for (int j = 0; j < n; j++) {
+			below += v[j] < v[i];
+			same_before += j < i && v[j] == v[i];
+		}
+		if (below + same_before == (n - 1) / 2)   /* its rank, ties in index order */
+			return i;
+	}
+	return 0;
+}
+
+void benchlib_stats_json(char *buf, size_t size, const char *prefix, const struct benchlib_stats *s, double scale)
+{
+	benchlib_appendf(buf, size,
+		", \"%s_median\": %.6g, \"%s_min\": %.6g, \"%s_max\": %.6g, \"%s_q1\": %.6g, \"%s_q3\": %.6g"
+		", \"%s_runs\": %d", prefix, s->median * scale, prefix, s->min * scale, prefix, s->max * scale, prefix,
+		s->q1 * scale, prefix, s->q3 * scale, prefix, s->n);
+}
+
+/* ---- Host CPUs ------------------------------------------------------------------------------- */
+
+static cpu_set_t initial_mask;
+static int initial_count = -1;
+
+int benchlib_affinity_cpus(int *cpus, int max)
+{
+	if (initial_count < 0) {
+		CPU_ZERO(&initial_mask);
+		if (sched_getaffinity(0, sizeof initial_mask, &initial_mask) != 0)
+			CPU_SET(0, &initial_mask);
+		initial_count = CPU_COUNT(&initial_mask);
+	}
+	for (int c = 0, k = 0; c < CPU_SETSIZE && cpus != NULL && k < max; c++)
+		if (CPU_ISSET(c, &initial_mask))
+			cpus[k++] = c;
+	return initial_count;
+}
+
+bool benchlib_confine(int n, char *err, size_t errlen)
+{
+	int total = benchlib_affinity_cpus(NULL, 0);
+	cpu_set_t set;
+	bool ok = true;
+
+	CPU_ZERO(&set);
+	for (int c = 0, k = 0; c < CPU_SETSIZE && k < (n > 0 && n < total ? n : total); c++)
+		if (CPU_ISSET(c, &initial_mask)) {
+			CPU_SET(c, &set);
+			k++;
+		}
+	/* Every thread there is now; threads created later inherit their creator's mask. */
+	DIR *d = opendir("/proc/self/task");
+	if (d == NULL) {
+		benchlib_set_err(err, errlen, "cannot list /proc/self/task: %s", strerror(errno));
+		return false;
+	}
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		/* A thread may have exited since the listing: not an error. */
+		if (tid > 0 && sched_setaffinity(tid, sizeof set, &set) != 0 && errno != ESRCH && ok) {
+			benchlib_set_err(err, errlen, "sched_setaffinity(%d): %s", (int)tid, strerror(errno));
+			ok = false;
+		}
+	}
+	closedir(d);
+	return ok;
 }
 
 /* ---- Text ------------------------------------------------------------------------------------ */

@@ -35,6 +35,33 @@ static inline void benchlib_cpu_relax(void)
 #endif
 }
 
+/* ---- Repeats: median and spread ---- */
+
+/* Of n values (n >= 1; the array is sorted in place): the median (mean of the middle two when n is
+ * even), the extremes and the quartiles (linear interpolation between the sorted values). */
+struct benchlib_stats {
+	int n;
+	double median, min, max, q1, q3;
+};
+struct benchlib_stats benchlib_stats_of(double *v, int n);
+/* Of n values (n >= 1, left as they are): the index of the median one (the lower of the middle two
+ * when n is even). For paired measurements: the run whose ratio is the median, so that a row's
+ * two values and its ratio come from one run. */
+int benchlib_median_index(const double *v, int n);
+/* Appends `, "<prefix>_median": m, "<prefix>_min": a, "<prefix>_max": b, "<prefix>_q1": ..,
+ * "<prefix>_q3": .., "<prefix>_runs": n` (each number scaled by `scale`) to a row's extra JSON. */
+void benchlib_stats_json(char *buf, size_t size, const char *prefix, const struct benchlib_stats *s, double scale);
+
+/* ---- Host CPUs ---- */
+
+/* The CPUs this process may run on when it started (its affinity mask), in order: the count, and
+ * the first max of their numbers in cpus (NULL: only the count). */
+int benchlib_affinity_cpus(int *cpus, int max);
+/* Confines every thread of the process (and so every thread they create later) to the first n
+ * CPUs of the mask benchlib_affinity_cpus() saw first; n = 0 restores that whole mask. False
+ * (err set) when a thread could not be moved. */
+bool benchlib_confine(int n, char *err, size_t errlen);
+
 /* ---- Text ---- */
 
 /* snprintf into err. */
@@ -87,7 +114,7 @@ struct benchlib_row {
 	enum benchlib_bar_kind bar_kind;
 	double bar;
 	char diag[512];           /* diagnostics: one line under the table */
-	char extra[1024];         /* more JSON members: `, "name": value` ... */
+	char extra[2048];         /* more JSON members: `, "name": value` ... */
 	bool failed;
 	char error[512];
 };
