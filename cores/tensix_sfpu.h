@@ -21,6 +21,13 @@ struct tt_sfpu {
 	unsigned depth;
 	/* LoadMacroConfig (SFPLOADMACRO.md), per lane as SFPCONFIG writes it. */
 	uint32_t lm_template[4][TT_SFPU_LANES], lm_sequence[4][TT_SFPU_LANES], lm_misc[TT_SFPU_LANES];
+	/* LaneConfig (SFPCONFIG.md, 18 bits a lane), with what instructions test kept beside it:
+	 * lc_any the OR of every lane's (zero: the plain paths), row_off the lanes its ROW_MASK
+	 * disables (bit = lane). */
+	uint32_t lane_config[TT_SFPU_LANES], lc_any, row_off;
+	/* The per-lane PRNG (VectorUnit.md "PRNG"): zero out of reset, reseeded by writes of
+	 * PRNG_SEED_Seed_Val. */
+	uint32_t prng[TT_SFPU_LANES];
 	/* Instructions SFPLOADMACRO scheduled, each due at an SFPU cycle: bhemu counts a cycle per
 	 * instruction the unit receives. pending is read without the lock to skip an empty drain. */
 	struct tt_sfpu_sched {
@@ -39,5 +46,7 @@ void tt_sfpu_destroy(struct tt_dp *dp);
 struct bh_tt_thread;
 /* Another data-plane unit is about to act: what SFPLOADMACRO scheduled completes first. */
 void tt_sfpu_drain(struct bh_tt_thread *th);
+/* A write of PRNG_SEED_Seed_Val (BackendConfiguration.md): every lane's PRNG reseeded from seed. */
+void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed);
 
 #endif
