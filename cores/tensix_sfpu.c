@@ -1347,9 +1347,8 @@ static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	uint32_t lanes = lanes_with(s, LC_DEST_INDEX), keep[TT_SFPU_LANES];
 	if (bh_checks_on(&th->tx->tile->chip->checks, BH_CHECK_SFPU_ERRATUM)) {
 		enum tt_result r = tt_check(th, BH_CHECK_SFPU_ERRATUM, w, NULL,
-					    "erratum TEN-2932: %s writes LReg %u while LaneConfig.ENABLE_DEST_INDEX is set: "
-					    "silicon writes an undefined index value instead of the result (bhemu keeps the "
-					    "old value)", tt_opinfo(op)->name, vd);
+					    "erratum TEN-2932: %s writes LReg %u with ENABLE_DEST_INDEX set: undefined on "
+					    "silicon (LReg kept)", tt_opinfo(op)->name, vd);
 		if (r != TT_OK)
 			return r;
 	}
