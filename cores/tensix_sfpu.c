@@ -249,11 +249,24 @@ static void set_flags(struct tt_sfpu *s, uint32_t mask, uint32_t cond)
 	s->flags = (s->flags & ~mask) | (cond & mask);
 }
 
-/* Write v[lane] into LReg vd for the lanes of mask; only LReg 0-7 take writes of ordinary
- * instructions (LReg.md), so other destinations drop them. */
+/* The LReg an instruction's result goes to: VD, or LReg 16 for an instruction SFPLOADMACRO
+ * scheduled with its result there; only LReg 0-7 and 16 take results (LReg.md), so the caller
+ * drops writes to others. */
+static unsigned result_lreg(const struct tt_sfpu *s, unsigned vd)
+{
+	return s->to16 ? 16 : vd;
+}
+
+static bool writable(unsigned d)
+{
+	return d < 8 || d == 16;
+}
+
+/* Write v[lane] into the result LReg of VD vd for the lanes of mask. */
 static void write_lanes(struct tt_sfpu *s, unsigned vd, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
 {
-	if (vd >= 8)
+	vd = result_lreg(s, vd);
+	if (!writable(vd))
 		return;
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
 		if (mask >> l & 1)
@@ -484,7 +497,8 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 			c ^= 0x80000000u;
 		uint32_t r = sfpu_mad(a, b, c);
 		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
-		if (d < 8)
+		d = result_lreg(s, d);
+		if (writable(d))
 			s->lreg[d][l] = r;
 	}
 	return TT_OK;
@@ -507,7 +521,8 @@ static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 		uint64_t a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l] & 0x7FFFFFu, b = s->lreg[vb][l] & 0x7FFFFFu;
 		uint32_t r = mod1 & 1 ? (uint32_t)(a * b >> 23) : (uint32_t)(a * b) & 0x7FFFFFu;
 		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
-		if (d < 8)
+		d = result_lreg(s, d);
+		if (writable(d))
 			s->lreg[d][l] = r;
 	}
 	return TT_OK;
@@ -843,7 +858,7 @@ static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 		} else {
 			if (vc < 8)
 				s->lreg[vc][l] = d;
-			if (vd < 8)
+			if (vd < 8 && !s->to16)
 				s->lreg[vd][l] = c;
 		}
 	}
@@ -1077,7 +1092,8 @@ static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
 		if (mod & 4)
 			d = (d & 0x7FFFFFFFu) | (l3 & 0x80000000u);
 		unsigned t = mod & 8 ? s->lreg[7][l] & 15 : vd;
-		if (t < 8)
+		t = result_lreg(s, t);
+		if (writable(t))
 			s->lreg[t][l] = d;
 	}
 	return TT_OK;
@@ -1145,8 +1161,9 @@ static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, ui
  * not modelled) and executes every instruction in one cycle; a scheduled instruction due in a
  * cycle runs before the instruction the unit receives in it, and a received instruction of the
  * same sub-unit is discarded, as documented. Any other data-plane instruction first completes
- * what is scheduled (tt_sfpu_drain). Not modelled (named faults): LReg 16 (the macro-only
- * register), LoadMacroConfig differing between lanes.
+ * what is scheduled (tt_sfpu_drain). Bit 6 of a sub-unit's sequence byte sends its result to
+ * (or, for the store, takes its input from) LReg 16, the register only SFPLOADMACRO reaches. Not
+ * modelled (named fault): LoadMacroConfig differing between lanes.
  */
 
 enum { SU_SIMPLE, SU_MAD, SU_ROUND, SU_STORE, SU_LOAD };
@@ -1171,10 +1188,14 @@ static enum tt_result sched_run(struct bh_tt_thread *th, struct tt_sfpu *s, stru
 	e->valid = 0;
 	atomic_fetch_sub_explicit(&s->pending, 1, memory_order_relaxed);
 	if (e->unit == SU_STORE) {   /* no ADDR_MOD, the macro's address, every enabled lane */
-		store_lanes(th->tx->dp, s, tt_bits(e->word, 23, 20), tt_bits(e->word, 19, 16), e->addr, enabled(s));
+		store_lanes(th->tx->dp, s, e->to16 ? 16 : tt_bits(e->word, 23, 20), tt_bits(e->word, 19, 16), e->addr,
+			    enabled(s));
 		return TT_OK;
 	}
-	return sfpu_dispatch(th, s, e->word, e->src);
+	s->to16 = e->to16;
+	enum tt_result r = sfpu_dispatch(th, s, e->word, e->src);
+	s->to16 = 0;
+	return r;
 }
 
 /* Runs what is due by cycle `upto` in cycle order, sub-units in order within a cycle; returns the
@@ -1247,8 +1268,6 @@ static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s,
 				}
 		if (sel == 1)
 			return sfpu_unmodelled(th, w, "sequence selector 1 is undefined");
-		if (bits & 0x40)
-			return sfpu_unmodelled(th, w, "with LReg 16 (the macro-only register) is not modelled");
 		uint32_t insn;
 		if (sel == 2) {
 			insn = (uint32_t)TT_OP_SFPNOP << 24;
@@ -1289,7 +1308,7 @@ static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s,
 		if (!e)
 			return sfpu_unmodelled(th, w, "with more than 16 instructions outstanding");
 		*e = (struct tt_sfpu_sched){ .due = due, .word = insn, .addr = (uint16_t)addr, .unit = (uint8_t)u,
-					     .src = (uint8_t)src, .valid = 1 };
+					     .src = (uint8_t)src, .to16 = (uint8_t)(bits >> 6 & 1), .valid = 1 };
 		atomic_fetch_add_explicit(&s->pending, 1, memory_order_relaxed);
 	}
 	return TT_OK;
@@ -1340,7 +1359,7 @@ static enum tt_result sfpu_execute_one(struct bh_tt_thread *th, struct tt_sfpu *
 static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src)
 {
 	unsigned op = tt_opcode_of(w), vd = vd_field(w);
-	if (!(s->lc_any & LC_DEST_INDEX) || vd < 4 || vd > 7 || op <= TT_OP_SFPSTORE || op == TT_OP_SFPCONFIG ||
+	if (!(s->lc_any & LC_DEST_INDEX) || s->to16 || vd < 4 || vd > 7 || op <= TT_OP_SFPSTORE || op == TT_OP_SFPCONFIG ||
 	    op == TT_OP_SFPSWAP || op == TT_OP_SFPTRANSP || op == TT_OP_SFPLOADMACRO || op == TT_OP_SFPSETCC ||
 	    op == TT_OP_SFPENCC || op == TT_OP_SFPCOMPC || op == TT_OP_SFPPUSHC || op == TT_OP_SFPPOPC || op == TT_OP_SFPNOP)
 		return sfpu_execute_one(th, s, w, src);

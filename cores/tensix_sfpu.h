@@ -34,8 +34,9 @@ struct tt_sfpu {
 		uint64_t due;
 		uint32_t word;
 		uint16_t addr;            /* a store's Dst address: the SFPLOADMACRO's */
-		uint8_t unit, src, valid;
+		uint8_t unit, src, to16, valid;   /* to16: the result (a store's input) is LReg 16 */
 	} sched[16];
+	uint8_t to16;                     /* the scheduled instruction running has to16 */
 	uint64_t cycle;
 	_Atomic unsigned pending;
 };

@@ -524,8 +524,8 @@ Test(tensix_sfpu, loadmacro_overlapping_load_add_store_equals_the_unrolled_seque
 }
 
 /* A received instruction on the sub-unit a scheduled one uses in that cycle is discarded; the
- * macro-only LReg 16 faults by name. */
-Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
+ * macro-only LReg 16 takes a scheduled result and feeds a scheduled store. */
+Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_uses_lreg16)
 {
 	struct bh_device *dev = t_open();
 	uint32_t w[32];
@@ -543,10 +543,26 @@ Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
 	run(dev, rd, N(rd));
 	cr_expect_eq(lreg(dev, 2, 7), 0x00000500u, "sequence 1 read back");
 	cr_expect_eq(lreg(dev, 3, 7), SFPADDI(0x3F80, 0, 0), "template 1 read back");
+	/* Macro 2: the MAD sub-unit's result into LReg 16 (bit 6), the store a cycle later from LReg 16
+	 * in the load's format: Dst row 0 becomes x + 1 while the loaded LReg keeps x. */
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned c = 0; c < 16; c++)
+		tt_dst16_write(dp, c / 8, c, tt_dst_from_bf16((uint16_t)(b_of((float)c) >> 16)));
 	n = 0;
-	macro_config(w, &n, 6, 0x00004400u);            /* MAD result into LReg 16 */
+	macro_config(w, &n, 0, SFPADDI(0x3F80, 0, 0));   /* template 0: + 1.0 */
+	macro_config(w, &n, 6, 0x4B004400u);            /* MAD = template 0 into LReg 16, store LReg 16 at delay 1 */
+	w[n++] = SFPCONFIG(0x40, 8, 1);                 /* Misc: macro 2 stores in the load's format */
+	w[n++] = SFPLOADMACRO(2, 3, 2, 0, 0);
+	w[n++] = SFPI(OP_NOP, 0, 0, 0, 0);
+	w[n++] = SFPI(OP_NOP, 0, 0, 0, 0);
 	run(dev, w, n);
-	expect_word_fault(dev, SFPLOADMACRO(2, 0, 2, 0, 0), "not modelled", "with LReg 16 (the macro-only register)");
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned row = l / 8, col = (l & 7) * 2;
+		float x = row < 2 && col / 8 == row ? (float)col : 0.0f;
+		cr_expect_eq(f_of(lreg(dev, 3, l)), x, "lane %u: the loaded LReg keeps x", l);
+		cr_expect_eq(f_of(sfpu_of(dev)->lreg[16][l]), x + 1, "lane %u: LReg 16 = x + 1", l);
+		cr_expect_eq(tt_dst_to_bf16(tt_dst16_read(dp, row, col)), (uint16_t)(b_of(x + 1) >> 16), "lane %u stored", l);
+	}
 	bh_device_close(dev);
 }
 
