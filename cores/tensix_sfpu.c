@@ -17,6 +17,7 @@
  * is the canonical 0x7FC00000. A differential run of 50 million operand triples (specials,
  * denormals, cancellation) against ttsim's bit-level Blackhole model found no difference. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,15 @@ static enum tt_result sfpu_unmodelled(struct bh_tt_thread *th, uint32_t w, const
 	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s %s", tt_opinfo(tt_opcode_of(w))->name, what);
 }
 
+/* A documented hardware erratum met by w: reported as check sfpu-erratum when it is on. */
+__attribute__((cold, noinline))
+static enum tt_result sfpu_erratum(struct bh_tt_thread *th, uint32_t w, const char *why)
+{
+	if (!bh_checks_on(&th->tx->tile->chip->checks, BH_CHECK_SFPU_ERRATUM))
+		return TT_OK;
+	return tt_check(th, BH_CHECK_SFPU_ERRATUM, w, NULL, "%s", why);
+}
+
 __attribute__((cold, noinline))
 static enum tt_result sfpu_bad_mode(struct bh_tt_thread *th, uint32_t w, unsigned mod, const char *what)
 {
@@ -367,7 +377,8 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	 * column, ENABLE_DEST_INDEX with CAPTURE_DEFAULT_DEST_INDEX writes the Dst index of the datum
 	 * to LReg VD + 4 too. */
 	uint32_t mask = (mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s)) & ~lanes_with(s, LC_BLOCK_LOAD);
-	uint32_t odd = lanes_with(s, LC_RD_COL_EXCHANGE), capture = vd < 4 ? lanes_with(s, LC_DEST_INDEX | LC_CAPTURE_INDEX) : 0;
+	uint32_t odd = lanes_with(s, LC_RD_COL_EXCHANGE);
+	uint32_t capture = vd < 4 ? lanes_with(s, LC_DEST_INDEX | LC_CAPTURE_INDEX) : 0;
 	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
@@ -424,7 +435,7 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 		case MOD0_HI16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)(v >> 16)); break;
 		case MOD0_INT16: tt_dst16_write(dp, row, col, (uint16_t)((v >> 31) << 15 | (v & 0x7FFF))); break;
 		case MOD0_INT8: case MOD0_INT8_COMP:   /* "Integer 8": FP16 with exponent 16, 10 bits of magnitude */
-			tt_dst16_write(dp, row, col, tt_dst_from_fp16((uint16_t)((v >> 31) << 15 | 16u << 10 | (v & 0x3FF))));
+			tt_dst16_write(dp, row, col, tt_dst_from_fp16((uint16_t)((v >> 31) << 15 | 16u << 10 | (v & 0x3FFu))));
 			break;
 		case MOD0_HI16: tt_dst32_write(dp, row, col, v); break;
 		case MOD0_LO16: tt_dst32_write(dp, row, col, v << 16 | v >> 16); break;
@@ -759,7 +770,8 @@ static enum tt_result sfpu_pushc(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 	unsigned mod1 = tt_bits(w, 3, 0);
 	if (mod1) {
 		if (!s->depth)
-			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPUSHC mode %u with the flag stack empty: undefined", mod1);
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPUSHC mode %u with the flag stack empty: undefined",
+					mod1);
 		uint32_t *top_f = &s->stack_flags[s->depth - 1], *top_u = &s->stack_use[s->depth - 1], f = 0;
 		if (mod1 <= 12) {
 			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
@@ -936,7 +948,7 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	if (rnd == 3)
 		return sfpu_unmodelled(th, w, "with rounding mode 3 is undefined (0 nearest, 1 stochastic, 2 toward zero)");
 	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
-	uint32_t mask = enabled(s), out[TT_SFPU_LANES];
+	uint32_t mask = enabled(s), out[TT_SFPU_LANES], away = 0;   /* away: lanes toward zero rounded up */
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
@@ -953,34 +965,46 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
 				unsigned drop = flavour ? 16 : 13;
 				uint32_t lost = x & ((1u << drop) - 1);
 				x -= lost;
-				if (lost >= thr >> (23 - drop))
+				if (lost >= thr >> (23 - drop)) {
 					x += 1u << drop;
+					away |= (uint32_t)(rnd == 2) << l;
+				}
 			}
 			out[l] = x;
 			continue;
 		}
-		bool keep_sign = flavour & 1;
+		bool keep_sign = flavour & 1, up = false;
 		uint32_t sign = keep_sign ? x & 0x80000000u : 0;
-		uint64_t mag;
+		uint64_t mag;   /* with 23 fraction bits until rounded */
 		if (flavour == 4 || flavour == 5) {   /* sign-magnitude in */
 			sign = x & 0x80000000u;
 			mag = ((uint64_t)(x & 0x7FFFFFFFu) << 23) >> (mod1 & 8 ? imm5 : s->lreg[vb][l] & 31);
-			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+			up = (mag & 0x7FFFFF) >= thr;
 		} else if ((int32_t)e - 127 < -1) {   /* |x| < 0.5, whatever the rounding */
 			mag = 0;
 		} else if ((int32_t)e - 127 >= 16) {  /* and NaN */
-			mag = max_mag[flavour];
+			mag = (uint64_t)max_mag[flavour] << 23;
 		} else {
 			int32_t ex = (int32_t)e - 127;
 			mag = 0x800000u | (x & 0x7FFFFFu);
 			mag = ex >= 0 ? mag << ex : mag >> -ex;
-			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+			up = (mag & 0x7FFFFF) >= thr;
 		}
+		mag = (mag >> 23) + up;
+		away |= (uint32_t)(up && rnd == 2) << l;
 		if (mag > max_mag[flavour])
 			mag = max_mag[flavour];
 		if (!keep_sign || mag == 0)
 			sign = 0;
 		out[l] = sign | (uint32_t)mag;
+	}
+	if (away) {
+		char why[128];
+		snprintf(why, sizeof why, "erratum: rounding toward zero rounded lane %u away (its discarded bits all ones)",
+			 (unsigned)__builtin_ctz(away));
+		enum tt_result r = sfpu_erratum(th, w, why);
+		if (r != TT_OK)
+			return r;
 	}
 	write_lanes(s, vd, mask, out);
 	return TT_OK;
@@ -1002,7 +1026,8 @@ static void sfpu_tables(void)
 		arecip_lut[i] = (uint8_t)((2u * 65536 + 257 + 2 * i) / (2 * (257 + 2 * i)) - 128);
 	for (unsigned j = 0; j < 896; j++) {
 		double e = exp((double)f32_of((0x3C80u + j) << 16));
-		aexp_lut[j] = (uint8_t)(j < 0x3F32 - 0x3C80 ? (e - 1) * 128 : e < 4 ? (e / 2 - 1) * 128 : 128 + (e / 4 - 1) * 128);
+		double m = j < 0x3F32 - 0x3C80 ? e - 1 : e < 4 ? e / 2 - 1 : e / 4;   /* from 4: 128 + mantissa */
+		aexp_lut[j] = (uint8_t)(m * 128);
 	}
 }
 
@@ -1364,15 +1389,14 @@ static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	    op == TT_OP_SFPENCC || op == TT_OP_SFPCOMPC || op == TT_OP_SFPPUSHC || op == TT_OP_SFPPOPC || op == TT_OP_SFPNOP)
 		return sfpu_execute_one(th, s, w, src);
 	uint32_t lanes = lanes_with(s, LC_DEST_INDEX), keep[TT_SFPU_LANES];
-	if (bh_checks_on(&th->tx->tile->chip->checks, BH_CHECK_SFPU_ERRATUM)) {
-		enum tt_result r = tt_check(th, BH_CHECK_SFPU_ERRATUM, w, NULL,
-					    "erratum TEN-2932: %s writes LReg %u with ENABLE_DEST_INDEX set: undefined on "
-					    "silicon (LReg kept)", tt_opinfo(op)->name, vd);
-		if (r != TT_OK)
-			return r;
-	}
+	char why[128];
+	snprintf(why, sizeof why, "erratum TEN-2932: %s writes LReg %u with ENABLE_DEST_INDEX set: undefined on silicon "
+		 "(LReg kept)", tt_opinfo(op)->name, vd);
+	enum tt_result r = sfpu_erratum(th, w, why);
+	if (r != TT_OK)
+		return r;
 	memcpy(keep, s->lreg[vd], sizeof keep);
-	enum tt_result r = sfpu_execute_one(th, s, w, src);
+	r = sfpu_execute_one(th, s, w, src);
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
 		if (lanes >> l & 1)
 			s->lreg[vd][l] = keep[l];

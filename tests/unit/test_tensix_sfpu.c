@@ -689,7 +689,7 @@ Test(tensix_sfpu, prng_sequence_predication_and_seeding)
  * result against 7 bits of the PRNG. Every enabled lane advances, whatever the rounding mode. */
 Test(tensix_sfpu, stochastic_rounding_uses_the_prng_with_the_documented_bugs)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = t_open_checks(BH_CHECK_BIT(BH_CHECK_SFPU_ERRATUM), BH_CHECK_LOG);
 	struct tt_sfpu *s = sfpu_of(dev);
 	static const uint32_t state[3] = { 0, 0x7FFFFFFFu, 0x00400000u };
 	for (unsigned l = 0; l < 32; l++)
@@ -717,6 +717,7 @@ Test(tensix_sfpu, stochastic_rounding_uses_the_prng_with_the_documented_bugs)
 	cr_expect_eq(lreg(dev, 7, 0), 1, "and 0.9999999 to 1");
 	cr_expect_eq(lreg(dev, 4, 0), 0x3F810000u);
 	cr_expect_eq(s->prng[0], prng_after(0x80000000u, 3), "every SFPSTOCHRND advances the PRNG");
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 2, "the two roundings away from zero are logged (sfpu-erratum)");
 	set_lreg(dev, 0, 0x01000001u);   /* 2^24 + 1: one bit below FP32's mantissa */
 	s->prng[0] = 0;
 	s->prng[1] = 0xFFFFFFFFu;
@@ -879,6 +880,28 @@ Test(tensix_sfpu, ten2932_result_into_lreg4_7_with_dest_index_is_reported)
 				   SFPCONFIG(0, 15, 1), SFPMAD(10, 10, 9, 5, 0) };
 	run(dev, clean, N(clean));
 	cr_expect_eq(lreg(dev, 5, 0), 0x3F800000u);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* The round-toward-zero bug of SFP_STOCH_RND is reported when it changes a result (check
+ * sfpu-erratum): 1.9999998807907 to an integer toward zero gives 2. The twin, 1.75, rounds down. */
+Test(tensix_sfpu, stochrnd_toward_zero_rounding_away_is_reported)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, SFPSTOCH(2, 0, 1, 3));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	set_lreg(dev, 0, 0x3FFFFFFFu);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC1, &p);
+	expect_check(dev, res, BH_CORE_TRISC1, "sfpu-erratum", pc, NULL,
+		     "erratum: rounding toward zero rounded lane 0 away (its discarded bits all ones)");
+	dev = t_open();
+	set_lreg(dev, 0, 0x3FE00000u);
+	const uint32_t w[] = { SFPSTOCH(2, 0, 1, 3) };
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 1, 0), 1);
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
 	bh_device_close(dev);
 }
