@@ -16,7 +16,6 @@
  * guard bits; a denormal result is flushed to zero of its sign after rounding; every NaN result
  * is the canonical 0x7FC00000. A differential run of 50 million operand triples (specials,
  * denormals, cancellation) against ttsim's bit-level Blackhole model found no difference. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1020,12 +1019,23 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
  * of 128 and up carries into the exponent). */
 static uint8_t arecip_lut[128], aexp_lut[896];
 
+/* e^x by its series (no libm in the library): within a few ulps for the table's x < 2. */
+static double exp_series(double x)
+{
+	double sum = 1, term = 1;
+	for (unsigned k = 1; k < 40; k++) {
+		term *= x / k;
+		sum += term;
+	}
+	return sum;
+}
+
 static void sfpu_tables(void)
 {
 	for (unsigned i = 0; i < 128; i++)   /* 65536 / (257 + 2i) rounded, less 128 */
 		arecip_lut[i] = (uint8_t)((2u * 65536 + 257 + 2 * i) / (2 * (257 + 2 * i)) - 128);
 	for (unsigned j = 0; j < 896; j++) {
-		double e = exp((double)f32_of((0x3C80u + j) << 16));
+		double e = exp_series((double)f32_of((0x3C80u + j) << 16));
 		double m = j < 0x3F32 - 0x3C80 ? e - 1 : e < 4 ? e / 2 - 1 : e / 4;   /* from 4: 128 + mantissa */
 		aexp_lut[j] = (uint8_t)(m * 128);
 	}
