@@ -6,6 +6,7 @@
  * (BackendConfiguration.md): bh_tensix_cfg_cell() maps them to one cell. */
 #include "cores/core.h"
 #include "cores/tensix.h"
+#include "cores/tensix_sfpu.h"
 #include "fabric/code.h"
 #include "fabric/mmio.h"
 
@@ -40,6 +41,8 @@ static void cfg_side_effects(struct bh_tile *t, unsigned k, uint32_t val)
 				mask |= 1u << c;
 		bh_tile_flush_decoded(t, mask);
 		bh_code_invalidated(t, mask);
+	} else if (k == BH_CFG_PRNG_SEED && t->tensix && t->tensix->dp) {
+		tt_sfpu_seed(t->tensix->dp, val);
 	}
 	bh_tile_mmio_written(t, BH_TENSIX_CFG_BASE + 4 * k);   /* a core may poll it */
 }

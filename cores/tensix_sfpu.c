@@ -16,6 +16,7 @@
  * guard bits; a denormal result is flushed to zero of its sign after rounding; every NaN result
  * is the canonical 0x7FC00000. A differential run of 50 million operand triples (specials,
  * denormals, cancellation) against ttsim's bit-level Blackhole model found no difference. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,13 @@
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
 #include "cores/tensix_sfpu.h"
+#include "fabric/chip.h"
+#include "fabric/tile.h"
 
 #define ALL_LANES 0xFFFFFFFFu
 #define CANON_NAN 0x7FC00000u
+
+static void sfpu_tables(void);
 
 bool tt_sfpu_init(struct tt_dp *dp)
 {
@@ -33,6 +38,8 @@ bool tt_sfpu_init(struct tt_dp *dp)
 	if (!s)
 		return false;
 	pthread_mutex_init(&s->lock, NULL);
+	static pthread_once_t tables = PTHREAD_ONCE_INIT;
+	pthread_once(&tables, sfpu_tables);
 	/* LReg.md: the fixed constants and the lane ids (lane i holds 2 i). The programmable ones
 	 * (11-14) start at zero here; firmware writes them with SFPCONFIG before use. */
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
@@ -58,11 +65,78 @@ void tt_sfpu_destroy(struct tt_dp *dp)
  * Helpers.
  */
 
-/* LaneEnabled of every lane (VectorUnit.md IsLaneEnabled; LaneConfig's ROW_MASK is zero: bhemu
- * does not model LaneConfig writes). */
+/* LaneEnabled of every lane (VectorUnit.md IsLaneEnabled): not masked off by LaneConfig's
+ * ROW_MASK, and the lane's flag when predication is on. */
 static uint32_t enabled(const struct tt_sfpu *s)
 {
-	return ~s->use_flags | s->flags;
+	return (~s->use_flags | s->flags) & ~s->row_off;
+}
+
+/* LaneConfig bits (SFPCONFIG.md "LaneConfig"). */
+#define LC_FP16A_INF 0x1u
+#define LC_NO_BACKDOOR 0x2u
+#define LC_DEST_INDEX 0x4u
+#define LC_CAPTURE_INDEX 0x8u
+#define LC_BLOCK_STORE 0x10u
+#define LC_BLOCK_LOAD 0x20u
+#define LC_RD_COL_EXCHANGE 0x40u
+#define LC_WR_COL_EXCHANGE 0x80u
+#define LC_EXCHANGE_SRCB_SRCC 0x100u
+#define LC_BLOCK_DEST_MOV 0x600u
+#define LC_BITS 0x3FFFFu
+
+/* Recompute what is kept beside LaneConfig after a write. */
+static void lane_config_changed(struct tt_sfpu *s)
+{
+	s->lc_any = 0;
+	s->row_off = 0;
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		s->lc_any |= s->lane_config[l];
+		if (s->lane_config[l & 7] >> (12 + l / 8) & 1)
+			s->row_off |= 1u << l;
+	}
+}
+
+/* Lanes (bit = lane) whose LaneConfig has all of bits. */
+static uint32_t lanes_with(const struct tt_sfpu *s, uint32_t bits)
+{
+	uint32_t m = 0;
+	if ((s->lc_any & bits) == bits)
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			m |= (uint32_t)((s->lane_config[l] & bits) == bits) << l;
+	return m;
+}
+
+/* The PRNG (VectorUnit.md AdvancePRNG): lane's state is the result; the state shifts right
+ * with the complement of the parity of taps 31, 21, 1 and 0 coming in at the top. */
+static uint32_t prng_step(uint32_t x)
+{
+	return (uint32_t)~__builtin_popcount(x & 0x80200003u) << 31 | x >> 1;
+}
+
+static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
+{
+	uint32_t r = s->prng[lane];
+	s->prng[lane] = prng_step(r);
+	return r;
+}
+
+/* Reseeding as ttsim's Blackhole model does it (the documentation says only that the value
+ * reseeds all the PRNGs): the seed steps 32 times, then every second step of the next 64 seeds
+ * one lane, lane 31 first. */
+void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed)
+{
+	struct tt_sfpu *s = dp->sfpu;
+	if (!s)
+		return;
+	for (unsigned i = 0; i < 32; i++)
+		seed = prng_step(seed);
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < 32; i++) {
+		seed = prng_step(prng_step(seed));
+		s->prng[31 - i] = seed;
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 static uint32_t b32(float f)
@@ -70,6 +144,13 @@ static uint32_t b32(float f)
 	uint32_t b;
 	memcpy(&b, &f, 4);
 	return b;
+}
+
+static float f32_of(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
 }
 
 static uint32_t ftz(uint32_t x)
@@ -168,11 +249,24 @@ static void set_flags(struct tt_sfpu *s, uint32_t mask, uint32_t cond)
 	s->flags = (s->flags & ~mask) | (cond & mask);
 }
 
-/* Write v[lane] into LReg vd for the lanes of mask; only LReg 0-7 take writes of ordinary
- * instructions (LReg.md), so other destinations drop them. */
+/* The LReg an instruction's result goes to: VD, or LReg 16 for an instruction SFPLOADMACRO
+ * scheduled with its result there; only LReg 0-7 and 16 take results (LReg.md), so the caller
+ * drops writes to others. */
+static unsigned result_lreg(const struct tt_sfpu *s, unsigned vd)
+{
+	return s->to16 ? 16 : vd;
+}
+
+static bool writable(unsigned d)
+{
+	return d < 8 || d == 16;
+}
+
+/* Write v[lane] into the result LReg of VD vd for the lanes of mask. */
 static void write_lanes(struct tt_sfpu *s, unsigned vd, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
 {
-	if (vd >= 8)
+	vd = result_lreg(s, vd);
+	if (!writable(vd))
 		return;
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
 		if (mask >> l & 1)
@@ -183,6 +277,15 @@ __attribute__((cold, noinline))
 static enum tt_result sfpu_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
 {
 	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s %s", tt_opinfo(tt_opcode_of(w))->name, what);
+}
+
+/* A documented hardware erratum met by w: reported as check sfpu-erratum when it is on. */
+__attribute__((cold, noinline))
+static enum tt_result sfpu_erratum(struct bh_tt_thread *th, uint32_t w, const char *why)
+{
+	if (!bh_checks_on(&th->tx->tile->chip->checks, BH_CHECK_SFPU_ERRATUM))
+		return TT_OK;
+	return tt_check(th, BH_CHECK_SFPU_ERRATUM, w, NULL, "%s", why);
 }
 
 __attribute__((cold, noinline))
@@ -241,10 +344,13 @@ static void lane_cell(unsigned addr, unsigned lane, unsigned *row, unsigned *col
 	*col = (lane & 7) * 2 + (addr >> 1 & 1);
 }
 
-static uint32_t read_fp16(uint16_t d)
+/* inf: LaneConfig's ENABLE_FP16A_INF, which reads the largest pattern as infinity. */
+static uint32_t read_fp16(uint16_t d, bool inf)
 {
 	uint32_t sign = d >> 15, man = d >> 5 & 0x3FF, exp = d & 0x1F;
-	if (exp)
+	if (inf && exp == 0x1F && man == 0x3FF)
+		exp = 255, man = 0;
+	else if (exp)
 		exp += 112;   /* rebias; a zero exponent stays (a denormal that arithmetic flushes) */
 	return sign << 31 | exp << 23 | man << 13;
 }
@@ -260,28 +366,26 @@ static uint16_t to_fp16(uint32_t x)
 	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
 }
 
-static bool int8_mode(unsigned mod0)
-{
-	return mod0 == MOD0_INT8 || mod0 == MOD0_INT8_COMP;
-}
-
 static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
-	if (int8_mode(mod0))
-		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
 	if (!sfpu_addr(th, w, mod0, &addr))
 		return TT_FAULT;
-	uint32_t mask = mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s);
+	/* LaneConfig: BLOCK_SFPU_RD_FROM_DEST drops the lane, DEST_RD_COL_EXCHANGE reads the odd
+	 * column, ENABLE_DEST_INDEX with CAPTURE_DEFAULT_DEST_INDEX writes the Dst index of the datum
+	 * to LReg VD + 4 too. */
+	uint32_t mask = (mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s)) & ~lanes_with(s, LC_BLOCK_LOAD);
+	uint32_t odd = lanes_with(s, LC_RD_COL_EXCHANGE);
+	uint32_t capture = vd < 4 ? lanes_with(s, LC_DEST_INDEX | LC_CAPTURE_INDEX) : 0;
 	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
 		unsigned row, col;
-		lane_cell(addr, l, &row, &col);
+		lane_cell(addr | (odd >> (l & 7) & 1) << 1, l, &row, &col);
 		uint32_t old = s->lreg[vd][l], v;
 		switch (mod0) {
-		case MOD0_FP16: v = read_fp16(tt_dst16_read(dp, row, col)); break;
+		case MOD0_FP16: v = read_fp16(tt_dst16_read(dp, row, col), s->lane_config[l] & LC_FP16A_INF); break;
 		case MOD0_BF16: v = (uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, row, col)) << 16; break;
 		case MOD0_FP32: case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM:
 			v = tt_dst_to_fp32(tt_dst32_read(dp, row, col));   /* Blackhole: SM no longer converted */
@@ -293,23 +397,33 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 			v = (uint32_t)(d >> 15) << 31 | (d & 0x7FFFu);
 			break;
 		}
+		case MOD0_INT8: case MOD0_INT8_COMP: {   /* Dst's sign, then the magnitude from bit 5: 8 or 10 bits */
+			uint16_t d = tt_dst16_read(dp, row, col);
+			v = (uint32_t)(d >> 15) << 31 | (d >> 5 & (mod0 == MOD0_INT8 ? 0xFFu : 0x3FFu));
+			break;
+		}
 		case MOD0_LO16_ONLY: v = (old & 0xFFFF0000u) | tt_dst16_read(dp, row, col); break;
 		case MOD0_HI16_ONLY: v = (uint32_t)tt_dst16_read(dp, row, col) << 16 | (old & 0xFFFFu); break;
 		default: v = 0; break;   /* MOD0_FMT_ZERO */
 		}
 		s->lreg[vd][l] = v;
+		if (capture >> l & 1)
+			s->lreg[vd + 4][l] = row << 4 | col;
 	}
 	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
 }
 
-/* The enabled lanes (mask) of LReg vd into Dst at addr in format mod0 (resolved). */
+/* The enabled lanes (mask) of LReg vd into Dst at addr in format mod0 (resolved); LaneConfig's
+ * BLOCK_DEST_WR_FROM_SFPU drops a lane, DEST_WR_COL_EXCHANGE stores to the odd column. */
 static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsigned mod0, unsigned addr, uint32_t mask)
 {
+	uint32_t odd = lanes_with(s, LC_WR_COL_EXCHANGE);
+	mask &= ~lanes_with(s, LC_BLOCK_STORE);
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
 		unsigned row, col;
-		lane_cell(addr, l, &row, &col);
+		lane_cell(addr | (odd >> (l & 7) & 1) << 1, l, &row, &col);
 		uint32_t v = s->lreg[vd][l];
 		switch (mod0) {
 		case MOD0_FP16: tt_dst16_write(dp, row, col, tt_dst_from_fp16(to_fp16(v))); break;
@@ -319,6 +433,9 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 		case MOD0_UINT16: case MOD0_LO16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)v); break;
 		case MOD0_HI16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)(v >> 16)); break;
 		case MOD0_INT16: tt_dst16_write(dp, row, col, (uint16_t)((v >> 31) << 15 | (v & 0x7FFF))); break;
+		case MOD0_INT8: case MOD0_INT8_COMP:   /* "Integer 8": FP16 with exponent 16, 10 bits of magnitude */
+			tt_dst16_write(dp, row, col, tt_dst_from_fp16((uint16_t)((v >> 31) << 15 | 16u << 10 | (v & 0x3FFu))));
+			break;
 		case MOD0_HI16: tt_dst32_write(dp, row, col, v); break;
 		case MOD0_LO16: tt_dst32_write(dp, row, col, v << 16 | v >> 16); break;
 		default: tt_dst16_write(dp, row, col, 0); break;   /* MOD0_FMT_ZERO */
@@ -329,10 +446,6 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 static enum tt_result sfpu_store(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
-	if (int8_mode(mod0))
-		return sfpu_bad_mode(th, w, mod0, "Integer \"8\": Blackhole widens its range and the layout is not documented");
-	if (vd >= 12)
-		return sfpu_unmodelled(th, w, "from LReg 12-15 writes LoadMacroConfig (the back door), which is not modelled");
 	if (!sfpu_addr(th, w, mod0, &addr))
 		return TT_FAULT;
 	store_lanes(th->tx->dp, s, vd, mod0, addr, mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s));
@@ -394,7 +507,8 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 			c ^= 0x80000000u;
 		uint32_t r = sfpu_mad(a, b, c);
 		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
-		if (d < 8)
+		d = result_lreg(s, d);
+		if (writable(d))
 			s->lreg[d][l] = r;
 	}
 	return TT_OK;
@@ -417,7 +531,8 @@ static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 		uint64_t a = s->lreg[mod1 & MAD_IND_A ? s->lreg[7][l] & 15 : va][l] & 0x7FFFFFu, b = s->lreg[vb][l] & 0x7FFFFFu;
 		uint32_t r = mod1 & 1 ? (uint32_t)(a * b >> 23) : (uint32_t)(a * b) & 0x7FFFFFu;
 		unsigned d = mod1 & MAD_IND_D ? s->lreg[7][l] & 15 : vd;
-		if (d < 8)
+		d = result_lreg(s, d);
+		if (writable(d))
 			s->lreg[d][l] = r;
 	}
 	return TT_OK;
@@ -444,9 +559,6 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 			return sfpu_bad_mode(th, w, mod1, "bit 3 is reserved");
 		break;
 	case TT_OP_SFPMOV:
-		if (mod1 == 8 && (tt_bits(w, 11, 8) == 9 || tt_bits(w, 11, 8) == 15))
-			return sfpu_unmodelled(th, w, "FROM_SPECIAL of the PRNG (9: its seeding is not documented) or LaneConfig "
-					       "(15) is not modelled");
 		if (mod1 > 2 && mod1 != 8)
 			return sfpu_bad_mode(th, w, mod1, "0 move, 1 negate, 2 all lanes");
 		if (mod1 == 2)
@@ -457,8 +569,6 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 			return sfpu_bad_mode(th, w, mod1, "0 integer, 1 float");
 		break;
 	case TT_OP_SFPCAST:
-		if (mod1 == 1)
-			return sfpu_bad_mode(th, w, mod1, "stochastic rounding draws on the PRNG, which is not modelled");
 		if (mod1 > 3)
 			return sfpu_bad_mode(th, w, mod1, "0 SM32->FP32, 2 INT32 ABS, 3 INT32<->SM32");
 		break;
@@ -492,8 +602,13 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 		case TT_OP_SFPXOR: r = d ^ c; break;
 		case TT_OP_SFPNOT: r = ~c; break;
 		case TT_OP_SFPMOV:
-			if (mod1 == 8)   /* FROM_SPECIAL: LoadMacroConfig 0-3 templates, 4-7 sequences, 8 Misc */
-				r = vc < 4 ? s->lm_template[vc][l] : vc < 8 ? s->lm_sequence[vc - 4][l] : vc == 8 ? s->lm_misc[l] : 0;
+			/* FROM_SPECIAL: LoadMacroConfig 0-3 templates, 4-7 sequences, 8 Misc; 9 the PRNG
+			 * (advanced in enabled lanes only); 15 LaneConfig. */
+			if (mod1 == 8 && vc == 9)
+				r = mask >> l & 1 ? prng_advance(s, l) : 0;
+			else if (mod1 == 8)
+				r = vc < 4 ? s->lm_template[vc][l] : vc < 8 ? s->lm_sequence[vc - 4][l] : vc == 8 ? s->lm_misc[l]
+					: vc == 15 ? s->lane_config[l] : 0;
 			else
 				r = mod1 & 1 ? c ^ 0x80000000u : c;
 			break;
@@ -543,12 +658,19 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 		}
 		default: {              /* SFPCAST (SFPCAST.md) */
 			uint32_t sign = c & 0x80000000u, mag = c & 0x7FFFFFFFu;
-			if (mod1 == 0)      /* sign-magnitude to FP32, nearest even */
+			if (mod1 == 0) {    /* sign-magnitude to FP32, nearest even */
 				r = sign | b32((float)mag);
-			else if (mod1 == 2) /* the documented bug: two's complement absolute value */
+			} else if (mod1 == 1) {   /* stochastic: the 8 bits below the result against 7 of the PRNG */
+				unsigned lz = mag ? (unsigned)__builtin_clz(mag) : 157;
+				uint32_t norm = mag << (lz & 31);
+				r = sign + ((157 - lz) << 23) + (norm >> 8);
+				if ((mask >> l & 1) && (norm & 0xFE) > (prng_advance(s, l) >> 9 & 0xFE))
+					r++;
+			} else if (mod1 == 2) {   /* the documented bug: two's complement absolute value */
 				r = (int32_t)c < 0 ? 0u - c : c;
-			else                /* two's complement <-> sign-magnitude */
+			} else {                  /* two's complement <-> sign-magnitude */
 				r = sign | (sign ? 0u - c : c);
+			}
 			break;
 		}
 		}
@@ -584,15 +706,14 @@ static enum tt_result sfpu_setcc(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 	return TT_OK;
 }
 
-/* SFPGT / SFPLE (Blackhole): VD > VC (VD <= VC) in sign-magnitude order, into the flags (bit 0),
- * the top of the flag stack (bit 1, OR with bit 2, else AND) and VD as -1 or 0 (bit 3). */
-static enum tt_result sfpu_cmp(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
+/* SFPGT / SFPLE (SFPGT.md, SFPLE.md): VD > VC (VD <= VC) in sign-magnitude order, into the
+ * flags of the enabled lanes (bit 0), VD as -1 or 0 (bit 3), and the top of a non-empty flag
+ * stack in every lane (bit 1: OR with bit 2, else AND). */
+static enum tt_result sfpu_cmp(struct tt_sfpu *s, uint32_t w)
 {
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
 	bool gt = tt_opcode_of(w) == TT_OP_SFPGT;
 	uint32_t mask = enabled(s), res = 0, out[TT_SFPU_LANES];
-	if (mod1 & 2)
-		return sfpu_bad_mode(th, w, mod1, "mutating the flag stack: its lane gating is not documented");
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		bool r = sm_key(s->lreg[vd][l]) > sm_key(s->lreg[vc][l]);
 		r = gt ? r : !r;
@@ -603,6 +724,10 @@ static enum tt_result sfpu_cmp(struct bh_tt_thread *th, struct tt_sfpu *s, uint3
 		set_flags(s, mask, res);
 	if (mod1 & 8)
 		write_lanes(s, vd, mask, out);
+	if ((mod1 & 2) && s->depth) {
+		uint32_t *top = &s->stack_flags[s->depth - 1];
+		*top = mod1 & 4 ? *top | res : *top & res;
+	}
 	return TT_OK;
 }
 
@@ -636,12 +761,32 @@ static bool boolean_op(unsigned op, bool a, bool b)
 	}
 }
 
-/* SFPPUSHC (SFPPUSHC.md): mode 0 pushes; Blackhole's other modes rewrite the top. */
+/* SFPPUSHC (SFPPUSHC.md): mode 0 pushes; Blackhole's other modes rewrite the top: 1-12 the
+ * current UseLaneFlags and BooleanOp(top, current) flags, 13 the inverted current flags (which
+ * become the current ones too), 14 and 15 constants. */
 static enum tt_result sfpu_pushc(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	unsigned mod1 = tt_bits(w, 3, 0);
-	if (mod1)
-		return sfpu_bad_mode(th, w, mod1, "Blackhole's stack-top rewrites are documented only in outline");
+	if (mod1) {
+		if (!s->depth)
+			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPUSHC mode %u with the flag stack empty: undefined",
+					mod1);
+		uint32_t *top_f = &s->stack_flags[s->depth - 1], *top_u = &s->stack_use[s->depth - 1], f = 0;
+		if (mod1 <= 12) {
+			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+				f |= (uint32_t)boolean_op(mod1, *top_f >> l & 1, s->flags >> l & 1) << l;
+			*top_f = f;
+			*top_u = s->use_flags;
+		} else if (mod1 == 13) {
+			s->flags = ~s->flags;
+			*top_f = s->flags;
+			*top_u = s->use_flags;
+		} else {
+			*top_u = ALL_LANES;
+			*top_f = mod1 == 14 ? ALL_LANES : 0;
+		}
+		return TT_OK;
+	}
 	if (s->depth >= TT_SFPU_STACK)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "SFPPUSHC with the flag stack full (%u entries): undefined",
 				TT_SFPU_STACK);
@@ -664,10 +809,7 @@ static enum tt_result sfpu_popc(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 		s->use_flags = top_u;
 		return TT_OK;
 	}
-	if (s->depth == TT_SFPU_STACK)   /* the documented bug: the bottom entry takes the top's value */
-		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
-				"SFPPOPC mode %u with the flag stack full hits the documented hardware bug (the bottom "
-				"entry is overwritten); software must avoid it", mod1);
+	/* Wormhole's bug with a full stack (the bottom entry overwritten) is fixed in Blackhole. */
 	if (mod1 <= 12) {
 		uint32_t f = 0;
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
@@ -692,7 +834,9 @@ static enum tt_result sfpu_compc(struct tt_sfpu *s)
 	return TT_OK;
 }
 
-/* SFPSWAP (SFPSWAP.md): swap, or per-lane min to VD and max to VC. */
+/* SFPSWAP (SFPSWAP.md): swap, or per-lane min to VD and max to VC, as a conditional swap.
+ * LaneConfig: EXCHANGE_SRCB_SRCC inverts the condition; ENABLE_DEST_INDEX makes it argmin/argmax
+ * (the values move within LReg 0-3 only, and LReg 4 + (VC & 3) and 4 + (VD & 3) swap alike). */
 static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
@@ -700,25 +844,34 @@ static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	static const uint8_t min_rows[10] = { 0, 0xF, 0x3, 0x5, 0x9, 0x1, 0x2, 0x4, 0x8, 0x0 };
 	if (mod1 > 9)
 		return sfpu_bad_mode(th, w, mod1, "0 swap, 1-9 min/max");
-	uint32_t mask = enabled(s);
+	uint32_t mask = enabled(s), invert = lanes_with(s, LC_EXCHANGE_SRCB_SRCC), index = lanes_with(s, LC_DEST_INDEX);
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
-		uint32_t c = s->lreg[vc][l], d = s->lreg[vd][l], lo = d, hi = c;
+		uint32_t c = s->lreg[vc][l], d = s->lreg[vd][l];
+		bool swap = true;
 		if (mod1) {
-			bool d_gt = sm_key(d) > sm_key(c);
-			lo = d_gt ? c : d;
-			hi = d_gt ? d : c;
-			if (!(min_rows[mod1] >> (l / 8) & 1)) {
-				uint32_t t = lo;
-				lo = hi;
-				hi = t;
-			}
+			bool c_smaller = sm_key(c) < sm_key(d);
+			swap = min_rows[mod1] >> (l / 8) & 1 ? c_smaller : !c_smaller;
+			swap ^= invert >> l & 1;
 		}
-		if (vd < 8)
-			s->lreg[vd][l] = lo;
-		if (vc < 8)
-			s->lreg[vc][l] = hi;
+		if (!swap)
+			continue;
+		if (index >> l & 1) {
+			unsigned ca = 4 + (vc & 3), da = 4 + (vd & 3);
+			uint32_t t = s->lreg[ca][l];
+			if (vc < 4)
+				s->lreg[vc][l] = d;
+			if (vd < 4)
+				s->lreg[vd][l] = c;
+			s->lreg[ca][l] = s->lreg[da][l];
+			s->lreg[da][l] = t;
+		} else {
+			if (vc < 8)
+				s->lreg[vc][l] = d;
+			if (vd < 8 && !s->to16)
+				s->lreg[vd][l] = c;
+		}
 	}
 	return TT_OK;
 }
@@ -780,20 +933,27 @@ static enum tt_result sfpu_shft2(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 
 /* SFP_STOCH_RND (SFPSTOCHRND_FloatFloat.md, _FloatInt.md, _IntInt.md): FP32 to FP16A or BF16
  * precision (mode 0, 1), FP32 to a clamped sign-magnitude integer (2 UINT8, 3 INT8, 6 UINT16,
- * 7 INT16), sign-magnitude shifted right by VB or Imm5 (mode bit 3) to UINT8/INT8 (4, 5). The
- * discarded bits round up when they reach the threshold: 0x400000 of 23 bits to nearest (rounding
- * mode 0), 0x7FFFFF (mode 2, toward zero as Blackhole names it). */
+ * 7 INT16), sign-magnitude shifted right by VB or Imm5 (mode bit 3) to UINT8/INT8 (4, 5). Every
+ * enabled lane advances its PRNG; the discarded bits (23 of them, or the 13 / 16 of the float
+ * forms) round up when they reach a threshold: 0x400000 (rounding mode 0, to nearest), the low
+ * 23 bits of the PRNG (1, stochastic) or 0x7FFFFF (2, toward zero), the documented ">=" bug
+ * included (stochastic rounding can round up exact values; toward zero rounds up all-ones). */
 static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8), vb = tt_bits(w, 15, 12);
 	unsigned rnd = tt_bits(w, 22, 21), imm5 = tt_bits(w, 20, 16) & 31, flavour = mod1 & 7;
 	if ((mod1 & 8) && flavour != 4 && flavour != 5)
 		return sfpu_bad_mode(th, w, mod1, "bit 3 (Imm5) goes with the integer forms 4 and 5 only");
-	if (rnd == 1 || rnd == 3)
-		return sfpu_unmodelled(th, w, "with stochastic rounding: the PRNG is not modelled");
+	if (rnd == 3)
+		return sfpu_unmodelled(th, w, "with rounding mode 3 is undefined (0 nearest, 1 stochastic, 2 toward zero)");
 	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
-	uint32_t thr = rnd == 0 ? 0x400000u : 0x7FFFFFu, mask = enabled(s), out[TT_SFPU_LANES];
+	uint32_t mask = enabled(s), out[TT_SFPU_LANES], away = 0;   /* away: lanes toward zero rounded up */
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint32_t thr = prng_advance(s, l) & 0x7FFFFFu;
+		if (rnd != 1)
+			thr = rnd == 0 ? 0x400000u : 0x7FFFFFu;
 		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
 		if (flavour <= 1) {
 			if (e == 0) {
@@ -804,34 +964,117 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
 				unsigned drop = flavour ? 16 : 13;
 				uint32_t lost = x & ((1u << drop) - 1);
 				x -= lost;
-				if ((lost << (23 - drop)) >= thr)
+				if (lost >= thr >> (23 - drop)) {
 					x += 1u << drop;
+					away |= (uint32_t)(rnd == 2) << l;
+				}
 			}
 			out[l] = x;
 			continue;
 		}
-		bool keep_sign = flavour & 1;
+		bool keep_sign = flavour & 1, up = false;
 		uint32_t sign = keep_sign ? x & 0x80000000u : 0;
-		uint64_t mag;
+		uint64_t mag;   /* with 23 fraction bits until rounded */
 		if (flavour == 4 || flavour == 5) {   /* sign-magnitude in */
 			sign = x & 0x80000000u;
 			mag = ((uint64_t)(x & 0x7FFFFFFFu) << 23) >> (mod1 & 8 ? imm5 : s->lreg[vb][l] & 31);
-			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
-		} else if ((int32_t)e - 127 < -1) {   /* |x| < 0.5 */
+			up = (mag & 0x7FFFFF) >= thr;
+		} else if ((int32_t)e - 127 < -1) {   /* |x| < 0.5, whatever the rounding */
 			mag = 0;
 		} else if ((int32_t)e - 127 >= 16) {  /* and NaN */
-			mag = max_mag[flavour];
+			mag = (uint64_t)max_mag[flavour] << 23;
 		} else {
 			int32_t ex = (int32_t)e - 127;
 			mag = 0x800000u | (x & 0x7FFFFFu);
 			mag = ex >= 0 ? mag << ex : mag >> -ex;
-			mag = (mag >> 23) + ((mag & 0x7FFFFF) >= thr);
+			up = (mag & 0x7FFFFF) >= thr;
 		}
+		mag = (mag >> 23) + up;
+		away |= (uint32_t)(up && rnd == 2) << l;
 		if (mag > max_mag[flavour])
 			mag = max_mag[flavour];
 		if (!keep_sign || mag == 0)
 			sign = 0;
 		out[l] = sign | (uint32_t)mag;
+	}
+	if (away) {
+		char why[128];
+		snprintf(why, sizeof why, "erratum: rounding toward zero rounded lane %u away (its discarded bits all ones)",
+			 (unsigned)__builtin_ctz(away));
+		enum tt_result r = sfpu_erratum(th, w, why);
+		if (r != TT_OK)
+			return r;
+	}
+	write_lanes(s, vd, mask, out);
+	return TT_OK;
+}
+
+/* SFPARECIP (SFPARECIP.md): mode 0 the approximate reciprocal of |VC| with VC's sign; 1 the
+ * same without the sign, only where VB is negative (VC elsewhere); 2 and up the approximate
+ * exponential of |VC| with VC's sign. The tables are the documented ones, which these formulas
+ * reproduce entry for entry: the reciprocal's 7-bit mantissa for the mantissa's top 7 bits is
+ * that of the middle of the interval, 2^15 / (128.5 + i) - 128, rounded; the exponential's for
+ * the BF16 values from 2^-6 to 2 is e^x of the value, truncated to the 7 mantissa bits of a
+ * number in [1, 2) below 0x3F32 (0.6953125), and past it to 8 bits over [2, 8) (a table value
+ * of 128 and up carries into the exponent). */
+static uint8_t arecip_lut[128], aexp_lut[896];
+
+/* e^x by its series (no libm in the library): within a few ulps for the table's x < 2. */
+static double exp_series(double x)
+{
+	double sum = 1, term = 1;
+	for (unsigned k = 1; k < 40; k++) {
+		term *= x / k;
+		sum += term;
+	}
+	return sum;
+}
+
+static void sfpu_tables(void)
+{
+	for (unsigned i = 0; i < 128; i++)   /* 65536 / (257 + 2i) rounded, less 128 */
+		arecip_lut[i] = (uint8_t)((2u * 65536 + 257 + 2 * i) / (2 * (257 + 2 * i)) - 128);
+	for (unsigned j = 0; j < 896; j++) {
+		double e = exp_series((double)f32_of((0x3C80u + j) << 16));
+		double m = j < 0x3F32 - 0x3C80 ? e - 1 : e < 4 ? e / 2 - 1 : e / 4;   /* from 4: 128 + mantissa */
+		aexp_lut[j] = (uint8_t)(m * 128);
+	}
+}
+
+static uint32_t approx_recip(uint32_t x)
+{
+	if (x < 0x00800000u)
+		return 0x7F800000u;
+	if (x >= 0x7E800000u)
+		return 0;
+	return (253 - (x >> 23)) << 23 | (uint32_t)arecip_lut[x >> 16 & 0x7F] << 16;
+}
+
+static uint32_t approx_exp(uint32_t x)
+{
+	uint32_t low = x & 0xFFFFu;   /* the input's low 16 bits go through to the result */
+	if (x < 0x00800000u)
+		return 0x3F800000u;
+	if (x < 0x3C800000u)
+		return 0x3F810000u | low;
+	if (x >= 0x40000000u)
+		return 0x40800000u | low;
+	return (x < 0x3F320000u ? 0x3F800000u : 0x40000000u) | (uint32_t)aexp_lut[(x >> 16) - 0x3C80] << 16 | low;
+}
+
+static enum tt_result sfpu_arecip(struct tt_sfpu *s, uint32_t w)
+{
+	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8), vb = tt_bits(w, 15, 12);
+	uint32_t mask = enabled(s), out[TT_SFPU_LANES];
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		uint32_t x = s->lreg[vc][l], sign = x & 0x80000000u;
+		if (mod1 == 0)
+			x = sign | approx_recip(x - sign);
+		else if (mod1 == 1)
+			x = (int32_t)s->lreg[vb][l] < 0 ? approx_recip(x - sign) : x;
+		else
+			x = sign | approx_exp(x - sign);
+		out[l] = x;
 	}
 	write_lanes(s, vd, mask, out);
 	return TT_OK;
@@ -884,7 +1127,8 @@ static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
 		if (mod & 4)
 			d = (d & 0x7FFFFFFFu) | (l3 & 0x80000000u);
 		unsigned t = mod & 8 ? s->lreg[7][l] & 15 : vd;
-		if (t < 8)
+		t = result_lreg(s, t);
+		if (writable(t))
 			s->lreg[t][l] = d;
 	}
 	return TT_OK;
@@ -892,17 +1136,36 @@ static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
 
 /* SFPCONFIG (SFPCONFIG.md): LoadMacroConfig (0-3 instruction templates from LReg 0, 4-7 sequences,
  * 8 Misc with OR/AND/XOR), the programmable constants LReg 11-14 (from LReg 0 or their fixed
- * values), each lane taking lane & 7 of LReg 0, gated by lane & 7's predication and, with bit 3,
- * by the even bits of Imm16. LaneConfig (15) is not modelled. */
+ * values), LaneConfig (15, with OR/AND/XOR; Imm16 leaves bits 17:16 alone), each lane taking
+ * lane & 7 of LReg 0, gated by lane & 7's predication and, with bit 3, by the even bits of Imm16.
+ * LaneConfig's BLOCK_DEST_MOV is a named fault: which columns of the MOV instructions its two
+ * bits block is not documented. */
 static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	static const uint32_t imm_values[4] = { 0xBF800000u, 0x3B000000u, 0xBF2CC4C7u, 0xBEB08FF9u };
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4);
-	uint32_t imm = tt_bits(w, 23, 8);
-	if (vd == 15)
-		return sfpu_unmodelled(th, w, "of LaneConfig (destination 15) is not modelled");
-	if ((mod1 & 6) && vd != 8)
-		return sfpu_bad_mode(th, w, mod1, "the OR/AND/XOR combinations apply to Misc (8) and LaneConfig only");
+	uint32_t imm = tt_bits(w, 23, 8), lane_config[TT_SFPU_LANES];
+	if ((mod1 & 6) && vd != 8 && vd != 15)
+		return sfpu_bad_mode(th, w, mod1, "the OR/AND/XOR combinations apply to Misc (8) and LaneConfig (15) only");
+	memcpy(lane_config, s->lane_config, sizeof lane_config);
+	for (unsigned l = 0; vd == 15 && l < TT_SFPU_LANES; l++) {
+		unsigned g = l & 7;
+		if (((mod1 & 8) && !(imm >> (2 * g) & 1)) || ((s->use_flags >> g & 1) && !(s->flags >> g & 1)))
+			continue;
+		uint32_t v = mod1 & 1 ? imm : s->lreg[0][g] & LC_BITS, *c = &lane_config[l];
+		uint32_t old = *c;
+		*c = (mod1 & 6) == 2 ? *c | v : (mod1 & 6) == 4 ? *c & v : (mod1 & 6) == 6 ? *c ^ v : v;
+		if (mod1 & 1)
+			*c |= old & ~0xFFFFu;
+		if (*c & LC_BLOCK_DEST_MOV)
+			return sfpu_unmodelled(th, w, "setting LaneConfig's BLOCK_DEST_MOV (bits 10:9) is not modelled: which "
+					       "columns it blocks is not documented");
+	}
+	if (vd == 15) {
+		memcpy(s->lane_config, lane_config, sizeof lane_config);
+		lane_config_changed(s);
+		return TT_OK;
+	}
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		unsigned g = l & 7;
 		if ((mod1 & 8) && !(imm >> (2 * g) & 1))
@@ -933,8 +1196,9 @@ static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, ui
  * not modelled) and executes every instruction in one cycle; a scheduled instruction due in a
  * cycle runs before the instruction the unit receives in it, and a received instruction of the
  * same sub-unit is discarded, as documented. Any other data-plane instruction first completes
- * what is scheduled (tt_sfpu_drain). Not modelled (named faults): LReg 16 (the macro-only
- * register), LoadMacroConfig differing between lanes.
+ * what is scheduled (tt_sfpu_drain). Bit 6 of a sub-unit's sequence byte sends its result to
+ * (or, for the store, takes its input from) LReg 16, the register only SFPLOADMACRO reaches. Not
+ * modelled (named fault): LoadMacroConfig differing between lanes.
  */
 
 enum { SU_SIMPLE, SU_MAD, SU_ROUND, SU_STORE, SU_LOAD };
@@ -959,10 +1223,14 @@ static enum tt_result sched_run(struct bh_tt_thread *th, struct tt_sfpu *s, stru
 	e->valid = 0;
 	atomic_fetch_sub_explicit(&s->pending, 1, memory_order_relaxed);
 	if (e->unit == SU_STORE) {   /* no ADDR_MOD, the macro's address, every enabled lane */
-		store_lanes(th->tx->dp, s, tt_bits(e->word, 23, 20), tt_bits(e->word, 19, 16), e->addr, enabled(s));
+		store_lanes(th->tx->dp, s, e->to16 ? 16 : tt_bits(e->word, 23, 20), tt_bits(e->word, 19, 16), e->addr,
+			    enabled(s));
 		return TT_OK;
 	}
-	return sfpu_dispatch(th, s, e->word, e->src);
+	s->to16 = e->to16;
+	enum tt_result r = sfpu_dispatch(th, s, e->word, e->src);
+	s->to16 = 0;
+	return r;
 }
 
 /* Runs what is due by cycle `upto` in cycle order, sub-units in order within a cycle; returns the
@@ -1035,8 +1303,6 @@ static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s,
 				}
 		if (sel == 1)
 			return sfpu_unmodelled(th, w, "sequence selector 1 is undefined");
-		if (bits & 0x40)
-			return sfpu_unmodelled(th, w, "with LReg 16 (the macro-only register) is not modelled");
 		uint32_t insn;
 		if (sel == 2) {
 			insn = (uint32_t)TT_OP_SFPNOP << 24;
@@ -1077,7 +1343,7 @@ static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s,
 		if (!e)
 			return sfpu_unmodelled(th, w, "with more than 16 instructions outstanding");
 		*e = (struct tt_sfpu_sched){ .due = due, .word = insn, .addr = (uint16_t)addr, .unit = (uint8_t)u,
-					     .src = (uint8_t)src, .valid = 1 };
+					     .src = (uint8_t)src, .to16 = (uint8_t)(bits >> 6 & 1), .valid = 1 };
 		atomic_fetch_add_explicit(&s->pending, 1, memory_order_relaxed);
 	}
 	return TT_OK;
@@ -1087,8 +1353,68 @@ static enum tt_result sfpu_loadmacro(struct bh_tt_thread *th, struct tt_sfpu *s,
  * Dispatch.
  */
 
-/* One instruction; src: the implicit second source (VD unless SFPLOADMACRO overrides it). */
+/* The VD field of an instruction: bits 23:20 for SFPLOAD, SFPLOADI, SFPSTORE and SFPLUT. */
+static unsigned vd_field(uint32_t w)
+{
+	unsigned op = tt_opcode_of(w);
+	return op >= TT_OP_SFPLOAD && op <= TT_OP_SFPLUT ? tt_bits(w, 23, 20) : tt_bits(w, 7, 4);
+}
+
+/* LaneConfig.DISABLE_BACKDOOR_LOAD clear (the default): an instruction with VD 12-15 is no
+ * instruction but a write of its own bits to LoadMacroConfig's InstructionTemplate[VD - 12]
+ * (SFPCONFIG.md; SFPCONFIG and SFPLOADMACRO themselves excepted). Returns false when w executes
+ * as an instruction; *r: the result of the write. */
+static bool sfpu_backdoor(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, enum tt_result *r)
+{
+	unsigned op = tt_opcode_of(w), vd = vd_field(w);
+	if (vd < 12 || op == TT_OP_SFPCONFIG || op == TT_OP_SFPLOADMACRO)
+		return false;
+	uint32_t lanes = ~lanes_with(s, LC_NO_BACKDOOR);
+	if (!lanes)
+		return false;
+	*r = TT_OK;
+	if (lanes != ALL_LANES)
+		*r = sfpu_unmodelled(th, w, "with VD 12-15 and LaneConfig.DISABLE_BACKDOOR_LOAD differing between lanes "
+				     "is not modelled");
+	else if (enabled(s) != ALL_LANES)
+		*r = sfpu_unmodelled(th, w, "with VD 12-15 (a back-door write of LoadMacroConfig) while lanes are disabled "
+				     "is not modelled: whether they take the write is not documented");
+	else
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			s->lm_template[vd - 12][l] = w;
+	return true;
+}
+
+static enum tt_result sfpu_execute_one(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src);
+
+/* Erratum TEN-2932 (as ttsim's Blackhole model enforces it): while LaneConfig.ENABLE_DEST_INDEX
+ * is set, an instruction other than the loads, SFPSWAP, SFPTRANSP and SFPCONFIG that writes
+ * LReg 4-7 writes an undefined index value instead of its result. bhemu reports it (check
+ * sfpu-erratum) and leaves the LReg as it was in the lanes with the bit set. */
 static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src)
+{
+	unsigned op = tt_opcode_of(w), vd = vd_field(w);
+	if (!(s->lc_any & LC_DEST_INDEX) || s->to16 || vd < 4 || vd > 7 || op <= TT_OP_SFPSTORE || op == TT_OP_SFPCONFIG ||
+	    op == TT_OP_SFPSWAP || op == TT_OP_SFPTRANSP || op == TT_OP_SFPLOADMACRO || op == TT_OP_SFPSETCC ||
+	    op == TT_OP_SFPENCC || op == TT_OP_SFPCOMPC || op == TT_OP_SFPPUSHC || op == TT_OP_SFPPOPC || op == TT_OP_SFPNOP)
+		return sfpu_execute_one(th, s, w, src);
+	uint32_t lanes = lanes_with(s, LC_DEST_INDEX), keep[TT_SFPU_LANES];
+	char why[128];
+	snprintf(why, sizeof why, "erratum TEN-2932: %s writes LReg %u with ENABLE_DEST_INDEX set: undefined on silicon "
+		 "(LReg kept)", tt_opinfo(op)->name, vd);
+	enum tt_result r = sfpu_erratum(th, w, why);
+	if (r != TT_OK)
+		return r;
+	memcpy(keep, s->lreg[vd], sizeof keep);
+	r = sfpu_execute_one(th, s, w, src);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		if (lanes >> l & 1)
+			s->lreg[vd][l] = keep[l];
+	return r;
+}
+
+/* One instruction; src: the implicit second source (VD unless SFPLOADMACRO overrides it). */
+static enum tt_result sfpu_execute_one(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src)
 {
 	switch (tt_opcode_of(w)) {
 	case TT_OP_SFPLOAD: return sfpu_load(th, s, w);
@@ -1098,7 +1424,7 @@ static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, 
 		return sfpu_mad_insn(s, w, src);
 	case TT_OP_SFPMUL24: return sfpu_mul24(th, s, w);
 	case TT_OP_SFPSETCC: return sfpu_setcc(th, s, w);
-	case TT_OP_SFPGT: case TT_OP_SFPLE: return sfpu_cmp(th, s, w);
+	case TT_OP_SFPGT: case TT_OP_SFPLE: return sfpu_cmp(s, w);
 	case TT_OP_SFPENCC: return sfpu_encc(s, w);
 	case TT_OP_SFPPUSHC: return sfpu_pushc(th, s, w);
 	case TT_OP_SFPPOPC: return sfpu_popc(th, s, w);
@@ -1110,9 +1436,7 @@ static enum tt_result sfpu_dispatch(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	case TT_OP_SFPCONFIG: return sfpu_config(th, s, w);
 	case TT_OP_SFPNOP: return TT_OK;
 	case TT_OP_SFPLUT: case TT_OP_SFPLUTFP32: return sfpu_lut(s, w);
-	case TT_OP_SFPARECIP:
-		return sfpu_unmodelled(th, w, "is not modelled: the approximation's lookup tables are not in the "
-				       "public documentation");
+	case TT_OP_SFPARECIP: return sfpu_arecip(s, w);
 	case TT_OP_SFPLOADMACRO: return sfpu_loadmacro(th, s, w);
 	default: return sfpu_simple(th, s, w, src);
 	}
@@ -1127,7 +1451,7 @@ enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w)
 	enum tt_result r = atomic_load_explicit(&s->pending, memory_order_relaxed) ? sched_until(th, s, s->cycle, &ran)
 										  : TT_OK;
 	/* A received instruction meeting a scheduled one on its sub-unit is discarded. */
-	if (r == TT_OK && !(ran >> sub_unit(tt_opcode_of(w)) & 1))
+	if (r == TT_OK && !(ran >> sub_unit(tt_opcode_of(w)) & 1) && !sfpu_backdoor(th, s, w, &r))
 		r = sfpu_dispatch(th, s, w, tt_bits(w, 7, 4));
 	pthread_mutex_unlock(&s->lock);
 	return r;

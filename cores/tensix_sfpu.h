@@ -21,14 +21,22 @@ struct tt_sfpu {
 	unsigned depth;
 	/* LoadMacroConfig (SFPLOADMACRO.md), per lane as SFPCONFIG writes it. */
 	uint32_t lm_template[4][TT_SFPU_LANES], lm_sequence[4][TT_SFPU_LANES], lm_misc[TT_SFPU_LANES];
+	/* LaneConfig (SFPCONFIG.md, 18 bits a lane), with what instructions test kept beside it:
+	 * lc_any the OR of every lane's (zero: the plain paths), row_off the lanes its ROW_MASK
+	 * disables (bit = lane). */
+	uint32_t lane_config[TT_SFPU_LANES], lc_any, row_off;
+	/* The per-lane PRNG (VectorUnit.md "PRNG"): zero out of reset, reseeded by writes of
+	 * PRNG_SEED_Seed_Val. */
+	uint32_t prng[TT_SFPU_LANES];
 	/* Instructions SFPLOADMACRO scheduled, each due at an SFPU cycle: bhemu counts a cycle per
 	 * instruction the unit receives. pending is read without the lock to skip an empty drain. */
 	struct tt_sfpu_sched {
 		uint64_t due;
 		uint32_t word;
 		uint16_t addr;            /* a store's Dst address: the SFPLOADMACRO's */
-		uint8_t unit, src, valid;
+		uint8_t unit, src, to16, valid;   /* to16: the result (a store's input) is LReg 16 */
 	} sched[16];
+	uint8_t to16;                     /* the scheduled instruction running has to16 */
 	uint64_t cycle;
 	_Atomic unsigned pending;
 };
@@ -39,5 +47,7 @@ void tt_sfpu_destroy(struct tt_dp *dp);
 struct bh_tt_thread;
 /* Another data-plane unit is about to act: what SFPLOADMACRO scheduled completes first. */
 void tt_sfpu_drain(struct bh_tt_thread *th);
+/* A write of PRNG_SEED_Seed_Val (BackendConfiguration.md): every lane's PRNG reseeded from seed. */
+void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed);
 
 #endif

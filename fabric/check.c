@@ -65,6 +65,10 @@ static const struct {
 					   "a prefetch_q slot written while non-zero (its record not yet fetched)" },
 	[BH_CHECK_CQ_COMPLETION_RD] = { "cq-completion-rd",
 					"the host's completion-ring read pointer passed the dispatcher's write pointer" },
+	[BH_CHECK_SFPU_ERRATUM] = { "sfpu-erratum",
+				    "an SFPU instruction that meets a documented hardware erratum (TEN-2932: a result "
+				    "written to LReg 4-7 while LaneConfig.ENABLE_DEST_INDEX is set; SFP_STOCH_RND rounding "
+				    "toward zero rounding away)" },
 };
 
 int bh_check_parse(const char *name)

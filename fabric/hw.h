@@ -31,6 +31,7 @@
 #define BH_CFG_GLOBAL_BASE  180u
 #define BH_CFG_SCRATCH0     209u                 /* SCRATCH_SEC0..2_val: 209, 210, 211 (global) */
 #define BH_CFG_IC_INVALIDATE 185u               /* RISCV_IC_INVALIDATE_InvalidateAll, 5-bit core mask */
+#define BH_CFG_PRNG_SEED    186u                 /* PRNG_SEED_Seed_Val: a write reseeds the PRNGs */
 
 /* tt-metal processor index; also the index of a core within its tile. */
 enum bh_core_kind {

@@ -709,6 +709,7 @@ enum bh_check {
 	BH_CHECK_CQ_RECORD_CHANGED,     /* cq-record-changed */
 	BH_CHECK_CQ_SLOT_OVERWRITTEN,   /* cq-slot-overwritten */
 	BH_CHECK_CQ_COMPLETION_RD,      /* cq-completion-rd */
+	BH_CHECK_SFPU_ERRATUM,          /* sfpu-erratum */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))

@@ -61,6 +61,7 @@
 #define SFPCONFIG(imm16, dest, mod1) TT(OP_CONFIG, (uint32_t)(imm16) << 8 | (uint32_t)(dest) << 4 | (mod1))
 #define SETC16(reg, v) TT(0xB2, (uint32_t)(reg) << 16 | (v))
 #define ENABLE_CC SFPI(OP_ENCC, 3, 0, 0, 10)   /* predication on, every lane's flag set */
+#define ALL_LANES_T 0xFFFFFFFFu
 
 static struct tt_dp *dp_of(struct bh_device *dev) { return tile0(dev)->tensix->dp; }
 static struct tt_sfpu *sfpu_of(struct bh_device *dev) { return dp_of(dev)->sfpu; }
@@ -523,8 +524,8 @@ Test(tensix_sfpu, loadmacro_overlapping_load_add_store_equals_the_unrolled_seque
 }
 
 /* A received instruction on the sub-unit a scheduled one uses in that cycle is discarded; the
- * macro-only LReg 16 faults by name. */
-Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
+ * macro-only LReg 16 takes a scheduled result and feeds a scheduled store. */
+Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_uses_lreg16)
 {
 	struct bh_device *dev = t_open();
 	uint32_t w[32];
@@ -542,10 +543,434 @@ Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
 	run(dev, rd, N(rd));
 	cr_expect_eq(lreg(dev, 2, 7), 0x00000500u, "sequence 1 read back");
 	cr_expect_eq(lreg(dev, 3, 7), SFPADDI(0x3F80, 0, 0), "template 1 read back");
+	/* Macro 2: the MAD sub-unit's result into LReg 16 (bit 6), the store a cycle later from LReg 16
+	 * in the load's format: Dst row 0 becomes x + 1 while the loaded LReg keeps x. */
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned c = 0; c < 16; c++)
+		tt_dst16_write(dp, c / 8, c, tt_dst_from_bf16((uint16_t)(b_of((float)c) >> 16)));
 	n = 0;
-	macro_config(w, &n, 6, 0x00004400u);            /* MAD result into LReg 16 */
+	macro_config(w, &n, 0, SFPADDI(0x3F80, 0, 0));   /* template 0: + 1.0 */
+	macro_config(w, &n, 6, 0x4B004400u);            /* MAD = template 0 into LReg 16, store LReg 16 at delay 1 */
+	w[n++] = SFPCONFIG(0x40, 8, 1);                 /* Misc: macro 2 stores in the load's format */
+	w[n++] = SFPLOADMACRO(2, 3, 2, 0, 0);
+	w[n++] = SFPI(OP_NOP, 0, 0, 0, 0);
+	w[n++] = SFPI(OP_NOP, 0, 0, 0, 0);
 	run(dev, w, n);
-	expect_word_fault(dev, SFPLOADMACRO(2, 0, 2, 0, 0), "not modelled", "with LReg 16 (the macro-only register)");
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned row = l / 8, col = (l & 7) * 2;
+		float x = row < 2 && col / 8 == row ? (float)col : 0.0f;
+		cr_expect_eq(f_of(lreg(dev, 3, l)), x, "lane %u: the loaded LReg keeps x", l);
+		cr_expect_eq(f_of(sfpu_of(dev)->lreg[16][l]), x + 1, "lane %u: LReg 16 = x + 1", l);
+		cr_expect_eq(tt_dst_to_bf16(tt_dst16_read(dp, row, col)), (uint16_t)(b_of(x + 1) >> 16), "lane %u stored", l);
+	}
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- SFPARECIP */
+
+#define OP_ARECIP 0x99
+#define SFPARECIP(vb, vc, vd, mod1) SFP3(OP_ARECIP, 0, vb, vc, vd, mod1)
+
+static uint32_t fnv1a(uint32_t h, uint32_t v) { return (h ^ v) * 0x01000193u; }
+
+/* The reciprocal and exponential tables, read back through the instruction over every entry,
+ * hash to the FNV-1a of the tables SFPARECIP.md lists (so one wrong entry fails); the documented
+ * points: 1/1.0 = 0.99609375, e^1.0 = 2.703125; the sign rejoined (RECIP, EXP) or not
+ * (COND_RECIP, only where VB < 0); the ranges past the tables; the input's low 16 bits going
+ * through the exponential; predication; VD 8-11 not written. */
+Test(tensix_sfpu, arecip_reciprocal_and_exponential_match_the_documented_tables)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	uint32_t h = 0x811C9DC5u;
+	for (unsigned l = 0; l < 32; l++)
+		for (unsigned r = 0; r < 4; r++)
+			s->lreg[r][l] = 0x3F800000u | (r * 32 + l) << 16;   /* 1.0 + i / 128 */
+	const uint32_t w[] = { SFPARECIP(0, 0, 4, 0), SFPARECIP(0, 1, 5, 0), SFPARECIP(0, 2, 6, 0), SFPARECIP(0, 3, 7, 0) };
+	run(dev, w, N(w));
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned l = 0; l < 32; l++) {
+			cr_expect_eq(lreg(dev, 4 + r, l) >> 23, 126, "entry %u: 1/x in [0.5, 1)", r * 32 + l);
+			h = fnv1a(h, lreg(dev, 4 + r, l) >> 16 & 0x7F);
+		}
+	cr_expect_eq(h, 0x5A467D34u, "the reciprocal table");
+	h = 0x811C9DC5u;
+	for (unsigned j = 0; j < 896; j += 128) {
+		for (unsigned l = 0; l < 32; l++)
+			for (unsigned r = 0; r < 4; r++)
+				s->lreg[r][l] = (0x3C80u + j + r * 32 + l) << 16;
+		const uint32_t e[] = { SFPARECIP(0, 0, 4, 2), SFPARECIP(0, 1, 5, 2), SFPARECIP(0, 2, 6, 2), SFPARECIP(0, 3, 7, 2) };
+		run(dev, e, N(e));
+		for (unsigned r = 0; r < 4; r++)
+			for (unsigned l = 0; l < 32; l++) {
+				unsigned k = j + r * 32 + l;
+				h = fnv1a(h, lreg(dev, 4 + r, l) >> 16 & (k < 0x3F32 - 0x3C80 ? 0x7Fu : 0xFFu));
+			}
+	}
+	cr_expect_eq(h, 0x5BF307CDu, "the exponential table");
+	static const struct { uint32_t in, vb; unsigned mod; uint32_t want; } v[] = {
+		{ 0x3F800000u, 0, 0, 0x3F7F0000u },          /* 1/1.0 = 0.99609375 */
+		{ 0xC0400000u, 0, 0, 0xBEAA0000u },          /* 1/-3 = -0.33203125 */
+		{ 0x00400000u, 0, 0, 0x7F800000u },          /* a denormal: +inf */
+		{ 0x80000000u, 0, 0, 0xFF800000u },          /* -0: -inf */
+		{ 0x7E800000u, 0, 0, 0 },                    /* 2^126: 0 */
+		{ 0xFFC00000u, 0, 0, 0x80000000u },          /* -NaN: -0 */
+		{ 0xC0400000u, 0x80000000u, 1, 0x3EAA0000u },   /* VB -0 is negative: the sign is dropped */
+		{ 0xC0400000u, 0x7FFFFFFFu, 1, 0xC0400000u },   /* VB >= 0: VC unchanged */
+		{ 0x3F800001u, 0, 2, 0x402D0001u },          /* e^1.0 = 2.703125, the low bits go through */
+		{ 0xBF000000u, 0, 2, 0xBFD30000u },          /* -0.5: -(e^0.5) = -1.6484375 */
+		{ 0x3C23D70Au, 0, 2, 0x3F81D70Au },          /* 0.01, below the table: 1.0078 | low bits */
+		{ 0x00000001u, 0, 2, 0x3F800000u },          /* a denormal: 1.0 */
+		{ 0x40400000u, 0, 3, 0x40800000u },          /* 3.0 (mode 3 as 2): 4.0, no use */
+	};
+	for (size_t k = 0; k < N(v); k++) {
+		set_lreg(dev, 0, v[k].in);
+		set_lreg(dev, 1, v[k].vb);
+		set_lreg(dev, 2, 0x12345678u);
+		const uint32_t one[] = { SFPARECIP(1, 0, 2, v[k].mod), SFPARECIP(1, 0, 9, v[k].mod) };
+		run(dev, one, N(one));
+		cr_expect_eq(lreg(dev, 2, 5), v[k].want, "case %zu: 0x%08x", k, lreg(dev, 2, 5));
+		cr_expect_eq(lreg(dev, 9, 5), 0, "LReg 9 is not written");
+	}
+	const uint32_t pred[] = {
+		SFPI(OP_MOV, 0, 15, 3, 0), SFPI(OP_IADD, 0xFF0, 3, 3, 1),   /* lane id - 16: negative in lanes 0-7 */
+		ENABLE_CC, SFPI(OP_SETCC, 0, 3, 0, 0), SFPARECIP(0, 0, 2, 0), SFPI(OP_ENCC, 0, 0, 0, 2),
+	};
+	set_lreg(dev, 0, 0x40000000u);
+	set_lreg(dev, 2, 0);
+	run(dev, pred, N(pred));
+	for (unsigned l = 0; l < 32; l++)
+		cr_expect_eq(lreg(dev, 2, l), l < 8 ? 0x3EFF0000u : 0, "lane %u: 1/2 (0.498) only where enabled", l);
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- PRNG */
+
+static uint32_t prng_after(uint32_t x, unsigned steps)
+{
+	while (steps--)
+		x = (uint32_t)~__builtin_popcount(x & 0x80200003u) << 31 | x >> 1;
+	return x;
+}
+
+/* Out of reset every lane's state is 0: SFPMOV FROM_SPECIAL 9 returns 0, 0x80000000, 0x40000000
+ * and leaves 0xA0000000 (the complemented parity of bits 31, 21, 1, 0 shifts in at the top); a
+ * disabled lane does not advance. A write of PRNG_SEED_Seed_Val reseeds as ttsim's Blackhole model does. */
+Test(tensix_sfpu, prng_sequence_predication_and_seeding)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	const uint32_t w[] = { SFPI(OP_MOV, 0, 9, 0, 8), SFPI(OP_MOV, 0, 9, 1, 8), SFPI(OP_MOV, 0, 9, 2, 8) };
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++) {
+		cr_expect_eq(lreg(dev, 0, l), 0);
+		cr_expect_eq(lreg(dev, 1, l), 0x80000000u);
+		cr_expect_eq(lreg(dev, 2, l), 0x40000000u);
+		cr_expect_eq(s->prng[l], 0xA0000000u);
+	}
+	const uint32_t pred[] = {
+		SFPI(OP_MOV, 0, 15, 3, 0), SFPI(OP_IADD, 0xFF0, 3, 3, 1), ENABLE_CC, SFPI(OP_SETCC, 0, 3, 0, 0),
+		SFPI(OP_MOV, 0, 9, 4, 8), SFPI(OP_ENCC, 0, 0, 0, 2),
+	};
+	run(dev, pred, N(pred));
+	cr_expect_eq(s->prng[0], 0x50000000u, "lane 0 was enabled: advanced");
+	cr_expect_eq(s->prng[8], 0xA0000000u, "lane 8 was not");
+	bh_tensix_cfg_store(tile0(dev), 0, BH_CFG_PRNG_SEED, 0x12345678u);
+	cr_expect_eq(s->prng[0], 0x837EE01Du);
+	cr_expect_eq(s->prng[7], 0xB807426Au);
+	cr_expect_eq(s->prng[31], 0x4E0D6479u);
+	bh_device_close(dev);
+}
+
+/* Stochastic rounding against known PRNG states: state 0 (PRNG bits 0) rounds even exact values
+ * up (the documented ">=" bug), 0x7FFFFFFF (bits 0x7FFFFF) rounds up only all-ones discards,
+ * 0x00400000 behaves as to-nearest. Round toward zero's documented bugs: a BF16 discard of 0xFFFF
+ * and the FP32 0.9999999403954 to an integer round away. SFPCAST mode 1: the 8 bits below the
+ * result against 7 bits of the PRNG. Every enabled lane advances, whatever the rounding mode. */
+Test(tensix_sfpu, stochastic_rounding_uses_the_prng_with_the_documented_bugs)
+{
+	struct bh_device *dev = t_open_checks(BH_CHECK_BIT(BH_CHECK_SFPU_ERRATUM), BH_CHECK_LOG);
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const uint32_t state[3] = { 0, 0x7FFFFFFFu, 0x00400000u };
+	for (unsigned l = 0; l < 32; l++)
+		s->prng[l] = state[l % 3];
+	for (unsigned l = 0; l < 32; l++) {
+		s->lreg[0][l] = 0x3F818000u;   /* a BF16 half-way discard */
+		s->lreg[1][l] = 0x3F810000u;   /* exact in BF16 */
+		s->lreg[2][l] = 0x3F81FFFFu;
+		s->lreg[3][l] = 0x3F7FFFFFu;   /* 0.9999999403954 */
+	}
+	const uint32_t w[] = { SFPSTOCH(1, 0, 4, 1) };
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++)
+		cr_expect_eq(lreg(dev, 4, l), l % 3 == 1 ? 0x3F810000u : 0x3F820000u, "lane %u", l);
+	for (unsigned l = 0; l < 32; l++)
+		s->prng[l] = state[l % 3];
+	const uint32_t w2[] = { SFPSTOCH(1, 1, 5, 1) };
+	run(dev, w2, N(w2));
+	for (unsigned l = 0; l < 32; l++)
+		cr_expect_eq(lreg(dev, 5, l), l % 3 == 0 ? 0x3F820000u : 0x3F810000u, "lane %u: exact", l);
+	cr_expect_eq(s->prng[0], 0x80000000u, "advanced once");
+	const uint32_t w3[] = { SFPSTOCH(2, 2, 6, 1), SFPSTOCH(2, 3, 7, 2), SFPSTOCH(2, 1, 4, 1) };
+	run(dev, w3, N(w3));
+	cr_expect_eq(lreg(dev, 6, 0), 0x3F820000u, "toward zero rounds a discard of 0xFFFF up");
+	cr_expect_eq(lreg(dev, 7, 0), 1, "and 0.9999999 to 1");
+	cr_expect_eq(lreg(dev, 4, 0), 0x3F810000u);
+	cr_expect_eq(s->prng[0], prng_after(0x80000000u, 3), "every SFPSTOCHRND advances the PRNG");
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 2, "the two roundings away from zero are logged (sfpu-erratum)");
+	set_lreg(dev, 0, 0x01000001u);   /* 2^24 + 1: one bit below FP32's mantissa */
+	s->prng[0] = 0;
+	s->prng[1] = 0xFFFFFFFFu;
+	const uint32_t c[] = { SFPI(OP_CAST, 0, 0, 1, 1), SFPI(OP_CAST, 0, 0, 2, 0) };
+	run(dev, c, N(c));
+	cr_expect_eq(lreg(dev, 1, 0), 0x4B800001u, "0x80 > 0: up");
+	cr_expect_eq(lreg(dev, 1, 1), 0x4B800000u, "0x80 > 0xFE fails: down");
+	cr_expect_eq(lreg(dev, 2, 0), 0x4B800000u, "nearest even: down");
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- LaneConfig */
+
+#define SFPMOV_SPECIAL(vc, vd) SFPI(OP_MOV, 0, vc, vd, 8)
+
+/* SFPCONFIG 15 writes LaneConfig (LReg 0's 18 bits; Imm16 with OR/AND/XOR keeping bits 17:16),
+ * SFPMOV FROM_SPECIAL 15 reads it; ROW_MASK disables rows of lanes. */
+Test(tensix_sfpu, laneconfig_writes_combine_read_back_and_row_mask_disables_rows)
+{
+	struct bh_device *dev = t_open();
+	set_lreg(dev, 0, 0xFFFF0000u);
+	const uint32_t w[] = {
+		SFPCONFIG(0, 15, 0),                 /* 0x30000 (18 bits of LReg 0) */
+		SFPCONFIG(0x0102, 15, 1),            /* Imm16 = 0x0102, bits 17:16 kept: 0x30102 */
+		SFPMOV_SPECIAL(15, 1),
+		SFPCONFIG(0x0003, 15, 1 | 6),        /* XOR: 0x30101 */
+		SFPCONFIG(0x0100, 15, 1 | 4),        /* AND: 0x30100 */
+		SFPCONFIG(0x5000, 15, 1 | 2),        /* OR: 0x35100 (ROW_MASK rows 0 and 2) */
+		SFPMOV_SPECIAL(15, 2),
+		SFPLOADI(3, 2, 0x77),                /* only rows 1 and 3 */
+		SFPCONFIG(0, 15, 1),                 /* Imm16 0: 0x30000, every row again */
+		SFPMOV_SPECIAL(15, 4),
+	};
+	set_lreg(dev, 3, 0);
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++) {
+		cr_expect_eq(lreg(dev, 1, l), 0x30102u, "lane %u", l);
+		cr_expect_eq(lreg(dev, 2, l) & ~0x5000u, l / 8 % 2 ? 0x30100u : 0, "lane %u", l);
+		cr_expect_eq(lreg(dev, 3, l), l / 8 % 2 ? 0x77u : 0, "lane %u: ROW_MASK", l);
+		cr_expect_eq(lreg(dev, 4, l), 0x30000u, "lane %u", l);
+	}
+	bh_device_close(dev);
+}
+
+/* The LaneConfig bits SFPLOAD and SFPSTORE obey: column exchanges (even-column addresses reach
+ * the odd columns), BLOCK_SFPU_RD_FROM_DEST / BLOCK_DEST_WR_FROM_SFPU, ENABLE_FP16A_INF (the
+ * largest FP16 pattern reads as infinity), and the Dst index CAPTURE_DEFAULT_DEST_INDEX writes
+ * to LReg VD + 4. */
+Test(tensix_sfpu, laneconfig_steers_load_and_store)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, r, c, (uint16_t)(r * 16 + c));
+	tt_dst16_write(dp, 4, 0, tt_dst_from_fp16(0x7FFF));   /* FP16 exponent 31, mantissa all ones */
+	set_lreg(dev, 6, 0xAAAA);
+	set_lreg(dev, 7, 0xBBBB);
+	const uint32_t w[] = {
+		SFPCONFIG(0x40, 15, 1), SFPLOAD(0, 6, 0, 0),          /* odd columns */
+		SFPCONFIG(0x20, 15, 1), SFPLOAD(1, 6, 0, 0),          /* blocked: LReg 1 keeps */
+		SFPCONFIG(0x80, 15, 1), SFPSTORE(6, 6, 0, 8),         /* rows 8-11, odd columns */
+		SFPCONFIG(0x10, 15, 1), SFPSTORE(7, 6, 0, 8),         /* blocked */
+		SFPCONFIG(0x01, 15, 1), SFPLOAD(2, 1, 0, 4),          /* FP16A infinity */
+		SFPCONFIG(0x00, 15, 1), SFPLOAD(3, 1, 0, 4),          /* the largest finite value */
+		SFPCONFIG(0x0C, 15, 1), SFPLOAD(1, 6, 0, 6),          /* LReg 5 = row << 4 | column */
+		SFPCONFIG(0x00, 15, 1),
+	};
+	set_lreg(dev, 1, 0x1111);
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned row = l / 8, col = (l & 7) * 2;
+		cr_expect_eq(lreg(dev, 0, l), row * 16 + col + 1, "lane %u: odd column", l);
+		cr_expect_eq(lreg(dev, 1, l), (4 + row) * 16 + col + 1, "lane %u: after the capture", l);
+		cr_expect_eq(lreg(dev, 5, l), (4 + row) << 4 | (col + 1), "lane %u: the Dst index", l);
+		cr_expect_eq(tt_dst16_read(dp, 8 + row, col + 1), 0xAAAA, "lane %u: stored to the odd column", l);
+		cr_expect_eq(tt_dst16_read(dp, 8 + row, col), 0, "lane %u: not to the even one", l);
+	}
+	cr_expect_eq(lreg(dev, 2, 0), 0x7F800000u, "FP16A infinity");
+	cr_expect_eq(lreg(dev, 3, 0), 0x47FFE000u, "131008: Dst's FP16 has no infinity");
+	bh_device_close(dev);
+}
+
+/* SFPSWAP with LaneConfig: EXCHANGE_SRCB_SRCC inverts min/max; ENABLE_DEST_INDEX swaps LReg 4 +
+ * (VC & 3) and 4 + (VD & 3) with the values (argmin/argmax). */
+Test(tensix_sfpu, laneconfig_swap_argmin_and_exchange)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	for (unsigned l = 0; l < 32; l++) {
+		s->lreg[0][l] = b_of(l % 2 ? 1.0f : -1.0f);
+		s->lreg[1][l] = 0;
+		s->lreg[4][l] = 40;
+		s->lreg[5][l] = 50;
+	}
+	const uint32_t w[] = { SFPCONFIG(0x4, 15, 1), SFPI(OP_SWAP, 0, 1, 0, 1), SFPCONFIG(0x100, 15, 1),
+			       SFPI(OP_MOV, 0, 1, 3, 0), SFPI(OP_SWAP, 0, 3, 2, 1), SFPCONFIG(0, 15, 1) };
+	set_lreg(dev, 2, b_of(5.0f));
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < 32; l++) {
+		bool swapped = l % 2;   /* VD 1.0 > VC 0: VD takes the minimum */
+		cr_expect_eq(lreg(dev, 0, l), swapped ? 0 : b_of(-1.0f), "lane %u", l);
+		cr_expect_eq(lreg(dev, 4, l), swapped ? 50u : 40u, "lane %u: the index follows", l);
+		cr_expect_eq(lreg(dev, 5, l), swapped ? 40u : 50u, "lane %u", l);
+		/* EXCHANGE_SRCB_SRCC: LReg 2 (VD) gets the maximum of 5.0 and LReg 1 */
+		cr_expect_eq(lreg(dev, 2, l), b_of(5.0f), "lane %u: the maximum to VD", l);
+	}
+	bh_device_close(dev);
+}
+
+/* The back door: with DISABLE_BACKDOOR_LOAD clear an instruction with VD 12-15 writes its own
+ * bits to InstructionTemplate[VD - 12] and does not execute; with it set, it executes (an
+ * SFPSTORE of LReg 15, the lane ids, and a dropped SFPADDI). */
+Test(tensix_sfpu, backdoor_writes_templates_unless_disabled)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	const uint32_t w[] = {
+		SFPADDI(0x3F80, 13, 0), SFPMOV_SPECIAL(1, 0),
+		SFPSTORE(15, 6, 0, 0), SFPMOV_SPECIAL(3, 1),
+		SFPCONFIG(0x2, 15, 1), SFPSTORE(15, 6, 0, 4), SFPADDI(0x4000, 13, 0), SFPMOV_SPECIAL(1, 2),
+		SFPCONFIG(0, 15, 1),
+	};
+	tt_dst16_write(dp, 0, 0, 0x5555);
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 0, 3), SFPADDI(0x3F80, 13, 0), "template 1 = the SFPADDI");
+	cr_expect_eq(lreg(dev, 1, 3), SFPSTORE(15, 6, 0, 0), "template 3 = the SFPSTORE");
+	cr_expect_eq(tt_dst16_read(dp, 0, 0), 0x5555, "that store did not execute");
+	cr_expect_eq(lreg(dev, 2, 3), SFPADDI(0x3F80, 13, 0), "the second SFPADDI executed instead");
+	for (unsigned l = 0; l < 32; l++)
+		cr_expect_eq(tt_dst16_read(dp, 4 + l / 8, (l & 7) * 2), 2 * l, "lane %u: LReg 15 stored", l);
+	bh_device_close(dev);
+}
+
+/* Erratum TEN-2932: with ENABLE_DEST_INDEX set an SFPMAD into LReg 5 is reported (check
+ * sfpu-erratum, naming the erratum and the LReg) and, logged, leaves LReg 5 as it was. The
+ * fixed twins: the same SFPMAD into LReg 2, SFPLOAD into LReg 5, and the bit clear. */
+Test(tensix_sfpu, ten2932_result_into_lreg4_7_with_dest_index_is_reported)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_push(&p, SFPCONFIG(0x4, 15, 1));
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, SFPMAD(10, 10, 9, 5, 0));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC1, &p);
+	expect_check(dev, res, BH_CORE_TRISC1, "sfpu-erratum", pc, NULL,
+		     "erratum TEN-2932: SFPMAD writes LReg 5 with ENABLE_DEST_INDEX set: undefined on silicon (LReg kept)");
+	dev = t_open_checks(BH_CHECK_BIT(BH_CHECK_SFPU_ERRATUM), BH_CHECK_LOG);
+	set_lreg(dev, 5, 0x55);
+	const uint32_t w[] = { SFPCONFIG(0x4, 15, 1), SFPMAD(10, 10, 9, 5, 0), SFPMAD(10, 10, 9, 2, 0), SFPLOAD(6, 11, 0, 0) };
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 5, 0), 0x55, "LReg 5 kept");
+	cr_expect_eq(lreg(dev, 2, 0), 0x3F800000u, "LReg 2 written");
+	cr_expect_eq(lreg(dev, 6, 0), 0, "the load into LReg 6 is exempt");
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 1, "one finding, of the SFPMAD into LReg 5");
+	bh_device_close(dev);
+	dev = t_open();
+	const uint32_t clean[] = { SFPCONFIG(0x4, 15, 1), SFPMAD(10, 10, 9, 2, 0), SFPLOAD(5, 11, 0, 0),
+				   SFPCONFIG(0, 15, 1), SFPMAD(10, 10, 9, 5, 0) };
+	run(dev, clean, N(clean));
+	cr_expect_eq(lreg(dev, 5, 0), 0x3F800000u);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* The round-toward-zero bug of SFP_STOCH_RND is reported when it changes a result (check
+ * sfpu-erratum): 1.9999998807907 to an integer toward zero gives 2. The twin, 1.75, rounds down. */
+Test(tensix_sfpu, stochrnd_toward_zero_rounding_away_is_reported)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, SFPSTOCH(2, 0, 1, 3));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	set_lreg(dev, 0, 0x3FFFFFFFu);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC1, &p);
+	expect_check(dev, res, BH_CORE_TRISC1, "sfpu-erratum", pc, NULL,
+		     "erratum: rounding toward zero rounded lane 0 away (its discarded bits all ones)");
+	dev = t_open();
+	set_lreg(dev, 0, 0x3FE00000u);
+	const uint32_t w[] = { SFPSTOCH(2, 0, 1, 3) };
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 1, 0), 1);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------------------------------------------- INT8, stack modes */
+
+/* "Integer 8" in Dst is FP16 with exponent 16 and the magnitude in the mantissa: SFPSTORE keeps
+ * 10 bits of magnitude, SFPLOAD INT8 reads 8 of them (range +-255) and INT8_COMP 10. */
+Test(tensix_sfpu, int8_store_and_load)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	set_lreg(dev, 0, 0x80000123u);   /* -291 sign-magnitude */
+	set_lreg(dev, 1, 0x000000FFu);
+	const uint32_t w[] = { SFPSTORE(0, 5, 0, 0), SFPSTORE(1, 13, 0, 2), SFPLOAD(2, 5, 0, 0), SFPLOAD(3, 13, 0, 0),
+			       SFPLOAD(4, 5, 0, 2) };
+	run(dev, w, N(w));
+	cr_expect_eq(tt_dst_to_fp16(tt_dst16_read(dp, 0, 0)), 0x8000 | 16u << 10 | 0x123);
+	cr_expect_eq(tt_dst_to_fp16(tt_dst16_read(dp, 0, 1)), 16u << 10 | 0xFF);
+	cr_expect_eq(lreg(dev, 2, 0), 0x80000023u, "8 bits of magnitude");
+	cr_expect_eq(lreg(dev, 3, 0), 0x80000123u, "10 bits");
+	cr_expect_eq(lreg(dev, 4, 0), 0xFFu);
+	bh_device_close(dev);
+}
+
+/* SFPGT / SFPLE with MUTATE_STACK: the comparison of every lane (enabled or not) ANDs or ORs into
+ * the top of the flag stack; with the stack empty nothing happens. SFPPUSHC's Blackhole modes:
+ * 1-12 BooleanOp(top, current) into the top with the current UseLaneFlags, 13 invert the current
+ * flags into the top, 14/15 constants; empty: a fault. SFPPOPC's combining modes work with the
+ * stack full (Blackhole fixed Wormhole's bug). */
+Test(tensix_sfpu, compare_and_pushc_rewrite_the_stack_top)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	set_lreg(dev, 2, 20);
+	const uint32_t w[] = {
+		SFPI(OP_MOV, 0, 15, 1, 0),            /* lane ids 2l */
+		SFPI(OP_GT, 0, 2, 1, 2),              /* empty stack: no effect */
+		ENABLE_CC, SFPI(OP_PUSHC, 0, 0, 0, 0),   /* top: all set */
+		SFPI(OP_GT, 0, 2, 1, 2),              /* AND 2l > 20: lanes 11-31 */
+		SFPI(OP_SETCC, 0, 1, 0, 6),           /* current flags: lane 0 only (2l == 0) */
+		SFPI(OP_LE, 0, 2, 1, 2 | 4),          /* OR 2l <= 20 in every lane, enabled or not: all */
+	};
+	run(dev, w, N(w));
+	cr_expect_eq(s->depth, 1);
+	cr_expect_eq(s->stack_flags[0], ALL_LANES_T, "0xFFFFF800 | 0x7FF");
+	cr_expect_eq(s->flags & 0xFFFFFFFFu, 1u, "the current flags untouched");
+	const uint32_t w2[] = {
+		SFPI(OP_PUSHC, 0, 0, 0, 15),          /* top: flags 0, UseLaneFlags all */
+		SFPI(OP_PUSHC, 0, 0, 0, 4),           /* top |= current: lane 0 */
+	};
+	run(dev, w2, N(w2));
+	cr_expect_eq(s->stack_flags[0], 1u);
+	const uint32_t w3[] = { SFPI(OP_PUSHC, 0, 0, 0, 13) };   /* invert current into the top */
+	run(dev, w3, N(w3));
+	cr_expect_eq(s->flags, 0xFFFFFFFEu);
+	cr_expect_eq(s->stack_flags[0], 0xFFFFFFFEu);
+	uint32_t full[16];
+	size_t n = 0;
+	for (unsigned k = 1; k < 8; k++)
+		full[n++] = SFPI(OP_PUSHC, 0, 0, 0, 0);
+	full[n++] = SFPI(OP_POPC, 0, 0, 0, 13);   /* peek with the stack full */
+	run(dev, full, n);
+	cr_expect_eq(s->depth, 8);
+	cr_expect_eq(s->flags, 1u);
+	for (unsigned k = 0; k < 8; k++)
+		full[k] = SFPI(OP_POPC, 0, 0, 0, 0);
+	run(dev, full, 8);
+	expect_word_fault(dev, SFPI(OP_PUSHC, 0, 0, 0, 3), "bad register value", "SFPPUSHC mode 3 with the flag stack empty");
 	bh_device_close(dev);
 }
 
@@ -554,10 +979,11 @@ Test(tensix_sfpu, loadmacro_wins_its_sub_unit_and_lreg16_faults)
 Test(tensix_sfpu, unmodelled_instructions_and_modes_fault_by_name)
 {
 	struct bh_device *dev = t_open();
-	expect_word_fault(dev, SFPI(0x99, 0, 0, 0, 0), "not modelled", "SFPARECIP is not modelled");
 	expect_word_fault(dev, SFPSTOCH(0, 0, 0, 8 | 2), "not modelled", "SFP_STOCH_RND mode 10 is not modelled");
-	expect_word_fault(dev, SFPCONFIG(0, 15, 0), "not modelled", "SFPCONFIG of LaneConfig");
-	expect_word_fault(dev, SFPLOAD(0, 5, 0, 0), "not modelled", "SFPLOAD mode 5 is not modelled");
-	expect_word_fault(dev, SFPSTOCH(1, 0, 0, 0), "not modelled", "with stochastic rounding");
+	expect_word_fault(dev, SFPSTOCH(3, 0, 0, 0), "not modelled", "with rounding mode 3 is undefined");
+	expect_word_fault(dev, SFPCONFIG(0x200, 15, 1), "not modelled", "setting LaneConfig's BLOCK_DEST_MOV");
+	const uint32_t w[] = { SFPCONFIG(0x1000, 15, 1) };   /* ROW_MASK: row 0 off */
+	run(dev, w, N(w));
+	expect_word_fault(dev, SFPADDI(0x3F80, 12, 0), "not modelled", "while lanes are disabled is not modelled");
 	bh_device_close(dev);
 }
