@@ -18,6 +18,7 @@
 #include "fabric/tile.h"
 #include "sync/hooks.h"
 #include "sync/sched.h"
+#include "sync/watch.h"
 
 /* The core leaves the interpreter to look at its events at least this often (instructions,
  * counted at taken jumps and page ends). */
@@ -244,6 +245,11 @@ uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uin
 	/* The fast interpreter's LOAD_HOOK: a register-window load may be a poll (throttled). */
 	uint64_t st = bh_spin_suspect(&c->spin, icount) ? RV_JIT_LOAD_SUSPECT : RV_JIT_LOAD_OK;
 	return st << 32 | v;
+}
+
+void rv32_jit_store_watched(struct bh_core *c, uint32_t addr, uint32_t size)
+{
+	bh_watch_l1_written(c->tile, addr, size);
 }
 
 uint32_t rv32_jit_store_slow(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,

@@ -33,6 +33,7 @@
 #include "cores/rv32_jit.h"
 #include "cores/rv32_page.h"
 #include "fabric/tile.h"
+#include "sync/watch.h"
 
 const void *const rv32_jit_none = &rv32_jit_none;
 
@@ -508,6 +509,12 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	if (jc->in_dx != in->rs2)
 		ldx(m, RDX, in->rs2);
 	x_m(m, pfx, false, opc, RDX, R_L1, RAX, 0);
+	/* A core that started watching a word here between the check and the store has fenced and
+	 * re-read the word before the store landed (sync/watch.h): look again, after the store. */
+	x_m(m, 0, false, 0xf6, 0, R_L1, RCX, BH_L1_SIZE);                             /* test byte [page], WATCHED */
+	b1(m, BH_PAGE_WATCHED);
+	unsigned late_fix = jc->nfix;
+	jcc_to(jc, m, CC_NE, FIX_COLD, 0);
 	jc->out_dx = in->rs2;   /* the local-RAM path loads it too */
 	if (!in->imm)
 		jc->out_ax = in->rs1;
@@ -528,6 +535,19 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 		jc->fix[page_fix].val = exit_off;
 	if (ldm_fix < jc->nfix)
 		jc->fix[ldm_fix].val = slow_off;
+	/* The watched page seen after the store: wake, then go on. */
+	uintptr_t late_off = cold_here(jc);
+	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
+	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
+	b1(k, 0xba);                                                                  /* mov edx, size */
+	b4(k, 1u << lg);
+	emit_call(k, (uintptr_t)&rv32_jit_store_watched);
+	ldx(k, RDX, in->rs2);
+	if (!in->imm)
+		ldx(k, RAX, in->rs1);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	if (late_fix < jc->nfix)
+		jc->fix[late_fix].val = late_off;
 }
 
 /* A taken control transfer from slot to target slot t (counted: pend + 1 already added). */

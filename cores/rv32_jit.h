@@ -68,6 +68,8 @@ uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uin
 /* A store the compiled code cannot do inline: the interpreter's slow path (bh_mem_store_slow) at
  * pc with icount instructions completed. 0: done; else RV_JIT_EXIT_FAULT or RV_JIT_EXIT_BLOCKED,
  * which the interpreter takes as its own slow store's result. */
+/* A compiled L1 store found its page watched after it stored: wake the watchers of the words. */
+void rv32_jit_store_watched(struct bh_core *c, uint32_t addr, uint32_t size);
 uint32_t rv32_jit_store_slow(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,
 			     uint64_t icount);
 
