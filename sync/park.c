@@ -110,21 +110,38 @@ void bh_park_unfenced_woken(struct bh_waiter *w, uint32_t seq, uint64_t *unfence
  * caller only needs some membarrier to begin after its request and to have returned before it
  * re-reads. When the whole chip parks at once (every core after a launch), 700 membarriers
  * queued on the kernel's lock and IPIs; now one or two serve them all. requests counts callers;
- * done is the highest request number a finished membarrier began after; fencing says one is
- * under way (callers arriving meanwhile wait for the next one). */
+ * done is the highest request number a finished membarrier began after. One caller at a time is
+ * the fencer (fencing 1, or 2 once others sleep for it); the others sleep on gen, which the
+ * fencer bumps when it finishes. No lock: with a mutex and a condition variable the 700 callers
+ * of a launch's parks convoyed on the mutex after every broadcast. */
 static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
 	_Atomic uint64_t requests;
-	uint64_t done;
-	bool fencing;
+	_Atomic uint64_t done;
+	_Atomic uint32_t fencing;       /* 0 none, 1 under way, 2 under way with sleepers */
+	_Atomic uint32_t gen;           /* futex word: membarriers finished (or refused) */
 	_Atomic uint64_t membarriers;   /* statistics: system calls made */
-} park_fence = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false, 0 };
+} park_fence;
 
 void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers)
 {
 	*calls = atomic_load_explicit(&park_fence.requests, memory_order_relaxed);
 	*membarriers = atomic_load_explicit(&park_fence.membarriers, memory_order_relaxed);
+}
+
+/* The fencer's turn: one membarrier for every request made before it began. */
+static bool park_fence_run(void)
+{
+	uint64_t upto = atomic_load_explicit(&park_fence.requests, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&park_fence.membarriers, 1, memory_order_relaxed);
+	bool ok = syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+	if (ok)
+		atomic_store_explicit(&park_fence.done, upto, memory_order_release);
+	else
+		atomic_thread_fence(memory_order_seq_cst);   /* refused now: this caller fences for itself */
+	atomic_fetch_add_explicit(&park_fence.gen, 1, memory_order_release);
+	if (atomic_exchange_explicit(&park_fence.fencing, 0, memory_order_acq_rel) == 2)
+		futex(&park_fence.gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);   /* the others retry */
+	return ok;
 }
 
 bool bh_park_heavy_fence(void)
@@ -140,29 +157,21 @@ bool bh_park_heavy_fence(void)
 	}
 	/* seq_cst RMW: the caller's registration stores are visible before a fencer reads requests. */
 	uint64_t ticket = atomic_fetch_add_explicit(&park_fence.requests, 1, memory_order_seq_cst) + 1;
-	bool ok = true;
-	pthread_mutex_lock(&park_fence.lock);
-	while (park_fence.done < ticket) {
-		if (park_fence.fencing) {
-			pthread_cond_wait(&park_fence.cond, &park_fence.lock);
-			continue;
-		}
-		park_fence.fencing = true;
-		uint64_t upto = atomic_load_explicit(&park_fence.requests, memory_order_seq_cst);
-		pthread_mutex_unlock(&park_fence.lock);
-		atomic_fetch_add_explicit(&park_fence.membarriers, 1, memory_order_relaxed);
-		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-			ok = false;   /* refused now: this caller fences for itself; the others retry */
-			atomic_thread_fence(memory_order_seq_cst);
-		}
-		pthread_mutex_lock(&park_fence.lock);
-		park_fence.fencing = false;
-		if (ok)
-			park_fence.done = upto;
-		pthread_cond_broadcast(&park_fence.cond);
-		if (!ok)
-			break;
+	for (;;) {
+		/* gen before done: a fencer that finishes after this read bumps gen, so the sleep
+		 * below returns at once. */
+		uint32_t gen = atomic_load_explicit(&park_fence.gen, memory_order_acquire);
+		if (atomic_load_explicit(&park_fence.done, memory_order_acquire) >= ticket)
+			return true;
+		uint32_t f = 0;
+		if (atomic_compare_exchange_strong_explicit(&park_fence.fencing, &f, 1, memory_order_acq_rel,
+							    memory_order_acquire))
+			return park_fence_run();   /* it began after our request: it serves us */
+		/* One is under way, maybe begun before our request: sleep until it finishes, then
+		 * look again. Marking 2 tells the fencer to wake us; if it finished meanwhile (0),
+		 * look again at once. */
+		if (f == 2 || atomic_compare_exchange_strong_explicit(&park_fence.fencing, &f, 2, memory_order_acq_rel,
+								     memory_order_acquire))
+			futex(&park_fence.gen, FUTEX_WAIT_PRIVATE, gen, NULL);
 	}
-	pthread_mutex_unlock(&park_fence.lock);
-	return ok;
 }
