@@ -51,7 +51,10 @@ void bh_park_wake(struct bh_waiter *w)
 	atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_seq_cst);
 	if (w->actor)
 		bh_sched_wake(w->actor);
-	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst))
+	/* Only the first waker of a sleep makes the system call: the others' wake_seq increments
+	 * are enough (a sleeper not yet in the kernel sees wake_seq moved and does not sleep). */
+	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst) &&
+	    atomic_exchange_explicit(&w->sleeping, 0, memory_order_seq_cst))
 		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
