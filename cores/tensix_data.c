@@ -417,8 +417,8 @@ static unsigned dst_base_row(struct bh_tt_thread *th, uint32_t w)
 
 /* ---------------------------------------------------------------------------------------------
  * ZEROACC (ZEROACC.md): the rows become "undefined", which every reader bhemu models (matrix unit
- * ELW and MVMUL, packers) reads as zero: bhemu writes zeros. (GMPOOL, which reads them as -inf,
- * is not modelled.)
+ * ELW and MVMUL, packers) reads as zero: bhemu writes zeros. GMPOOL reads them as minus infinity on
+ * silicon and as zeros here (no Dst-undefined flags are kept; README, "Data plane").
  */
 
 static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
@@ -630,13 +630,16 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
 }
 
-/* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. */
+/* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
+ * (GAPOOL.md) is the same on 4x16 Dst and SrcB (the top half of SrcB's aligned 8 rows), without
+ * BroadcastSrcBRow, its ADDR_MOD at bits 17:15. */
 static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
-	bool bcast_row = tt_bits(w, 19, 19), dst32;
+	bool gapool = tt_opcode_of(w) == TT_OP_GAPOOL;
+	bool bcast_row = !gapool && tt_bits(w, 19, 19), dst32;
 	enum fpu_style s = fpu_style(th, &dst32);
-	unsigned rows = bcast_row ? 7 : 8;
+	unsigned rows = gapool ? 4 : bcast_row ? 7 : 8;
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
@@ -675,6 +678,160 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 			write_dst(dp, drow + i, j, dst32, s, x);
 		}
 	matrix_flip(th, tt_bits(w, 23, 22));
+	return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
+}
+
+/* GMPOOL (GMPOOL.md): the column-wise max of a 16x16 SrcA block, each row scaled by the exponent
+ * of one SrcB datum, max'ed with a Dst row (the top of an aligned 4-row block, whose other rows
+ * become zero), with the documented partial argmax over the first eight rows. Datums compare as
+ * sign and (exponent, mantissa or magnitude) in the unit's own encoding. */
+struct pool_datum {
+	unsigned sign, exp, man;   /* exp 9 bits, man 10 bits */
+};
+
+static int32_t pool_key(struct pool_datum d)
+{
+	int32_t k = (int32_t)((d.exp & 0x1FF) << 10 | (d.man & 0x3FF));
+	return d.sign ? -k : k;
+}
+
+static struct pool_datum pool_read_dst(uint32_t v, enum fpu_style ds)
+{
+	struct pool_datum d = { v >> 31, 0, 0 };
+	if (ds == STYLE_INT8) {   /* integer "32": sign and the low 19 bits of magnitude */
+		d.man = v & 0x3FF;
+		d.exp = v >> 10 & 0x1FF;
+	} else if (ds == STYLE_FP16) {
+		d.exp = (v >> 16 & 0x1F) + 15;
+		d.man = v >> 21 & 0x3FF;
+	} else {
+		d.exp = (v >> 16 & 0xFF) + 127;
+		d.man = (v >> 24 & 0x7F) << 3;
+		if (ds == STYLE_TF32)
+			d.man += v >> 13 & 7;
+	}
+	return d;
+}
+
+static uint32_t pool_write_dst(struct pool_datum d, enum fpu_style ds)
+{
+	if (ds == STYLE_INT8)   /* the sign and 13 bits of magnitude */
+		return d.sign << 31 | (d.exp & 7) << 10 | (d.man & 0x3FF);
+	if (ds == STYLE_FP16) {
+		if (!(d.exp & 0x3F))
+			return 0;
+		return d.sign << 31 | (d.man & 0x3FF) << 21 | ((d.exp - 15) & 0x1F) << 16;   /* wraps, as documented */
+	}
+	if (!(d.exp & 0x1FF))
+		return 0;
+	uint32_t x = d.sign << 31 | (d.man & 0x3F8) << 21 | ((d.exp - 127) & 0xFF) << 16;
+	return ds == STYLE_TF32 ? x + ((d.man & 7) << 13) : x;
+}
+
+static struct pool_datum pool_read_src(uint32_t a, enum fpu_style as, uint32_t b)
+{
+	if (!(b & 0xFF))   /* a zero scale: minus infinity */
+		return (struct pool_datum){ 1, 0x1FF, 0x3FF };
+	if (!(a & 0xFF))   /* denormals flushed */
+		return (struct pool_datum){ 0, 0, 0 };
+	struct pool_datum d = { a >> 18 & 1, 0, a >> 8 & 0x3FF };
+	switch (as) {
+	case STYLE_INT8: break;
+	case STYLE_FP16: d.exp = (a & 0x1F) + (b & 0x1F); break;
+	case STYLE_TF32: d.exp = (a & 0xFF) + (b & 0xFF); break;
+	default: d.exp = (a & 0xFF) + (b & 0xFF); d.man &= 0x3F8; break;
+	}
+	return d;
+}
+
+static enum tt_result fpu_gmpool(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	bool argmax = tt_bits(w, 14, 14);
+	if (!tt_bits(w, 19, 19))
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"GMPOOL with instr_mod19 clear (the 1x16 form): only the 16x16 form is documented");
+	/* Styles: SrcA as the other matrix instructions read it; Dst per GMPOOL.md's table. */
+	bool dst32;
+	enum fpu_style as = fpu_style(th, &dst32), ds = as;
+	if (as == STYLE_TF32 && argmax)
+		ds = STYLE_INT8;   /* the index alone, as integer "32" */
+	else if (as != STYLE_INT8 && !argmax)
+		ds = dst32 ? STYLE_TF32 : as == STYLE_TF32 ? STYLE_BF16 : as;
+	unsigned arow = th->rwc.srca & 0x30, brow = th->rwc.srcb & 0x38, drow = dst_base_row(th, w) & 0x3FC;
+	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
+	static const uint8_t index_of_row[8] = { 0, 3, 6, 1, 4, 7, 2, 5 };
+	for (unsigned j = 0; j < 16; j++) {
+		uint32_t dv = dst32 ? tt_dst32_read(dp, drow, j) : (uint32_t)tt_dst16_read(dp, drow, j) << 16;
+		struct pool_datum max = pool_read_dst(dv, ds);
+		uint32_t max_index = dv & 0xFF, phase = (dv + 0x100) & 0xF00;
+		for (unsigned k = 0; k < 16; k++) {
+			unsigned i = k < 8 ? k ^ 4 : k;   /* the documented visiting order (ties) */
+			uint32_t a = atomic_load_explicit(&dp->srca[ab][arow + i][j], memory_order_relaxed);
+			uint32_t b = atomic_load_explicit(&dp->srcb[bb][brow][i], memory_order_relaxed);
+			struct pool_datum x = pool_read_src(a, as, b);
+			if (pool_key(x) >= pool_key(max)) {
+				max = x;
+				if (i < 8)
+					max_index = (phase >> 4) + index_of_row[i];
+			}
+		}
+		uint32_t out = pool_write_dst(max, ds);
+		if (argmax)
+			out = ds == STYLE_INT8 ? (phase | max_index) : out | phase | max_index;   /* integer: index only */
+		if (dst32) {
+			tt_dst32_write(dp, drow, j, out);
+			for (unsigned i = 1; i < 4; i++)
+				tt_dst32_write(dp, drow + i, j, argmax ? (tt_dst32_read(dp, drow + i, j) + 0x100) & 0xF00 : 0);
+		} else {
+			tt_dst16_write(dp, drow, j, (uint16_t)(out >> 16));
+			for (unsigned i = 1; i < 4; i++)
+				tt_dst16_write(dp, drow + i, j, 0);
+		}
+	}
+	matrix_flip(th, tt_bits(w, 23, 22));
+	return apply_addr_mod(th, w, tt_bits(w, 17, 15));
+}
+
+/* TRNSPSRCB (TRNSPSRCB.md): SrcB rows 16..31 of the matrix unit's bank transposed in place. */
+static enum tt_result fpu_trnspsrcb(struct bh_tt_thread *th)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned bb = ld8(&dp->matrix_srcb_bank);
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < i; j++) {
+			_Atomic uint32_t *ij = &dp->srcb[bb][16 + i][j], *ji = &dp->srcb[bb][16 + j][i];
+			uint32_t v = atomic_load_explicit(ij, memory_order_relaxed);
+			atomic_store_explicit(ij, atomic_load_explicit(ji, memory_order_relaxed), memory_order_relaxed);
+			atomic_store_explicit(ji, v, memory_order_relaxed);
+		}
+	return TT_OK;
+}
+
+/* MOVB2A (MOVB2A.md): one row or an aligned block of four from the matrix unit's SrcB bank to
+ * its SrcA bank (waiting for SrcB only), denormals flushed unless disabled. The documentation's
+ * TruncateSrc is not defined anywhere public; bhemu copies the 19 bits unchanged (a raw copy, as
+ * the Blackhole emulator notes describe it). */
+static enum tt_result fpu_movb2a(struct bh_tt_thread *th, uint32_t w)
+{
+	struct tt_dp *dp = th->tx->dp;
+	unsigned mode = tt_bits(w, 13, 12);
+	if (mode & 1)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "MOVB2A instr_mod %u: only 0 (one row) and 2 (four rows) are "
+				"documented", mode);
+	bool four = mode & 2, flush = !(tt_dp_cfg(th, BH_DP_CFG_ACC_CTRL) & 1);
+	unsigned arow = tt_bits(w, 22, 17) + th->rwc.srca, brow = tt_bits(w, 5, 0) + th->rwc.srcb;
+	unsigned rows = four ? 4 : 1, mask = four ? 0x3C : 0x3F;
+	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
+	arow &= mask;
+	brow &= mask;
+	for (; rows; rows--, arow++, brow++)
+		for (unsigned c = 0; c < 16; c++) {
+			uint32_t v = atomic_load_explicit(&dp->srcb[bb][brow][c], memory_order_relaxed);
+			if (flush && !(v & 0xFF))
+				v = 0;
+			atomic_store_explicit(&dp->srca[ab][arow][c], v, memory_order_relaxed);
+		}
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
 }
 
@@ -802,8 +959,12 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	struct tt_dp *dp = th->tx->dp;
 	unsigned op = tt_opcode_of(w), need = 0;
 	switch (op) {
-	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: case TT_OP_MVMUL:
+	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: case TT_OP_MVMUL: case TT_OP_GAPOOL:
+	case TT_OP_GMPOOL:
 		need = 0xC;   /* C7 and C8: both banks the matrix unit's */
+		break;
+	case TT_OP_TRNSPSRCB: case TT_OP_MOVB2A:
+		need = 0x8;
 		break;
 	case TT_OP_MOVA2D:
 		need = 0x4;
@@ -823,7 +984,10 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	enum tt_result r;
 	switch (op) {
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
-	case TT_OP_MVMUL: r = fpu_mvmul(th, w); break;
+	case TT_OP_MVMUL: case TT_OP_GAPOOL: r = fpu_mvmul(th, w); break;
+	case TT_OP_GMPOOL: r = fpu_gmpool(th, w); break;
+	case TT_OP_TRNSPSRCB: r = fpu_trnspsrcb(th); break;
+	case TT_OP_MOVB2A: r = fpu_movb2a(th, w); break;
 	case TT_OP_MOVA2D: case TT_OP_MOVB2D: r = fpu_mov2d(th, w); break;
 	case TT_OP_MOVD2A: case TT_OP_MOVD2B: r = fpu_movd2src(th, w); break;
 	case TT_OP_ZEROACC: r = dp_zeroacc(th, w); break;

@@ -31,7 +31,7 @@
 	X(MOVD2A, 0x08, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(MOVDBGA2D, 0x09, MATRIX, DATA, N, UNKNOWN, ) \
 	X(MOVD2B, 0x0A, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
-	X(MOVB2A, 0x0B, MATRIX, DATA, N, FIELDS, F(srcb, 5, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(srca, 22, 17)) \
+	X(MOVB2A, 0x0B, MATRIX, DATA, Y, FIELDS, F(srcb, 5, 0) F(instr_mod, 13, 12) F(addr_mode, 16, 14) F(srca, 22, 17)) \
 	X(MOVDBGB2D, 0x0C, MATRIX, DATA, N, UNKNOWN, ) \
 	X(ZEROACC, 0x10, MATRIX, DATA, Y, FIELDS, F(where, 9, 0) F(addr_mode, 16, 14) F(clear_zero_flags, 17, 17) F(use_32_bit_mode, 18, 18) F(clear_mode, 20, 19)) \
 	X(ZEROSRC, 0x11, MATRIX, DATA, Y, FIELDS, F(src_mask, 1, 0) F(bank_mask, 2, 2) F(write_mode, 3, 3) F(zero_val, 4, 4)) \
@@ -39,7 +39,7 @@
 	X(MOVB2D, 0x13, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(movb2d_instr_mod, 13, 11) F(addr_mode, 16, 14) F(src, 22, 17) F(dest_32b_lo, 23, 23)) \
 	X(TRNSPSRCA, 0x14, MATRIX, DATA, N, UNKNOWN, ) \
 	X(RAREB, 0x15, MATRIX, DATA, N, UNKNOWN, ) \
-	X(TRNSPSRCB, 0x16, MATRIX, DATA, N, FIELDS, ) \
+	X(TRNSPSRCB, 0x16, MATRIX, DATA, Y, FIELDS, ) \
 	X(SHIFTXA, 0x17, MATRIX, DATA, N, UNKNOWN, ) \
 	X(SHIFTXB, 0x18, MATRIX, DATA, N, UNKNOWN, ) \
 	X(SETASHRMH0, 0x1A, MATRIX, DATA, N, UNKNOWN, ) \
@@ -59,8 +59,8 @@
 	X(ELWSUB, 0x30, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(MPOOL3S2, 0x31, MATRIX, DATA, N, UNKNOWN, ) \
 	X(APOOL3S2, 0x32, MATRIX, DATA, N, UNKNOWN, ) \
-	X(GMPOOL, 0x33, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
-	X(GAPOOL, 0x34, MATRIX, DATA, N, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
+	X(GMPOOL, 0x33, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
+	X(GAPOOL, 0x34, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(GATESRCRST, 0x35, MATRIX, DATA, N, FIELDS, F(reset_srca_gate_control, 0, 0) F(reset_srcb_gate_control, 1, 1)) \
 	X(CLEARDVALID, 0x36, MATRIX, DATA, Y, FIELDS, F(reset, 1, 0) F(cleardvalid, 23, 22)) \
 	X(SETRWC, 0x37, MATRIX, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 21, 18) F(clear_ab_vld, 23, 22)) \

@@ -298,6 +298,131 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
 	}
 }
 
+/* ----------------------------------------------------------------- pooling and transposes */
+
+#define GPOOL(op, flip, dim, am, argmax, dst) \
+	TT(op, (uint32_t)(flip) << 22 | (uint32_t)(dim) << 19 | (uint32_t)(am) << 15 | (uint32_t)(argmax) << 14 | (dst))
+#define GMPOOL(flip, am, argmax, dst) GPOOL(0x33, flip, 1, am, argmax, dst)
+#define GAPOOL(flip, am, dst) GPOOL(0x34, flip, 1, am, 0, dst)
+#define TRNSPSRCB TT(0x16, 0)
+#define MOVB2A(arow, am, four, brow) TT(0x0B, (uint32_t)(arow) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (brow))
+
+/* GAPOOL is MVMUL on a 4x16 Dst block (aligned to 4, not 8) with the top four rows of SrcB's
+ * aligned eight: Dst rows 4..7 get SrcB[0..3] @ SrcA; rows 0..3 and 8 keep their zeros. One
+ * fidelity phase is exact for integers of at most four significant bits (GAPOOL.md). */
+Test(tensix_data, gapool_multiplies_a_four_row_block_aligned_to_four)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of((float)((int)(i * 3 + j) % 15 - 7))));
+			put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of((float)((int)(i + 2 * j) % 13 - 6))));
+		}
+	const uint32_t w[] = { SETDVALID(3), ZEROACC_M(3, 0, 0, 0), GAPOOL(3, 0, 4) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			int want = 0;
+			for (unsigned k = 0; k < 16; k++)
+				want += ((int)(i + 2 * k) % 13 - 6) * ((int)(k * 3 + j) % 15 - 7);
+			cr_expect_eq(dst_fp32(dev, 4 + i, j), (float)want, "Dst[%u][%u]", 4 + i, j);
+			cr_expect_eq(tt_dst32_read(dp_of(dev), i, j), 0u, "row %u untouched", i);
+		}
+	cr_expect_eq(tt_dst32_read(dp_of(dev), 8, 3), 0u, "row 8 untouched");
+	cr_expect_eq(atomic_load(&dp_of(dev)->srca_client[0]), TT_SRC_UNPACKERS, "FlipSrc gave the banks back");
+	bh_device_close(dev);
+}
+
+/* GMPOOL: the max down each SrcA column, row i scaled by the exponent of SrcB row 0 column i
+ * (2.0 doubles row 3, a zero drops row 5 as minus infinity), max'ed with the Dst row (column 0
+ * keeps its 50), the three rows below zeroed (GMPOOL.md). */
+Test(tensix_data, gmpool_takes_the_scaled_column_max_with_the_dst_row)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17);
+	for (unsigned i = 0; i < 16; i++) {
+		put_src(dev, true, 0, 0, i, tt_src_from_bf16(bf16_of(i == 3 ? 2.f : i == 5 ? 0.f : 1.f)));
+		for (unsigned j = 0; j < 16; j++) {
+			float v = i == 5 ? 1000.f : i == 3 && (j & 1) ? 1.f + (float)j / 4.f : -0.5f * (float)(i + 1) - (float)j;
+			put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(v)));
+		}
+	}
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned j = 0; j < 16; j++) {
+		tt_dst16_write(dp, 8, j, tt_dst_from_bf16(bf16_of(j ? -100.f : 50.f)));
+		for (unsigned r = 9; r < 13; r++)
+			tt_dst16_write(dp, r, j, 0x1234);
+	}
+	const uint32_t w[] = { SETDVALID(3), GMPOOL(0, 0, 0, 8) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned j = 0; j < 16; j++) {
+		float want = j == 0 ? 50.f : (j & 1) ? 2.f * (1.f + (float)j / 4.f) : -0.5f - (float)j;
+		cr_expect_eq(dst_bf16(dev, 8, j), want, "column %u: %g want %g", j, dst_bf16(dev, 8, j), want);
+		for (unsigned r = 9; r < 12; r++)
+			cr_expect_eq(tt_dst16_read(dp, r, j), 0, "row %u column %u zeroed", r, j);
+		cr_expect_eq(tt_dst16_read(dp, 12, j), 0x1234, "row 12 untouched");
+	}
+	bh_device_close(dev);
+}
+
+/* GMPOOL's argmax with BF16 into a 32-bit Dst: the max in the high half and, in the low bits,
+ * the index phase (Dst + 0x100, bits 11:8) and the row of the max among the first eight through
+ * the documented transform {0, 3, 6, 1, 4, 7, 2, 5}; the rows below get their own phase. */
+Test(tensix_data, gmpool_argmax_returns_the_transformed_row_index)
+{
+	static const uint8_t transform[8] = { 0, 3, 6, 1, 4, 7, 2, 5 };
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned i = 0; i < 16; i++) {
+		put_src(dev, true, 0, 0, i, tt_src_from_bf16(bf16_of(1.f)));
+		for (unsigned j = 0; j < 16; j++)
+			put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(i == j % 8 ? 10.f + (float)j : -1.f)));
+	}
+	for (unsigned j = 0; j < 16; j++)
+		tt_dst32_write(dp, 1, j, 0x00000200u);
+	const uint32_t w[] = { SETDVALID(3), GMPOOL(0, 0, 1, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned j = 0; j < 16; j++) {
+		uint32_t want = (uint32_t)tt_dst_from_bf16(bf16_of(10.f + (float)j)) << 16 | 0x100u | (0x10u + transform[j % 8]);
+		cr_expect_eq(tt_dst32_read(dp, 0, j), want, "column %u: %08x want %08x", j, tt_dst32_read(dp, 0, j), want);
+		cr_expect_eq(tt_dst32_read(dp, 1, j), 0x300u, "row 1: its phase moved on");
+		cr_expect_eq(tt_dst32_read(dp, 2, j), 0x100u, "row 2");
+	}
+	bh_device_close(dev);
+}
+
+/* TRNSPSRCB transposes SrcB rows 16..31 in place; MOVB2A then copies four of the transposed
+ * rows into SrcA rows 0..3 and one more into row 9, the 19 bits unchanged except a zero
+ * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). */
+Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	uint32_t orig[16][16];
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			orig[i][j] = (i * 16 + j) << 8 | (i == 7 && j == 2 ? 0 : 0x40u + i);
+			put_src(dev, true, 0, 16 + i, j, orig[i][j]);
+		}
+	const uint32_t w[] = { SETDVALID(3), TRNSPSRCB, MOVB2A(0, 0, 1, 16), MOVB2A(9, 0, 0, 21) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++)
+			cr_expect_eq(atomic_load(&dp->srcb[0][16 + i][j]), orig[j][i], "SrcB[%u][%u]", 16 + i, j);
+	for (unsigned j = 0; j < 16; j++) {
+		for (unsigned i = 0; i < 4; i++) {
+			uint32_t want = orig[j][i] & 0xFF ? orig[j][i] : 0;
+			cr_expect_eq(atomic_load(&dp->srca[0][i][j]), want, "SrcA[%u][%u]", i, j);
+		}
+		uint32_t want9 = orig[j][5] & 0xFF ? orig[j][5] : 0;
+		cr_expect_eq(atomic_load(&dp->srca[0][9][j]), want9, "SrcA[9][%u]", j);
+	}
+	cr_expect_eq(atomic_load(&dp->srca[0][2][7]), 0u, "the zero-exponent datum (SrcB[23][2] before the transpose) was flushed");
+	bh_device_close(dev);
+}
+
 /* ----------------------------------------------------------------- moves, clears, counters */
 
 Test(tensix_data, mova2d_moves_src_rows_into_the_dst_layout)
@@ -405,6 +530,28 @@ Test(tensix_data, undocumented_modes_fault_by_name)
 	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "ZEROACC with clear_zero_flags (Revert) set");
 	free(r);
 	bh_device_close(dev);
+}
+
+/* GMPOOL's 1x16 form (instr_mod19 clear) is not documented; MOVB2A's odd instr_mod is not either. */
+Test(tensix_data, undocumented_pool_and_move_forms_fault_by_name)
+{
+	static const struct { uint32_t w; const char *kind, *why; } cases[] = {
+		{ GPOOL(0x33, 0, 0, 0, 0, 0), "not modelled", "GMPOOL with instr_mod19 clear (the 1x16 form)" },
+		{ MOVB2A(0, 0, 0, 0) | 1u << 12, "bad register value", "MOVB2A instr_mod 1: only 0 (one row) and 2 (four rows)" },
+	};
+	for (size_t k = 0; k < N(cases); k++) {
+		struct bh_device *dev = t_open();
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		emit_push(&p, SETDVALID(3));
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, cases[k].w);
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+		expect_fault(r, BH_CORE_TRISC1, pc, cases[k].kind, cases[k].why);
+		free(r);
+		bh_device_close(dev);
+	}
 }
 
 /* ---------------------------------------------------------------------------- Dst window */
