@@ -632,12 +632,17 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 
 /* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
  * (GAPOOL.md) is the same on 4x16 Dst and SrcB (the top half of SrcB's aligned 8 rows), without
- * BroadcastSrcBRow, its ADDR_MOD at bits 17:15. */
+ * BroadcastSrcBRow, its ADDR_MOD at bits 17:15. DOTPV (DOTPV.md) is MVMUL without
+ * BroadcastSrcBRow, in the element-wise instructions' layout, written with dest_accum_en set. */
 static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
-	bool gapool = tt_opcode_of(w) == TT_OP_GAPOOL;
-	bool bcast_row = !gapool && tt_bits(w, 19, 19), dst32;
+	bool gapool = tt_opcode_of(w) == TT_OP_GAPOOL, dotpv = tt_opcode_of(w) == TT_OP_DOTPV;
+	if (dotpv && (tt_bits(w, 20, 19) || !tt_bits(w, 21, 21)))
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w,
+				"DOTPV with instr_mod19 %u and dest_accum_en %u: only the documented form (0 and 1, "
+				"accumulating without broadcast) is defined", tt_bits(w, 20, 19), tt_bits(w, 21, 21));
+	bool bcast_row = !gapool && !dotpv && tt_bits(w, 19, 19), dst32;
 	enum fpu_style s = fpu_style(th, &dst32);
 	unsigned rows = gapool ? 4 : bcast_row ? 7 : 8;
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
@@ -960,7 +965,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	unsigned op = tt_opcode_of(w), need = 0;
 	switch (op) {
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: case TT_OP_MVMUL: case TT_OP_GAPOOL:
-	case TT_OP_GMPOOL:
+	case TT_OP_GMPOOL: case TT_OP_DOTPV:
 		need = 0xC;   /* C7 and C8: both banks the matrix unit's */
 		break;
 	case TT_OP_TRNSPSRCB: case TT_OP_MOVB2A:
@@ -984,7 +989,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	enum tt_result r;
 	switch (op) {
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
-	case TT_OP_MVMUL: case TT_OP_GAPOOL: r = fpu_mvmul(th, w); break;
+	case TT_OP_MVMUL: case TT_OP_GAPOOL: case TT_OP_DOTPV: r = fpu_mvmul(th, w); break;
 	case TT_OP_GMPOOL: r = fpu_gmpool(th, w); break;
 	case TT_OP_TRNSPSRCB: r = fpu_trnspsrcb(th); break;
 	case TT_OP_MOVB2A: r = fpu_movb2a(th, w); break;

@@ -55,7 +55,7 @@
 	X(MVMUL, 0x26, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(ELWMUL, 0x27, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(ELWADD, 0x28, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
-	X(DOTPV, 0x29, MATRIX, DATA, N, UNKNOWN, ) \
+	X(DOTPV, 0x29, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(ELWSUB, 0x30, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(addr_mode, 16, 14) F(instr_mod19, 20, 19) F(dest_accum_en, 21, 21) F(clear_dvalid, 23, 22)) \
 	X(MPOOL3S2, 0x31, MATRIX, DATA, N, UNKNOWN, ) \
 	X(APOOL3S2, 0x32, MATRIX, DATA, N, UNKNOWN, ) \

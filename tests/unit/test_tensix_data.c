@@ -334,6 +334,34 @@ Test(tensix_data, gapool_multiplies_a_four_row_block_aligned_to_four)
 	bh_device_close(dev);
 }
 
+#define DOTPV(flip, acc, bcast, am, dst) ELW(0x29, flip, acc, bcast, am, dst)
+
+/* DOTPV is MVMUL without the row broadcast (DOTPV.md), written with dest_accum_en: Dst rows
+ * 8..15 accumulate SrcB[0..7] @ SrcA onto what they held (3 everywhere). */
+Test(tensix_data, dotpv_accumulates_a_matrix_product_like_mvmul)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of((float)((int)(i * 5 + j) % 11 - 5))));
+			put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of((float)((int)(3 * i + j) % 9 - 4))));
+		}
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++)
+			tt_dst32_write(dp_of(dev), 8 + i, j, tt_dst_from_fp32(b_of(3.f)));
+	const uint32_t w[] = { SETDVALID(3), DOTPV(0, 1, 0, 0, 8) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			int want = 3;
+			for (unsigned k = 0; k < 16; k++)
+				want += ((int)(3 * i + k) % 9 - 4) * ((int)(k * 5 + j) % 11 - 5);
+			cr_expect_eq(dst_fp32(dev, 8 + i, j), (float)want, "Dst[%u][%u]", 8 + i, j);
+		}
+	bh_device_close(dev);
+}
+
 /* GMPOOL: the max down each SrcA column, row i scaled by the exponent of SrcB row 0 column i
  * (2.0 doubles row 3, a zero drops row 5 as minus infinity), max'ed with the Dst row (column 0
  * keeps its 50), the three rows below zeroed (GMPOOL.md). */
@@ -532,11 +560,13 @@ Test(tensix_data, undocumented_modes_fault_by_name)
 	bh_device_close(dev);
 }
 
-/* GMPOOL's 1x16 form (instr_mod19 clear) is not documented; MOVB2A's odd instr_mod is not either. */
+/* GMPOOL's 1x16 form (instr_mod19 clear), DOTPV with a broadcast and MOVB2A's odd instr_mod are not
+ * documented. */
 Test(tensix_data, undocumented_pool_and_move_forms_fault_by_name)
 {
 	static const struct { uint32_t w; const char *kind, *why; } cases[] = {
 		{ GPOOL(0x33, 0, 0, 0, 0, 0), "not modelled", "GMPOOL with instr_mod19 clear (the 1x16 form)" },
+		{ DOTPV(0, 1, 1, 0, 0), "not modelled", "DOTPV with instr_mod19 1 and dest_accum_en 1" },
 		{ MOVB2A(0, 0, 0, 0) | 1u << 12, "bad register value", "MOVB2A instr_mod 1: only 0 (one row) and 2 (four rows)" },
 	};
 	for (size_t k = 0; k < N(cases); k++) {
