@@ -991,6 +991,9 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
 	case TT_OP_MVMUL: case TT_OP_GAPOOL: case TT_OP_DOTPV: r = fpu_mvmul(th, w); break;
 	case TT_OP_GMPOOL: r = fpu_gmpool(th, w); break;
+	case TT_OP_GATESRCRST:   /* invalidates SrcB's operand cache (GATESRCRST.md): bhemu keeps none, */
+		r = TT_OK;       /* every matrix instruction reads SrcB itself */
+		break;
 	case TT_OP_TRNSPSRCB: r = fpu_trnspsrcb(th); break;
 	case TT_OP_MOVB2A: r = fpu_movb2a(th, w); break;
 	case TT_OP_MOVA2D: case TT_OP_MOVB2D: r = fpu_mov2d(th, w); break;

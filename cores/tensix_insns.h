@@ -61,7 +61,7 @@
 	X(APOOL3S2, 0x32, MATRIX, DATA, N, UNKNOWN, ) \
 	X(GMPOOL, 0x33, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
 	X(GAPOOL, 0x34, MATRIX, DATA, Y, FIELDS, F(dst, 9, 0) F(max_pool_index_en, 14, 14) F(pool_addr_mode, 17, 15) F(instr_mod19, 19, 19) F(clear_dvalid, 23, 22)) \
-	X(GATESRCRST, 0x35, MATRIX, DATA, N, FIELDS, F(reset_srca_gate_control, 0, 0) F(reset_srcb_gate_control, 1, 1)) \
+	X(GATESRCRST, 0x35, MATRIX, DATA, Y, FIELDS, F(reset_srca_gate_control, 0, 0) F(reset_srcb_gate_control, 1, 1)) \
 	X(CLEARDVALID, 0x36, MATRIX, DATA, Y, FIELDS, F(reset, 1, 0) F(cleardvalid, 23, 22)) \
 	X(SETRWC, 0x37, MATRIX, DATA, Y, FIELDS, F(bit_mask, 3, 0) F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 21, 18) F(clear_ab_vld, 23, 22)) \
 	X(INCRWC, 0x38, MATRIX, DATA, Y, FIELDS, F(rwc_a, 9, 6) F(rwc_b, 13, 10) F(rwc_d, 17, 14) F(rwc_cr, 20, 18)) \

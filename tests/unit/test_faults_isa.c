@@ -439,14 +439,14 @@ Test(csr_values, sstatus_csrs_are_scratch_on_brisc_and_ncrisc)
  * .ttinsn words (low two bits != 11): a Tensix push on BRISC/TRISC, illegal on NCRISC.
  */
 
-/* 0xD4000000 = rotl(0x35000000, 2): GATESRCRST, a data-plane instruction (tensix.md 10) not modelled. */
+/* 0x74000000 = rotl(0x1D000000, 2): SETPKEDGOF, a data-plane instruction (tensix.md 10) not modelled. */
 Test(ttinsn, data_plane_ttinsn_faults_as_not_modelled_on_brisc_and_triscs)
 {
 	static const enum bh_core_id cores[] = { BH_CORE_BRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2 };
 	struct bh_device *dev = t_open();
 	for (size_t k = 0; k < N(cores); k++)
-		expect_word_faults(dev, cores[k], 0x6000 + 0x1000 * (uint32_t)k, 0xD4000000, "not modelled",
-				   "data-plane instruction GATESRCRST is not modelled yet");
+		expect_word_faults(dev, cores[k], 0x6000 + 0x1000 * (uint32_t)k, 0x74000000, "not modelled",
+				   "data-plane instruction SETPKEDGOF is not modelled yet");
 	bh_device_close(dev);
 }
 

@@ -35,8 +35,8 @@ Test(tensix_decode, table_holds_every_blackhole_opcode_by_number)
 	cr_expect_str_eq(tt_opinfo(0xB0)->name, "WRCFG");
 	cr_expect_str_eq(tt_opinfo(0x67)->name, "STOREREG");
 	cr_expect_null(tt_opinfo(0x00));
-	cr_expect_eq(tt_opinfo(0x35)->plane, TT_P_DATA);
-	cr_expect_eq(tt_opinfo(0x35)->exec, TT_E_N);   /* GATESRCRST */
+	cr_expect_eq(tt_opinfo(0x1D)->plane, TT_P_DATA);
+	cr_expect_eq(tt_opinfo(0x1D)->exec, TT_E_N);   /* SETPKEDGOF */
 }
 
 Test(tensix_decode, reserved_bits_and_unknown_opcodes_do_not_decode)
@@ -407,9 +407,9 @@ Test(tensix, data_plane_instruction_from_a_mop_faults_at_execution_naming_it)
 {
 	struct bh_device *dev = t_open();
 	struct bh_core_result *r = result_new();
-	uint32_t pc = run_mop_emitting(dev, BH_CORE_TRISC1, 0x35000000u, r);   /* GATESRCRST */
-	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "data-plane instruction GATESRCRST is not modelled yet");
-	expect_in_report(r, "Tensix thread 1, instruction 0x35000000 GATESRCRST");
+	uint32_t pc = run_mop_emitting(dev, BH_CORE_TRISC1, 0x1D000000u, r);   /* SETPKEDGOF */
+	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "data-plane instruction SETPKEDGOF is not modelled yet");
+	expect_in_report(r, "Tensix thread 1, instruction 0x1d000000 SETPKEDGOF");
 	wait_report_has(dev, "tensix1: stopped by a fault");
 	free(r);
 	bh_device_close(dev);

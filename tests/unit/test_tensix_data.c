@@ -305,6 +305,7 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
 #define GMPOOL(flip, am, argmax, dst) GPOOL(0x33, flip, 1, am, argmax, dst)
 #define GAPOOL(flip, am, dst) GPOOL(0x34, flip, 1, am, 0, dst)
 #define TRNSPSRCB TT(0x16, 0)
+#define GATESRCRST TT(0x35, 3)
 #define MOVB2A(arow, am, four, brow) TT(0x0B, (uint32_t)(arow) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (brow))
 
 /* GAPOOL is MVMUL on a 4x16 Dst block (aligned to 4, not 8) with the top four rows of SrcB's
@@ -422,7 +423,8 @@ Test(tensix_data, gmpool_argmax_returns_the_transformed_row_index)
 }
 
 /* TRNSPSRCB transposes SrcB rows 16..31 in place; MOVB2A then copies four of the transposed
- * rows into SrcA rows 0..3 and one more into row 9, the 19 bits unchanged except a zero
+ * rows into SrcA rows 0..3 and one more into row 9 (with GATESRCRST around them as tt-llk's
+ * reduce does it: it changes nothing), the 19 bits unchanged except a zero
  * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). */
 Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 {
@@ -434,7 +436,7 @@ Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 			orig[i][j] = (i * 16 + j) << 8 | (i == 7 && j == 2 ? 0 : 0x40u + i);
 			put_src(dev, true, 0, 16 + i, j, orig[i][j]);
 		}
-	const uint32_t w[] = { SETDVALID(3), TRNSPSRCB, MOVB2A(0, 0, 1, 16), MOVB2A(9, 0, 0, 21) };
+	const uint32_t w[] = { SETDVALID(3), GATESRCRST, TRNSPSRCB, GATESRCRST, MOVB2A(0, 0, 1, 16), MOVB2A(9, 0, 0, 21) };
 	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++)
