@@ -500,6 +500,40 @@ Test(ttsim, slow_dispatch_launches_a_kernel_through_tlb_windows, .timeout = 120)
 	sim_stop();
 }
 
+/* A fresh report file named in BHEMU_TTSIM_REPORT (for the library's next libttsim_init). */
+static void report_file(char *path)
+{
+	strcpy(path, "/tmp/bhemu-ttsim-report-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	setenv("BHEMU_TTSIM_REPORT", path, 1);
+}
+
+/* The report file's text once it holds want, clocking the library (its host calls write the
+ * reports); what it holds after 30 s otherwise. */
+static const char *report_wait(const char *path, const char *want)
+{
+	static char text[16384];
+	double t0 = now_s();
+	text[0] = 0;
+	while (!strstr(text, want) && now_s() - t0 < 30.0) {
+		sim.clock(1);
+		FILE *f = fopen(path, "r");
+		size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+		text[got] = 0;
+		if (f)
+			fclose(f);
+	}
+	return text;
+}
+
+static void report_done(const char *path)
+{
+	unlink(path);
+	unsetenv("BHEMU_TTSIM_REPORT");
+}
+
 /* ---- tt-metal programs by slow dispatch, through the ABI only --------------------------------
  * What tt-metal's host does for a program without a command queue (launch.md 9-11, firmware/kernel/
  * ABI.md 5): lay out the kernel-config area (runtime args and common runtime args of each
@@ -803,6 +837,62 @@ Test(ttsim, slow_dispatch_runs_built_kernels_written_tile_by_tile, .timeout = 12
 	slow_dispatch_programs("grid:3x2", 3, 2, false);
 }
 
+/* Bad launch message fields written through the ABI: the firmware runs what they say, the core
+ * that goes astray faults, its report names it and why, and the chip keeps serving. Worker 0 gets
+ * a BRISC kernel text offset past L1, worker 1 an NCRISC one where no kernel was written (zero
+ * words); worker 2 then runs a good launch. */
+Test(ttsim, bad_launch_message_fields_fault_the_core_with_a_report, .timeout = 120)
+{
+	if (access(KERNELS "/k_args_brisc.elf", R_OK) != 0)
+		cr_skip_test("kernels not built (%s)", KERNELS);
+	const struct bh_profile *p = bh_profile_default();
+	char report[64];
+	report_file(report);
+	sim_start("grid:3x1");
+	static struct workers all, one;
+	boot_grid(p, &all, 3, 1, false);
+	static struct tt_prog args = { .elf = { "k_args_brisc", "k_args_ncrisc" }, .nrta = { 3, 3 }, .ncrta = { 2, 2 },
+		.rta = args_rta, .cb0 = { CB_ADDR, 4 * 64, 4, 64 }, .sem0 = 1 };
+	tt_layout(&args, p);
+	const uint32_t go = p->mailbox_base + p->go_messages_base, past_l1 = L1_SIZE + 0x1000;
+	uint8_t m[LM_SIZE];
+	uint32_t off = past_l1 - p->kernel_config_base, nowhere = align16(args.size + 0x400);
+	char want[160];
+
+	one = all;
+	workers_set(&one, 1, 3, false);
+	tt_launch_msg(&args, p, 1, m);
+	memcpy(m + LM_TEXT_OFF, &off, 4);
+	tt_send(&args, p, &one, m);
+	snprintf(want, sizeof want, "  why: jump to 0x%08x: instructions can only be fetched from L1 [0x0, 0x180000)\n",
+		 past_l1);
+	const char *text = report_wait(report, want);
+	cr_expect(strstr(text, "bhemu-ttsim: fault: instruction fetch outside L1 on tile 0 (1,2) core brisc\n") &&
+		  strstr(text, want), "report file: '%s'", text);
+	cr_expect_eq(rd32(1, 2, go) >> 24, 0x80u, "(1,2) never reports DONE");
+
+	one.x[0] = 2;
+	tt_launch_msg(&args, p, 2, m);
+	memcpy(m + LM_TEXT_OFF + 4, &nowhere, 4);
+	tt_send(&args, p, &one, m);
+	snprintf(want, sizeof want, "bhemu-ttsim: fault: illegal instruction on tile 1 (2,2) core ncrisc\n"
+		 "  pc 0x%08x: 00000000", p->kernel_config_base + nowhere);
+	text = report_wait(report, want);
+	cr_expect(strstr(text, want), "report file: '%s'", text);
+	cr_expect_eq(rd32(2, 2, go) >> 24, 0x80u, "(2,2) never reports DONE");
+
+	one.x[0] = 3;
+	uint8_t zero[0x200] = { 0 };
+	noc_wr(1, 3, 2, OUT_ADDR, zero, sizeof zero);
+	tt_launch(&args, p, &one, 3);
+	uint32_t lx = 0;
+	noc_rd(5, 3, 2, OUT_ADDR + 4 * A_RTA1, &lx, 4);
+	cr_expect_eq(lx, 0x100u, "(3,2) ran its kernel");
+	cr_expect_eq(errors(NULL, 0), 0u, "no ABI misuse in any of it");
+	sim_stop();
+	report_done(report);
+}
+
 /* Host memory of the test: what the DMA callbacks serve (core threads call them too). */
 static uint8_t host_mem[1 << 20];
 static unsigned dma_reads, dma_writes;
@@ -1044,11 +1134,8 @@ Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
 /* Without callbacks, a core's request to host memory is refused: a message, and the core faults. */
 Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 {
-	char report[] = "/tmp/bhemu-ttsim-report-XXXXXX";
-	int fd = mkstemp(report);
-	cr_assert(fd >= 0);
-	close(fd);
-	setenv("BHEMU_TTSIM_REPORT", report, 1);
+	char report[64];
+	report_file(report);
 	sim_start("grid:1x1");
 	struct prog p = { 0 };
 	const uint32_t wr[][2] = { { N_CTRL, CTRL_WRITE_POSTED }, { N_TARG_LO, 0x20000 }, { N_TARG_MID, 0 },
@@ -1064,23 +1151,12 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 	cr_expect(!strncmp(msg, "bhemu-ttsim: device write: host memory 0x2000 + 64 bytes through the PCIe tile, "
 			   "but no DMA callbacks", 96), "'%s'", msg);
 	/* The core's fault report goes to BHEMU_TTSIM_REPORT at the next host calls. */
-	static char text[8192];
-	size_t got = 0;
-	t0 = now_s();
-	while (!strstr(text, "refused by the host") && now_s() - t0 < 30.0) {
-		sim.clock(1);
-		FILE *f = fopen(report, "r");
-		got = f ? fread(text, 1, sizeof text - 1, f) : 0;
-		text[got] = 0;
-		if (f)
-			fclose(f);
-	}
+	const char *text = report_wait(report, "refused by the host");
 	cr_expect(strstr(text, "bhemu-ttsim: ") && strstr(text, "brisc") &&
 		  strstr(text, "NoC0 write of 64 bytes to host memory 0x1000000000002000: refused by the host"),
 		  "report file: '%s'", text);
 	sim_stop();
-	unlink(report);
-	unsetenv("BHEMU_TTSIM_REPORT");
+	report_done(report);
 }
 
 /* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
