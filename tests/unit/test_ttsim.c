@@ -1,8 +1,9 @@
 /* libbhemu_ttsim.so driven the way tt-umd's simulator path drives libttsim (include/bhemu/ttsim.h):
  * dlopen the library, resolve the symbols, probe config space and size the BARs, program TLBs in
  * the Blackhole layout and reach every tile's L1 through them, DRAM through a 4 GiB window, load
- * the reference firmware through the TLB windows and run the boot handshake, start a bare-metal
- * program with a soft-reset pulse and poll its result with libttsim_clock(1) after every read,
+ * the reference firmware through the TLB windows and run the boot handshake, launch built kernels
+ * by slow dispatch as tt-metal does (kernel-config area, launch message, GO, DONE), start a
+ * bare-metal program with a soft-reset pulse and poll its result with libttsim_clock(1) after every read,
  * move data through the DMA read channel and the PCIe tile's host window (DMA callbacks); and
  * every misuse, which must print a message and leave the process alive.
  *
@@ -421,7 +422,7 @@ static void boot_workers(const struct bh_profile *p, const struct workers *w)
 			  rd32(w->x[k], w->y[k], p->mailbox_base + p->go_messages_base));
 }
 
-/* The workers of a cols x rows grid board ((1,2) up), booted one by one. */
+/* The workers of a cols x rows grid board ((1,2) up), row by row, booted. */
 static void boot_grid(const struct bh_profile *p, struct workers *w, unsigned cols, unsigned rows, bool mcast)
 {
 	for (unsigned k = 0; k < cols * rows; k++) {
@@ -596,8 +597,9 @@ static void tt_layout(struct tt_prog *g, const struct bh_profile *p)
 		memcpy(g->blob, g->cb0, 16);
 	for (unsigned c = 0; c < 5; c++)
 		if (img[c]) {
-			cr_assert_eq(bh_kernel_place(img[c], p->kernel_config_base + g->text_off[c],
-						     g->blob + g->text_off[c] - g->cb_off, err, sizeof err), 0, "%s", err);
+			uint8_t *slot = g->blob + g->text_off[c] - g->cb_off;
+			uint32_t at_l1 = p->kernel_config_base + g->text_off[c];
+			cr_assert_eq(bh_kernel_place(img[c], at_l1, slot, err, sizeof err), 0, "%s", err);
 			bh_kernel_unref(img[c]);
 		}
 }
@@ -660,7 +662,8 @@ static void tt_send(const struct tt_prog *g, const struct bh_profile *p, const s
 	workers_wr(w, p->mailbox_base + p->go_message_index, &zero, 4);
 	if (w->mcast) {
 		for (unsigned k = 0; k < w->n; k++)
-			cr_assert_eq(rd32(w->x[k], w->y[k], rd_ptr), 0u, "(%u,%u): launch_msg_rd_ptr", w->x[k], w->y[k]);
+			cr_assert_eq(rd32(w->x[k], w->y[k], rd_ptr), 0u, "(%u,%u): launch_msg_rd_ptr", w->x[k],
+				     w->y[k]);
 		workers_wr(w, p->mailbox_base + p->launch_base, m, LM_SIZE);
 		workers_wr(w, go, &gosig, 4);
 		return;
@@ -682,8 +685,8 @@ static void tt_launch(const struct tt_prog *g, const struct bh_profile *p, const
 	tt_send(g, p, w, m);
 	for (unsigned k = 0; k < w->n; k++) {
 		uint32_t go = p->mailbox_base + p->go_messages_base;
-		cr_assert(poll32(w->x[k], w->y[k], go, 0xFF000000u, 0), "launch %u: (%u,%u) go signal 0x%x", id, w->x[k],
-			  w->y[k], rd32(w->x[k], w->y[k], go));
+		cr_assert(poll32(w->x[k], w->y[k], go, 0xFF000000u, 0), "launch %u: (%u,%u) go signal 0x%x", id,
+			  w->x[k], w->y[k], rd32(w->x[k], w->y[k], go));
 	}
 }
 
@@ -704,10 +707,11 @@ static void args_check(const struct tt_prog *g, const struct bh_profile *p, cons
 		for (unsigned c = 0; c < 2; c++) {
 			uint32_t o[A_WORDS];
 			noc_rd(5, w->x[k], w->y[k], OUT_ADDR + 0x100 * c, o, sizeof o);
-			const uint32_t want[A_WORDS] = { c, 3, 11, 22, 33, 0, 0x10000u * k + 0x100 + c, 0x20000u * k + 0x200 + c,
-				g->crta[c][0], g->crta[c][1], p->kernel_config_base + g->sem_off, g->sem0, k % w->cols,
-				k / w->cols, g->cb0[1], g->cb0[2], g->cb0[3], 0x5EED0001u + c, 0xC0DE0000u + c,
-				0xF00D0000u + c };
+			const uint32_t want[A_WORDS] = { c, 3, 11, 22, 33, 0, 0x10000u * k + 0x100 + c,
+				0x20000u * k + 0x200 + c, g->crta[c][0], g->crta[c][1],
+				p->kernel_config_base + g->sem_off,
+				g->sem0, k % w->cols, k / w->cols, g->cb0[1], g->cb0[2], g->cb0[3], 0x5EED0001u + c,
+				0xC0DE0000u + c, 0xF00D0000u + c };
 			for (unsigned i = 0; i < A_WORDS; i++)
 				cr_expect_eq(o[i], want[i], "(%u,%u) %s word %u: 0x%x, want 0x%x", w->x[k], w->y[k],
 					     c ? "ncrisc" : "brisc", i, o[i], want[i]);
@@ -743,8 +747,8 @@ static void cb_check(const struct workers *w)
 		noc_rd(5, w->x[k], w->y[k], CB_ADDR, ring, sizeof ring);
 		for (unsigned pg = CB_PAGES_PUSHED - 4; pg < CB_PAGES_PUSHED; pg++)
 			for (unsigned i = 0; i < 16; i++)
-				cr_expect_eq(ring[16 * (pg % 4) + i], cb_seed(k) + 1000 * pg + i, "(%u,%u) page %u word %u",
-					     w->x[k], w->y[k], pg, i);
+				cr_expect_eq(ring[16 * (pg % 4) + i], cb_seed(k) + 1000 * pg + i,
+					     "(%u,%u) page %u word %u", w->x[k], w->y[k], pg, i);
 	}
 }
 
