@@ -1,8 +1,9 @@
 /* libbhemu_ttsim.so driven the way tt-umd's simulator path drives libttsim (include/bhemu/ttsim.h):
  * dlopen the library, resolve the symbols, probe config space and size the BARs, program TLBs in
  * the Blackhole layout and reach every tile's L1 through them, DRAM through a 4 GiB window, load
- * the reference firmware through the TLB windows and run the boot handshake, start a bare-metal
- * program with a soft-reset pulse and poll its result with libttsim_clock(1) after every read,
+ * the reference firmware through the TLB windows and run the boot handshake, launch built kernels
+ * by slow dispatch as tt-metal does (kernel-config area, launch message, GO, DONE), start a
+ * bare-metal program with a soft-reset pulse and poll its result with libttsim_clock(1) after every read,
  * move data through the DMA read channel and the PCIe tile's host window (DMA callbacks); and
  * every misuse, which must print a message and leave the process alive.
  *
@@ -19,6 +20,7 @@
 
 #include "bhemu/bhemu.h"
 #include "host/elf.h"
+#include "host/kernel.h"
 #include "host/profile.h"
 #include "testlib.h"
 
@@ -310,11 +312,13 @@ Test(ttsim, soft_reset_pulse_runs_a_program_on_every_tile)
 	sim_stop();
 }
 
-/* The reference firmware's PT_LOAD segments through the TLB path: L1 ones in place, the
- * local-RAM one staged at the profile's ldm_scratch (the firmware copies it in). */
-static void load_fw(unsigned x, unsigned y, const struct bh_profile *p, unsigned core)
+/* The reference firmware's PT_LOAD segments through 2 MiB TLB 2 aimed at (x1, y1), multicast from
+ * (x0, y0) unless the rectangle is one tile: L1 ones in place, the local-RAM one staged at the
+ * profile's ldm_scratch (the firmware copies it in). */
+static void load_fw(unsigned x0, unsigned y0, unsigned x1, unsigned y1, const struct bh_profile *p, unsigned core)
 {
 	char path[512], err[256];
+	bool mcast = x0 != x1 || y0 != y1;
 	snprintf(path, sizeof path, "%s/%s", REF_FW, bh_profile_fw_file[core]);
 	struct bh_elf *e = bh_elf_open(path, err, sizeof err);
 	cr_assert_not_null(e, "%s", err);
@@ -326,36 +330,113 @@ static void load_fw(unsigned x, unsigned y, const struct bh_profile *p, unsigned
 			memcpy(img, g->data, g->filesz);
 		for (uint32_t o = 0; o < g->memsz; o += 65536) {
 			uint32_t len = g->memsz - o < 65536 ? g->memsz - o : 65536;
-			noc_wr(2, x, y, at + o, img + o, len);
+			tlb2m(2, x1, y1, (at + o) & ~(MB2 - 1), mcast, x0, y0);
+			sim.mem_wr(sim.bar0 + 2ull * MB2 + ((at + o) & (MB2 - 1)), img + o, len);
 		}
 		free(img);
 	}
 	bh_elf_close(e);
 }
 
-/* Load the reference firmware on the four tiles of a 2x2 grid through the TLB path and run the
- * boot handshake; every tile's go signal must reach DONE. */
+/* The bank tables the firmware copies at boot (noc.md 9), for the profile's bank counts: DRAM bank
+ * b at port 0 of tt-umd's translated Blackhole DRAM coordinates (x 17 for banks 0-3, 18 for 4-7,
+ * y 12 + 3 (b % 4)), L1 bank b on worker b, every offset 0. */
+static void bank_tables(const struct bh_profile *p, const unsigned *xs, const unsigned *ys, unsigned n,
+			uint8_t *out, uint32_t *len)
+{
+	unsigned nd = p->num_dram_banks, nl = p->num_l1_banks;
+	uint16_t *xy = (uint16_t *)out;
+	*len = 8 * nd + 8 * nl;
+	memset(out, 0, *len);
+	for (unsigned noc = 0; noc < 2; noc++) {
+		for (unsigned b = 0; b < nd; b++)
+			xy[noc * nd + b] = (uint16_t)((12 + 3 * (b % 4)) << 6 | (b < 4 ? 17 : 18));
+		for (unsigned b = 0; b < nl && b < n; b++)
+			xy[2 * nd + noc * nl + b] = (uint16_t)(ys[b] << 6 | xs[b]);
+	}
+}
+
+/* Workers as tt-metal addresses them: translated coordinates of logical worker k (column k % cols,
+ * row k / cols), their bounding rectangle, and whether writes common to all of them go by one
+ * multicast over that rectangle (which the NoC delivers to its Tensix tiles only) or one by one. */
+struct workers {
+	unsigned n, cols, x[140], y[140], x0, y0, x1, y1;
+	bool mcast;
+};
+
+static void workers_set(struct workers *w, unsigned n, unsigned cols, bool mcast)
+{
+	w->n = n;
+	w->cols = cols;
+	w->mcast = mcast;
+	w->x0 = w->y0 = 255;
+	w->x1 = w->y1 = 0;
+	for (unsigned k = 0; k < n; k++) {
+		w->x0 = w->x[k] < w->x0 ? w->x[k] : w->x0;
+		w->y0 = w->y[k] < w->y0 ? w->y[k] : w->y0;
+		w->x1 = w->x[k] > w->x1 ? w->x[k] : w->x1;
+		w->y1 = w->y[k] > w->y1 ? w->y[k] : w->y1;
+	}
+}
+
+/* The same bytes to addr of every worker: one multicast through TLB 9, or a unicast each. */
+static void workers_wr(const struct workers *w, uint32_t addr, const void *src, uint32_t n)
+{
+	if (!w->mcast) {
+		for (unsigned k = 0; k < w->n; k++)
+			noc_wr(1, w->x[k], w->y[k], addr, src, n);
+		return;
+	}
+	tlb2m(9, w->x1, w->y1, addr & ~(MB2 - 1), true, w->x0, w->y0);
+	sim.mem_wr(sim.bar0 + 9ull * MB2 + (addr & (MB2 - 1)), src, n);
+}
+
+/* Boot the reference firmware on the workers as the host does it, through TLB windows only: hold
+ * every core, load the images, the jal at L1[0], RUN_MSG_INIT, the bank tables, each worker's
+ * logical position, release BRISC, wait for DONE. */
+static void boot_workers(const struct bh_profile *p, const struct workers *w)
+{
+	uint32_t jal0 = enc_j((int32_t)p->fw_base[0], X0), tlen, init = 0x40u << 24;   /* RUN_MSG_INIT */
+	static uint8_t tables[4096];
+	bank_tables(p, w->x, w->y, w->n, tables, &tlen);
+	for (unsigned k = 0; k < w->n; k++)
+		wr32(w->x[k], w->y[k], SOFT_RESET_0, 0x47800u);
+	for (unsigned c = 0; w->mcast && c < 5; c++)
+		load_fw(w->x0, w->y0, w->x1, w->y1, p, c);
+	for (unsigned k = 0; k < w->n; k++)
+		for (unsigned c = 0; !w->mcast && c < 5; c++)
+			load_fw(w->x[k], w->y[k], w->x[k], w->y[k], p, c);
+	workers_wr(w, 0, &jal0, 4);
+	workers_wr(w, p->mailbox_base + p->go_messages_base, &init, 4);
+	workers_wr(w, p->bank_scratch, tables, tlen);
+	for (unsigned k = 0; k < w->n; k++) {
+		uint8_t lxy[2] = { (uint8_t)(k % w->cols), (uint8_t)(k / w->cols) };
+		noc_wr(1, w->x[k], w->y[k], p->mailbox_base + p->core_info_logical_x, &lxy[0], 1);
+		noc_wr(1, w->x[k], w->y[k], p->mailbox_base + p->core_info_logical_y, &lxy[1], 1);
+	}
+	for (unsigned k = 0; k < w->n; k++)
+		wr32(w->x[k], w->y[k], SOFT_RESET_0, 0x47000u);
+	for (unsigned k = 0; k < w->n; k++)
+		cr_assert(poll32(w->x[k], w->y[k], p->mailbox_base + p->go_messages_base, 0xFF000000u, 0),
+			  "(%u,%u) go signal 0x%x", w->x[k], w->y[k],
+			  rd32(w->x[k], w->y[k], p->mailbox_base + p->go_messages_base));
+}
+
+/* The workers of a cols x rows grid board ((1,2) up), row by row, booted. */
+static void boot_grid(const struct bh_profile *p, struct workers *w, unsigned cols, unsigned rows, bool mcast)
+{
+	for (unsigned k = 0; k < cols * rows; k++) {
+		w->x[k] = 1 + k % cols;
+		w->y[k] = 2 + k / cols;
+	}
+	workers_set(w, cols * rows, cols, mcast);
+	boot_workers(p, w);
+}
+
 static void boot_ref_fw(const struct bh_profile *p)
 {
-	uint32_t jal0 = enc_j((int32_t)p->fw_base[0], X0);
-	for (unsigned y = 2; y <= 3; y++)
-		for (unsigned x = 1; x <= 2; x++) {
-			wr32(x, y, SOFT_RESET_0, 0x47800u);
-			for (unsigned k = 0; k < 5; k++)
-				load_fw(x, y, p, k);
-			noc_wr(1, x, y, 0, &jal0, 4);
-			wr32(x, y, p->mailbox_base + p->go_messages_base, 0x40u << 24);   /* RUN_MSG_INIT */
-			uint8_t lxy[2] = { (uint8_t)(x - 1), (uint8_t)(y - 2) };
-			noc_wr(1, x, y, p->mailbox_base + p->core_info_logical_x, &lxy[0], 1);
-			noc_wr(1, x, y, p->mailbox_base + p->core_info_logical_y, &lxy[1], 1);
-		}
-	for (unsigned y = 2; y <= 3; y++)
-		for (unsigned x = 1; x <= 2; x++)
-			wr32(x, y, SOFT_RESET_0, 0x47000u);
-	for (unsigned y = 2; y <= 3; y++)
-		for (unsigned x = 1; x <= 2; x++)
-			cr_expect(poll32(x, y, p->mailbox_base + p->go_messages_base, 0xFF000000u, 0),
-				  "(%u,%u) go signal 0x%x", x, y, rd32(x, y, p->mailbox_base + p->go_messages_base));
+	static struct workers w;
+	boot_grid(p, &w, 2, 2, false);
 }
 
 Test(ttsim, reference_firmware_boots_through_tlb_windows, .timeout = 120)
@@ -418,6 +499,402 @@ Test(ttsim, slow_dispatch_launches_a_kernel_through_tlb_windows, .timeout = 120)
 	char msg[512] = "";
 	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
 	sim_stop();
+}
+
+/* A fresh report file named in BHEMU_TTSIM_REPORT (for the library's next libttsim_init). */
+static void report_file(char *path)
+{
+	strcpy(path, "/tmp/bhemu-ttsim-report-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	setenv("BHEMU_TTSIM_REPORT", path, 1);
+}
+
+/* The report file's text once it holds want, clocking the library (its host calls write the
+ * reports); what it holds after 30 s otherwise. */
+static const char *report_wait(const char *path, const char *want)
+{
+	static char text[16384];
+	double t0 = now_s();
+	text[0] = 0;
+	while (!strstr(text, want) && now_s() - t0 < 30.0) {
+		sim.clock(1);
+		FILE *f = fopen(path, "r");
+		size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+		text[got] = 0;
+		if (f)
+			fclose(f);
+	}
+	return text;
+}
+
+static void report_done(const char *path)
+{
+	unlink(path);
+	unsetenv("BHEMU_TTSIM_REPORT");
+}
+
+/* ---- tt-metal programs by slow dispatch, through the ABI only --------------------------------
+ * What tt-metal's host does for a program without a command queue (launch.md 9-11, firmware/kernel/
+ * ABI.md 5): lay out the kernel-config area (runtime args and common runtime args of each
+ * processor, semaphores, local CB configs, kernel images, each 16-byte aligned), write it into
+ * every worker's L1 through TLB windows, RESET_READ_PTR_FROM_HOST until the firmware has zeroed
+ * launch_msg_rd_ptr, the launch message in launch[0], GO, and poll every go signal for DONE with
+ * libttsim_clock(1) after each read. Kernels are the ones bhemu_kernel() built; their images are
+ * relocated for their slot here, as tt-metal links its kernels for theirs. */
+#define KERNELS BHEMU_BINARY_DIR "/kernels"
+#define CB_ADDR 0x20000u
+#define OUT_ADDR 0x30000u
+
+struct tt_prog {
+	const char *elf[5];                     /* kernel of each processor, NULL: none */
+	uint32_t crta[5][2];
+	unsigned ncrta[5], nrta[5];
+	void (*rta)(unsigned k, unsigned proc, uint32_t out[8]);   /* worker k's runtime args */
+	uint32_t cb0[4];                        /* CB 0: address, bytes, pages, page size (bytes 0: none) */
+	uint32_t sem0;                          /* semaphore 0's initial value */
+	/* Layout, offsets from kernel_config_base. */
+	uint32_t rta_off[5], crta_off[5], sem_off, cb_off, remote_cb_off, text_off[5], size;
+	uint8_t blob[0x9000];                   /* [cb_off, size): CB configs and images */
+};
+
+static uint32_t align16(uint32_t v)
+{
+	return (v + 15u) & ~15u;
+}
+
+static void tt_layout(struct tt_prog *g, const struct bh_profile *p)
+{
+	struct bh_kernel_image *img[5] = { 0 };
+	uint32_t at = 0;
+	char err[512];
+	for (unsigned c = 0; c < 5; c++) {
+		g->rta_off[c] = at;
+		at = align16(at + 4 * g->nrta[c]);
+		g->crta_off[c] = at;
+		at = align16(at + 4 * g->ncrta[c]);
+	}
+	g->sem_off = at;
+	at += 16;
+	g->cb_off = at;
+	at += g->cb0[1] ? 16 : 0;
+	g->remote_cb_off = at;
+	for (unsigned c = 0; c < 5; c++) {
+		g->text_off[c] = at;
+		if (!g->elf[c])
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s.elf", KERNELS, g->elf[c]);
+		img[c] = bh_kernel_load(path, err, sizeof err);
+		cr_assert_not_null(img[c], "%s", err);
+		at = align16(at + img[c]->size);
+	}
+	g->size = at;
+	cr_assert_leq(g->size - g->cb_off, sizeof g->blob);
+	memset(g->blob, 0, sizeof g->blob);
+	if (g->cb0[1])
+		memcpy(g->blob, g->cb0, 16);
+	for (unsigned c = 0; c < 5; c++)
+		if (img[c]) {
+			uint8_t *slot = g->blob + g->text_off[c] - g->cb_off;
+			uint32_t at_l1 = p->kernel_config_base + g->text_off[c];
+			cr_assert_eq(bh_kernel_place(img[c], at_l1, slot, err, sizeof err), 0, "%s", err);
+			bh_kernel_unref(img[c]);
+		}
+}
+
+static void put16(uint8_t *m, unsigned off, uint32_t v)
+{
+	m[off] = (uint8_t)v;
+	m[off + 1] = (uint8_t)(v >> 8);
+}
+
+/* launch_msg_t of the profile (host/profile.h LM_*): HOST mode, no remote CBs. */
+static void tt_launch_msg(const struct tt_prog *g, const struct bh_profile *p, uint32_t id, uint8_t *m)
+{
+	uint32_t enables = 0, cb_mask = g->cb0[1] ? 1 : 0;
+	memset(m, 0, LM_SIZE);
+	for (unsigned c = 0; c < 3; c++)
+		memcpy(m + LM_KCB + 4 * c, &p->kernel_config_base, 4);
+	put16(m, LM_SEM_OFF, g->sem_off);
+	put16(m, LM_LOCAL_CB_OFF, g->cb_off);
+	put16(m, LM_REMOTE_CB_OFF, g->remote_cb_off);
+	for (unsigned c = 0; c < 5; c++) {
+		put16(m, LM_RTA_OFF + 4 * c, g->rta_off[c]);
+		put16(m, LM_RTA_OFF + 4 * c + 2, g->crta_off[c]);
+		memcpy(m + LM_TEXT_OFF + 4 * c, &g->text_off[c], 4);
+		enables |= g->elf[c] ? 1u << c : 0;
+	}
+	m[LM_MODE] = 1;                 /* DISPATCH_MODE_HOST */
+	memcpy(m + LM_LOCAL_CB_MASK, &cb_mask, 4);
+	m[LM_MIN_REMOTE_CB] = 32;       /* no remote CBs */
+	memcpy(m + LM_HOST_ID, &id, 4);
+	memcpy(m + LM_ENABLES, &enables, 4);
+}
+
+/* Writes the program into every worker and sends GO with message m (built by tt_launch_msg, or
+ * broken by a misuse test); returns without waiting. One by one, each worker gets
+ * RESET_READ_PTR_FROM_HOST until its firmware has zeroed launch_msg_rd_ptr, then its launch message
+ * and GO at once (until GO its BRISC keeps storing the pointer). With multicast, the firmware's
+ * launch_msg_rd_ptr must already be 0 (it is after boot and after HOST-mode launches, which never
+ * move it): then the launch message and GO go to all workers in one multicast each. */
+static void tt_send(const struct tt_prog *g, const struct bh_profile *p, const struct workers *w, const uint8_t *m)
+{
+	const uint32_t kcb = p->kernel_config_base, go = p->mailbox_base + p->go_messages_base;
+	const uint32_t rd_ptr = p->mailbox_base + p->launch_msg_rd_ptr;
+	for (unsigned k = 0; k < w->n; k++) {
+		uint8_t args[0x400] = { 0 };
+		cr_assert_leq(g->cb_off, sizeof args);
+		for (unsigned c = 0; c < 5; c++) {
+			uint32_t r[8] = { 0 };
+			if (!g->elf[c])
+				continue;
+			g->rta(k, c, r);
+			memcpy(args + g->rta_off[c], r, 4 * g->nrta[c]);
+			memcpy(args + g->crta_off[c], g->crta[c], 4 * g->ncrta[c]);
+		}
+		memcpy(args + g->sem_off, &g->sem0, 4);
+		noc_wr(1, w->x[k], w->y[k], kcb, args, g->cb_off);
+	}
+	uint32_t zero = 0, reset = 0xE0u << 24, gosig = 0x80u << 24;   /* RESET_READ_PTR_FROM_HOST, GO */
+	workers_wr(w, kcb + g->cb_off, g->blob, g->size - g->cb_off);
+	workers_wr(w, p->mailbox_base + p->go_message_index, &zero, 4);
+	if (w->mcast) {
+		for (unsigned k = 0; k < w->n; k++)
+			cr_assert_eq(rd32(w->x[k], w->y[k], rd_ptr), 0u, "(%u,%u): launch_msg_rd_ptr", w->x[k],
+				     w->y[k]);
+		workers_wr(w, p->mailbox_base + p->launch_base, m, LM_SIZE);
+		workers_wr(w, go, &gosig, 4);
+		return;
+	}
+	for (unsigned k = 0; k < w->n; k++) {
+		wr32(w->x[k], w->y[k], go, reset);
+		cr_assert(poll32(w->x[k], w->y[k], rd_ptr, 0xFFFFFFFFu, 0),
+			  "(%u,%u): the firmware did not reset launch_msg_rd_ptr", w->x[k], w->y[k]);
+		noc_wr(1, w->x[k], w->y[k], p->mailbox_base + p->launch_base, m, LM_SIZE);
+		wr32(w->x[k], w->y[k], go, gosig);
+	}
+}
+
+/* Launch g on every worker and wait for DONE on each. */
+static void tt_launch(const struct tt_prog *g, const struct bh_profile *p, const struct workers *w, uint32_t id)
+{
+	uint8_t m[LM_SIZE];
+	tt_launch_msg(g, p, id, m);
+	tt_send(g, p, w, m);
+	for (unsigned k = 0; k < w->n; k++) {
+		uint32_t go = p->mailbox_base + p->go_messages_base;
+		cr_assert(poll32(w->x[k], w->y[k], go, 0xFF000000u, 0), "launch %u: (%u,%u) go signal 0x%x", id,
+			  w->x[k], w->y[k], rd32(w->x[k], w->y[k], go));
+	}
+}
+
+/* k_args_brisc and k_args_ncrisc (examples/kernels/k_args.c): what the kernel ABI handed them. */
+enum { A_PROC, A_CT_COUNT, A_CT0, A_RTA1 = A_CT0 + 4, A_RTA2, A_CRTA0, A_CRTA1, A_SEM_ADDR, A_SEM_VALUE, A_LX, A_LY,
+       A_CB_BYTES, A_CB_PAGES, A_CB_PAGE_SIZE, A_DATA_SEED, A_RODATA, A_FN_TABLE, A_WORDS };
+
+static void args_rta(unsigned k, unsigned c, uint32_t *r)
+{
+	r[0] = OUT_ADDR + 0x100 * c;
+	r[1] = 0x10000u * k + 0x100 + c;
+	r[2] = 0x20000u * k + 0x200 + c;
+}
+
+static void args_check(const struct tt_prog *g, const struct bh_profile *p, const struct workers *w)
+{
+	for (unsigned k = 0; k < w->n; k++)
+		for (unsigned c = 0; c < 2; c++) {
+			uint32_t o[A_WORDS];
+			noc_rd(5, w->x[k], w->y[k], OUT_ADDR + 0x100 * c, o, sizeof o);
+			const uint32_t want[A_WORDS] = { c, 3, 11, 22, 33, 0, 0x10000u * k + 0x100 + c,
+				0x20000u * k + 0x200 + c, g->crta[c][0], g->crta[c][1],
+				p->kernel_config_base + g->sem_off,
+				g->sem0, k % w->cols, k / w->cols, g->cb0[1], g->cb0[2], g->cb0[3], 0x5EED0001u + c,
+				0xC0DE0000u + c, 0xF00D0000u + c };
+			for (unsigned i = 0; i < A_WORDS; i++)
+				cr_expect_eq(o[i], want[i], "(%u,%u) %s word %u: 0x%x, want 0x%x", w->x[k], w->y[k],
+					     c ? "ncrisc" : "brisc", i, o[i], want[i]);
+		}
+}
+
+/* k_cb_fill (BRISC) pushes 6 pages into CB 0 (4 pages of 64 bytes), k_cb_check (NCRISC) pops and
+ * checks them: word i of page p is seed + 1000 p + i. */
+#define CB_PAGES_PUSHED 6u
+
+static uint32_t cb_seed(unsigned k)
+{
+	return 0x01000000u * (k + 1) + 7;
+}
+
+static void cb_rta(unsigned k, unsigned c, uint32_t *r)
+{
+	r[0] = 0;
+	r[1] = CB_PAGES_PUSHED;
+	r[2] = cb_seed(k);
+	r[3] = OUT_ADDR;    /* k_cb_check only */
+	(void)c;
+}
+
+static void cb_check(const struct workers *w)
+{
+	for (unsigned k = 0; k < w->n; k++) {
+		uint32_t out[2], ring[64];
+		noc_rd(5, w->x[k], w->y[k], OUT_ADDR, out, sizeof out);
+		cr_expect(out[0] == 0 && out[1] == CB_PAGES_PUSHED, "(%u,%u): %u wrong words in %u pages", w->x[k],
+			  w->y[k], out[0], out[1]);
+		/* The ring holds the last four pages pushed, page p in slot p % 4. */
+		noc_rd(5, w->x[k], w->y[k], CB_ADDR, ring, sizeof ring);
+		for (unsigned pg = CB_PAGES_PUSHED - 4; pg < CB_PAGES_PUSHED; pg++)
+			for (unsigned i = 0; i < 16; i++)
+				cr_expect_eq(ring[16 * (pg % 4) + i], cb_seed(k) + 1000 * pg + i,
+					     "(%u,%u) page %u word %u", w->x[k], w->y[k], pg, i);
+	}
+}
+
+/* k_loopback (BRISC): worker k copies pages 2k, 2k+1 of an interleaved DRAM buffer (256-byte pages
+ * over the profile's DRAM banks) to the same pages of another, through L1 0x40000. */
+#define DRAM_SRC 0x100000u
+#define DRAM_DST 0x200000u
+#define DRAM_PAGE 256u
+
+static void loop_rta(unsigned k, unsigned c, uint32_t *r)
+{
+	const uint32_t v[6] = { DRAM_SRC, DRAM_DST, DRAM_PAGE, 2 * k, 2, 0x40000 };
+	memcpy(r, v, sizeof v);
+	(void)c;
+}
+
+/* Page pg of the buffer at base through 4 GiB TLB 1 aimed at its bank (the bank tables' place). */
+static void dram_page(const struct bh_profile *p, uint32_t base, unsigned pg, void *buf, bool write)
+{
+	unsigned b = pg % p->num_dram_banks;
+	tlb4g(1, b < 4 ? 17 : 18, 12 + 3 * (b % 4), 0);
+	uint64_t at = sim.bar4 + (1ull << 32) + base + (pg / p->num_dram_banks) * DRAM_PAGE;
+	if (write)
+		sim.mem_wr(at, buf, DRAM_PAGE);
+	else
+		sim.mem_rd(at, buf, DRAM_PAGE);
+}
+
+static void slow_dispatch_programs(const char *board, unsigned cols, unsigned rows, bool mcast)
+{
+	if (access(KERNELS "/k_args_brisc.elf", R_OK) != 0)
+		cr_skip_test("kernels not built (%s)", KERNELS);
+	const struct bh_profile *p = bh_profile_default();
+	static struct workers w;
+	sim_start(board);
+	if (cols) {
+		boot_grid(p, &w, cols, rows, mcast);
+	} else {
+		unsigned n = soc_workers(w.x, w.y);
+		workers_set(&w, n, 14, mcast);
+		boot_workers(p, &w);
+	}
+	static struct tt_prog args = { .elf = { "k_args_brisc", "k_args_ncrisc" }, .nrta = { 3, 3 }, .ncrta = { 2, 2 },
+		.crta = { { 0xC0000000u, 0xC1000000u }, { 0xC0000001u, 0xC1000001u } }, .rta = args_rta,
+		.cb0 = { CB_ADDR, 4 * 64, 4, 64 }, .sem0 = 0x5E3A };
+	static struct tt_prog cb = { .elf = { "k_cb_fill", "k_cb_check" }, .nrta = { 3, 4 }, .rta = cb_rta,
+		.cb0 = { CB_ADDR, 4 * 64, 4, 64 } };
+	static struct tt_prog loop = { .elf = { "k_loopback" }, .nrta = { 6 }, .rta = loop_rta };
+	tt_layout(&args, p);
+	tt_layout(&cb, p);
+	tt_layout(&loop, p);
+	/* Twice each: the second launch runs on firmware that has run kernels before. */
+	for (uint32_t run = 0; run < 2; run++) {
+		uint8_t zero[0x200] = { 0 };
+		workers_wr(&w, OUT_ADDR, zero, sizeof zero);
+			tt_launch(&args, p, &w, 1 + 3 * run);
+			args_check(&args, p, &w);
+		tt_launch(&cb, p, &w, 2 + 3 * run);
+		cb_check(&w);
+	}
+	uint8_t page[DRAM_PAGE], back[DRAM_PAGE];
+	for (unsigned pg = 0; pg < 2 * w.n; pg++) {
+		for (unsigned i = 0; i < DRAM_PAGE; i++)
+			page[i] = (uint8_t)(pg * 7 + i * 3 + 1);
+		dram_page(p, DRAM_SRC, pg, page, true);
+	}
+	tt_launch(&loop, p, &w, 3);
+	for (unsigned pg = 0; pg < 2 * w.n; pg++) {
+		for (unsigned i = 0; i < DRAM_PAGE; i++)
+			page[i] = (uint8_t)(pg * 7 + i * 3 + 1);
+		dram_page(p, DRAM_DST, pg, back, false);
+		cr_expect_arr_eq(back, page, DRAM_PAGE, "DRAM page %u copied by worker %u", pg, pg / 2);
+	}
+	char msg[512] = "";
+	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
+	sim_stop();
+}
+
+/* Built kernels with runtime args, common runtime args, a semaphore, a CB between BRISC and NCRISC,
+ * and DRAM, on every worker of a P150; what is common to all workers multicast, as tt-metal's
+ * dispatch does. */
+Test(ttsim, slow_dispatch_runs_built_kernels_on_every_p150_worker, .timeout = 300)
+{
+	slow_dispatch_programs("p150", 0, 0, true);
+}
+
+/* The same with every write unicast, on a small grid. */
+Test(ttsim, slow_dispatch_runs_built_kernels_written_tile_by_tile, .timeout = 120)
+{
+	slow_dispatch_programs("grid:3x2", 3, 2, false);
+}
+
+/* Bad launch message fields written through the ABI: the firmware runs what they say, the core
+ * that goes astray faults, its report names it and why, and the chip keeps serving. Worker 0 gets
+ * a BRISC kernel text offset past L1, worker 1 an NCRISC one where no kernel was written (zero
+ * words); worker 2 then runs a good launch. */
+Test(ttsim, bad_launch_message_fields_fault_the_core_with_a_report, .timeout = 120)
+{
+	if (access(KERNELS "/k_args_brisc.elf", R_OK) != 0)
+		cr_skip_test("kernels not built (%s)", KERNELS);
+	const struct bh_profile *p = bh_profile_default();
+	char report[64];
+	report_file(report);
+	sim_start("grid:3x1");
+	static struct workers all, one;
+	boot_grid(p, &all, 3, 1, false);
+	static struct tt_prog args = { .elf = { "k_args_brisc", "k_args_ncrisc" }, .nrta = { 3, 3 }, .ncrta = { 2, 2 },
+		.rta = args_rta, .cb0 = { CB_ADDR, 4 * 64, 4, 64 }, .sem0 = 1 };
+	tt_layout(&args, p);
+	const uint32_t go = p->mailbox_base + p->go_messages_base, past_l1 = L1_SIZE + 0x1000;
+	uint8_t m[LM_SIZE];
+	uint32_t off = past_l1 - p->kernel_config_base, nowhere = align16(args.size + 0x400);
+	char want[160];
+
+	one = all;
+	workers_set(&one, 1, 3, false);
+	tt_launch_msg(&args, p, 1, m);
+	memcpy(m + LM_TEXT_OFF, &off, 4);
+	tt_send(&args, p, &one, m);
+	snprintf(want, sizeof want, "  why: jump to 0x%08x: instructions can only be fetched from L1 [0x0, 0x180000)\n",
+		 past_l1);
+	const char *text = report_wait(report, want);
+	cr_expect(strstr(text, "bhemu-ttsim: fault: instruction fetch outside L1 on tile 0 (1,2) core brisc\n") &&
+		  strstr(text, want), "report file: '%s'", text);
+	cr_expect_eq(rd32(1, 2, go) >> 24, 0x80u, "(1,2) never reports DONE");
+
+	one.x[0] = 2;
+	tt_launch_msg(&args, p, 2, m);
+	memcpy(m + LM_TEXT_OFF + 4, &nowhere, 4);
+	tt_send(&args, p, &one, m);
+	snprintf(want, sizeof want, "bhemu-ttsim: fault: illegal instruction on tile 1 (2,2) core ncrisc\n"
+		 "  pc 0x%08x: 00000000", p->kernel_config_base + nowhere);
+	text = report_wait(report, want);
+	cr_expect(strstr(text, want), "report file: '%s'", text);
+	cr_expect_eq(rd32(2, 2, go) >> 24, 0x80u, "(2,2) never reports DONE");
+
+	one.x[0] = 3;
+	uint8_t zero[0x200] = { 0 };
+	noc_wr(1, 3, 2, OUT_ADDR, zero, sizeof zero);
+	tt_launch(&args, p, &one, 3);
+	uint32_t lx = 0;
+	noc_rd(5, 3, 2, OUT_ADDR + 4 * A_RTA1, &lx, 4);
+	cr_expect_eq(lx, 0x100u, "(3,2) ran its kernel");
+	cr_expect_eq(errors(NULL, 0), 0u, "no ABI misuse in any of it");
+	sim_stop();
+	report_done(report);
 }
 
 /* Host memory of the test: what the DMA callbacks serve (core threads call them too). */
@@ -661,11 +1138,8 @@ Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
 /* Without callbacks, a core's request to host memory is refused: a message, and the core faults. */
 Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 {
-	char report[] = "/tmp/bhemu-ttsim-report-XXXXXX";
-	int fd = mkstemp(report);
-	cr_assert(fd >= 0);
-	close(fd);
-	setenv("BHEMU_TTSIM_REPORT", report, 1);
+	char report[64];
+	report_file(report);
 	sim_start("grid:1x1");
 	struct prog p = { 0 };
 	const uint32_t wr[][2] = { { N_CTRL, CTRL_WRITE_POSTED }, { N_TARG_LO, 0x20000 }, { N_TARG_MID, 0 },
@@ -681,23 +1155,12 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 	cr_expect(!strncmp(msg, "bhemu-ttsim: device write: host memory 0x2000 + 64 bytes through the PCIe tile, "
 			   "but no DMA callbacks", 96), "'%s'", msg);
 	/* The core's fault report goes to BHEMU_TTSIM_REPORT at the next host calls. */
-	static char text[8192];
-	size_t got = 0;
-	t0 = now_s();
-	while (!strstr(text, "refused by the host") && now_s() - t0 < 30.0) {
-		sim.clock(1);
-		FILE *f = fopen(report, "r");
-		got = f ? fread(text, 1, sizeof text - 1, f) : 0;
-		text[got] = 0;
-		if (f)
-			fclose(f);
-	}
+	const char *text = report_wait(report, "refused by the host");
 	cr_expect(strstr(text, "bhemu-ttsim: ") && strstr(text, "brisc") &&
 		  strstr(text, "NoC0 write of 64 bytes to host memory 0x1000000000002000: refused by the host"),
 		  "report file: '%s'", text);
 	sim_stop();
-	unlink(report);
-	unsetenv("BHEMU_TTSIM_REPORT");
+	report_done(report);
 }
 
 /* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
