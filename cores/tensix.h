@@ -173,6 +173,7 @@ struct tt_dp {
 	_Atomic uint8_t src_waiters;                      /* bit t: thread t waits on ownership */
 	_Atomic uint32_t srca[2][TT_SRC_ROWS][16], srcb[2][TT_SRC_ROWS][16];   /* 19-bit cells */
 	_Atomic uint16_t dst[TT_DST_ROWS][16];            /* DstBits */
+	_Atomic uint16_t dst_undef[TT_DST_ROWS];          /* ZEROACC's Undefined: bit c for column c */
 	/* One instruction at a time per unit, whichever thread issued it. */
 	pthread_mutex_t fpu_lock, unpack_lock, pack_lock;
 	/* Unpackers[u].SrcRow[thread]: each only by its thread's instructions. */

@@ -87,6 +87,29 @@ static unsigned dst32_adj(unsigned row)
 	return ((row & 0x1F8u) << 1) | (row & 0x207u);
 }
 
+/* ZEROACC marks Dst elements Undefined (ZEROACC.md); any write defines them again. bhemu also
+ * writes zeros there, which is what every reader but GMPOOL takes an undefined element for. The
+ * flags live per 16-bit row (a 32-bit element is its two halves' rows). */
+static void dst_define(struct tt_dp *dp, unsigned r, unsigned col)
+{
+	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col))
+		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~(1u << col), memory_order_relaxed);
+}
+
+bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32)
+{
+	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
+	return atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col);
+}
+
+static void dst_undefine_row(struct tt_dp *dp, unsigned row, bool dst32)
+{
+	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
+	atomic_store_explicit(&dp->dst_undef[r], 0xFFFF, memory_order_relaxed);
+	if (dst32)
+		atomic_store_explicit(&dp->dst_undef[r + 8], 0xFFFF, memory_order_relaxed);
+}
+
 uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)
 {
 	unsigned r = dst32_adj(row & 0x3FF);
@@ -99,6 +122,8 @@ void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v)
 	unsigned r = dst32_adj(row & 0x3FF);
 	atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v >> 16), memory_order_relaxed);
 	atomic_store_explicit(&dp->dst[r + 8][col], (uint16_t)v, memory_order_relaxed);
+	dst_define(dp, r, col);
+	dst_define(dp, r + 8, col);
 }
 
 uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col)
@@ -109,6 +134,7 @@ uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col)
 void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
 {
 	atomic_store_explicit(&dp->dst[row & 0x3FF][col], v, memory_order_relaxed);
+	dst_define(dp, row & 0x3FF, col);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -417,8 +443,8 @@ static unsigned dst_base_row(struct bh_tt_thread *th, uint32_t w)
 
 /* ---------------------------------------------------------------------------------------------
  * ZEROACC (ZEROACC.md): the rows become "undefined", which every reader bhemu models (matrix unit
- * ELW and MVMUL, packers) reads as zero: bhemu writes zeros. GMPOOL reads them as minus infinity on
- * silicon and as zeros here (no Dst-undefined flags are kept; README, "Data plane").
+ * ELW and MVMUL, packers) reads as zero: bhemu writes zeros. GMPOOL reads them as minus infinity
+ * (dst_undef).
  */
 
 static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
@@ -433,30 +459,36 @@ static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
 	case 0: {   /* one row */
 		uint32_t acc = tt_dp_cfg(th, BH_DP_CFG_ALU);
 		unsigned row = dst_base_row(th, w) & 0x3FF;
+		bool d32 = acc & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH);
 		for (unsigned j = 0; j < 16; j++) {
-			if (acc & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH))
+			if (d32)
 				tt_dst32_write(dp, row, j, 0);
 			else
 				tt_dst16_write(dp, row, j, 0);
 		}
+		dst_undefine_row(dp, row, d32);
 		break;
 	}
 	case 1:     /* 16 rows */
 		imm &= 0xFF;
 		if (imm < (wide ? 32u : 64u))
-			for (unsigned i = 0; i < 16; i++)
+			for (unsigned i = 0; i < 16; i++) {
 				for (unsigned j = 0; j < 16; j++) {
 					if (wide)
 						tt_dst32_write(dp, imm * 16 + i, j, 0);
 					else
 						tt_dst16_write(dp, imm * 16 + i, j, 0);
 				}
+				dst_undefine_row(dp, imm * 16 + i, wide);
+			}
 		break;
 	default: {  /* half (by bit 0 of Imm10) or all of Dst */
 		unsigned lo = mode == 3 ? 0 : (imm & 1) * 512, hi = mode == 3 ? 1024 : lo + 512;
-		for (unsigned i = lo; i < hi; i++)
+		for (unsigned i = lo; i < hi; i++) {
 			for (unsigned j = 0; j < 16; j++)
 				tt_dst16_write(dp, i, j, 0);
+			dst_undefine_row(dp, i, false);
+		}
 		return TT_OK;
 	}
 	}
@@ -769,6 +801,8 @@ static enum tt_result fpu_gmpool(struct bh_tt_thread *th, uint32_t w)
 	for (unsigned j = 0; j < 16; j++) {
 		uint32_t dv = dst32 ? tt_dst32_read(dp, drow, j) : (uint32_t)tt_dst16_read(dp, drow, j) << 16;
 		struct pool_datum max = pool_read_dst(dv, ds);
+		if (tt_dst_undefined(dp, drow, j, dst32))   /* ZEROACC'd: GMPOOL's identity, minus infinity */
+			max = (struct pool_datum){ 1, 0x1FF, 0x3FF };
 		uint32_t max_index = dv & 0xFF, phase = (dv + 0x100) & 0xF00;
 		for (unsigned k = 0; k < 16; k++) {
 			unsigned i = k < 8 ? k ^ 4 : k;   /* the documented visiting order (ties) */

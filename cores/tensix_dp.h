@@ -39,6 +39,8 @@ uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col);
 void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v);
 uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col);
 void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v);
+/* Whether ZEROACC left the element Undefined (no write since). */
+bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32);
 
 /* Wait, parked, while any Src ownership condition of mask holds (bit 0 SrcA for the unpackers,
  * 1 SrcB for the unpackers, 2 SrcA for the matrix unit, 3 SrcB for the matrix unit). */

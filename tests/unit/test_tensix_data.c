@@ -395,6 +395,37 @@ Test(tensix_data, gmpool_takes_the_scaled_column_max_with_the_dst_row)
 	bh_device_close(dev);
 }
 
+/* ZEROACC leaves Dst Undefined, which GMPOOL reads as minus infinity (ZEROACC.md): a column of
+ * negative values yields its max, not zero; the packers' and other readers' zero stays (row 20
+ * after ZEROACC reads zero); a written element is defined again (column 0 of row 4 holds -50,
+ * which is below every value of its column, so it is the Dst row that loses, not minus infinity). */
+Test(tensix_data, gmpool_reads_zeroacc_rows_as_minus_infinity)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17);
+	for (unsigned i = 0; i < 16; i++) {
+		put_src(dev, true, 0, 0, i, tt_src_from_bf16(bf16_of(1.f)));
+		for (unsigned j = 0; j < 16; j++)
+			put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(-(float)(i + 1) - (float)j)));
+	}
+	const uint32_t clear[] = { ZEROACC_M(3, 0, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, clear, N(clear));
+	struct tt_dp *dp = dp_of(dev);
+	cr_expect(tt_dst_undefined(dp, 4, 0, false));
+	tt_dst16_write(dp, 4, 0, tt_dst_from_bf16(bf16_of(-50.f)));
+	cr_expect(!tt_dst_undefined(dp, 4, 0, false), "a write defines the element");
+	cr_expect(tt_dst_undefined(dp, 4, 1, false), "only that element");
+	const uint32_t w[] = { SETDVALID(3), GMPOOL(0, 0, 0, 0), GMPOOL(0, 0, 0, 4) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned j = 0; j < 16; j++) {
+		cr_expect_eq(dst_bf16(dev, 0, j), -1.f - (float)j, "row 0 column %u: %g", j, dst_bf16(dev, 0, j));
+		cr_expect_eq(dst_bf16(dev, 4, j), -1.f - (float)j, "row 4 column %u: %g", j, dst_bf16(dev, 4, j));
+		cr_expect(!tt_dst_undefined(dp, 0, j, false), "GMPOOL's write defined row 0");
+		cr_expect_eq(tt_dst16_read(dp, 20, j), 0, "other readers see zero");
+	}
+	bh_device_close(dev);
+}
+
 /* GMPOOL's argmax with BF16 into a 32-bit Dst: the max in the high half and, in the low bits,
  * the index phase (Dst + 0x100, bits 11:8) and the row of the max among the first eight through
  * the documented transform {0, 3, 6, 1, 4, 7, 2, 5}; the rows below get their own phase. */
