@@ -399,8 +399,8 @@ static bool pack_early(unsigned inter, bool read32, bool raw, uint32_t d, uint32
 	if (read32) {
 		uint32_t f = tt_dst_to_fp32(d);
 		switch (inter) {
-		case TT_FMT_FP32: case TT_FMT_INT32:
-			*v = inter == TT_FMT_INT32 ? d : f;
+		case TT_FMT_FP32: case TT_FMT_INT32:   /* INT32: a bitcast; Integer "32" is laid out in Dst as FP32 is */
+			*v = f;
 			return true;
 		case TT_FMT_BF16:
 			*v = raw ? f >> 16 : tt_fp32_to_bf16(f, TT_ROUND_NEAREST_AWAY);
