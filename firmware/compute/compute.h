@@ -37,6 +37,8 @@ enum compute_thread { COMPUTE_UNPACK, COMPUTE_MATH, COMPUTE_PACK };
 /* tt-metal's DataFormat values; the hardware sees the low four bits (UInt32 is INT32's code). */
 #define COMPUTE_FMT_INT32 8u
 #define COMPUTE_FMT_UINT32 24u
+#define COMPUTE_FMT_UINT16 9u     /* INT16's code: opaque 16 bits */
+#define COMPUTE_FMT_UINT8 30u     /* INT8's code, packed with Read_unsigned */
 #define COMPUTE_HW_FMT(f) ((f) & 15u)
 #define COMPUTE_FMT_IS32(f) (COMPUTE_HW_FMT(f) == COMPUTE_FMT_FP32 || COMPUTE_HW_FMT(f) == COMPUTE_FMT_INT32)
 
@@ -53,7 +55,7 @@ extern struct compute_cb compute_cbs[COMPUTE_CBS];
 
 static inline uint32_t compute_tile_bytes(uint32_t fmt)
 {
-	return COMPUTE_FMT_IS32(fmt) ? 4096u : fmt == COMPUTE_FMT_BFP8 ? 1088u : 2048u;
+	return COMPUTE_FMT_IS32(fmt) ? 4096u : fmt == COMPUTE_FMT_BFP8 ? 1088u : fmt == COMPUTE_FMT_UINT8 ? 1024u : 2048u;
 }
 
 static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
@@ -104,6 +106,7 @@ extern BARE_LDM uint32_t compute_fidelity;
 extern BARE_LDM uint32_t compute_dst32;        /* fp32_dest_acc_en: Dst in its 32-bit mode */
 extern BARE_LDM uint32_t compute_unpack_dst;   /* copy_tile unpacks straight into Dst */
 extern BARE_LDM uint32_t compute_unp_base1;    /* UNP0_ADDR_BASE_REG_1 as last written */
+extern BARE_LDM uint32_t compute_sfpu_mods;    /* SFPLOAD/SFPSTORE formats of the integer ops (below) */
 extern volatile uint32_t compute_sems_ready;
 #define COMPUTE_SEMS_READY 0xC0FFEE01u
 /* The library's state: expand once in the program. */
@@ -114,6 +117,7 @@ extern volatile uint32_t compute_sems_ready;
 	BARE_LDM uint32_t compute_dst32; \
 	BARE_LDM uint32_t compute_unpack_dst; \
 	BARE_LDM uint32_t compute_unp_base1; \
+	BARE_LDM uint32_t compute_sfpu_mods; \
 	volatile uint32_t compute_sems_ready
 
 /* Config[idx] = v, in order in this thread's instruction stream (then a NOP: the word is not
@@ -178,17 +182,24 @@ static inline void compute_unp0_base1(uint32_t v)
 	compute_wrcfg(CFG_UNP0_BASE1, v);
 }
 
-/* Unpacker u: the tile's format and four faces of 16x16, one face per UNPACR. A 32-bit format with
- * a 32-bit Dst: unpacker 0 writes Dst (Unpack_to_dst; output Z steps one face, 1024 bytes). */
+/* Does copy_tile of a tile of fmt unpack straight into Dst? 32-bit formats into a 32-bit Dst,
+ * UInt16 (opaque 16 bits, which no Src path carries) into a 16-bit Dst. */
+static inline bool compute_to_dst(uint32_t fmt)
+{
+	return compute_dst32 ? COMPUTE_FMT_IS32(fmt) : fmt == COMPUTE_FMT_UINT16;
+}
+
+/* Unpacker u: the tile's format and four faces of 16x16, one face per UNPACR. Unpacking into Dst
+ * (Unpack_to_dst), output Z steps one face (256 datums). */
 static inline void compute_unpack_config(unsigned u, uint32_t fmt)
 {
 	uint32_t hw = COMPUTE_HW_FMT(fmt);
-	bool to_dst = u == 0 && compute_dst32 && COMPUTE_FMT_IS32(fmt);
+	bool to_dst = u == 0 && compute_to_dst(fmt);
 	compute_wrcfg(CFG_THCON(u) + 0, hw | 1u << 4 | 16u << 16);
 	compute_wrcfg(CFG_THCON(u) + 1, 16u | 4u << 16);
 	compute_wrcfg(CFG_THCON(u) + 8, hw | (to_dst ? 1u << 11 : 1u << 10));   /* out = in; SrcRow + 16 per face */
 	if (u == 0 && to_dst)
-		compute_wrcfg(CFG_UNP0_ZW1, 1024u);
+		compute_wrcfg(CFG_UNP0_ZW1, 256u * (compute_dst32 ? 4u : 2u));
 	else if (u == 0)
 		compute_unp0_base1(4u * 16u * 2u);   /* SrcA output starts at row 4 */
 }
@@ -202,13 +213,13 @@ static inline void compute_unpack_tile_at(unsigned u, uint32_t addr)
 		tt_push(TT_UNPACR(u, 1, f == 3));
 }
 
-/* Unpack the tile at L1 addr into Dst tile idst (32-bit), once math has said Dst is free; the last
+/* Unpack the tile at L1 addr into Dst tile idst, once math has said Dst is free; the last
  * UNPACR hands the SrcA bank to the matrix unit, which is how math learns the tile is there. */
 static inline void compute_unpack_tile_to_dst(uint32_t addr, unsigned idst)
 {
 	tt_push(TT_SEMWAIT(0x00Au, 1u << TT_SEM_UNPACK_TO_DEST, TT_SEMWAIT_WHILE_ZERO));   /* B1 | B3 */
 	tt_push(TT_SEMGET(1u << TT_SEM_UNPACK_TO_DEST));
-	compute_unp0_base1((4u * 16u + idst * 64u * 16u) * 4u);   /* Dst row = output row - 4 */
+	compute_unp0_base1((4u * 16u + idst * 64u * 16u) * (compute_dst32 ? 4u : 2u));   /* Dst row = output row - 4 */
 	compute_wrcfg(CFG_THCON(0) + 12, addr / 16 - 1);
 	tt_push(TT_SETADCZW_Z0(1u));
 	for (unsigned f = 0; f < 4; f++)
@@ -239,14 +250,17 @@ static inline void compute_math_eltwise(uint32_t op, unsigned idst)
 
 /* ---- pack (TRISC2) ---- */
 
-/* From a 32-bit Dst: FP32/INT32 outputs as they are (bitcast), others through BF16 (rounded). */
+/* From a 32-bit Dst: FP32/INT32 outputs as they are (bitcast), UInt8 as the packer's INT8 early
+ * conversion with Read_unsigned (Integer "32" rounded and saturated to 0..255: negative to 0),
+ * others through BF16 (rounded). */
 static inline void compute_pack_config(uint32_t out_fmt, int fp32_dst)
 {
-	uint32_t out = COMPUTE_HW_FMT(out_fmt), inter = fp32_dst && !COMPUTE_FMT_IS32(out) ? COMPUTE_FMT_BF16 : out;
+	uint32_t out = COMPUTE_HW_FMT(out_fmt), inter = fp32_dst && !COMPUTE_FMT_IS32(out) && out != 14u ? COMPUTE_FMT_BF16 : out;
 	compute_cfg_field(CFG_ALU, 25, 4, inter);
-	compute_wrcfg(CFG_PCK_DEST_RD, fp32_dst ? 1u : 0u);
+	compute_wrcfg(CFG_PCK_DEST_RD, (fp32_dst ? 1u : 0u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
 	compute_wrcfg(CFG_THCON(0) + 6, 1u | out << 4 | inter << 8);
-	compute_wrcfg(CFG_PCK_XY0, (COMPUTE_FMT_IS32(inter) ? 1024u : 512u) << 16);   /* Y: one face of the intermediate */
+	/* Y: one face of the intermediate (256 datums) */
+	compute_wrcfg(CFG_PCK_XY0, (COMPUTE_FMT_IS32(inter) ? 1024u : inter == 14u ? 256u : 512u) << 16);
 }
 
 /* ---- the tt-metal compute API ---- */
@@ -330,10 +344,19 @@ static inline void mul_tiles(unsigned icb0, unsigned icb1, unsigned itile0, unsi
 }
 
 /* One-input operations from icb into ocb: unpacker 0, math formats and the packer. */
+/* The integer ops' SFPLOAD/SFPSTORE formats for a tile of in_fmt into one of out_fmt: integers
+ * INT32 (4), UInt16 UINT16 (6, zero-extended); floats FP32 (3) in a 32-bit Dst, BF16 (2). */
+static inline void compute_sfpu_formats(uint32_t in_fmt, uint32_t out_fmt)
+{
+	compute_sfpu_mods = (in_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) | (out_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) << 4 |
+			    (compute_dst32 ? 3u : 2u) << 8;
+}
+
 /* With a 32-bit Dst, SrcA is read as TF32 so that MOVA2D writes whole FP32 datums. */
 static inline void unary_op_init_common(unsigned icb, unsigned ocb)
 {
-	compute_unpack_dst = compute_dst32 && COMPUTE_FMT_IS32(compute_cbs[icb].fmt);
+	compute_unpack_dst = compute_to_dst(compute_cbs[icb].fmt);
+	compute_sfpu_formats(compute_cbs[icb].fmt, compute_cbs[ocb].fmt);
 	if (compute_role == COMPUTE_UNPACK)
 		compute_unpack_config(0, compute_cbs[icb].fmt);
 	else if (compute_role == COMPUTE_MATH)
@@ -343,11 +366,11 @@ static inline void unary_op_init_common(unsigned icb, unsigned ocb)
 }
 
 /* copy_tile: unpack to SrcA and move it into Dst (MOVA2D, eight rows at a time); a 32-bit tile into
- * a 32-bit Dst: unpack to Dst (math tells the unpacker Dst is free, waits for the SrcA bank the
+ * a 32-bit Dst or a UInt16 tile into a 16-bit Dst: unpack to Dst (math tells the unpacker Dst is free, waits for the SrcA bank the
  * unpacker hands over and gives it back). */
 static inline void copy_tile_init(unsigned icb)
 {
-	compute_unpack_dst = compute_dst32 && COMPUTE_FMT_IS32(compute_cbs[icb].fmt);
+	compute_unpack_dst = compute_to_dst(compute_cbs[icb].fmt);
 	if (compute_role == COMPUTE_UNPACK)
 		compute_unpack_config(0, compute_cbs[icb].fmt);
 }
@@ -781,10 +804,12 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
 	compute_sfpu_run(&q);
 }
 
-/* ---- integer and bitwise operations, typecasts (a 32-bit Dst: compute_fp32_dest_acc_en) ----
+/* ---- integer and bitwise operations, typecasts ----
  *
- * Integers are two's complement in L1, Dst and the LRegs (Blackhole's SFPLOAD/SFPSTORE INT32 move
- * the bits as they are), loaded and stored with MOD0_FMT_INT32; floats with MOD0_FMT_FP32. The
+ * Int32/UInt32/Float32 tiles need a 32-bit Dst (compute_fp32_dest_acc_en), UInt16 tiles a 16-bit
+ * one. Integers are two's complement in L1, Dst and the LRegs (Blackhole's SFPLOAD/SFPSTORE INT32
+ * move the bits as they are), loaded and stored with MOD0_FMT_INT32, UInt16 with MOD0_FMT_UINT16
+ * (zero-extended; the low 16 bits stored); floats with MOD0_FMT_FP32 (32-bit Dst) or BF16. The
  * sequences are tt-llk's (the SFPU's own rounding):
  *   int32 -> fp32     |x| by SFPABS, SFPCAST (to nearest, ties even), the sign back; INT_MIN (whose
  *                     absolute value stays INT_MIN, -0 to SFPCAST) becomes -0 + -2^31.
@@ -794,14 +819,20 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
  *   fp32 -> int32     truncation toward zero; |x| < 1 -> 0; |x| >= 2^31, infinities and NaN -> INT_MIN.
  *   fp32 -> uint32    truncation; x < 0 (also -0, -inf) -> 0; x >= 2^32, +inf, NaN -> 0xFFFFFFFF.
  *   fp32 -> bf16      to nearest, ties to even, by integer arithmetic on the bits (+0x7FFF + lsb).
+ *   uint16 -> bf16    SFPCAST, then SFP_STOCH_RND to BF16 (a 16-bit Dst).
+ *   bf16 -> uint16    max(x, 0) by SFPSWAP, SFP_STOCH_RND to UINT16: to nearest, ties away; below
+ *                     0.5 -> 0; 65536 and above, +inf, NaN -> 65535 (a 16-bit Dst).
+ *   -> uint8          the packer: Integer "32" rounded and saturated to 0..255 (negative -> 0), from
+ *                     int32/uint32 as they are, from floats after fp32 -> int32 (a 32-bit Dst).
  *   bf16 -> fp32, int32 <-> uint32: no SFPU work (the unpacker and packer move the bits).
  * Bitwise and shift operations take the scalar's bits; shifts take 0..31 (SFPSHFT uses the low five
- * bits); right_shift is arithmetic. Comparisons write integer 1 or 0. UInt16 and UInt8 tiles are not
- * supported here (they need the 16-bit LO16 store into a 32-bit Dst and the packer's INT8 paths). */
+ * bits); right_shift is arithmetic. Comparisons write integer 1 or 0. Not here: UInt16 with a 32-bit
+ * Dst (a 16-bit SFPLOAD/SFPSTORE of a 32-bit Dst tile: which half is not documented), so no uint16
+ * <-> 32-bit typecasts; UInt8 and Int8 inputs; Int8 outputs (the packer saturates sign-magnitude). */
 enum compute_int_unary {
 	INT_AND, INT_OR, INT_XOR, INT_NOT, INT_SHL, INT_SHR, INT_ADD, INT_SUB, INT_ABS, INT_NEG, INT_EQZ, INT_NEZ,
 	INT_LTZ, INT_GTZ, INT_LEZ, INT_GEZ, TC_INT32_FP32, TC_UINT32_FP32, TC_INT32_BF16, TC_UINT32_BF16, TC_FP32_INT32,
-	TC_FP32_UINT32, TC_FP32_BF16, INT_UNARY_COUNT
+	TC_FP32_UINT32, TC_FP32_BF16, TC_FP32_UINT16, INT_UNARY_COUNT
 };
 
 /* LReg 0 = 0 + 2^31 when LReg 0 is negative (VC: the lane's sign source). */
@@ -829,10 +860,10 @@ static inline void sfpu_float_to_int(struct compute_sfpu_seq *q, int max_exp, un
 static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned base, enum compute_int_unary op,
 					  uint32_t param)
 {
-	bool float_in = op >= TC_FP32_INT32, float_out = op >= TC_INT32_FP32 && op <= TC_UINT32_BF16;
-	unsigned out = 0;
+	bool float_in = op >= TC_FP32_INT32, float_out = (op >= TC_INT32_FP32 && op <= TC_UINT32_BF16) || op == TC_FP32_BF16;
+	unsigned out = 0, ild = compute_sfpu_mods & 15, ist = compute_sfpu_mods >> 4 & 15, fmod = compute_sfpu_mods >> 8 & 15;
 	q->n = 0;
-	sfpu_emit(q, TT_SFPLOAD(0, float_in ? SFP_MOD0_FP32 : SFP_MOD0_INT32, SFP_ADDR_MOD_STAY, base));
+	sfpu_emit(q, TT_SFPLOAD(0, float_in ? fmod : ild, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case INT_AND: case INT_OR: case INT_XOR:
 		sfpu_const(q, 1, param);
@@ -895,6 +926,11 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 		sfpu_float_to_int(q, 32, 4, 0xFFFF);                         /* overflow: all ones */
 		out = 1;
 		break;
+	case TC_FP32_UINT16:
+		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
+		sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 1, 1));                  /* LReg 0 = max(x, 0) */
+		sfpu_emit(q, TT_OP(0x8E, 0u << 8 | 0u << 4 | 6u));            /* SFP_STOCH_RND FP32 -> UINT16, nearest */
+		break;
 	default:   /* TC_FP32_BF16: bits + 0x7FFF + (bit 16), the low half cleared */
 		sfpu_emit(q, TT_SFPI(SFP_SHFT, 0xFF0, 0, 1, 1 | 4));          /* LReg 1 = x >> 16 */
 		sfpu_emit(q, TT_SFPLOADI(2, 2, 1));
@@ -908,8 +944,7 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 	}
 	if (op == TC_INT32_BF16 || op == TC_UINT32_BF16)
 		sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
-	bool int_out = !float_out && op != TC_FP32_BF16;
-	sfpu_emit(q, TT_SFPSTORE(out, int_out ? SFP_MOD0_INT32 : SFP_MOD0_FP32, SFP_ADDR_MOD_NEXT, base));
+	sfpu_emit(q, TT_SFPSTORE(out, float_out ? fmod : ist, SFP_ADDR_MOD_NEXT, base));
 }
 
 /* Integer/bitwise operation or typecast op on Dst tile idst (TRISC1; a 32-bit Dst). */
@@ -923,15 +958,20 @@ static inline void compute_sfpu_int(unsigned idst, enum compute_int_unary op, ui
 }
 
 /* typecast_tile<IN_DTYPE, OUT_DTYPE>(idst) of tt-metal, the formats as arguments (COMPUTE_FMT_*:
- * Float32, Float16_b, Int32, UInt32). Pairs without an SFPU sequence (the same format, Float16_b ->
- * Float32, Int32 <-> UInt32) do nothing; Float16_b -> integers is Float32's (Dst holds FP32). */
+ * Float32, Float16_b, Int32, UInt32 with a 32-bit Dst, also UInt8 out; Float16_b <-> UInt16 with a
+ * 16-bit Dst). Pairs without an SFPU sequence (the same format, Float16_b -> Float32, Int32 <->
+ * UInt32, Int32/UInt32 -> UInt8) do nothing; Float16_b -> integers is Float32's (Dst holds FP32). */
 static inline void typecast_tile_init(void) {}
 static inline void typecast_tile(unsigned idst, uint32_t in_fmt, uint32_t out_fmt)
 {
 	bool in_f = in_fmt == COMPUTE_FMT_FP32 || in_fmt == COMPUTE_FMT_BF16;
 	int op = -1;
-	if (in_f && out_fmt == COMPUTE_FMT_INT32)
+	if (in_f && (out_fmt == COMPUTE_FMT_INT32 || out_fmt == COMPUTE_FMT_UINT8))
 		op = TC_FP32_INT32;
+	else if (in_fmt == COMPUTE_FMT_BF16 && out_fmt == COMPUTE_FMT_UINT16)
+		op = TC_FP32_UINT16;
+	else if (in_fmt == COMPUTE_FMT_UINT16 && out_fmt == COMPUTE_FMT_BF16)
+		op = TC_INT32_BF16;   /* the same sequence: a zero-extended UINT16 is a non-negative integer */
 	else if (in_f && out_fmt == COMPUTE_FMT_UINT32)
 		op = TC_FP32_UINT32;
 	else if (in_fmt == COMPUTE_FMT_FP32 && out_fmt == COMPUTE_FMT_BF16)

@@ -618,3 +618,126 @@ Test(compute_int, float32_to_bfloat16_rounds_to_nearest_even_and_bfloat16_to_flo
 			cr_assert_eq(w_out[t][k], want, "tile %u: %#x -> %#x want %#x", t, h_in[t][k], w_out[t][k], want);
 		}
 }
+
+/* ---- UInt16 tiles (a 16-bit Dst, MOD0_FMT_UINT16) and UInt8 outputs (the packer) ---- */
+
+#define OP_DST16 70u
+enum { F_UINT16 = 9, F_UINT8 = 30, C_F32_U16 = C_F32_BF16 + 1 };
+
+static uint16_t u16_in[T32][1024], u16_out[T32][1024];
+static uint8_t u8_out[T32][1024];
+
+static void expect_u16(unsigned op, uint32_t param)
+{
+	uint32_t x = 99;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			x = x * 1664525u + 1013904223u;
+			u16_in[t][k] = k % 17 == 0 ? 0 : k % 17 == 1 ? 0xFFFF : k % 17 == 2 ? 0x8000 : (uint16_t)(x >> 16);
+		}
+	kernel_param = param;
+	run_kernel_fmt(OP_DST16 + 1 + op, T32, F_UINT16, F_UINT16, 5, u16_in, sizeof u16_in, NULL, 0, u16_out, sizeof u16_out);
+	kernel_param = 0;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint16_t want = (uint16_t)ref_int(op, u16_in[t][k], param);   /* zero-extended, the low 16 bits kept */
+			cr_assert_eq(u16_out[t][k], want, "op %u (%#x) tile %u datum %u: f(%#x) = %#x want %#x", op, param, t, k,
+				     u16_in[t][k], u16_out[t][k], want);
+		}
+}
+
+Test(compute_int, uint16_bitwise_shift_add_ops_keep_sixteen_bits)
+{
+	expect_u16(I_AND, 0x0FF0u);
+	expect_u16(I_OR, 0x8001u);
+	expect_u16(I_XOR, 0xA5A5u);
+	expect_u16(I_NOT, 0);
+	expect_u16(I_SHL, 3);
+	expect_u16(I_SHR, 5);   /* zero-extended: arithmetic and logical agree */
+	expect_u16(I_ADD, 0xFFF0u);
+	expect_u16(I_SUB, 1000);
+	expect_u16(I_EQZ, 0);
+	expect_u16(I_NEZ, 0);
+}
+
+/* SFP_STOCH_RND FP32 -> UINT16 of max(x, 0): to nearest (ties away), saturating at 65535. */
+static uint16_t ref_bf16_to_u16(uint16_t h)
+{
+	uint32_t b = (uint32_t)h << 16;
+	if ((h & 0x8000u) || !(h & 0x7F80u))
+		return 0;   /* max(x, 0), and denormals flushed by the move from SrcA */
+	int e = (int)(b >> 23 & 0xFF) - 127;
+	if (e >= 16)
+		return 0xFFFF;
+	if (e < -1)
+		return 0;
+	float f;
+	memcpy(&f, &b, 4);
+	double r = floor((double)f + 0.5);
+	return r > 65535 ? 0xFFFF : (uint16_t)r;
+}
+
+Test(compute_int, uint16_and_bfloat16_typecasts)
+{
+	/* UInt16 -> Float16_b: SFPCAST (exact below 2^24), SFP_STOCH_RND to BF16: ties away. */
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			u16_in[t][k] = (uint16_t)(k * 67 + t * 4099 + (k % 5 == 0 ? 0x0180 : 0));
+	u16_in[0][3] = 0xFFFF;
+	u16_in[0][4] = 0x0181;   /* 385: ties between 384 and 386 -> 386 (away) */
+	u16_in[0][5] = 0x0183;   /* 387 -> 388 */
+	run_kernel_fmt(OP_DST16 + 1 + C_I32_BF16, T32, F_UINT16, F_BF16, 5, u16_in, sizeof u16_in, NULL, 0, u16_out,
+		       sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint32_t f = u_of((float)u16_in[t][k]);
+			uint16_t want = (uint16_t)((f + 0x8000u) >> 16);
+			cr_assert_eq(u16_out[t][k], want, "tile %u: %u -> %#x want %#x", t, u16_in[t][k], u16_out[t][k], want);
+		}
+	cr_assert_eq(u16_out[0][4], 0x43C1);   /* 386 */
+	/* Float16_b -> UInt16. */
+	fill_floats();
+	static uint16_t h_in[T32][1024];
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			h_in[t][k] = (uint16_t)(w_in[t][k] >> 16);
+	h_in[0][0] = 0x3FC0;   /* 1.5 -> 2 */
+	h_in[0][1] = 0x4020;   /* 2.5 -> 3 (ties away) */
+	h_in[0][2] = 0x3EFF;   /* just below 0.5 -> 0 */
+	h_in[0][3] = 0x477F;   /* 65280 */
+	h_in[0][4] = 0x4780;   /* 65536 -> 65535 */
+	run_kernel_fmt(OP_DST16 + 1 + C_F32_U16, T32, F_BF16, F_UINT16, 5, h_in, sizeof h_in, NULL, 0, u16_out, sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u16_out[t][k], ref_bf16_to_u16(h_in[t][k]), "tile %u: %#x -> %u want %u", t, h_in[t][k],
+				     u16_out[t][k], ref_bf16_to_u16(h_in[t][k]));
+	cr_assert_eq(u16_out[0][1], 3);
+	cr_assert_eq(u16_out[0][4], 65535);
+}
+
+/* UInt8 out of a 32-bit Dst: the packer rounds and saturates Integer "32" (its sign-magnitude
+ * reading) to 0..255: two's complement negatives have the sign bit, so they become 0. */
+static uint8_t ref_u8(uint32_t x)
+{
+	return x >> 31 ? 0 : x > 255 ? 255 : (uint8_t)x;
+}
+
+Test(compute_int, int32_and_float32_to_uint8_saturate_in_the_packer)
+{
+	fill_ints();
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k += 3)
+			w_in[t][k] = w_in[t][k] % 300;   /* plenty in range */
+	run_kernel_fmt(OP_DST32, T32, F_INT32, F_UINT8, 5, w_in, sizeof w_in, NULL, 0, u8_out, sizeof u8_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u8_out[t][k], ref_u8(w_in[t][k]), "tile %u: %#x -> %u want %u", t, w_in[t][k], u8_out[t][k],
+				     ref_u8(w_in[t][k]));
+	fill_floats();
+	run_kernel_fmt(OP_DST32 + 1 + C_F32_I32, T32, F_FP32, F_UINT8, 5, w_in, sizeof w_in, NULL, 0, u8_out, sizeof u8_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint8_t want = ref_u8(ref_f32_to_int(false, w_in[t][k]));
+			cr_assert_eq(u8_out[t][k], want, "tile %u: %#x -> %u want %u", t, w_in[t][k], u8_out[t][k], want);
+		}
+}

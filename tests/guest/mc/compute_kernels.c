@@ -12,6 +12,7 @@
  *   OP_DST32: copy_tile with a 32-bit Dst (fp32_dest_acc_en), in format compute_in_fmt, out
  *   compute_out_fmt (tiles of 32-bit formats are 4096 bytes: MAX_TILES / 2 of them fit)
  *   OP_DST32 + 1 + k: the same, then integer operation / typecast k (enum compute_int_unary)
+ *   OP_DST16, OP_DST16 + 1 + k: the same with a 16-bit Dst (UInt16 tiles)
  * BRISC only starts the others; NCRISC does nothing. More tiles than MAX_TILES cycle through the
  * buffers (bench_tensix's data-plane rows). */
 #include "compute.h"
@@ -19,6 +20,7 @@
 
 #define MAX_TILES 32
 #define OP_DST32 40u
+#define OP_DST16 70u
 
 COMPUTE_DEFINE_STATE;
 
@@ -37,11 +39,12 @@ uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
 static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
-	if (op > 6 + UNARY_COUNT && (op < OP_DST32 || op > OP_DST32 + INT_UNARY_COUNT))
+	const uint32_t base = op >= OP_DST16 ? OP_DST16 : OP_DST32;
+	if (op > 6 + UNARY_COUNT && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
 		return 2;
 	compute_begin(role);
 	if (op >= OP_DST32) {
-		compute_fp32_dest_acc_en(true);
+		compute_fp32_dest_acc_en(base == OP_DST32);
 		unary_op_init_common(0, 16);
 		copy_tile_init(0);
 	} else if (op == 3 || op >= 6) {
@@ -58,8 +61,8 @@ static int kernel(enum compute_thread role)
 		if (op >= OP_DST32) {
 			i = t % (MAX_TILES / 2);
 			copy_tile(0, i, 0);
-			if (op > OP_DST32)
-				compute_sfpu_int(0, (enum compute_int_unary)(op - OP_DST32 - 1), compute_param);
+			if (op > base)
+				compute_sfpu_int(0, (enum compute_int_unary)(op - base - 1), compute_param);
 			tile_regs_commit();
 			tile_regs_wait();
 			pack_tile(0, 16, i);
