@@ -149,6 +149,7 @@ static inline void compute_begin(enum compute_thread role)
 	compute_role = role;
 	compute_dst32 = 0;
 	compute_unp_base1 = 0;
+	compute_sfpu_mods = 4u | 4u << 4 | 2u << 8;   /* INT32 in and out, BF16 floats (compute_sfpu_formats) */
 	if (role == COMPUTE_UNPACK) {
 		tt_push(TT_SEMINIT(1u << TT_SEM_MATH_PACK, 1, 0));
 		tt_push(TT_SEMINIT(1u << TT_SEM_UNPACK_TO_DEST, 1, 0));   /* math -> unpack: Dst is free */
@@ -300,6 +301,7 @@ static inline void tile_regs_release(void)
 static inline void compute_fp32_dest_acc_en(bool on)
 {
 	compute_dst32 = on;
+	compute_sfpu_mods = (compute_sfpu_mods & 0xFF) | (on ? 3u : 2u) << 8;
 }
 
 /* Unpacker and math set-up for two-input element-wise operations on icb0, icb1 into ocb. */
@@ -523,6 +525,8 @@ static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 #define SFP_MOD0_BF16 2u
 #define SFP_MOD0_FP32 3u
 #define SFP_MOD0_INT32 4u
+/* The float format of Dst: FP32 in a 32-bit Dst, else BF16. */
+#define SFP_MOD0_FLOAT (compute_dst32 ? SFP_MOD0_FP32 : SFP_MOD0_BF16)
 #define TT_SFPADDI(imm16, vd)	TT_OP(0x75, (uint32_t)(imm16) << 8 | (uint32_t)(vd) << 4)
 #define SFP_ADDR_MOD_STAY 1u    /* ADDR_MOD section of the load: nothing moves (compute_begin) */
 #define SFP_ADDR_MOD_NEXT 2u    /* ADDR_MOD section of the store: Dst + 2 */
@@ -695,7 +699,7 @@ enum compute_unary {
 static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base, enum compute_unary op, uint32_t param)
 {
 	q->n = 0;
-	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, base));
+	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case UNARY_ADD: case UNARY_SUB:
 		sfpu_const(q, 1, param);
@@ -752,8 +756,9 @@ static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base,
 		sfpu_cmp_body(q, (enum compute_cmp)(op - UNARY_GTZ));
 		break;
 	}
-	sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
-	sfpu_emit(q, TT_SFPSTORE(0, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, base));
+	if (!compute_dst32)   /* a 32-bit Dst keeps the FP32 result */
+		sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
+	sfpu_emit(q, TT_SFPSTORE(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_NEXT, base));
 }
 
 /* 32 steps of the sequence q over a Dst tile (TRISC1). */
@@ -792,15 +797,15 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
 	if (compute_role != COMPUTE_MATH)
 		return;
 	q.n = 0;
-	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, icond * 64u));
-	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, itrue * 64u));
-	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, ifalse * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, icond * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, itrue * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, ifalse * 64u));
 	sfpu_emit(&q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));              /* |cond|: -0 is zero too */
 	sfpu_emit(&q, SFP_CC_ON);
 	sfpu_emit(&q, TT_SFPI(SFP_SETCC, 0, 0, 0, 6));               /* lanes with cond == 0 */
 	sfpu_emit(&q, TT_SFPI(SFP_MOV, 0, 2, 1, 0));
 	sfpu_emit(&q, SFP_CC_OFF);
-	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, icond * 64u));
+	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_NEXT, icond * 64u));
 	compute_sfpu_run(&q);
 }
 

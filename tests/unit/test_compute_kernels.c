@@ -741,3 +741,32 @@ Test(compute_int, int32_and_float32_to_uint8_saturate_in_the_packer)
 			cr_assert_eq(u8_out[t][k], want, "tile %u: %#x -> %u want %u", t, w_in[t][k], u8_out[t][k], want);
 		}
 }
+
+/* The float unary operations on a 32-bit Dst keep FP32 (no BF16 rounding): Float32 tiles in and
+ * out, against libm within the approximations' documented error (compute.h) and FP32's. */
+#define OP_DST32F 100u
+
+static void expect_unary_fp32(unsigned u, bool positive, double (*ref)(double, double), double abs_tol, double rel_tol)
+{
+	static float fin[T32][1024], fout[T32][1024];
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double v = ((double)((k * 37 + t * 11) % 4096) + 0.3) / 512;   /* (0, 8) */
+			fin[t][k] = (float)(positive ? v : v * ((k & 1) ? 1 : -1));
+		}
+	run_kernel_fmt(OP_DST32F + u, T32, F_FP32, F_FP32, 5, fin, sizeof fin, NULL, 0, fout, sizeof fout);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double x = fin[t][k], want = ref(x, 0);
+			cr_assert_leq(fabs(fout[t][k] - want), abs_tol + rel_tol * fabs(want), "op %u: f(%.9g) = %.9g want %.9g", u,
+				      x, fout[t][k], want);
+		}
+}
+
+Test(compute_sfpu, exp_recip_sqrt_tanh_on_a_fp32_dst_keep_fp32_precision)
+{
+	expect_unary_fp32(U_EXP, false, r_exp, 0, 2e-6);
+	expect_unary_fp32(U_RECIP, true, r_recip, 0, 2e-6);
+	expect_unary_fp32(U_SQRT, true, r_sqrt, 0, 2e-6);
+	expect_unary_fp32(U_TANH, false, r_tanh, 2e-6, 2e-6);
+}
