@@ -639,8 +639,8 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 					r = op == TT_OP_ELWADD ? read_src_int8(a) + read_src_int8(b) : read_src_int8(a) - read_src_int8(b);
 				}
 				if (op == TT_OP_ELWMUL || add_dst)
-					r = sat_add(r, tt_sm32_to_int(tt_dst32_read(dp, drow + i, j)));
-				tt_dst32_write(dp, drow + i, j, tt_int_to_sm32(r));
+					r = sat_add(r, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(dp, drow + i, j))));
+				tt_dst32_write(dp, drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(r)));
 				continue;
 			}
 			float fa = read_src(a, s), fb = read_src(b, s), r;
@@ -704,8 +704,8 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 				int32_t x = 0;
 				for (unsigned k = 0; k < 16; k++)
 					x += mb[i][k].i * ma[k][j].i;
-				x = sat_add(x, tt_sm32_to_int(tt_dst32_read(dp, drow + i, j)));
-				tt_dst32_write(dp, drow + i, j, tt_int_to_sm32(x));
+				x = sat_add(x, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(dp, drow + i, j))));
+				tt_dst32_write(dp, drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(x)));
 				continue;
 			}
 			float x = 0;

@@ -23,6 +23,8 @@
 #define PCK_BASE0 16u
 #define PCK_BASE1 17u
 #define PCK_DEST_RD 18u
+#define PCK_INT_DESCALE 8u               /* INT_DESCALE_Enable 0, INT_DESCALE_Mode 1 */
+#define PCK_INT_DESCALE_VALUE 187u       /* INT_DESCALE_VALUES_SEC0_Value */
 #define PCK_LIMIT 100u                   /* Pack_0_2_limit_address, fifo_size */
 #define PCK_SEC_OFFSET 180u              /* DEST_TARGET_REG_CFG_PACK_SEC[i]_Offset */
 #define TCFG_ADDR_MOD_PACK 37u
@@ -392,15 +394,41 @@ static enum tt_result pack_unmodelled(struct bh_tt_thread *th, uint32_t w, const
 	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "PACR: %s is not modelled", what);
 }
 
+/* The integer conversions of the early conversion: Read_unsigned and the INT8 ShiftAmount. */
+struct pack_int8 {
+	bool is_unsigned;
+	unsigned shift;
+};
+
+/* 32 bits of Dst (FP32 or sign-magnitude Integer "32") to INT8 {sign 7, magnitude 6:0} or UINT8:
+ * raw, the low bits of the magnitude (mantissa); else the magnitude shifted right by the
+ * ShiftAmount, rounded to nearest (ties away: the packers' deterministic rounding) and saturated
+ * to 127 (the sign as it is) or to 0..255 (negative to 0). */
+static uint32_t pack_int8_of(uint32_t x, bool raw, struct pack_int8 i8)
+{
+	uint32_t sign = x >> 31, mag = x & 0x7FFFFFFFu;
+	if (raw)
+		return i8.is_unsigned ? mag & 0xFF : sign << 7 | (mag & 0x7F);
+	if (i8.shift)
+		mag = (mag >> i8.shift) + (mag >> (i8.shift - 1) & 1);
+	if (i8.is_unsigned)
+		return sign ? 0 : mag > 255 ? 255 : mag;
+	return sign << 7 | (mag > 127 ? 127 : mag);
+}
+
 /* The early conversion (FormatConversion.md) of one Dst datum to the intermediate format: an
- * IEEE-layout value in *v (FP32 bits, or BF16/FP16 bits in the low half; INT32 sign-magnitude). */
-static bool pack_early(unsigned inter, bool read32, bool raw, uint32_t d, uint32_t *v)
+ * IEEE-layout value in *v (FP32 bits, or BF16/FP16 bits in the low half; INT32 sign-magnitude;
+ * INT8/UINT8 in the low byte). */
+static bool pack_early(unsigned inter, bool read32, bool raw, struct pack_int8 i8, uint32_t d, uint32_t *v)
 {
 	if (read32) {
 		uint32_t f = tt_dst_to_fp32(d);
 		switch (inter) {
-		case TT_FMT_FP32: case TT_FMT_INT32:
-			*v = inter == TT_FMT_INT32 ? d : f;
+		case TT_FMT_INT8:
+			*v = pack_int8_of(f, raw, i8);
+			return true;
+		case TT_FMT_FP32: case TT_FMT_INT32:   /* INT32: a bitcast; Integer "32" is laid out in Dst as FP32 is */
+			*v = f;
 			return true;
 		case TT_FMT_BF16:
 			*v = raw ? f >> 16 : tt_fp32_to_bf16(f, TT_ROUND_NEAREST_AWAY);
@@ -428,6 +456,11 @@ static bool pack_early(unsigned inter, bool read32, bool raw, uint32_t d, uint32
 	}
 	case TT_FMT_INT16:
 		*v = h;
+		return true;
+	case TT_FMT_INT8:   /* from BF16 or FP16 (raw, signed): the sign bit only */
+		if (!raw || i8.is_unsigned)
+			return false;
+		*v = (uint32_t)(h >> 15) << 7;
 		return true;
 	default:
 		return false;
@@ -475,19 +508,25 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	bool read32 = rd & 1, raw = rd >> 2 & 1;
 	if (rd >> 3 & 1)
 		return pack_unmodelled(th, w, "Round_10b_mant");
-	if (rd >> 1 & 1)
-		return pack_unmodelled(th, w, "Read_unsigned");
+	struct pack_int8 i8 = { rd >> 1 & 1, 0 };
+	if (i8.is_unsigned && inter != TT_FMT_INT8)
+		return pack_unmodelled(th, w, "Read_unsigned with an intermediate format other than INT8");
+	if (inter == TT_FMT_INT8 && (tt_dp_cfg(th, PCK_INT_DESCALE) & 1)) {
+		if (tt_dp_cfg(th, PCK_INT_DESCALE) >> 1 & 1)
+			return pack_unmodelled(th, w, "INT_DESCALE_Mode 1 (a ShiftAmount per datum row)");
+		i8.shift = tt_dp_cfg(th, PCK_INT_DESCALE_VALUE) & 31;
+	}
 	const struct tt_fmt_info *fo = tt_fmt_info(out_fmt);
 	if (!fo->name)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: output format code %u names no format", out_fmt);
-	/* Supported late conversions: identity of FP32/BF16/FP16/INT32/INT16, BF16 to BFP8/4/2, FP32
-	 * to BF16 by truncation, FP16 to FP32. */
+	/* Supported late conversions: identity of FP32/BF16/FP16/INT32/INT16/INT8 (INT8 to UINT8 is the
+	 * same bitcast), BF16 to BFP8/4/2, FP32 to BF16 by truncation, FP16 to FP32. */
 	bool late_ok = in_fmt == out_fmt ||
 		       (in_fmt == TT_FMT_BFP8 && (out_fmt == TT_FMT_BFP8 || out_fmt == TT_FMT_BFP4 || out_fmt == TT_FMT_BFP2)) ||
 		       (in_fmt == TT_FMT_BF16 && (out_fmt == TT_FMT_BFP8 || out_fmt == TT_FMT_BFP4 || out_fmt == TT_FMT_BFP2)) ||
 		       (in_fmt == TT_FMT_FP32 && out_fmt == TT_FMT_BF16);
 	if (!late_ok || !(in_fmt == TT_FMT_FP32 || in_fmt == TT_FMT_BF16 || in_fmt == TT_FMT_FP16 || in_fmt == TT_FMT_INT32 ||
-			  in_fmt == TT_FMT_INT16 || in_fmt == TT_FMT_BFP8))
+			  in_fmt == TT_FMT_INT16 || in_fmt == TT_FMT_INT8 || in_fmt == TT_FMT_BFP8))
 		return pack_unmodelled(th, w, "this late format conversion (In_data_format to Out_data_format)");
 	if (inter != in_fmt && !(inter == TT_FMT_BFP8 && in_fmt == TT_FMT_BF16))
 		return pack_unmodelled(th, w, "an intermediate format other than the late conversion's input");
@@ -519,7 +558,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	ps->fresh = last || flush;
 	if (fo->bfp && n % 16)
 		return pack_unmodelled(th, w, "a BFP pack of a datum count that is not a multiple of 16");
-	if (out_fmt == TT_FMT_INT8 || out_fmt == TT_FMT_FP8 || out_fmt == TT_FMT_TF32 || out_fmt == TT_FMT_BFP8A ||
+	if (out_fmt == TT_FMT_FP8 || out_fmt == TT_FMT_TF32 || out_fmt == TT_FMT_BFP8A ||
 	    out_fmt == TT_FMT_BFP4A || out_fmt == TT_FMT_BFP2A)
 		return pack_unmodelled(th, w, "this output format");
 	uint32_t start = ps->data;
@@ -527,7 +566,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
 		unsigned row = dst_index >> 4, col = dst_index & 15;
 		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
-		if (!pack_early(inter, read32, raw, d, &v))
+		if (!pack_early(inter, read32, raw, i8, d, &v))
 			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
 		if (fo->bfp) {
 			group[i & 15] = (uint16_t)v;

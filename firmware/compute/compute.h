@@ -15,7 +15,10 @@
  * so they take effect in order with its UNPACR/ELW/PACR instructions.
  *
  * Formats: BF16 or BFP8 tiles in, BF16 out; add/sub/mul/copy accumulate in a 16-bit BF16 Dst,
- * matmul in an FP32 Dst (packed to BF16 with rounding). */
+ * matmul in an FP32 Dst (packed to BF16 with rounding). With compute_fp32_dest_acc_en(true) (tt-metal's
+ * ComputeConfig fp32_dest_acc_en) the copy_tile/SFPU/pack_tile path runs on a 32-bit Dst: FP32, INT32 and
+ * UINT32 tiles are unpacked straight into Dst (unpack-to-Dst), BF16 tiles go through SrcA as TF32
+ * (exact), and FP32/INT32/UINT32/BF16 tiles are packed from it (the integer ops and typecasts below). */
 #ifndef BHEMU_COMPUTE_H
 #define BHEMU_COMPUTE_H
 
@@ -31,6 +34,13 @@ enum compute_thread { COMPUTE_UNPACK, COMPUTE_MATH, COMPUTE_PACK };
 #define COMPUTE_FMT_FP32 0u
 #define COMPUTE_FMT_BF16 5u
 #define COMPUTE_FMT_BFP8 6u
+/* tt-metal's DataFormat values; the hardware sees the low four bits (UInt32 is INT32's code). */
+#define COMPUTE_FMT_INT32 8u
+#define COMPUTE_FMT_UINT32 24u
+#define COMPUTE_FMT_UINT16 9u     /* INT16's code: opaque 16 bits */
+#define COMPUTE_FMT_UINT8 30u     /* INT8's code, packed with Read_unsigned */
+#define COMPUTE_HW_FMT(f) ((f) & 15u)
+#define COMPUTE_FMT_IS32(f) (COMPUTE_HW_FMT(f) == COMPUTE_FMT_FP32 || COMPUTE_HW_FMT(f) == COMPUTE_FMT_INT32)
 
 /* Math fidelity of matmul_tiles (number of fidelity phases - 1), as tt-metal's MathFidelity. */
 enum compute_fidelity { LoFi = 0, HiFi2 = 1, HiFi3 = 2, HiFi4 = 3 };
@@ -45,7 +55,7 @@ extern struct compute_cb compute_cbs[COMPUTE_CBS];
 
 static inline uint32_t compute_tile_bytes(uint32_t fmt)
 {
-	return fmt == COMPUTE_FMT_FP32 ? 4096u : fmt == COMPUTE_FMT_BFP8 ? 1088u : 2048u;
+	return COMPUTE_FMT_IS32(fmt) ? 4096u : fmt == COMPUTE_FMT_BFP8 ? 1088u : fmt == COMPUTE_FMT_UINT8 ? 1024u : 2048u;
 }
 
 static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
@@ -59,7 +69,9 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 	TT_OP(0x42, (uint32_t)(u) << 23 | (uint32_t)(ch0z) << 15 | (uint32_t)(flip) << 6 | 1u)
 #define TT_PACR(am, last)	TT_OP(0x41, (uint32_t)(am) << 15 | 1u << 8 | (uint32_t)(last))
 #define TT_SETADCXX(units, x1, x0)	TT_OP(0x5E, (uint32_t)(units) << 21 | (uint32_t)(x1) << 10 | (x0))
-#define TT_SETADCZW_Z0(units)	TT_OP(0x54, (uint32_t)(units) << 21 | 0x1u)
+#define TT_SETADCZW_Z0(units)	TT_OP(0x54, (uint32_t)(units) << 21 | 0x5u)   /* Z of both channels = 0 */
+/* UNPACR to Dst: input and output Z (the next face) + 1. */
+#define TT_UNPACR_DST(flip)	TT_OP(0x42, 1u << 19 | 1u << 15 | (uint32_t)(flip) << 6 | 1u)
 #define TT_ELW(op, flip, am, dst)	TT_OP(op, (uint32_t)(flip) << 22 | (uint32_t)(am) << 14 | (dst))
 #define TT_ELWADD_OP 0x28u
 #define TT_ELWSUB_OP 0x30u
@@ -79,6 +91,7 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 #define CFG_ALU 1u
 #define CFG_THCON(u) (64u + 48u * (u))
 #define CFG_UNP0_BASE1 49u
+#define CFG_UNP0_ZW1 57u
 #define CFG_PCK_XY0 12u
 #define CFG_PCK_DEST_RD 18u
 #define CFG_PCK_SEC0_OFFSET 180u
@@ -90,6 +103,10 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 
 extern BARE_LDM uint32_t compute_role;
 extern BARE_LDM uint32_t compute_fidelity;
+extern BARE_LDM uint32_t compute_dst32;        /* fp32_dest_acc_en: Dst in its 32-bit mode */
+extern BARE_LDM uint32_t compute_unpack_dst;   /* copy_tile unpacks straight into Dst */
+extern BARE_LDM uint32_t compute_unp_base1;    /* UNP0_ADDR_BASE_REG_1 as last written */
+extern BARE_LDM uint32_t compute_sfpu_mods;    /* SFPLOAD/SFPSTORE formats of the integer ops (below) */
 extern volatile uint32_t compute_sems_ready;
 #define COMPUTE_SEMS_READY 0xC0FFEE01u
 /* The library's state: expand once in the program. */
@@ -97,6 +114,10 @@ extern volatile uint32_t compute_sems_ready;
 	struct compute_cb compute_cbs[COMPUTE_CBS]; \
 	BARE_LDM uint32_t compute_role; \
 	BARE_LDM uint32_t compute_fidelity; \
+	BARE_LDM uint32_t compute_dst32; \
+	BARE_LDM uint32_t compute_unpack_dst; \
+	BARE_LDM uint32_t compute_unp_base1; \
+	BARE_LDM uint32_t compute_sfpu_mods; \
 	volatile uint32_t compute_sems_ready
 
 /* Config[idx] = v, in order in this thread's instruction stream (then a NOP: the word is not
@@ -126,8 +147,12 @@ static inline void compute_cfg_field(unsigned idx, unsigned lo, unsigned width, 
 static inline void compute_begin(enum compute_thread role)
 {
 	compute_role = role;
+	compute_dst32 = 0;
+	compute_unp_base1 = 0;
+	compute_sfpu_mods = 4u | 4u << 4 | 2u << 8;   /* INT32 in and out, BF16 floats (compute_sfpu_formats) */
 	if (role == COMPUTE_UNPACK) {
 		tt_push(TT_SEMINIT(1u << TT_SEM_MATH_PACK, 1, 0));
+		tt_push(TT_SEMINIT(1u << TT_SEM_UNPACK_TO_DEST, 1, 0));   /* math -> unpack: Dst is free */
 		tt_push(TT_SETADCXX(3, 255, 0));   /* a face (256 datums) per UNPACR */
 		tt_sync();
 		compute_sems_ready = COMPUTE_SEMS_READY;
@@ -149,14 +174,35 @@ static inline void compute_begin(enum compute_thread role)
 
 /* ---- unpack (TRISC0) ---- */
 
-/* Unpacker u: the tile's format and four faces of 16x16, one face per UNPACR. */
+/* UNP0_ADDR_BASE_REG_1 = v, unless it is already. */
+static inline void compute_unp0_base1(uint32_t v)
+{
+	if (compute_unp_base1 == v + 1)
+		return;
+	compute_unp_base1 = v + 1;
+	compute_wrcfg(CFG_UNP0_BASE1, v);
+}
+
+/* Does copy_tile of a tile of fmt unpack straight into Dst? 32-bit formats into a 32-bit Dst,
+ * UInt16 (opaque 16 bits, which no Src path carries) into a 16-bit Dst. */
+static inline bool compute_to_dst(uint32_t fmt)
+{
+	return compute_dst32 ? COMPUTE_FMT_IS32(fmt) : fmt == COMPUTE_FMT_UINT16;
+}
+
+/* Unpacker u: the tile's format and four faces of 16x16, one face per UNPACR. Unpacking into Dst
+ * (Unpack_to_dst), output Z steps one face (256 datums). */
 static inline void compute_unpack_config(unsigned u, uint32_t fmt)
 {
-	compute_wrcfg(CFG_THCON(u) + 0, fmt | 1u << 4 | 16u << 16);
+	uint32_t hw = COMPUTE_HW_FMT(fmt);
+	bool to_dst = u == 0 && compute_to_dst(fmt);
+	compute_wrcfg(CFG_THCON(u) + 0, hw | 1u << 4 | 16u << 16);
 	compute_wrcfg(CFG_THCON(u) + 1, 16u | 4u << 16);
-	compute_wrcfg(CFG_THCON(u) + 8, fmt | 1u << 10);   /* out = in; SrcRow + 16 per face */
-	if (u == 0)
-		compute_wrcfg(CFG_UNP0_BASE1, 4u * 16u * 2u);   /* SrcA output starts at row 4 */
+	compute_wrcfg(CFG_THCON(u) + 8, hw | (to_dst ? 1u << 11 : 1u << 10));   /* out = in; SrcRow + 16 per face */
+	if (u == 0 && to_dst)
+		compute_wrcfg(CFG_UNP0_ZW1, 256u * (compute_dst32 ? 4u : 2u));
+	else if (u == 0)
+		compute_unp0_base1(4u * 16u * 2u);   /* SrcA output starts at row 4 */
 }
 
 /* Unpack the tile at L1 addr into SrcA (u 0) or SrcB (u 1) and hand the bank to the matrix unit. */
@@ -166,6 +212,19 @@ static inline void compute_unpack_tile_at(unsigned u, uint32_t addr)
 	tt_push(TT_SETADCZW_Z0(1u << u));
 	for (unsigned f = 0; f < 4; f++)
 		tt_push(TT_UNPACR(u, 1, f == 3));
+}
+
+/* Unpack the tile at L1 addr into Dst tile idst, once math has said Dst is free; the last
+ * UNPACR hands the SrcA bank to the matrix unit, which is how math learns the tile is there. */
+static inline void compute_unpack_tile_to_dst(uint32_t addr, unsigned idst)
+{
+	tt_push(TT_SEMWAIT(0x00Au, 1u << TT_SEM_UNPACK_TO_DEST, TT_SEMWAIT_WHILE_ZERO));   /* B1 | B3 */
+	tt_push(TT_SEMGET(1u << TT_SEM_UNPACK_TO_DEST));
+	compute_unp0_base1((4u * 16u + idst * 64u * 16u) * (compute_dst32 ? 4u : 2u));   /* Dst row = output row - 4 */
+	compute_wrcfg(CFG_THCON(0) + 12, addr / 16 - 1);
+	tt_push(TT_SETADCZW_Z0(1u));
+	for (unsigned f = 0; f < 4; f++)
+		tt_push(TT_UNPACR_DST(f == 3));
 }
 
 /* The same for tile itile of cb. */
@@ -192,12 +251,17 @@ static inline void compute_math_eltwise(uint32_t op, unsigned idst)
 
 /* ---- pack (TRISC2) ---- */
 
+/* From a 32-bit Dst: FP32/INT32 outputs as they are (bitcast), UInt8 as the packer's INT8 early
+ * conversion with Read_unsigned (Integer "32" rounded and saturated to 0..255: negative to 0),
+ * others through BF16 (rounded). */
 static inline void compute_pack_config(uint32_t out_fmt, int fp32_dst)
 {
-	compute_cfg_field(CFG_ALU, 25, 4, fp32_dst ? COMPUTE_FMT_BF16 : out_fmt);
-	compute_wrcfg(CFG_PCK_DEST_RD, fp32_dst ? 1u : 0u);
-	compute_wrcfg(CFG_THCON(0) + 6, 1u | out_fmt << 4 | (fp32_dst ? COMPUTE_FMT_BF16 : out_fmt) << 8);
-	compute_wrcfg(CFG_PCK_XY0, 512u << 16);   /* Y: one face (256 datums of the BF16 intermediate) */
+	uint32_t out = COMPUTE_HW_FMT(out_fmt), inter = fp32_dst && !COMPUTE_FMT_IS32(out) && out != 14u ? COMPUTE_FMT_BF16 : out;
+	compute_cfg_field(CFG_ALU, 25, 4, inter);
+	compute_wrcfg(CFG_PCK_DEST_RD, (fp32_dst ? 1u : 0u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
+	compute_wrcfg(CFG_THCON(0) + 6, 1u | out << 4 | inter << 8);
+	/* Y: one face of the intermediate (256 datums) */
+	compute_wrcfg(CFG_PCK_XY0, (COMPUTE_FMT_IS32(inter) ? 1024u : inter == 14u ? 256u : 512u) << 16);
 }
 
 /* ---- the tt-metal compute API ---- */
@@ -231,6 +295,13 @@ static inline void tile_regs_release(void)
 		tt_push(TT_ZEROACC_ALL);
 		tt_push(TT_SEMGET(1u << TT_SEM_MATH_PACK));
 	}
+}
+
+/* tt-metal's ComputeConfig fp32_dest_acc_en: call after compute_begin, before the inits. */
+static inline void compute_fp32_dest_acc_en(bool on)
+{
+	compute_dst32 = on;
+	compute_sfpu_mods = (compute_sfpu_mods & 0xFF) | (on ? 3u : 2u) << 8;
 }
 
 /* Unpacker and math set-up for two-input element-wise operations on icb0, icb1 into ocb. */
@@ -275,25 +346,50 @@ static inline void mul_tiles(unsigned icb0, unsigned icb1, unsigned itile0, unsi
 }
 
 /* One-input operations from icb into ocb: unpacker 0, math formats and the packer. */
+/* The integer ops' SFPLOAD/SFPSTORE formats for a tile of in_fmt into one of out_fmt: integers
+ * INT32 (4), UInt16 UINT16 (6, zero-extended); floats FP32 (3) in a 32-bit Dst, BF16 (2). */
+static inline void compute_sfpu_formats(uint32_t in_fmt, uint32_t out_fmt)
+{
+	compute_sfpu_mods = (in_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) | (out_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) << 4 |
+			    (compute_dst32 ? 3u : 2u) << 8;
+}
+
+/* With a 32-bit Dst, SrcA is read as TF32 so that MOVA2D writes whole FP32 datums. */
 static inline void unary_op_init_common(unsigned icb, unsigned ocb)
 {
+	compute_unpack_dst = compute_to_dst(compute_cbs[icb].fmt);
+	compute_sfpu_formats(compute_cbs[icb].fmt, compute_cbs[ocb].fmt);
 	if (compute_role == COMPUTE_UNPACK)
 		compute_unpack_config(0, compute_cbs[icb].fmt);
 	else if (compute_role == COMPUTE_MATH)
-		compute_math_formats(COMPUTE_FMT_BF16, 0);
+		compute_math_formats(compute_dst32 ? 4u /* TF32 */ : COMPUTE_FMT_BF16, (int)compute_dst32);
 	else
-		compute_pack_config(compute_cbs[ocb].fmt, 0);
+		compute_pack_config(compute_cbs[ocb].fmt, (int)compute_dst32);
 }
 
-/* copy_tile: unpack to SrcA and move it into Dst (MOVA2D, eight rows at a time). */
+/* copy_tile: unpack to SrcA and move it into Dst (MOVA2D, eight rows at a time); a 32-bit tile into
+ * a 32-bit Dst or a UInt16 tile into a 16-bit Dst: unpack to Dst (math tells the unpacker Dst is free, waits for the SrcA bank the
+ * unpacker hands over and gives it back). */
 static inline void copy_tile_init(unsigned icb)
 {
+	compute_unpack_dst = compute_to_dst(compute_cbs[icb].fmt);
 	if (compute_role == COMPUTE_UNPACK)
 		compute_unpack_config(0, compute_cbs[icb].fmt);
 }
 
 static inline void copy_tile(unsigned icb, unsigned itile, unsigned idst)
 {
+	if (compute_unpack_dst) {
+		if (compute_role == COMPUTE_UNPACK) {
+			compute_unpack_tile_to_dst(compute_cbs[icb].addr + itile * compute_tile_bytes(compute_cbs[icb].fmt), idst);
+		} else if (compute_role == COMPUTE_MATH) {
+			tt_push(TT_SEMWAIT(0x002u, 1u << TT_SEM_MATH_PACK, TT_SEMWAIT_WHILE_MAX));   /* after acquire's wait */
+			tt_push(TT_SEMPOST(1u << TT_SEM_UNPACK_TO_DEST));
+			tt_push(TT_STALLWAIT(0x140u, 0x080u));   /* B6 | B8 until C7: the tile is in Dst */
+			tt_push(TT_CLEARDVALID(1));
+		}
+		return;
+	}
 	if (compute_role == COMPUTE_UNPACK) {
 		compute_unpack_tile(0, icb, itile);
 	} else if (compute_role == COMPUTE_MATH) {
@@ -409,6 +505,10 @@ static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 #define SFP_MOV 0x7Cu
 #define SFP_ABS 0x7Du
 #define SFP_AND 0x7Eu
+#define SFP_OR 0x7Fu
+#define SFP_NOT 0x80u
+#define SFP_XOR 0x8Du
+#define SFP_EXMAN 0x78u
 #define SFP_EXEXP 0x77u
 #define SFP_SETEXP 0x82u
 #define SFP_SETSGN 0x89u
@@ -423,6 +523,11 @@ static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 #define SFP_ZERO 9u
 #define SFP_ONE 10u
 #define SFP_MOD0_BF16 2u
+#define SFP_MOD0_FP32 3u
+#define SFP_MOD0_INT32 4u
+/* The float format of Dst: FP32 in a 32-bit Dst, else BF16. */
+#define SFP_MOD0_FLOAT (compute_dst32 ? SFP_MOD0_FP32 : SFP_MOD0_BF16)
+#define TT_SFPADDI(imm16, vd)	TT_OP(0x75, (uint32_t)(imm16) << 8 | (uint32_t)(vd) << 4)
 #define SFP_ADDR_MOD_STAY 1u    /* ADDR_MOD section of the load: nothing moves (compute_begin) */
 #define SFP_ADDR_MOD_NEXT 2u    /* ADDR_MOD section of the store: Dst + 2 */
 
@@ -594,7 +699,7 @@ enum compute_unary {
 static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base, enum compute_unary op, uint32_t param)
 {
 	q->n = 0;
-	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, base));
+	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case UNARY_ADD: case UNARY_SUB:
 		sfpu_const(q, 1, param);
@@ -651,8 +756,9 @@ static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base,
 		sfpu_cmp_body(q, (enum compute_cmp)(op - UNARY_GTZ));
 		break;
 	}
-	sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
-	sfpu_emit(q, TT_SFPSTORE(0, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, base));
+	if (!compute_dst32)   /* a 32-bit Dst keeps the FP32 result */
+		sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
+	sfpu_emit(q, TT_SFPSTORE(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_NEXT, base));
 }
 
 /* 32 steps of the sequence q over a Dst tile (TRISC1). */
@@ -691,17 +797,220 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
 	if (compute_role != COMPUTE_MATH)
 		return;
 	q.n = 0;
-	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, icond * 64u));
-	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, itrue * 64u));
-	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_BF16, SFP_ADDR_MOD_STAY, ifalse * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, icond * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, itrue * 64u));
+	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, ifalse * 64u));
 	sfpu_emit(&q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));              /* |cond|: -0 is zero too */
 	sfpu_emit(&q, SFP_CC_ON);
 	sfpu_emit(&q, TT_SFPI(SFP_SETCC, 0, 0, 0, 6));               /* lanes with cond == 0 */
 	sfpu_emit(&q, TT_SFPI(SFP_MOV, 0, 2, 1, 0));
 	sfpu_emit(&q, SFP_CC_OFF);
-	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_BF16, SFP_ADDR_MOD_NEXT, icond * 64u));
+	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_NEXT, icond * 64u));
 	compute_sfpu_run(&q);
 }
+
+/* ---- integer and bitwise operations, typecasts ----
+ *
+ * Int32/UInt32/Float32 tiles need a 32-bit Dst (compute_fp32_dest_acc_en), UInt16 tiles a 16-bit
+ * one. Integers are two's complement in L1, Dst and the LRegs (Blackhole's SFPLOAD/SFPSTORE INT32
+ * move the bits as they are), loaded and stored with MOD0_FMT_INT32, UInt16 with MOD0_FMT_UINT16
+ * (zero-extended; the low 16 bits stored); floats with MOD0_FMT_FP32 (32-bit Dst) or BF16. The
+ * sequences are tt-llk's (the SFPU's own rounding):
+ *   int32 -> fp32     |x| by SFPABS, SFPCAST (to nearest, ties even), the sign back; INT_MIN (whose
+ *                     absolute value stays INT_MIN, -0 to SFPCAST) becomes -0 + -2^31.
+ *   uint32 -> fp32    the low 31 bits by SFPCAST, + 2^31 by SFPADDI when bit 31 is set (two
+ *                     roundings to nearest even, as on silicon).
+ *   -> bf16           the above, then SFP_STOCH_RND to BF16 (to nearest, ties away from zero).
+ *   fp32 -> int32     truncation toward zero; |x| < 1 -> 0; |x| >= 2^31, infinities and NaN -> INT_MIN.
+ *   fp32 -> uint32    truncation; x < 0 (also -0, -inf) -> 0; x >= 2^32, +inf, NaN -> 0xFFFFFFFF.
+ *   fp32 -> bf16      to nearest, ties to even, by integer arithmetic on the bits (+0x7FFF + lsb).
+ *   uint16 -> bf16    SFPCAST, then SFP_STOCH_RND to BF16 (a 16-bit Dst).
+ *   bf16 -> uint16    max(x, 0) by SFPSWAP, SFP_STOCH_RND to UINT16: to nearest, ties away; below
+ *                     0.5 -> 0; 65536 and above, +inf, NaN -> 65535 (a 16-bit Dst).
+ *   -> uint8          the packer: Integer "32" rounded and saturated to 0..255 (negative -> 0), from
+ *                     int32/uint32 as they are, from floats after fp32 -> int32 (a 32-bit Dst).
+ *   bf16 -> fp32, int32 <-> uint32: no SFPU work (the unpacker and packer move the bits).
+ * Bitwise and shift operations take the scalar's bits; shifts take 0..31 (SFPSHFT uses the low five
+ * bits); right_shift is arithmetic. Comparisons write integer 1 or 0. Not here: UInt16 with a 32-bit
+ * Dst (a 16-bit SFPLOAD/SFPSTORE of a 32-bit Dst tile: which half is not documented), so no uint16
+ * <-> 32-bit typecasts; UInt8 and Int8 inputs; Int8 outputs (the packer saturates sign-magnitude). */
+enum compute_int_unary {
+	INT_AND, INT_OR, INT_XOR, INT_NOT, INT_SHL, INT_SHR, INT_ADD, INT_SUB, INT_ABS, INT_NEG, INT_EQZ, INT_NEZ,
+	INT_LTZ, INT_GTZ, INT_LEZ, INT_GEZ, TC_INT32_FP32, TC_UINT32_FP32, TC_INT32_BF16, TC_UINT32_BF16, TC_FP32_INT32,
+	TC_FP32_UINT32, TC_FP32_BF16, TC_FP32_UINT16, INT_UNARY_COUNT
+};
+
+/* LReg 0 = 0 + 2^31 when LReg 0 is negative (VC: the lane's sign source). */
+static inline void sfpu_cast_top_bit(struct compute_sfpu_seq *q, unsigned vc, uint32_t bf16)
+{
+	sfpu_emit(q, SFP_CC_ON);
+	sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, vc, 0, 0));                /* lanes with VC < 0 */
+	sfpu_emit(q, TT_SFPADDI(bf16, 0));
+	sfpu_emit(q, SFP_CC_OFF);
+}
+
+/* LReg 1 = the truncated integer of the float in LReg 0 (lanes enabled as on entry); the largest
+ * exponent and the overflow pattern as given. */
+static inline void sfpu_float_to_int(struct compute_sfpu_seq *q, int max_exp, unsigned loadi_mod, uint32_t overflow)
+{
+	sfpu_emit(q, TT_SFPI(SFP_EXEXP, 0, 0, 2, 2 | 8));             /* e = exponent, lanes with e >= 0 */
+	sfpu_emit(q, TT_SFPLOADI(1, loadi_mod, overflow));
+	sfpu_emit(q, TT_SFPI(SFP_IADD, (uint32_t)-max_exp & 0xFFF, 2, 2, 1));   /* lanes with e < max_exp */
+	sfpu_emit(q, TT_SFPI(SFP_IADD, (uint32_t)(max_exp - 23) & 0xFFF, 2, 2, 1 | 4));   /* e - 23 */
+	sfpu_emit(q, TT_SFPI(SFP_EXMAN, 0, 0, 1, 0));                 /* 1.mantissa as an integer */
+	sfpu_emit(q, TT_SFPI(SFP_SHFT, 0, 2, 1, 0));                  /* shifted by e - 23 */
+	sfpu_emit(q, SFP_CC_OFF);
+}
+
+static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned base, enum compute_int_unary op,
+					  uint32_t param)
+{
+	bool float_in = op >= TC_FP32_INT32, float_out = (op >= TC_INT32_FP32 && op <= TC_UINT32_BF16) || op == TC_FP32_BF16;
+	unsigned out = 0, ild = compute_sfpu_mods & 15, ist = compute_sfpu_mods >> 4 & 15, fmod = compute_sfpu_mods >> 8 & 15;
+	q->n = 0;
+	sfpu_emit(q, TT_SFPLOAD(0, float_in ? fmod : ild, SFP_ADDR_MOD_STAY, base));
+	switch (op) {
+	case INT_AND: case INT_OR: case INT_XOR:
+		sfpu_const(q, 1, param);
+		sfpu_emit(q, TT_SFPI(op == INT_AND ? SFP_AND : op == INT_OR ? SFP_OR : SFP_XOR, 0, 1, 0, 0));
+		break;
+	case INT_NOT: sfpu_emit(q, TT_SFPI(SFP_NOT, 0, 0, 0, 0)); break;
+	case INT_SHL: sfpu_emit(q, TT_SFPI(SFP_SHFT, param & 31, 0, 0, 1)); break;
+	case INT_SHR: sfpu_emit(q, TT_SFPI(SFP_SHFT, (0u - (param & 31)) & 0xFFF, 0, 0, 1 | 2)); break;   /* arithmetic */
+	case INT_ADD:
+		sfpu_const(q, 1, param);
+		sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 1, 0, 4));
+		break;
+	case INT_SUB:
+		sfpu_const(q, 1, param);
+		sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 0, 1, 2 | 4));             /* LReg 1 = x - p */
+		out = 1;
+		break;
+	case INT_ABS: sfpu_emit(q, TT_SFPI(SFP_ABS, 0, 0, 0, 0)); break;
+	case INT_NEG: sfpu_emit(q, TT_SFPI(SFP_IADD, 0, SFP_ZERO, 0, 2 | 4)); break;   /* 0 - x */
+	case INT_EQZ: case INT_NEZ: case INT_LTZ: case INT_GEZ: case INT_GTZ: case INT_LEZ: {
+		bool pos = op == INT_GTZ || op == INT_LEZ;
+		sfpu_emit(q, TT_SFPLOADI(1, 2, op == INT_LEZ));
+		sfpu_emit(q, SFP_CC_ON);
+		static const uint8_t mode[] = { 6, 2, 0, 4 };   /* EQ0, NE0, LT0, GTE0 */
+		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, pos ? 4 : mode[op == INT_GEZ ? 3 : op - INT_EQZ]));
+		if (pos)
+			sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 2));           /* and != 0 */
+		sfpu_emit(q, TT_SFPLOADI(1, 2, op != INT_LEZ));
+		sfpu_emit(q, SFP_CC_OFF);
+		out = 1;
+		break;
+	}
+	case TC_INT32_FP32: case TC_INT32_BF16:
+		sfpu_emit(q, TT_SFPI(SFP_ABS, 0, 0, 1, 0));                   /* |x| (INT_MIN stays) */
+		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 2, 0));                  /* sign-magnitude to FP32 */
+		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 2, 0, 0));                /* with x's sign */
+		sfpu_cast_top_bit(q, 1, 0xCF00);                             /* INT_MIN: -0 + -2^31 */
+		break;
+	case TC_UINT32_FP32: case TC_UINT32_BF16:
+		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));                /* the low 31 bits */
+		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 0));
+		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 2, 0));
+		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
+		sfpu_cast_top_bit(q, 2, 0x4F00);                             /* + 2^31 */
+		break;
+	case TC_FP32_INT32:
+		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
+		sfpu_emit(q, SFP_CC_ON);
+		sfpu_float_to_int(q, 31, 0, 0x8000);                         /* overflow: INT_MIN */
+		sfpu_emit(q, SFP_CC_ON);
+		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 0));                /* x < 0: negate */
+		sfpu_emit(q, TT_SFPI(SFP_IADD, 0, SFP_ZERO, 1, 2 | 4));
+		sfpu_emit(q, SFP_CC_OFF);
+		out = 1;
+		break;
+	case TC_FP32_UINT32:
+		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
+		sfpu_emit(q, SFP_CC_ON);
+		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 4));                /* lanes with x >= 0 */
+		sfpu_float_to_int(q, 32, 4, 0xFFFF);                         /* overflow: all ones */
+		out = 1;
+		break;
+	case TC_FP32_UINT16:
+		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
+		sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 1, 1));                  /* LReg 0 = max(x, 0) */
+		sfpu_emit(q, TT_OP(0x8E, 0u << 8 | 0u << 4 | 6u));            /* SFP_STOCH_RND FP32 -> UINT16, nearest */
+		break;
+	default:   /* TC_FP32_BF16: bits + 0x7FFF + (bit 16), the low half cleared */
+		sfpu_emit(q, TT_SFPI(SFP_SHFT, 0xFF0, 0, 1, 1 | 4));          /* LReg 1 = x >> 16 */
+		sfpu_emit(q, TT_SFPLOADI(2, 2, 1));
+		sfpu_emit(q, TT_SFPI(SFP_AND, 0, 2, 1, 0));
+		sfpu_emit(q, TT_SFPLOADI(2, 2, 0x7FFF));
+		sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 2, 0, 4));
+		sfpu_emit(q, TT_SFPI(SFP_IADD, 0, 1, 0, 4));
+		sfpu_emit(q, TT_SFPLOADI(2, 0, 0xFFFF));                     /* 0xFFFF0000 */
+		sfpu_emit(q, TT_SFPI(SFP_AND, 0, 2, 0, 0));
+		break;
+	}
+	if (op == TC_INT32_BF16 || op == TC_UINT32_BF16)
+		sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
+	sfpu_emit(q, TT_SFPSTORE(out, float_out ? fmod : ist, SFP_ADDR_MOD_NEXT, base));
+}
+
+/* Integer/bitwise operation or typecast op on Dst tile idst (TRISC1; a 32-bit Dst). */
+static inline void compute_sfpu_int(unsigned idst, enum compute_int_unary op, uint32_t param)
+{
+	static struct compute_sfpu_seq q;
+	if (compute_role != COMPUTE_MATH)
+		return;
+	compute_sfpu_int_build(&q, idst * 64u, op, param);
+	compute_sfpu_run(&q);
+}
+
+/* typecast_tile<IN_DTYPE, OUT_DTYPE>(idst) of tt-metal, the formats as arguments (COMPUTE_FMT_*:
+ * Float32, Float16_b, Int32, UInt32 with a 32-bit Dst, also UInt8 out; Float16_b <-> UInt16 with a
+ * 16-bit Dst). Pairs without an SFPU sequence (the same format, Float16_b -> Float32, Int32 <->
+ * UInt32, Int32/UInt32 -> UInt8) do nothing; Float16_b -> integers is Float32's (Dst holds FP32). */
+static inline void typecast_tile_init(void) {}
+static inline void typecast_tile(unsigned idst, uint32_t in_fmt, uint32_t out_fmt)
+{
+	bool in_f = in_fmt == COMPUTE_FMT_FP32 || in_fmt == COMPUTE_FMT_BF16;
+	int op = -1;
+	if (in_f && (out_fmt == COMPUTE_FMT_INT32 || out_fmt == COMPUTE_FMT_UINT8))
+		op = TC_FP32_INT32;
+	else if (in_fmt == COMPUTE_FMT_BF16 && out_fmt == COMPUTE_FMT_UINT16)
+		op = TC_FP32_UINT16;
+	else if (in_fmt == COMPUTE_FMT_UINT16 && out_fmt == COMPUTE_FMT_BF16)
+		op = TC_INT32_BF16;   /* the same sequence: a zero-extended UINT16 is a non-negative integer */
+	else if (in_f && out_fmt == COMPUTE_FMT_UINT32)
+		op = TC_FP32_UINT32;
+	else if (in_fmt == COMPUTE_FMT_FP32 && out_fmt == COMPUTE_FMT_BF16)
+		op = TC_FP32_BF16;
+	else if (in_fmt == COMPUTE_FMT_INT32 && out_fmt == COMPUTE_FMT_FP32)
+		op = TC_INT32_FP32;
+	else if (in_fmt == COMPUTE_FMT_INT32 && out_fmt == COMPUTE_FMT_BF16)
+		op = TC_INT32_BF16;
+	else if (in_fmt == COMPUTE_FMT_UINT32 && out_fmt == COMPUTE_FMT_FP32)
+		op = TC_UINT32_FP32;
+	else if (in_fmt == COMPUTE_FMT_UINT32 && out_fmt == COMPUTE_FMT_BF16)
+		op = TC_UINT32_BF16;
+	if (op >= 0)
+		compute_sfpu_int(idst, (enum compute_int_unary)op, 0);
+}
+
+/* tt-metal's names of the integer and bitwise unary operations (Int32/UInt32 tiles). */
+static inline void bitwise_and_tile_init(void) {}
+static inline void bitwise_and_tile(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_AND, p); }
+static inline void bitwise_or_tile(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_OR, p); }
+static inline void bitwise_xor_tile(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_XOR, p); }
+static inline void bitwise_not_tile(unsigned idst) { compute_sfpu_int(idst, INT_NOT, 0); }
+static inline void left_shift_tile(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_SHL, p); }
+static inline void right_shift_tile(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_SHR, p); }
+static inline void add_unary_tile_int32(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_ADD, p); }
+static inline void sub_unary_tile_int32(unsigned idst, uint32_t p) { compute_sfpu_int(idst, INT_SUB, p); }
+static inline void abs_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_ABS, 0); }
+static inline void negative_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_NEG, 0); }
+static inline void eqz_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_EQZ, 0); }
+static inline void nez_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_NEZ, 0); }
+static inline void ltz_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_LTZ, 0); }
+static inline void gtz_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_GTZ, 0); }
+static inline void lez_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_LEZ, 0); }
+static inline void gez_tile_int32(unsigned idst) { compute_sfpu_int(idst, INT_GEZ, 0); }
 
 /* tt-metal's names. The *_init calls set nothing beyond what compute_sfpu_unary does. */
 static inline void init_sfpu(unsigned icb, unsigned ocb) { unary_op_init_common(icb, ocb); }

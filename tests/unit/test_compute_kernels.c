@@ -50,10 +50,10 @@ static void put32(struct bh_device *dev, const char *sym, uint32_t v)
 
 static uint32_t kernel_param;   /* compute_param of the next run */
 
-/* Loads the program, sets the operation, writes the tiles, runs BRISC and the TRISCs to exit 0
- * and reads the output tiles. */
-static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void *in0, const void *in1, size_t in1_bytes,
-		       uint16_t *out)
+/* Loads the program, sets the operation and the formats of in0 and out, writes the tiles, runs
+ * BRISC and the TRISCs to exit 0 and reads the output tiles. */
+static void run_kernel_fmt(uint32_t op, uint32_t tiles, uint32_t in_fmt, uint32_t out_fmt, uint32_t in1_fmt,
+			   const void *in0, size_t in0_bytes, const void *in1, size_t in1_bytes, void *out, size_t out_bytes)
 {
 	static const enum bh_core_id cores[] = { BH_CORE_BRISC, BH_CORE_TRISC0, BH_CORE_TRISC1, BH_CORE_TRISC2 };
 	static const char *const names[] = { "brisc", "trisc0", "trisc1", "trisc2" };
@@ -65,7 +65,9 @@ static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void
 	put32(dev, "compute_tiles", tiles);
 	put32(dev, "compute_in1_fmt", in1_fmt);
 	put32(dev, "compute_param", kernel_param);
-	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in0"), in0, tiles * 2048), BH_OK);
+	put32(dev, "compute_in_fmt", in_fmt);
+	put32(dev, "compute_out_fmt", out_fmt);
+	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in0"), in0, in0_bytes), BH_OK);
 	if (in1)
 		cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, "tiles_in1"), in1, in1_bytes), BH_OK);
 	for (unsigned k = 0; k < 4; k++)
@@ -81,8 +83,14 @@ static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void
 		}
 	}
 	free(r);
-	cr_assert_eq(bh_l1_read(dev, 0, symbol(dev, "tiles_out"), out, tiles * 2048), BH_OK);
+	cr_assert_eq(bh_l1_read(dev, 0, symbol(dev, "tiles_out"), out, out_bytes), BH_OK);
 	bh_device_close(dev);
+}
+
+static void run_kernel(uint32_t op, uint32_t tiles, uint32_t in1_fmt, const void *in0, const void *in1, size_t in1_bytes,
+		       uint16_t *out)
+{
+	run_kernel_fmt(op, tiles, 5, 5, in1_fmt, in0, tiles * 2048, in1, in1_bytes, out, tiles * 2048);
 }
 
 static uint16_t in0[TILES][1024], in1[TILES][1024], out[TILES][1024];
@@ -344,4 +352,421 @@ Test(compute_sfpu, where_selects_per_datum)
 			uint16_t want = f_of((uint32_t)in0[t][k] << 16) > 0 ? in1[t][k] : in0[t][k] == 0x8000 ? 0 : in0[t][k];
 			cr_assert_eq(out[t][k], want, "tile %u datum %u: 0x%04x want 0x%04x", t, k, out[t][k], want);
 		}
+}
+
+/* ---- a 32-bit Dst: integer and bitwise operations, typecasts (enum compute_int_unary) ----
+ * Each runs as copy_tile (Int32/UInt32/Float32 tiles unpacked straight into Dst, Float16_b through
+ * SrcA) + the SFPU sequence + pack_tile, over T32 tiles; every output datum exact against the
+ * host's arithmetic of the documented behaviour. */
+
+#define OP_DST32 40u
+#define T32 6
+enum { F_FP32 = 0, F_BF16 = 5, F_INT32 = 8, F_UINT32 = 24 };
+enum { I_AND, I_OR, I_XOR, I_NOT, I_SHL, I_SHR, I_ADD, I_SUB, I_ABS, I_NEG, I_EQZ, I_NEZ, I_LTZ, I_GTZ, I_LEZ, I_GEZ,
+       C_I32_F32, C_U32_F32, C_I32_BF16, C_U32_BF16, C_F32_I32, C_F32_U32, C_F32_BF16 };
+
+static uint32_t w_in[T32][1024], w_out[T32][1024];
+static uint16_t h_out[T32][1024];
+
+/* Integers with the corners: 0, +-1, INT_MIN, INT_MAX, values around 2^24 and 2^31, the rest from
+ * an LCG. */
+static void fill_ints(void)
+{
+	static const uint32_t edge[] = { 0, 1, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0x01000001u, 0xFEFFFFFFu,
+					 0x01000003u, 0x7FFFFFC0u, 0x7FFFFFBFu, 0x80000001u, 0xFFFFFF80u, 0x00FFFFFFu };
+	uint32_t x = 12345;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			x = x * 1664525u + 1013904223u;
+			unsigned e = (k * 7 + t) % 64;
+			w_in[t][k] = e < sizeof edge / sizeof edge[0] ? edge[e] : k % 3 ? x : x >> (k % 29);
+		}
+}
+
+/* Floats: +-0, +-0.5, +-1.5, -2.7, 2^24 + 1 neighbours, 2^31 and around, 2^32, 1e10, infinities,
+ * NaNs of both signs, a denormal, the largest float, and LCG patterns with exponents -4..40. */
+static void fill_floats(void)
+{
+	static const uint32_t edge[] = { 0, 0x80000000u, 0x3F000000u, 0xBF000000u, 0x3FC00000u, 0xBFC00000u, 0xC02CCCCDu,
+					 0x4B800001u, 0x4EFFFFFFu, 0x4F000000u, 0xCF000000u, 0xCF000001u, 0x4F7FFFFFu,
+					 0x4F800000u, 0x501502F9u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+					 0x00000001u, 0x7F7FFFFFu, 0x3F808000u, 0x3F818000u, 0x3F80C000u, 0xBF808001u };
+	uint32_t x = 777;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			x = x * 1664525u + 1013904223u;
+			unsigned e = (k * 5 + t) % 80;
+			w_in[t][k] = e < sizeof edge / sizeof edge[0] ? edge[e]
+				     : (x & 0x807FFFFFu) | (uint32_t)(123 + (x >> 8) % 45) << 23;
+		}
+}
+
+/* BF16 round to nearest, ties to even, by the bits (tt-llk's method: + 0x7FFF + the kept lsb). */
+static uint32_t bf16_rne_bits(uint32_t b)
+{
+	return (b + 0x7FFFu + (b >> 16 & 1)) & 0xFFFF0000u;
+}
+
+/* The packer's early conversion of a 32-bit Dst datum to BF16 (rounding): an exact BF16 stays,
+ * except NaN (infinity), denormals and -0 (+0). */
+static uint16_t pack_bf16(uint32_t b)
+{
+	uint32_t e = b >> 23 & 0xFF;
+	if (e == 255)
+		return (uint16_t)(b >> 16 & 0x8000u) | 0x7F80u;
+	if (e == 0)
+		return 0;
+	uint32_t m = b & 0x7FFFFFFFu;   /* nearest, ties away, of the magnitude */
+	return (uint16_t)((b & 0x80000000u) >> 16 | ((m + 0x8000u) >> 16));
+}
+
+static uint32_t u_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+static uint32_t ref_int(unsigned op, uint32_t x, uint32_t p)
+{
+	int32_t v = (int32_t)x;
+	switch (op) {
+	case I_AND: return x & p;
+	case I_OR: return x | p;
+	case I_XOR: return x ^ p;
+	case I_NOT: return ~x;
+	case I_SHL: return x << (p & 31);
+	case I_SHR: return (uint32_t)(v < 0 ? ~(~v >> (p & 31)) : v >> (p & 31));
+	case I_ADD: return x + p;
+	case I_SUB: return x - p;
+	case I_ABS: return v < 0 && x != 0x80000000u ? 0u - x : x;
+	case I_NEG: return 0u - x;
+	case I_EQZ: return v == 0;
+	case I_NEZ: return v != 0;
+	case I_LTZ: return v < 0;
+	case I_GTZ: return v > 0;
+	case I_LEZ: return v <= 0;
+	default: return v >= 0;
+	}
+}
+
+/* Integer op over the integer tiles, Int32 in and out. */
+static void expect_int(unsigned op, uint32_t param)
+{
+	fill_ints();
+	kernel_param = param;
+	run_kernel_fmt(OP_DST32 + 1 + op, T32, F_INT32, F_INT32, 5, w_in, sizeof w_in, NULL, 0, w_out, sizeof w_out);
+	kernel_param = 0;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(w_out[t][k], ref_int(op, w_in[t][k], param), "op %u (%#x) tile %u datum %u: f(%#x) = %#x want %#x",
+				     op, param, t, k, w_in[t][k], w_out[t][k], ref_int(op, w_in[t][k], param));
+}
+
+Test(compute_int, int32_and_uint32_tiles_pass_through_dst_unchanged)
+{
+	fill_ints();
+	run_kernel_fmt(OP_DST32, T32, F_INT32, F_INT32, 5, w_in, sizeof w_in, NULL, 0, w_out, sizeof w_out);
+	cr_assert_eq(memcmp(w_out, w_in, sizeof w_out), 0);
+	run_kernel_fmt(OP_DST32, T32, F_UINT32, F_UINT32, 5, w_in, sizeof w_in, NULL, 0, w_out, sizeof w_out);
+	cr_assert_eq(memcmp(w_out, w_in, sizeof w_out), 0);
+	fill_floats();   /* FP32 too, NaNs and denormals included (identity conversions) */
+	run_kernel_fmt(OP_DST32, T32, F_FP32, F_FP32, 5, w_in, sizeof w_in, NULL, 0, w_out, sizeof w_out);
+	cr_assert_eq(memcmp(w_out, w_in, sizeof w_out), 0);
+}
+
+Test(compute_int, bitwise_and_or_xor_not_are_exact)
+{
+	expect_int(I_AND, 0x0F0F00FFu);
+	expect_int(I_OR, 0x80000001u);
+	expect_int(I_XOR, 0xDEADBEEFu);
+	expect_int(I_NOT, 0);
+}
+
+Test(compute_int, left_and_arithmetic_right_shifts_are_exact)
+{
+	static const uint32_t amounts[] = { 0, 1, 7, 31 };
+	for (unsigned k = 0; k < 4; k++) {
+		expect_int(I_SHL, amounts[k]);
+		expect_int(I_SHR, amounts[k]);
+	}
+}
+
+Test(compute_int, add_sub_abs_negative_wrap_as_two_s_complement)
+{
+	expect_int(I_ADD, 12345);
+	expect_int(I_ADD, 0x7FFFFFFFu);
+	expect_int(I_SUB, (uint32_t)-7);
+	expect_int(I_SUB, 0x80000000u);
+	expect_int(I_ABS, 0);
+	expect_int(I_NEG, 0);
+}
+
+Test(compute_int, comparisons_with_zero_give_integer_one_or_zero)
+{
+	for (unsigned op = I_EQZ; op <= I_GEZ; op++)
+		expect_int(op, 0);
+}
+
+/* int32 / uint32 -> fp32: SFPCAST rounds to nearest even; uint32 adds 2^31 with a second rounding. */
+static uint32_t ref_to_f32(unsigned op, uint32_t x)
+{
+	if (op == C_I32_F32 || op == C_I32_BF16)
+		return u_of((float)(int32_t)x);
+	float f = (float)(x & 0x7FFFFFFFu);
+	if (x >> 31)
+		f = f + 2147483648.0f;
+	return u_of(f);
+}
+
+Test(compute_int, int32_and_uint32_to_float32_round_to_nearest_even)
+{
+	fill_ints();
+	for (unsigned op = C_I32_F32; op <= C_U32_F32; op++) {
+		run_kernel_fmt(OP_DST32 + 1 + op, T32, op == C_I32_F32 ? F_INT32 : F_UINT32, F_FP32, 5, w_in, sizeof w_in, NULL,
+			       0, w_out, sizeof w_out);
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(w_out[t][k], ref_to_f32(op, w_in[t][k]), "op %u tile %u: %#x -> %#x want %#x", op, t,
+					     w_in[t][k], w_out[t][k], ref_to_f32(op, w_in[t][k]));
+	}
+}
+
+Test(compute_int, int32_and_uint32_to_bfloat16_round_twice)
+{
+	fill_ints();
+	for (unsigned op = C_I32_BF16; op <= C_U32_BF16; op++) {
+		run_kernel_fmt(OP_DST32 + 1 + op, T32, op == C_I32_BF16 ? F_INT32 : F_UINT32, F_BF16, 5, w_in, sizeof w_in, NULL,
+			       0, h_out, sizeof h_out);
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++) {
+				/* SFP_STOCH_RND to BF16: nearest, ties away from zero, of the FP32 conversion */
+				uint32_t f = ref_to_f32(op - 2, w_in[t][k]);
+				uint16_t want = pack_bf16((f + 0x8000u) & 0xFFFF0000u);
+				cr_assert_eq(h_out[t][k], want, "op %u tile %u: %#x -> %#x want %#x", op, t, w_in[t][k], h_out[t][k],
+					     want);
+			}
+	}
+}
+
+/* fp32 -> int32 / uint32: truncation; out of range, infinities and NaN as tt-llk's sequence
+ * leaves them (int32: INT_MIN; uint32: negative 0, too large and +NaN all ones). */
+static uint32_t ref_f32_to_int(bool to_unsigned, uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	int e = (int)(b >> 23 & 0xFF) - 127;
+	if (to_unsigned) {
+		if (b >> 31)
+			return 0;
+		if (e >= 32)
+			return 0xFFFFFFFFu;
+		return e < 0 ? 0 : (uint32_t)f;
+	}
+	if (e >= 31)
+		return 0x80000000u;
+	return e < 0 ? 0 : (uint32_t)(int32_t)f;
+}
+
+Test(compute_int, float32_and_bfloat16_to_int32_and_uint32_truncate)
+{
+	for (unsigned bf = 0; bf < 2; bf++) {
+		fill_floats();
+		static uint16_t h_in[T32][1024];
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++) {
+				h_in[t][k] = (uint16_t)(w_in[t][k] >> 16);
+				if (bf && !(h_in[t][k] & 0x7F80u))   /* the move from SrcA flushes zero exponents to +0 */
+					h_in[t][k] = 0;
+				if (bf)
+					w_in[t][k] = (uint32_t)h_in[t][k] << 16;
+			}
+		for (unsigned op = C_F32_I32; op <= C_F32_U32; op++) {
+			uint32_t out_fmt = op == C_F32_I32 ? F_INT32 : F_UINT32;
+			if (bf)
+				run_kernel_fmt(OP_DST32 + 1 + op, T32, F_BF16, out_fmt, 5, h_in, sizeof h_in, NULL, 0, w_out,
+					       sizeof w_out);
+			else
+				run_kernel_fmt(OP_DST32 + 1 + op, T32, F_FP32, out_fmt, 5, w_in, sizeof w_in, NULL, 0, w_out,
+					       sizeof w_out);
+			for (unsigned t = 0; t < T32; t++)
+				for (unsigned k = 0; k < 1024; k++) {
+					uint32_t want = ref_f32_to_int(op == C_F32_U32, w_in[t][k]);
+					cr_assert_eq(w_out[t][k], want, "bf16 %u op %u tile %u: %#x -> %#x want %#x", bf, op, t,
+						     w_in[t][k], w_out[t][k], want);
+				}
+		}
+	}
+}
+
+Test(compute_int, float32_to_bfloat16_rounds_to_nearest_even_and_bfloat16_to_float32_is_exact)
+{
+	fill_floats();
+	run_kernel_fmt(OP_DST32 + 1 + C_F32_BF16, T32, F_FP32, F_BF16, 5, w_in, sizeof w_in, NULL, 0, h_out, sizeof h_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint32_t b = w_in[t][k];
+			uint16_t want = pack_bf16(bf16_rne_bits(b));
+			if ((b >> 23 & 0xFF) == 0)
+				continue;   /* denormal inputs: SFPSTORE's flush, then the packer's: both zero, sign unchecked */
+			cr_assert_eq(h_out[t][k], want, "tile %u: %#x -> %#x want %#x", t, b, h_out[t][k], want);
+		}
+	/* Float16_b -> Float32: SrcA (TF32) to a 32-bit Dst and out, no SFPU work. */
+	static uint16_t h_in[T32][1024];
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			h_in[t][k] = (uint16_t)(w_in[t][k] >> 16);
+	run_kernel_fmt(OP_DST32, T32, F_BF16, F_FP32, 5, h_in, sizeof h_in, NULL, 0, w_out, sizeof w_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint32_t want = h_in[t][k] & 0x7F80u ? (uint32_t)h_in[t][k] << 16 : 0;
+			cr_assert_eq(w_out[t][k], want, "tile %u: %#x -> %#x want %#x", t, h_in[t][k], w_out[t][k], want);
+		}
+}
+
+/* ---- UInt16 tiles (a 16-bit Dst, MOD0_FMT_UINT16) and UInt8 outputs (the packer) ---- */
+
+#define OP_DST16 70u
+enum { F_UINT16 = 9, F_UINT8 = 30, C_F32_U16 = C_F32_BF16 + 1 };
+
+static uint16_t u16_in[T32][1024], u16_out[T32][1024];
+static uint8_t u8_out[T32][1024];
+
+static void expect_u16(unsigned op, uint32_t param)
+{
+	uint32_t x = 99;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			x = x * 1664525u + 1013904223u;
+			u16_in[t][k] = k % 17 == 0 ? 0 : k % 17 == 1 ? 0xFFFF : k % 17 == 2 ? 0x8000 : (uint16_t)(x >> 16);
+		}
+	kernel_param = param;
+	run_kernel_fmt(OP_DST16 + 1 + op, T32, F_UINT16, F_UINT16, 5, u16_in, sizeof u16_in, NULL, 0, u16_out, sizeof u16_out);
+	kernel_param = 0;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint16_t want = (uint16_t)ref_int(op, u16_in[t][k], param);   /* zero-extended, the low 16 bits kept */
+			cr_assert_eq(u16_out[t][k], want, "op %u (%#x) tile %u datum %u: f(%#x) = %#x want %#x", op, param, t, k,
+				     u16_in[t][k], u16_out[t][k], want);
+		}
+}
+
+Test(compute_int, uint16_bitwise_shift_add_ops_keep_sixteen_bits)
+{
+	expect_u16(I_AND, 0x0FF0u);
+	expect_u16(I_OR, 0x8001u);
+	expect_u16(I_XOR, 0xA5A5u);
+	expect_u16(I_NOT, 0);
+	expect_u16(I_SHL, 3);
+	expect_u16(I_SHR, 5);   /* zero-extended: arithmetic and logical agree */
+	expect_u16(I_ADD, 0xFFF0u);
+	expect_u16(I_SUB, 1000);
+	expect_u16(I_EQZ, 0);
+	expect_u16(I_NEZ, 0);
+}
+
+/* SFP_STOCH_RND FP32 -> UINT16 of max(x, 0): to nearest (ties away), saturating at 65535. */
+static uint16_t ref_bf16_to_u16(uint16_t h)
+{
+	uint32_t b = (uint32_t)h << 16;
+	if ((h & 0x8000u) || !(h & 0x7F80u))
+		return 0;   /* max(x, 0), and denormals flushed by the move from SrcA */
+	int e = (int)(b >> 23 & 0xFF) - 127;
+	if (e >= 16)
+		return 0xFFFF;
+	if (e < -1)
+		return 0;
+	float f;
+	memcpy(&f, &b, 4);
+	double r = floor((double)f + 0.5);
+	return r > 65535 ? 0xFFFF : (uint16_t)r;
+}
+
+Test(compute_int, uint16_and_bfloat16_typecasts)
+{
+	/* UInt16 -> Float16_b: SFPCAST (exact below 2^24), SFP_STOCH_RND to BF16: ties away. */
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			u16_in[t][k] = (uint16_t)(k * 67 + t * 4099 + (k % 5 == 0 ? 0x0180 : 0));
+	u16_in[0][3] = 0xFFFF;
+	u16_in[0][4] = 0x0181;   /* 385: ties between 384 and 386 -> 386 (away) */
+	u16_in[0][5] = 0x0183;   /* 387 -> 388 */
+	run_kernel_fmt(OP_DST16 + 1 + C_I32_BF16, T32, F_UINT16, F_BF16, 5, u16_in, sizeof u16_in, NULL, 0, u16_out,
+		       sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint32_t f = u_of((float)u16_in[t][k]);
+			uint16_t want = (uint16_t)((f + 0x8000u) >> 16);
+			cr_assert_eq(u16_out[t][k], want, "tile %u: %u -> %#x want %#x", t, u16_in[t][k], u16_out[t][k], want);
+		}
+	cr_assert_eq(u16_out[0][4], 0x43C1);   /* 386 */
+	/* Float16_b -> UInt16. */
+	fill_floats();
+	static uint16_t h_in[T32][1024];
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			h_in[t][k] = (uint16_t)(w_in[t][k] >> 16);
+	h_in[0][0] = 0x3FC0;   /* 1.5 -> 2 */
+	h_in[0][1] = 0x4020;   /* 2.5 -> 3 (ties away) */
+	h_in[0][2] = 0x3EFF;   /* just below 0.5 -> 0 */
+	h_in[0][3] = 0x477F;   /* 65280 */
+	h_in[0][4] = 0x4780;   /* 65536 -> 65535 */
+	run_kernel_fmt(OP_DST16 + 1 + C_F32_U16, T32, F_BF16, F_UINT16, 5, h_in, sizeof h_in, NULL, 0, u16_out, sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u16_out[t][k], ref_bf16_to_u16(h_in[t][k]), "tile %u: %#x -> %u want %u", t, h_in[t][k],
+				     u16_out[t][k], ref_bf16_to_u16(h_in[t][k]));
+	cr_assert_eq(u16_out[0][1], 3);
+	cr_assert_eq(u16_out[0][4], 65535);
+}
+
+/* UInt8 out of a 32-bit Dst: the packer rounds and saturates Integer "32" (its sign-magnitude
+ * reading) to 0..255: two's complement negatives have the sign bit, so they become 0. */
+static uint8_t ref_u8(uint32_t x)
+{
+	return x >> 31 ? 0 : x > 255 ? 255 : (uint8_t)x;
+}
+
+Test(compute_int, int32_and_float32_to_uint8_saturate_in_the_packer)
+{
+	fill_ints();
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k += 3)
+			w_in[t][k] = w_in[t][k] % 300;   /* plenty in range */
+	run_kernel_fmt(OP_DST32, T32, F_INT32, F_UINT8, 5, w_in, sizeof w_in, NULL, 0, u8_out, sizeof u8_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u8_out[t][k], ref_u8(w_in[t][k]), "tile %u: %#x -> %u want %u", t, w_in[t][k], u8_out[t][k],
+				     ref_u8(w_in[t][k]));
+	fill_floats();
+	run_kernel_fmt(OP_DST32 + 1 + C_F32_I32, T32, F_FP32, F_UINT8, 5, w_in, sizeof w_in, NULL, 0, u8_out, sizeof u8_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint8_t want = ref_u8(ref_f32_to_int(false, w_in[t][k]));
+			cr_assert_eq(u8_out[t][k], want, "tile %u: %#x -> %u want %u", t, w_in[t][k], u8_out[t][k], want);
+		}
+}
+
+/* The float unary operations on a 32-bit Dst keep FP32 (no BF16 rounding): Float32 tiles in and
+ * out, against libm within the approximations' documented error (compute.h) and FP32's. */
+#define OP_DST32F 100u
+
+static void expect_unary_fp32(unsigned u, bool positive, double (*ref)(double, double), double abs_tol, double rel_tol)
+{
+	static float fin[T32][1024], fout[T32][1024];
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double v = ((double)((k * 37 + t * 11) % 4096) + 0.3) / 512;   /* (0, 8) */
+			fin[t][k] = (float)(positive ? v : v * ((k & 1) ? 1 : -1));
+		}
+	run_kernel_fmt(OP_DST32F + u, T32, F_FP32, F_FP32, 5, fin, sizeof fin, NULL, 0, fout, sizeof fout);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			double x = fin[t][k], want = ref(x, 0);
+			cr_assert_leq(fabs(fout[t][k] - want), abs_tol + rel_tol * fabs(want), "op %u: f(%.9g) = %.9g want %.9g", u,
+				      x, fout[t][k], want);
+		}
+}
+
+Test(compute_sfpu, exp_recip_sqrt_tanh_on_a_fp32_dst_keep_fp32_precision)
+{
+	expect_unary_fp32(U_EXP, false, r_exp, 0, 2e-6);
+	expect_unary_fp32(U_RECIP, true, r_recip, 0, 2e-6);
+	expect_unary_fp32(U_SQRT, true, r_sqrt, 0, 2e-6);
+	expect_unary_fp32(U_TANH, false, r_tanh, 2e-6, 2e-6);
 }

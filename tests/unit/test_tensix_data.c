@@ -241,11 +241,11 @@ Test(tensix_data, int8_elwadd_saturates_in_the_int32_dst)
 			put_src(dev, false, 0, i, j, tt_src_from_fp16(tt_int8_to_fp16_overlay(100, true)));
 			put_src(dev, true, 0, i, j, tt_src_from_fp16(tt_int8_to_fp16_overlay(0x80 | 27, false)));
 		}
-	tt_dst32_write(dp_of(dev), 1, 2, 0x7FFFFFF0u);
+	tt_dst32_write(dp_of(dev), 1, 2, tt_dst_from_fp32(0x7FFFFFF0u));   /* Integer "32" has FP32's Dst layout */
 	const uint32_t w[] = { SETDVALID(3), ELWADD(0, 1, 0, 0, 0) };
 	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
-	cr_expect_eq(tt_dst32_read(dp_of(dev), 0, 0), 73u);
-	cr_expect_eq(tt_dst32_read(dp_of(dev), 1, 2), 0x7FFFFFFFu);
+	cr_expect_eq(tt_dst32_read(dp_of(dev), 0, 0), tt_dst_from_fp32(73u));
+	cr_expect_eq(tt_dst_to_fp32(tt_dst32_read(dp_of(dev), 1, 2)), 0x7FFFFFFFu);
 	bh_device_close(dev);
 }
 

@@ -240,6 +240,98 @@ Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 	bh_device_close(dev);
 }
 
+/* INT32 (two's complement bits, read by the packer as sign-magnitude Integer "32") unpacked to a
+ * 32-bit Dst in FP32's layout, packed back as INT32 (a bitcast: the same bits), as UINT8 and INT8
+ * raw (the low bits of the magnitude) and rounded/saturated after INT_DESCALE's ShiftAmount. */
+static uint8_t int8_ref(uint32_t x, bool is_unsigned, bool raw, unsigned shift)
+{
+	uint32_t sign = x >> 31, mag = x & 0x7FFFFFFFu;
+	if (raw)
+		return (uint8_t)(is_unsigned ? mag : sign << 7 | (mag & 0x7F));
+	if (shift)
+		mag = (mag >> shift) + (mag >> (shift - 1) & 1);   /* nearest, ties away */
+	if (is_unsigned)
+		return (uint8_t)(sign ? 0 : mag > 255 ? 255 : mag);
+	return (uint8_t)(sign << 7 | (mag > 127 ? 127 : mag));
+}
+
+Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
+{
+	struct bh_device *dev = t_open();
+	uint32_t in[256], s = 5;
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = k < 64 ? (uint32_t)((int)k * 7 - 200) : k < 128 ? lcg(&s) : k < 192 ? lcg(&s) % 600 : 0x80000000u | (k * 3);
+	in[0] = 0x7FFFFFFFu;
+	in[1] = 0x80000000u;
+	in[2] = 0x17;   /* 23 >> 4 = 1.4375 -> 1 */
+	in[3] = 0x18;   /* 24 >> 4 = 1.5 -> 2 (ties away) */
+	bh_tile_l1_write(tile0(dev), 0x20000, in, sizeof in);
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_INT32 << 25);
+	cfg(dev, THCON(0) + 0, TT_FMT_INT32 | 1u << 4 | 16u << 16);
+	cfg(dev, THCON(0) + 1, 16u);
+	cfg(dev, THCON(0) + 8, TT_FMT_INT32 | 1u << 11);   /* to Dst */
+	cfg(dev, 49, 4 * 16 * 4);
+	cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
+	cfg(dev, 18, 1);                                   /* Read_32b_data */
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_INT32 << 4 | TT_FMT_INT32 << 8);
+	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
+	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(tt_dst32_read(dp, k / 16, k % 16), tt_dst_from_fp32(in[k]), "Dst32 datum %u (FP32's layout)", k);
+	uint32_t out[256];
+	bh_tile_l1_read(tile0(dev), 0x30000, out, sizeof out);
+	cr_assert_eq(memcmp(out, in, sizeof out), 0, "INT32 -> INT32 is a bitcast");
+	for (unsigned mode = 0; mode < 6; mode++) {   /* unsigned x {raw, shift 0, shift 4} */
+		bool is_unsigned = mode & 1, raw = mode >> 1 == 0;
+		unsigned shift = mode >> 1 == 2 ? 4 : 0;
+		cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_INT8 << 25);
+		cfg(dev, THCON(0) + 6, 1u | TT_FMT_INT8 << 4 | TT_FMT_INT8 << 8);
+		cfg(dev, 18, 1u | (uint32_t)is_unsigned << 1 | (uint32_t)raw << 2);
+		cfg(dev, 8, shift ? 1 : 0);                     /* INT_DESCALE_Enable, Mode 0 */
+		cfg(dev, 187, shift | 0x20u);                   /* ShiftAmount: the low five bits */
+		cfg(dev, THCON(0) + 5, (0x31000 + 0x100 * mode) / 16 - 1);
+		const uint32_t w2[] = { PACR(0, 1) };
+		run_pushes(dev, BH_CORE_TRISC0, w2, 1);
+		uint8_t b[256];
+		bh_tile_l1_read(tile0(dev), 0x31000 + 0x100 * mode, b, sizeof b);
+		for (unsigned k = 0; k < 256; k++)
+			cr_assert_eq(b[k], int8_ref(in[k], is_unsigned, raw, shift), "mode %u datum %u: %#x -> %#x want %#x", mode, k,
+				     in[k], b[k], int8_ref(in[k], is_unsigned, raw, shift));
+		if (mode == 5) {
+			cr_assert_eq(b[2], 1);
+			cr_assert_eq(b[3], 2);
+		}
+	}
+	bh_device_close(dev);
+}
+
+/* The integer packer modes outside the documentation fault by name. */
+Test(tensix_unpack, int8_pack_modes_outside_the_documentation_fault_by_name)
+{
+	static const struct { uint32_t inter, rd, descale; const char *why; } c[] = {
+		{ TT_FMT_BF16, 1u | 2u, 0, "PACR: Read_unsigned with an intermediate format other than INT8 is not modelled" },
+		{ TT_FMT_INT8, 1u, 3u, "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
+	};
+	for (size_t k = 0; k < N(c); k++) {
+		struct bh_device *dev = t_open();
+		cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | c[k].inter << 25);
+		cfg(dev, THCON(0) + 6, 1u | c[k].inter << 4 | c[k].inter << 8);
+		cfg(dev, 18, c[k].rd);
+		cfg(dev, 8, c[k].descale);
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+		expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", c[k].why);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
 /* The ADC instructions on the unpacker and packer counters, per ADCs.md. */
 Test(tensix_unpack, adc_instructions_set_increment_and_carriage_return)
 {

@@ -9,12 +9,20 @@
  *   6 + u: copy_tile, then the SFPU unary operation u (enum compute_unary) with compute_param
  *   6 + UNARY_COUNT: where(in0 > 0, in1, in0): in0, in1, in0 into Dst tiles 0, 1, 2, gtz_tile(0),
  *   where_tile(0, 1, 2)
+ *   OP_DST32: copy_tile with a 32-bit Dst (fp32_dest_acc_en), in format compute_in_fmt, out
+ *   compute_out_fmt (tiles of 32-bit formats are 4096 bytes: MAX_TILES / 2 of them fit)
+ *   OP_DST32 + 1 + k: the same, then integer operation / typecast k (enum compute_int_unary)
+ *   OP_DST16, OP_DST16 + 1 + k: the same with a 16-bit Dst (UInt16 tiles)
+ *   OP_DST32F + u: the float unary operation u (enum compute_unary) with a 32-bit Dst
  * BRISC only starts the others; NCRISC does nothing. More tiles than MAX_TILES cycle through the
  * buffers (bench_tensix's data-plane rows). */
 #include "compute.h"
 #include "multicore.h"
 
 #define MAX_TILES 32
+#define OP_DST32 40u
+#define OP_DST16 70u
+#define OP_DST32F 100u
 
 COMPUTE_DEFINE_STATE;
 
@@ -24,6 +32,8 @@ HOST_SET volatile uint32_t compute_op;
 HOST_SET volatile uint32_t compute_tiles = 1;
 HOST_SET volatile uint32_t compute_in1_fmt = COMPUTE_FMT_BF16;
 HOST_SET volatile uint32_t compute_param;
+HOST_SET volatile uint32_t compute_in_fmt = COMPUTE_FMT_BF16;
+HOST_SET volatile uint32_t compute_out_fmt = COMPUTE_FMT_BF16;
 HOST_SET uint8_t tiles_in0[MAX_TILES * 2048] __attribute__((aligned(16)));
 HOST_SET uint8_t tiles_in1[MAX_TILES * 2048] __attribute__((aligned(16)));
 uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
@@ -31,10 +41,15 @@ uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
 static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
-	if (op > 6 + UNARY_COUNT)
+	const uint32_t base = op >= OP_DST32F ? OP_DST32F : op >= OP_DST16 ? OP_DST16 : OP_DST32;
+	if (op > 6 + UNARY_COUNT && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
 		return 2;
 	compute_begin(role);
-	if (op == 3 || op >= 6) {
+	if (op >= OP_DST32) {
+		compute_fp32_dest_acc_en(base != OP_DST16);
+		unary_op_init_common(0, 16);
+		copy_tile_init(0);
+	} else if (op == 3 || op >= 6) {
 		unary_op_init_common(0, 16);
 		copy_tile_init(0);
 	}
@@ -45,6 +60,19 @@ static int kernel(enum compute_thread role)
 	for (uint32_t t = 0; t < n; t++) {
 		tile_regs_acquire();
 		uint32_t i = t % MAX_TILES;   /* more tiles than buffers (bench_tensix): the inputs cycle */
+		if (op >= OP_DST32) {
+			i = t % (MAX_TILES / 2);
+			copy_tile(0, i, 0);
+			if (base == OP_DST32F)
+				compute_sfpu_unary(0, (enum compute_unary)(op - base), compute_param);
+			else if (op > base)
+				compute_sfpu_int(0, (enum compute_int_unary)(op - base - 1), compute_param);
+			tile_regs_commit();
+			tile_regs_wait();
+			pack_tile(0, 16, i);
+			tile_regs_release();
+			continue;
+		}
 		switch (op) {
 		case 0: add_tiles(0, 1, i, i, 0); break;
 		case 1: sub_tiles(0, 1, i, i, 0); break;
@@ -74,9 +102,9 @@ static int kernel(enum compute_thread role)
 
 void multicore_init(void)
 {
-	compute_cb_setup(0, (uint32_t)(uintptr_t)tiles_in0, COMPUTE_FMT_BF16);
+	compute_cb_setup(0, (uint32_t)(uintptr_t)tiles_in0, compute_op >= OP_DST32 ? compute_in_fmt : COMPUTE_FMT_BF16);
 	compute_cb_setup(1, (uint32_t)(uintptr_t)tiles_in1, compute_in1_fmt);
-	compute_cb_setup(16, (uint32_t)(uintptr_t)tiles_out, COMPUTE_FMT_BF16);
+	compute_cb_setup(16, (uint32_t)(uintptr_t)tiles_out, compute_op >= OP_DST32 ? compute_out_fmt : COMPUTE_FMT_BF16);
 }
 
 int main_brisc(void) { return 0; }
