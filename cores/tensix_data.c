@@ -735,9 +735,9 @@ static int32_t pool_key(struct pool_datum d)
 static struct pool_datum pool_read_dst(uint32_t v, enum fpu_style ds)
 {
 	struct pool_datum d = { v >> 31, 0, 0 };
-	if (ds == STYLE_INT8) {   /* integer "32": sign and the low 19 bits of magnitude */
+	if (ds == STYLE_INT8) {   /* integer "32" (Sign, MagMiddle 7b, MagHi 8b, MagLo 16b): the low 19 bits */
 		d.man = v & 0x3FF;
-		d.exp = v >> 10 & 0x1FF;
+		d.exp = (v >> 10 & 0x3F) | (v >> 24 & 7) << 6;
 	} else if (ds == STYLE_FP16) {
 		d.exp = (v >> 16 & 0x1F) + 15;
 		d.man = v >> 21 & 0x3FF;

@@ -11,42 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute_testlib.h"
 #include "host/device.h"
 #include "testlib.h"
 
 #define ELF "guest/mc_compute_kernels.elf"
 #define TILES 6
-
-static float f_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
-static uint16_t bf16_exact(double v)
-{
-	float f = (float)v;
-	uint32_t b;
-	memcpy(&b, &f, 4);
-	cr_assert_eq(b & 0xFFFF, 0, "%g is not a BF16 value", v);
-	return (uint16_t)(b >> 16);
-}
-
-/* Nearest BF16 with ties away from zero (the packer's rounding), of an exact value. */
-static float bf16_round_away(double v)
-{
-	if (v == 0)
-		return 0;
-	double ulp = ldexp(1, ilogb(v) - 7);
-	return (float)copysign(floor(fabs(v) / ulp + 0.5) * ulp, v);
-}
-
-static uint32_t symbol(struct bh_device *dev, const char *name)
-{
-	uint32_t addr = 0;
-	cr_assert_eq(bh_core_symbol_lookup(dev, 0, BH_CORE_BRISC, name, &addr), BH_OK, "no symbol %s", name);
-	return addr;
-}
-
-static void put32(struct bh_device *dev, const char *sym, uint32_t v)
-{
-	cr_assert_eq(bh_l1_write(dev, 0, symbol(dev, sym), &v, 4), BH_OK);
-}
 
 static uint32_t kernel_param;   /* compute_param of the next run */
 

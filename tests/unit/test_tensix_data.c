@@ -306,7 +306,8 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
 #define GAPOOL(flip, am, dst) GPOOL(0x34, flip, 1, am, 0, dst)
 #define TRNSPSRCB TT(0x16, 0)
 #define GATESRCRST TT(0x35, 3)
-#define MOVB2A(arow, am, four, brow) TT(0x0B, (uint32_t)(arow) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (brow))
+#define MOVB2A(arow, am, four, brow) \
+	TT(0x0B, (uint32_t)(arow) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (brow))
 
 /* GAPOOL is MVMUL on a 4x16 Dst block (aligned to 4, not 8) with the top four rows of SrcB's
  * aligned eight: Dst rows 4..7 get SrcB[0..3] @ SrcA; rows 0..3 and 8 keep their zeros. One
@@ -426,6 +427,37 @@ Test(tensix_data, gmpool_reads_zeroacc_rows_as_minus_infinity)
 	bh_device_close(dev);
 }
 
+/* GMPOOL with INT8 math: integer "8" SrcA, scaled by one (SrcB exponents non-zero), max'ed with
+ * the integer "32" Dst row, written back as the sign and 13 bits of magnitude in Dst's integer
+ * layout (GMPOOL.md). */
+Test(tensix_data, gmpool_int8_takes_the_integer_column_max)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, BH_DP_ALU_INT8_MATH);
+	struct tt_dp *dp = dp_of(dev);
+	int want[16];
+	for (unsigned j = 0; j < 16; j++) {
+		want[j] = j == 3 ? 120 : -5;   /* the Dst row's value, beaten below except in column 3 */
+		tt_dst32_write(dp, 4, j, tt_dst_from_fp32(tt_int_to_sm32(want[j])));
+		put_src(dev, true, 0, 0, j, tt_src_from_fp16(tt_int8_to_fp16_overlay(1, false)));
+	}
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			int v = (int)((i * 37 + j * 11) % 200) - 100 - (j == 9 ? 60 : 0);
+			if (v < -127)
+				v = -127;
+			put_src(dev, false, 0, i, j, tt_src_from_fp16(tt_int8_to_fp16_overlay((uint8_t)(v < 0 ? 0x80 | -v : v), false)));
+			if (v > want[j])
+				want[j] = v;
+		}
+	const uint32_t w[] = { SETDVALID(3), GMPOOL(0, 0, 0, 4) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned j = 0; j < 16; j++)
+		cr_expect_eq(tt_dst32_read(dp, 4, j), tt_dst_from_fp32(tt_int_to_sm32(want[j])), "column %u: %08x want %d", j,
+			     tt_dst32_read(dp, 4, j), want[j]);
+	bh_device_close(dev);
+}
+
 /* GMPOOL's argmax with BF16 into a 32-bit Dst: the max in the high half and, in the low bits,
  * the index phase (Dst + 0x100, bits 11:8) and the row of the max among the first eight through
  * the documented transform {0, 3, 6, 1, 4, 7, 2, 5}; the rows below get their own phase. */
@@ -480,7 +512,8 @@ Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 		uint32_t want9 = orig[j][5] & 0xFF ? orig[j][5] : 0;
 		cr_expect_eq(atomic_load(&dp->srca[0][9][j]), want9, "SrcA[9][%u]", j);
 	}
-	cr_expect_eq(atomic_load(&dp->srca[0][2][7]), 0u, "the zero-exponent datum (SrcB[23][2] before the transpose) was flushed");
+	cr_expect_eq(atomic_load(&dp->srca[0][2][7]), 0u, 
+		     "the zero-exponent datum (SrcB[23][2] before the transpose) was flushed");
 	bh_device_close(dev);
 }
 
