@@ -181,6 +181,24 @@ Test(tensix_unpack, three_thread_unpack_elwadd_pack_over_tiles_is_exact)
 	bh_device_close(dev);
 }
 
+/* One face of 32-bit datums at L1 0x20000 unpacked to Dst (Unpack_If_Sel) in format `in_fmt`,
+ * then packed from the 32-bit Dst (Read_32b_data) as `out_fmt` to L1 0x30000. */
+static void unpack_face_to_dst32_then_pack(struct bh_device *dev, const void *in, unsigned in_fmt, unsigned out_fmt)
+{
+	bh_tile_l1_write(tile0(dev), 0x20000, in, 256 * 4);
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)out_fmt << 25);
+	cfg(dev, THCON(0) + 0, in_fmt | 1u << 4 | 16u << 16);
+	cfg(dev, THCON(0) + 1, 16u);
+	cfg(dev, THCON(0) + 8, in_fmt | 1u << 11);   /* to Dst */
+	cfg(dev, 49, 4 * 16 * 4);                    /* row 4 of the 32-bit output space */
+	cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
+	cfg(dev, 18, 1);                             /* Read_32b_data */
+	cfg(dev, THCON(0) + 6, 1u | out_fmt << 4 | out_fmt << 8);
+	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
+	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+}
+
 /* Unpack a face to Dst (Unpack_If_Sel) in FP32, then pack it as BF16 from the 32-bit Dst with
  * rounding (ties away) and as BFP8 (shared exponent per 16 datums). */
 Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
@@ -189,18 +207,7 @@ Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 	float in[256];
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = (1.0f + (float)k / 256.f + 0x1p-9f * (k & 1)) * (k % 3 ? 1.f : -1.f);
-	bh_tile_l1_write(tile0(dev), 0x20000, in, sizeof in);
-	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_BF16 << 25);
-	cfg(dev, THCON(0) + 0, TT_FMT_FP32 | 1u << 4 | 16u << 16);
-	cfg(dev, THCON(0) + 1, 16u);
-	cfg(dev, THCON(0) + 8, TT_FMT_FP32 | 1u << 11);   /* to Dst */
-	cfg(dev, 49, 4 * 16 * 4);                         /* row 4 of the 32-bit output space */
-	cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
-	cfg(dev, 18, 1);                                  /* Read_32b_data */
-	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
-	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
-	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_BF16);
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
 	for (unsigned k = 0; k < 256; k++)
 		cr_assert_eq(tt_dst_to_fp32(tt_dst32_read(dp, k / 16, k % 16)), b_of(in[k]), "Dst32 datum %u", k);
@@ -265,18 +272,7 @@ Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
 	in[1] = 0x80000000u;
 	in[2] = 0x17;   /* 23 >> 4 = 1.4375 -> 1 */
 	in[3] = 0x18;   /* 24 >> 4 = 1.5 -> 2 (ties away) */
-	bh_tile_l1_write(tile0(dev), 0x20000, in, sizeof in);
-	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_INT32 << 25);
-	cfg(dev, THCON(0) + 0, TT_FMT_INT32 | 1u << 4 | 16u << 16);
-	cfg(dev, THCON(0) + 1, 16u);
-	cfg(dev, THCON(0) + 8, TT_FMT_INT32 | 1u << 11);   /* to Dst */
-	cfg(dev, 49, 4 * 16 * 4);
-	cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
-	cfg(dev, 18, 1);                                   /* Read_32b_data */
-	cfg(dev, THCON(0) + 6, 1u | TT_FMT_INT32 << 4 | TT_FMT_INT32 << 8);
-	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
-	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_INT32, TT_FMT_INT32);
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
 	for (unsigned k = 0; k < 256; k++)
 		cr_assert_eq(tt_dst32_read(dp, k / 16, k % 16), tt_dst_from_fp32(in[k]), "Dst32 datum %u (FP32's layout)", k);
