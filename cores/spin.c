@@ -70,7 +70,31 @@ bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t
 		}
 	if (s->n == BH_WATCH_MAX)
 		return false;
-	s->cur[s->n++] = (struct bh_spin_load){ addr, (uint8_t)size, timed, value };
+	s->cur[s->n++] = (struct bh_spin_load){ .addr = addr, .size = (uint8_t)size, .timed = timed, .value = value };
+	return true;
+}
+
+bool bh_spin_note_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value)
+{
+	struct bh_spin *s = &c->spin;
+	struct bh_tile *t = c->tile;
+	unsigned page = addr >> BH_L1_PAGE_SHIFT;
+	uint32_t mask = size == 4 ? ~0u : (1u << (size * 8)) - 1;
+	value &= mask;
+	if (bh_mem_ld(c->l1 + addr, size) != value)
+		return false;
+	/* A store the checks judge even when silent: into a range a NoC transaction in flight reads
+	 * or lands in, or into a CB FIFO's pages (cb-ownership). */
+	unsigned flags = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
+	if ((flags & BH_PAGE_INFLIGHT) ||
+	    (atomic_load_explicit(&t->cb_page_mark[page / 32], memory_order_relaxed) >> (page % 32) & 1))
+		return false;
+	for (unsigned k = 0; k < s->n; k++)
+		if (s->cur[k].addr == addr && s->cur[k].size == size)
+			return s->cur[k].value == value;
+	if (s->n == BH_WATCH_MAX)
+		return false;
+	s->cur[s->n++] = (struct bh_spin_load){ .addr = addr, .size = (uint8_t)size, .stored = 1, .value = value };
 	return true;
 }
 
@@ -80,7 +104,8 @@ static bool spin_same_loads(const struct bh_spin *s)
 		return false;
 	for (unsigned k = 0; k < s->n; k++) {
 		const struct bh_spin_load *a = &s->cur[k], *b = &s->prev[k];
-		if (a->addr != b->addr || a->size != b->size || (!a->timed && a->value != b->value))
+		if (a->addr != b->addr || a->size != b->size || a->stored != b->stored ||
+		    (!a->timed && a->value != b->value))
 			return false;
 	}
 	return true;
@@ -192,7 +217,7 @@ static bool spin_poll_no_fence(struct bh_core *c)
 	if (s->fenced || (c->cfg0 & CFG0_DIS_LOW_CACHE) || ((c->pmacfg[0] | c->pmacfg[1]) & 1))
 		return false;
 	for (unsigned k = 0; k < s->prev_n && !word; k++)
-		if (!s->prev[k].timed && s->prev[k].addr < BH_L1_SIZE)
+		if (!s->prev[k].timed && !s->prev[k].stored && s->prev[k].addr < BH_L1_SIZE)
 			word = &s->prev[k];
 	if (!word)
 		return false;
@@ -303,6 +328,8 @@ bool bh_spin_lost_target(struct bh_core *c)
 	for (unsigned k = 0; k < s->prev_n; k++) {
 		if (s->prev[k].timed)
 			return false;   /* a wait on the clock: not a wait for a value */
+		if (s->prev[k].stored)
+			continue;       /* what the loop writes, not what it waits for */
 		if (word)
 			return false;   /* several polled words: which one the branch compares is unclear */
 		word = &s->prev[k];

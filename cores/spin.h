@@ -1,11 +1,14 @@
 /* Spin-wait detection: firmware waits by polling. A core that runs the same short loop with the
- * same registers and the same loaded values, and no stores, can only leave it when one of the
- * loaded words changes: such a core parks until a watched word is written (sync/watch.h).
+ * same registers and the same loaded values, and no stores but silent ones (an L1 store of the
+ * value its word already holds, e.g. tt-metal's BRISC resetting launch_msg_rd_ptr to 0 while it
+ * waits for GO), can only leave it when one of those words changes: such a core parks until a
+ * watched word is written (sync/watch.h). A silently stored word is watched too: when somebody
+ * else changes it, the loop's next store is not silent any more and the core must run it.
  *
  * The fast interpreter never pays for this: suspicion comes from events it already handles out
  * of line (a fence, a register-window load, the periodic check landing on the same loop head
  * twice). Then the core runs a few iterations in the monitor variant of the interpreter, which
- * logs loads and gives up at the first store, AMO, CSR access or host call. */
+ * logs loads and silent stores and gives up at the first other store, AMO, CSR access or host call. */
 #ifndef BH_CORES_SPIN_H
 #define BH_CORES_SPIN_H
 
@@ -20,6 +23,7 @@ struct bh_spin_load {
 	uint32_t addr;
 	uint8_t size;
 	uint8_t timed;    /* wall-clock register: value advances on its own */
+	uint8_t stored;   /* an L1 word the loop stores `value` to, which it already held */
 	uint32_t value;
 };
 
@@ -69,6 +73,10 @@ static inline bool bh_spin_suspect(const struct bh_spin *s, uint64_t instret)
 void bh_spin_begin(struct bh_core *c);
 /* Monitor variant: a load of `size` bytes at addr gave value into register rd. false: give up. */
 bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd);
+/* Monitor variant: an aligned L1 store of `size` bytes of value at addr. true: the word already
+ * holds value and nothing but the parking watches the page, so the store may be skipped (it would
+ * change nothing) and monitoring goes on; false: give up (the store runs in the fast variant). */
+bool bh_spin_note_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value);
 /* Monitor variant: a taken jump from pc to target <= pc. */
 enum bh_spin_verdict bh_spin_backjump(struct bh_core *c, uint32_t pc, uint32_t target);
 /* Monitoring ended without a park: back off before suspecting again. */

@@ -118,7 +118,11 @@ static void report_core(struct bh_device *dev, struct bh_tile *t, struct bh_core
 			continue;
 		}
 		name_word(dev, t, c->kind, w->addr, nm, sizeof nm);
-		put(o, "      waits on %s = %u (0x%x, %u bytes)\n", nm, w->value, w->value, w->size);
+		if (w->stored)
+			put(o, "      keeps storing %u (0x%x, %u bytes) to %s, which holds it\n", w->value, w->value, w->size,
+			    nm);
+		else
+			put(o, "      waits on %s = %u (0x%x, %u bytes)\n", nm, w->value, w->value, w->size);
 	}
 }
 

@@ -55,6 +55,34 @@ Test(deadlock, two_cores_waiting_on_each_other_are_reported_with_their_words)
 	bh_device_close(dev);
 }
 
+/* A poll loop whose store writes what its word already holds waits all the same: with nothing to
+ * wake it, the core is deadlocked and the report names the word it keeps storing. */
+Test(deadlock, a_poll_loop_with_a_silent_store_is_reported_with_the_stored_word)
+{
+	struct bh_device *dev = t_open();
+	struct prog a = { 0 };
+	emit_li(&a, A1, FLAG_A);
+	emit_li(&a, A3, FLAG_B);
+	int32_t loop = prog_here(&a);
+	emit(&a, INSN_FENCE);
+	emit(&a, sw(X0, 0, A3));
+	emit(&a, lw(A0, 0, A1));
+	emit_branch(&a, BEQ, A0, X0, loop);
+	emit_exit_with(&a, 0);
+	prog_put(dev, 0, CODE_A, &a);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
+	struct bh_core_result *res = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, res), BH_ERR_DEADLOCK);
+	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
+	assert_has(report, "keeps storing 0 (0x0, 4 bytes) to L1 0x00008004, which holds it");
+	assert_has(report, "waits on L1 0x00008000 = 0 (0x0, 4 bytes)");
+	uint32_t one = 1;
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG_A, &one, 4), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	free(res);
+	bh_device_close(dev);
+}
+
 Test(deadlock, a_core_waiting_on_the_wall_clock_is_not_deadlocked)
 {
 	struct bh_device *dev = t_open();

@@ -89,6 +89,57 @@ Test(park, store_by_another_core_wakes_a_parked_poller)
 	bh_device_close(dev);
 }
 
+#define RDPTR 0x8010u
+
+/* loop: fence; sw zero, RDPTR; lw a0, FLAG; beqz a0, loop; exit(a0): the wait for GO of tt-metal's
+ * BRISC firmware, which keeps resetting launch_msg_rd_ptr to 0 while the go signal says so. */
+static void emit_poll_storing_zero(struct prog *p)
+{
+	emit_li(p, A1, FLAG);
+	emit_li(p, A3, RDPTR);
+	int32_t loop = prog_here(p);
+	emit(p, INSN_FENCE);
+	emit(p, sw(X0, 0, A3));
+	emit(p, lw(A0, 0, A1));
+	emit_branch(p, BEQ, A0, X0, loop);
+	emit_exit(p);
+}
+
+/* Wait (10 s at most: a hang, not a timing) until the core parked more than `than` times. */
+static uint64_t wait_parks(struct bh_device *dev, enum bh_core_id core, uint64_t than)
+{
+	for (int k = 0; k < 10000 && parks(dev, core) <= than; k++)
+		sleep_ms(1);
+	return parks(dev, core);
+}
+
+/* Its store changes nothing, so the loop is a poll: it parks. When the host changes the stored
+ * word, the core wakes, stores 0 again and parks again; the flag ends it. */
+Test(park, poll_loop_storing_what_its_word_holds_parks_and_restores_a_changed_word)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_poll_storing_zero(&p);
+	prog_put(dev, 0, CODE, &p);
+	uint32_t v = 0;
+	cr_assert_eq(bh_l1_write(dev, 0, RDPTR, &v, 4), BH_OK);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
+	uint64_t n = wait_parks(dev, BH_CORE_BRISC, 0);
+	cr_assert_gt(n, 0, "the loop never parked");
+	v = 5;
+	cr_assert_eq(bh_l1_write(dev, 0, RDPTR, &v, 4), BH_OK);
+	for (int k = 0; k < 10000 && v != 0; k++) {
+		sleep_ms(1);
+		cr_assert_eq(bh_l1_read(dev, 0, RDPTR, &v, 4), BH_OK);
+	}
+	cr_assert_eq(v, 0, "the woken loop did not store 0 over the host's 5");
+	cr_assert_gt(wait_parks(dev, BH_CORE_BRISC, n), n, "the loop did not park again");
+	v = 7;
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG, &v, 4), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, 7);
+	bh_device_close(dev);
+}
+
 /* A bounded poll (timeout counter in a register) makes progress every iteration: it must never
  * park, and must run out exactly as the program says. */
 Test(park, poll_with_a_register_counter_does_not_park)

@@ -634,11 +634,10 @@ static void tt_launch_msg(const struct tt_prog *g, const struct bh_profile *p, u
 }
 
 /* Writes the program into every worker and sends GO with message m (built by tt_launch_msg, or
- * broken by a misuse test); returns without waiting. One by one, each worker gets
- * RESET_READ_PTR_FROM_HOST until its firmware has zeroed launch_msg_rd_ptr, then its launch message
- * and GO at once (until GO its BRISC keeps storing the pointer). With multicast, the firmware's
- * launch_msg_rd_ptr must already be 0 (it is after boot and after HOST-mode launches, which never
- * move it): then the launch message and GO go to all workers in one multicast each. */
+ * broken by a misuse test); returns without waiting. Every worker gets RESET_READ_PTR_FROM_HOST
+ * (with multicast: one for all), and once each firmware has zeroed launch_msg_rd_ptr, its launch
+ * message and GO (with multicast: one each for all). Until GO, every BRISC keeps storing 0 to the
+ * pointer, which already holds 0: a silent store, so it parks meanwhile. */
 static void tt_send(const struct tt_prog *g, const struct bh_profile *p, const struct workers *w, const uint8_t *m)
 {
 	const uint32_t kcb = p->kernel_config_base, go = p->mailbox_base + p->go_messages_base;
@@ -661,9 +660,10 @@ static void tt_send(const struct tt_prog *g, const struct bh_profile *p, const s
 	workers_wr(w, kcb + g->cb_off, g->blob, g->size - g->cb_off);
 	workers_wr(w, p->mailbox_base + p->go_message_index, &zero, 4);
 	if (w->mcast) {
+		workers_wr(w, go, &reset, 4);
 		for (unsigned k = 0; k < w->n; k++)
-			cr_assert_eq(rd32(w->x[k], w->y[k], rd_ptr), 0u, "(%u,%u): launch_msg_rd_ptr", w->x[k],
-				     w->y[k]);
+			cr_assert(poll32(w->x[k], w->y[k], rd_ptr, 0xFFFFFFFFu, 0),
+				  "(%u,%u): the firmware did not reset launch_msg_rd_ptr", w->x[k], w->y[k]);
 		workers_wr(w, p->mailbox_base + p->launch_base, m, LM_SIZE);
 		workers_wr(w, go, &gosig, 4);
 		return;
