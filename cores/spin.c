@@ -295,7 +295,11 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 			s->timed_ns = SPIN_TIMED_MIN_NS;
 		atomic_fetch_add_explicit(&c->waiter.parks, 1, memory_order_relaxed);
 		atomic_store_explicit(&c->waiter.park_state, timed ? BH_PARK_TIMED : BH_PARK_WATCH, memory_order_release);
-		bh_core_emit_what(c, BH_CORE_EVENT_PARKED, timed ? "timed poll" : "poll", s->nwatched ? s->watched[0].addr : 0);
+		unsigned first = 0;   /* the first polled word, not one the loop stores */
+		while (first + 1 < s->nwatched && s->watched[first].stored)
+			first++;
+		bh_core_emit_what(c, BH_CORE_EVENT_PARKED, timed ? "timed poll" : "poll",
+				  s->nwatched ? s->watched[first].addr : 0);
 		bh_noc_engine_nudge(c->tile->chip->noc);   /* the word it polls may be in flight */
 		bh_park_sleep(&c->waiter, seq, bh_park_fenced_timeout(fenced, timed ? s->timed_ns : 0, &s->unfenced_ns));
 		bh_park_unfenced_woken(&c->waiter, seq, &s->unfenced_ns);
