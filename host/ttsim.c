@@ -3,7 +3,13 @@
  * The host's view of the chip is decoded by the PCIe endpoint (fabric/pcie.h); this file serves
  * what it decodes to: TLB windows and tile accesses reach Tensix L1 and registers, DRAM banks or
  * the host's own memory (DMA callbacks) by translated NoC coordinates, BAR2 runs the DMA read
- * channel. One mutex serialises the host calls; the cores run on their own threads throughout. */
+ * channel. One mutex serialises the host calls; the cores run on their own threads throughout.
+ *
+ * BHEMU_TTSIM_CHIPS=N presents N chips as PCI devices 0..N-1 of bus 0, each a bhemu device of its
+ * own with its BARs at device 0's addresses plus N x 64 GiB (as ttsim's multi-chip builds place
+ * them), so a host physical address names its chip; tt-umd drives such a library chip by chip
+ * through the BDF. The chips share the DMA callbacks (each has its own outbound iATU) and are not
+ * linked (no Ethernet). */
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -24,26 +30,35 @@
 #define TTSIM_BAR0 0x100000000ull
 #define TTSIM_BAR2 0x120000000ull
 #define TTSIM_BAR4 0x800000000ull
+#define TTSIM_CHIP_STRIDE 0x1000000000ull   /* chip d's BARs: chip 0's + d x 64 GiB */
+#define TTSIM_MAX_CHIPS 32u                 /* the device field of a BDF: 5 bits */
 #define TTSIM_DMA_CHUNK 4096u
 /* The board type word of the ARC telemetry's board id (P150; reported for every board). */
 #define TTSIM_BOARD_ID_HI 0x400u
 
-static struct {
-	pthread_mutex_t lock;
-	/* Leaf locks taken by core threads too: the outbound iATU (written under both), messages. */
-	pthread_mutex_t iatu_lock, err_lock;
-	bool running;
+/* One chip: PCI device `index`. */
+struct ttsim_chip {
+	unsigned index;
 	struct bh_device *dev;
 	struct bh_pcie pcie;
 	struct bh_arc arc;
+	bool *reported;      /* faulted cores already reported (ntiles * 5 flags) */
+	uint64_t observer;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	/* Leaf locks taken by core threads too: the outbound iATUs (written under both), messages. */
+	pthread_mutex_t iatu_lock, err_lock;
+	bool running;
+	unsigned nchips;
+	struct ttsim_chip chip[TTSIM_MAX_CHIPS];
 	void (*dma_rd)(uint64_t paddr, void *dst, uint32_t size);
 	void (*dma_wr)(uint64_t paddr, const void *src, uint32_t size);
 	uint64_t ticks;
-	/* Reports: NULL = none; faulted cores already reported (ntiles * 5 flags). */
+	/* Reports: NULL = none. */
 	FILE *report;
 	bool report_close;
-	bool *reported;
-	uint64_t observer;
 	_Atomic unsigned stops;   /* bumped by the observer when a core stops */
 	unsigned stops_seen;
 	char last_error[512];
@@ -93,6 +108,23 @@ static bool ttsim_board(struct bh_device_config *cfg)
 	return false;
 }
 
+static bool ttsim_chips(void)
+{
+	const char *s = getenv("BHEMU_TTSIM_CHIPS");
+	char *end;
+	g.nchips = 1;
+	if (!s || !*s)
+		return true;
+	unsigned long n = strtoul(s, &end, 10);
+	if (*end || n < 1 || n > TTSIM_MAX_CHIPS || *s == '-' || *s == '+') {
+		ttsim_error("libttsim_init: BHEMU_TTSIM_CHIPS is a number of chips from 1 to %u, not '%s'",
+			    TTSIM_MAX_CHIPS, s);
+		return false;
+	}
+	g.nchips = (unsigned)n;
+	return true;
+}
+
 static bool ttsim_report_open(void)
 {
 	const char *r = getenv("BHEMU_TTSIM_REPORT");
@@ -120,6 +152,15 @@ static void ttsim_observe(void *arg, const struct bh_core_event *ev)
 		atomic_fetch_add_explicit(&g.stops, 1, memory_order_release);
 }
 
+/* "chip D: " in messages when there are several chips, else "". */
+static const char *ttsim_chip_tag(const struct ttsim_chip *c, char *buf, size_t len)
+{
+	if (g.nchips == 1)
+		return "";
+	snprintf(buf, len, "chip %u: ", c->index);
+	return buf;
+}
+
 /* Report every core that faulted (or hit its limit, or was stopped by a check) since it was last
  * reported: once per stop (host calls, under g.lock). */
 static void ttsim_report_faults(void)
@@ -129,42 +170,48 @@ static void ttsim_report_faults(void)
 		return;
 	g.stops_seen = s;
 	struct bh_core_result *r = malloc(sizeof *r);
-	for (unsigned t = 0; r && t < g.dev->ntiles; t++)
-		for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
-			bool *done = &g.reported[t * BH_CORES_PER_TILE + k];
-			bh_core_result(g.dev, t, (enum bh_core_id)k, r);
-			bool stopped = r->status == BH_RUN_FAULTED || r->status == BH_RUN_LIMIT;
-			if (stopped && !*done) {
-				fprintf(g.report, "bhemu-ttsim: %s\n", r->report);
-				fflush(g.report);
+	char tag[16];
+	for (unsigned d = 0; r && d < g.nchips; d++) {
+		struct ttsim_chip *c = &g.chip[d];
+		for (unsigned t = 0; t < c->dev->ntiles; t++)
+			for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+				bool *done = &c->reported[t * BH_CORES_PER_TILE + k];
+				bh_core_result(c->dev, t, (enum bh_core_id)k, r);
+				bool stopped = r->status == BH_RUN_FAULTED || r->status == BH_RUN_LIMIT;
+				if (stopped && !*done) {
+					fprintf(g.report, "bhemu-ttsim: %s%s\n", ttsim_chip_tag(c, tag, sizeof tag), r->report);
+					fflush(g.report);
+				}
+				*done = stopped;
 			}
-			*done = stopped;
-		}
+	}
 	free(r);
 }
 
 /* At exit: the check findings of the run (those that did not stop a core too, BHEMU_CHECK_MODE=log). */
-static void ttsim_report_findings(void)
+static void ttsim_report_findings(const struct ttsim_chip *c)
 {
 	size_t cap = 1u << 20;
-	char *buf = g.report ? malloc(cap) : NULL;
-	int n = buf ? bh_device_findings(g.dev, buf, cap) : 0;
+	char *buf = g.report ? malloc(cap) : NULL, tag[16];
+	int n = buf ? bh_device_findings(c->dev, buf, cap) : 0;
 	if (n > 0)
-		fprintf(g.report, "bhemu-ttsim: %d check finding%s:\n%s", n, n == 1 ? "" : "s", buf);
+		fprintf(g.report, "bhemu-ttsim: %s%d check finding%s:\n%s", ttsim_chip_tag(c, tag, sizeof tag), n,
+			n == 1 ? "" : "s", buf);
 	free(buf);
 }
 
 /* len bytes of host memory at NoC address addr (the PCIe tile's host window, bit 60 set):
  * through the outbound iATU to the DMA callbacks. what names the requester for messages. */
-static bool ttsim_host_window(const char *what, uint64_t addr, void *buf, uint32_t len, bool write)
+static bool ttsim_host_window(struct ttsim_chip *c, const char *what, uint64_t addr, void *buf, uint32_t len,
+			      bool write)
 {
-	char err[256];
+	char err[256], tag[16];
 	uint64_t host;
 	pthread_mutex_lock(&g.iatu_lock);
-	bool ok = bh_pcie_host_addr(&g.pcie, addr, len, &host, err, sizeof err);
+	bool ok = bh_pcie_host_addr(&c->pcie, addr, len, &host, err, sizeof err);
 	pthread_mutex_unlock(&g.iatu_lock);
 	if (!ok) {
-		ttsim_error("%s: %s", what, err);
+		ttsim_error("%s%s: %s", ttsim_chip_tag(c, tag, sizeof tag), what, err);
 		return false;
 	}
 	if (write ? !g.dma_wr : !g.dma_rd) {
@@ -184,7 +231,53 @@ static bool ttsim_host_window(const char *what, uint64_t addr, void *buf, uint32
  * for those threads: not under g.lock). A refusal faults the initiating core. */
 static bool ttsim_host_io(void *arg, uint64_t addr, void *buf, uint32_t len, bool write)
 {
-	return ttsim_host_window(write ? "device write" : "device read", addr, buf, len, write);
+	return ttsim_host_window(arg, write ? "device write" : "device read", addr, buf, len, write);
+}
+
+/* Opens chip d (under g.lock, before g.running). False: a message was printed, nothing is left. */
+static bool ttsim_chip_open(unsigned d, const struct bh_device_config *base)
+{
+	struct ttsim_chip *c = &g.chip[d];
+	struct bh_device_config cfg = *base;
+	uint64_t off = (uint64_t)d * TTSIM_CHIP_STRIDE;
+	memset(c, 0, sizeof *c);
+	c->index = d;
+	cfg.host_io_arg = c;
+	pthread_mutex_lock(&g.iatu_lock);
+	bh_pcie_init(&c->pcie, TTSIM_BAR0 + off, TTSIM_BAR2 + off, TTSIM_BAR4 + off);
+	pthread_mutex_unlock(&g.iatu_lock);
+	int rc = bh_device_open(&cfg, &c->dev);
+	if (rc != BH_OK) {
+		ttsim_error("libttsim_init: cannot open chip %u (error %d; the reason is on stderr above)", d, rc);
+		c->dev = NULL;
+		return false;
+	}
+	c->reported = calloc(c->dev->ntiles * BH_CORES_PER_TILE, sizeof *c->reported);
+	if (!c->reported || bh_device_observe(c->dev, ttsim_observe, NULL, &c->observer) != BH_OK) {
+		ttsim_error("libttsim_init: out of memory");
+		free(c->reported);
+		bh_device_close(c->dev);
+		c->dev = NULL;
+		return false;
+	}
+	uint32_t harvest = 0;
+	for (unsigned col = c->dev->chip.topo.cols; col < 14; col++)
+		harvest |= 1u << col;   /* the columns a P100 or a test grid lacks */
+	bh_arc_init(&c->arc, TTSIM_BOARD_ID_HI, harvest, c->dev->chip.topo.ndram);
+	return true;
+}
+
+static void ttsim_chip_close(struct ttsim_chip *c, bool report)
+{
+	if (!c->dev)
+		return;
+	if (report)
+		ttsim_report_findings(c);
+	bh_device_unobserve(c->dev, c->observer);
+	bh_device_close(c->dev);
+	c->dev = NULL;
+	free(c->reported);
+	c->reported = NULL;
 }
 
 TTSIM_API void libttsim_init(void)
@@ -198,34 +291,19 @@ TTSIM_API void libttsim_init(void)
 	g.last_error[0] = 0;
 	pthread_mutex_unlock(&g.err_lock);
 	struct bh_device_config cfg = { .host_io = ttsim_host_io };
-	if (!ttsim_board(&cfg) || !ttsim_report_open())
+	if (!ttsim_board(&cfg) || !ttsim_chips() || !ttsim_report_open())
 		goto out;
-	pthread_mutex_lock(&g.iatu_lock);
-	bh_pcie_init(&g.pcie, TTSIM_BAR0, TTSIM_BAR2, TTSIM_BAR4);
-	pthread_mutex_unlock(&g.iatu_lock);
-	int rc = bh_device_open(&cfg, &g.dev);
-	if (rc != BH_OK) {
-		ttsim_error("libttsim_init: cannot open the device (error %d; the reason is on stderr above)", rc);
-		goto fail;
-	}
-	g.reported = calloc(g.dev->ntiles * BH_CORES_PER_TILE, sizeof *g.reported);
-	if (!g.reported || bh_device_observe(g.dev, ttsim_observe, NULL, &g.observer) != BH_OK) {
-		ttsim_error("libttsim_init: out of memory");
-		bh_device_close(g.dev);
-		goto fail;
-	}
-	uint32_t harvest = 0;
-	for (unsigned c = g.dev->chip.topo.cols; c < 14; c++)
-		harvest |= 1u << c;   /* the columns a P100 or a test grid lacks */
-	bh_arc_init(&g.arc, TTSIM_BOARD_ID_HI, harvest, g.dev->chip.topo.ndram);
+	for (unsigned d = 0; d < g.nchips; d++)
+		if (!ttsim_chip_open(d, &cfg)) {
+			while (d--)
+				ttsim_chip_close(&g.chip[d], false);
+			goto fail;
+		}
 	g.ticks = 0;
 	g.stops_seen = atomic_load(&g.stops);
 	g.running = true;
 	goto out;
 fail:
-	free(g.reported);
-	g.reported = NULL;
-	g.dev = NULL;
 	if (g.report_close)
 		fclose(g.report);
 	g.report = NULL;
@@ -238,12 +316,8 @@ TTSIM_API void libttsim_exit(void)
 	pthread_mutex_lock(&g.lock);
 	if (ttsim_running("libttsim_exit")) {
 		ttsim_report_faults();
-		ttsim_report_findings();
-		bh_device_unobserve(g.dev, g.observer);
-		bh_device_close(g.dev);
-		g.dev = NULL;
-		free(g.reported);
-		g.reported = NULL;
+		for (unsigned d = 0; d < g.nchips; d++)
+			ttsim_chip_close(&g.chip[d], true);
 		if (g.report_close)
 			fclose(g.report);
 		g.report = NULL;
@@ -265,7 +339,7 @@ TTSIM_API void libttsim_set_pci_dma_mem_callbacks(void (*rd)(uint64_t, void *, u
 	pthread_mutex_unlock(&g.lock);
 }
 
-/* Bus and function must be 0; device 0 is the chip. Returns the device, -1 on misuse. */
+/* Bus and function must be 0; devices 0..nchips-1 are the chips. Returns the device, -1 on misuse. */
 static int ttsim_bdf(const char *fn, uint32_t bdf, uint32_t off)
 {
 	if (bdf >> 8 || bdf & 7) {
@@ -285,12 +359,12 @@ TTSIM_API uint32_t libttsim_pci_config_rd32(uint32_t bdf, uint32_t off)
 	char err[256];
 	pthread_mutex_lock(&g.lock);
 	int d = ttsim_running("libttsim_pci_config_rd32") ? ttsim_bdf("libttsim_pci_config_rd32", bdf, off) : -1;
-	if (d == 0 && !bh_pcie_config_read(&g.pcie, off, &val, err, sizeof err)) {
+	if (d >= 0 && (unsigned)d < g.nchips && !bh_pcie_config_read(&g.chip[d].pcie, off, &val, err, sizeof err)) {
 		ttsim_error("libttsim_pci_config_rd32: %s", err);
 		val = 0xFFFFFFFFu;
 	}
 	pthread_mutex_unlock(&g.lock);
-	return val;           /* devices past 0: all-ones, "no device" */
+	return val;           /* devices past the last chip: all-ones, "no device" */
 }
 
 TTSIM_API void libttsim_pci_config_wr32(uint32_t bdf, uint32_t off, uint32_t data)
@@ -298,18 +372,19 @@ TTSIM_API void libttsim_pci_config_wr32(uint32_t bdf, uint32_t off, uint32_t dat
 	char err[256];
 	pthread_mutex_lock(&g.lock);
 	int d = ttsim_running("libttsim_pci_config_wr32") ? ttsim_bdf("libttsim_pci_config_wr32", bdf, off) : -1;
-	if (d > 0)
-		ttsim_error("libttsim_pci_config_wr32: device %d does not exist (only device 0)", d);
-	else if (d == 0 && !bh_pcie_config_write(&g.pcie, off, data, err, sizeof err))
+	if (d >= 0 && (unsigned)d >= g.nchips)
+		ttsim_error("libttsim_pci_config_wr32: device %d does not exist (devices 0-%u)", d, g.nchips - 1);
+	else if (d >= 0 && !bh_pcie_config_write(&g.chip[d].pcie, off, data, err, sizeof err))
 		ttsim_error("libttsim_pci_config_wr32: %s", err);
 	pthread_mutex_unlock(&g.lock);
 }
 
 /* A host access of len bytes at NoC-local addr of the endpoint at translated (x, y): the
  * request a TLB window or a tile access makes. what names the path for messages. */
-static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, void *buf, uint32_t len, bool write)
+static bool ttsim_noc(struct ttsim_chip *c, const char *what, unsigned x, unsigned y, uint64_t addr, void *buf,
+		      uint32_t len, bool write)
 {
-	struct bh_device *dev = g.dev;
+	struct bh_device *dev = c->dev;
 	struct bh_endpoint ep = bh_topology_at(&dev->chip.topo, x, y);
 	switch (ep.kind) {
 	case BH_EP_TENSIX:
@@ -357,12 +432,12 @@ static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, v
 				    y, (unsigned long long)addr);
 			return false;
 		}
-		return ttsim_host_window(what, addr, buf, len, write);
+		return ttsim_host_window(c, what, addr, buf, len, write);
 	default:
 		if (x == BH_ARC_X && y == BH_ARC_Y) {
 			char err[256];
-			bool ok = write ? bh_arc_write(&g.arc, addr, buf, len, err, sizeof err)
-					: bh_arc_read(&g.arc, addr, buf, len, err, sizeof err);
+			bool ok = write ? bh_arc_write(&c->arc, addr, buf, len, err, sizeof err)
+					: bh_arc_read(&c->arc, addr, buf, len, err, sizeof err);
 			if (!ok)
 				ttsim_error("%s: %s", what, err);
 			return ok;
@@ -374,13 +449,13 @@ static bool ttsim_noc(const char *what, unsigned x, unsigned y, uint64_t addr, v
 }
 
 /* A write through TLB `index`: unicast, or to every Tensix tile of the multicast rectangle. */
-static bool ttsim_tlb_write(const struct bh_pcie_target *t, const void *src, uint32_t len)
+static bool ttsim_tlb_write(struct ttsim_chip *c, const struct bh_pcie_target *t, const void *src, uint32_t len)
 {
-	char what[64];
-	snprintf(what, sizeof what, "TLB %u", t->index);
+	char what[64], tag[16];
+	snprintf(what, sizeof what, "%sTLB %u", ttsim_chip_tag(c, tag, sizeof tag), t->index);
 	if (!t->tlb.mcast)
-		return ttsim_noc(what, t->tlb.x_end, t->tlb.y_end, t->addr, (void *)src, len, true);
-	const struct bh_topology *topo = &g.dev->chip.topo;
+		return ttsim_noc(c, what, t->tlb.x_end, t->tlb.y_end, t->addr, (void *)src, len, true);
+	const struct bh_topology *topo = &c->dev->chip.topo;
 	unsigned x0 = t->tlb.x_start, y0 = t->tlb.y_start, x1 = t->tlb.x_end, y1 = t->tlb.y_end, n = 0;
 	if (x0 > x1 || y0 > y1) {
 		ttsim_error("%s: multicast from (%u,%u) to (%u,%u): the start is past the end", what, x0, y0, x1, y1);
@@ -389,7 +464,7 @@ static bool ttsim_tlb_write(const struct bh_pcie_target *t, const void *src, uin
 	for (unsigned y = y0; y <= y1; y++)
 		for (unsigned x = x0; x <= x1; x++)
 			if (bh_topology_at(topo, x, y).kind == BH_EP_TENSIX) {
-				if (!ttsim_noc(what, x, y, t->addr, (void *)src, len, true))
+				if (!ttsim_noc(c, what, x, y, t->addr, (void *)src, len, true))
 					return false;
 				n++;
 			}
@@ -414,9 +489,9 @@ static bool ttsim_niu_read(unsigned noc, uint32_t off, uint32_t *val)
 
 /* The DMA read channel's doorbell: size bytes from host address SAR to the device at BAR0 offset
  * DAR (through that TLB window), in chunks through the read callback; SIZE reads 0 when done. */
-static void ttsim_dma_read_channel(void)
+static void ttsim_dma_read_channel(struct ttsim_chip *c)
 {
-	uint32_t *r = g.pcie.dma_rd;
+	uint32_t *r = c->pcie.dma_rd;
 	uint32_t size = r[(BH_DMA_RD_SIZE - BH_BAR2_DMA_RD_BASE) / 4];
 	uint32_t dar = r[(BH_DMA_RD_DAR_LO - BH_BAR2_DMA_RD_BASE) / 4];
 	uint64_t sar = (uint64_t)r[(BH_DMA_RD_SAR_HI - BH_BAR2_DMA_RD_BASE) / 4] << 32 |
@@ -436,36 +511,46 @@ static void ttsim_dma_read_channel(void)
 	for (uint32_t off = 0; off < size;) {
 		uint32_t n = size - off < TTSIM_DMA_CHUNK ? size - off : TTSIM_DMA_CHUNK;
 		struct bh_pcie_target t;
-		if (!bh_pcie_decode(&g.pcie, TTSIM_BAR0 + dar + off, n, &t, err, sizeof err) ||
+		if (!bh_pcie_decode(&c->pcie, TTSIM_BAR0 + c->index * TTSIM_CHIP_STRIDE + dar + off, n, &t, err,
+				    sizeof err) ||
 		    t.kind != BH_PCIE_TLB_WINDOW) {
 			ttsim_error("DMA read channel: device address 0x%x: %s", dar + off,
 				    t.kind == BH_PCIE_NONE ? err : "not a TLB window");
 			return;
 		}
 		g.dma_rd(sar + off, buf, n);
-		if (!ttsim_tlb_write(&t, buf, n))
+		if (!ttsim_tlb_write(c, &t, buf, n))
 			return;
 		off += n;
 	}
 	r[(BH_DMA_RD_SIZE - BH_BAR2_DMA_RD_BASE) / 4] = 0;
 }
 
-/* What every BAR access checks first: the simulator runs, there is a buffer, a BAR maps paddr. */
-static bool ttsim_bar_target(const char *fn, uint64_t paddr, const void *buf, uint32_t size,
-			     struct bh_pcie_target *t)
+/* What every BAR access checks first: the simulator runs, there is a buffer, a BAR of a chip maps
+ * paddr. Returns that chip, NULL on misuse. */
+static struct ttsim_chip *ttsim_bar_target(const char *fn, uint64_t paddr, const void *buf, uint32_t size,
+					   struct bh_pcie_target *t)
 {
-	char err[256];
+	char err[256], tag[16];
 	if (!ttsim_running(fn))
-		return false;
+		return NULL;
 	if (!buf) {
 		ttsim_error("%s: NULL buffer", fn);
-		return false;
+		return NULL;
 	}
-	if (!bh_pcie_decode(&g.pcie, paddr, size, t, err, sizeof err)) {
-		ttsim_error("%s: %s", fn, err);
-		return false;
+	uint64_t d = paddr / TTSIM_CHIP_STRIDE;
+	if (d >= g.nchips) {
+		ttsim_error("%s: 0x%llx + %u bytes: no BAR maps it (chip %llu's window; there %s %u chip%s)", fn,
+			    (unsigned long long)paddr, size, (unsigned long long)d, g.nchips == 1 ? "is" : "are",
+			    g.nchips, g.nchips == 1 ? "" : "s");
+		return NULL;
 	}
-	return true;
+	struct ttsim_chip *c = &g.chip[d];
+	if (!bh_pcie_decode(&c->pcie, paddr, size, t, err, sizeof err)) {
+		ttsim_error("%s: %s%s", fn, ttsim_chip_tag(c, tag, sizeof tag), err);
+		return NULL;
+	}
+	return c;
 }
 
 TTSIM_API void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size)
@@ -474,7 +559,8 @@ TTSIM_API void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t siz
 	char err[256];
 	bool ok = false;
 	pthread_mutex_lock(&g.lock);
-	if (!ttsim_bar_target("libttsim_pci_mem_rd_bytes", paddr, dst, size, &t))
+	struct ttsim_chip *c = ttsim_bar_target("libttsim_pci_mem_rd_bytes", paddr, dst, size, &t);
+	if (!c)
 		goto out;
 	uint32_t v = 0;
 	switch (t.kind) {
@@ -483,23 +569,23 @@ TTSIM_API void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t siz
 			ttsim_error("libttsim_pci_mem_rd_bytes: TLB %u is a multicast window: it cannot be read", t.index);
 			break;
 		}
-		char what[32];
-		snprintf(what, sizeof what, "TLB %u", t.index);
-		ok = ttsim_noc(what, t.tlb.x_end, t.tlb.y_end, t.addr, dst, size, false);
+		char what[48], tag[16];
+		snprintf(what, sizeof what, "%sTLB %u", ttsim_chip_tag(c, tag, sizeof tag), t.index);
+		ok = ttsim_noc(c, what, t.tlb.x_end, t.tlb.y_end, t.addr, dst, size, false);
 		break;
 	case BH_PCIE_TLB_CFG:
-		v = g.pcie.tlb_cfg[t.index];
+		v = c->pcie.tlb_cfg[t.index];
 		ok = true;
 		break;
 	case BH_PCIE_NIU:
 		ok = ttsim_niu_read(t.index, t.off, &v);
 		break;
 	case BH_PCIE_DMA:
-		v = g.pcie.dma_rd[(t.off - BH_BAR2_DMA_RD_BASE) / 4];
+		v = c->pcie.dma_rd[(t.off - BH_BAR2_DMA_RD_BASE) / 4];
 		ok = true;
 		break;
 	case BH_PCIE_IATU:
-		ok = bh_pcie_iatu_read(&g.pcie, t.off, &v, err, sizeof err);
+		ok = bh_pcie_iatu_read(&c->pcie, t.off, &v, err, sizeof err);
 		if (!ok)
 			ttsim_error("libttsim_pci_mem_rd_bytes: BAR2 %s", err);
 		break;
@@ -521,29 +607,30 @@ TTSIM_API void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32
 	char err[256];
 	uint32_t v = 0;
 	pthread_mutex_lock(&g.lock);
-	if (!ttsim_bar_target("libttsim_pci_mem_wr_bytes", paddr, src, size, &t))
+	struct ttsim_chip *c = ttsim_bar_target("libttsim_pci_mem_wr_bytes", paddr, src, size, &t);
+	if (!c)
 		goto out;
 	if (t.kind != BH_PCIE_TLB_WINDOW)
 		memcpy(&v, src, 4);
 	switch (t.kind) {
 	case BH_PCIE_TLB_WINDOW:
-		ttsim_tlb_write(&t, src, size);
+		ttsim_tlb_write(c, &t, src, size);
 		break;
 	case BH_PCIE_TLB_CFG:
-		g.pcie.tlb_cfg[t.index] = v;   /* checked when the window is used */
+		c->pcie.tlb_cfg[t.index] = v;   /* checked when the window is used */
 		break;
 	case BH_PCIE_NIU:
 		ttsim_error("libttsim_pci_mem_wr_bytes: BAR0 PCIe NIU (NoC%u) register 0x%x: read-only here", t.index,
 			    t.off);
 		break;
 	case BH_PCIE_DMA:
-		g.pcie.dma_rd[(t.off - BH_BAR2_DMA_RD_BASE) / 4] = v;
+		c->pcie.dma_rd[(t.off - BH_BAR2_DMA_RD_BASE) / 4] = v;
 		if (t.off == BH_DMA_RD_DOORBELL)
-			ttsim_dma_read_channel();
+			ttsim_dma_read_channel(c);
 		break;
 	case BH_PCIE_IATU:
 		pthread_mutex_lock(&g.iatu_lock);
-		bool ok = bh_pcie_iatu_write(&g.pcie, t.off, v, err, sizeof err);
+		bool ok = bh_pcie_iatu_write(&c->pcie, t.off, v, err, sizeof err);
 		pthread_mutex_unlock(&g.iatu_lock);
 		if (!ok)
 			ttsim_error("libttsim_pci_mem_wr_bytes: BAR2 %s", err);
@@ -563,7 +650,7 @@ TTSIM_API void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, voi
 	if (!dst)
 		ttsim_error("libttsim_tile_rd_bytes: NULL destination");
 	else if (ttsim_running("libttsim_tile_rd_bytes"))
-		ok = ttsim_noc("libttsim_tile_rd_bytes", x, y, addr, dst, size, false);
+		ok = ttsim_noc(&g.chip[0], "libttsim_tile_rd_bytes", x, y, addr, dst, size, false);
 	if (!ok && dst)
 		memset(dst, 0xFF, size);
 	pthread_mutex_unlock(&g.lock);
@@ -575,7 +662,7 @@ TTSIM_API void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, con
 	if (!src)
 		ttsim_error("libttsim_tile_wr_bytes: NULL source");
 	else if (ttsim_running("libttsim_tile_wr_bytes"))
-		ttsim_noc("libttsim_tile_wr_bytes", x, y, addr, (void *)src, size, true);
+		ttsim_noc(&g.chip[0], "libttsim_tile_wr_bytes", x, y, addr, (void *)src, size, true);
 	pthread_mutex_unlock(&g.lock);
 }
 

@@ -2,7 +2,10 @@
  * through the flat C ABI of Tenstorrent's ttsim (docs/libttsim_api.md of tenstorrent/ttsim).
  *
  * The library is a process-wide singleton presenting one Blackhole chip as PCI device 0 (bus 0,
- * function 0). Calling rules:
+ * function 0), or with BHEMU_TTSIM_CHIPS=N, N chips as devices 0..N-1: each a device of its own
+ * (tiles, TLBs, iATU, ARC), its BARs at device 0's addresses plus N x 64 GiB as ttsim's multi-chip
+ * builds place them, so a BAR address names its chip (tt-umd then addresses each chip by its BDF).
+ * The chips share the DMA callbacks and have no Ethernet links. Calling rules:
  *   - libttsim_set_pci_dma_mem_callbacks, if used, before libttsim_init;
  *   - libttsim_init once; again only after libttsim_exit;
  *   - every other function between libttsim_init and libttsim_exit.
@@ -23,6 +26,7 @@
  * BHEMU_CHECK_MODE, BHEMU_JIT, BHEMU_NOC, BHEMU_NOC_LATENCY, BHEMU_SEED, BHEMU_PROVOKE,
  * BHEMU_PROVOKE_RATE apply as well):
  *   BHEMU_TTSIM_BOARD   p150 (default), p100 or grid:CxR
+ *   BHEMU_TTSIM_CHIPS   how many chips (PCI devices), 1 (default) to 32, each of that board
  *   BHEMU_TTSIM_REPORT  where fault and check reports go: stderr (default), none, or a file
  *                       (appended). A stopped core's report is written when the next host call
  *                       sees it; every check finding at libttsim_exit.
@@ -48,14 +52,15 @@ void libttsim_exit(void);
 void libttsim_set_pci_dma_mem_callbacks(void (*pci_dma_mem_rd)(uint64_t paddr, void *dst, uint32_t size),
 					void (*pci_dma_mem_wr)(uint64_t paddr, const void *src, uint32_t size));
 /* Configuration space of bus_device_function ((bus << 8) | (device << 3) | function), offset
- * 4-byte aligned. Devices other than 0 read all-ones (no device). */
+ * 4-byte aligned. Devices past the last chip read all-ones (no device). */
 uint32_t libttsim_pci_config_rd32(uint32_t bus_device_function, uint32_t offset);
 void libttsim_pci_config_wr32(uint32_t bus_device_function, uint32_t offset, uint32_t data);
 /* BAR accesses at host physical addresses (a BAR's base, as read from config space, plus offset). */
 void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size);
 void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32_t size);
-/* Direct access to the endpoint at translated NoC coordinates (x, y): Tensix L1 and registers,
- * DRAM banks, the ARC tile (8, 0), the PCIe tile's host window. (ttsim rejects these on Blackhole; bhemu serves them.) */
+/* Direct access to the endpoint at translated NoC coordinates (x, y) of chip 0: Tensix L1 and
+ * registers, DRAM banks, the ARC tile (8, 0), the PCIe tile's host window. (ttsim rejects these on
+ * Blackhole; bhemu serves them.) */
 void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, void *dst, uint32_t size);
 void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, const void *src, uint32_t size);
 void libttsim_clock(uint32_t n_clocks);

@@ -72,9 +72,22 @@ static void sim_load(const char *board)
 	sim.last_error = (unsigned (*)(char *, size_t))sym("bhemu_ttsim_last_error");
 }
 
+static uint64_t bar_of(unsigned dev, unsigned lo)
+{
+	return ((uint64_t)sim.cfg_rd(dev << 3, lo + 4) << 32 | sim.cfg_rd(dev << 3, lo)) & ~15ull;
+}
+
 static uint64_t bar(unsigned lo)
 {
-	return ((uint64_t)sim.cfg_rd(0, lo + 4) << 32 | sim.cfg_rd(0, lo)) & ~15ull;
+	return bar_of(0, lo);
+}
+
+/* Every later access goes to PCI device (chip) dev: its BARs, as its config space gives them. */
+static void sim_select(unsigned dev)
+{
+	sim.bar0 = bar_of(dev, 0x10);
+	sim.bar2 = bar_of(dev, 0x18);
+	sim.bar4 = bar_of(dev, 0x20);
 }
 
 static void sim_start(const char *board)
@@ -449,6 +462,8 @@ Test(ttsim, reference_firmware_boots_through_tlb_windows, .timeout = 120)
 	sim_stop();
 }
 
+static void launch_marker_kernels(const struct bh_profile *p, uint32_t base);
+
 /* Slow dispatch as tt-metal's host does it, through the TLB windows only (launch.md): the
  * kernel's text at kernel_config_base + its offset, RESET_READ_PTR_FROM_HOST until the firmware
  * zeroes launch_msg_rd_ptr, the launch message in launch[0] (mode HOST, BRISC enabled), GO, and
@@ -460,12 +475,22 @@ Test(ttsim, slow_dispatch_launches_a_kernel_through_tlb_windows, .timeout = 120)
 	const struct bh_profile *p = bh_profile_default();
 	sim_start("grid:2x2");
 	boot_ref_fw(p);
+	for (uint32_t launch = 1; launch <= 3; launch++)
+		launch_marker_kernels(p, launch * 1000);
+	char msg[512] = "";
+	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
+	sim_stop();
+}
+
+/* One slow-dispatch launch on the 2x2 grid's workers: each runs `*0x30000 = base + x * 10 + y`. */
+static void launch_marker_kernels(const struct bh_profile *p, uint32_t base)
+{
 	const uint32_t text = 0x400, marker = 0x30000, go = p->mailbox_base + p->go_messages_base;
-	for (uint32_t launch = 1; launch <= 3; launch++) {
+	{
 		for (unsigned y = 2; y <= 3; y++)
 			for (unsigned x = 1; x <= 2; x++) {
 				/* kernel_main: *marker = value; return */
-				uint32_t k[8], n = 0, value = launch * 1000 + x * 10 + y;
+				uint32_t k[8], n = 0, value = base + x * 10 + y;
 				enc_li(k + n, T0, marker);
 				n += 2;
 				enc_li(k + n, T1, value);
@@ -490,12 +515,36 @@ Test(ttsim, slow_dispatch_launches_a_kernel_through_tlb_windows, .timeout = 120)
 			}
 		for (unsigned y = 2; y <= 3; y++)
 			for (unsigned x = 1; x <= 2; x++) {
-				cr_expect(poll32(x, y, go, 0xFF000000u, 0), "launch %u: (%u,%u) go signal 0x%x", launch, x, y,
+				cr_expect(poll32(x, y, go, 0xFF000000u, 0), "launch %u: (%u,%u) go signal 0x%x", base, x, y,
 					  rd32(x, y, go));
-				cr_expect_eq(rd32(x, y, marker), launch * 1000 + x * 10 + y, "launch %u: (%u,%u) ran the kernel",
-					     launch, x, y);
+				cr_expect_eq(rd32(x, y, marker), base + x * 10 + y, "launch %u: (%u,%u) ran the kernel", base,
+					     x, y);
 			}
 	}
+}
+
+/* BHEMU_TTSIM_CHIPS=2: the reference firmware boots on each chip through that chip's TLB windows,
+ * and launches on one chip run there only. */
+Test(ttsim, reference_firmware_boots_and_launches_on_each_of_two_chips, .timeout = 120)
+{
+	if (access(REF_FW "/brisc.elf", R_OK) != 0)
+		cr_skip_test("reference firmware not built (%s)", REF_FW);
+	const struct bh_profile *p = bh_profile_default();
+	setenv("BHEMU_TTSIM_CHIPS", "2", 1);
+	sim_start("grid:2x2");
+	for (unsigned d = 0; d < 2; d++) {
+		sim_select(d);
+		boot_ref_fw(p);
+	}
+	for (uint32_t launch = 1; launch <= 2; launch++)
+		for (unsigned d = 0; d < 2; d++) {
+			sim_select(d);
+			launch_marker_kernels(p, launch * 1000 + d * 100);
+			if (d == 1) {
+				sim_select(0);   /* chip 0 kept its own launch's values */
+				cr_expect_eq(rd32(2, 3, 0x30000), launch * 1000 + 23);
+			}
+		}
 	char msg[512] = "";
 	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
 	sim_stop();
@@ -1091,6 +1140,16 @@ static void run_at_0x8000(struct prog *p)
 	wr32(1, 2, SOFT_RESET_0, 0x47000u);
 }
 
+/* Poll host memory at a (clock(1) after each look, 30 s at most: a hang) until it holds want. */
+static void host_wait(uint8_t *got, uint64_t a, const uint8_t *want, uint32_t n)
+{
+	double t0 = now_s();
+	do {
+		host_copy(got, a, n);
+		sim.clock(1);
+	} while (memcmp(got, want, n) && now_s() - t0 < 30.0);
+}
+
 /* What fast dispatch does with host memory: a core writes to and reads from the PCIe tile's host
  * window (NoC address bit 60) with NoC requests; the data goes through the outbound iATU to the
  * DMA callbacks, on the core's (or the NoC's) thread. */
@@ -1125,11 +1184,7 @@ Test(ttsim, core_noc_requests_to_host_memory_reach_the_callbacks)
 			 (uint32_t)in[63] << 24), "the read from host memory landed in L1");
 	noc_rd(1, 1, 2, 0x40000, got, sizeof got);
 	cr_expect_arr_eq(got, in, sizeof in);
-	double t0 = now_s();
-	do {
-		host_copy(got, 0x42000, sizeof got);
-		sim.clock(1);
-	} while (memcmp(got, out, sizeof out) && now_s() - t0 < 30.0);
+	host_wait(got, 0x42000, out, sizeof out);
 	cr_expect_arr_eq(got, out, sizeof out, "the core's write reached host memory through the iATU");
 	cr_expect_eq(errors(NULL, 0), 0u);
 	sim_stop();
@@ -1161,6 +1216,82 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 		  "report file: '%s'", text);
 	sim_stop();
 	report_done(report);
+}
+
+/* BHEMU_TTSIM_CHIPS=3: PCI devices 0-2 are chips, device 3 is absent; chip d's BARs sit at chip
+ * 0's plus d x 64 GiB (ttsim's multi-chip layout); each chip has its own tiles, TLBs and iATU, and a
+ * core's request to host memory goes through its own chip's iATU to the shared callbacks. */
+Test(ttsim, several_chips_are_pci_devices_with_their_own_bars_tiles_and_iatu, .timeout = 120)
+{
+	setenv("BHEMU_TTSIM_CHIPS", "3", 1);
+	sim_load("grid:2x1");
+	sim.set_dma(dma_rd, dma_wr);
+	sim.init();
+	const uint64_t stride = 64ull << 30;
+	for (unsigned d = 0; d < 3; d++) {
+		cr_expect_eq(sim.cfg_rd(d << 3, 0), 0xB1401E52u, "device %u", d);
+		cr_expect_eq(bar_of(d, 0x10), 0x100000000ull + d * stride, "device %u BAR0", d);
+		cr_expect_eq(bar_of(d, 0x18), 0x120000000ull + d * stride, "device %u BAR2", d);
+		cr_expect_eq(bar_of(d, 0x20), 0x800000000ull + d * stride, "device %u BAR4", d);
+	}
+	cr_expect_eq(sim.cfg_rd(3 << 3, 0), 0xFFFFFFFFu, "device 3: no device");
+	cr_expect_eq(errors(NULL, 0), 0u);
+	/* The same tile and address on each chip holds its own value; TLB 3 of each chip aims at a
+	 * tile of its own choosing. */
+	for (unsigned d = 0; d < 3; d++) {
+		sim_select(d);
+		wr32(1, 2, 0x30000, 0x1000 + d);
+		tlb2m(3, 1 + d % 2, 2, 0, false, 0, 0);
+	}
+	for (unsigned d = 0; d < 3; d++) {
+		sim_select(d);
+		cr_expect_eq(rd32(1, 2, 0x30000), 0x1000 + d, "chip %u", d);
+		uint32_t v = 0x2000 + d, back = 0;
+		sim.mem_wr(sim.bar0 + 3 * MB2 + 0x30010, &v, 4);
+		noc_rd(1, 1 + d % 2, 2, 0x30010, &back, 4);
+		cr_expect_eq(back, v, "chip %u: TLB 3 kept its own target", d);
+	}
+	/* Chip 0's iATU maps the host window to host 0x40000, chip 1's to 0x80000: chip 1's core
+	 * writes reach 0x80000 + 0x2000. */
+	sim_select(0);
+	iatu_region0();
+	sim_select(1);
+	iatu_region0();
+	bar2_wr(0x1000 + 0x14, 0x80000);
+	uint8_t out[64], got[64];
+	for (unsigned i = 0; i < 64; i++)
+		out[i] = (uint8_t)(0x5A ^ i);
+	const uint32_t wr[][2] = { { N_CTRL, CTRL_WRITE_POSTED }, { N_TARG_LO, 0x20000 }, { N_TARG_MID, 0 },
+		{ N_TARG_HI, TILE0_XY }, { N_RET_LO, 0x2000 }, { N_RET_MID, 1u << 28 }, { N_RET_HI, 19u | 24u << 6 },
+		{ N_LEN, 64 }, { N_CMD_CTRL, 1 } };
+	struct prog p = { 0 };
+	for (unsigned k = 0; k < N(wr); k++)
+		emit_store_word(&p, CMDBUF0(0) + wr[k][0], wr[k][1]);
+	noc_wr(1, 1, 2, 0x20000, out, sizeof out);
+	run_at_0x8000(&p);
+	host_wait(got, 0x82000, out, sizeof out);
+	cr_expect_arr_eq(got, out, sizeof out, "chip 1's write reached host memory through chip 1's iATU");
+	host_copy(got, 0x42000, sizeof got);
+	for (unsigned i = 0; i < 64; i++)
+		cr_expect_eq(got[i], 0, "host 0x%x (chip 0's window) untouched", 0x42000 + i);
+	/* Past the last chip. */
+	uint32_t v;
+	MISUSE(sim.mem_rd(0x100000000ull + 3 * stride, &v, 4), "bhemu-ttsim: libttsim_pci_mem_rd_bytes: 0x3100000000 "
+	       "+ 4 bytes: no BAR maps it (chip 3's window; there are 3 chips)");
+	MISUSE(sim.cfg_wr(3 << 3, 0x10, 0), "bhemu-ttsim: libttsim_pci_config_wr32: device 3 does not exist (devices 0-2)");
+	sim_stop();
+	/* Bad chip counts: a message, no simulator. */
+	static const char *bad[] = { "0", "33", "two", "-1", "2x" };
+	for (unsigned k = 0; k < N(bad); k++) {
+		char want[160];
+		snprintf(want, sizeof want, "bhemu-ttsim: libttsim_init: BHEMU_TTSIM_CHIPS is a number of chips from 1 "
+			 "to 32, not '%s'", bad[k]);
+		setenv("BHEMU_TTSIM_CHIPS", bad[k], 1);
+		sim_load("grid:1x1");
+		MISUSE(sim.init(), want);
+		MISUSE(sim.cfg_rd(0, 0), "bhemu-ttsim: libttsim_pci_config_rd32: the simulator is not running");
+		dlclose(sim.h);
+	}
 }
 
 /* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
