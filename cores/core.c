@@ -201,6 +201,9 @@ static void *core_thread(void *arg)
 			bh_provoke_skew(&t->chip->provoke, bh_provoke_tile_actor(t->index, c->kind));
 
 		enum rv_stop why = rv32_run(c);
+		/* A stopped core's held stores land (REORDER); one refused makes the stop a fault. */
+		if (c->sq_n && bh_core_sq_drain(c) != BH_ACC_OK && why != RV_STOP_FAULT)
+			why = RV_STOP_FAULT;
 
 		pthread_mutex_lock(&t->lock);
 		/* A Tensix fault delivered after rv32_run's own check but before this lock (the core
@@ -426,8 +429,79 @@ static bool ttsync_load_check(struct bh_core *c, uint32_t addr)
 
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
+/* ---------------------------------------------------------------------------------------------
+ * REORDER (races.md #21, riscv-cores.md 4): a core's store queue lets its loads of other
+ * addresses overtake older stores, and requests to different regions complete out of order, so a
+ * store to one stream register followed by a load of another may read the state before the
+ * store. Under the provocation a RISC-V core's store to a modelled, writable stream register may
+ * wait in the queue; it lands, in program order with the other held stores, at the core's next
+ * access to the same word, its next device store of any other kind, when it parks (a poll loop or
+ * a blocked access), stops or resets, and at the periodic event check (4096 instructions). A
+ * load of the written register itself (the documented fix: read back the last-written register)
+ * always sees it. L1 accesses never wait for the queue, as on silicon.
+ */
+int bh_core_sq_drain(struct bh_core *c)
+{
+	unsigned n = c->sq_n;
+	c->sq_n = 0;
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t v = c->sq[k].val;
+		c->fault.pc = c->sq[k].pc;
+		int r = bh_mmio_access(c->tile, c->kind, c->sq[k].addr, 4, true, &v, &c->fault, NULL, 0);
+		if (r != BH_ACC_OK) {
+			size_t len = strlen(c->fault.detail);
+			snprintf(c->fault.detail + len, sizeof c->fault.detail - len,
+				 " (the store at pc 0x%08x, held in the store queue by --provoke reorder)", c->sq[k].pc);
+			return BH_ACC_FAULT;   /* the stores after it are dropped with the core */
+		}
+	}
+	return BH_ACC_OK;
+}
+
+/* A 4-byte store to a stream register the model writes (REMOTE_SRC, BUF_START, BUF_SIZE, the
+ * phase registers, the SPACE_AVAILABLE update): one that never blocks. */
+static bool sq_holds(uint32_t addr, unsigned size)
+{
+	if (size != 4 || (addr & 3) || addr - BH_STREAM_BASE >= BH_STREAM_COUNT * BH_STREAM_STRIDE)
+		return false;
+	switch ((addr - BH_STREAM_BASE) % BH_STREAM_STRIDE / 4) {
+	case BH_STREAM_REG_REMOTE_SRC: case BH_STREAM_REG_REMOTE_DEST_BUF_START:
+	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE: case BH_STREAM_REG_CURR_PHASE_BASE: case BH_STREAM_REG_CURR_PHASE:
+	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR: case BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE_UPDATE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool sq_overlaps(const struct bh_core *c, uint32_t addr, unsigned size)
+{
+	for (unsigned k = 0; k < c->sq_n; k++)
+		if (addr < c->sq[k].addr + 4 && c->sq[k].addr < addr + size)
+			return true;
+	return false;
+}
+
+/* A device store under REORDER: *held set when it waits in the queue. Older held stores land
+ * first when it does not wait, or when the queue is full. BH_ACC_OK or a held store's fault. */
+static int sq_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val, bool *held)
+{
+	struct bh_provoke *p = &c->tile->chip->provoke;
+	*held = sq_holds(addr, size) && bh_provoke_reorder(p, bh_provoke_tile_actor(c->tile->index, c->kind));
+	if ((!*held || c->sq_n == 4) && c->sq_n && bh_core_sq_drain(c) != BH_ACC_OK) {
+		*held = false;
+		return BH_ACC_FAULT;
+	}
+	if (*held)
+		c->sq[c->sq_n++] = (struct bh_sq_entry){ addr, val, c->pc };
+	return BH_ACC_OK;
+}
+
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
+	/* A load sees the core's own older stores to its bytes (REORDER). */
+	if (c->sq_n && sq_overlaps(c, addr, size) && bh_core_sq_drain(c) != BH_ACC_OK)
+		return BH_ACC_FAULT;
 	bh_sched_point();   /* serial: a device access is a scheduling point */
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
@@ -438,11 +512,20 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	int r = bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
 	if (c->tt_deferred && r == BH_ACC_OK)
 		bh_tensix_drain(c);   /* after the access: it saw them pending */
+	/* About to park on a device: what it waits for may need its held stores (REORDER). */
+	if (r == BH_ACC_BLOCKED && c->sq_n && bh_core_sq_drain(c) != BH_ACC_OK)
+		return BH_ACC_FAULT;
 	return r;
 }
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
+	if (__builtin_expect(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER, 0)) {
+		bool held;
+		int q = sq_store(c, addr, size, val, &held);
+		if (q != BH_ACC_OK || held)
+			return q;
+	}
 	bh_sched_point();
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */

@@ -86,6 +86,13 @@ struct bh_core {
 	uint32_t block_seq;             /* wake_seq read before the last device access (owner) */
 	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
 	struct bh_spin spin;            /* poll-loop detection (owner thread) */
+	/* REORDER provocation (races.md #21): stream-register stores held in the core's store queue
+	 * (4 entries, oldest first) while its later loads of other addresses go ahead; applied by
+	 * bh_core_sq_drain (owner thread). */
+	struct bh_sq_entry {
+		uint32_t addr, val, pc;
+	} sq[4];
+	unsigned sq_n;
 	/* ttsync-load (races.md #16), owner thread: a TRISC's last TTSync load (PCBuf +4/+8) with
 	 * instret before it (valid), and the load last flagged (instret + 1, 0: none), which the
 	 * interpreter may execute again after the block compiler's slow load gave up on it. */
@@ -180,6 +187,10 @@ int bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_
 int bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
 /* Sleep after a BLOCKED access. Returns true when the core must leave the interpreter. */
 bool bh_core_block(struct bh_core *core);
+/* Apply the stores held in the core's store queue, oldest first (REORDER; owner thread).
+ * BH_ACC_OK, or BH_ACC_FAULT with core->fault filled (a held store the model refused, e.g. a CB
+ * protocol fault; the report names the store's pc and that it was held). */
+int bh_core_sq_drain(struct bh_core *core);
 
 /* Drop decoded code of the tile's cores selected by mask (bit = enum bh_core_kind): the
  * I-cache invalidate register (cores/tensix_cfg.c). */

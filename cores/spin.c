@@ -251,6 +251,11 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 	}
 	if (bh_checks_on(&t->chip->checks, BH_CHECK_POLL_NO_FENCE) && spin_poll_no_fence(c))
 		return BH_SPIN_FINDING;
+	/* REORDER: a parking core's held stores land first (what it waits for may need them). */
+	if (c->sq_n && bh_core_sq_drain(c) != BH_ACC_OK) {
+		c->pc = s->branch_pc;
+		return BH_SPIN_FINDING;
+	}
 	uint32_t addr[BH_WATCH_MAX];
 	uint8_t size[BH_WATCH_MAX];
 	unsigned n = 0;

@@ -79,7 +79,8 @@ static void usage(FILE *f)
 		"                              (with Tensix instructions 'stats: tensix=MODE words=N\n"
 		"                              by_trisc=N by_executor=N handovers=N')\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
-		"                              delays=N coalesced=N skews=N delay_seconds=S')\n"
+		"                              delays=N coalesced=N skews=N reordered=N\n"
+		"                              delay_seconds=S')\n"
 		"      --noc MODE              async (default, or the BHEMU_NOC environment variable):\n"
 		"                              a NoC request is in flight from its NOC_CMD_CTRL store\n"
 		"                              until it lands, so a missing barrier shows; sync: every\n"
@@ -108,10 +109,14 @@ static void usage(FILE *f)
 		"                              instruction), cq-slow (the fast-dispatch cores start\n"
 		"                              0-20 ms late), prefetch-slow (0-1 ms before each\n"
 		"                              fetch), coalesce (a counter read is 20-300 us late, so\n"
-		"                              increments land between polls), all, or none.\n"
+		"                              increments land between polls), reorder (a core's\n"
+		"                              store to a stream register waits in its store queue\n"
+		"                              while its loads of other addresses go ahead), all (all\n"
+		"                              but reorder), or none.\n"
 		"                              Default: the BHEMU_PROVOKE environment variable, else\n"
 		"                              none\n"
-		"  --provoke-rate P            chance per sync point of delay and coalesce, 0 to 1\n"
+		"  --provoke-rate P            chance per sync point of delay, coalesce and reorder,\n"
+		"                              0 to 1\n"
 		"                              (default BHEMU_PROVOKE_RATE, else 0.05)\n"
 		"  --seed N                    the seed, 1 to 2^64-1 (default BHEMU_SEED, else one\n"
 		"                              from the clock)\n"
@@ -1091,7 +1096,8 @@ static void run_stats(const struct run *r, double secs)
 	struct bh_provoke_stats ps;
 	bh_device_provoke_stats(r->dev, &ps);
 	fprintf(stderr, "stats: provoke sync_points=%" PRIu64 " delays=%" PRIu64 " coalesced=%" PRIu64 " skews=%" PRIu64
-		" delay_seconds=%.6f\n", ps.sync_points, ps.delays, ps.coalesced, ps.skews, (double)ps.delay_ns * 1e-9);
+		" reordered=%" PRIu64 " delay_seconds=%.6f\n", ps.sync_points, ps.delays, ps.coalesced, ps.skews,
+		ps.reordered, (double)ps.delay_ns * 1e-9);
 }
 
 /* Opens the device, writes the run information, loads the ELF; 0 or an exit status. */

@@ -54,7 +54,7 @@ int bh_provoke_init(struct bh_provoke *p, uint32_t mask, double rate, uint64_t s
 {
 	memset(p, 0, sizeof *p);
 	p->seed = seed;
-	p->mask = mask & BH_PROVOKE_ALL;
+	p->mask = mask & (BH_PROVOKE_ALL | BH_PROVOKE_REORDER);
 	if (!(rate > 0))
 		rate = 0;
 	p->chance = rate >= 1 ? 1ull << 32 : (uint64_t)(rate * 4294967296.0);
@@ -151,6 +151,15 @@ uint64_t bh_provoke_cq_delay(struct bh_provoke *p, unsigned actor, uint32_t kind
 	return ns;
 }
 
+bool bh_provoke_reorder(struct bh_provoke *p, unsigned actor)
+{
+	if (!(p->mask & BH_PROVOKE_REORDER) || actor >= p->nactors ||
+	    (bh_rng_next(&p->stream[actor].rng) >> 32) >= p->chance)
+		return false;
+	atomic_fetch_add_explicit(&p->stats[BH_PSTAT_REORDERED], 1, memory_order_relaxed);
+	return true;
+}
+
 /* ---- Names ------------------------------------------------------------------------------------- */
 
 static const struct {
@@ -162,6 +171,7 @@ static const struct {
 	{ "cq-slow", BH_PROVOKE_CQ_SLOW },
 	{ "prefetch-slow", BH_PROVOKE_PREFETCH_SLOW },
 	{ "coalesce", BH_PROVOKE_COALESCE },
+	{ "reorder", BH_PROVOKE_REORDER },
 };
 #define PROVOKE_NNAMES (sizeof provoke_names / sizeof provoke_names[0])
 
@@ -181,8 +191,8 @@ int bh_provoke_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
 			if (strlen(provoke_names[k].name) == len && !strncmp(s, provoke_names[k].name, len))
 				bit = provoke_names[k].bit;
 		if (!bit && !(len == 4 && !strncmp(s, "none", 4))) {
-			snprintf(err, errlen, "'%.*s' is not a provocation (delay, skew, cq-slow, prefetch-slow, coalesce, all "
-				 "or none, comma separated)", (int)len, s);
+			snprintf(err, errlen, "'%.*s' is not a provocation (delay, skew, cq-slow, prefetch-slow, coalesce, "
+				 "reorder, all or none, comma separated)", (int)len, s);
 			return -1;
 		}
 		m |= bit;

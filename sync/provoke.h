@@ -90,6 +90,7 @@ enum bh_provoke_stat {
 	BH_PSTAT_SKEW_NS,
 	BH_PSTAT_CQ_DELAYS,     /* CQ start-up and prefetch delays */
 	BH_PSTAT_CQ_DELAY_NS,
+	BH_PSTAT_REORDERED,     /* stream-register stores held in a core's store queue */
 	BH_PSTAT_COUNT,
 };
 
@@ -119,6 +120,9 @@ static inline bool bh_provoke_on(const struct bh_provoke *p, uint32_t kind)
 {
 	return __builtin_expect((p->mask & kind) != 0, 0);
 }
+
+/* REORDER: true when the actor's store at this point is held in its store queue (counted). */
+bool bh_provoke_reorder(struct bh_provoke *p, unsigned actor);
 
 /* Sleep ns on the calling thread (nanosleep, restarted after signals). */
 void bh_provoke_sleep(uint64_t ns);

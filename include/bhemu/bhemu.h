@@ -178,7 +178,12 @@ void bh_device_tensix_stats(struct bh_device *dev, struct bh_tensix_stats *out);
 #define BH_PROVOKE_CQ_SLOW       (1u << 2)  /* the fast-dispatch cores start 0..20 ms late */
 #define BH_PROVOKE_PREFETCH_SLOW (1u << 3)  /* the prefetcher sleeps 0..1 ms before every fetch */
 #define BH_PROVOKE_COALESCE      (1u << 4)  /* a counter read is late: several increments seen as one step */
-#define BH_PROVOKE_ALL           0x1fu
+/* A core's store to a stream register waits in its store queue while its later loads of other
+ * registers and L1 go ahead (riscv-cores.md 4, races.md #21); it lands at the core's next access to
+ * the same register, its next other device store, when it parks or stops, or within 4096
+ * instructions. Not part of "all": it changes what a program may observe, not only when. */
+#define BH_PROVOKE_REORDER       (1u << 5)
+#define BH_PROVOKE_ALL           0x1fu      /* the timing provocations: every kind but REORDER */
 #define BH_PROVOKE_NONE          (1u << 31)
 
 /* Where a core is. */
@@ -270,9 +275,10 @@ struct bh_provoke_stats {
 	uint64_t coalesced;     /* counter reads delayed */
 	uint64_t skews, skew_ns;   /* core starts skewed, and the skews drawn, summed */
 	uint64_t cq_delays, cq_delay_ns;
+	uint64_t reordered;     /* stream-register stores held in a store queue (REORDER) */
 };
 void bh_device_provoke_stats(struct bh_device *dev, struct bh_provoke_stats *out);
-/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, all, none into a mask
+/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, reorder, all, none into a mask
  * ("none" alone: BH_PROVOKE_NONE). Returns 0, or -1 with a message naming the bad item in err. */
 int bh_provoke_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
 /* The mask as such a list ("none" when no kind is on). */

@@ -25,6 +25,14 @@ race_item(17 brisc_push_running
   SEEDS 1
   TWIN_SEEDS 5)
 
+race_item(21 stream_store_load_order
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/21_stream_store_load_order.c
+  RUN --board grid:1x1 --cores brisc --provoke reorder --provoke-rate 0.5 --timeout 20
+  STATUS 9
+  EXPECT "^bhemu: seed [0-9]+ \\(rerun with --seed [0-9]+; provoke reorder"
+  SEEDS 5
+  TWIN_SEEDS 10)
+
 race_item(20 poll_no_fence
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/20_poll_no_fence.c
   RUN --board grid:1x1 --cores brisc,ncrisc --timeout 20

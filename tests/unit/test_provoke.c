@@ -90,6 +90,10 @@ Test(provoke, names_parse_into_the_mask_and_back)
 	cr_assert_eq(m, BH_PROVOKE_ALL);
 	bh_provoke_format(m, buf, sizeof buf);
 	cr_assert_str_eq(buf, "delay,skew,cq-slow,prefetch-slow,coalesce");
+	cr_assert_eq(bh_provoke_parse("all,reorder", &m, err, sizeof err), 0);   /* all: every kind but reorder */
+	cr_assert_eq(m, BH_PROVOKE_ALL | BH_PROVOKE_REORDER);
+	bh_provoke_format(BH_PROVOKE_REORDER, buf, sizeof buf);
+	cr_assert_str_eq(buf, "reorder");
 	cr_assert_eq(bh_provoke_parse("none", &m, err, sizeof err), 0);
 	cr_assert_eq(m, BH_PROVOKE_NONE);
 	cr_assert_eq(bh_provoke_parse("skew,bogus", &m, err, sizeof err), -1);
@@ -161,6 +165,43 @@ Test(provoke, rate_one_delays_every_sync_access_and_nothing_else)
 	cr_assert_leq(st.delay_ns, SYNC_ACCESSES * BH_PROVOKE_DELAY_MAX_NS);
 	cr_assert_eq(st.coalesced, 0);
 	cr_assert_eq(st.skews, 0);
+}
+
+/* REORDER (races.md #21) at rate 1: every store of the stream register waits in BRISC's store
+ * queue and nothing else does; a load of another register does not wait for them, a load of the
+ * same register does, and the last store lands when the core exits. */
+Test(provoke, reorder_holds_stream_register_stores_until_read_back_or_exit)
+{
+	struct bh_device *dev = open_provoked(BH_PROVOKE_REORDER, 1.0, 5);
+	const uint32_t size_reg = BH_STREAM_ADDR(3, BH_STREAM_REG_REMOTE_DEST_BUF_SIZE);
+	const uint32_t avail_reg = BH_STREAM_ADDR(3, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE);
+	struct prog p = { 0 };
+	emit_li(&p, A1, size_reg);
+	emit_li(&p, A2, avail_reg);
+	emit(&p, addi(A3, X0, 7));
+	emit(&p, sw(A3, 0, A1));          /* reg 10 = 7, which also sets reg 297 */
+	emit(&p, lw(A4, 0, A2));          /* reg 297: overtakes the store */
+	emit(&p, sw(A4, 0x100, X0));
+	emit(&p, lw(A5, 0, A1));          /* reg 10: waits for it */
+	emit(&p, lw(A4, 0, A2));          /* reg 297 after the read-back */
+	emit(&p, sw(A5, 0x104, X0));
+	emit(&p, sw(A4, 0x108, X0));
+	emit(&p, addi(A3, X0, 9));
+	emit(&p, sw(A3, 0, A1));          /* reg 10 = 9: still held when the core exits */
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_to_exit(dev, BH_CORE_BRISC, CODE, &p), 0);
+	uint32_t got[3], v = 0;
+	cr_assert_eq(bh_l1_read(dev, 0, 0x100, got, sizeof got), BH_OK);
+	cr_expect_eq(got[0], 0u, "the load of reg 297 saw the store before it");
+	cr_expect_eq(got[1], 7u, "the read-back of reg 10");
+	cr_expect_eq(got[2], 7u, "reg 297 after the read-back");
+	cr_assert_eq(bh_reg_read(dev, 0, avail_reg, &v), BH_OK);
+	cr_expect_eq(v, 9u, "the store held at exit landed");
+	struct bh_provoke_stats st;
+	bh_device_provoke_stats(dev, &st);
+	cr_expect_eq(st.reordered, 2u);
+	cr_expect_eq(st.sync_points, 0u);
+	bh_device_close(dev);
 }
 
 Test(provoke, rate_zero_delays_nothing)
@@ -331,10 +372,11 @@ Test(provoke, cb_stress_programs_pass_with_every_provocation_on, .timeout = 300)
 	tl_skip_unless_built(CHAIN_ELF);
 	for (unsigned seed = 1; seed <= PROGRAM_SEEDS; seed++) {
 		char args[512];
-		snprintf(args, sizeof args, "run --cores brisc,ncrisc --provoke all --provoke-rate 0.2 --seed %u %s/" CB_ELF,
+		snprintf(args, sizeof args, "run --cores brisc,ncrisc --provoke all,reorder --provoke-rate 0.2 --seed %u %s/"
+			 CB_ELF,
 			 seed, BHEMU_BINARY_DIR);
 		cli_ok(args, ": ok");
-		snprintf(args, sizeof args, "run --cores brisc,ncrisc,trisc0,trisc1,trisc2 --provoke all --provoke-rate 0.2 "
+		snprintf(args, sizeof args, "run --cores brisc,ncrisc,trisc0,trisc1,trisc2 --provoke all,reorder --provoke-rate 0.2 "
 			 "--seed %u %s/" CHAIN_ELF, seed, BHEMU_BINARY_DIR);
 		cli_ok(args, ": ok");
 	}
@@ -345,7 +387,7 @@ Test(provoke, grid_program_passes_with_every_provocation_on, .timeout = 300)
 	tl_skip_unless_built(RING_ELF);
 	for (unsigned seed = 1; seed <= PROGRAM_SEEDS; seed++) {
 		char args[512];
-		snprintf(args, sizeof args, "run --board grid:3x2 --grid --cores brisc,ncrisc --provoke all "
+		snprintf(args, sizeof args, "run --board grid:3x2 --grid --cores brisc,ncrisc --provoke all,reorder "
 			 "--provoke-rate 0.2 --seed %u --timeout 200 %s/" RING_ELF, seed, BHEMU_BINARY_DIR);
 		cli_ok(args, "ncrisc/NoC1: 10 laps of 6 tiles: ok");
 	}
