@@ -646,7 +646,7 @@ int bh_cq_state(struct bh_cq *cq, struct bh_cq_state *st)
 
 /* Hold every core of tile t and wait until none runs (the models take over its BRISC's parking
  * slot and its L1). */
-static int cq_hold_tile(struct bh_device *dev, unsigned t)
+int bh_cq_hold_tile(struct bh_device *dev, unsigned t)
 {
 	struct bh_core_result r;
 	if (bh_reg_write(dev, t, BH_SOFT_RESET_0, BH_SOFT_RESET_INIT) != BH_OK)
@@ -662,23 +662,27 @@ static void cq_l1_put32(struct bh_device *dev, unsigned t, uint32_t addr, uint32
 	bh_l1_write(dev, t, addr, &v, 4);
 }
 
-/* fast-dispatch.md 6: zero prefetch_q, read pointers, credits, completion pointers. */
+void bh_cq_model_l1_init(struct bh_device *dev, const struct bh_cq_model *m, unsigned pf, unsigned dp)
+{
+	static const uint8_t zeros[0xC00];
+	bh_l1_write(dev, pf, BH_CQ_PREFETCH_Q, zeros, 2 * BH_CQ_PREFETCH_Q_ENTRIES);
+	cq_l1_put32(dev, pf, BH_CQ_PREFETCH_Q_RD_PTR, BH_CQ_PREFETCH_Q + 2 * BH_CQ_PREFETCH_Q_ENTRIES);
+	cq_l1_put32(dev, pf, BH_CQ_PCIE_RD_PTR, m->issue_base);
+	for (unsigned id = 0; id < 4; id++) {
+		cq_l1_put32(dev, pf, m->sem_base + 16 * id, id == BH_CQ_SEM_DOWNSTREAM_CB ? BH_CQ_DISPATCH_CB_PAGES : 0);
+		cq_l1_put32(dev, dp, m->sem_base + 16 * id, 0);
+	}
+	bh_l1_write(dev, dp, BH_CQ_DISPATCH_S_SYNC, zeros, 16 * BH_CQ_MAX_WORKER_SEMS);
+	cq_l1_put32(dev, dp, BH_CQ_COMPLETION_WR_PTR, m->completion_base >> 4);
+	cq_l1_put32(dev, dp, BH_CQ_COMPLETION_RD_PTR, m->completion_base >> 4);
+}
+
+/* fast-dispatch.md 6: the L1 state, then the host-memory pointers. */
 static void cq_init_state(struct bh_cq *cq)
 {
-	struct bh_device *dev = cq->dev;
 	struct bh_cq_model *m = &cq->m;
-	static const uint8_t zeros[0xC00];
-	bh_l1_write(dev, cq->pf_tile, BH_CQ_PREFETCH_Q, zeros, 2 * BH_CQ_PREFETCH_Q_ENTRIES);
-	cq_l1_put32(dev, cq->pf_tile, BH_CQ_PREFETCH_Q_RD_PTR, BH_CQ_PREFETCH_Q + 2 * BH_CQ_PREFETCH_Q_ENTRIES);
-	cq_l1_put32(dev, cq->pf_tile, BH_CQ_PCIE_RD_PTR, m->issue_base);
-	for (unsigned id = 0; id < 4; id++) {
-		cq_l1_put32(dev, cq->pf_tile, m->sem_base + 16 * id, id == BH_CQ_SEM_DOWNSTREAM_CB ? BH_CQ_DISPATCH_CB_PAGES : 0);
-		cq_l1_put32(dev, cq->dp_tile, m->sem_base + 16 * id, 0);
-	}
-	bh_l1_write(dev, cq->dp_tile, BH_CQ_DISPATCH_S_SYNC, zeros, 16 * BH_CQ_MAX_WORKER_SEMS);
+	bh_cq_model_l1_init(cq->dev, m, cq->pf_tile, cq->dp_tile);
 	uint32_t c0 = m->completion_base >> 4;
-	cq_l1_put32(dev, cq->dp_tile, BH_CQ_COMPLETION_WR_PTR, c0);
-	cq_l1_put32(dev, cq->dp_tile, BH_CQ_COMPLETION_RD_PTR, c0);
 	cq_host_st32(cq, BH_CQ_HOST_ISSUE_RD, m->issue_base);
 	cq_host_st32(cq, BH_CQ_HOST_ISSUE_WR, m->issue_base);
 	cq_host_st32(cq, BH_CQ_HOST_COMPLETION_WR, c0);
@@ -734,6 +738,26 @@ static void cq_free(struct bh_cq *cq)
 	free(cq);
 }
 
+void bh_cq_model_setup(struct bh_cq_model *m, struct bh_device *dev, const struct bh_profile *prof, unsigned pf,
+		       unsigned dp, uint32_t host_base, uint32_t issue_size, uint32_t completion_size,
+		       unsigned num_dram_banks, unsigned num_l1_banks, uint32_t go_mcast_grid)
+{
+	m->chip = &dev->chip;
+	m->tile[BH_CQ_PREFETCH] = dev->tiles[pf];
+	m->tile[BH_CQ_DISPATCH] = dev->tiles[dp];
+	m->host_base = host_base;
+	m->issue_base = host_base + BH_CQ_HOST_ISSUE_BASE;
+	m->issue_size = issue_size;
+	m->completion_base = m->issue_base + issue_size;
+	m->completion_size = completion_size;
+	m->sem_base = prof->kernel_config_base + 16;
+	m->go_addr = bh_profile_mbox(prof, prof->go_messages_base);
+	m->go_mcast_grid = go_mcast_grid;
+	m->go_count = prof->go_messages_count;
+	m->num_dram_banks = num_dram_banks;
+	m->num_l1_banks = num_l1_banks;
+}
+
 int bh_cq_open(struct bh_device *dev, const struct bh_cq_config *cfg, struct bh_cq **out, char *err, size_t errlen)
 {
 	static const struct bh_cq_config defaults = { 0 };
@@ -780,23 +804,11 @@ int bh_cq_open(struct bh_device *dev, const struct bh_cq_config *cfg, struct bh_
 			cq->nworkers++;
 	const struct bh_profile *prof = &dev->boot_profile;
 	struct bh_cq_model *m = &cq->m;
-	m->chip = &dev->chip;
-	m->tile[BH_CQ_PREFETCH] = dev->tiles[cq->pf_tile];
-	m->tile[BH_CQ_DISPATCH] = dev->tiles[cq->dp_tile];
-	m->host_base = (uint32_t)hbase;
-	m->issue_base = m->host_base + BH_CQ_HOST_ISSUE_BASE;
-	m->issue_size = isz;
-	m->completion_base = m->issue_base + isz;
-	m->completion_size = csz;
-	m->sem_base = prof->kernel_config_base + 16;
-	m->go_addr = bh_profile_mbox(prof, prof->go_messages_base);
-	m->go_mcast_grid = cfg->go_mcast_grid;
-	m->go_count = prof->go_messages_count;
-	m->num_dram_banks = dev->boot_dram_banks;
-	m->num_l1_banks = dev->boot_l1_banks;
+	bh_cq_model_setup(m, dev, prof, cq->pf_tile, cq->dp_tile, (uint32_t)hbase, isz, csz, dev->boot_dram_banks,
+			  dev->boot_l1_banks, cfg->go_mcast_grid);
 	int rc = BH_OK;
 	for (unsigned r = 0; r < 2 && rc == BH_OK; r++)
-		rc = cq_hold_tile(dev, r ? cq->dp_tile : cq->pf_tile);
+		rc = bh_cq_hold_tile(dev, r ? cq->dp_tile : cq->pf_tile);
 	if (rc != BH_OK) {
 		snprintf(err, errlen, "the fast-dispatch tiles' cores did not stop when held in reset");
 		cq_free(cq);

@@ -8,6 +8,7 @@
 
 #include "bhemu/bhemu.h"
 #include "cores/cq_model.h"
+#include "host/profile.h"
 
 struct bh_device;
 
@@ -52,5 +53,16 @@ int bh_cq_push_dispatch(struct bh_cq *cq, const uint8_t *cmd, uint32_t len, bool
 /* Largest dispatch command one RELAY_INLINE record carries. */
 #define BH_CQ_MAX_INLINE (BH_CQ_CMDDAT_SIZE - 64u)
 int bh_cq_fail(struct bh_cq *cq, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The models' configuration for the prefetcher on tile pf and the dispatcher on tile dp, with the
+ * firmware profile's kernel-config and mailbox layout and the CQ host memory at NoC-local
+ * host_base of the PCIe tile's host window (issue ring at + 0x100, completion ring after it). */
+void bh_cq_model_setup(struct bh_cq_model *m, struct bh_device *dev, const struct bh_profile *prof, unsigned pf,
+		       unsigned dp, uint32_t host_base, uint32_t issue_size, uint32_t completion_size,
+		       unsigned num_dram_banks, unsigned num_l1_banks, uint32_t go_mcast_grid);
+/* Hold every core of tile t in reset and wait until they stopped (BH_OK, or BH_ERR_TIMEOUT). */
+int bh_cq_hold_tile(struct bh_device *dev, unsigned t);
+/* fast-dispatch.md 6, the L1 half: prefetch_q zeroed, read pointers, credits, completion pointers. */
+void bh_cq_model_l1_init(struct bh_device *dev, const struct bh_cq_model *m, unsigned pf, unsigned dp);
 
 #endif

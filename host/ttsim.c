@@ -21,7 +21,9 @@
 #include "fabric/arc.h"
 #include "fabric/noc.h"
 #include "fabric/pcie.h"
+#include "host/cq.h"
 #include "host/device.h"
+#include "host/profile.h"
 
 #define TTSIM_API __attribute__((visibility("default")))
 
@@ -44,6 +46,8 @@ struct ttsim_chip {
 	struct bh_arc arc;
 	bool *reported;      /* faulted cores already reported (ntiles * 5 flags) */
 	uint64_t observer;
+	struct bh_cq_model *cq;   /* bhemu_ttsim_cq_start's models, NULL: none */
+	bool cq_reported;
 };
 
 static struct {
@@ -161,16 +165,26 @@ static const char *ttsim_chip_tag(const struct ttsim_chip *c, char *buf, size_t 
 	return buf;
 }
 
-/* Report every core that faulted (or hit its limit, or was stopped by a check) since it was last
- * reported: once per stop (host calls, under g.lock). */
+/* Report a failure of the fast-dispatch models once, and every core that faulted (or hit its limit,
+ * or was stopped by a check) since it was last reported: once per stop (host calls, under g.lock). */
 static void ttsim_report_faults(void)
 {
 	unsigned s = atomic_load_explicit(&g.stops, memory_order_acquire);
-	if (s == g.stops_seen || !g.report)
+	if (!g.report)
+		return;
+	char tag[16], err[1024];
+	for (unsigned d = 0; d < g.nchips; d++) {
+		struct ttsim_chip *c = &g.chip[d];
+		if (c->cq && !c->cq_reported && bh_cq_model_error(c->cq, err, sizeof err)) {
+			fprintf(g.report, "bhemu-ttsim: %sfast dispatch stopped: %s\n", ttsim_chip_tag(c, tag, sizeof tag), err);
+			fflush(g.report);
+			c->cq_reported = true;
+		}
+	}
+	if (s == g.stops_seen)
 		return;
 	g.stops_seen = s;
 	struct bh_core_result *r = malloc(sizeof *r);
-	char tag[16];
 	for (unsigned d = 0; r && d < g.nchips; d++) {
 		struct ttsim_chip *c = &g.chip[d];
 		for (unsigned t = 0; t < c->dev->ntiles; t++)
@@ -271,6 +285,11 @@ static void ttsim_chip_close(struct ttsim_chip *c, bool report)
 {
 	if (!c->dev)
 		return;
+	if (c->cq) {
+		bh_cq_model_stop(c->cq);
+		free(c->cq);
+		c->cq = NULL;
+	}
 	if (report)
 		ttsim_report_findings(c);
 	bh_device_unobserve(c->dev, c->observer);
@@ -678,6 +697,64 @@ TTSIM_API void libttsim_clock(uint32_t n)
 	}
 	pthread_mutex_unlock(&g.lock);
 	sched_yield();
+}
+
+TTSIM_API int bhemu_ttsim_cq_start(unsigned chip, uint32_t host_offset, uint32_t issue_size, uint32_t completion_size)
+{
+	int rc = -1;
+	pthread_mutex_lock(&g.lock);
+	if (!ttsim_running("bhemu_ttsim_cq_start"))
+		goto out;
+	if (chip >= g.nchips) {
+		ttsim_error("bhemu_ttsim_cq_start: chip %u does not exist (chips 0-%u)", chip, g.nchips - 1);
+		goto out;
+	}
+	struct ttsim_chip *c = &g.chip[chip];
+	struct bh_device *dev = c->dev;
+	const struct bh_topology *topo = &dev->chip.topo;
+	if (c->cq) {
+		ttsim_error("bhemu_ttsim_cq_start: chip %u already runs the fast-dispatch models", chip);
+		goto out;
+	}
+	if (!topo->dispatch_x) {
+		ttsim_error("bhemu_ttsim_cq_start: this board has no fast-dispatch tiles (a grid needs two rows)");
+		goto out;
+	}
+	if (issue_size % BH_CQ_PAGE || completion_size % BH_CQ_PAGE || issue_size < 2 * BH_CQ_PAGE ||
+	    completion_size < BH_CQ_PAGE || host_offset % BH_CQ_PCIE_ALIGN ||
+	    (uint64_t)host_offset + BH_CQ_HOST_ISSUE_BASE + issue_size + completion_size > 1ull << 32) {
+		ttsim_error("bhemu_ttsim_cq_start: host offset 0x%x, issue ring %u and completion ring %u bytes: the offset "
+			    "64-byte aligned, the rings multiples of 4096 (issue at least 8192), all below 4 GiB",
+			    host_offset, issue_size, completion_size);
+		goto out;
+	}
+	const struct bh_profile *prof = bh_profile_default();
+	unsigned pf = topo->map[topo->dispatch_y[0]][topo->dispatch_x].index;
+	unsigned dp = topo->map[topo->dispatch_y[1]][topo->dispatch_x].index;
+	struct bh_cq_model *m = calloc(1, sizeof *m);
+	if (!m) {
+		ttsim_error("bhemu_ttsim_cq_start: out of memory");
+		goto out;
+	}
+	bh_cq_model_setup(m, dev, prof, pf, dp, host_offset, issue_size, completion_size, prof->num_dram_banks,
+			  prof->num_l1_banks, 0);
+	if (bh_cq_hold_tile(dev, pf) != BH_OK || bh_cq_hold_tile(dev, dp) != BH_OK) {
+		ttsim_error("bhemu_ttsim_cq_start: the fast-dispatch tiles' cores did not stop when held in reset");
+		free(m);
+		goto out;
+	}
+	bh_cq_model_l1_init(dev, m, pf, dp);
+	if (bh_cq_model_start(m) != 0) {
+		ttsim_error("bhemu_ttsim_cq_start: cannot start the prefetch and dispatch threads");
+		free(m);
+		goto out;
+	}
+	c->cq = m;
+	c->cq_reported = false;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&g.lock);
+	return rc;
 }
 
 TTSIM_API unsigned bhemu_ttsim_last_error(char *buf, size_t len)

@@ -71,6 +71,20 @@ void libttsim_clock(uint32_t n_clocks);
 unsigned bhemu_ttsim_last_error(char *buf, size_t len);
 /* bhemu extension: the tick count libttsim_clock has advanced since libttsim_init. */
 uint64_t bhemu_ttsim_ticks(void);
+/* bhemu extension: fast dispatch by bhemu's own prefetch and dispatch models (cores/cq_*.c: the
+ * command set, L1 layout and protocol of tt-metal's CQ kernels, fast-dispatch.md) instead of
+ * tt-metal's CQ kernels, on chip `chip`'s fast-dispatch tiles, whose cores the library holds in
+ * reset. The command queue's host memory is the client's: host-window offset host_offset (NoC
+ * address bit 60 | host_offset at the PCIe tile, through the outbound iATU to the DMA callbacks)
+ * holds the issue read / write pointers (+0x00, +0x40) and the completion write / read pointers
+ * (+0x80, +0xC0), the issue ring from +0x100 (issue_size bytes) and the completion ring after it
+ * (completion_size bytes); the client initialises the four pointers as fast-dispatch.md 6 says,
+ * writes records into the issue ring and their sizes into prefetch_q (prefetch tile L1 0x19840,
+ * through a TLB window), and reads completions from its memory. The library writes the tiles' L1
+ * state (prefetch_q zeroed, read pointers, credits) for the reference firmware's profile and
+ * starts the models; they stop at libttsim_exit. A malformed command stops them with a report
+ * (BHEMU_TTSIM_REPORT) at the next host call. Returns 0, or -1 with a message. */
+int bhemu_ttsim_cq_start(unsigned chip, uint32_t host_offset, uint32_t issue_size, uint32_t completion_size);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bhemu/bhemu.h"
+#include "cores/cq_cmds.h"
 #include "host/elf.h"
 #include "host/kernel.h"
 #include "host/profile.h"
@@ -42,6 +43,7 @@ static struct {
 	void (*tile_wr)(uint32_t, uint32_t, uint64_t, const void *, uint32_t);
 	void (*clock)(uint32_t);
 	unsigned (*last_error)(char *, size_t);
+	int (*cq_start)(unsigned, uint32_t, uint32_t, uint32_t);
 	uint64_t bar0, bar2, bar4;
 } sim;
 
@@ -70,6 +72,7 @@ static void sim_load(const char *board)
 	sim.tile_wr = (void (*)(uint32_t, uint32_t, uint64_t, const void *, uint32_t))sym("libttsim_tile_wr_bytes");
 	sim.clock = (void (*)(uint32_t))sym("libttsim_clock");
 	sim.last_error = (unsigned (*)(char *, size_t))sym("bhemu_ttsim_last_error");
+	sim.cq_start = (int (*)(unsigned, uint32_t, uint32_t, uint32_t))sym("bhemu_ttsim_cq_start");
 }
 
 static uint64_t bar_of(unsigned dev, unsigned lo)
@@ -1292,6 +1295,126 @@ Test(ttsim, several_chips_are_pci_devices_with_their_own_bars_tiles_and_iatu, .t
 		MISUSE(sim.cfg_rd(0, 0), "bhemu-ttsim: libttsim_pci_config_rd32: the simulator is not running");
 		dlclose(sim.h);
 	}
+}
+
+/* ---- Fast dispatch by bhemu's models through the ABI ---------------------------------------------
+ * The client's sysmem is host_mem from 0x40000 (iATU region 0: host-window offsets 0..256 KiB);
+ * the CQ's host memory at host-window offset 0: the four pointers, the issue ring at +0x100 and
+ * the completion ring after it. */
+#define CQ_HOST 0x40000u
+#define CQ_ISSUE 8192u
+#define CQ_COMPLETION 4096u
+
+static void host_put(uint64_t a, const void *src, uint32_t n)
+{
+	pthread_mutex_lock(&host_lock);
+	memcpy(host_mem + a, src, n);
+	pthread_mutex_unlock(&host_lock);
+}
+
+static void host_put32(uint64_t a, uint32_t v)
+{
+	host_put(a, &v, 4);
+}
+
+/* One dispatch command wrapped in RELAY_INLINE, written at issue-ring offset *wr and announced in
+ * prefetch_q slot *q of the prefetch tile (x, y) through a TLB, as tt-metal's host does. */
+static void cq_record(unsigned x, unsigned y, uint32_t *wr, unsigned *q, const uint8_t *cmd, uint32_t len)
+{
+	uint8_t rec[256] = { BH_CQP_RELAY_INLINE };
+	uint32_t stride = (16 + len + 63) & ~63u;
+	cr_assert_leq(stride, sizeof rec);
+	bh_cq_put(rec, BH_CQF_P_RELAY_INLINE_length, len);
+	bh_cq_put(rec, BH_CQF_P_RELAY_INLINE_stride, stride);
+	memcpy(rec + 16, cmd, len);
+	host_put(CQ_HOST + 0x100 + *wr, rec, stride);
+	*wr += stride;
+	host_put32(CQ_HOST + 0x40, 0x100 + *wr);   /* issue write pointer */
+	uint16_t slot = (uint16_t)(stride >> 4);
+	noc_wr(6, x, y, 0x19840 + 2 * *q, &slot, 2);
+	++*q;
+}
+
+Test(ttsim, fast_dispatch_models_run_commands_from_client_memory, .timeout = 120)
+{
+	sim_start_dma("grid:2x2");   /* fast-dispatch tiles: prefetch (2,2), dispatch (2,3) */
+	const uint32_t c0 = (0x100 + CQ_ISSUE) >> 4;
+	host_put32(CQ_HOST + 0x00, 0x100);   /* fast-dispatch.md 6 */
+	host_put32(CQ_HOST + 0x40, 0x100);
+	host_put32(CQ_HOST + 0x80, c0);
+	host_put32(CQ_HOST + 0xC0, c0);
+	cr_assert_eq(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), 0);
+	unsigned reads0 = dma_reads;
+	uint32_t wr = 0;
+	unsigned q = 0;
+	/* WRITE_LINEAR: 64 bytes to worker (1,2) L1 0x30000. */
+	uint8_t cmd[32 + 64] = { BH_CQD_WRITE_LINEAR };
+	bh_cq_put(cmd, BH_CQF_D_WRITE_LINEAR_noc_xy_addr, TILE0_XY);
+	bh_cq_put(cmd, BH_CQF_D_WRITE_LINEAR_addr, 0x30000);
+	bh_cq_put(cmd, BH_CQF_D_WRITE_LINEAR_length, 64);
+	for (unsigned i = 0; i < 64; i++)
+		cmd[32 + i] = (uint8_t)(0xC3 ^ (i * 7));
+	cq_record(2, 2, &wr, &q, cmd, sizeof cmd);
+	/* An event: WRITE_LINEAR_H_HOST echoes its header and the id into the completion ring. */
+	uint8_t ev[32] = { BH_CQD_WRITE_LINEAR_H_HOST };
+	bh_cq_put(ev, BH_CQF_D_WRITE_LINEAR_H_HOST_is_event, 1);
+	bh_cq_put(ev, BH_CQF_D_WRITE_LINEAR_H_HOST_length, sizeof ev);
+	uint32_t id = 0x5EED;
+	memcpy(ev + 16, &id, 4);
+	cq_record(2, 2, &wr, &q, ev, sizeof ev);
+	/* The completion write pointer moves past the entry; the entry is the echo. */
+	uint32_t cwr = c0;
+	double t0 = now_s();
+	while (cwr == c0 && now_s() - t0 < 30.0) {
+		host_copy(&cwr, CQ_HOST + 0x80, 4);
+		sim.clock(1);
+	}
+	cr_assert_neq(cwr, c0, "the dispatcher never moved the completion write pointer");
+	uint8_t got[32];
+	host_copy(got, CQ_HOST + 0x100 + CQ_ISSUE, sizeof got);
+	cr_expect_arr_eq(got, ev, sizeof ev, "the completion entry echoes the event command");
+	uint8_t l1[64];
+	noc_rd(1, 1, 2, 0x30000, l1, sizeof l1);
+	cr_expect_arr_eq(l1, cmd + 32, 64, "WRITE_LINEAR's payload landed in the worker's L1");
+	cr_expect_geq(dma_reads - reads0, 2u, "the prefetcher fetched both records through the DMA read callback");
+	uint32_t pcie_rd;
+	noc_rd(1, 2, 2, 0x196C4, &pcie_rd, 4);
+	cr_expect_eq(pcie_rd, 0x100 + wr, "the prefetcher's issue read pointer passed both records");
+	char msg[512] = "";
+	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
+	MISUSE(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), "bhemu-ttsim: bhemu_ttsim_cq_start: chip 0 already runs");
+	MISUSE(sim.cq_start(1, 0, CQ_ISSUE, CQ_COMPLETION), "bhemu-ttsim: bhemu_ttsim_cq_start: chip 1 does not exist");
+	sim_stop();
+	/* Bad sizes, and a board without fast-dispatch tiles. */
+	sim_start_dma("grid:2x2");
+	MISUSE(sim.cq_start(0, 0, 1000, CQ_COMPLETION), "bhemu-ttsim: bhemu_ttsim_cq_start: host offset 0x0, issue ring 1000");
+	MISUSE(sim.cq_start(0, 8, CQ_ISSUE, CQ_COMPLETION), "bhemu-ttsim: bhemu_ttsim_cq_start: host offset 0x8");
+	sim_stop();
+	sim_start_dma("grid:2x1");
+	MISUSE(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), "bhemu-ttsim: bhemu_ttsim_cq_start: this board has no fast-dispatch");
+	sim_stop();
+}
+
+/* A malformed command stops the models; the report names it at the next host calls. */
+Test(ttsim, fast_dispatch_models_report_a_malformed_command, .timeout = 120)
+{
+	char report[64];
+	report_file(report);
+	sim_start_dma("grid:2x2");
+	const uint32_t c0 = (0x100 + CQ_ISSUE) >> 4;
+	host_put32(CQ_HOST + 0x00, 0x100);
+	host_put32(CQ_HOST + 0x40, 0x100);
+	host_put32(CQ_HOST + 0x80, c0);
+	host_put32(CQ_HOST + 0xC0, c0);
+	cr_assert_eq(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), 0);
+	uint32_t wr = 0;
+	unsigned q = 0;
+	uint8_t bad[16] = { 0x7F };   /* no dispatch command has id 0x7f */
+	cq_record(2, 2, &wr, &q, bad, sizeof bad);
+	const char *text = report_wait(report, "fast dispatch stopped");
+	cr_expect(strstr(text, "bhemu-ttsim: fast dispatch stopped: ") && strstr(text, "dispatch"), "report: '%s'", text);
+	sim_stop();
+	report_done(report);
 }
 
 /* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
