@@ -436,6 +436,9 @@ static bool pf_record_snapshot(struct pf *p, uint32_t len)
 	struct bh_cq_model *m = p->m;
 	if (!bh_checks_on(&m->chip->checks, BH_CHECK_CQ_RECORD_CHANGED) || !p->snap)
 		return false;
+	/* Host memory its owner serves (the libttsim ABI's DMA callbacks): one more read of it. */
+	if (m->chip->host_io)
+		return m->chip->host_io(m->chip->host_io_arg, 1ull << 60 | p->pcie_rd, p->snap, len, false);
 	const uint8_t *src = bh_host_mem_ptr(m->chip, 1ull << 60 | p->pcie_rd, len);
 	if (!src)
 		return false;   /* the fetch reports it */
