@@ -341,7 +341,7 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
  * zeroes x <= 0 (-0 too), mode 2 x <= the threshold, mode 3 zeroes x <= 0 and clamps x > the
  * threshold to it. The threshold is BF16 for FP32 and BF16 intermediates (5.5 here), FP16 for an
  * FP16 one (from a 16-bit Dst); a BF16 intermediate compares the rounded datum. An INT32
- * intermediate's mode 1 zeroes the negative values (sign and magnitude: bit 31). */
+ * or INT8 intermediate's mode 1 zeroes the negative values (sign and magnitude). */
 static float relu_ref(float x, unsigned mode, float t)
 {
 	if (x <= 0 || (mode == 2 && x <= t))
@@ -402,6 +402,16 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 	bh_tile_l1_read(tile0(dev), 0x30000, out, sizeof out);
 	for (unsigned k = 0; k < 256; k++)
 		cr_assert_eq(out[k], ints[k] >> 31 ? 0 : ints[k], "INT32 datum %u", k);
+	/* INT8 (raw) from the same Dst: sign and magnitude, negative values zeroed */
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_INT8 << 25);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_INT8 << 4 | TT_FMT_INT8 << 8);
+	cfg(dev, 18, 1u | 4u);
+	cfg(dev, THCON(0) + 5, 0x39000 / 16 - 1);
+	run_pushes(dev, BH_CORE_TRISC0, w16, 1);
+	uint8_t b[256];
+	bh_tile_l1_read(tile0(dev), 0x39000, b, sizeof b);
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(b[k], ints[k] >> 31 ? 0 : int8_ref(ints[k], false, true, 0), "INT8 datum %u", k);
 	bh_device_close(dev);
 }
 
