@@ -546,8 +546,8 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: ReLU mode %u of an integer intermediate (undefined: "
 				"only modes 0 and 1 are)", relu);
 	if (relu >= 2 && (relu_thr & 0x8000))
-		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: ReLU mode %u with the threshold 0x%04x <= -0 (undefined)",
-				relu, relu_thr);
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w,
+				"PACR: ReLU mode %u with the threshold 0x%04x <= -0 (undefined)", relu, relu_thr);
 	const struct tt_fmt_info *fo = tt_fmt_info(out_fmt);
 	if (!fo->name)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: output format code %u names no format", out_fmt);

@@ -38,7 +38,8 @@ enum compute_reduce_dim { REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR };
 #define TT_GMPOOL_OP 0x33u
 #define TT_GAPOOL_OP 0x34u
 /* The moves of the transposes (MOVD2B.md, MOVB2D.md, MOVB2A.md, TRNSPSRCB.md, GATESRCRST.md), ADDR_MOD 1. */
-#define TT_MOVD2B_ROW(lo, srcb, dst)	TT_OP(0x0A, (uint32_t)(lo) << 23 | (uint32_t)(srcb) << 17 | 1u << 14 | (dst))
+#define TT_MOVD2B_ROW(lo, srcb, dst) \
+	TT_OP(0x0A, (uint32_t)(lo) << 23 | (uint32_t)(srcb) << 17 | 1u << 14 | (dst))
 #define TT_MOVB2D_ROWS(lo, srcb, four, dst) \
 	TT_OP(0x13, (uint32_t)(lo) << 23 | (uint32_t)(srcb) << 17 | 1u << 14 | (uint32_t)(four) << 13 | (dst))
 #define TT_MOVB2A_4ROWS(srca, srcb)	TT_OP(0x0B, (uint32_t)(srca) << 17 | 1u << 14 | 1u << 13 | (srcb))

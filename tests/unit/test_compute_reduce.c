@@ -23,15 +23,16 @@ static uint16_t in[TILES][1024], scaler[1024], out[TILES][1024];
 
 enum { ROW, COL, SCALAR };
 
-/* Multiples of 1/8 in [-8, 8.75) - shift, a different pattern per tile (irregular enough that sums
+/* Multiples of 1/8 in [-8, 8.25) - shift, a different pattern per tile (irregular enough that sums
  * need more than BF16's bits); column 5 and row 7 8 lower (all negative). */
 static void fill_shifted(double shift)
 {
 	for (unsigned t = 0; t < TILES; t++)
 		for (unsigned r = 0; r < 32; r++)
 			for (unsigned c = 0; c < 32; c++)
-				in[t][at(r, c)] = bf16_exact((double)((r * 13 + c * 7 + t * 29) % 128 + (r * c * 3 + t) % 7) / 8 - 8 -
-							     (c == 5 ? 8 : 0) - (r == 7 ? 8 : 0) - shift);
+				in[t][at(r, c)] = bf16_exact((double)((r * 13 + c * 7 + t * 29) % 128) / 8 +
+							     (double)((r * c * 3 + t) % 7) / 8 - 8 - (c == 5 ? 8 : 0) -
+							     (r == 7 ? 8 : 0) - shift);
 }
 
 static void fill(void) { fill_shifted(0); }
@@ -252,7 +253,7 @@ Test(compute_reduce, row_and_scalar_max_and_sum_accumulate_over_tiles)
 /* All datums negative: the maximum is negative (minus infinity, not zero, is where it starts). */
 Test(compute_reduce, scalar_and_row_max_of_negative_tiles)
 {
-	fill_shifted(8.75);   /* [-16.75, 0) */
+	fill_shifted(8.75);   /* [-16.75, -0.5) */
 	check_scalar(2, 1, 1.0);
 	cr_assert_lt(f_of((uint32_t)out[0][0] << 16), 0.f);
 	check_rows(2, 0, 1.0);

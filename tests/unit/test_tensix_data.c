@@ -737,7 +737,8 @@ Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
 
 /* LaneConfig = Imm16 in the lanes Imm16's even bits choose (mask), or in every lane */
 #define SFPCONFIG_LANES(imm16, mask) TT(0x91, (uint32_t)(imm16) << 8 | 15u << 4 | ((mask) ? 9u : 1u))
-#define MOVB2D(row, am, four, dst) TT(0x13, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
+#define MOVB2D(row, am, four, dst) \
+	TT(0x13, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
 #define BLOCKED(c) ((c) == 0 || (c) == 4 || (c) == 7 || (c) == 11)
 
 /* LaneConfig's BLOCK_DEST_MOV (SFPCONFIG of LaneConfig, lanes chosen by Imm16's even bits): bit 9
@@ -764,7 +765,8 @@ Test(tensix_data, block_dest_mov_keeps_the_blocked_columns_of_every_move)
 		SETDVALID(3),
 		SFPCONFIG_LANES(0x211, 1),   /* lanes 0 and 2 (bits 0 and 4): 0x211 */
 		SFPCONFIG_LANES(0x440, 1),   /* lanes 3 and 5 (bits 6 and 10): 0x440 */
-		MOVA2D(0, 0, 0, 40), MOVB2D(1, 0, 0, 41), MOVB2A(20, 0, 0, 2), MOVD2A(21, 0, 0, 200), MOVD2B(30, 0, 0, 200),
+		MOVA2D(0, 0, 0, 40), MOVB2D(1, 0, 0, 41), MOVB2A(20, 0, 0, 2),
+		MOVD2A(21, 0, 0, 200), MOVD2B(30, 0, 0, 200),
 		SFPCONFIG_LANES(0, 0),       /* every lane's LaneConfig 0 */
 		MOVA2D(3, 0, 0, 42),
 	};

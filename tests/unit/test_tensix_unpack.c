@@ -310,7 +310,8 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
 	static const struct { uint32_t inter, rd, descale, relu; const char *kind, *why; } c[] = {
 		{ TT_FMT_BF16, 1u | 2u, 0, 0, "not modelled",
 		  "PACR: Read_unsigned with an intermediate format other than INT8 is not modelled" },
-		{ TT_FMT_INT8, 1u, 3u, 0, "not modelled", "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
+		{ TT_FMT_INT8, 1u, 3u, 0, "not modelled",
+		  "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
 		{ TT_FMT_INT16, 0, 0, 1u << 2, "not modelled",
 		  "PACR: ReLU of an INT16 intermediate (its sign is not documented) is not modelled" },
 		{ TT_FMT_INT32, 1u, 0, 3u << 2, "bad register value",
@@ -381,7 +382,8 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
 	for (unsigned k = 0; k < 256; k++) {   /* FP16-exact datums in a 16-bit FP16 Dst */
 		in[k] = ((float)k - 100.f) / 8.f;
-		tt_dst16_write(dp, k / 16, k % 16, tt_dst_from_fp16(tt_fp32_to_fp16(b_of(in[k]), TT_ROUND_NEAREST_AWAY)));
+		uint16_t x = tt_fp32_to_fp16(b_of(in[k]), TT_ROUND_NEAREST_AWAY);
+		tt_dst16_write(dp, k / 16, k % 16, tt_dst_from_fp16(x));
 	}
 	cfg(dev, 2, 3u << 2 | 0x4580u << 6);   /* mode 3, ReluThreshold 5.5 (FP16) */
 	cfg(dev, 18, 0);
