@@ -108,10 +108,13 @@ static inline void reduce_srcb_to_rows(bool lo, unsigned drow)
 
 /* The pooled row drow (datum c the reduction of the tile's row c of this half) transposed into
  * column 0 of rows drow..drow+15, as tt-llk's reduce_row_perform_transpose does: MOVD2B, TRNSPSRCB,
- * MOVD2B, MOVB2D. A 16-bit Dst moves in one pass. An FP32 Dst (SUM/AVG) moves in two, like tt-llk's
- * enforce_fp32_accumulation: bits 31:16 with SrcA's format overridden to TF32 (MOVB2D writes them
- * with zero low bits), then bits 15:0 with UseDst32bLo, with denormal flushing off (the low halves
- * are not floats). Row drow itself is not rewritten, so it keeps all 32 bits. */
+ * MOVD2B, MOVB2D (MOVB2D where tt-llk's 16-bit path adds SrcB to a zeroed SrcA: the same datums).
+ * A 16-bit Dst moves in one pass. An FP32 Dst (SUM/AVG) moves in two, as tt-llk's
+ * enforce_fp32_accumulation does, but on the documented paths (tt-llk instead clears
+ * ALU_ACC_CTRL_Fp32_enabled around the moves, a Blackhole workaround no page describes): bits 31:16
+ * with SrcA's format overridden to TF32 (MOVB2D writes them with zero low bits), then bits 15:0 with
+ * UseDst32bLo, with denormal flushing off (the low halves are not floats). Row drow itself is not
+ * rewritten, so it keeps all 32 bits. */
 static inline void reduce_transpose_row(enum compute_pool pool, unsigned drow)
 {
 	if (pool == MAX) {
