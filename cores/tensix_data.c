@@ -832,6 +832,13 @@ static enum tt_result fpu_gmpool(struct bh_tt_thread *th, uint32_t w)
 	return apply_addr_mod(th, w, tt_bits(w, 17, 15));
 }
 
+/* The columns LaneConfig's BLOCK_DEST_MOV keeps every MOV instruction (MOVA2D, MOVB2D, MOVB2A,
+ * MOVD2A, MOVD2B) from writing (bit = column): their destination datums keep their old values. */
+static uint32_t mov_blocked(struct tt_dp *dp)
+{
+	return atomic_load_explicit(&dp->sfpu->mov_blocked, memory_order_relaxed);
+}
+
 /* TRNSPSRCB (TRNSPSRCB.md): SrcB rows 16..31 of the matrix unit's bank transposed in place. */
 static enum tt_result fpu_trnspsrcb(struct bh_tt_thread *th)
 {
@@ -859,6 +866,7 @@ static enum tt_result fpu_movb2a(struct bh_tt_thread *th, uint32_t w)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "MOVB2A instr_mod %u: only 0 (one row) and 2 (four rows) are "
 				"documented", mode);
 	bool four = mode & 2, flush = !(tt_dp_cfg(th, BH_DP_CFG_ACC_CTRL) & 1);
+	uint32_t blocked = mov_blocked(dp);
 	unsigned arow = tt_bits(w, 22, 17) + th->rwc.srca, brow = tt_bits(w, 5, 0) + th->rwc.srcb;
 	unsigned rows = four ? 4 : 1, mask = four ? 0x3C : 0x3F;
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
@@ -866,6 +874,8 @@ static enum tt_result fpu_movb2a(struct bh_tt_thread *th, uint32_t w)
 	brow &= mask;
 	for (; rows; rows--, arow++, brow++)
 		for (unsigned c = 0; c < 16; c++) {
+			if (blocked >> c & 1)
+				continue;
 			uint32_t v = atomic_load_explicit(&dp->srcb[bb][brow][c], memory_order_relaxed);
 			if (flush && !(v & 0xFF))
 				v = 0;
@@ -874,8 +884,7 @@ static enum tt_result fpu_movb2a(struct bh_tt_thread *th, uint32_t w)
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
 }
 
-/* MOVA2D / MOVB2D (MOVA2D.md, MOVB2D.md). LaneConfig's BLOCK_DEST_MOV is not modelled (every
- * column moves). */
+/* MOVA2D / MOVB2D (MOVA2D.md, MOVB2D.md). */
 static uint16_t remove_low_mantissa(uint32_t x)
 {
 	return (uint16_t)((x & (1u << 18)) >> 3 | (x & (0x7Fu << 11)) >> 3 | (x & 0xFF));
@@ -894,6 +903,7 @@ static enum tt_result fpu_mov2d(struct bh_tt_thread *th, uint32_t w)
 	unsigned fmt = spec & 0x10 ? spec & 15 : alu >> 17 & 15;
 	bool exp8 = !(tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) && tt_dp_src_style(fmt) != 1;
 	bool flush = !(tt_dp_cfg(th, BH_DP_CFG_ACC_CTRL) & 1);
+	uint32_t blocked = mov_blocked(dp);
 	unsigned drow = dst_base_row(th, w), srow = tt_bits(w, 22, 17) + (from_b ? th->rwc.srcb : th->rwc.srca);
 	unsigned rows = 1, bank = ld8(from_b ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank);
 	bool col0 = false, bcast = false;
@@ -912,6 +922,8 @@ static enum tt_result fpu_mov2d(struct bh_tt_thread *th, uint32_t w)
 	srow &= 0x3F;
 	for (; rows; rows--, drow++, srow = bcast ? srow : srow + 1) {
 		for (unsigned c = 0; c < 16; c++) {
+			if (blocked >> c & 1)
+				continue;
 			uint32_t v = atomic_load_explicit(from_b ? &dp->srcb[bank][srow & 0x3F][col0 ? 0 : c]
 							  : &dp->srca[bank][srow & 0x3F][c], memory_order_relaxed);
 			if (flush && !(v & 0xFF))
@@ -961,11 +973,14 @@ static enum tt_result fpu_movd2src(struct bh_tt_thread *th, uint32_t w)
 				lo32 ? "with UseDst32bLo" : "as TF32");
 	unsigned drow = dst_base_row(th, w), srow = tt_bits(w, 22, 17) + (to_b ? th->rwc.srcb : th->rwc.srca);
 	unsigned rows = four ? 4 : 1, bank = ld8(to_b ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank);
+	uint32_t blocked = mov_blocked(dp);
 	drow &= four ? 0x3FC : 0x3FF;
 	srow &= four ? 0x3C : 0x3F;
 	for (; rows; rows--, drow++, srow++) {
 		for (unsigned c = 0; c < 16; c++) {
 			uint32_t v;
+			if (blocked >> c & 1)
+				continue;
 			if (dst32) {
 				uint32_t d = tt_dst32_read(dp, drow, c);
 				if (lo32)

@@ -85,9 +85,12 @@ static uint32_t enabled(const struct tt_sfpu *s)
 #define LC_BLOCK_DEST_MOV 0x600u
 #define LC_BITS 0x3FFFFu
 
-/* Recompute what is kept beside LaneConfig after a write. */
+/* Recompute what is kept beside LaneConfig after a write. BLOCK_DEST_MOV: bit 9 of lane c / 2's
+ * blocks the even column c, bit 10 the odd one (LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]
+ * of the MOV pages). */
 static void lane_config_changed(struct tt_sfpu *s)
 {
+	uint32_t blocked = 0;
 	s->lc_any = 0;
 	s->row_off = 0;
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
@@ -95,6 +98,9 @@ static void lane_config_changed(struct tt_sfpu *s)
 		if (s->lane_config[l & 7] >> (12 + l / 8) & 1)
 			s->row_off |= 1u << l;
 	}
+	for (unsigned c = 0; c < 16; c++)
+		blocked |= ((s->lane_config[c / 2] & LC_BLOCK_DEST_MOV) >> (9 + (c & 1)) & 1) << c;
+	atomic_store_explicit(&s->mov_blocked, blocked, memory_order_relaxed);
 }
 
 /* Lanes (bit = lane) whose LaneConfig has all of bits. */
@@ -1138,8 +1144,8 @@ static enum tt_result sfpu_lut(struct tt_sfpu *s, uint32_t w)
  * 8 Misc with OR/AND/XOR), the programmable constants LReg 11-14 (from LReg 0 or their fixed
  * values), LaneConfig (15, with OR/AND/XOR; Imm16 leaves bits 17:16 alone), each lane taking
  * lane & 7 of LReg 0, gated by lane & 7's predication and, with bit 3, by the even bits of Imm16.
- * LaneConfig's BLOCK_DEST_MOV is a named fault: which columns of the MOV instructions its two
- * bits block is not documented. */
+ * LaneConfig's BLOCK_DEST_MOV blocks columns of the matrix unit's MOV instructions
+ * (lane_config_changed, cores/tensix_data.c). */
 static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	static const uint32_t imm_values[4] = { 0xBF800000u, 0x3B000000u, 0xBF2CC4C7u, 0xBEB08FF9u };
@@ -1157,9 +1163,6 @@ static enum tt_result sfpu_config(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 		*c = (mod1 & 6) == 2 ? *c | v : (mod1 & 6) == 4 ? *c & v : (mod1 & 6) == 6 ? *c ^ v : v;
 		if (mod1 & 1)
 			*c |= old & ~0xFFFFu;
-		if (*c & LC_BLOCK_DEST_MOV)
-			return sfpu_unmodelled(th, w, "setting LaneConfig's BLOCK_DEST_MOV (bits 10:9) is not modelled: which "
-					       "columns it blocks is not documented");
 	}
 	if (vd == 15) {
 		memcpy(s->lane_config, lane_config, sizeof lane_config);

@@ -25,6 +25,9 @@ struct tt_sfpu {
 	 * lc_any the OR of every lane's (zero: the plain paths), row_off the lanes its ROW_MASK
 	 * disables (bit = lane). */
 	uint32_t lane_config[TT_SFPU_LANES], lc_any, row_off;
+	/* The Dst/Src columns (bit = column) BLOCK_DEST_MOV of LaneConfig[column / 2] keeps the MOV
+	 * instructions from writing: written under lock, read by the matrix unit without it. */
+	_Atomic uint32_t mov_blocked;
 	/* The per-lane PRNG (VectorUnit.md "PRNG"): zero out of reset, reseeded by writes of
 	 * PRNG_SEED_Seed_Val. */
 	uint32_t prng[TT_SFPU_LANES];

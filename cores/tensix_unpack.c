@@ -28,6 +28,7 @@
 #define PCK_LIMIT 100u                   /* Pack_0_2_limit_address, fifo_size */
 #define PCK_SEC_OFFSET 180u              /* DEST_TARGET_REG_CFG_PACK_SEC[i]_Offset */
 #define TCFG_ADDR_MOD_PACK 37u
+#define PCK_RELU 2u                      /* STACC_RELU_ApplyRelu 5:2, STACC_RELU_ReluThreshold 21:6 */
 #define UNPACK_LIMIT_EN 105u             /* THCON_SEC0_REG10_Unpack_limit_address_en, bit 17 */
 
 enum { AX, AY, AZ, AW };
@@ -467,6 +468,28 @@ static bool pack_early(unsigned inter, bool read32, bool raw, struct pack_int8 i
 	}
 }
 
+/* The ReLU stage (Packers/ReLU.md) on an early-converted datum v of intermediate format inter:
+ * mode (STACC_RELU_ApplyRelu & 3) 1 zeroes x <= 0, 2 zeroes x <= the threshold, 3 zeroes x <= 0 and
+ * clamps x > the threshold to it. The threshold (STACC_RELU_ReluThreshold) is FP16 for an FP16
+ * intermediate, BF16 (the top half of FP32) otherwise; an integer intermediate (INT32, INT8, sign
+ * and magnitude) only has mode 1, which zeroes the negative values. pacr checks the modes first. */
+static uint32_t pack_relu(unsigned inter, unsigned mode, uint16_t thr, uint32_t v)
+{
+	if (inter == TT_FMT_INT32 || inter == TT_FMT_INT8)
+		return v >> (inter == TT_FMT_INT8 ? 7 : 31) & 1 ? 0 : v;
+	bool fp16 = inter == TT_FMT_FP16;
+	float x, t;
+	uint32_t xb = inter == TT_FMT_FP32 ? v : fp16 ? tt_fp16_to_fp32((uint16_t)v) : v << 16;
+	uint32_t tb = fp16 ? tt_fp16_to_fp32(thr) : (uint32_t)thr << 16;
+	memcpy(&x, &xb, 4);
+	memcpy(&t, &tb, 4);
+	if (x <= 0 || (mode == 2 && x <= t))
+		return 0;
+	if (mode == 3 && x > t)
+		return inter == TT_FMT_FP32 ? tb : thr;
+	return v;
+}
+
 static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tensix *tx = th->tx;
@@ -498,8 +521,6 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w, "exponent thresholding");
 	if ((r1b & 0xFFFF) && (r1b & 0xFFFF) != 0xFFFF)
 		return pack_unmodelled(th, w, "downsampling (Downsample_mask)");
-	if (tt_dp_cfg(th, 2) >> 2 & 15)
-		return pack_unmodelled(th, w, "ReLU (STACC_RELU_ApplyRelu)");
 	if (r1 >> 12 & 1)
 		return pack_unmodelled(th, w, "Dis_shared_exp_assembler");
 	unsigned in_fmt = r1 >> 8 & 15, out_fmt = r1 >> 4 & 15;
@@ -516,6 +537,17 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 			return pack_unmodelled(th, w, "INT_DESCALE_Mode 1 (a ShiftAmount per datum row)");
 		i8.shift = tt_dp_cfg(th, PCK_INT_DESCALE_VALUE) & 31;
 	}
+	unsigned relu = tt_dp_cfg(th, PCK_RELU) >> 2 & 3;
+	uint16_t relu_thr = (uint16_t)(tt_dp_cfg(th, PCK_RELU) >> 6);
+	bool int_inter = inter == TT_FMT_INT32 || inter == TT_FMT_INT8 || inter == TT_FMT_INT16;
+	if (relu && inter == TT_FMT_INT16)
+		return pack_unmodelled(th, w, "ReLU of an INT16 intermediate (its sign is not documented)");
+	if (relu >= 2 && int_inter)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: ReLU mode %u of an integer intermediate (undefined: "
+				"only modes 0 and 1 are)", relu);
+	if (relu >= 2 && (relu_thr & 0x8000))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w,
+				"PACR: ReLU mode %u with the threshold 0x%04x <= -0 (undefined)", relu, relu_thr);
 	const struct tt_fmt_info *fo = tt_fmt_info(out_fmt);
 	if (!fo->name)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: output format code %u names no format", out_fmt);
@@ -568,6 +600,8 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
 		if (!pack_early(inter, read32, raw, i8, d, &v))
 			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
+		if (relu)
+			v = pack_relu(inter, relu, relu_thr, v);
 		if (fo->bfp) {
 			group[i & 15] = (uint16_t)v;
 			if ((i & 15) != 15)

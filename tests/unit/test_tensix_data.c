@@ -734,3 +734,54 @@ Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
 	cr_expect_eq(atomic_load(&dp->srcb[0][5][6]), tt_src_from_fp32(0xC0ABCDEFu));
 	bh_device_close(dev);
 }
+
+/* LaneConfig = Imm16 in the lanes Imm16's even bits choose (mask), or in every lane */
+#define SFPCONFIG_LANES(imm16, mask) TT(0x91, (uint32_t)(imm16) << 8 | 15u << 4 | ((mask) ? 9u : 1u))
+#define MOVB2D(row, am, four, dst) \
+	TT(0x13, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
+#define BLOCKED(c) ((c) == 0 || (c) == 4 || (c) == 7 || (c) == 11)
+
+/* LaneConfig's BLOCK_DEST_MOV (SFPCONFIG of LaneConfig, lanes chosen by Imm16's even bits): bit 9
+ * of lanes 0 and 2 blocks columns 0 and 4, bit 10 of lanes 3 and 5 (Imm16 0x440's bits 6 and 10)
+ * columns 7 and 11. Every MOV instruction
+ * (MOVA2D, MOVB2D, MOVB2A, MOVD2A, MOVD2B) leaves those columns of its destination as they were
+ * and moves the others; LaneConfig cleared, every column moves again. */
+Test(tensix_data, block_dest_mov_keeps_the_blocked_columns_of_every_move)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	const uint16_t old16 = bf16_of(-5.5f);
+	const uint32_t old_src = tt_src_from_bf16(old16);
+	fill_ab(dev, 0);
+	for (unsigned c = 0; c < 16; c++) {
+		tt_dst16_write(dp, 200, c, tt_dst_from_bf16(bf16_of(va(5, c))));   /* MOVD2A/MOVD2B source */
+		for (unsigned r = 0; r < 8; r++)
+			tt_dst16_write(dp, 40 + r, c, tt_dst_from_bf16(old16));      /* MOVA2D, MOVB2D targets */
+		put_src(dev, false, 0, 20, c, old_src);                           /* MOVB2A target */
+		put_src(dev, false, 0, 21, c, old_src);                           /* MOVD2A target */
+		put_src(dev, true, 0, 30, c, old_src);                            /* MOVD2B target */
+	}
+	const uint32_t w[] = {
+		SETDVALID(3),
+		SFPCONFIG_LANES(0x211, 1),   /* lanes 0 and 2 (bits 0 and 4): 0x211 */
+		SFPCONFIG_LANES(0x440, 1),   /* lanes 3 and 5 (bits 6 and 10): 0x440 */
+		MOVA2D(0, 0, 0, 40), MOVB2D(1, 0, 0, 41), MOVB2A(20, 0, 0, 2),
+		MOVD2A(21, 0, 0, 200), MOVD2B(30, 0, 0, 200),
+		SFPCONFIG_LANES(0, 0),       /* every lane's LaneConfig 0 */
+		MOVA2D(3, 0, 0, 42),
+	};
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned c = 0; c < 16; c++) {
+		bool blk = BLOCKED(c);
+		cr_expect_eq(dst_bf16(dev, 40, c), blk ? -5.5f : va(0, c), "MOVA2D column %u", c);
+		cr_expect_eq(dst_bf16(dev, 41, c), blk ? -5.5f : vb(1, c), "MOVB2D column %u", c);
+		cr_expect_eq(atomic_load(&dp->srca[0][20][c]), blk ? old_src : tt_src_from_bf16(bf16_of(vb(2, c))),
+			     "MOVB2A column %u", c);
+		cr_expect_eq(atomic_load(&dp->srca[0][21][c]), blk ? old_src : tt_src_from_bf16(bf16_of(va(5, c))),
+			     "MOVD2A column %u", c);
+		cr_expect_eq(atomic_load(&dp->srcb[0][30][c]), blk ? old_src : tt_src_from_bf16(bf16_of(va(5, c))),
+			     "MOVD2B column %u", c);
+		cr_expect_eq(dst_bf16(dev, 42, c), va(3, c), "MOVA2D after the clear, column %u", c);
+	}
+	bh_device_close(dev);
+}

@@ -981,7 +981,6 @@ Test(tensix_sfpu, unmodelled_instructions_and_modes_fault_by_name)
 	struct bh_device *dev = t_open();
 	expect_word_fault(dev, SFPSTOCH(0, 0, 0, 8 | 2), "not modelled", "SFP_STOCH_RND mode 10 is not modelled");
 	expect_word_fault(dev, SFPSTOCH(3, 0, 0, 0), "not modelled", "with rounding mode 3 is undefined");
-	expect_word_fault(dev, SFPCONFIG(0x200, 15, 1), "not modelled", "setting LaneConfig's BLOCK_DEST_MOV");
 	const uint32_t w[] = { SFPCONFIG(0x1000, 15, 1) };   /* ROW_MASK: row 0 off */
 	run(dev, w, N(w));
 	expect_word_fault(dev, SFPADDI(0x3F80, 12, 0), "not modelled", "while lanes are disabled is not modelled");

@@ -303,12 +303,21 @@ Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
 	bh_device_close(dev);
 }
 
-/* The integer packer modes outside the documentation fault by name. */
-Test(tensix_unpack, int8_pack_modes_outside_the_documentation_fault_by_name)
+/* The integer packer modes and ReLU modes outside the documentation fault by name: not modelled, or
+ * undefined (a bad register value). */
+Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_name)
 {
-	static const struct { uint32_t inter, rd, descale; const char *why; } c[] = {
-		{ TT_FMT_BF16, 1u | 2u, 0, "PACR: Read_unsigned with an intermediate format other than INT8 is not modelled" },
-		{ TT_FMT_INT8, 1u, 3u, "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
+	static const struct { uint32_t inter, rd, descale, relu; const char *kind, *why; } c[] = {
+		{ TT_FMT_BF16, 1u | 2u, 0, 0, "not modelled",
+		  "PACR: Read_unsigned with an intermediate format other than INT8 is not modelled" },
+		{ TT_FMT_INT8, 1u, 3u, 0, "not modelled",
+		  "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
+		{ TT_FMT_INT16, 0, 0, 1u << 2, "not modelled",
+		  "PACR: ReLU of an INT16 intermediate (its sign is not documented) is not modelled" },
+		{ TT_FMT_INT32, 1u, 0, 3u << 2, "bad register value",
+		  "PACR: ReLU mode 3 of an integer intermediate (undefined: only modes 0 and 1 are)" },
+		{ TT_FMT_BF16, 1u, 0, 2u << 2 | 0x8000u << 6, "bad register value",
+		  "PACR: ReLU mode 2 with the threshold 0x8000 <= -0 (undefined)" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
 		struct bh_device *dev = t_open();
@@ -316,40 +325,95 @@ Test(tensix_unpack, int8_pack_modes_outside_the_documentation_fault_by_name)
 		cfg(dev, THCON(0) + 6, 1u | c[k].inter << 4 | c[k].inter << 8);
 		cfg(dev, 18, c[k].rd);
 		cfg(dev, 8, c[k].descale);
+		cfg(dev, 2, c[k].relu);
 		struct bh_core_result *r = result_new();
 		struct prog p = { 0 };
 		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
 		emit_tensix_sync(&p);
 		emit_exit_with(&p, 0);
 		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-		expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", c[k].why);
+		expect_fault(r, BH_CORE_TRISC0, pc, c[k].kind, c[k].why);
 		free(r);
 		bh_device_close(dev);
 	}
 }
 
-/* The ADC instructions on the unpacker and packer counters, per ADCs.md. */
-Test(tensix_unpack, adc_instructions_set_increment_and_carriage_return)
+/* Packer ReLU (Packers/ReLU.md; STACC_RELU in Config word 2), after the early conversion: mode 1
+ * zeroes x <= 0 (-0 too), mode 2 x <= the threshold, mode 3 zeroes x <= 0 and clamps x > the
+ * threshold to it. The threshold is BF16 for FP32 and BF16 intermediates (5.5 here), FP16 for an
+ * FP16 one (from a 16-bit Dst); a BF16 intermediate compares the rounded datum. An INT32
+ * or INT8 intermediate's mode 1 zeroes the negative values (sign and magnitude). */
+static float relu_ref(float x, unsigned mode, float t)
+{
+	if (x <= 0 || (mode == 2 && x <= t))
+		return 0;
+	return mode == 3 && x > t ? t : x;
+}
+
+Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 {
 	struct bh_device *dev = t_open();
-	const uint32_t w[] = {
-		SETADCXY(1, 3, 2, 5, 4, 0xF),   /* U0: X0 4, Y0 5, X1 2, Y1 3 */
-		INCADCXY(1, 1, 1, 2, 1),        /* X0 5, Y0 7, X1 3, Y1 4 */
-		ADDRCRXY(1, 0, 0, 1, 0, 0x2),   /* Y0_Cr 5 + 1 = 6, Y0 = 6 */
-		SETADC(4, 1, 2, 77),            /* packers, channel 1, Z = 77 */
-		SETADC(2, 0, 0, 2u << 16 | 9),  /* U1 of thread 1 (override 2) */
-		SETADCZW(1, 0, 0, 3, 0, 0x2),   /* U0 W0 = 3 */
-	};
-	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	float in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = ((float)k - 100.f) / 8.f + 0x1p-10f * (float)(k & 3);   /* FP32 between BF16 values */
+	in[5] = -0.0f;
+	in[150] = 5.5f;                                                     /* the threshold itself */
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	for (unsigned mode = 1; mode < 4; mode++) {
+		cfg(dev, 2, mode << 2 | 0x40B0u << 6);   /* ReluThreshold 5.5 (BF16) */
+		for (unsigned bf16 = 0; bf16 < 2; bf16++) {
+			uint32_t fmt = bf16 ? TT_FMT_BF16 : TT_FMT_FP32, at = 0x31000 + 0x800 * (mode * 2 + bf16);
+			cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
+			cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
+			cfg(dev, THCON(0) + 5, at / 16 - 1);
+			const uint32_t w[] = { PACR(0, 1) };
+			run_pushes(dev, BH_CORE_TRISC0, w, 1);
+			uint32_t out[256];
+			bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+			for (unsigned k = 0; k < 256; k++) {
+				double v = in[k], ulp = v ? ldexp(1, ilogb(v) - 7) : 1;
+				float x = bf16 ? (float)copysign(floor(fabs(v) / ulp + 0.5) * ulp, v) : in[k];
+				uint32_t got = bf16 ? (uint32_t)((const uint16_t *)out)[k] << 16 : out[k];
+				cr_assert_eq(got, b_of(relu_ref(x, mode, 5.5f)), "mode %u %s datum %u: %a -> %a", mode,
+					     bf16 ? "BF16" : "FP32", k, (double)in[k], (double)f_of(got));
+			}
+		}
+	}
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
-	cr_expect_eq(dp->adc[0][0][0][0], 5u);
-	cr_expect_eq(dp->adc[0][0][0][1], 6u);
-	cr_expect_eq(dp->adc[0][0][1][0], 3u);
-	cr_expect_eq(dp->adc[0][0][1][1], 4u);
-	cr_expect_eq(dp->adc[0][0][0][3], 3u);
-	cr_expect_eq(dp->adc[0][2][1][2], 77u);
-	cr_expect_eq(dp->adc[1][1][0][0], 2u << 16 | 9u);   /* X takes all of NewValue (SETADC.md) */
-	cr_expect_eq(dp->adc[0][1][0][0], 0u);
+	for (unsigned k = 0; k < 256; k++) {   /* FP16-exact datums in a 16-bit FP16 Dst */
+		in[k] = ((float)k - 100.f) / 8.f;
+		uint16_t x = tt_fp32_to_fp16(b_of(in[k]), TT_ROUND_NEAREST_AWAY);
+		tt_dst16_write(dp, k / 16, k % 16, tt_dst_from_fp16(x));
+	}
+	cfg(dev, 2, 3u << 2 | 0x4580u << 6);   /* mode 3, ReluThreshold 5.5 (FP16) */
+	cfg(dev, 18, 0);
+	cfg(dev, BH_DP_CFG_ALU, (uint32_t)TT_FMT_FP16 << 25);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_FP16 << 4 | TT_FMT_FP16 << 8);
+	cfg(dev, THCON(0) + 5, 0x38000 / 16 - 1);
+	const uint32_t w16[] = { PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w16, 1);
+	uint16_t h[256];
+	bh_tile_l1_read(tile0(dev), 0x38000, h, sizeof h);
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(f_of(tt_fp16_to_fp32(h[k])), relu_ref(in[k], 3, 5.5f), "FP16 datum %u", k);
+	uint32_t ints[256], out[256];
+	for (unsigned k = 0; k < 256; k++)
+		ints[k] = (uint32_t)((int)k * 5 - 600);
+	cfg(dev, 2, 1u << 2);
+	unpack_face_to_dst32_then_pack(dev, ints, TT_FMT_INT32, TT_FMT_INT32);
+	bh_tile_l1_read(tile0(dev), 0x30000, out, sizeof out);
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(out[k], ints[k] >> 31 ? 0 : ints[k], "INT32 datum %u", k);
+	/* INT8 (raw) from the same Dst: sign and magnitude, negative values zeroed */
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)TT_FMT_INT8 << 25);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_INT8 << 4 | TT_FMT_INT8 << 8);
+	cfg(dev, 18, 1u | 4u);
+	cfg(dev, THCON(0) + 5, 0x39000 / 16 - 1);
+	run_pushes(dev, BH_CORE_TRISC0, w16, 1);
+	uint8_t b[256];
+	bh_tile_l1_read(tile0(dev), 0x39000, b, sizeof b);
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(b[k], ints[k] >> 31 ? 0 : int8_ref(ints[k], false, true, 0), "INT8 datum %u", k);
 	bh_device_close(dev);
 }
 

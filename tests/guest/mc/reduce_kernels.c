@@ -1,7 +1,8 @@
 /* tt-metal style reductions on the three TRISCs (firmware/compute/reduce.h): reduce_tile over
- * compute_tiles input tiles with the pool type compute_pool (0 SUM, 2 MAX) and REDUCE_COL, the
- * scaler tile in CB 1; with compute_accumulate set, every input tile reduces into one Dst tile
- * (one output tile), otherwise one output tile per input tile. The host
+ * compute_tiles input tiles with the pool type compute_pool (0 SUM, 1 AVG, 2 MAX) and the dimension
+ * compute_dim (0 REDUCE_ROW, 1 REDUCE_COL, 2 REDUCE_SCALAR), the scaler tile in CB 1; with
+ * compute_accumulate set, every input tile reduces into one Dst tile (one output tile), otherwise
+ * one output tile per input tile. The host
  * (tests/unit/test_compute_reduce.c) fills the tiles and checks the outputs. */
 #include "compute.h"
 #include "multicore.h"
@@ -13,6 +14,7 @@ COMPUTE_DEFINE_STATE;
 
 #define HOST_SET __attribute__((section(".data")))
 HOST_SET volatile uint32_t compute_pool = SUM;
+HOST_SET volatile uint32_t compute_dim = REDUCE_COL;
 HOST_SET volatile uint32_t compute_tiles = 1;
 HOST_SET volatile uint32_t compute_accumulate;
 HOST_SET uint8_t tiles_in[MAX_TILES * 2048] __attribute__((aligned(16)));
@@ -23,16 +25,17 @@ static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, acc = compute_accumulate;
 	const enum compute_pool pool = (enum compute_pool)compute_pool;
-	if (n > MAX_TILES || pool > MAX)
+	const enum compute_reduce_dim dim = (enum compute_reduce_dim)compute_dim;
+	if (n > MAX_TILES || pool > MAX || dim > REDUCE_SCALAR)
 		return 2;
 	compute_begin(role);
-	reduce_init(pool, REDUCE_COL, 0, 1, 16);
+	reduce_init(pool, dim, 0, 1, 16);
 	if (acc)
 		tile_regs_acquire();
 	for (uint32_t t = 0; t < n; t++) {
 		if (!acc)
 			tile_regs_acquire();
-		reduce_tile(pool, REDUCE_COL, 0, 1, t, 0, 0);
+		reduce_tile(pool, dim, 0, 1, t, 0, 0);
 		if (!acc) {
 			tile_regs_commit();
 			tile_regs_wait();
