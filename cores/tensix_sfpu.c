@@ -111,7 +111,7 @@ static uint32_t lanes_with(const struct tt_sfpu *s, uint32_t bits)
  * with the complement of the parity of taps 31, 21, 1 and 0 coming in at the top. */
 static uint32_t prng_step(uint32_t x)
 {
-	return (uint32_t)~__builtin_popcount(x & 0x80200003u) << 31 | x >> 1;
+	return (uint32_t)~__builtin_parity(x & 0x80200003u) << 31 | x >> 1;
 }
 
 static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
