@@ -49,9 +49,14 @@ enum {
 	M_MOP = 1 << 1,
 	M_HANDOFF = 1 << 2,
 	M_CB = 1 << 3,
-	M_DATA = 1 << 4,
-	M_SFPU = 1 << 5,
-	M_ALL = (1 << 6) - 1,
+	M_ELTWISE = 1 << 4,
+	M_MATMUL = 1 << 5,
+	M_EXP = 1 << 6,
+	M_ADD1 = 1 << 7,
+	M_ADD1_GRID = 1 << 8,
+	M_DATA = M_ELTWISE | M_MATMUL,
+	M_SFPU = M_EXP | M_ADD1 | M_ADD1_GRID,
+	M_ALL = (1 << 9) - 1,
 };
 
 struct options {
@@ -100,7 +105,8 @@ static void usage(FILE *f, const char *argv0)
 		"  --rounds N        ping-pong rounds (default 100000; a multiple of %u)\n"
 		"  --pages N         CB ping-pong pages (default 100000)\n"
 		"  --tiles N         data-plane tiles per run (default 20000)\n"
-		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb,data,sfpu\n"
+		"  --only LIST       comma-separated subset of pushed,mop,handoff,cb,data,sfpu (or of\n"
+		"                    data's eltwise,matmul and sfpu's exp,add1,add1-grid)\n"
 		"  --check-bars      exit 1 when a bar is missed (default: only reported)\n"
 		"  --tensix-elf F, --pingpong-elf F\n"
 		"                    guest programs (defaults: those of this build)\n"
@@ -393,6 +399,8 @@ static unsigned parse_only(const char *list)
 {
 	static const struct benchlib_name_bit names[] = {
 		{ "pushed", M_PUSHED }, { "mop", M_MOP }, { "handoff", M_HANDOFF }, { "cb", M_CB }, { "data", M_DATA }, { "sfpu", M_SFPU },
+		{ "eltwise", M_ELTWISE }, { "matmul", M_MATMUL }, { "exp", M_EXP }, { "add1", M_ADD1 },
+		{ "add1-grid", M_ADD1_GRID },
 	};
 
 	return benchlib_parse_only(list, names, sizeof names / sizeof names[0]);
@@ -493,17 +501,23 @@ int main(int argc, char **argv)
 		PROGRESS("cb pingpong, 1-page CB, %" PRIu32 " pages", opt.pages);
 		bench_cb(benchlib_row_new(rows, &n, "cb_pingpong_1", "pages/s"), &opt);
 	}
-	if (opt.only & M_DATA) {
+	if (opt.only & M_ELTWISE) {
 		PROGRESS("%" PRIu32 " tiles unpack -> ELWADD -> pack", opt.tiles);
 		bench_data(benchlib_row_new(rows, &n, "tensix_eltwise_tiles", "tiles/s"), &opt, DATA_ELTWISE, 1);
+	}
+	if (opt.only & M_MATMUL) {
 		PROGRESS("%" PRIu32 " tiles 32x32x32 matmul HiFi4", opt.tiles / 4);
 		bench_data(benchlib_row_new(rows, &n, "tensix_matmul_tiles", "tiles/s"), &opt, DATA_MATMUL, 1);
 	}
-	if (opt.only & M_SFPU) {
+	if (opt.only & M_EXP) {
 		PROGRESS("%" PRIu32 " tiles exp over Dst (SFPU)", opt.tiles / 4);
 		bench_data(benchlib_row_new(rows, &n, "sfpu_exp_tiles", "tiles/s"), &opt, DATA_EXP, 1);
+	}
+	if (opt.only & M_ADD1) {
 		PROGRESS("%" PRIu32 " tiles add1 (SFPU)", opt.tiles);
 		bench_data(benchlib_row_new(rows, &n, "sfpu_add1_tiles", "tiles/s"), &opt, DATA_ADD1, 1);
+	}
+	if (opt.only & M_ADD1_GRID) {
 		PROGRESS("%" PRIu32 " tiles add1 (SFPU) on each of 140 Tensix tiles", opt.tiles / 8);
 		bench_data(benchlib_row_new(rows, &n, "sfpu_add1_140_tiles", "tiles/s"), &opt, DATA_ADD1, 140);
 	}

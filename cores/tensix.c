@@ -80,7 +80,10 @@ static void tt_sleep_locked(struct bh_tt_thread *th, enum bh_park_state state)
 	char what[sizeof th->wait_what + 16];
 	if (traced)
 		snprintf(what, sizeof what, state == BH_PARK_IDLE || !th->wait_what[0] ? "idle" : "parked: %s", th->wait_what);
+	bool room = th->count <= BH_TT_FIFO_ACCEPT;
 	pthread_mutex_unlock(&th->tx->lock);
+	if (room)   /* cores stalled on the FIFO above BH_TT_FIFO_REFILL: it takes no more for now */
+		bh_waitq_wake(t, &th->push_waiters);
 	if (traced)
 		bh_hooks_emit_actor(&t->chip->hooks, t->index, BH_ACTOR_TENSIX0 + th->id, what);
 	bh_park_sleep(&th->waiter, seq, 0);
@@ -361,18 +364,26 @@ static void *tt_thread_main(void *arg)
 		if (tx->shutdown)
 			break;
 		struct tt_entry e = tt_take_locked(th);
+		bool refill = th->count <= BH_TT_FIFO_REFILL;
 		pthread_mutex_unlock(&tx->lock);
 		atomic_fetch_add_explicit(&th->by_executor, 1, memory_order_relaxed);
-		bh_waitq_wake(tx->tile, &th->push_waiters);   /* a slot is free */
+		if (refill)
+			bh_waitq_wake(tx->tile, &th->push_waiters);   /* room for a batch of words */
 		bh_sched_point();   /* serial: each instruction a scheduling point */
 
 		enum tt_result r = tt_mop_stage(th, &e);
 
 		pthread_mutex_lock(&tx->lock);
 		th->in_flight = false;
+		if (r != TT_FAULT) {
+			/* Retired under the lock the loop goes on with: tt_retire takes no lock (its
+			 * wake-ups are atomics and futex calls), and one lock round per word is saved. */
+			tt_retire(th, &e);
+			continue;
+		}
 		pthread_mutex_unlock(&tx->lock);
 		/* A faulted word is never retired: the thread stays busy until T_i's reset drops it. */
-		if (r != TT_FAULT || !tt_deliver_fault(th, &e))
+		if (!tt_deliver_fault(th, &e))
 			tt_retire(th, &e);
 		pthread_mutex_lock(&tx->lock);
 	}

@@ -102,12 +102,24 @@ bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32)
 	return atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col);
 }
 
-static void dst_undefine_row(struct tt_dp *dp, unsigned row, bool dst32)
+/* ZEROACC of one 16-bit row: zeros, all Undefined. A row that is all Undefined already holds zeros
+ * (every write stores its datum before it defines it, and only this sets the flags), so it is left
+ * as it is: clearing the whole of Dst costs little when the kernel used a few tiles of it. */
+static void dst_clear16(struct tt_dp *dp, unsigned r)
+{
+	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) == 0xFFFF)
+		return;
+	for (unsigned j = 0; j < 16; j++)
+		atomic_store_explicit(&dp->dst[r][j], 0, memory_order_relaxed);
+	atomic_store_explicit(&dp->dst_undef[r], 0xFFFF, memory_order_relaxed);
+}
+
+static void dst_clear_row(struct tt_dp *dp, unsigned row, bool dst32)
 {
 	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
-	atomic_store_explicit(&dp->dst_undef[r], 0xFFFF, memory_order_relaxed);
+	dst_clear16(dp, r);
 	if (dst32)
-		atomic_store_explicit(&dp->dst_undef[r + 8], 0xFFFF, memory_order_relaxed);
+		dst_clear16(dp, r + 8);
 }
 
 uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)
@@ -458,37 +470,19 @@ static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
 	switch (mode) {
 	case 0: {   /* one row */
 		uint32_t acc = tt_dp_cfg(th, BH_DP_CFG_ALU);
-		unsigned row = dst_base_row(th, w) & 0x3FF;
-		bool d32 = acc & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH);
-		for (unsigned j = 0; j < 16; j++) {
-			if (d32)
-				tt_dst32_write(dp, row, j, 0);
-			else
-				tt_dst16_write(dp, row, j, 0);
-		}
-		dst_undefine_row(dp, row, d32);
+		dst_clear_row(dp, dst_base_row(th, w) & 0x3FF, acc & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH));
 		break;
 	}
 	case 1:     /* 16 rows */
 		imm &= 0xFF;
 		if (imm < (wide ? 32u : 64u))
-			for (unsigned i = 0; i < 16; i++) {
-				for (unsigned j = 0; j < 16; j++) {
-					if (wide)
-						tt_dst32_write(dp, imm * 16 + i, j, 0);
-					else
-						tt_dst16_write(dp, imm * 16 + i, j, 0);
-				}
-				dst_undefine_row(dp, imm * 16 + i, wide);
-			}
+			for (unsigned i = 0; i < 16; i++)
+				dst_clear_row(dp, imm * 16 + i, wide);
 		break;
 	default: {  /* half (by bit 0 of Imm10) or all of Dst */
 		unsigned lo = mode == 3 ? 0 : (imm & 1) * 512, hi = mode == 3 ? 1024 : lo + 512;
-		for (unsigned i = lo; i < hi; i++) {
-			for (unsigned j = 0; j < 16; j++)
-				tt_dst16_write(dp, i, j, 0);
-			dst_undefine_row(dp, i, false);
-		}
+		for (unsigned i = lo; i < hi; i++)
+			dst_clear16(dp, i);
 		return TT_OK;
 	}
 	}

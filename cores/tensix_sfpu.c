@@ -117,7 +117,7 @@ static uint32_t lanes_with(const struct tt_sfpu *s, uint32_t bits)
  * with the complement of the parity of taps 31, 21, 1 and 0 coming in at the top. */
 static uint32_t prng_step(uint32_t x)
 {
-	return (uint32_t)~__builtin_popcount(x & 0x80200003u) << 31 | x >> 1;
+	return (uint32_t)~__builtin_parity(x & 0x80200003u) << 31 | x >> 1;
 }
 
 static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
@@ -494,6 +494,21 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 	unsigned mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
 	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16), op = tt_opcode_of(w);
 	uint32_t mask = enabled(s);
+	unsigned out = result_lreg(s, vd);
+	if (op != TT_OP_SFPADDI && op != TT_OP_SFPMULI && !(mod1 & (MAD_IND_A | MAD_IND_D))) {
+		/* The common form: fixed registers, every lane computed (the unit has no side effect),
+		 * the enabled ones written. */
+		const uint32_t *A = s->lreg[va], *B = s->lreg[vb], *C = s->lreg[vc];
+		uint32_t na = mod1 & MAD_NEG_A ? 0x80000000u : 0, nc = mod1 & MAD_NEG_C ? 0x80000000u : 0;
+		uint32_t r[TT_SFPU_LANES];
+		if (!writable(out))
+			return TT_OK;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			s->lreg[out][l] = mask >> l & 1 ? r[l] : s->lreg[out][l];
+		return TT_OK;
+	}
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
@@ -550,6 +565,113 @@ static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 
 /* One lanewise result per enabled lane of the simple operations that write VD only. */
 /* src_b: the second source of the operations that read VD (VD, or what SFPLOADMACRO chose). */
+/* One lane of sfpu_simple (VD's value; cc/cc_mask: the flags it sets). Inlined with a constant op
+ * into a loop per operation, so that the lane loop has no switch. */
+static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu *s, unsigned op, unsigned mod1,
+								   unsigned vc, uint32_t imm12, uint32_t mask, unsigned l,
+								   uint32_t c, uint32_t d, uint32_t *cc, uint32_t *cc_mask)
+{
+	uint32_t r = 0;
+	switch (op) {
+	case TT_OP_SFPIADD: {   /* SFPIADD.md */
+		if (mod1 & 1)
+			r = c + (uint32_t)sext12(imm12);
+		else
+			r = mod1 & 2 ? c - d : c + d;
+		if (!(mod1 & 4) || (mod1 & 8)) {
+			bool lt0 = (int32_t)r < 0;
+			*cc |= (uint32_t)(mod1 & 8 ? !lt0 : lt0) << l;
+			*cc_mask = ALL_LANES;
+		}
+		break;
+	}
+	case TT_OP_SFPSHFT: {   /* SFPSHFT.md with Blackhole's arithmetic and use-VC bits */
+		uint32_t x = mod1 & 4 ? c : d;
+		int32_t sh = mod1 & 1 ? sext12(imm12) : (int32_t)c;
+		unsigned n = (sh >= 0 ? (uint32_t)sh : 0u - (uint32_t)sh) & 31;
+		r = sh >= 0 ? x << n : mod1 & 2 ? (uint32_t)((int32_t)x >> n) : x >> n;
+		break;
+	}
+	case TT_OP_SFPAND: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) & c; break;
+	case TT_OP_SFPOR: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) | c; break;
+	case TT_OP_SFPXOR: r = d ^ c; break;
+	case TT_OP_SFPNOT: r = ~c; break;
+	case TT_OP_SFPMOV:
+		/* FROM_SPECIAL: LoadMacroConfig 0-3 templates, 4-7 sequences, 8 Misc; 9 the PRNG
+		 * (advanced in enabled lanes only); 15 LaneConfig. */
+		if (mod1 == 8 && vc == 9)
+			r = mask >> l & 1 ? prng_advance(s, l) : 0;
+		else if (mod1 == 8)
+			r = vc < 4 ? s->lm_template[vc][l] : vc < 8 ? s->lm_sequence[vc - 4][l] : vc == 8 ? s->lm_misc[l]
+				: vc == 15 ? s->lane_config[l] : 0;
+		else
+			r = mod1 & 1 ? c ^ 0x80000000u : c;
+		break;
+	case TT_OP_SFPABS:
+		if (mod1)   /* float: clear the sign, except of a NaN */
+			r = (c & 0x7FFFFFFFu) > 0x7F800000u ? c : c & 0x7FFFFFFFu;
+		else
+			r = (int32_t)c < 0 && c != 0x80000000u ? 0u - c : c;
+		break;
+	case TT_OP_SFPLZ: {     /* SFPLZ.md */
+		uint32_t x = mod1 & 4 ? c & 0x7FFFFFFFu : c;
+		r = x ? (uint32_t)__builtin_clz(x) : 32;
+		if (mod1 & 2) {
+			*cc |= (uint32_t)((x != 0) != ((mod1 & 8) != 0)) << l;
+			*cc_mask = ALL_LANES;
+		}
+		break;
+	}
+	case TT_OP_SFPEXEXP: {  /* SFPEXEXP.md */
+		r = (c >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127);
+		if (mod1 & 2) {
+			*cc |= (uint32_t)(((int32_t)r < 0) != ((mod1 & 8) != 0)) << l;
+			*cc_mask = ALL_LANES;
+		}
+		break;
+	}
+	case TT_OP_SFPEXMAN: r = (mod1 & 1 ? 0 : 0x800000u) | (c & 0x7FFFFFu); break;
+	case TT_OP_SFPSETEXP: { /* SFPSETEXP.md */
+		uint32_t e = mod1 & 1 ? imm12 & 0xFF : mod1 & 2 ? d >> 23 & 0xFF : d & 0xFF;
+		r = (c & 0x807FFFFFu) | e << 23;
+		break;
+	}
+	case TT_OP_SFPSETMAN:   /* SFPSETMAN.md */
+		r = (c & 0xFF800000u) | (mod1 & 1 ? (imm12 << 11) & 0x7FFFFFu : d & 0x7FFFFFu);
+		break;
+	case TT_OP_SFPSETSGN:   /* SFPSETSGN.md */
+		r = (c & 0x7FFFFFFFu) | (mod1 & 1 ? (imm12 & 1) << 31 : d & 0x80000000u);
+		break;
+	case TT_OP_SFPDIVP2: {  /* SFPDIVP2.md */
+		uint32_t e = c >> 23 & 0xFF;
+		if (mod1 & 1)
+			e = e == 255 ? e : (e + imm12) & 0xFF;
+		else
+			e = imm12 & 0xFF;
+		r = (c & 0x807FFFFFu) | e << 23;
+		break;
+	}
+	default: {              /* SFPCAST (SFPCAST.md) */
+		uint32_t sign = c & 0x80000000u, mag = c & 0x7FFFFFFFu;
+		if (mod1 == 0) {    /* sign-magnitude to FP32, nearest even */
+			r = sign | b32((float)mag);
+		} else if (mod1 == 1) {   /* stochastic: the 8 bits below the result against 7 of the PRNG */
+			unsigned lz = mag ? (unsigned)__builtin_clz(mag) : 157;
+			uint32_t norm = mag << (lz & 31);
+			r = sign + ((157 - lz) << 23) + (norm >> 8);
+			if ((mask >> l & 1) && (norm & 0xFE) > (prng_advance(s, l) >> 9 & 0xFE))
+				r++;
+		} else if (mod1 == 2) {   /* the documented bug: two's complement absolute value */
+			r = (int32_t)c < 0 ? 0u - c : c;
+		} else {                  /* two's complement <-> sign-magnitude */
+			r = sign | (sign ? 0u - c : c);
+		}
+		break;
+	}
+	}
+	return r;
+}
+
 static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src_b)
 {
 	unsigned op = tt_opcode_of(w), mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
@@ -581,107 +703,33 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 	default:
 		break;
 	}
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
-		uint32_t c = C[l], d = D[l], r = 0;
-		switch (op) {
-		case TT_OP_SFPIADD: {   /* SFPIADD.md */
-			if (mod1 & 1)
-				r = c + (uint32_t)sext12(imm12);
-			else
-				r = mod1 & 2 ? c - d : c + d;
-			if (!(mod1 & 4) || (mod1 & 8)) {
-				bool lt0 = (int32_t)r < 0;
-				cc |= (uint32_t)(mod1 & 8 ? !lt0 : lt0) << l;
-				cc_mask = ALL_LANES;
-			}
-			break;
-		}
-		case TT_OP_SFPSHFT: {   /* SFPSHFT.md with Blackhole's arithmetic and use-VC bits */
-			uint32_t x = mod1 & 4 ? c : d;
-			int32_t sh = mod1 & 1 ? sext12(imm12) : (int32_t)c;
-			unsigned n = (sh >= 0 ? (uint32_t)sh : 0u - (uint32_t)sh) & 31;
-			r = sh >= 0 ? x << n : mod1 & 2 ? (uint32_t)((int32_t)x >> n) : x >> n;
-			break;
-		}
-		case TT_OP_SFPAND: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) & c; break;
-		case TT_OP_SFPOR: r = (mod1 & 1 ? s->lreg[imm12 & 15][l] : d) | c; break;
-		case TT_OP_SFPXOR: r = d ^ c; break;
-		case TT_OP_SFPNOT: r = ~c; break;
-		case TT_OP_SFPMOV:
-			/* FROM_SPECIAL: LoadMacroConfig 0-3 templates, 4-7 sequences, 8 Misc; 9 the PRNG
-			 * (advanced in enabled lanes only); 15 LaneConfig. */
-			if (mod1 == 8 && vc == 9)
-				r = mask >> l & 1 ? prng_advance(s, l) : 0;
-			else if (mod1 == 8)
-				r = vc < 4 ? s->lm_template[vc][l] : vc < 8 ? s->lm_sequence[vc - 4][l] : vc == 8 ? s->lm_misc[l]
-					: vc == 15 ? s->lane_config[l] : 0;
-			else
-				r = mod1 & 1 ? c ^ 0x80000000u : c;
-			break;
-		case TT_OP_SFPABS:
-			if (mod1)   /* float: clear the sign, except of a NaN */
-				r = (c & 0x7FFFFFFFu) > 0x7F800000u ? c : c & 0x7FFFFFFFu;
-			else
-				r = (int32_t)c < 0 && c != 0x80000000u ? 0u - c : c;
-			break;
-		case TT_OP_SFPLZ: {     /* SFPLZ.md */
-			uint32_t x = mod1 & 4 ? c & 0x7FFFFFFFu : c;
-			r = x ? (uint32_t)__builtin_clz(x) : 32;
-			if (mod1 & 2) {
-				cc |= (uint32_t)((x != 0) != ((mod1 & 8) != 0)) << l;
-				cc_mask = ALL_LANES;
-			}
-			break;
-		}
-		case TT_OP_SFPEXEXP: {  /* SFPEXEXP.md */
-			r = (c >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127);
-			if (mod1 & 2) {
-				cc |= (uint32_t)(((int32_t)r < 0) != ((mod1 & 8) != 0)) << l;
-				cc_mask = ALL_LANES;
-			}
-			break;
-		}
-		case TT_OP_SFPEXMAN: r = (mod1 & 1 ? 0 : 0x800000u) | (c & 0x7FFFFFu); break;
-		case TT_OP_SFPSETEXP: { /* SFPSETEXP.md */
-			uint32_t e = mod1 & 1 ? imm12 & 0xFF : mod1 & 2 ? d >> 23 & 0xFF : d & 0xFF;
-			r = (c & 0x807FFFFFu) | e << 23;
-			break;
-		}
-		case TT_OP_SFPSETMAN:   /* SFPSETMAN.md */
-			r = (c & 0xFF800000u) | (mod1 & 1 ? (imm12 << 11) & 0x7FFFFFu : d & 0x7FFFFFu);
-			break;
-		case TT_OP_SFPSETSGN:   /* SFPSETSGN.md */
-			r = (c & 0x7FFFFFFFu) | (mod1 & 1 ? (imm12 & 1) << 31 : d & 0x80000000u);
-			break;
-		case TT_OP_SFPDIVP2: {  /* SFPDIVP2.md */
-			uint32_t e = c >> 23 & 0xFF;
-			if (mod1 & 1)
-				e = e == 255 ? e : (e + imm12) & 0xFF;
-			else
-				e = imm12 & 0xFF;
-			r = (c & 0x807FFFFFu) | e << 23;
-			break;
-		}
-		default: {              /* SFPCAST (SFPCAST.md) */
-			uint32_t sign = c & 0x80000000u, mag = c & 0x7FFFFFFFu;
-			if (mod1 == 0) {    /* sign-magnitude to FP32, nearest even */
-				r = sign | b32((float)mag);
-			} else if (mod1 == 1) {   /* stochastic: the 8 bits below the result against 7 of the PRNG */
-				unsigned lz = mag ? (unsigned)__builtin_clz(mag) : 157;
-				uint32_t norm = mag << (lz & 31);
-				r = sign + ((157 - lz) << 23) + (norm >> 8);
-				if ((mask >> l & 1) && (norm & 0xFE) > (prng_advance(s, l) >> 9 & 0xFE))
-					r++;
-			} else if (mod1 == 2) {   /* the documented bug: two's complement absolute value */
-				r = (int32_t)c < 0 ? 0u - c : c;
-			} else {                  /* two's complement <-> sign-magnitude */
-				r = sign | (sign ? 0u - c : c);
-			}
-			break;
-		}
-		}
-		out[l] = r;
+#define SIMPLE_LOOP(o) \
+	case o: \
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) \
+			out[l] = simple_lane(s, o, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask); \
+		break
+	switch (op) {
+	SIMPLE_LOOP(TT_OP_SFPIADD);
+	SIMPLE_LOOP(TT_OP_SFPSHFT);
+	SIMPLE_LOOP(TT_OP_SFPAND);
+	SIMPLE_LOOP(TT_OP_SFPOR);
+	SIMPLE_LOOP(TT_OP_SFPXOR);
+	SIMPLE_LOOP(TT_OP_SFPNOT);
+	SIMPLE_LOOP(TT_OP_SFPMOV);
+	SIMPLE_LOOP(TT_OP_SFPABS);
+	SIMPLE_LOOP(TT_OP_SFPLZ);
+	SIMPLE_LOOP(TT_OP_SFPEXEXP);
+	SIMPLE_LOOP(TT_OP_SFPEXMAN);
+	SIMPLE_LOOP(TT_OP_SFPSETEXP);
+	SIMPLE_LOOP(TT_OP_SFPSETMAN);
+	SIMPLE_LOOP(TT_OP_SFPSETSGN);
+	SIMPLE_LOOP(TT_OP_SFPDIVP2);
+	default:   /* SFPCAST */
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			out[l] = simple_lane(s, op, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask);
+		break;
 	}
+#undef SIMPLE_LOOP
 	/* Flags of the enabled lanes, from the result computed for VD < 8 (the models set them only
 	 * then). */
 	if (cc_mask && vd < 8)
