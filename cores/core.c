@@ -427,8 +427,6 @@ static bool ttsync_load_check(struct bh_core *c, uint32_t addr)
 	return false;
 }
 
-/* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
- * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 /* ---------------------------------------------------------------------------------------------
  * REORDER (races.md #21, riscv-cores.md 4): a core's store queue lets its loads of other
  * addresses overtake older stores, and requests to different regions complete out of order, so a
@@ -497,6 +495,8 @@ static int sq_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t va
 	return BH_ACC_OK;
 }
 
+/* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
+ * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
 	/* A load sees the core's own older stores to its bytes (REORDER). */

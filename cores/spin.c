@@ -53,6 +53,20 @@ void bh_spin_abort(struct bh_core *c)
 	s->next_allowed = c->instret + s->backoff;
 }
 
+/* One access of this iteration: a word seen again must hold the same value (a wall-clock
+ * register excepted), else the iteration made progress. False: not a poll (or too many words). */
+static bool spin_log(struct bh_spin *s, uint32_t addr, unsigned size, bool timed, bool stored, uint32_t value)
+{
+	for (unsigned k = 0; k < s->n; k++)
+		if (s->cur[k].addr == addr && s->cur[k].size == size)
+			return timed || s->cur[k].value == value;
+	if (s->n == BH_WATCH_MAX)
+		return false;
+	s->cur[s->n++] = (struct bh_spin_load){ .addr = addr, .size = (uint8_t)size, .timed = timed, .stored = stored,
+						.value = value };
+	return true;
+}
+
 bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value, unsigned rd)
 {
 	struct bh_spin *s = &c->spin;
@@ -62,16 +76,7 @@ bool bh_spin_note_load(struct bh_core *c, uint32_t addr, unsigned size, uint32_t
 	bool timed = watch == BH_WATCH_TIMED;
 	if (timed && rd < 32)
 		s->timed_rd |= 1u << rd;
-	for (unsigned k = 0; k < s->n; k++)
-		if (s->cur[k].addr == addr && s->cur[k].size == size) {
-			if (!timed && s->cur[k].value != value)
-				return false;   /* the same word changed within one iteration: progress */
-			return true;
-		}
-	if (s->n == BH_WATCH_MAX)
-		return false;
-	s->cur[s->n++] = (struct bh_spin_load){ .addr = addr, .size = (uint8_t)size, .timed = timed, .value = value };
-	return true;
+	return spin_log(s, addr, size, timed, false, value);
 }
 
 bool bh_spin_note_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t value)
@@ -89,13 +94,7 @@ bool bh_spin_note_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_
 	if ((flags & BH_PAGE_INFLIGHT) ||
 	    (atomic_load_explicit(&t->cb_page_mark[page / 32], memory_order_relaxed) >> (page % 32) & 1))
 		return false;
-	for (unsigned k = 0; k < s->n; k++)
-		if (s->cur[k].addr == addr && s->cur[k].size == size)
-			return s->cur[k].value == value;
-	if (s->n == BH_WATCH_MAX)
-		return false;
-	s->cur[s->n++] = (struct bh_spin_load){ .addr = addr, .size = (uint8_t)size, .stored = 1, .value = value };
-	return true;
+	return spin_log(s, addr, size, false, true, value);
 }
 
 static bool spin_same_loads(const struct bh_spin *s)
