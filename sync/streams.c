@@ -67,6 +67,9 @@ struct bh_streams {
 	struct bh_stream_cb cb[BH_STREAM_MAX_CBS];   /* per CB index */
 	_Atomic bool checks;
 	_Atomic uint32_t gate_waiters;    /* Tensix threads parked on STREAMWAIT (sync/park.h) */
+	/* BH_EVENT_CB samples (only while observed): time and counters read under it, so samples of
+	 * two writers ordered by time never show a counter going back. */
+	pthread_mutex_t trace_lock;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -285,11 +288,14 @@ static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned
 	struct bh_hooks *h = &a->tile->chip->hooks;
 	if (cbi < 0 || !bh_hooks_want(h, BH_EVENT_CB))
 		return;
-	/* The time first: two writers' samples, ordered by it, never show a counter going back. */
+	/* Time and counters under one lock: a writer preempted between reading the two could
+	 * otherwise record a later counter under an earlier time than another writer's sample. */
+	pthread_mutex_lock(&st->trace_lock);
 	uint64_t t = bh_time_ns();
 	struct bh_stream *sp = &st->s[s];
 	uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
 	uint32_t acked = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+	pthread_mutex_unlock(&st->trace_lock);
 	struct bh_core_event ev = { .kind = BH_EVENT_CB, .tile = a->tile->index, .time_ns = t,
 				    .core = a->who < BH_CORES_PER_TILE ? (enum bh_core_id)a->who : BH_CORE_NONE,
 				    .addr = (uint32_t)cbi, .value = { rcv & 0xFFFF, acked & 0xFFFF, (uint16_t)(rcv - acked) } };
@@ -638,11 +644,14 @@ struct bh_streams *bh_stream_create(void)
 	atomic_init(&st->cb_layout, 8u | 32u << 8);   /* p100a: CB k on stream 8 + k, 32 CBs */
 	atomic_init(&st->checks, true);
 	atomic_init(&st->gate_waiters, 0);
+	pthread_mutex_init(&st->trace_lock, NULL);
 	return st;
 }
 
 void bh_stream_free(struct bh_streams *st)
 {
+	if (st)
+		pthread_mutex_destroy(&st->trace_lock);
 	free(st);
 }
 
