@@ -91,7 +91,7 @@ bool bh_spin_note_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_
 	/* A store the checks judge even when silent: into a range a NoC transaction in flight reads
 	 * or lands in, or into a CB FIFO's pages (cb-ownership). */
 	unsigned flags = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
-	if ((flags & BH_PAGE_INFLIGHT) ||
+	if (((flags & BH_PAGE_INFLIGHT) && bh_inflight_page_busy(t, page)) ||
 	    (atomic_load_explicit(&t->cb_page_mark[page / 32], memory_order_relaxed) >> (page % 32) & 1))
 		return false;
 	return spin_log(s, addr, size, false, true, value);
@@ -165,7 +165,7 @@ static bool spin_reread(struct bh_core *c, const struct bh_spin_load *l, uint32_
 		*v = bh_mem_ld(c->ldm + (l->addr - BH_LDM_BASE), l->size);
 		return true;
 	}
-	memset(&f, 0, sizeof f);
+	bh_fault_clear(&f);
 	return bh_mmio_access(c->tile, c->kind, l->addr, l->size, false, v, &f, NULL, 0) == BH_ACC_OK;
 }
 

@@ -394,7 +394,7 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 		return tt_fault(th, BH_FAULT_ACCESS, w, "%s address 0x%08x is below 0x%08x, which is undefined", name,
 				addr, STOREREG_MIN);
 	struct bh_fault f;
-	memset(&f, 0, sizeof f);
+	bh_fault_clear(&f);
 	f.pc = th->cur.pc;   /* where a check that logs places the access: the push (fabric/check.h) */
 	const struct bh_region *reg = bh_mmio_region(th->tx->tile, addr);
 	if (reg)

@@ -39,6 +39,18 @@ struct bh_fault {
 	char other[256];
 };
 
+/* An empty fault, as all-zero bytes would read, without writing its ~600 bytes of text: for
+ * the hot paths that hand a fault to an access only in case it fails. */
+static inline void bh_fault_clear(struct bh_fault *f)
+{
+	f->kind = BH_FAULT_NONE;
+	f->pc = f->insn = f->addr = 0;
+	f->has_addr = f->is_store = false;
+	f->size = 0;
+	f->check = 0;
+	f->region[0] = f->detail[0] = f->other[0] = 0;
+}
+
 /* A message into err (errlen bytes; nothing when err is NULL). Returns false so that a decoder
  * can `return bh_errf(...)`. */
 __attribute__((cold, format(printf, 3, 4)))

@@ -54,19 +54,37 @@ void bh_inflight_spans(const struct bh_noc_txn *x, unsigned who, uint32_t pc, st
 			out[k].tile = d.tile;
 }
 
-/* Count span s in (delta 1) or out of (-1) the pages it touches; the page bit follows the count.
- * Caller holds the set's lock. */
+/* Count span s in (delta 1) or out of (-1) the pages it touches. A page's bit is set when its
+ * count leaves 0 (unless still set) and left set when it returns to 0: the accesses that meet a
+ * stale bit clear it (bh_inflight_page_busy), so a buffer the NoC moves again and again costs no
+ * atomic read-modify-write per page and transfer. Caller holds the set's lock. */
 static void span_pages(struct bh_tile *t, const struct bh_inflight_span *s, int delta)
 {
 	struct bh_inflight_set *set = &t->inflight;
 	for (uint32_t p = s->lo >> BH_L1_PAGE_SHIFT; p <= (s->hi - 1) >> BH_L1_PAGE_SHIFT; p++) {
 		uint32_t before = set->page_refs[p];
 		set->page_refs[p] = before + (uint32_t)delta;
-		if (delta > 0 && before == 0)
+		if (delta > 0 && before == 0 &&
+		    !(atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_INFLIGHT))
 			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_INFLIGHT, memory_order_relaxed);
-		else if (delta < 0 && before == 1)
-			atomic_fetch_and_explicit(&t->code_pages[p], (uint8_t)~BH_PAGE_INFLIGHT, memory_order_relaxed);
 	}
+}
+
+/* Caller holds the set's lock: clear the page's bit when no span touches it any more. */
+static bool page_busy_locked(struct bh_tile *t, uint32_t page)
+{
+	if (t->inflight.page_refs[page])
+		return true;
+	atomic_fetch_and_explicit(&t->code_pages[page], (uint8_t)~BH_PAGE_INFLIGHT, memory_order_relaxed);
+	return false;
+}
+
+bool bh_inflight_page_busy(struct bh_tile *t, uint32_t page)
+{
+	pthread_mutex_lock(&t->inflight.lock);
+	bool busy = page_busy_locked(t, page);
+	pthread_mutex_unlock(&t->inflight.lock);
+	return busy;
 }
 
 void bh_inflight_add(struct bh_inflight_span *s)
@@ -91,7 +109,9 @@ void bh_inflight_add(struct bh_inflight_span *s)
 void bh_inflight_remove(struct bh_inflight_span *s)
 {
 	struct bh_tile *t = s->tile;
-	if (!t)
+	/* Only the span's own phase and then its flight's release take it off, one after the other
+	 * (the flight's pending count orders them): `listed` needs no lock to be read here. */
+	if (!t || !s->listed)
 		return;
 	struct bh_inflight_set *set = &t->inflight;
 	pthread_mutex_lock(&set->lock);
@@ -165,16 +185,19 @@ static bool overlaps(const struct bh_inflight_span *s, uint32_t lo, uint32_t hi)
 static bool core_access(struct bh_tile *t, enum bh_check id, unsigned who, uint32_t addr, unsigned size, uint32_t pc,
 			bool store, struct bh_fault *f)
 {
-	if (!bh_checks_on(&t->chip->checks, id) || who >= BH_CORES_PER_TILE)
+	if (!bh_checks_on(&t->chip->checks, id) || who >= BH_CORES_PER_TILE) {
+		bh_inflight_page_busy(t, addr >> BH_L1_PAGE_SHIFT);
 		return true;
+	}
 	char other[384];
 	struct bh_fault found;
 	const struct bh_inflight_span *hit = NULL;
 	bool read = false;
 	pthread_mutex_lock(&t->inflight.lock);
-	for (const struct bh_inflight_span *s = t->inflight.head; s && !hit; s = s->next)
-		if (overlaps(s, addr, addr + size) && (store || s->role == BH_SPAN_DEST))
-			hit = s;
+	if (page_busy_locked(t, addr >> BH_L1_PAGE_SHIFT))
+		for (const struct bh_inflight_span *s = t->inflight.head; s && !hit; s = s->next)
+			if (overlaps(s, addr, addr + size) && (store || s->role == BH_SPAN_DEST))
+				hit = s;
 	if (hit) {
 		span_describe(hit, other, sizeof other);
 		read = hit->txn->op == BH_NOC_OP_READ;

@@ -5,10 +5,11 @@
  *
  * Each such range is a span, registered by the NoC engine at submit and removed when its phase
  * runs. A tile keeps its spans in a list under its own lock, and a count per 4 KiB page; while a
- * page's count is non-zero its byte in tile->code_pages has BH_PAGE_INFLIGHT, set and cleared
- * under that lock (the other bits of the byte change by atomic read-modify-writes of their own
- * owners). A core's store already leaves the fast path when the byte is non-zero; on that slow
- * path it looks up the spans. Nothing is registered when neither check is on.
+ * page's count is non-zero its byte in tile->code_pages has BH_PAGE_INFLIGHT, set under that lock
+ * (the other bits of the byte change by atomic read-modify-writes of their own owners). When the
+ * count returns to 0 the bit stays (stale) until an access meets it: a core's store already
+ * leaves the fast path when the byte is non-zero, and on that slow path it clears a stale bit
+ * under the lock or looks up the spans. Nothing is registered when neither check is on.
  *
  * Only NoC requests put spans in flight: the host's accesses, and the fast-dispatch models' NoC
  * requests (native C, completed at their issue), are neither judged nor ever in flight. */
@@ -64,10 +65,13 @@ bool bh_inflight_wanted(const struct bh_chip *chip);
 void bh_inflight_spans(const struct bh_noc_txn *x, unsigned who, uint32_t pc, struct bh_inflight_span *out,
 		       unsigned n);
 /* List a span on its tile (nothing when its tile is NULL), or take it off (nothing when it is not
- * listed). Any thread. */
+ * listed). Any thread; the removals of one span are ordered by their caller. */
 void bh_inflight_add(struct bh_inflight_span *s);
 void bh_inflight_remove(struct bh_inflight_span *s);
 
+/* Whether a span still touches L1 page `page` of t; when none does, the page's BH_PAGE_INFLIGHT
+ * bit (possibly stale) is cleared. Any thread. */
+bool bh_inflight_page_busy(struct bh_tile *t, uint32_t page);
 /* A core's L1 store (size bytes at addr, at pc) hit a page with BH_PAGE_INFLIGHT: a finding of
  * noc-inflight when it overlaps a span. Returns false with *f filled in stop mode. */
 bool bh_inflight_store(struct bh_tile *t, unsigned who, uint32_t addr, unsigned size, uint32_t pc,

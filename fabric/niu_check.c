@@ -54,20 +54,33 @@ static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf
 			       bh_requester_name(a->who), atomic_load_explicit(&pg->core[a->who].first_pc, memory_order_relaxed));
 }
 
-/* The transaction of core `who` on the buffer begins (again) at register write or poll number seq. */
-static void niu_transaction_begins(struct bh_niu_programming *pg, unsigned who, uint32_t seq, uint32_t pc)
+/* A register write or CMD_CTRL poll of core `who` on the buffer, at pc: its number in the
+ * buffer's sequence, and the start of who's transaction when none is under way (a poll always
+ * starts one: the reader's transaction begins there). A core's accesses in a row need no numbers
+ * of their own (no locked instruction per register write): only another core's access between
+ * the issuer's first one and its CMD_CTRL matters, and that one takes a new number. */
+static uint32_t niu_number(struct bh_niu_programming *pg, unsigned who, uint32_t pc, bool poll)
 {
-	atomic_store_explicit(&pg->core[who].first, seq, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[who].first_pc, pc, memory_order_relaxed);
+	bool begun = atomic_load_explicit(&pg->core[who].first, memory_order_relaxed) >
+		     atomic_load_explicit(&pg->issued, memory_order_relaxed);
+	uint32_t seq;
+	if (begun && atomic_load_explicit(&pg->last_who, memory_order_relaxed) == who) {
+		seq = atomic_load_explicit(&pg->seq, memory_order_relaxed);
+	} else {
+		seq = atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1;
+		atomic_store_explicit(&pg->last_who, who, memory_order_relaxed);
+	}
+	if (!begun || poll) {
+		atomic_store_explicit(&pg->core[who].first, seq, memory_order_relaxed);
+		atomic_store_explicit(&pg->core[who].first_pc, pc, memory_order_relaxed);
+	}
+	return seq;
 }
 
 void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
-	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
-		return;
-	struct bh_niu_programming *pg = &n->prog[buf];
-	niu_transaction_begins(pg, a->who, atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1,
-			       a->fault->pc);
+	if (niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
+		niu_number(&n->prog[buf], a->who, a->fault->pc, true);
 }
 
 bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
@@ -85,11 +98,8 @@ bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned b
 	if (off == BH_NIU_CMD_CTRL)
 		return niu_check_shared(a, n, buf);
 	struct bh_niu_programming *pg = &n->prog[buf];
-	uint32_t seq = atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1;
 	uint32_t pc = a->fault->pc;   /* the core's pc at this store (fabric/check.h) */
-	if (atomic_load_explicit(&pg->core[a->who].first, memory_order_relaxed) <=
-	    atomic_load_explicit(&pg->issued, memory_order_relaxed))
-		niu_transaction_begins(pg, a->who, seq, pc);
+	uint32_t seq = niu_number(pg, a->who, pc, false);
 	atomic_store_explicit(&pg->core[a->who].last, seq, memory_order_relaxed);
 	atomic_store_explicit(&pg->core[a->who].last_pc, pc, memory_order_relaxed);
 	atomic_store_explicit(&pg->core[a->who].last_off, off, memory_order_relaxed);
@@ -115,8 +125,7 @@ bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, co
 {
 	/* The transaction ended: every write so far belongs to it. */
 	struct bh_niu_programming *pg = &n->prog[buf];
-	atomic_store_explicit(&pg->issued, atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	atomic_store_explicit(&pg->issued, atomic_load_explicit(&pg->seq, memory_order_relaxed), memory_order_relaxed);
 	if (!niu_checks_on(a, BH_CHECK_NOC_TRID_OVERFLOW))
 		return true;
 	static const struct {

@@ -31,6 +31,7 @@ struct bh_niu;
  * CMD_CTRL, a racy view that is only ever compared. */
 struct bh_niu_programming {
 	_Atomic uint32_t seq, issued;
+	_Atomic uint32_t last_who;   /* the core that took the last number (writes of one core in a row share it) */
 	struct {
 		_Atomic uint32_t first, last, first_pc, last_pc, last_off;
 	} core[BH_CORES_PER_TILE];

@@ -522,7 +522,7 @@ static void run_deliver(struct bh_noc_engine *e, struct noc_flight *fl, const st
 	 * must not find it still in flight. */
 	if (fl->spans)
 		bh_inflight_remove(&fl->spans[1 + ev->slot]);
-	memset(&f, 0, sizeof f);
+	bh_fault_clear(&f);
 	flight_source(fl, &src);
 	bool ok = bh_noc_deliver(x, &d, &src, &fl->old[ev->slot], &f);
 	if (fl->one_step) {
