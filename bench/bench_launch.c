@@ -25,6 +25,7 @@
 
 #include "bhemu/bhemu.h"
 #include "benchlib.h"
+#include "sync/park.h"   /* bh_park_fence_stats: heavy fences and membarriers per launch */
 
 #define TILES 140u
 #define SUBS 4u
@@ -166,6 +167,17 @@ static double rss_mib(void)
 
 /* Launches through the command queue: the first uploads the kernels, the others are timed, in
  * opt->c.repeat parts (rates). */
+/* What the parks of a launch cost in heavy fences (sync/park.h), for the notes. */
+static char fence_slow[96], fence_fast[96];
+
+static void fence_note(char note[96], uint64_t calls0, uint64_t mb0, unsigned launches)
+{
+	uint64_t calls, mb;
+	bh_park_fence_stats(&calls, &mb);
+	snprintf(note, 96, "; per launch %.0f fenced parks, %.1f membarrier calls", (double)(calls - calls0) / launches,
+		 (double)(mb - mb0) / launches);
+}
+
 static void bench_fast(const struct options *opt, struct bh_device *dev, struct benchlib_row *fast, double *rates)
 {
 	static const uint32_t ret = 0x00008067u;
@@ -184,8 +196,11 @@ static void bench_fast(const struct options *opt, struct bh_device *dev, struct 
 			rc = BH_ERR_ARG;
 	if (rc == BH_OK)
 		rc = bh_cq_launch(cq, p, NULL);
+	uint64_t calls0 = 0, mb0 = 0;
 	for (int part = 0; part < opt->c.repeat && rc == BH_OK; part++) {
 		rc = bh_cq_finish(cq);
+		if (part == 0)
+			bh_park_fence_stats(&calls0, &mb0);
 		double t0 = benchlib_now();
 		for (unsigned l = 0; l < opt->launches && rc == BH_OK; l++)
 			rc = bh_cq_launch(cq, p, NULL);
@@ -195,6 +210,8 @@ static void bench_fast(const struct options *opt, struct bh_device *dev, struct 
 	}
 	if (rc != BH_OK)
 		benchlib_row_fail(fast, "%.400s%.400s", bh_cq_error(cq), p ? bh_program_error(p) : "");
+	else
+		fence_note(fence_fast, calls0, mb0, opt->launches * opt->c.repeat);
 	bh_program_destroy(p);
 	bh_cq_close(cq);
 }
@@ -234,8 +251,11 @@ static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, st
 			goto out;
 		}
 	/* The first launch uploads the kernels; the rest reuse them, as repeated launches do. */
+	uint64_t calls0 = 0, mb0 = 0;
 	for (int part = -1; part < opt->c.repeat; part++) {
 		unsigned count = part < 0 ? 1 : opt->launches;
+		if (part == 0)
+			bh_park_fence_stats(&calls0, &mb0);
 		double t0 = benchlib_now();
 		for (unsigned l = 0; l < count; l++) {
 			rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 30 }, NULL);
@@ -247,6 +267,7 @@ static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, st
 		if (part >= 0)
 			rates[part] = count / (benchlib_now() - t0);
 	}
+	fence_note(fence_slow, calls0, mb0, opt->launches * opt->c.repeat);
 	bh_program_destroy(p);
 	p = NULL;
 	bench_fast(opt, dev, fast, fast_rates);
@@ -259,7 +280,7 @@ out:
 /* A launch row from the rates of its parts and the reference's; bhemu's value stays unmeasured when
  * the row failed or a part has no rate (negative: bhemu stopped before it, e.g. the boot failed). */
 static void launch_row_rates(struct benchlib_row *r, double *rates, const struct benchlib_stats *ref,
-			     const struct options *opt)
+			     const struct options *opt, const char *fences)
 {
 	r->ref = ref->median;
 	for (int i = 0; i < opt->c.repeat; i++)
@@ -270,7 +291,7 @@ static void launch_row_rates(struct benchlib_row *r, double *rates, const struct
 	struct benchlib_stats b = benchlib_stats_of(rates, opt->c.repeat);
 	r->bhemu = b.median;
 	snprintf(r->diag, sizeof r->diag, "%d parts of %u launches: %.1f-%.1f launch/s (quartiles %.1f-%.1f); "
-		 "reference %.1f-%.1f", b.n, opt->launches, b.min, b.max, b.q1, b.q3, ref->min, ref->max);
+		 "reference %.1f-%.1f%s", b.n, opt->launches, b.min, b.max, b.q1, b.q3, ref->min, ref->max, fences);
 	benchlib_stats_json(r->extra, sizeof r->extra, "bhemu", &b, 1);
 	benchlib_stats_json(r->extra, sizeof r->extra, "native", ref, 1);
 }
@@ -344,8 +365,8 @@ int main(int argc, char **argv)
 	fflush(out);
 	if (native_launches(opt.launches, opt.c.repeat, native_rates, &boot->ref)) {
 		struct benchlib_stats ref = benchlib_stats_of(native_rates, opt.c.repeat);
-		launch_row_rates(launch, rates, &ref, &opt);
-		launch_row_rates(fast, fast_rates, &ref, &opt);
+		launch_row_rates(launch, rates, &ref, &opt, fence_slow);
+		launch_row_rates(fast, fast_rates, &ref, &opt, fence_fast);
 	} else {
 		benchlib_row_fail(launch, "native reference: out of memory");
 		benchlib_row_fail(fast, "native reference: out of memory");

@@ -123,6 +123,7 @@ static struct {
 	_Atomic uint32_t fencing;       /* 0 none, 1 under way, 2 under way with sleepers */
 	_Atomic uint32_t gen;           /* futex word: membarriers finished (or refused) */
 	_Atomic uint64_t membarriers;   /* statistics: system calls made */
+	_Atomic uint64_t last_ns;       /* when the last one returned (CLOCK_MONOTONIC) */
 } park_fence;
 
 void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers)
@@ -131,12 +132,28 @@ void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers)
 	*membarriers = atomic_load_explicit(&park_fence.membarriers, memory_order_relaxed);
 }
 
-/* The fencer's turn: one membarrier for every request made before it began. */
+/* The fencer's turn: one membarrier for every request made before it began, at least
+ * BH_BH_PARK_FENCE_GAP_NS after the last one returned (sync/park.h). */
+static uint64_t park_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static bool park_fence_run(void)
 {
+	uint64_t last = atomic_load_explicit(&park_fence.last_ns, memory_order_relaxed), now = park_mono_ns();
+	if (last && now - last < BH_PARK_FENCE_GAP_NS) {
+		uint64_t ns = BH_PARK_FENCE_GAP_NS - (now - last);
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+		}
+	}
 	uint64_t upto = atomic_load_explicit(&park_fence.requests, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&park_fence.membarriers, 1, memory_order_relaxed);
 	bool ok = syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+	atomic_store_explicit(&park_fence.last_ns, park_mono_ns(), memory_order_relaxed);
 	if (ok)
 		atomic_store_explicit(&park_fence.done, upto, memory_order_release);
 	else

@@ -88,6 +88,13 @@ uint64_t bh_park_fenced_timeout(bool fenced, uint64_t want, uint64_t *unfenced_n
 void bh_park_unfenced_woken(struct bh_waiter *w, uint32_t seq, uint64_t *unfenced_ns);
 /* Force (or stop forcing) the fallback for the whole process, as BHEMU_MEMBARRIER=off does. */
 void bh_park_set_unfenced(bool unfenced);
+/* Membarriers are at least this far apart: each interrupts every CPU running a thread of the
+ * process, and parks come in waves (a launch parks every core of the chip, each at its own
+ * time), so a fencer that comes sooner waits out the gap and its membarrier serves everyone who
+ * asked meanwhile (603 membarriers per launch of a P150 became 58). A parker that waits there is
+ * idle anyway; only a wake-up racing with its park can come that much later. */
+#define BH_PARK_FENCE_GAP_NS 200000u
+
 /* Calls of bh_park_heavy_fence that used membarrier, and membarrier system calls made for them
  * (one serves every call that came before it started). */
 void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers);

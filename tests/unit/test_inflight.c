@@ -147,6 +147,29 @@ Test(inflight, store_into_the_source_of_a_write_not_sent_yet_is_flagged_at_the_s
 	}
 }
 
+/* A page keeps its in-flight mark after the transfer left, until an access finds nothing in flight
+ * there (fabric/inflight.h): a buffer sent again is judged again, whether or not the core touched
+ * it in between, and a store between the two, after the first left, finds nothing. */
+Test(inflight, a_buffer_sent_again_is_judged_again_after_its_first_write_left, .timeout = 60)
+{
+	for (int touch = 0; touch < 2; touch++) {
+		struct bh_device *dev = open_inflight(0, LATENCY);
+		struct prog p = { 0 };
+		emit_request(&p, BH_CORE_BRISC, 0, BUF_WR, CTRL_WRITE, SRC, DST, 64);
+		emit_wait_word(&p, NIU(0, NONPOSTED_WR_REQ_SENT), 1);   /* noc_async_writes_flushed */
+		if (touch)
+			emit_store(&p, BH_CORE_BRISC, W_W, SRC + 4);   /* left: nothing to find */
+		uint32_t issue = emit_request(&p, BH_CORE_BRISC, 0, BUF_WR, CTRL_WRITE, SRC, DST, 64);
+		uint32_t pc = emit_store(&p, BH_CORE_BRISC, W_W, SRC + 8);
+		emit_exit_with(&p, 0);
+		char other[300];
+		other_line(other, sizeof other, "write", 0, issue, "its source not read yet");
+		expect_run(dev, false, BH_CORE_BRISC, &p, "noc-inflight", pc,
+			   "  access: 4-byte store to 0x00020008 in L1\n", other,
+			   "  why: store into the source of a NoC write still in flight");
+	}
+}
+
 /* #19's store side: the return buffer of a read written before the data landed; the twin waits
  * for the read barrier. */
 Test(inflight, store_into_the_destination_of_a_read_not_landed_yet_is_flagged, .timeout = 60)
