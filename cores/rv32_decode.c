@@ -1,5 +1,6 @@
 /* Decode of RV32 words into pre-decoded instructions, driven by the table in rv32_insns.h. */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "cores/rv32_insns.h"
 
@@ -73,7 +74,7 @@ static void rv_major_build(void)
 				rv_major[opc].op[rv_major[opc].n++] = (uint8_t)op;
 }
 
-static int rv32_lookup(uint32_t word)
+static int rv32_scan(uint32_t word)
 {
 	pthread_once(&rv_major_once, rv_major_build);
 	const unsigned opc = word & 0x7f;
@@ -83,6 +84,24 @@ static int rv32_lookup(uint32_t word)
 			return op;
 	}
 	return -1;
+}
+
+/* The op of a word is a function of the word alone: a direct-mapped cache of recent answers,
+ * shared by every core (firmware is the same on 700 cores, and each launch's I-cache invalidate
+ * makes all of them decode it again). An entry is word << 32 | (op + 2), 0 when empty; relaxed:
+ * a reader uses an entry only when it holds the very word it looks up. */
+#define RV_LOOKUP_BITS 12u
+static _Atomic uint64_t rv_lookup_cache[1u << RV_LOOKUP_BITS];
+
+static int rv32_lookup(uint32_t word)
+{
+	_Atomic uint64_t *slot = &rv_lookup_cache[(word * 0x9E3779B1u) >> (32 - RV_LOOKUP_BITS)];
+	uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+	if ((uint32_t)(e >> 32) == word && (uint32_t)e)
+		return (int)(uint32_t)e - 2;
+	int op = rv32_scan(word);
+	atomic_store_explicit(slot, (uint64_t)word << 32 | (uint32_t)(op + 2), memory_order_relaxed);
+	return op;
 }
 
 void rv32_decode(uint32_t w, uint32_t pc, struct rv_insn *d)
