@@ -9,6 +9,7 @@
 
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
+#include "fabric/chip.h"
 #include "fabric/tile.h"
 
 #define THCON(u) (64u + 48u * (u))      /* THCON_SEC0 (unpacker 0 / packer 0), THCON_SEC1 */
@@ -490,6 +491,112 @@ static uint32_t pack_relu(unsigned inter, unsigned mode, uint16_t thr, uint32_t 
 	return v;
 }
 
+/* L1 accumulation (Packers/README.md: L1 += Datum): the packed datum o added to the datum of the
+ * same format already at its L1 address, as Blackhole does it (measured behaviour, ttsim): FP32
+ * adds IEEE-style to nearest even with denormal operands and results flushed to signed zero and
+ * every NaN result canonical (0x7FC00000); BF16 the same in its 7 mantissa bits (exponent below
+ * BF16's normal range before rounding: signed zero; above it: infinity; +inf + -inf: 0x7FC0).
+ * FP16 with the erratum model (BH_HW_BUG_PACK_L1ACC_FP16): exponent fields 1-31 all read as
+ * normal numbers, 0 as zero; the sum rounds to nearest even, becomes the all-ones NaN of its sign
+ * (0x7FFF) below 2^-15 or past the largest encoding, signed zero in [2^-15, 2^-14), and an exact
+ * cancellation of an L1 value of exponent 30 or 31 gives +0x7FFF too. False: an operand the
+ * model leaves undefined (a BF16 NaN). */
+static uint32_t l1acc_flush32(uint32_t x)
+{
+	return (x & 0x7F800000u) ? x : x & 0x80000000u;
+}
+
+/* Positive finite x (an exact sum of two narrower values) to a format of man mantissa bits and an
+ * ew-bit exponent field (IEEE bias), to nearest even: *e is x's unbiased exponent before rounding
+ * (the caller flushes small ones); past emax after rounding the exponent field is all ones. */
+static uint32_t l1acc_round(double x, unsigned man, int emax, unsigned ew, int *e)
+{
+	uint64_t b;
+	memcpy(&b, &x, 8);
+	int bias = (1 << (ew - 1)) - 1;
+	*e = (int)(b >> 52 & 0x7FF) - 1023;
+	uint64_t m = (b & ((1ull << 52) - 1)) | 1ull << 52;
+	unsigned sh = 52 - man;
+	m = (m + (1ull << (sh - 1)) - 1 + (m >> sh & 1)) >> sh;
+	int ex = *e;
+	if (m >> (man + 1)) {
+		m >>= 1;
+		ex++;
+	}
+	if (ex > emax)
+		return ((1u << ew) - 1) << man;
+	return (uint32_t)(ex + bias) << man | ((uint32_t)m & ((1u << man) - 1));
+}
+
+/* An FP16 datum as the erratum model reads it: exponent fields 1-31 normal, 0 zero. */
+static double l1acc_fp16_value(uint32_t h)
+{
+	double v = 0;
+	if (h & 0x7C00) {
+		v = 1.0 + (double)(h & 0x3FF) / 1024.0;
+		for (int k = (int)(h >> 10 & 31) - 15; k > 0; k--)
+			v *= 2;
+		for (int k = (int)(h >> 10 & 31) - 15; k < 0; k++)
+			v /= 2;
+	}
+	return h & 0x8000 ? -v : v;
+}
+
+static bool pack_l1acc(unsigned fmt, uint32_t old, uint32_t o, uint32_t *out)
+{
+	int e;
+	switch (fmt) {
+	case TT_FMT_FP32: {
+		float a, b, r;
+		old = l1acc_flush32(old);
+		o = l1acc_flush32(o);
+		memcpy(&a, &old, 4);
+		memcpy(&b, &o, 4);
+		r = a + b;
+		uint32_t rb;
+		memcpy(&rb, &r, 4);
+		*out = (rb & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC00000u : l1acc_flush32(rb);
+		return true;
+	}
+	case TT_FMT_BF16: {
+		uint32_t a = l1acc_flush32(old << 16), b = l1acc_flush32(o << 16);
+		if ((a & 0x7FFFFFFFu) > 0x7F800000u || (b & 0x7FFFFFFFu) > 0x7F800000u)
+			return false;
+		float fa, fb;
+		memcpy(&fa, &a, 4);
+		memcpy(&fb, &b, 4);
+		if ((a & 0x7FFFFFFFu) == 0x7F800000u || (b & 0x7FFFFFFFu) == 0x7F800000u) {
+			float r = fa + fb;   /* an infinity: itself, or +inf + -inf */
+			uint32_t rb;
+			memcpy(&rb, &r, 4);
+			*out = (rb & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC0u : rb >> 16;
+			return true;
+		}
+		double x = (double)fa + (double)fb;
+		uint32_t sign = x < 0 || (x == 0 && (a & b) >> 31) ? 0x8000u : 0;
+		if (x == 0) {
+			*out = sign;
+			return true;
+		}
+		uint32_t r = l1acc_round(x < 0 ? -x : x, 7, 127, 8, &e);
+		*out = sign | (e < -126 ? 0 : r);
+		return true;
+	}
+	default: {   /* TT_FMT_FP16, the erratum model */
+		double a = l1acc_fp16_value(old), b = l1acc_fp16_value(o), x = a + b;
+		uint32_t sign = x < 0 || (x == 0 && (old & o & 0x8000)) ? 0x8000u : 0;
+		if (x == 0) {
+			*out = sign | ((old >> 10 & 31) >= 30 ? 0x7FFFu : 0);
+			return true;
+		}
+		uint32_t r = l1acc_round(x < 0 ? -x : x, 10, 17, 6, &e);   /* a 6-bit field: no overflow */
+		r -= 16u << 10;   /* rebias 31 -> 15 */
+		*out = sign | (e < -15 || r > 0x7FFFu ? 0x7FFFu : e < -14 ? 0 : r);
+		return true;
+	}
+	}
+}
+
 static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tensix *tx = th->tx;
@@ -515,8 +622,6 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w, "packing from L1 (Source_interface_selection)");
 	if (r1 >> 1 & 1)
 		return pack_unmodelled(th, w, "Add_l1_dest_addr_offset");
-	if (r1b >> 19 & 1)
-		return pack_unmodelled(th, w, "L1 accumulation (Pack_L1_Acc)");
 	if (r1b >> 20 & 1)
 		return pack_unmodelled(th, w, "exponent thresholding");
 	if ((r1b & 0xFFFF) && (r1b & 0xFFFF) != 0xFFFF)
@@ -593,6 +698,11 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	if (out_fmt == TT_FMT_FP8 || out_fmt == TT_FMT_TF32 || out_fmt == TT_FMT_BFP8A ||
 	    out_fmt == TT_FMT_BFP4A || out_fmt == TT_FMT_BFP2A)
 		return pack_unmodelled(th, w, "this output format");
+	bool l1acc = r1b >> 19 & 1;   /* Pack_L1_Acc */
+	if (l1acc && out_fmt == TT_FMT_FP16 && !(tile->chip->hw_bugs & BH_HW_BUG_PACK_L1ACC_FP16))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: FP16 L1 accumulation meets the packer erratum (hw bug pack-l1acc-fp16)");
+	if (l1acc && out_fmt != TT_FMT_FP32 && out_fmt != TT_FMT_BF16 && out_fmt != TT_FMT_FP16)
+		return pack_unmodelled(th, w, "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
 	uint32_t start = ps->data;
 	uint16_t group[16];
 	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
@@ -635,6 +745,8 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		unsigned nb = fo->l1_bits / 8;
 		if (!l1_ok(ps->data, nb))
 			return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes L1 0x%x, past the end of L1", ps->data);
+		if (l1acc && !pack_l1acc(out_fmt, l1_read_bits(tile, (uint64_t)ps->data << 3, nb * 8), o, &o))
+			return pack_unmodelled(th, w, "L1 accumulation of a BF16 NaN (undocumented)");
 		l1_write_bytes(tile, ps->data, o, nb);
 		ps->data += nb;
 	}
