@@ -473,6 +473,19 @@ static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt));
 }
 
+/* tt-metal's pack_reconfig_l1_acc: with l1_acc_en the packer adds each datum to the one already in
+ * L1 (FP32 and Float16_b outputs) instead of overwriting it, as tt-llk's reconfigure_packer_l1_acc
+ * sets it: once earlier PACRs are done (STALLWAIT B7 until C3), Disable_pack_zero_flags and
+ * Pack_L1_Acc. After compute_pack_config (which rewrites the first of the two words). */
+static inline void pack_reconfig_l1_acc(uint32_t l1_acc_en)
+{
+	if (compute_role != COMPUTE_PACK)
+		return;
+	tt_push(TT_STALLWAIT(0x080u, 0x008u));
+	compute_cfg_field(CFG_THCON(0) + 6, 2, 1, l1_acc_en ? 1u : 0u);
+	compute_cfg_field(CFG_THCON(0) + 7, 19, 1, l1_acc_en ? 1u : 0u);
+}
+
 /* ---- the vector unit (SFPU, TRISC1): unary operations on a Dst tile ----
  *
  * As tt-llk does: each operation is a short SFP* sequence over one LReg's worth of the tile (32
