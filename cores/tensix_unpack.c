@@ -31,6 +31,12 @@
 #define TCFG_ADDR_MOD_PACK 37u
 #define PCK_RELU 2u                      /* STACC_RELU_ApplyRelu 5:2, STACC_RELU_ReluThreshold 21:6 */
 #define UNPACK_LIMIT_EN 105u             /* THCON_SEC0_REG10_Unpack_limit_address_en, bit 17 */
+#define PCK_EDGE_FACE_SEL 19u            /* PCK_EDGE_TILE_FACE_SET_SELECT: select 7:0, enable 8 */
+#define PCK_ROW_SET_MAP 20u              /* TILE_ROW_SET_MAPPING_0..3: 2 bits per row */
+#define PCK_EDGE_OFFSET 24u              /* PCK_EDGE_OFFSET_SEC0..3 mask 15:0; in SEC0 also
+					  * PCK_EDGE_MODE 16, PCK_EDGE_TILE_ROW_SET_SELECT 24:17 */
+#define PCK_COUNTERS 28u                 /* PACK_COUNTERS_SEC0: reads_per_xy_plane 15:8, yz_transposed 23 */
+#define PCK_FACE_SET_MAP 36u             /* TILE_FACE_SET_MAPPING_0..3: 2 bits per face */
 
 enum { AX, AY, AZ, AW };
 static const uint32_t adc_width_mask[4] = { 0x3FFFF, 0x1FFF, 0xFF, 0xFF };
@@ -597,6 +603,32 @@ static bool pack_l1acc(unsigned fmt, uint32_t old, uint32_t o, uint32_t *out)
 	}
 }
 
+/* Edge masking (Packers/EdgeMasking.md) for packer 0: the column mask of the datum at the tile
+ * position generator's place, which then advances (X over 16 datums, then Y, or Z when
+ * pack_yz_transposed, wrapping at pack_reads_per_xy_plane into the other). */
+static uint16_t pack_edge_mask(struct bh_tt_thread *th, struct tt_pack_stream *ps, uint32_t ctr)
+{
+	unsigned *tpg = ps->tpg, b;
+	uint32_t sel = tt_dp_cfg(th, PCK_EDGE_FACE_SEL);
+	if (sel >> 8 & 1) {
+		unsigned z = (tt_dp_cfg(th, PCK_SEC_OFFSET) >> 12 & 0x3F) + tpg[2];
+		b = tt_dp_cfg(th, PCK_FACE_SET_MAP + (sel & 3)) >> 2 * (z & 15) & 3;
+	} else {
+		b = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 17 & 3;
+	}
+	unsigned c = tt_dp_cfg(th, PCK_ROW_SET_MAP + b) >> 2 * (tpg[1] & 15) & 3;
+	uint16_t mask = (uint16_t)tt_dp_cfg(th, PCK_EDGE_OFFSET + c);
+	unsigned per_plane = ctr >> 8 & 0xFF, in = ctr >> 23 & 1 ? 2 : 1;
+	if (++tpg[0] == 16) {
+		tpg[0] = 0;
+		if (++tpg[in] == per_plane) {
+			tpg[in] = 0;
+			tpg[3 - in]++;
+		}
+	}
+	return mask;
+}
+
 static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tensix *tx = th->tx;
@@ -690,8 +722,10 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 			ps->exp = (oaddr & 0x1FFFF) << 4;
 		oaddr += tt_dp_cfg(th, THCON(0) + 4) >> 16;   /* Exp_section_size */
 	}
-	if (ps->fresh)
+	if (ps->fresh) {
 		ps->data = (oaddr & 0x1FFFF) << 4;
+		memset(ps->tpg, 0, sizeof ps->tpg);
+	}
 	ps->fresh = last || flush;
 	if (fo->bfp && n % 16)
 		return pack_unmodelled(th, w, "a BFP pack of a datum count that is not a multiple of 16");
@@ -703,13 +737,21 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: FP16 L1 accumulation meets the packer erratum (hw bug pack-l1acc-fp16)");
 	if (l1acc && out_fmt != TT_FMT_FP32 && out_fmt != TT_FMT_BF16 && out_fmt != TT_FMT_FP16)
 		return pack_unmodelled(th, w, "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
-	uint32_t start = ps->data;
+	uint32_t start = ps->data, ctr = tt_dp_cfg(th, PCK_COUNTERS);
+	bool edge_inf = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 16 & 1;   /* PCK_EDGE_MODE: -inf, else 0 */
+	uint32_t minus_inf = inter == TT_FMT_FP32 ? 0xFF800000u : inter == TT_FMT_FP16 ? 0xFC00u : 0xFF80u;
 	uint16_t group[16];
 	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
 		unsigned row = dst_index >> 4, col = dst_index & 15;
 		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
-		if (!pack_early(inter, read32, raw, i8, d, &v))
+		if (!(pack_edge_mask(th, ps, ctr) >> col & 1)) {
+			if (edge_inf && int_inter)
+				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) in an "
+						"integer intermediate format (undefined)");
+			v = edge_inf ? minus_inf : 0;
+		} else if (!pack_early(inter, read32, raw, i8, d, &v)) {
 			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
+		}
 		if (relu)
 			v = pack_relu(inter, relu, relu_thr, v);
 		if (fo->bfp) {

@@ -94,6 +94,7 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 #define CFG_UNP0_ZW1 57u
 #define CFG_PCK_XY0 12u
 #define CFG_PCK_DEST_RD 18u
+#define CFG_PCK_EDGE_OFFSET0 24u   /* PCK_EDGE_OFFSET_SEC0 mask 15:0 (and the edge mode, row-set select) */
 #define CFG_PCK_SEC0_OFFSET 180u
 #define TCFG_FIDELITY_BASE 11u
 #define TCFG_ADDR_MOD_AB 12u
@@ -260,6 +261,7 @@ static inline void compute_pack_config(uint32_t out_fmt, int fp32_dst)
 	compute_cfg_field(CFG_ALU, 25, 4, inter);
 	compute_wrcfg(CFG_PCK_DEST_RD, (fp32_dst ? 1u : 0u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
 	compute_wrcfg(CFG_THCON(0) + 6, 1u | out << 4 | inter << 8);
+	compute_wrcfg(CFG_PCK_EDGE_OFFSET0, 0xFFFFu);   /* edge mask: every column (rows map to mask 0) */
 	/* Y: one face of the intermediate (256 datums) */
 	compute_wrcfg(CFG_PCK_XY0, (COMPUTE_FMT_IS32(inter) ? 1024u : inter == 14u ? 256u : 512u) << 16);
 }

@@ -52,6 +52,19 @@ static void emit_cfg(struct prog *p, unsigned idx, uint32_t v)
 	emit_store_word(p, TENSIX_CFG + 4 * idx, v);
 }
 
+/* A device whose packer 0 passes every column (PCK_EDGE_OFFSET_SEC0 mask 0xFFFF, as tt-llk's
+ * packer set-up writes it; every row maps to mask 0). */
+static struct bh_device *packer_masks_open(struct bh_device *dev)
+{
+	cfg(dev, 24, 0xFFFF);
+	return dev;
+}
+
+static struct bh_device *open_packer(void)
+{
+	return packer_masks_open(t_open());
+}
+
 static uint32_t lcg(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
@@ -155,7 +168,7 @@ static void emit_packer(struct prog *p)
 Test(tensix_unpack, three_thread_unpack_elwadd_pack_over_tiles_is_exact)
 {
 	static float bv[TILES][1024];
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	bh_sem_init(tile0(dev), 1u, 1, 0);
 	put_tiles(dev, bv);
 	configure(dev);
@@ -203,7 +216,7 @@ static void unpack_face_to_dst32_then_pack(struct bh_device *dev, const void *in
  * rounding (ties away) and as BFP8 (shared exponent per 16 datums). */
 Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	float in[256];
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = (1.0f + (float)k / 256.f + 0x1p-9f * (k & 1)) * (k % 3 ? 1.f : -1.f);
@@ -264,7 +277,7 @@ static uint8_t int8_ref(uint32_t x, bool is_unsigned, bool raw, unsigned shift)
 
 Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	uint32_t in[256], s = 5;
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = k < 64 ? (uint32_t)((int)k * 7 - 200) : k < 128 ? lcg(&s) : k < 192 ? lcg(&s) % 600 : 0x80000000u | (k * 3);
@@ -320,7 +333,7 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
 		  "PACR: ReLU mode 2 with the threshold 0x8000 <= -0 (undefined)" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = open_packer();
 		cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | c[k].inter << 25);
 		cfg(dev, THCON(0) + 6, 1u | c[k].inter << 4 | c[k].inter << 8);
 		cfg(dev, 18, c[k].rd);
@@ -353,7 +366,7 @@ static float relu_ref(float x, unsigned mode, float t)
 
 Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	float in[256];
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = ((float)k - 100.f) / 8.f + 0x1p-10f * (float)(k & 3);   /* FP32 between BF16 values */
@@ -472,7 +485,7 @@ static void pack_acc_face(struct bh_device *dev, unsigned fmt, uint32_t at, cons
  * NaN in L1. Overwriting, rounding ties away or not flushing would each change many datums. */
 Test(tensix_unpack, packer_l1_accumulation_adds_in_fp32_and_bf16_to_nearest_even)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	uint32_t s = 7, in[256], old32[256], got32[256];
 	uint16_t in16[256], old16[256], got16[256];
 	for (unsigned k = 0; k < 256; k++) {
@@ -561,8 +574,8 @@ static uint16_t acc_fp16_ref(uint16_t old, uint16_t d)
 Test(tensix_unpack, packer_l1_accumulation_of_fp16_faults_unless_the_erratum_is_modelled)
 {
 	for (unsigned model = 0; model < 2; model++) {
-		struct bh_device *dev = t_open_cfg(&(struct bh_device_config){
-			.num_tiles = 1, .hw_bugs = model ? BH_HW_BUG_PACK_L1ACC_FP16 : 0 });
+		struct bh_device *dev = packer_masks_open(t_open_cfg(&(struct bh_device_config){
+			.num_tiles = 1, .hw_bugs = model ? BH_HW_BUG_PACK_L1ACC_FP16 : 0 }));
 		struct tt_dp *dp = tile0(dev)->tensix->dp;
 		uint32_t s = 3;
 		uint16_t old[256], d[256], got[256];
@@ -630,7 +643,7 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 		{ TT(0x43, 0x4), "UNPACR_NOP form 0x4 (overlay-stream pop or register write) is not modelled" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = open_packer();
 		cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 16u << 16);
 		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
 		struct bh_core_result *r = result_new();
@@ -652,7 +665,7 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 Test(tensix_unpack, pack_without_the_math_semaphore_packs_stale_dst)
 {
 	static float bv[TILES][1024];
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	put_tiles(dev, bv);
 	configure(dev);
 	uint16_t junk[1024];
