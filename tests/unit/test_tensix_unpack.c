@@ -320,17 +320,19 @@ Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
  * undefined (a bad register value). */
 Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_name)
 {
-	static const struct { uint32_t inter, rd, descale, relu; const char *kind, *why; } c[] = {
-		{ TT_FMT_BF16, 1u | 2u, 0, 0, "not modelled",
+	static const struct { uint32_t inter, rd, descale, relu, edge; const char *kind, *why; } c[] = {
+		{ TT_FMT_BF16, 1u | 2u, 0, 0, 0, "not modelled",
 		  "PACR: Read_unsigned with an intermediate format other than INT8 is not modelled" },
-		{ TT_FMT_INT8, 1u, 3u, 0, "not modelled",
+		{ TT_FMT_INT8, 1u, 3u, 0, 0, "not modelled",
 		  "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
-		{ TT_FMT_INT16, 0, 0, 1u << 2, "not modelled",
+		{ TT_FMT_INT16, 0, 0, 1u << 2, 0, "not modelled",
 		  "PACR: ReLU of an INT16 intermediate (its sign is not documented) is not modelled" },
-		{ TT_FMT_INT32, 1u, 0, 3u << 2, "bad register value",
+		{ TT_FMT_INT32, 1u, 0, 3u << 2, 0, "bad register value",
 		  "PACR: ReLU mode 3 of an integer intermediate (undefined: only modes 0 and 1 are)" },
-		{ TT_FMT_BF16, 1u, 0, 2u << 2 | 0x8000u << 6, "bad register value",
+		{ TT_FMT_BF16, 1u, 0, 2u << 2 | 0x8000u << 6, 0, "bad register value",
 		  "PACR: ReLU mode 2 with the threshold 0x8000 <= -0 (undefined)" },
+		{ TT_FMT_INT32, 1u, 0, 0, 1u << 16 | 0xFFFEu, "bad register value",
+		  "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) in an integer intermediate format (undefined)" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
 		struct bh_device *dev = open_packer();
@@ -339,6 +341,8 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
 		cfg(dev, 18, c[k].rd);
 		cfg(dev, 8, c[k].descale);
 		cfg(dev, 2, c[k].relu);
+		if (c[k].edge)
+			cfg(dev, 24, c[k].edge);
 		struct bh_core_result *r = result_new();
 		struct prog p = { 0 };
 		emit_push(&p, SETADCXX(4, 255, 0));
@@ -428,6 +432,119 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 	bh_tile_l1_read(tile0(dev), 0x39000, b, sizeof b);
 	for (unsigned k = 0; k < 256; k++)
 		cr_assert_eq(b[k], ints[k] >> 31 ? 0 : int8_ref(ints[k], false, true, 0), "INT8 datum %u", k);
+	bh_device_close(dev);
+}
+
+/* ---- Edge masking (Packers/EdgeMasking.md): PCK_EDGE_OFFSET_SEC0..3 (words 24-27, mask 15:0; in
+ * word 24 also PCK_EDGE_MODE 16 and PCK_EDGE_TILE_ROW_SET_SELECT 24:17), TILE_ROW_SET_MAPPING_0..3
+ * (words 20-23, a 2-bit mask number per tile position Y), TILE_FACE_SET_MAPPING_0..3 (words 36-39, a
+ * row set per Z), PCK_EDGE_TILE_FACE_SET_SELECT (word 19), PACK_COUNTERS_SEC0 (word 28) ---- */
+
+static const uint16_t edge_masks[4] = { 0xFFFF, 0x00FF, 0x0F0F, 0x8001 };
+static const uint8_t edge_rows[16] = { 1, 1, 2, 3, 0, 0, 1, 2, 3, 3, 0, 1, 2, 0, 3, 1 };
+
+static uint32_t edge_rows_word(unsigned rot)
+{
+	uint32_t v = 0;
+	for (unsigned y = 0; y < 16; y++)
+		v |= (uint32_t)((edge_rows[y] + rot) & 3) << 2 * y;
+	return v;
+}
+
+/* Packs the face of FP32 datums `in` (already in Dst) as `fmt` to L1 `at` with the given edge
+ * configuration words, then checks datum i against mask number mask_of(i) (zero or -inf). */
+static void pack_edges(struct bh_device *dev, unsigned fmt, uint32_t at, uint32_t w24, uint32_t w19, uint32_t w28,
+		       const float *in, unsigned (*mask_of)(unsigned i))
+{
+	for (unsigned c = 0; c < 4; c++)
+		cfg(dev, 24 + c, edge_masks[c] | (c ? 0 : w24));
+	cfg(dev, 19, w19);
+	cfg(dev, 28, w28);
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
+	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
+	cfg(dev, THCON(0) + 5, at / 16 - 1);
+	const uint32_t w[] = { PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, 1);
+	uint32_t out[256];
+	bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+	bool inf = w24 >> 16 & 1;
+	for (unsigned i = 0; i < 256; i++) {
+		bool keep = edge_masks[mask_of(i)] >> (i % 16) & 1;
+		float want = keep ? in[i] : inf ? -INFINITY : 0;
+		uint32_t got = fmt == TT_FMT_BF16 ? (uint32_t)((const uint16_t *)out)[i] << 16 : out[i];
+		cr_assert_eq(got, b_of(want), "fmt %u w24 %08x w19 %03x w28 %08x datum %u (mask %u): %a want %a", fmt, w24, w19,
+			     w28, i, mask_of(i), (double)f_of(got), (double)want);
+	}
+}
+
+/* Tile positions: Y is the row (16 datums each) when pack_reads_per_xy_plane never matches (0). */
+static unsigned by_row(unsigned i) { return edge_rows[(i / 16) & 15]; }
+/* pack_reads_per_xy_plane 4: Y = row % 4 (Z = row / 4 unused by row sets). */
+static unsigned by_row_mod4(unsigned i) { return edge_rows[(i / 16) % 4]; }
+/* ... and pack_yz_transposed: Z = row % 4, Y = row / 4. */
+static unsigned by_row_div4(unsigned i) { return edge_rows[(i / 16) / 4]; }
+/* PCK_EDGE_TILE_ROW_SET_SELECT 2: row set 2, whose mapping is row set 0's rotated by 2. */
+static unsigned by_row_set2(unsigned i) { return (edge_rows[(i / 16) & 15] + 2) & 3; }
+/* Face sets: Z = ZOffset 2 + row / 4 picks row set b = TILE_FACE_SET_MAPPING_1[Z] = (Z * 3) % 4,
+ * whose mapping (rotated by b) gives the mask for Y = row % 4. */
+static unsigned by_face(unsigned i)
+{
+	unsigned z = 2 + (i / 16) / 4, b = (z * 3) % 4;
+	return (edge_rows[(i / 16) % 4] + b) & 3;
+}
+
+Test(tensix_unpack, edge_masks_zero_or_minus_inf_by_row_set_and_face_set)
+{
+	struct bh_device *dev = open_packer();
+	float in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (float)((int)k - 128) / 4.f + 0.25f;   /* BF16-exact, none zero */
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	for (unsigned b = 0; b < 4; b++)
+		cfg(dev, 20 + b, edge_rows_word(b));
+	for (unsigned inf = 0; inf < 2; inf++) {
+		uint32_t w24 = inf << 16;
+		pack_edges(dev, TT_FMT_FP32, 0x31000, w24, 0, 0, in, by_row);   /* row set 0 */
+		pack_edges(dev, TT_FMT_BF16, 0x32000, w24, 0, 4u << 8, in, by_row_mod4);
+		pack_edges(dev, TT_FMT_FP32, 0x33000, w24, 0, 4u << 8 | 1u << 23, in, by_row_div4);
+		pack_edges(dev, TT_FMT_BF16, 0x35000, w24 | 2u << 17, 0, 0, in, by_row_set2);
+	}
+	/* Face sets: enable, packer 0 uses TILE_FACE_SET_MAPPING_1; Z starts at ZOffset 2. */
+	uint32_t faces = 0;
+	for (unsigned z = 0; z < 16; z++)
+		faces |= ((z * 3) % 4) << 2 * z;
+	cfg(dev, 37, faces);
+	cfg(dev, 180, 2u << 12);
+	pack_edges(dev, TT_FMT_FP32, 0x34000, 1u << 16, 1u << 8 | 1u, 4u << 8, in, by_face);
+	bh_device_close(dev);
+}
+
+/* The tile position generator goes on from one PACR to the next while the output stream does
+ * (no Last) and starts again at 0 with a fresh output: a PACR of 8 Dst rows with Last (rows 0-7 of
+ * the row mapping), then two PACRs of the same rows, the first without Last (rows 0-7, 8-15). */
+Test(tensix_unpack, edge_mask_positions_continue_until_the_last_pacr)
+{
+	struct bh_device *dev = open_packer();
+	float in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (float)k + 1.f;
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	for (unsigned c = 0; c < 4; c++)
+		cfg(dev, 24 + c, edge_masks[c]);
+	cfg(dev, 20, edge_rows_word(0));
+	cfg(dev, THCON(0) + 5, 0x36000 / 16 - 1);
+	const uint32_t w1[] = { SETADCXX(4, 127, 0), PACR(0, 1) }, w2[] = { PACR(0, 0), PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w1, N(w1));
+	cfg(dev, THCON(0) + 5, 0x37000 / 16 - 1);
+	run_pushes(dev, BH_CORE_TRISC0, w2, N(w2));
+	uint32_t out[384];
+	bh_tile_l1_read(tile0(dev), 0x36000, out, 128 * 4);
+	bh_tile_l1_read(tile0(dev), 0x37000, out + 128, 256 * 4);
+	for (unsigned i = 0; i < 384; i++) {
+		unsigned y = i < 128 ? i / 16 : (i - 128) / 16;
+		bool keep = edge_masks[edge_rows[y]] >> (i % 16) & 1;
+		cr_assert_eq(out[i], keep ? b_of(in[i % 128]) : 0, "datum %u (Y %u): %a", i, y, (double)f_of(out[i]));
+	}
 	bh_device_close(dev);
 }
 
