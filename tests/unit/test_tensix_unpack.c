@@ -758,6 +758,10 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 		{ UNPACR(0, 0, 0, 0, 0, 0) | 1u << 2, "UNPACR: RowSearch (bit 2) is not modelled" },
 		{ TT(0x41, 0x2u << 8), "PACR: a packer other than packer 0 (PackerMask) is not modelled" },
 		{ TT(0x43, 0x4), "UNPACR_NOP form 0x4 (overlay-stream pop or register write) is not modelled" },
+		{ TT(0x4A, 0), "control-plane instruction PACR_SETREG is not modelled yet (its SetRegBase/SetRegHiScaler: "
+			       "TDMA-RISC, undocumented)" },
+		{ TT(0x1D, 0xF0F0), "data-plane instruction SETPKEDGOF is not modelled yet (no documented effect; the edge "
+				    "masks are PCK_EDGE_*)" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
 		struct bh_device *dev = open_packer();
