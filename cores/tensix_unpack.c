@@ -603,27 +603,46 @@ static bool pack_l1acc(unsigned fmt, uint32_t old, uint32_t o, uint32_t *out)
 	}
 }
 
-/* Edge masking (Packers/EdgeMasking.md) for packer 0: the column mask of the datum at the tile
- * position generator's place, which then advances (X over 16 datums, then Y, or Z when
- * pack_yz_transposed, wrapping at pack_reads_per_xy_plane into the other). */
-static uint16_t pack_edge_mask(struct bh_tt_thread *th, struct tt_pack_stream *ps, uint32_t ctr)
+/* Edge masking (Packers/EdgeMasking.md) for packer 0: its configuration, read as the PACR starts. */
+struct pack_edge {
+	uint32_t row_sets[4], face_sets;   /* TILE_ROW_SET_MAPPING_0..3, the selected TILE_FACE_SET_MAPPING */
+	uint16_t mask[4];                   /* PCK_EDGE_OFFSET_SEC0..3 */
+	unsigned row_set, zoffset, per_plane, in;   /* in: the counter X steps into (1 Y, 2 Z) */
+	bool faces, all;                    /* face sets enabled; every mask passes every column */
+};
+
+static void pack_edge_read(struct bh_tt_thread *th, struct pack_edge *pe)
 {
-	unsigned *tpg = ps->tpg, b;
-	uint32_t sel = tt_dp_cfg(th, PCK_EDGE_FACE_SEL);
-	if (sel >> 8 & 1) {
-		unsigned z = (tt_dp_cfg(th, PCK_SEC_OFFSET) >> 12 & 0x3F) + tpg[2];
-		b = tt_dp_cfg(th, PCK_FACE_SET_MAP + (sel & 3)) >> 2 * (z & 15) & 3;
-	} else {
-		b = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 17 & 3;
+	uint32_t sel = tt_dp_cfg(th, PCK_EDGE_FACE_SEL), ctr = tt_dp_cfg(th, PCK_COUNTERS);
+	pe->all = true;
+	for (unsigned k = 0; k < 4; k++) {
+		pe->row_sets[k] = tt_dp_cfg(th, PCK_ROW_SET_MAP + k);
+		pe->mask[k] = (uint16_t)tt_dp_cfg(th, PCK_EDGE_OFFSET + k);
+		pe->all &= pe->mask[k] == 0xFFFF;
 	}
-	unsigned c = tt_dp_cfg(th, PCK_ROW_SET_MAP + b) >> 2 * (tpg[1] & 15) & 3;
-	uint16_t mask = (uint16_t)tt_dp_cfg(th, PCK_EDGE_OFFSET + c);
-	unsigned per_plane = ctr >> 8 & 0xFF, in = ctr >> 23 & 1 ? 2 : 1;
+	pe->faces = sel >> 8 & 1;
+	pe->face_sets = tt_dp_cfg(th, PCK_FACE_SET_MAP + (sel & 3));
+	pe->row_set = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 17 & 3;
+	pe->zoffset = tt_dp_cfg(th, PCK_SEC_OFFSET) >> 12 & 0x3F;
+	pe->per_plane = ctr >> 8 & 0xFF;
+	pe->in = ctr >> 23 & 1 ? 2 : 1;
+}
+
+/* The column mask of the datum at the tile position generator's place (X Y Z), which then
+ * advances: X over 16 datums, then Y (Z when pack_yz_transposed), wrapping at
+ * pack_reads_per_xy_plane into the other. */
+static uint16_t pack_edge_mask(const struct pack_edge *pe, unsigned *tpg)
+{
+	uint16_t mask = 0xFFFF;
+	if (!pe->all) {
+		unsigned b = pe->faces ? pe->face_sets >> 2 * ((pe->zoffset + tpg[2]) & 15) & 3 : pe->row_set;
+		mask = pe->mask[pe->row_sets[b] >> 2 * (tpg[1] & 15) & 3];
+	}
 	if (++tpg[0] == 16) {
 		tpg[0] = 0;
-		if (++tpg[in] == per_plane) {
-			tpg[in] = 0;
-			tpg[3 - in]++;
+		if (++tpg[pe->in] == pe->per_plane) {
+			tpg[pe->in] = 0;
+			tpg[3 - pe->in]++;
 		}
 	}
 	return mask;
@@ -734,20 +753,24 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w, "this output format");
 	bool l1acc = r1b >> 19 & 1;   /* Pack_L1_Acc */
 	if (l1acc && out_fmt == TT_FMT_FP16 && !(tile->chip->hw_bugs & BH_HW_BUG_PACK_L1ACC_FP16))
-		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: FP16 L1 accumulation meets the packer erratum (hw bug pack-l1acc-fp16)");
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w,
+				"PACR: FP16 L1 accumulation meets the packer erratum (hw bug pack-l1acc-fp16)");
 	if (l1acc && out_fmt != TT_FMT_FP32 && out_fmt != TT_FMT_BF16 && out_fmt != TT_FMT_FP16)
-		return pack_unmodelled(th, w, "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
-	uint32_t start = ps->data, ctr = tt_dp_cfg(th, PCK_COUNTERS);
+		return pack_unmodelled(th, w,
+				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
+	uint32_t start = ps->data;
+	struct pack_edge pe;
+	pack_edge_read(th, &pe);
 	bool edge_inf = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 16 & 1;   /* PCK_EDGE_MODE: -inf, else 0 */
 	uint32_t minus_inf = inter == TT_FMT_FP32 ? 0xFF800000u : inter == TT_FMT_FP16 ? 0xFC00u : 0xFF80u;
 	uint16_t group[16];
 	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
 		unsigned row = dst_index >> 4, col = dst_index & 15;
 		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
-		if (!(pack_edge_mask(th, ps, ctr) >> col & 1)) {
+		if (!(pack_edge_mask(&pe, ps->tpg) >> col & 1)) {
 			if (edge_inf && int_inter)
-				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) in an "
-						"integer intermediate format (undefined)");
+				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) "
+						"in an integer intermediate format (undefined)");
 			v = edge_inf ? minus_inf : 0;
 		} else if (!pack_early(inter, read32, raw, i8, d, &v)) {
 			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
