@@ -187,10 +187,12 @@ struct tt_dp {
 	pthread_mutex_t adc_lock;
 	uint32_t adc[BH_TT_THREADS][3][2][4], adc_cr[BH_TT_THREADS][3][2][4];
 	/* Under pack_lock: the packers' output streams (Packers/OutputAddressGenerator.md), byte
-	 * addresses, and whether the next PACR starts fresh ones. */
+	 * addresses, and whether the next PACR starts fresh ones; the tile position generator of
+	 * edge masking (Packers/EdgeMasking.md), X Y Z, restarting with fresh streams. */
 	struct tt_pack_stream {
 		uint32_t data, exp;
 		bool fresh;
+		unsigned tpg[3];
 	} pack[4];
 };
 

@@ -45,8 +45,14 @@ bool tt_decode_check(uint32_t w, char *why, size_t n)
 
 void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n)
 {
-	snprintf(why, n, "%s instruction %s is not modelled yet", oi->plane == TT_P_DATA ? "data-plane" : "control-plane",
-		 oi->name);
+	/* Where the documentation stops short of a functional model, the reason. */
+	const char *reason = "";
+	if (oi == tt_opinfo(TT_OP_SETPKEDGOF))
+		reason = " (no documented effect; the edge masks are PCK_EDGE_*)";
+	else if (oi == tt_opinfo(TT_OP_PACR_SETREG))
+		reason = " (its SetRegBase/SetRegHiScaler: TDMA-RISC, undocumented)";
+	snprintf(why, n, "%s instruction %s is not modelled yet%s",
+		 oi->plane == TT_P_DATA ? "data-plane" : "control-plane", oi->name, reason);
 }
 
 uint32_t tt_status_type_bits(uint32_t w)

@@ -9,6 +9,7 @@
 
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
+#include "fabric/chip.h"
 #include "fabric/tile.h"
 
 #define THCON(u) (64u + 48u * (u))      /* THCON_SEC0 (unpacker 0 / packer 0), THCON_SEC1 */
@@ -30,6 +31,12 @@
 #define TCFG_ADDR_MOD_PACK 37u
 #define PCK_RELU 2u                      /* STACC_RELU_ApplyRelu 5:2, STACC_RELU_ReluThreshold 21:6 */
 #define UNPACK_LIMIT_EN 105u             /* THCON_SEC0_REG10_Unpack_limit_address_en, bit 17 */
+#define PCK_EDGE_FACE_SEL 19u            /* PCK_EDGE_TILE_FACE_SET_SELECT: select 7:0, enable 8 */
+#define PCK_ROW_SET_MAP 20u              /* TILE_ROW_SET_MAPPING_0..3: 2 bits per row */
+#define PCK_EDGE_OFFSET 24u              /* PCK_EDGE_OFFSET_SEC0..3 mask 15:0; in SEC0 also
+					  * PCK_EDGE_MODE 16, PCK_EDGE_TILE_ROW_SET_SELECT 24:17 */
+#define PCK_COUNTERS 28u                 /* PACK_COUNTERS_SEC0: reads_per_xy_plane 15:8, yz_transposed 23 */
+#define PCK_FACE_SET_MAP 36u             /* TILE_FACE_SET_MAPPING_0..3: 2 bits per face */
 
 enum { AX, AY, AZ, AW };
 static const uint32_t adc_width_mask[4] = { 0x3FFFF, 0x1FFF, 0xFF, 0xFF };
@@ -490,6 +497,157 @@ static uint32_t pack_relu(unsigned inter, unsigned mode, uint16_t thr, uint32_t 
 	return v;
 }
 
+/* L1 accumulation (Packers/README.md: L1 += Datum): the packed datum o added to the datum of the
+ * same format already at its L1 address, as Blackhole does it (measured behaviour, ttsim): FP32
+ * adds IEEE-style to nearest even with denormal operands and results flushed to signed zero and
+ * every NaN result canonical (0x7FC00000); BF16 the same in its 7 mantissa bits (exponent below
+ * BF16's normal range before rounding: signed zero; above it: infinity; +inf + -inf: 0x7FC0).
+ * FP16 with the erratum model (BH_HW_BUG_PACK_L1ACC_FP16): exponent fields 1-31 all read as
+ * normal numbers, 0 as zero; the sum rounds to nearest even, becomes the all-ones NaN of its sign
+ * (0x7FFF) below 2^-15 or past the largest encoding, signed zero in [2^-15, 2^-14), and an exact
+ * cancellation of an L1 value of exponent 30 or 31 gives +0x7FFF too. False: an operand the
+ * model leaves undefined (a BF16 NaN). */
+static uint32_t l1acc_flush32(uint32_t x)
+{
+	return (x & 0x7F800000u) ? x : x & 0x80000000u;
+}
+
+/* Positive finite x (an exact sum of two narrower values) to a format of man mantissa bits and an
+ * ew-bit exponent field (IEEE bias), to nearest even: *e is x's unbiased exponent before rounding
+ * (the caller flushes small ones); past emax after rounding the exponent field is all ones. */
+static uint32_t l1acc_round(double x, unsigned man, int emax, unsigned ew, int *e)
+{
+	uint64_t b;
+	memcpy(&b, &x, 8);
+	int bias = (1 << (ew - 1)) - 1;
+	*e = (int)(b >> 52 & 0x7FF) - 1023;
+	uint64_t m = (b & ((1ull << 52) - 1)) | 1ull << 52;
+	unsigned sh = 52 - man;
+	m = (m + (1ull << (sh - 1)) - 1 + (m >> sh & 1)) >> sh;
+	int ex = *e;
+	if (m >> (man + 1)) {
+		m >>= 1;
+		ex++;
+	}
+	if (ex > emax)
+		return ((1u << ew) - 1) << man;
+	return (uint32_t)(ex + bias) << man | ((uint32_t)m & ((1u << man) - 1));
+}
+
+/* An FP16 datum as the erratum model reads it: exponent fields 1-31 normal, 0 zero. */
+static double l1acc_fp16_value(uint32_t h)
+{
+	double v = 0;
+	if (h & 0x7C00) {
+		v = 1.0 + (double)(h & 0x3FF) / 1024.0;
+		for (int k = (int)(h >> 10 & 31) - 15; k > 0; k--)
+			v *= 2;
+		for (int k = (int)(h >> 10 & 31) - 15; k < 0; k++)
+			v /= 2;
+	}
+	return h & 0x8000 ? -v : v;
+}
+
+static bool pack_l1acc(unsigned fmt, uint32_t old, uint32_t o, uint32_t *out)
+{
+	int e;
+	switch (fmt) {
+	case TT_FMT_FP32: {
+		float a, b, r;
+		old = l1acc_flush32(old);
+		o = l1acc_flush32(o);
+		memcpy(&a, &old, 4);
+		memcpy(&b, &o, 4);
+		r = a + b;
+		uint32_t rb;
+		memcpy(&rb, &r, 4);
+		*out = (rb & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC00000u : l1acc_flush32(rb);
+		return true;
+	}
+	case TT_FMT_BF16: {
+		uint32_t a = l1acc_flush32(old << 16), b = l1acc_flush32(o << 16);
+		if ((a & 0x7FFFFFFFu) > 0x7F800000u || (b & 0x7FFFFFFFu) > 0x7F800000u)
+			return false;
+		float fa, fb;
+		memcpy(&fa, &a, 4);
+		memcpy(&fb, &b, 4);
+		if ((a & 0x7FFFFFFFu) == 0x7F800000u || (b & 0x7FFFFFFFu) == 0x7F800000u) {
+			float r = fa + fb;   /* an infinity: itself, or +inf + -inf */
+			uint32_t rb;
+			memcpy(&rb, &r, 4);
+			*out = (rb & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC0u : rb >> 16;
+			return true;
+		}
+		double x = (double)fa + (double)fb;
+		uint32_t sign = x < 0 || (x == 0 && (a & b) >> 31) ? 0x8000u : 0;
+		if (x == 0) {
+			*out = sign;
+			return true;
+		}
+		uint32_t r = l1acc_round(x < 0 ? -x : x, 7, 127, 8, &e);
+		*out = sign | (e < -126 ? 0 : r);
+		return true;
+	}
+	default: {   /* TT_FMT_FP16, the erratum model */
+		double a = l1acc_fp16_value(old), b = l1acc_fp16_value(o), x = a + b;
+		uint32_t sign = x < 0 || (x == 0 && (old & o & 0x8000)) ? 0x8000u : 0;
+		if (x == 0) {
+			*out = sign | ((old >> 10 & 31) >= 30 ? 0x7FFFu : 0);
+			return true;
+		}
+		uint32_t r = l1acc_round(x < 0 ? -x : x, 10, 17, 6, &e);   /* a 6-bit field: no overflow */
+		r -= 16u << 10;   /* rebias 31 -> 15 */
+		*out = sign | (e < -15 || r > 0x7FFFu ? 0x7FFFu : e < -14 ? 0 : r);
+		return true;
+	}
+	}
+}
+
+/* Edge masking (Packers/EdgeMasking.md) for packer 0: its configuration, read as the PACR starts. */
+struct pack_edge {
+	uint32_t row_sets[4], face_sets;   /* TILE_ROW_SET_MAPPING_0..3, the selected TILE_FACE_SET_MAPPING */
+	uint16_t mask[4];                   /* PCK_EDGE_OFFSET_SEC0..3 */
+	unsigned row_set, zoffset, per_plane, in;   /* in: the counter X steps into (1 Y, 2 Z) */
+	bool faces, all;                    /* face sets enabled; every mask passes every column */
+};
+
+static void pack_edge_read(struct bh_tt_thread *th, struct pack_edge *pe)
+{
+	uint32_t sel = tt_dp_cfg(th, PCK_EDGE_FACE_SEL), ctr = tt_dp_cfg(th, PCK_COUNTERS);
+	pe->all = true;
+	for (unsigned k = 0; k < 4; k++) {
+		pe->row_sets[k] = tt_dp_cfg(th, PCK_ROW_SET_MAP + k);
+		pe->mask[k] = (uint16_t)tt_dp_cfg(th, PCK_EDGE_OFFSET + k);
+		pe->all &= pe->mask[k] == 0xFFFF;
+	}
+	pe->faces = sel >> 8 & 1;
+	pe->face_sets = tt_dp_cfg(th, PCK_FACE_SET_MAP + (sel & 3));
+	pe->row_set = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 17 & 3;
+	pe->zoffset = tt_dp_cfg(th, PCK_SEC_OFFSET) >> 12 & 0x3F;
+	pe->per_plane = ctr >> 8 & 0xFF;
+	pe->in = ctr >> 23 & 1 ? 2 : 1;
+}
+
+/* The column mask of the datum at the tile position generator's place (X Y Z), which then
+ * advances: X over 16 datums, then Y (Z when pack_yz_transposed), wrapping at
+ * pack_reads_per_xy_plane into the other. */
+static uint16_t pack_edge_mask(const struct pack_edge *pe, unsigned *tpg)
+{
+	uint16_t mask = 0xFFFF;
+	if (!pe->all) {
+		unsigned b = pe->faces ? pe->face_sets >> 2 * ((pe->zoffset + tpg[2]) & 15) & 3 : pe->row_set;
+		mask = pe->mask[pe->row_sets[b] >> 2 * (tpg[1] & 15) & 3];
+	}
+	if (++tpg[0] == 16) {
+		tpg[0] = 0;
+		if (++tpg[pe->in] == pe->per_plane) {
+			tpg[pe->in] = 0;
+			tpg[3 - pe->in]++;
+		}
+	}
+	return mask;
+}
+
 static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tensix *tx = th->tx;
@@ -515,8 +673,6 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w, "packing from L1 (Source_interface_selection)");
 	if (r1 >> 1 & 1)
 		return pack_unmodelled(th, w, "Add_l1_dest_addr_offset");
-	if (r1b >> 19 & 1)
-		return pack_unmodelled(th, w, "L1 accumulation (Pack_L1_Acc)");
 	if (r1b >> 20 & 1)
 		return pack_unmodelled(th, w, "exponent thresholding");
 	if ((r1b & 0xFFFF) && (r1b & 0xFFFF) != 0xFFFF)
@@ -585,21 +741,40 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 			ps->exp = (oaddr & 0x1FFFF) << 4;
 		oaddr += tt_dp_cfg(th, THCON(0) + 4) >> 16;   /* Exp_section_size */
 	}
-	if (ps->fresh)
+	if (ps->fresh) {
 		ps->data = (oaddr & 0x1FFFF) << 4;
+		memset(ps->tpg, 0, sizeof ps->tpg);
+	}
 	ps->fresh = last || flush;
 	if (fo->bfp && n % 16)
 		return pack_unmodelled(th, w, "a BFP pack of a datum count that is not a multiple of 16");
 	if (out_fmt == TT_FMT_FP8 || out_fmt == TT_FMT_TF32 || out_fmt == TT_FMT_BFP8A ||
 	    out_fmt == TT_FMT_BFP4A || out_fmt == TT_FMT_BFP2A)
 		return pack_unmodelled(th, w, "this output format");
+	bool l1acc = r1b >> 19 & 1;   /* Pack_L1_Acc */
+	if (l1acc && out_fmt == TT_FMT_FP16 && !(tile->chip->hw_bugs & BH_HW_BUG_PACK_L1ACC_FP16))
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w,
+				"PACR: FP16 L1 accumulation meets the packer erratum (hw bug pack-l1acc-fp16)");
+	if (l1acc && out_fmt != TT_FMT_FP32 && out_fmt != TT_FMT_BF16 && out_fmt != TT_FMT_FP16)
+		return pack_unmodelled(th, w,
+				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
 	uint32_t start = ps->data;
+	struct pack_edge pe;
+	pack_edge_read(th, &pe);
+	bool edge_inf = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 16 & 1;   /* PCK_EDGE_MODE: -inf, else 0 */
+	uint32_t minus_inf = inter == TT_FMT_FP32 ? 0xFF800000u : inter == TT_FMT_FP16 ? 0xFC00u : 0xFF80u;
 	uint16_t group[16];
 	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
 		unsigned row = dst_index >> 4, col = dst_index & 15;
 		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
-		if (!pack_early(inter, read32, raw, i8, d, &v))
+		if (!(pack_edge_mask(&pe, ps->tpg) >> col & 1)) {
+			if (edge_inf && int_inter)
+				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) "
+						"in an integer intermediate format (undefined)");
+			v = edge_inf ? minus_inf : 0;
+		} else if (!pack_early(inter, read32, raw, i8, d, &v)) {
 			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
+		}
 		if (relu)
 			v = pack_relu(inter, relu, relu_thr, v);
 		if (fo->bfp) {
@@ -635,6 +810,8 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		unsigned nb = fo->l1_bits / 8;
 		if (!l1_ok(ps->data, nb))
 			return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes L1 0x%x, past the end of L1", ps->data);
+		if (l1acc && !pack_l1acc(out_fmt, l1_read_bits(tile, (uint64_t)ps->data << 3, nb * 8), o, &o))
+			return pack_unmodelled(th, w, "L1 accumulation of a BF16 NaN (undocumented)");
 		l1_write_bytes(tile, ps->data, o, nb);
 		ps->data += nb;
 	}

@@ -60,6 +60,8 @@ struct bh_chip {
 	/* A TRISC executes its own Tensix instructions while the executor is idle
 	 * (bh_device_config.tensix, cores/tensix.c). Set before any actor's thread starts. */
 	bool tensix_deferred;
+	/* The silicon bugs modelled (bh_device_config.hw_bugs). Set before any actor's thread starts. */
+	uint32_t hw_bugs;
 	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the
 	 * chip, not the queue: a waker that found a model's watch may still wake it after the model
 	 * unregistered and its queue was freed. */

@@ -97,6 +97,9 @@ static void usage(FILE *f)
 		"                              printed once per check, pc, tile and core at the\n"
 		"                              end, and the run goes on\n"
 		"      --list-checks           list every check with what it catches, and exit\n"
+		"      --hw-bug NAME           model a documented silicon bug instead of faulting\n"
+		"                              where a program meets it: pack-l1acc-fp16 (the\n"
+		"                              packer's FP16 L1 accumulation writes NaN 0x7FFF)\n"
 		"  -h, --help                  this text\n"
 		"\n"
 		"provocation (run, boot and smoke): seeded perturbations that make latent\n"
@@ -329,10 +332,10 @@ static int opt_choice(const char *cmd, const char *opt, const char *arg, const s
 }
 
 /* Long-only options of every command that opens a device: the detectors. */
-enum { OPT_CHECK = 0x100, OPT_CHECK_MODE, OPT_LIST_CHECKS };
+enum { OPT_CHECK = 0x100, OPT_CHECK_MODE, OPT_LIST_CHECKS, OPT_HW_BUG };
 #define CHECK_OPTS \
 	{ "check", required_argument, NULL, OPT_CHECK }, { "check-mode", required_argument, NULL, OPT_CHECK_MODE }, \
-	{ "list-checks", no_argument, NULL, OPT_LIST_CHECKS }
+	{ "list-checks", no_argument, NULL, OPT_LIST_CHECKS }, { "hw-bug", required_argument, NULL, OPT_HW_BUG }
 
 /* --check LIST -> cfg->checks (bh_check_list_parse). */
 static int parse_checks(const char *cmd, const char *list, struct bh_device_config *cfg)
@@ -347,6 +350,7 @@ static int parse_checks(const char *cmd, const char *list, struct bh_device_conf
 static int check_option(const char *cmd, int opt, const char *arg, struct bh_device_config *cfg)
 {
 	static const struct opt_choice modes[] = { { "stop", BH_CHECK_STOP }, { "log", BH_CHECK_LOG }, { NULL, 0 } };
+	static const struct opt_choice bugs[] = { { "pack-l1acc-fp16", BH_HW_BUG_PACK_L1ACC_FP16 }, { NULL, 0 } };
 	int mode = 0;
 	switch (opt) {
 	case OPT_CHECK: return parse_checks(cmd, arg, cfg) == 0 ? 1 : -1;
@@ -354,6 +358,11 @@ static int check_option(const char *cmd, int opt, const char *arg, struct bh_dev
 		if (opt_choice(cmd, "--check-mode", arg, modes, &mode) != 0)
 			return -1;
 		cfg->check_mode = (enum bh_check_mode)mode;
+		return 1;
+	case OPT_HW_BUG:
+		if (opt_choice(cmd, "--hw-bug", arg, bugs, &mode) != 0)
+			return -1;
+		cfg->hw_bugs |= (uint32_t)mode;
 		return 1;
 	default: return 0;
 	}

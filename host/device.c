@@ -163,6 +163,7 @@ static int device_sched_init(struct bh_device *dev, const struct bh_device_confi
 	/* Deferred execution would hide the Tensix threads from the serial scheduler (each of their
 	 * instructions is a scheduling point) and from the delays provocation gives them. */
 	dev->chip.tensix_deferred = tmode != BH_TENSIX_THREADED && mode != BH_SCHED_SERIAL && !dev->chip.provoke.mmio;
+	dev->chip.hw_bugs = cfg ? cfg->hw_bugs : 0;
 	if (mode != BH_SCHED_SERIAL)
 		return BH_OK;
 	uint64_t steps = cfg && cfg->pct_steps ? cfg->pct_steps : 100000;

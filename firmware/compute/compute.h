@@ -94,6 +94,7 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 #define CFG_UNP0_ZW1 57u
 #define CFG_PCK_XY0 12u
 #define CFG_PCK_DEST_RD 18u
+#define CFG_PCK_EDGE_OFFSET0 24u   /* PCK_EDGE_OFFSET_SEC0 mask 15:0 (and the edge mode, row-set select) */
 #define CFG_PCK_SEC0_OFFSET 180u
 #define TCFG_FIDELITY_BASE 11u
 #define TCFG_ADDR_MOD_AB 12u
@@ -260,6 +261,7 @@ static inline void compute_pack_config(uint32_t out_fmt, int fp32_dst)
 	compute_cfg_field(CFG_ALU, 25, 4, inter);
 	compute_wrcfg(CFG_PCK_DEST_RD, (fp32_dst ? 1u : 0u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
 	compute_wrcfg(CFG_THCON(0) + 6, 1u | out << 4 | inter << 8);
+	compute_wrcfg(CFG_PCK_EDGE_OFFSET0, 0xFFFFu);   /* edge mask: every column (rows map to mask 0) */
 	/* Y: one face of the intermediate (256 datums) */
 	compute_wrcfg(CFG_PCK_XY0, (COMPUTE_FMT_IS32(inter) ? 1024u : inter == 14u ? 256u : 512u) << 16);
 }
@@ -471,6 +473,19 @@ static inline void compute_pack_tile_at(unsigned idst, uint32_t addr)
 static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 {
 	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt));
+}
+
+/* tt-metal's pack_reconfig_l1_acc: with l1_acc_en the packer adds each datum to the one already in
+ * L1 (FP32 and Float16_b outputs) instead of overwriting it, as tt-llk's reconfigure_packer_l1_acc
+ * sets it: once earlier PACRs are done (STALLWAIT B7 until C3), Disable_pack_zero_flags and
+ * Pack_L1_Acc. After compute_pack_config (which rewrites the first of the two words). */
+static inline void pack_reconfig_l1_acc(uint32_t l1_acc_en)
+{
+	if (compute_role != COMPUTE_PACK)
+		return;
+	tt_push(TT_STALLWAIT(0x080u, 0x008u));
+	compute_cfg_field(CFG_THCON(0) + 6, 2, 1, l1_acc_en ? 1u : 0u);
+	compute_cfg_field(CFG_THCON(0) + 7, 19, 1, l1_acc_en ? 1u : 0u);
 }
 
 /* ---- the vector unit (SFPU, TRISC1): unary operations on a Dst tile ----

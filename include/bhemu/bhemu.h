@@ -151,7 +151,16 @@ struct bh_device_config {
 		BH_TENSIX_DEFERRED,
 		BH_TENSIX_THREADED,
 	} tensix;
+	/* Documented silicon bugs to model (BH_HW_BUG_*); 0 = none: where a program meets one, the
+	 * emulator faults naming it instead. */
+	uint32_t hw_bugs;
 };
+
+/* Bits of bh_device_config.hw_bugs. */
+/* The packer's L1 accumulation of IEEE FP16 (A-exponent) data: Blackhole writes the all-ones NaN
+ * 0x7FFF / 0xFFFF for some sums (modelled: a sum outside FP16's normal range, and a cancelling
+ * sum of two values of exponent 30 or more). */
+#define BH_HW_BUG_PACK_L1ACC_FP16 (1u << 0)
 
 /* Serial scheduling of an open device: false when it is threaded. Otherwise the scheduling points
  * so far, how many of them handed the token to another actor, and the virtual time in ns. */

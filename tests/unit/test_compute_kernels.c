@@ -182,6 +182,64 @@ Test(compute_kernels, matmul_tiles_lofi_uses_one_fidelity_phase)
 	expect_matmul(5);
 }
 
+/* ---- matmul accumulated over K blocks in L1 (pack_reconfig_l1_acc) ---- */
+
+/* a + b in BF16 as the packer's L1 accumulation does it: exact sum, to nearest even (ties away
+ * when `away`); the operands here are normal and far from BF16's limits. */
+static float bf16_add(float a, float b, bool away)
+{
+	double x = (double)a + b;
+	if (x == 0)
+		return 0;
+	double ulp = ldexp(1, ilogb(x) - 7), q = x / ulp;
+	return (float)((away ? copysign(floor(fabs(q) + 0.5), q) : nearbyint(q)) * ulp);
+}
+
+/* Out = sum over K blocks t of in0[t] @ in1[t]: each block's HiFi4 matmul (exact in the FP32 Dst)
+ * is packed as Float16_b (rounded, ties away: the packer's early conversion) or Float32, the first
+ * block overwriting the output tile, every later one added to it in L1 (BF16: rounded to nearest
+ * even; FP32: exact here). Ties occur, so rounding them away, or overwriting, fails. */
+static void expect_matmul_l1acc(uint32_t out_fmt)
+{
+	enum { K = TILES };
+	for (unsigned t = 0; t < K; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			in0[t][k] = (uint16_t)(0x3F80 + (k * 37 + t * 11) % 128) | (uint16_t)(k % 5 == 0 ? 0x8000 : 0);
+			in1[t][k] = (uint16_t)(0x3F80 + (k * 53 + t * 7) % 128) | (uint16_t)(k % 7 == 3 ? 0x8000 : 0);
+		}
+	static uint32_t out32[1024];
+	kernel_param = 0;
+	run_kernel_fmt(39, K, 5, out_fmt, 5, in0, sizeof in0, in1, sizeof in1, out32, out_fmt == 5 ? 2048 : 4096);
+	unsigned ties = 0;
+	for (unsigned r = 0; r < 32; r++)
+		for (unsigned c = 0; c < 32; c++) {
+			float want = 0, away = 0;
+			double wide = 0;
+			for (unsigned t = 0; t < K; t++) {
+				double acc = 0;
+				for (unsigned k = 0; k < 32; k++)
+					acc += (double)f_of((uint32_t)in0[t][at(r, k)] << 16) * f_of((uint32_t)in1[t][at(k, c)] << 16);
+				wide += acc;
+				float p = out_fmt == 5 ? bf16_round_away(acc) : (float)acc;
+				want = t ? (out_fmt == 5 ? bf16_add(want, p, false) : want + p) : p;
+				away = t ? (out_fmt == 5 ? bf16_add(away, p, true) : away + p) : p;
+			}
+			ties += want != away;
+			float got = out_fmt == 5 ? f_of((uint32_t)((const uint16_t *)out32)[at(r, c)] << 16) : f_of(out32[at(r, c)]);
+			cr_assert_eq(got, want, "fmt %u C[%u][%u]: %a want %a (exact %a)", out_fmt, r, c, got, want, wide);
+			if (out_fmt == 0)
+				cr_assert_eq((double)got, wide, "FP32 C[%u][%u] is exact", r, c);
+		}
+	if (out_fmt == 5)
+		cr_assert_gt(ties, 5, "ties to even and away differ on %u datums only", ties);
+}
+
+Test(compute_kernels, matmul_accumulated_over_k_blocks_in_l1_is_exact_in_bf16_and_fp32)
+{
+	expect_matmul_l1acc(5);
+	expect_matmul_l1acc(0);
+}
+
 /* ---- SFPU unary operations (enum compute_unary of firmware/compute/compute.h) ---- */
 
 enum { U_ADD, U_SUB, U_MUL, U_RELU, U_LEAKY, U_ABS, U_NEG, U_SIGN, U_EXP, U_LOG, U_RECIP, U_SQRT, U_RSQRT, U_SIGMOID,

@@ -52,6 +52,19 @@ static void emit_cfg(struct prog *p, unsigned idx, uint32_t v)
 	emit_store_word(p, TENSIX_CFG + 4 * idx, v);
 }
 
+/* A device whose packer 0 passes every column (PCK_EDGE_OFFSET_SEC0 mask 0xFFFF, as tt-llk's
+ * packer set-up writes it; every row maps to mask 0). */
+static struct bh_device *packer_masks_open(struct bh_device *dev)
+{
+	cfg(dev, 24, 0xFFFF);
+	return dev;
+}
+
+static struct bh_device *open_packer(void)
+{
+	return packer_masks_open(t_open());
+}
+
 static uint32_t lcg(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
@@ -155,7 +168,7 @@ static void emit_packer(struct prog *p)
 Test(tensix_unpack, three_thread_unpack_elwadd_pack_over_tiles_is_exact)
 {
 	static float bv[TILES][1024];
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	bh_sem_init(tile0(dev), 1u, 1, 0);
 	put_tiles(dev, bv);
 	configure(dev);
@@ -203,7 +216,7 @@ static void unpack_face_to_dst32_then_pack(struct bh_device *dev, const void *in
  * rounding (ties away) and as BFP8 (shared exponent per 16 datums). */
 Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	float in[256];
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = (1.0f + (float)k / 256.f + 0x1p-9f * (k & 1)) * (k % 3 ? 1.f : -1.f);
@@ -264,7 +277,7 @@ static uint8_t int8_ref(uint32_t x, bool is_unsigned, bool raw, unsigned shift)
 
 Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	uint32_t in[256], s = 5;
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = k < 64 ? (uint32_t)((int)k * 7 - 200) : k < 128 ? lcg(&s) : k < 192 ? lcg(&s) % 600 : 0x80000000u | (k * 3);
@@ -307,27 +320,32 @@ Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
  * undefined (a bad register value). */
 Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_name)
 {
-	static const struct { uint32_t inter, rd, descale, relu; const char *kind, *why; } c[] = {
-		{ TT_FMT_BF16, 1u | 2u, 0, 0, "not modelled",
+	static const struct { uint32_t inter, rd, descale, relu, edge; const char *kind, *why; } c[] = {
+		{ TT_FMT_BF16, 1u | 2u, 0, 0, 0, "not modelled",
 		  "PACR: Read_unsigned with an intermediate format other than INT8 is not modelled" },
-		{ TT_FMT_INT8, 1u, 3u, 0, "not modelled",
+		{ TT_FMT_INT8, 1u, 3u, 0, 0, "not modelled",
 		  "PACR: INT_DESCALE_Mode 1 (a ShiftAmount per datum row) is not modelled" },
-		{ TT_FMT_INT16, 0, 0, 1u << 2, "not modelled",
+		{ TT_FMT_INT16, 0, 0, 1u << 2, 0, "not modelled",
 		  "PACR: ReLU of an INT16 intermediate (its sign is not documented) is not modelled" },
-		{ TT_FMT_INT32, 1u, 0, 3u << 2, "bad register value",
+		{ TT_FMT_INT32, 1u, 0, 3u << 2, 0, "bad register value",
 		  "PACR: ReLU mode 3 of an integer intermediate (undefined: only modes 0 and 1 are)" },
-		{ TT_FMT_BF16, 1u, 0, 2u << 2 | 0x8000u << 6, "bad register value",
+		{ TT_FMT_BF16, 1u, 0, 2u << 2 | 0x8000u << 6, 0, "bad register value",
 		  "PACR: ReLU mode 2 with the threshold 0x8000 <= -0 (undefined)" },
+		{ TT_FMT_INT32, 1u, 0, 0, 1u << 16 | 0xFFFEu, "bad register value",
+		  "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) in an integer intermediate format (undefined)" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = open_packer();
 		cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | c[k].inter << 25);
 		cfg(dev, THCON(0) + 6, 1u | c[k].inter << 4 | c[k].inter << 8);
 		cfg(dev, 18, c[k].rd);
 		cfg(dev, 8, c[k].descale);
 		cfg(dev, 2, c[k].relu);
+		if (c[k].edge)
+			cfg(dev, 24, c[k].edge);
 		struct bh_core_result *r = result_new();
 		struct prog p = { 0 };
+		emit_push(&p, SETADCXX(4, 255, 0));
 		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
 		emit_tensix_sync(&p);
 		emit_exit_with(&p, 0);
@@ -352,7 +370,7 @@ static float relu_ref(float x, unsigned mode, float t)
 
 Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	float in[256];
 	for (unsigned k = 0; k < 256; k++)
 		in[k] = ((float)k - 100.f) / 8.f + 0x1p-10f * (float)(k & 3);   /* FP32 between BF16 values */
@@ -417,6 +435,322 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 	bh_device_close(dev);
 }
 
+/* ---- Edge masking (Packers/EdgeMasking.md): PCK_EDGE_OFFSET_SEC0..3 (words 24-27, mask 15:0; in
+ * word 24 also PCK_EDGE_MODE 16 and PCK_EDGE_TILE_ROW_SET_SELECT 24:17), TILE_ROW_SET_MAPPING_0..3
+ * (words 20-23, a 2-bit mask number per tile position Y), TILE_FACE_SET_MAPPING_0..3 (words 36-39, a
+ * row set per Z), PCK_EDGE_TILE_FACE_SET_SELECT (word 19), PACK_COUNTERS_SEC0 (word 28) ---- */
+
+static const uint16_t edge_masks[4] = { 0xFFFF, 0x00FF, 0x0F0F, 0x8001 };
+static const uint8_t edge_rows[16] = { 1, 1, 2, 3, 0, 0, 1, 2, 3, 3, 0, 1, 2, 0, 3, 1 };
+
+static uint32_t edge_rows_word(unsigned rot)
+{
+	uint32_t v = 0;
+	for (unsigned y = 0; y < 16; y++)
+		v |= (uint32_t)((edge_rows[y] + rot) & 3) << 2 * y;
+	return v;
+}
+
+/* Packs the face of FP32 datums `in` (already in Dst) as `fmt` to L1 `at` with the given edge
+ * configuration words, then checks datum i against mask number mask_of(i) (zero or -inf). */
+static void pack_edges(struct bh_device *dev, unsigned fmt, uint32_t at, uint32_t w24, uint32_t w19, uint32_t w28,
+		       const float *in, unsigned (*mask_of)(unsigned i))
+{
+	for (unsigned c = 0; c < 4; c++)
+		cfg(dev, 24 + c, edge_masks[c] | (c ? 0 : w24));
+	cfg(dev, 19, w19);
+	cfg(dev, 28, w28);
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
+	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
+	cfg(dev, THCON(0) + 5, at / 16 - 1);
+	const uint32_t w[] = { PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, 1);
+	uint32_t out[256];
+	bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+	bool inf = w24 >> 16 & 1;
+	for (unsigned i = 0; i < 256; i++) {
+		bool keep = edge_masks[mask_of(i)] >> (i % 16) & 1;
+		float want = keep ? in[i] : inf ? -INFINITY : 0;
+		uint32_t got = fmt == TT_FMT_BF16 ? (uint32_t)((const uint16_t *)out)[i] << 16 : out[i];
+		cr_assert_eq(got, b_of(want), "fmt %u w24 %08x w19 %03x w28 %08x datum %u (mask %u): %a want %a", fmt, w24, w19,
+			     w28, i, mask_of(i), (double)f_of(got), (double)want);
+	}
+}
+
+/* Tile positions: Y is the row (16 datums each) when pack_reads_per_xy_plane never matches (0). */
+static unsigned by_row(unsigned i) { return edge_rows[(i / 16) & 15]; }
+/* pack_reads_per_xy_plane 4: Y = row % 4 (Z = row / 4 unused by row sets). */
+static unsigned by_row_mod4(unsigned i) { return edge_rows[(i / 16) % 4]; }
+/* ... and pack_yz_transposed: Z = row % 4, Y = row / 4. */
+static unsigned by_row_div4(unsigned i) { return edge_rows[(i / 16) / 4]; }
+/* PCK_EDGE_TILE_ROW_SET_SELECT 2: row set 2, whose mapping is row set 0's rotated by 2. */
+static unsigned by_row_set2(unsigned i) { return (edge_rows[(i / 16) & 15] + 2) & 3; }
+/* Face sets: Z = ZOffset 2 + row / 4 picks row set b = TILE_FACE_SET_MAPPING_1[Z] = (Z * 3) % 4,
+ * whose mapping (rotated by b) gives the mask for Y = row % 4. */
+static unsigned by_face(unsigned i)
+{
+	unsigned z = 2 + (i / 16) / 4, b = (z * 3) % 4;
+	return (edge_rows[(i / 16) % 4] + b) & 3;
+}
+
+Test(tensix_unpack, edge_masks_zero_or_minus_inf_by_row_set_and_face_set)
+{
+	struct bh_device *dev = open_packer();
+	float in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (float)((int)k - 128) / 4.f + 0.25f;   /* BF16-exact, none zero */
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	for (unsigned b = 0; b < 4; b++)
+		cfg(dev, 20 + b, edge_rows_word(b));
+	for (unsigned inf = 0; inf < 2; inf++) {
+		uint32_t w24 = inf << 16;
+		pack_edges(dev, TT_FMT_FP32, 0x31000, w24, 0, 0, in, by_row);   /* row set 0 */
+		pack_edges(dev, TT_FMT_BF16, 0x32000, w24, 0, 4u << 8, in, by_row_mod4);
+		pack_edges(dev, TT_FMT_FP32, 0x33000, w24, 0, 4u << 8 | 1u << 23, in, by_row_div4);
+		pack_edges(dev, TT_FMT_BF16, 0x35000, w24 | 2u << 17, 0, 0, in, by_row_set2);
+	}
+	/* Face sets: enable, packer 0 uses TILE_FACE_SET_MAPPING_1; Z starts at ZOffset 2. */
+	uint32_t faces = 0;
+	for (unsigned z = 0; z < 16; z++)
+		faces |= ((z * 3) % 4) << 2 * z;
+	cfg(dev, 37, faces);
+	cfg(dev, 180, 2u << 12);
+	pack_edges(dev, TT_FMT_FP32, 0x34000, 1u << 16, 1u << 8 | 1u, 4u << 8, in, by_face);
+	bh_device_close(dev);
+}
+
+/* The tile position generator goes on from one PACR to the next while the output stream does
+ * (no Last) and starts again at 0 with a fresh output: a PACR of 8 Dst rows with Last (rows 0-7 of
+ * the row mapping), then two PACRs of the same rows, the first without Last (rows 0-7, 8-15). */
+Test(tensix_unpack, edge_mask_positions_continue_until_the_last_pacr)
+{
+	struct bh_device *dev = open_packer();
+	float in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (float)k + 1.f;
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	for (unsigned c = 0; c < 4; c++)
+		cfg(dev, 24 + c, edge_masks[c]);
+	cfg(dev, 20, edge_rows_word(0));
+	cfg(dev, THCON(0) + 5, 0x36000 / 16 - 1);
+	const uint32_t w1[] = { SETADCXX(4, 127, 0), PACR(0, 1) }, w2[] = { PACR(0, 0), PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w1, N(w1));
+	cfg(dev, THCON(0) + 5, 0x37000 / 16 - 1);
+	run_pushes(dev, BH_CORE_TRISC0, w2, N(w2));
+	uint32_t out[384];
+	bh_tile_l1_read(tile0(dev), 0x36000, out, 128 * 4);
+	bh_tile_l1_read(tile0(dev), 0x37000, out + 128, 256 * 4);
+	for (unsigned i = 0; i < 384; i++) {
+		unsigned y = i < 128 ? i / 16 : (i - 128) / 16;
+		bool keep = edge_masks[edge_rows[y]] >> (i % 16) & 1;
+		cr_assert_eq(out[i], keep ? b_of(in[i % 128]) : 0, "datum %u (Y %u): %a", i, y, (double)f_of(out[i]));
+	}
+	bh_device_close(dev);
+}
+
+/* ---- L1 accumulation (Pack_L1_Acc, THCON_SEC0_REG1 word 1 bit 19): L1 += datum ---- */
+
+static uint32_t flush32(uint32_t x) { return (x & 0x7F800000u) ? x : x & 0x80000000u; }
+
+/* FP32: denormal operands and results are signed zeros, the sum rounds to nearest even (the host's
+ * float addition), every NaN is 0x7FC00000. */
+static uint32_t acc_fp32_ref(uint32_t old, uint32_t d)
+{
+	float r = f_of(flush32(old)) + f_of(flush32(d));
+	return isnan(r) ? 0x7FC00000u : flush32(b_of(r));
+}
+
+/* BF16: the exact sum of the (flushed) operands rounded to 8 significant bits, ties to even
+ * (ties away when `away`); below BF16's normal range a signed zero, past it infinity. */
+static uint16_t acc_bf16_ref(uint16_t old, uint16_t d, bool away)
+{
+	float a = f_of(flush32((uint32_t)old << 16)), b = f_of(flush32((uint32_t)d << 16));
+	if (isinf(a) || isinf(b))
+		return isnan(a + b) ? 0x7FC0 : (uint16_t)(b_of(a + b) >> 16);
+	double x = (double)a + b;
+	if (x == 0)
+		return (uint16_t)(old & d & 0x8000);
+	if (ilogb(x) < -126)
+		return x < 0 ? 0x8000 : 0;
+	double ulp = ldexp(1, ilogb(x) - 7), q = x / ulp;
+	q = away ? copysign(floor(fabs(q) + 0.5), q) : nearbyint(q);
+	return (uint16_t)(b_of((float)(q * ulp)) >> 16);
+}
+
+static uint16_t lcg_bf16(uint32_t *s)
+{
+	uint32_t r = lcg(s);
+	return (uint16_t)((r & 0x8000) | (0x3800 + (r >> 4) % 0x1000) | (r & 0x7F));   /* 2^-16 .. 2^16 */
+}
+
+/* Pack the face in Dst (FP32, rows 4-19: unpack_face_to_dst32_then_pack) once more as `fmt` (BF16:
+ * an exact BF16 intermediate) to L1 `at`, which holds `old`, with Pack_L1_Acc set. */
+static void pack_acc_face(struct bh_device *dev, unsigned fmt, uint32_t at, const void *old, size_t bytes)
+{
+	bh_tile_l1_write(tile0(dev), at, old, bytes);
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
+	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
+	cfg(dev, THCON(0) + 7, 1u << 19);
+	cfg(dev, THCON(0) + 5, at / 16 - 1);
+	const uint32_t w[] = { PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, 1);
+	cfg(dev, THCON(0) + 7, 0);
+}
+
+/* FP32 and BF16 accumulation against the rules above, with operands whose sums are ties (1 + k/128
+ * plus 1, 2, 3 or 4 half-ulps), wide random ones, denormal operands and results, infinities and a
+ * NaN in L1. Overwriting, rounding ties away or not flushing would each change many datums. */
+Test(tensix_unpack, packer_l1_accumulation_adds_in_fp32_and_bf16_to_nearest_even)
+{
+	struct bh_device *dev = open_packer();
+	uint32_t s = 7, in[256], old32[256], got32[256];
+	uint16_t in16[256], old16[256], got16[256];
+	for (unsigned k = 0; k < 256; k++) {
+		if (k < 128) {
+			in16[k] = (uint16_t)((k & 4 ? 0xBB80 : 0x3B80) + (k % 4 == 3 ? 0x40 : 0) + (k % 4 == 1 ? 0x80 : 0));
+			in16[k] = k % 4 == 3 ? (uint16_t)((k & 4 ? 0xBBC0 : 0x3BC0)) : in16[k];   /* +-2^-8, 2^-7, 1.5*2^-8 */
+			old16[k] = (uint16_t)(0x3F80 + k);
+		} else {
+			in16[k] = lcg_bf16(&s);
+			old16[k] = lcg_bf16(&s);
+		}
+		in[k] = (uint32_t)in16[k] << 16;
+		old32[k] = k < 128 ? 0x3F800000u + k : (uint32_t)old16[k] << 16 | (lcg(&s) & 0xFFFF);
+		if (k < 128)
+			in[k] = b_of((float)ldexp((k & 4 ? -1.0 : 1.0) * (k % 4 + 1), -24));   /* 1..4 half-ulps of 1 */
+	}
+	old32[200] = 0x00000005;  old16[200] = 0x0005;            /* denormal in L1: read as zero */
+	old32[201] = 0x00C00000;  in[201] = 0x80800000;           /* the sum 2^-127 is a denormal: +0 */
+	old16[201] = 0x00C0;      in16[201] = 0x8080;
+	old32[202] = 0x7F800000;  old16[202] = 0x7F80;            /* +inf + x */
+	old32[203] = 0x7F800001;                                  /* a NaN in FP32: 0x7FC00000 */
+	old32[204] = 0x7F7FFFFF;  in[204] = 0x7F7FFFFF;           /* overflow: +inf */
+	old16[204] = 0x7F7F;      in16[204] = 0x7F7F;
+	old32[205] = 0xC0000000;  in[205] = 0x40000000;           /* cancellation: +0 */
+	old16[205] = 0xC000;      in16[205] = 0x4000;
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	pack_acc_face(dev, TT_FMT_FP32, 0x32000, old32, sizeof old32);
+	bh_tile_l1_read(tile0(dev), 0x32000, got32, sizeof got32);
+	for (unsigned k = 0; k < 256; k++) {
+		uint32_t want = acc_fp32_ref(old32[k], in[k]);
+		cr_assert_eq(got32[k], want, "FP32 datum %u: %08x + %08x = %08x, want %08x", k, old32[k], in[k], got32[k], want);
+	}
+	cr_assert_eq(got32[201], 0);
+	cr_assert_eq(got32[203], 0x7FC00000u);
+	cr_assert_eq(got32[204], 0x7F800000u);
+	cr_assert_eq(f_of(got32[0]), 1.0f, "1 + 2^-24 is a tie: to even, 1");
+	cr_assert_eq(f_of(got32[1]), 1.0f + 0x1p-22f, "1 + 2^-23 + 2^-24 is a tie: to even, up");
+	/* BF16 from the same Dst (the values are BF16-exact, the early conversion keeps them). */
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (uint32_t)in16[k] << 16;
+	unpack_face_to_dst32_then_pack(dev, in, TT_FMT_FP32, TT_FMT_FP32);
+	pack_acc_face(dev, TT_FMT_BF16, 0x33000, old16, sizeof old16);
+	bh_tile_l1_read(tile0(dev), 0x33000, got16, sizeof got16);
+	unsigned ties = 0;
+	for (unsigned k = 0; k < 256; k++) {
+		uint16_t want = acc_bf16_ref(old16[k], in16[k], false);
+		ties += want != acc_bf16_ref(old16[k], in16[k], true);
+		cr_assert_eq(got16[k], want, "BF16 datum %u: %04x + %04x = %04x, want %04x", k, old16[k], in16[k], got16[k],
+			     want);
+	}
+	cr_assert_gt(ties, 20, "ties to even and ties away differ on %u datums only", ties);
+	cr_assert_eq(got16[0], 0x3F80, "1 + 2^-8 is a tie: to even, 1");
+	cr_assert_eq(got16[1], 0x3F82, "(1 + 2^-7) + 2^-7: exact");
+	cr_assert_eq(got16[2], 0x3F82, "(1 + 2^-6) + 2^-8 is a tie: to even, 0x3F82 (ties away: 0x3F83)");
+	cr_assert_eq(got16[201], 0);
+	cr_assert_eq(got16[202], 0x7F80);
+	cr_assert_eq(got16[204], 0x7F80);
+	cr_assert_eq(got16[205], 0);
+	bh_device_close(dev);
+}
+
+/* FP16 (A-exponent) data, erratum model: exponent fields 1-31 read as normal numbers (no
+ * infinity or NaN), sums rounded to nearest even; below 2^-15 or past 0x7BFF.. the all-ones NaN
+ * 0x7FFF of the sum's sign, in [2^-15, 2^-14) a signed zero, an exact cancellation of an L1 value of
+ * exponent >= 30 0x7FFF. */
+static double fp16_read(uint16_t h)
+{
+	return (h & 0x8000 ? -1 : 1) * ((h & 0x7C00) ? ldexp(1 + (h & 0x3FF) / 1024.0, (h >> 10 & 31) - 15) : 0);
+}
+
+static uint16_t acc_fp16_ref(uint16_t old, uint16_t d)
+{
+	double x = fp16_read(old) + fp16_read(d);
+	uint16_t sign = x < 0 || (x == 0 && (old & d & 0x8000)) ? 0x8000 : 0;
+	if (x == 0)
+		return (uint16_t)(sign | ((old >> 10 & 31) >= 30 ? 0x7FFF : 0));
+	if (ilogb(x) < -15)
+		return sign | 0x7FFF;
+	if (ilogb(x) < -14)
+		return sign;
+	double ulp = ldexp(1, ilogb(x) - 10), q = nearbyint(fabs(x) / ulp) * ulp;
+	unsigned bits = (unsigned)(ilogb(q) + 15) << 10 | ((unsigned)(q / ldexp(1, ilogb(q) - 10)) - 1024);
+	return (uint16_t)(sign | (bits > 0x7FFF ? 0x7FFF : bits));
+}
+
+Test(tensix_unpack, packer_l1_accumulation_of_fp16_faults_unless_the_erratum_is_modelled)
+{
+	for (unsigned model = 0; model < 2; model++) {
+		struct bh_device *dev = packer_masks_open(t_open_cfg(&(struct bh_device_config){
+			.num_tiles = 1, .hw_bugs = model ? BH_HW_BUG_PACK_L1ACC_FP16 : 0 }));
+		struct tt_dp *dp = tile0(dev)->tensix->dp;
+		uint32_t s = 3;
+		uint16_t old[256], d[256], got[256];
+		for (unsigned k = 0; k < 256; k++) {
+			d[k] = (uint16_t)(lcg(&s) & 0xFFFF);
+			d[k] = (d[k] & 0x7C00) == 0x7C00 ? d[k] ^ 0x4000 : d[k];   /* Dst holds no FP16 inf/NaN */
+			old[k] = (uint16_t)(lcg(&s) & 0xFFFF);
+		}
+		for (unsigned k = 0; k < 32; k++) {   /* close magnitudes: small sums, cancellations */
+			old[k] = (uint16_t)(d[k] ^ 0x8000) + (uint16_t)(k % 8);
+			old[k] = k < 4 ? (uint16_t)(0x7800 + k) : old[k];
+			d[k] = k < 4 ? (uint16_t)(0xF800 + k) : d[k];         /* exponent 30, exact cancellation */
+		}
+		old[40] = 0x7BFF;  d[40] = 0x7BFF;     /* 2 * 65504: past FP16, 0x7FFF */
+		old[41] = 0x7C00;  d[41] = 0x3C00;     /* exponent 31 reads as 2^16: 65536 + 1 -> 65536 */
+		old[42] = 0x0400;  d[42] = 0x8200;     /* 2^-14 - denormal(=0): 2^-14 */
+		old[43] = 0x0401;  d[43] = 0x8400;     /* 2^-24: below 2^-15, 0x7FFF */
+		for (unsigned k = 0; k < 256; k++)
+			tt_dst16_write(dp, k / 16, k % 16, tt_dst_from_fp16(d[k]));
+		bh_tile_l1_write(tile0(dev), 0x34000, old, sizeof old);
+		cfg(dev, 18, 0);
+		cfg(dev, BH_DP_CFG_ALU, (uint32_t)TT_FMT_FP16 << 25);
+		cfg(dev, THCON(0) + 6, 1u | TT_FMT_FP16 << 4 | TT_FMT_FP16 << 8);
+		cfg(dev, THCON(0) + 7, 1u << 19);
+		cfg(dev, THCON(0) + 5, 0x34000 / 16 - 1);
+		struct prog p = { 0 };
+		emit_push(&p, SETADCXX(4, 255, 0));
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		struct bh_core_result *r = result_new();
+		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+		if (!model) {
+			expect_fault(r, BH_CORE_TRISC0, pc, "bad register value",
+				     "PACR: FP16 L1 accumulation meets the packer erratum (hw bug pack-l1acc-fp16)");
+			free(r);
+			bh_device_close(dev);
+			continue;
+		}
+		cr_assert_eq(r->status, BH_RUN_EXITED, "%s", r->report);
+		free(r);
+		bh_tile_l1_read(tile0(dev), 0x34000, got, sizeof got);
+		unsigned nans = 0;
+		for (unsigned k = 0; k < 256; k++) {
+			uint16_t want = acc_fp16_ref(old[k], d[k]);
+			nans += (want & 0x7FFF) == 0x7FFF;
+			cr_assert_eq(got[k], want, "FP16 datum %u: %04x + %04x = %04x, want %04x", k, old[k], d[k], got[k], want);
+		}
+		cr_assert_eq(got[0], 0x7FFF, "exact cancellation at exponent 30");
+		cr_assert_eq(got[40], 0x7FFF);
+		cr_assert_eq(got[41], 0x7C00);
+		cr_assert_eq(got[42], 0x0400);
+		cr_assert_eq(got[43], 0x7FFF);
+		cr_assert_gt(nans, 8, "only %u erratum NaNs", nans);
+		bh_device_close(dev);
+	}
+}
+
 /* Modes outside the model fault by name at the instruction. */
 Test(tensix_unpack, unmodelled_modes_fault_by_name)
 {
@@ -424,9 +758,13 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 		{ UNPACR(0, 0, 0, 0, 0, 0) | 1u << 2, "UNPACR: RowSearch (bit 2) is not modelled" },
 		{ TT(0x41, 0x2u << 8), "PACR: a packer other than packer 0 (PackerMask) is not modelled" },
 		{ TT(0x43, 0x4), "UNPACR_NOP form 0x4 (overlay-stream pop or register write) is not modelled" },
+		{ TT(0x4A, 0), "control-plane instruction PACR_SETREG is not modelled yet (its SetRegBase/SetRegHiScaler: "
+			       "TDMA-RISC, undocumented)" },
+		{ TT(0x1D, 0xF0F0), "data-plane instruction SETPKEDGOF is not modelled yet (no documented effect; the edge "
+				    "masks are PCK_EDGE_*)" },
 	};
 	for (size_t k = 0; k < N(c); k++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = open_packer();
 		cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 16u << 16);
 		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
 		struct bh_core_result *r = result_new();
@@ -448,7 +786,7 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 Test(tensix_unpack, pack_without_the_math_semaphore_packs_stale_dst)
 {
 	static float bv[TILES][1024];
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = open_packer();
 	put_tiles(dev, bv);
 	configure(dev);
 	uint16_t junk[1024];

@@ -9,6 +9,9 @@
  *   6 + u: copy_tile, then the SFPU unary operation u (enum compute_unary) with compute_param
  *   6 + UNARY_COUNT: where(in0 > 0, in1, in0): in0, in1, in0 into Dst tiles 0, 1, 2, gtz_tile(0),
  *   where_tile(0, 1, 2)
+ *   OP_MM_L1ACC: out tile 0 = the sum over t of in0 tile t @ in1 tile t (HiFi4): a matmul per
+ *   K block, packed (compute_out_fmt: Float16_b or Float32) with L1 accumulation from the second
+ *   block on (pack_reconfig_l1_acc)
  *   OP_DST32: copy_tile with a 32-bit Dst (fp32_dest_acc_en), in format compute_in_fmt, out
  *   compute_out_fmt (tiles of 32-bit formats are 4096 bytes: MAX_TILES / 2 of them fit)
  *   OP_DST32 + 1 + k: the same, then integer operation / typecast k (enum compute_int_unary)
@@ -20,6 +23,7 @@
 #include "multicore.h"
 
 #define MAX_TILES 32
+#define OP_MM_L1ACC 39u
 #define OP_DST32 40u
 #define OP_DST16 70u
 #define OP_DST32F 100u
@@ -42,9 +46,25 @@ static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
 	const uint32_t base = op >= OP_DST32F ? OP_DST32F : op >= OP_DST16 ? OP_DST16 : OP_DST32;
-	if (op > 6 + UNARY_COUNT && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
+	_Static_assert(6 + UNARY_COUNT < OP_MM_L1ACC, "operation numbers overlap");
+	if (op > 6 + UNARY_COUNT && op != OP_MM_L1ACC && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
 		return 2;
 	compute_begin(role);
+	if (op == OP_MM_L1ACC) {
+		mm_init(0, 1, 16, HiFi4);
+		for (uint32_t t = 0; t < n; t++) {
+			tile_regs_acquire();
+			matmul_tiles(0, 1, t, t, 0, 0);
+			tile_regs_commit();
+			tile_regs_wait();
+			pack_reconfig_l1_acc(t > 0);
+			pack_tile(0, 16, 0);
+			tile_regs_release();
+		}
+		pack_reconfig_l1_acc(0);
+		compute_end();
+		return 0;
+	}
 	if (op >= OP_DST32) {
 		compute_fp32_dest_acc_en(base != OP_DST16);
 		unary_op_init_common(0, 16);
@@ -104,7 +124,8 @@ void multicore_init(void)
 {
 	compute_cb_setup(0, (uint32_t)(uintptr_t)tiles_in0, compute_op >= OP_DST32 ? compute_in_fmt : COMPUTE_FMT_BF16);
 	compute_cb_setup(1, (uint32_t)(uintptr_t)tiles_in1, compute_in1_fmt);
-	compute_cb_setup(16, (uint32_t)(uintptr_t)tiles_out, compute_op >= OP_DST32 ? compute_out_fmt : COMPUTE_FMT_BF16);
+	compute_cb_setup(16, (uint32_t)(uintptr_t)tiles_out,
+			 compute_op >= OP_DST32 || compute_op == OP_MM_L1ACC ? compute_out_fmt : COMPUTE_FMT_BF16);
 }
 
 int main_brisc(void) { return 0; }
