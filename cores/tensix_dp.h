@@ -20,6 +20,7 @@
 
 /* ThreadConfig entries. */
 #define BH_DP_TCFG_MATH_OFFSET 1u      /* DEST_TARGET_REG_CFG_MATH_Offset */
+#define BH_DP_TCFG_SFPU_DEST_FMT 4u    /* SFPU_DEST_FMT_Enable 0, SFPU_DEST_FMT_Base 4:1 */
 #define BH_DP_TCFG_SRCA_SET 5u         /* SRCA_SET_Base 1:0, SetOvrdWithAddr 2 */
 #define BH_DP_TCFG_SRCB_SET 6u
 #define BH_DP_TCFG_CLR_DVALID 7u       /* SrcA_Disable 0, SrcB_Disable 1 */
