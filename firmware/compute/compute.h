@@ -403,8 +403,9 @@ static inline void unary_op_init_common(unsigned icb, unsigned ocb)
 static inline void compute_dst_widen(unsigned idst, uint32_t fmt);
 
 /* copy_tile: unpack to SrcA and move it into Dst (MOVA2D, eight rows at a time); a 32-bit tile into
- * a 32-bit Dst or a UInt16 tile into a 16-bit Dst: unpack to Dst (math tells the unpacker Dst is free, waits for the SrcA bank the
- * unpacker hands over and gives it back). */
+ * a 32-bit Dst, a UInt16, Int8 or UInt8 tile into either: unpack to Dst (math tells the unpacker Dst
+ * is free, waits for the SrcA bank the unpacker hands over and gives it back); into a 32-bit Dst the
+ * narrow integers are then widened to Int32 (compute_dst_widen). */
 static inline void copy_tile_init(unsigned icb)
 {
 	compute_unpack_dst = compute_to_dst(compute_cbs[icb].fmt);
@@ -937,6 +938,17 @@ static inline void sfpu_cast_top_bit(struct compute_sfpu_seq *q, unsigned vc, ui
 	sfpu_emit(q, SFP_CC_OFF);
 }
 
+/* LReg 0 = the FP32 of the uint32 in LReg 0: its low 31 bits by SFPCAST, + 2^31 by SFPADDI when
+ * bit 31 is set (LReg 1, 2 scratch). */
+static inline void sfpu_uint32_to_fp32(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));                /* the low 31 bits */
+	sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 0));
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 2, 0));
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
+	sfpu_cast_top_bit(q, 2, 0x4F00);                             /* + 2^31 */
+}
+
 /* LReg 1 = the truncated integer of the float in LReg 0 (lanes enabled as on entry); the largest
  * exponent and the overflow pattern as given. */
 static inline void sfpu_float_to_int(struct compute_sfpu_seq *q, int max_exp, unsigned loadi_mod, uint32_t overflow)
@@ -1001,11 +1013,7 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 		sfpu_cast_top_bit(q, 1, 0xCF00);                             /* INT_MIN: -0 + -2^31 */
 		break;
 	case TC_UINT32_FP32: case TC_UINT32_BF16:
-		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));                /* the low 31 bits */
-		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 0));
-		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 2, 0));
-		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
-		sfpu_cast_top_bit(q, 2, 0x4F00);                             /* + 2^31 */
+		sfpu_uint32_to_fp32(q);
 		break;
 	case TC_FP32_INT32: case TC_FP32_SM:
 		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
@@ -1039,11 +1047,7 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 			sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 0, 0, 3));
 			sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 0, 0, 0));          /* exact below 2^24 */
 		} else if (op == TC_UINT32_UINT16) {
-			sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));        /* as uint32 -> fp32 */
-			sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 0));
-			sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 2, 0));
-			sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
-			sfpu_cast_top_bit(q, 2, 0x4F00);
+			sfpu_uint32_to_fp32(q);
 		}
 		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
 		sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 1, 1));                  /* LReg 0 = max(x, 0) */

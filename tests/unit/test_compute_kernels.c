@@ -591,7 +591,7 @@ Test(compute_int, float32_to_bfloat16_rounds_to_nearest_even_and_bfloat16_to_flo
 
 /* ---- UInt16 tiles (a 16-bit Dst, MOD0_FMT_UINT16) and UInt8 outputs (the packer) ---- */
 
-#define OP_DST16 70u
+#define OP_DST16 80u
 enum { F_UINT16 = 9, F_UINT8 = 30, C_F32_U16 = C_F32_BF16 + 1 };
 
 static uint16_t u16_in[T32][1024], u16_out[T32][1024];
@@ -714,7 +714,7 @@ Test(compute_int, int32_and_float32_to_uint8_saturate_in_the_packer)
 
 /* The float unary operations on a 32-bit Dst keep FP32 (no BF16 rounding): Float32 tiles in and
  * out, against libm within the approximations' documented error (compute.h) and FP32's. */
-#define OP_DST32F 100u
+#define OP_DST32F 120u
 
 static void expect_unary_fp32(unsigned u, bool positive, double (*ref)(double, double), double abs_tol, double rel_tol)
 {
@@ -746,7 +746,7 @@ Test(compute_sfpu, exp_recip_sqrt_tanh_on_a_fp32_dst_keep_fp32_precision)
  * is sign-magnitude (0x80 is -0); every output datum exact against the host's arithmetic of the
  * behaviour compute.h lists. */
 
-#define OP_TYPECAST 130u
+#define OP_TYPECAST 160u
 enum { F_INT8 = 14 };
 
 static uint8_t b_in[T32][1024], b_out[T32][1024];

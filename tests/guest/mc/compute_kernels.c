@@ -23,9 +23,12 @@
 
 #define MAX_TILES 32
 #define OP_DST32 40u
-#define OP_DST16 70u
-#define OP_DST32F 100u
-#define OP_TYPECAST 130u
+#define OP_DST16 80u
+#define OP_DST32F 120u
+#define OP_TYPECAST 160u
+
+_Static_assert(OP_DST32 + INT_UNARY_COUNT < OP_DST16 && OP_DST16 + INT_UNARY_COUNT < OP_DST32F &&
+	       OP_DST32F + UNARY_COUNT < OP_TYPECAST, "operation ranges overlap");
 
 COMPUTE_DEFINE_STATE;
 
