@@ -17,6 +17,7 @@
 #define BH_DP_CFG_ACC_CTRL 2u          /* ALU_ACC_CTRL_Zero_Flag_disabled_src 0 */
 #define BH_DP_CFG_DEST_REGW_BASE 6u
 #define BH_DP_CFG_DEST_SP_BASE 7u
+#define BH_DP_CFG_DEST_ACCESS 220u     /* DEST_ACCESS_CFG: swizzle_32b 0, remap_addrs 1 */
 
 /* ThreadConfig entries. */
 #define BH_DP_TCFG_MATH_OFFSET 1u      /* DEST_TARGET_REG_CFG_MATH_Offset */
