@@ -1053,6 +1053,11 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 
 enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w)
 {
+	/* DEST_ACCESS_CFG's remap_addrs and swizzle_32b change Dst.md's Adj16/Adj32 row mappings (and
+	 * the packers' Dst addressing); every unit here addresses Dst without them. */
+	if (__builtin_expect(tt_dp_cfg(th, BH_DP_CFG_DEST_ACCESS) & 3, 0))
+		return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "%s with DEST_ACCESS_CFG remap_addrs or swizzle_32b set: "
+				"the remapped Dst rows are not modelled", oi->name);
 	if (oi->unit != TT_U_VECTOR)
 		tt_sfpu_drain(th);
 	switch (oi->unit) {

@@ -17,9 +17,11 @@
 #define BH_DP_CFG_ACC_CTRL 2u          /* ALU_ACC_CTRL_Zero_Flag_disabled_src 0 */
 #define BH_DP_CFG_DEST_REGW_BASE 6u
 #define BH_DP_CFG_DEST_SP_BASE 7u
+#define BH_DP_CFG_DEST_ACCESS 220u     /* DEST_ACCESS_CFG: swizzle_32b 0, remap_addrs 1 */
 
 /* ThreadConfig entries. */
 #define BH_DP_TCFG_MATH_OFFSET 1u      /* DEST_TARGET_REG_CFG_MATH_Offset */
+#define BH_DP_TCFG_SFPU_DEST_FMT 4u    /* SFPU_DEST_FMT_Enable 0, SFPU_DEST_FMT_Base 4:1 */
 #define BH_DP_TCFG_SRCA_SET 5u         /* SRCA_SET_Base 1:0, SetOvrdWithAddr 2 */
 #define BH_DP_TCFG_SRCB_SET 6u
 #define BH_DP_TCFG_CLR_DVALID 7u       /* SrcA_Disable 0, SrcB_Disable 1 */

@@ -311,7 +311,8 @@ enum {
 };
 
 /* MOD0_FMT_SRCB resolved by ALU_ACC_CTRL_SFPU_Fp32_enabled (config word 1 bit 30) and the SrcB
- * format (ALU_FORMAT_SPEC_REG_SrcB_val/override in word 0 bits 8:5 and 9, else REG1_SrcB). */
+ * format (ALU_FORMAT_SPEC_REG_SrcB_val/override in word 0 bits 8:5 and 9, else REG1_SrcB), which
+ * Blackhole's ThreadConfig SFPU_DEST_FMT replaces when enabled. */
 static unsigned resolve_mod0(struct bh_tt_thread *th, unsigned mod0)
 {
 	if (mod0 != MOD0_SRCB)
@@ -319,7 +320,8 @@ static unsigned resolve_mod0(struct bh_tt_thread *th, unsigned mod0)
 	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
 	if (alu >> 30 & 1)
 		return MOD0_FP32;
-	unsigned fmt = spec >> 9 & 1 ? spec >> 5 & 15 : alu >> 21 & 15;
+	uint32_t dest_fmt = tt_dp_tcfg(th, BH_DP_TCFG_SFPU_DEST_FMT);
+	unsigned fmt = dest_fmt & 1 ? dest_fmt >> 1 & 15 : spec >> 9 & 1 ? spec >> 5 & 15 : alu >> 21 & 15;
 	switch (fmt) {
 	case TT_FMT_FP32: case TT_FMT_TF32: case TT_FMT_BF16: case TT_FMT_BFP8: case TT_FMT_BFP4: case TT_FMT_BFP2:
 	case TT_FMT_INT32: case TT_FMT_INT16:

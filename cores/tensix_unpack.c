@@ -179,10 +179,9 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 		return unpack_unmodelled(th, w, "UseContextCounter (bit 3)");
 	uint32_t reg2 = tt_dp_cfg(th, sec + 8), reg2b = tt_dp_cfg(th, sec + 9);
 	if (j.multi) {
-		j.ctx = bits(w, 12, 10) + (tt_dp_tcfg(th, BH_DP_TCFG_UNPACK_MISC) >> (8 * j.u) & 0xF);
+		/* WhichContext is three bits: ContextNumber + CfgContextOffset wraps at 8. */
+		j.ctx = (bits(w, 12, 10) + (tt_dp_tcfg(th, BH_DP_TCFG_UNPACK_MISC) >> (8 * j.u) & 0xF)) & 7;
 		j.adc = bits(w, 9, 8);
-		if (j.ctx >= 4)
-			return unpack_unmodelled(th, w, "a configuration context above 3");
 		if (j.u == 1 && j.ctx >= 2)
 			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: unpacker 1 has no configuration context %u", j.ctx);
 		if (j.adc == 3)
@@ -194,16 +193,21 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	/* Tile descriptor: InDataFormat 3:0, IsUncompressed 4, BlobsPerXYPlane 10:8, XDim 31:16;
 	 * YDim, ZDim, WDim in the next words' low bytes; DigestSize in bits 31:24 of word 3. */
 	uint32_t td0 = tt_dp_cfg(th, sec), td1 = tt_dp_cfg(th, sec + 1), td2 = tt_dp_cfg(th, sec + 2), td3 = tt_dp_cfg(th, sec + 3);
-	bool uncompressed = j.multi ? reg2b >> j.ctx & 1 : td0 >> 4 & 1;
+	/* Contexts 0-7 have their own Base_cntx (words 12-19), Disable_zero_compress_cntx and
+	 * Unpack_if_sel_cntx (REG2 word 9: bits 0-3 and 4-7 for contexts 0-3, 16-19 and 20-23 for 4-7)
+	 * and data formats (REG7 word 28 + (ctx & 3): bits 16-23, 24-31 for 4-7); Tile_x_dim_cntx,
+	 * Offset_cntx, Dest_cntx and Shift_amount_cntx exist for contexts 0-3 only: 4-7 use ctx & 3. */
+	unsigned c3 = j.ctx & 3, hi = j.ctx >> 2;
+	bool uncompressed = j.multi ? reg2b >> (c3 + 16 * hi) & 1 : td0 >> 4 & 1;
 	if (!uncompressed)
 		return unpack_unmodelled(th, w, "zero-compressed input (IsUncompressed / Disable_zero_compress_cntx clear)");
-	unsigned xdim = j.multi && j.u == 0 ? tt_dp_cfg(th, sec + 22 + (j.ctx >> 1)) >> (16 * (j.ctx & 1)) & 0xFFFF
+	unsigned xdim = j.multi && j.u == 0 ? tt_dp_cfg(th, sec + 22 + (c3 >> 1)) >> (16 * (c3 & 1)) & 0xFFFF
 					      : td0 >> 16;
 	unsigned ydim = td1 & 0xFF, zdim = td1 >> 16 & 0xFF ? td1 >> 16 & 0xFF : 1, wdim = td2 & 0xFF ? td2 & 0xFF : 1;
-	uint32_t ctxfmt = tt_dp_cfg(th, sec + 28 + j.ctx);
+	uint32_t ctxfmt = tt_dp_cfg(th, sec + 28 + c3) >> (16 + 8 * hi);
 	if (j.multi && reg2 >> 14 & 1) {   /* Ovrd_data_format */
-		j.in_fmt = ctxfmt >> 16 & 15;
-		j.out_fmt = ctxfmt >> 20 & 15;
+		j.in_fmt = ctxfmt & 15;
+		j.out_fmt = ctxfmt >> 4 & 15;
 	} else {
 		j.in_fmt = td0 & 15;
 		j.out_fmt = reg2 & 15;
@@ -218,7 +222,7 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	bool force_exp = reg2b >> 8 & 1;
 	/* Input address: (base + offset + 1 + DigestSize) * 16 bytes; then the exponent section. */
 	uint32_t base = tt_dp_cfg(th, sec + 12 + (j.multi ? j.ctx : 0));
-	uint32_t off = tt_dp_cfg(th, sec + 28 + (j.multi ? j.ctx : 0)) & 0xFFFF;
+	uint32_t off = tt_dp_cfg(th, sec + 28 + (j.multi ? c3 : 0)) & 0xFFFF;
 	uint64_t in = ((uint64_t)base + off + 1 + (td3 >> 24)) * 16, exp_base = 0;
 	if (fi->bfp && !force_exp) {
 		exp_base = in;
@@ -241,7 +245,7 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	uint64_t row_stride_bits = tileize ? (uint64_t)((reg2 >> 16 & 15) << 4 | (reg2 >> 20 & 15) << 8 | (reg2 >> 24 & 15) << 12) * 8
 					   : (uint64_t)dbits * 16;
 	/* Output address. */
-	j.to_dst = j.u == 0 && (j.multi ? reg2b >> (4 + j.ctx) & 1 : reg2 >> 11 & 1);
+	j.to_dst = j.u == 0 && (j.multi ? reg2b >> (4 + c3 + 16 * hi) & 1 : reg2 >> 11 & 1);
 	j.transpose = j.u == 0 && (reg2 >> 8 & 1);
 	uint32_t out = (tt_dp_cfg(th, UNP_BASE1(j.u)) & 0x3FFFF) + oy * (tt_dp_cfg(th, UNP_XY1(j.u)) >> 16) +
 		       oz * (tt_dp_cfg(th, UNP_ZW1(j.u)) & 0xFFFF) + ow * (tt_dp_cfg(th, UNP_ZW1(j.u)) >> 16);
@@ -253,10 +257,10 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 		out /= ow_bits / 8;
 	}
 	if (j.multi && j.u == 0) {
-		uint32_t ctx_out = tt_dp_cfg(th, sec + 20 + (j.ctx >> 1)) >> (16 * (j.ctx & 1)) & 0xFFFF;
+		uint32_t ctx_out = tt_dp_cfg(th, sec + 20 + (c3 >> 1)) >> (16 * (c3 & 1)) & 0xFFFF;
 		out = j.to_dst || (tt_dp_cfg(th, UNP_EXP(0)) >> 8 & 1) ? out + ctx_out : ctx_out;
 	}
-	unsigned colshift = tileize || j.u ? 0 : reg2 >> (16 + 4 * (j.ctx & 3)) & 15;
+	unsigned colshift = tileize || j.u ? 0 : reg2 >> (16 + 4 * c3) & 15;
 	if ((j.transpose || tileize) && (datum_bit & 127))
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR: transpose/tileize input not 16-byte aligned (undefined)");
 	if (j.to_dst && (colshift || j.transpose))

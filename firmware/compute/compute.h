@@ -38,9 +38,14 @@ enum compute_thread { COMPUTE_UNPACK, COMPUTE_MATH, COMPUTE_PACK };
 #define COMPUTE_FMT_INT32 8u
 #define COMPUTE_FMT_UINT32 24u
 #define COMPUTE_FMT_UINT16 9u     /* INT16's code: opaque 16 bits */
-#define COMPUTE_FMT_UINT8 30u     /* INT8's code, packed with Read_unsigned */
+#define COMPUTE_FMT_UINT8 30u     /* INT8's code, unpacked with SrcAUnsigned, packed with Read_unsigned */
+#define COMPUTE_FMT_INT8 14u      /* sign-magnitude bytes */
 #define COMPUTE_HW_FMT(f) ((f) & 15u)
 #define COMPUTE_FMT_IS32(f) (COMPUTE_HW_FMT(f) == COMPUTE_FMT_FP32 || COMPUTE_HW_FMT(f) == COMPUTE_FMT_INT32)
+#define COMPUTE_FMT_IS8(f) (COMPUTE_HW_FMT(f) == COMPUTE_FMT_INT8)
+/* A tile of fmt narrower than a 32-bit Dst's datums (Int8, UInt8, UInt16): unpacked into 16-bit Dst
+ * rows and widened by the SFPU (copy_tile), narrowed back for UInt16 outputs (typecast_tile). */
+#define COMPUTE_FMT_NARROW_INT(f) (COMPUTE_FMT_IS8(f) || (f) == COMPUTE_FMT_UINT16)
 
 /* Math fidelity of matmul_tiles (number of fidelity phases - 1), as tt-metal's MathFidelity. */
 enum compute_fidelity { LoFi = 0, HiFi2 = 1, HiFi3 = 2, HiFi4 = 3 };
@@ -55,7 +60,7 @@ extern struct compute_cb compute_cbs[COMPUTE_CBS];
 
 static inline uint32_t compute_tile_bytes(uint32_t fmt)
 {
-	return COMPUTE_FMT_IS32(fmt) ? 4096u : fmt == COMPUTE_FMT_BFP8 ? 1088u : fmt == COMPUTE_FMT_UINT8 ? 1024u : 2048u;
+	return COMPUTE_FMT_IS32(fmt) ? 4096u : fmt == COMPUTE_FMT_BFP8 ? 1088u : COMPUTE_FMT_IS8(fmt) ? 1024u : 2048u;
 }
 
 static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
@@ -184,11 +189,26 @@ static inline void compute_unp0_base1(uint32_t v)
 	compute_wrcfg(CFG_UNP0_BASE1, v);
 }
 
-/* Does copy_tile of a tile of fmt unpack straight into Dst? 32-bit formats into a 32-bit Dst,
- * UInt16 (opaque 16 bits, which no Src path carries) into a 16-bit Dst. */
+/* Does copy_tile of a tile of fmt unpack straight into Dst? 32-bit formats into a 32-bit Dst, UInt16
+ * (opaque 16 bits, which no Src path carries) and Int8/UInt8 (Integer "8") into either Dst. */
 static inline bool compute_to_dst(uint32_t fmt)
 {
-	return compute_dst32 ? COMPUTE_FMT_IS32(fmt) : fmt == COMPUTE_FMT_UINT16;
+	return COMPUTE_FMT_NARROW_INT(fmt) || (compute_dst32 && COMPUTE_FMT_IS32(fmt));
+}
+
+/* Bytes of one datum of fmt unpacked into Dst: the unpacker's output address counts in datums of
+ * 32 or 16 bits, in bytes for INT8 (UNPACR_Regular.md). */
+static inline uint32_t compute_dst_bytes(uint32_t fmt)
+{
+	return COMPUTE_FMT_IS32(fmt) ? 4u : COMPUTE_FMT_IS8(fmt) ? 1u : 2u;
+}
+
+/* The first 16-bit Dst row (Dst16b) of Dst tile idst: a 16-bit Dst's tile, or in a 32-bit Dst the
+ * first of the 128 physical rows its 64 32-bit rows occupy (Dst.md: Dst16b[r] is physical row r,
+ * Dst32b[r] physical rows Adj32(r) and Adj32(r) + 8, Adj32(r) = (r & 0x1F8) << 1 | (r & 0x207)). */
+static inline uint32_t compute_dst16_row(unsigned idst)
+{
+	return idst * (compute_dst32 ? 128u : 64u);
 }
 
 /* Unpacker u: the tile's format and four faces of 16x16, one face per UNPACR. Unpacking into Dst
@@ -200,8 +220,10 @@ static inline void compute_unpack_config(unsigned u, uint32_t fmt)
 	compute_wrcfg(CFG_THCON(u) + 0, hw | 1u << 4 | 16u << 16);
 	compute_wrcfg(CFG_THCON(u) + 1, 16u | 4u << 16);
 	compute_wrcfg(CFG_THCON(u) + 8, hw | (to_dst ? 1u << 11 : 1u << 10));   /* out = in; SrcRow + 16 per face */
+	if (COMPUTE_FMT_IS8(fmt))   /* ALU_FORMAT_SPEC_REG0_SrcA/BUnsigned: INT8 in L1 means uint8_t */
+		compute_cfg_field(CFG_ALU, 15 + u, 1, fmt == COMPUTE_FMT_UINT8);
 	if (u == 0 && to_dst)
-		compute_wrcfg(CFG_UNP0_ZW1, 256u * (compute_dst32 ? 4u : 2u));
+		compute_wrcfg(CFG_UNP0_ZW1, 256u * compute_dst_bytes(fmt));
 	else if (u == 0)
 		compute_unp0_base1(4u * 16u * 2u);   /* SrcA output starts at row 4 */
 }
@@ -215,13 +237,15 @@ static inline void compute_unpack_tile_at(unsigned u, uint32_t addr)
 		tt_push(TT_UNPACR(u, 1, f == 3));
 }
 
-/* Unpack the tile at L1 addr into Dst tile idst, once math has said Dst is free; the last
- * UNPACR hands the SrcA bank to the matrix unit, which is how math learns the tile is there. */
-static inline void compute_unpack_tile_to_dst(uint32_t addr, unsigned idst)
+/* Unpack the tile (of fmt) at L1 addr into Dst tile idst, once math has said Dst is free; the last
+ * UNPACR hands the SrcA bank to the matrix unit, which is how math learns the tile is there. A
+ * 16-bit or 8-bit tile lands in 16-bit rows (compute_dst16_row), a 32-bit one in 32-bit rows. */
+static inline void compute_unpack_tile_to_dst(uint32_t addr, uint32_t fmt, unsigned idst)
 {
+	uint32_t row = COMPUTE_FMT_IS32(fmt) ? idst * 64u : compute_dst16_row(idst);
 	tt_push(TT_SEMWAIT(0x00Au, 1u << TT_SEM_UNPACK_TO_DEST, TT_SEMWAIT_WHILE_ZERO));   /* B1 | B3 */
 	tt_push(TT_SEMGET(1u << TT_SEM_UNPACK_TO_DEST));
-	compute_unp0_base1((4u * 16u + idst * 64u * 16u) * (compute_dst32 ? 4u : 2u));   /* Dst row = output row - 4 */
+	compute_unp0_base1((4u * 16u + row * 16u) * compute_dst_bytes(fmt));   /* Dst row = output row - 4 */
 	compute_wrcfg(CFG_THCON(0) + 12, addr / 16 - 1);
 	tt_push(TT_SETADCZW_Z0(1u));
 	for (unsigned f = 0; f < 4; f++)
@@ -252,14 +276,22 @@ static inline void compute_math_eltwise(uint32_t op, unsigned idst)
 
 /* ---- pack (TRISC2) ---- */
 
-/* From a 32-bit Dst: FP32/INT32 outputs as they are (bitcast), UInt8 as the packer's INT8 early
- * conversion with Read_unsigned (Integer "32" rounded and saturated to 0..255: negative to 0),
- * others through BF16 (rounded). */
+/* From a 32-bit Dst: FP32/INT32 outputs as they are (bitcast), Int8/UInt8 as the packer's INT8 early
+ * conversion (Integer "32" rounded and saturated to -127..127, with Read_unsigned to 0..255:
+ * negative to 0), UInt16 from the 16-bit rows typecast_tile narrowed it into (Read_32b_data clear,
+ * INT16 intermediate), others through BF16 (rounded). */
+static inline bool compute_pack_dst16(uint32_t out_fmt, int fp32_dst)
+{
+	return !fp32_dst || out_fmt == COMPUTE_FMT_UINT16;
+}
+
 static inline void compute_pack_config(uint32_t out_fmt, int fp32_dst)
 {
-	uint32_t out = COMPUTE_HW_FMT(out_fmt), inter = fp32_dst && !COMPUTE_FMT_IS32(out) && out != 14u ? COMPUTE_FMT_BF16 : out;
+	uint32_t out = COMPUTE_HW_FMT(out_fmt);
+	uint32_t inter = fp32_dst && !COMPUTE_FMT_IS32(out) && !COMPUTE_FMT_IS8(out) && out_fmt != COMPUTE_FMT_UINT16
+				 ? COMPUTE_FMT_BF16 : out;
 	compute_cfg_field(CFG_ALU, 25, 4, inter);
-	compute_wrcfg(CFG_PCK_DEST_RD, (fp32_dst ? 1u : 0u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
+	compute_wrcfg(CFG_PCK_DEST_RD, (compute_pack_dst16(out_fmt, fp32_dst) ? 0u : 1u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
 	compute_wrcfg(CFG_THCON(0) + 6, 1u | out << 4 | inter << 8);
 	compute_wrcfg(CFG_PCK_EDGE_OFFSET0, 0xFFFFu);   /* edge mask: every column (rows map to mask 0) */
 	/* Y: one face of the intermediate (256 datums) */
@@ -352,7 +384,8 @@ static inline void mul_tiles(unsigned icb0, unsigned icb1, unsigned itile0, unsi
  * INT32 (4), UInt16 UINT16 (6, zero-extended); floats FP32 (3) in a 32-bit Dst, BF16 (2). */
 static inline void compute_sfpu_formats(uint32_t in_fmt, uint32_t out_fmt)
 {
-	compute_sfpu_mods = (in_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) | (out_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) << 4 |
+	bool u16 = !compute_dst32;   /* a 32-bit Dst holds UInt16 tiles widened (copy_tile) */
+	compute_sfpu_mods = (u16 && in_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) | (u16 && out_fmt == COMPUTE_FMT_UINT16 ? 6u : 4u) << 4 |
 			    (compute_dst32 ? 3u : 2u) << 8;
 }
 
@@ -369,9 +402,12 @@ static inline void unary_op_init_common(unsigned icb, unsigned ocb)
 		compute_pack_config(compute_cbs[ocb].fmt, (int)compute_dst32);
 }
 
+static inline void compute_dst_widen(unsigned idst, uint32_t fmt);
+
 /* copy_tile: unpack to SrcA and move it into Dst (MOVA2D, eight rows at a time); a 32-bit tile into
- * a 32-bit Dst or a UInt16 tile into a 16-bit Dst: unpack to Dst (math tells the unpacker Dst is free, waits for the SrcA bank the
- * unpacker hands over and gives it back). */
+ * a 32-bit Dst, a UInt16, Int8 or UInt8 tile into either: unpack to Dst (math tells the unpacker Dst
+ * is free, waits for the SrcA bank the unpacker hands over and gives it back); into a 32-bit Dst the
+ * narrow integers are then widened to Int32 (compute_dst_widen). */
 static inline void copy_tile_init(unsigned icb)
 {
 	compute_unpack_dst = compute_to_dst(compute_cbs[icb].fmt);
@@ -381,14 +417,17 @@ static inline void copy_tile_init(unsigned icb)
 
 static inline void copy_tile(unsigned icb, unsigned itile, unsigned idst)
 {
+	uint32_t fmt = compute_cbs[icb].fmt;
 	if (compute_unpack_dst) {
 		if (compute_role == COMPUTE_UNPACK) {
-			compute_unpack_tile_to_dst(compute_cbs[icb].addr + itile * compute_tile_bytes(compute_cbs[icb].fmt), idst);
+			compute_unpack_tile_to_dst(compute_cbs[icb].addr + itile * compute_tile_bytes(fmt), fmt, idst);
 		} else if (compute_role == COMPUTE_MATH) {
 			tt_push(TT_SEMWAIT(0x002u, 1u << TT_SEM_MATH_PACK, TT_SEMWAIT_WHILE_MAX));   /* after acquire's wait */
 			tt_push(TT_SEMPOST(1u << TT_SEM_UNPACK_TO_DEST));
 			tt_push(TT_STALLWAIT(0x140u, 0x080u));   /* B6 | B8 until C7: the tile is in Dst */
 			tt_push(TT_CLEARDVALID(1));
+			if (compute_dst32 && COMPUTE_FMT_NARROW_INT(fmt))
+				compute_dst_widen(idst, fmt);
 		}
 		return;
 	}
@@ -458,13 +497,13 @@ static inline void matmul_tiles(unsigned in0, unsigned in1, unsigned itile0, uns
 	tt_push(TT_SETRWC(0, 0xF));
 }
 
-/* Pack Dst tile idst to L1 addr (TRISC2). */
-static inline void compute_pack_tile_at(unsigned idst, uint32_t addr)
+/* Pack Dst tile idst to L1 addr (TRISC2); from its 16-bit rows (compute_dst16_row) if dst16. */
+static inline void compute_pack_tile_at(unsigned idst, uint32_t addr, bool dst16)
 {
 	if (compute_role != COMPUTE_PACK)
 		return;
 	compute_wrcfg(CFG_THCON(0) + 5, addr / 16 - 1);
-	compute_wrcfg(CFG_PCK_SEC0_OFFSET, idst * 64u);
+	compute_wrcfg(CFG_PCK_SEC0_OFFSET, dst16 ? compute_dst16_row(idst) : idst * 64u);
 	for (unsigned f = 0; f < 4; f++)
 		tt_push(TT_PACR(f == 3, f == 3));
 }
@@ -472,7 +511,9 @@ static inline void compute_pack_tile_at(unsigned idst, uint32_t addr)
 /* Pack Dst tile idst into tile itile of ocb. */
 static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 {
-	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(compute_cbs[ocb].fmt));
+	uint32_t fmt = compute_cbs[ocb].fmt;
+	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(fmt),
+			     compute_pack_dst16(fmt, (int)compute_dst32));
 }
 
 /* tt-metal's pack_reconfig_l1_acc: with l1_acc_en the packer adds each datum to the one already in
@@ -540,6 +581,8 @@ static inline void pack_reconfig_l1_acc(uint32_t l1_acc_en)
 #define SFP_MOD0_BF16 2u
 #define SFP_MOD0_FP32 3u
 #define SFP_MOD0_INT32 4u
+#define SFP_MOD0_INT8 5u      /* Integer "8" (sign, 8 bits of magnitude) to sign-magnitude */
+#define SFP_MOD0_UINT16 6u
 /* The float format of Dst: FP32 in a 32-bit Dst, else BF16. */
 #define SFP_MOD0_FLOAT (compute_dst32 ? SFP_MOD0_FP32 : SFP_MOD0_BF16)
 #define TT_SFPADDI(imm16, vd)	TT_OP(0x75, (uint32_t)(imm16) << 8 | (uint32_t)(vd) << 4)
@@ -846,14 +889,60 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
  *                     int32/uint32 as they are, from floats after fp32 -> int32 (a 32-bit Dst).
  *   bf16 -> fp32, int32 <-> uint32: no SFPU work (the unpacker and packer move the bits).
  * Bitwise and shift operations take the scalar's bits; shifts take 0..31 (SFPSHFT uses the low five
- * bits); right_shift is arithmetic. Comparisons write integer 1 or 0. Not here: UInt16 with a 32-bit
- * Dst (a 16-bit SFPLOAD/SFPSTORE of a 32-bit Dst tile: which half is not documented), so no uint16
- * <-> 32-bit typecasts; UInt8 and Int8 inputs; Int8 outputs (the packer saturates sign-magnitude). */
+ * bits); right_shift is arithmetic. Comparisons write integer 1 or 0.
+ *
+ * Narrow integer tiles (Int8 and UInt8: Integer "8" in Dst, sign-magnitude with 8 bits of magnitude;
+ * UInt16) are unpacked straight into 16-bit Dst rows. With a 16-bit Dst they stay there: Int8/UInt8
+ * -> Float16_b (SFPLOAD INT8, SFPCAST to FP32, exact in BF16) and -> UInt16 (the two's complement,
+ * its low 16 bits: -1 -> 65535). With a 32-bit Dst copy_tile widens them in place into the two's
+ * complement Int32 of the tile (compute_dst_widen), so every Int32 operation and typecast applies;
+ * -0 (Int8 0x80) becomes 0. Outputs from a 32-bit Dst:
+ *   -> int8           typecast_tile(.., Int8) last: two's complement to sign-magnitude by SFPCAST (from
+ *                     floats after fp32 -> int32), then the packer rounds and saturates to -127..127;
+ *                     INT_MIN (also fp32 -> int32's overflow) becomes -0 (0x80), as SFPCAST maps it.
+ *   -> uint16         typecast_tile(.., UInt16) last: the value saturated to 0..65535 (from integers
+ *                     through SFPCAST's exact FP32 below 2^24 and SFP_STOCH_RND; from floats as
+ *                     bf16 -> uint16 above), stored into the tile's first 64 16-bit rows, which the
+ *                     packer reads (compute_dst16_row).
+ * Int8 outputs need a 32-bit Dst: from a 16-bit one the packer keeps the sign bit only
+ * (FormatConversion.md). */
 enum compute_int_unary {
 	INT_AND, INT_OR, INT_XOR, INT_NOT, INT_SHL, INT_SHR, INT_ADD, INT_SUB, INT_ABS, INT_NEG, INT_EQZ, INT_NEZ,
 	INT_LTZ, INT_GTZ, INT_LEZ, INT_GEZ, TC_INT32_FP32, TC_UINT32_FP32, TC_INT32_BF16, TC_UINT32_BF16, TC_FP32_INT32,
-	TC_FP32_UINT32, TC_FP32_BF16, TC_FP32_UINT16, INT_UNARY_COUNT
+	TC_FP32_UINT32, TC_FP32_BF16, TC_FP32_UINT16, TC_INT8_BF16, TC_INT8_UINT16, TC_INT32_SM, TC_FP32_SM,
+	TC_INT32_UINT16, TC_UINT32_UINT16, INT_UNARY_COUNT
 };
+
+/* LReg 1 = the two's complement of the sign-magnitude LReg 0 (-0 -> 0; SFPCAST would give INT_MIN). */
+static inline void sfpu_sm_to_int(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));                /* |x| */
+	sfpu_emit(q, SFP_CC_ON);
+	sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 0));                /* sign set: negate */
+	sfpu_emit(q, TT_SFPI(SFP_IADD, 0, SFP_ZERO, 1, 2 | 4));
+	sfpu_emit(q, SFP_CC_OFF);
+}
+
+/* copy_tile of an Int8/UInt8/UInt16 tile into a 32-bit Dst: the unpacker wrote it to the 64 16-bit
+ * rows from compute_dst16_row(idst); each four rows (even or odd columns) are loaded (INT8 or
+ * UINT16), made two's complement and stored as INT32 to the 32-bit rows of the same index in tile
+ * idst. Dst32b row r of the tile lies on its physical rows Adj32(r) and Adj32(r) + 8, both >= r, so
+ * walking from the last rows to the first no store reaches a 16-bit row still to be read. */
+static inline void compute_dst_widen(unsigned idst, uint32_t fmt)
+{
+	static struct compute_sfpu_seq q;
+	bool i8 = COMPUTE_FMT_IS8(fmt);
+	for (unsigned a = 64; a;) {
+		a -= 2;
+		q.n = 0;
+		sfpu_emit(&q, TT_SFPLOAD(0, i8 ? SFP_MOD0_INT8 : SFP_MOD0_UINT16, SFP_ADDR_MOD_STAY, compute_dst16_row(idst) + a));
+		if (i8)
+			sfpu_sm_to_int(&q);
+		sfpu_emit(&q, TT_SFPSTORE(i8 ? 1u : 0u, SFP_MOD0_INT32, SFP_ADDR_MOD_STAY, idst * 64u + a));
+		for (unsigned k = 0; k < q.n; k++)
+			tt_push(q.w[k]);
+	}
+}
 
 /* LReg 0 = 0 + 2^31 when LReg 0 is negative (VC: the lane's sign source). */
 static inline void sfpu_cast_top_bit(struct compute_sfpu_seq *q, unsigned vc, uint32_t bf16)
@@ -862,6 +951,17 @@ static inline void sfpu_cast_top_bit(struct compute_sfpu_seq *q, unsigned vc, ui
 	sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, vc, 0, 0));                /* lanes with VC < 0 */
 	sfpu_emit(q, TT_SFPADDI(bf16, 0));
 	sfpu_emit(q, SFP_CC_OFF);
+}
+
+/* LReg 0 = the FP32 of the uint32 in LReg 0: its low 31 bits by SFPCAST, + 2^31 by SFPADDI when
+ * bit 31 is set (LReg 1, 2 scratch). */
+static inline void sfpu_uint32_to_fp32(struct compute_sfpu_seq *q)
+{
+	sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));                /* the low 31 bits */
+	sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 0));
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 2, 0));
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
+	sfpu_cast_top_bit(q, 2, 0x4F00);                             /* + 2^31 */
 }
 
 /* LReg 1 = the truncated integer of the float in LReg 0 (lanes enabled as on entry); the largest
@@ -877,11 +977,16 @@ static inline void sfpu_float_to_int(struct compute_sfpu_seq *q, int max_exp, un
 	sfpu_emit(q, SFP_CC_OFF);
 }
 
-static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned base, enum compute_int_unary op,
-					  uint32_t param)
+/* The sequence of op over the 32 datums at Dst row base (RWC Dst added), stored at row sbase. */
+static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned base, unsigned sbase,
+					  enum compute_int_unary op, uint32_t param)
 {
-	bool float_in = op >= TC_FP32_INT32, float_out = (op >= TC_INT32_FP32 && op <= TC_UINT32_BF16) || op == TC_FP32_BF16;
+	bool float_in = (op >= TC_FP32_INT32 && op <= TC_FP32_UINT16) || op == TC_FP32_SM;
+	bool float_out = (op >= TC_INT32_FP32 && op <= TC_UINT32_BF16) || op == TC_FP32_BF16 || op == TC_INT8_BF16;
+	bool u16_out = op == TC_FP32_UINT16 || op == TC_INT8_UINT16 || op == TC_INT32_UINT16 || op == TC_UINT32_UINT16;
 	unsigned out = 0, ild = compute_sfpu_mods & 15, ist = compute_sfpu_mods >> 4 & 15, fmod = compute_sfpu_mods >> 8 & 15;
+	if (op == TC_INT8_BF16 || op == TC_INT8_UINT16)
+		ild = SFP_MOD0_INT8;
 	q->n = 0;
 	sfpu_emit(q, TT_SFPLOAD(0, float_in ? fmod : ild, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
@@ -923,13 +1028,9 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 		sfpu_cast_top_bit(q, 1, 0xCF00);                             /* INT_MIN: -0 + -2^31 */
 		break;
 	case TC_UINT32_FP32: case TC_UINT32_BF16:
-		sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 1, 1));                /* the low 31 bits */
-		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 0));
-		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 2, 0));
-		sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 1, 0, 0));
-		sfpu_cast_top_bit(q, 2, 0x4F00);                             /* + 2^31 */
+		sfpu_uint32_to_fp32(q);
 		break;
-	case TC_FP32_INT32:
+	case TC_FP32_INT32: case TC_FP32_SM:
 		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
 		sfpu_emit(q, SFP_CC_ON);
 		sfpu_float_to_int(q, 31, 0, 0x8000);                         /* overflow: INT_MIN */
@@ -946,7 +1047,23 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 		sfpu_float_to_int(q, 32, 4, 0xFFFF);                         /* overflow: all ones */
 		out = 1;
 		break;
-	case TC_FP32_UINT16:
+	case TC_INT8_BF16:
+		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 0, 0, 0));                  /* sign-magnitude to FP32 (exact) */
+		break;
+	case TC_INT8_UINT16:
+		sfpu_sm_to_int(q);
+		out = 1;
+		break;
+	case TC_INT32_SM:
+		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 0, 0, 3));                  /* two's complement -> sign-magnitude */
+		break;
+	case TC_INT32_UINT16: case TC_UINT32_UINT16: case TC_FP32_UINT16:
+		if (op == TC_INT32_UINT16) {
+			sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 0, 0, 3));
+			sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 0, 0, 0));          /* exact below 2^24 */
+		} else if (op == TC_UINT32_UINT16) {
+			sfpu_uint32_to_fp32(q);
+		}
 		sfpu_emit(q, TT_SFPLOADI(1, 2, 0));
 		sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 1, 1));                  /* LReg 0 = max(x, 0) */
 		sfpu_emit(q, TT_OP(0x8E, 0u << 8 | 0u << 4 | 6u));            /* SFP_STOCH_RND FP32 -> UINT16, nearest */
@@ -964,7 +1081,9 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 	}
 	if (op == TC_INT32_BF16 || op == TC_UINT32_BF16)
 		sfpu_emit(q, TT_SFPSTOCHRND_BF16(0, 0));
-	sfpu_emit(q, TT_SFPSTORE(out, float_out ? fmod : ist, SFP_ADDR_MOD_NEXT, base));
+	if (op == TC_FP32_SM)
+		sfpu_emit(q, TT_SFPI(SFP_CAST, 0, 1, 1, 3));
+	sfpu_emit(q, TT_SFPSTORE(out, float_out ? fmod : u16_out ? SFP_MOD0_UINT16 : ist, SFP_ADDR_MOD_NEXT, sbase));
 }
 
 /* Integer/bitwise operation or typecast op on Dst tile idst (TRISC1; a 32-bit Dst). */
@@ -973,20 +1092,32 @@ static inline void compute_sfpu_int(unsigned idst, enum compute_int_unary op, ui
 	static struct compute_sfpu_seq q;
 	if (compute_role != COMPUTE_MATH)
 		return;
-	compute_sfpu_int_build(&q, idst * 64u, op, param);
+	bool narrow = compute_dst32 && (op == TC_FP32_UINT16 || op == TC_INT32_UINT16 || op == TC_UINT32_UINT16);
+	compute_sfpu_int_build(&q, idst * 64u, narrow ? compute_dst16_row(idst) : idst * 64u, op, param);
 	compute_sfpu_run(&q);
 }
 
 /* typecast_tile<IN_DTYPE, OUT_DTYPE>(idst) of tt-metal, the formats as arguments (COMPUTE_FMT_*:
- * Float32, Float16_b, Int32, UInt32 with a 32-bit Dst, also UInt8 out; Float16_b <-> UInt16 with a
- * 16-bit Dst). Pairs without an SFPU sequence (the same format, Float16_b -> Float32, Int32 <->
- * UInt32, Int32/UInt32 -> UInt8) do nothing; Float16_b -> integers is Float32's (Dst holds FP32). */
+ * Float32, Float16_b, Int32, UInt32, Int8, UInt8, UInt16 in, and out with a 32-bit Dst; Int8, UInt8
+ * -> Float16_b, UInt16 and Float16_b <-> UInt16 with a 16-bit Dst). Pairs without an SFPU sequence
+ * (the same format but Int8 and UInt16, Float16_b -> Float32, Int32 <-> UInt32, integers -> UInt8)
+ * do nothing; Float16_b -> integers is Float32's (Dst holds FP32), Int8/UInt8/UInt16 in a 32-bit Dst
+ * are Int32 (copy_tile widened them). With a 32-bit Dst, Int8 and UInt16 outputs need this call
+ * last (Int8 of any input, UInt16 of UInt16 too). */
 static inline void typecast_tile_init(void) {}
 static inline void typecast_tile(unsigned idst, uint32_t in_fmt, uint32_t out_fmt)
 {
+	if (compute_dst32 && COMPUTE_FMT_NARROW_INT(in_fmt))
+		in_fmt = COMPUTE_FMT_INT32;
 	bool in_f = in_fmt == COMPUTE_FMT_FP32 || in_fmt == COMPUTE_FMT_BF16;
 	int op = -1;
-	if (in_f && (out_fmt == COMPUTE_FMT_INT32 || out_fmt == COMPUTE_FMT_UINT8))
+	if (COMPUTE_FMT_IS8(in_fmt))   /* a 16-bit Dst */
+		op = out_fmt == COMPUTE_FMT_BF16 ? TC_INT8_BF16 : out_fmt == COMPUTE_FMT_UINT16 ? TC_INT8_UINT16 : -1;
+	else if (out_fmt == COMPUTE_FMT_INT8)
+		op = !compute_dst32 ? -1 : in_f ? TC_FP32_SM : TC_INT32_SM;
+	else if (compute_dst32 && out_fmt == COMPUTE_FMT_UINT16)
+		op = in_f ? TC_FP32_UINT16 : in_fmt == COMPUTE_FMT_UINT32 ? TC_UINT32_UINT16 : TC_INT32_UINT16;
+	else if (in_f && (out_fmt == COMPUTE_FMT_INT32 || out_fmt == COMPUTE_FMT_UINT8))
 		op = TC_FP32_INT32;
 	else if (in_fmt == COMPUTE_FMT_BF16 && out_fmt == COMPUTE_FMT_UINT16)
 		op = TC_FP32_UINT16;

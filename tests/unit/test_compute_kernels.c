@@ -649,7 +649,7 @@ Test(compute_int, float32_to_bfloat16_rounds_to_nearest_even_and_bfloat16_to_flo
 
 /* ---- UInt16 tiles (a 16-bit Dst, MOD0_FMT_UINT16) and UInt8 outputs (the packer) ---- */
 
-#define OP_DST16 70u
+#define OP_DST16 80u
 enum { F_UINT16 = 9, F_UINT8 = 30, C_F32_U16 = C_F32_BF16 + 1 };
 
 static uint16_t u16_in[T32][1024], u16_out[T32][1024];
@@ -772,7 +772,7 @@ Test(compute_int, int32_and_float32_to_uint8_saturate_in_the_packer)
 
 /* The float unary operations on a 32-bit Dst keep FP32 (no BF16 rounding): Float32 tiles in and
  * out, against libm within the approximations' documented error (compute.h) and FP32's. */
-#define OP_DST32F 100u
+#define OP_DST32F 120u
 
 static void expect_unary_fp32(unsigned u, bool positive, double (*ref)(double, double), double abs_tol, double rel_tol)
 {
@@ -797,4 +797,205 @@ Test(compute_sfpu, exp_recip_sqrt_tanh_on_a_fp32_dst_keep_fp32_precision)
 	expect_unary_fp32(U_RECIP, true, r_recip, 0, 2e-6);
 	expect_unary_fp32(U_SQRT, true, r_sqrt, 0, 2e-6);
 	expect_unary_fp32(U_TANH, false, r_tanh, 2e-6, 2e-6);
+}
+
+/* ---- narrow integer tiles: Int8/UInt8 inputs, Int8 outputs, UInt16 with a 32-bit Dst ----
+ * copy_tile + typecast_tile(in, out) + pack_tile (OP_TYPECAST), a 32-bit Dst when dst32. Int8 in L1
+ * is sign-magnitude (0x80 is -0); every output datum exact against the host's arithmetic of the
+ * behaviour compute.h lists. */
+
+#define OP_TYPECAST 160u
+enum { F_INT8 = 14 };
+
+static uint8_t b_in[T32][1024], b_out[T32][1024];
+static float f_out[T32][1024];
+
+static void run_typecast(bool dst32, uint32_t in_fmt, uint32_t out_fmt, const void *src, size_t src_bytes, void *dst,
+			 size_t dst_bytes)
+{
+	kernel_param = dst32;
+	run_kernel_fmt(OP_TYPECAST, T32, in_fmt, out_fmt, 5, src, src_bytes, NULL, 0, dst, dst_bytes);
+	kernel_param = 0;
+}
+
+/* Irregular bytes: every tile holds all 256 values, in a different order each tile. */
+static void fill_bytes(void)
+{
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			b_in[t][k] = (uint8_t)(k * 37 + (k >> 8) * 11 + t * 101);
+}
+
+static int32_t int8_value(uint8_t b, bool is_unsigned)
+{
+	return is_unsigned ? b : b & 0x80 ? -(int32_t)(b & 0x7F) : (int32_t)(b & 0x7F);
+}
+
+/* The packer's INT8 of a sign-magnitude Integer "32": saturated to -127..127. */
+static uint8_t ref_i8_of_int(uint32_t x)
+{
+	if (x == 0x80000000u)
+		return 0x80;   /* SFPCAST: INT_MIN is -0 in sign-magnitude */
+	int32_t v = (int32_t)x;
+	uint32_t m = v < 0 ? 0u - x : x;
+	return (uint8_t)((v < 0 ? 0x80u : 0) | (m > 127 ? 127 : m));
+}
+
+static uint16_t ref_u16_of_int(int64_t v)
+{
+	return v < 0 ? 0 : v > 65535 ? 0xFFFF : (uint16_t)v;
+}
+
+/* SFP_STOCH_RND FP32 -> UINT16 of max(x, 0): to nearest (ties away), saturating. */
+static uint16_t ref_u16_of_f32(uint32_t b)
+{
+	if (b >> 31)
+		return 0;
+	unsigned e = b >> 23 & 0xFF;
+	if (e >= 127 + 16)
+		return 0xFFFF;   /* also infinity and NaN */
+	float f;
+	memcpy(&f, &b, 4);
+	double r = floor((double)f + 0.5);
+	return r > 65535 ? 0xFFFF : (uint16_t)r;
+}
+
+Test(compute_narrow, int8_and_uint8_tiles_widen_into_a_32_bit_dst)
+{
+	fill_bytes();
+	for (unsigned u = 0; u < 2; u++) {
+		uint32_t f = u ? F_UINT8 : F_INT8;
+		run_typecast(true, f, F_INT32, b_in, sizeof b_in, w_out, sizeof w_out);   /* 1024-byte tiles */
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq((int32_t)w_out[t][k], int8_value(b_in[t][k], u), "uint %u tile %u datum %u: %#x -> %d",
+					     u, t, k, b_in[t][k], (int32_t)w_out[t][k]);
+		run_typecast(true, f, F_FP32, b_in, sizeof b_in, f_out, sizeof f_out);
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(u_of(f_out[t][k]), u_of((float)int8_value(b_in[t][k], u)), "uint %u: %#x -> %g", u,
+					     b_in[t][k], f_out[t][k]);
+		run_typecast(true, f, F_BF16, b_in, sizeof b_in, h_out, sizeof h_out);
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(h_out[t][k], u_of((float)int8_value(b_in[t][k], u)) >> 16, "uint %u: %#x -> %#x", u,
+					     b_in[t][k], h_out[t][k]);
+		run_typecast(true, f, F_UINT16, b_in, sizeof b_in, u16_out, sizeof u16_out);
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(u16_out[t][k], ref_u16_of_int(int8_value(b_in[t][k], u)), "uint %u: %#x -> %u", u,
+					     b_in[t][k], u16_out[t][k]);
+		run_typecast(true, f, F_UINT8, b_in, sizeof b_in, b_out, sizeof b_out);   /* negative -> 0 */
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(b_out[t][k], (uint8_t)ref_u16_of_int(int8_value(b_in[t][k], u)), "uint %u: %#x -> %#x",
+					     u, b_in[t][k], b_out[t][k]);
+		run_typecast(true, f, F_INT8, b_in, sizeof b_in, b_out, sizeof b_out);   /* -0 -> 0, > 127 -> 127 */
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(b_out[t][k], ref_i8_of_int((uint32_t)int8_value(b_in[t][k], u)), "uint %u: %#x -> %#x",
+					     u, b_in[t][k], b_out[t][k]);
+	}
+}
+
+Test(compute_narrow, int8_and_uint8_tiles_in_a_16_bit_dst)
+{
+	fill_bytes();
+	for (unsigned u = 0; u < 2; u++) {
+		uint32_t f = u ? F_UINT8 : F_INT8;
+		run_typecast(false, f, F_BF16, b_in, sizeof b_in, h_out, sizeof h_out);   /* -0.0 packs as +0 */
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(h_out[t][k], u_of((float)int8_value(b_in[t][k], u)) >> 16, "uint %u: %#x -> %#x", u,
+					     b_in[t][k], h_out[t][k]);
+		run_typecast(false, f, F_UINT16, b_in, sizeof b_in, u16_out, sizeof u16_out);   /* -1 -> 65535 */
+		for (unsigned t = 0; t < T32; t++)
+			for (unsigned k = 0; k < 1024; k++)
+				cr_assert_eq(u16_out[t][k], (uint16_t)int8_value(b_in[t][k], u), "uint %u: %#x -> %#x", u, b_in[t][k],
+					     u16_out[t][k]);
+	}
+	cr_assert_eq(u16_out[0][0], 0);
+}
+
+Test(compute_narrow, int32_float32_and_bfloat16_to_int8_saturate)
+{
+	fill_ints();
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k += 2)
+			w_in[t][k] = (uint32_t)((int32_t)(w_in[t][k] % 401) - 200);   /* plenty in and around range */
+	run_typecast(true, F_INT32, F_INT8, w_in, sizeof w_in, b_out, sizeof b_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(b_out[t][k], ref_i8_of_int(w_in[t][k]), "tile %u: %d -> %#x want %#x", t, (int32_t)w_in[t][k],
+				     b_out[t][k], ref_i8_of_int(w_in[t][k]));
+	fill_floats();
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 1; k < 1024; k += 3)
+			w_in[t][k] = u_of((float)((int)(k % 541) - 270) / 2);   /* halves in +-135: truncated */
+	run_typecast(true, F_FP32, F_INT8, w_in, sizeof w_in, b_out, sizeof b_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint8_t want = ref_i8_of_int(ref_f32_to_int(false, w_in[t][k]));
+			cr_assert_eq(b_out[t][k], want, "tile %u: %#x -> %#x want %#x", t, w_in[t][k], b_out[t][k], want);
+		}
+	static uint16_t h_in[T32][1024];
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			h_in[t][k] = (uint16_t)(w_in[t][k] >> 16);
+	run_typecast(true, F_BF16, F_INT8, h_in, sizeof h_in, b_out, sizeof b_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			uint32_t x = (uint32_t)h_in[t][k] << 16;
+			if (!(x & 0x7F800000u))
+				x &= 0x80000000u;   /* the move from SrcA flushes denormals */
+			uint8_t want = ref_i8_of_int(ref_f32_to_int(false, x));
+			cr_assert_eq(b_out[t][k], want, "tile %u: %#x -> %#x want %#x", t, h_in[t][k], b_out[t][k], want);
+		}
+	cr_assert_eq(b_out[0][1], ref_i8_of_int((uint32_t)-135));   /* -135 saturates to -127: 0xFF */
+}
+
+Test(compute_narrow, uint16_tiles_with_a_32_bit_dst)
+{
+	uint32_t x = 4242;
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++) {
+			x = x * 1664525u + 1013904223u;
+			u16_in[t][k] = k % 13 == 0 ? 0 : k % 13 == 1 ? 0xFFFF : k % 13 == 2 ? 0x8000 : (uint16_t)(x >> 16);
+		}
+	run_typecast(true, F_UINT16, F_UINT32, u16_in, sizeof u16_in, w_out, sizeof w_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(w_out[t][k], u16_in[t][k], "tile %u datum %u: %#x -> %#x", t, k, u16_in[t][k], w_out[t][k]);
+	run_typecast(true, F_UINT16, F_FP32, u16_in, sizeof u16_in, f_out, sizeof f_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(f_out[t][k], (float)u16_in[t][k], "tile %u: %#x -> %g", t, u16_in[t][k], f_out[t][k]);
+	run_typecast(true, F_UINT16, F_UINT16, u16_in, sizeof u16_in, u16_out, sizeof u16_out);
+	cr_assert_eq(memcmp(u16_out, u16_in, sizeof u16_out), 0);
+	/* Int32, UInt32 and Float32 -> UInt16: saturated to 0..65535 (floats rounded, ties away). */
+	fill_ints();
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k += 2)
+			w_in[t][k] = w_in[t][k] % 70001;
+	run_typecast(true, F_INT32, F_UINT16, w_in, sizeof w_in, u16_out, sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u16_out[t][k], ref_u16_of_int((int32_t)w_in[t][k]), "int32 tile %u: %d -> %u", t,
+				     (int32_t)w_in[t][k], u16_out[t][k]);
+	run_typecast(true, F_UINT32, F_UINT16, w_in, sizeof w_in, u16_out, sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u16_out[t][k], ref_u16_of_int(w_in[t][k]), "uint32 tile %u: %u -> %u", t, w_in[t][k],
+				     u16_out[t][k]);
+	fill_floats();
+	w_in[0][1] = u_of(2.5f);       /* ties away: 3 */
+	w_in[0][2] = u_of(65535.4f);
+	w_in[0][3] = u_of(65535.5f);   /* 65536: saturates */
+	run_typecast(true, F_FP32, F_UINT16, w_in, sizeof w_in, u16_out, sizeof u16_out);
+	for (unsigned t = 0; t < T32; t++)
+		for (unsigned k = 0; k < 1024; k++)
+			cr_assert_eq(u16_out[t][k], ref_u16_of_f32(w_in[t][k]), "fp32 tile %u: %#x -> %u want %u", t, w_in[t][k],
+				     u16_out[t][k], ref_u16_of_f32(w_in[t][k]));
+	cr_assert_eq(u16_out[0][1], 3);
+	cr_assert_eq(u16_out[0][3], 0xFFFF);
 }

@@ -626,6 +626,29 @@ Test(tensix_data, undocumented_modes_fault_by_name)
 	bh_device_close(dev);
 }
 
+/* DEST_ACCESS_CFG remap_addrs / swizzle_32b (config word 220, bits 1 and 0) remap Dst rows (Dst.md):
+ * not modelled, so the next data-plane instruction faults by name; with both clear it runs. */
+Test(tensix_data, dest_access_cfg_row_remapping_faults_by_name)
+{
+	for (unsigned bits = 0; bits < 3; bits++) {
+		struct bh_device *dev = t_open();
+		bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_DEST_ACCESS, bits | 1u << 3);   /* bit 3: not a row mapping */
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, ZEROACC_M(0, 0, 0, 0));
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
+		if (bits)
+			expect_fault(r, BH_CORE_TRISC1, pc, "not modelled",
+				     "ZEROACC with DEST_ACCESS_CFG remap_addrs or swizzle_32b set");
+		else
+			cr_assert_eq(r->status, BH_RUN_EXITED, "%s", r->report);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
 /* GMPOOL's 1x16 form (instr_mod19 clear), DOTPV with a broadcast and MOVB2A's odd instr_mod are not
  * documented. */
 Test(tensix_data, undocumented_pool_and_move_forms_fault_by_name)

@@ -160,6 +160,24 @@ Test(tensix_sfpu, store_and_load_formats_convert_bit_for_bit)
 	bh_device_close(dev);
 }
 
+/* MOD0_FMT_SRCB: FP32 with SFPU_Fp32_enabled, else BF16 or FP16 by the SrcB format, for which
+ * Blackhole's ThreadConfig SFPU_DEST_FMT (Enable bit 0, Base 4:1) stands in when enabled. */
+Test(tensix_sfpu, srcb_mode_follows_the_srcb_format_or_sfpu_dest_fmt)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_ALU, (uint32_t)TT_FMT_BF16 << 21);
+	tt_dst16_write(dp, 0, 0, 0x3C05);   /* one Dst16 datum, read as BF16 or as FP16 */
+	const uint32_t w[] = { SFPLOAD(0, 0, 0, 0), SETC16(4, 1u | TT_FMT_FP16 << 1), SFPLOAD(1, 0, 0, 0), SETC16(4, 0),
+			       SFPLOAD(2, 0, 0, 0) };
+	run(dev, w, N(w));
+	cr_expect_eq(lreg(dev, 0, 0), (uint32_t)tt_dst_to_bf16(0x3C05) << 16, "BF16 by the SrcB format");
+	cr_expect_eq(lreg(dev, 1, 0), tt_fp16_to_fp32(tt_dst_to_fp16(0x3C05)), "FP16 by SFPU_DEST_FMT");
+	cr_expect_eq(lreg(dev, 2, 0), lreg(dev, 0, 0), "disabled again");
+	cr_expect_neq(lreg(dev, 0, 0), lreg(dev, 1, 0));
+	bh_device_close(dev);
+}
+
 /* ---------------------------------------------------------------------------- MAD unit */
 
 Test(tensix_sfpu, mad_rounds_to_nearest_even_is_fused_flushes_denormals_and_canonicalises_nan)

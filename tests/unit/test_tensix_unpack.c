@@ -8,6 +8,7 @@
 #include "cores/tensix.h"
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
+#include "cores/tensix_sfpu.h"
 #include "tensix_testlib.h"
 
 #define TENSIX_CFG 0xFFEF0000u
@@ -313,6 +314,97 @@ Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
 			cr_assert_eq(b[3], 2);
 		}
 	}
+	bh_device_close(dev);
+}
+
+/* INT8 in L1 (all 256 values) unpacked to Dst (Unpack_If_Sel, 8-bit output: the output address in
+ * bytes) becomes Integer "8", overlaid on FP16 with raw exponent 16 (0 for magnitude 0): sign-magnitude
+ * with SrcAUnsigned clear, uint8_t with it set (UNPACR_Regular.md). It lands in Dst16b rows also
+ * when Dst is used as 32-bit: row 8 is the low half of Dst32b row 0 (Dst.md). SFPLOAD INT8 reads
+ * the sign and 8 bits of magnitude of four rows, even or odd columns, into sign-magnitude lanes. */
+#define SFPLOAD(vd, mod0, imm10) TT(0x70, (uint32_t)(vd) << 20 | (uint32_t)(mod0) << 16 | (imm10))
+
+static uint16_t int8_overlay_ref(unsigned b, bool is_unsigned)
+{
+	unsigned sign = is_unsigned ? 0 : b >> 7, mag = is_unsigned ? b : b & 0x7F;
+	return (uint16_t)(sign << 15 | (mag ? 16u : 0) << 10 | mag);   /* FP16 bits: sign, exponent, mantissa */
+}
+
+Test(tensix_unpack, int8_and_uint8_unpack_to_dst_as_integer_8_and_sfpload_int8_reads_them)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	uint8_t in[256];
+	for (unsigned k = 0; k < 256; k++)
+		in[k] = (uint8_t)(k * 149 + 7);   /* every value once, out of order */
+	bh_tile_l1_write(tile0(dev), 0x20000, in, sizeof in);
+	for (unsigned u = 0; u < 2; u++) {
+		cfg(dev, BH_DP_CFG_ALU, u << 15);                /* SrcAUnsigned */
+		cfg(dev, THCON(0) + 0, TT_FMT_INT8 | 1u << 4 | 16u << 16);
+		cfg(dev, THCON(0) + 1, 16u);
+		cfg(dev, THCON(0) + 8, TT_FMT_INT8 | 1u << 11);  /* to Dst */
+		cfg(dev, 49, (4 + 8) * 16);                      /* Dst16b row 8: bytes of 8-bit datums */
+		cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
+		const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), SFPLOAD(0, 5, 8), SFPLOAD(1, 5, 10) };
+		run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+		for (unsigned k = 0; k < 256; k++)
+			cr_assert_eq(tt_dst_to_fp16(tt_dst16_read(dp, 8 + k / 16, k % 16)), int8_overlay_ref(in[k], u),
+				     "unsigned %u datum %u (%#x)", u, k, in[k]);
+		for (unsigned k = 0; k < 16; k++)   /* the low half of Dst32b row 0 */
+			cr_assert_eq(tt_dst32_read(dp, 0, k) & 0xFFFFu, tt_dst16_read(dp, 8, k));
+		const struct tt_sfpu *s = dp->sfpu;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			for (unsigned odd = 0; odd < 2; odd++) {
+				unsigned b = in[(l / 8) * 16 + (l & 7) * 2 + odd];
+				uint32_t want = u ? b : (uint32_t)(b >> 7) << 31 | (b & 0x7F);
+				cr_assert_eq(s->lreg[odd][l], want, "unsigned %u lane %u odd %u: %#x from %#x", u, l, odd,
+					     s->lreg[odd][l], b);
+			}
+	}
+	bh_device_close(dev);
+}
+
+/* MultiContextMode contexts 4-7 (UNPACR_Regular.md, Blackhole's register map): context 5 reads its
+ * own Base_cntx5 (word 81), data formats (REG7 word 29 bits 31:24 with Ovrd_data_format),
+ * Disable_zero_compress_cntx5 and Unpack_if_sel_cntx5 (word 73 bits 17, 21), and context 1's
+ * Offset, Tile_x_dim and Dest address (5 & 3). ContextNumber + CfgContextOffset wraps at 8: 7 + 6
+ * is context 5. Context 1 itself (the twin) reads its own base and format. */
+#define UNPACR_CTX(ctx) (UNPACR(0, 0, 0, 0, 0, 0) | 1u << 7 | (uint32_t)(ctx) << 10)
+
+Test(tensix_unpack, multi_context_mode_reaches_contexts_4_to_7)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	uint16_t bf[256];
+	float f32[256];
+	for (unsigned k = 0; k < 256; k++) {
+		bf[k] = (uint16_t)(b_of((float)k - 100.f) >> 16);
+		f32[k] = (float)k * 0.25f + 1000.f;
+	}
+	bh_tile_l1_write(tile0(dev), 0x21000, bf, sizeof bf);    /* context 1: BF16 */
+	bh_tile_l1_write(tile0(dev), 0x25000, f32, sizeof f32);  /* context 5: FP32 */
+	cfg(dev, BH_DP_CFG_ALU, 0);
+	cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 7u << 16);   /* descriptor XDim 7: not used */
+	cfg(dev, THCON(0) + 1, 16u);
+	cfg(dev, THCON(0) + 8, TT_FMT_BF16 | 1u << 14);             /* Ovrd_data_format */
+	cfg(dev, THCON(0) + 9, 1u << 1 | 1u << 5 | 1u << 17 | 1u << 21);   /* contexts 1, 5: uncompressed, to Dst */
+	cfg(dev, THCON(0) + 13, 0x21000 / 16 - 1);                 /* Base_cntx1 */
+	cfg(dev, THCON(0) + 17, 0x25000 / 16 - 1);                 /* Base_cntx5 */
+	cfg(dev, THCON(0) + 20, 0u << 16);                         /* Dest_cntx1: 0 */
+	cfg(dev, THCON(0) + 22, 256u << 16);                       /* Tile_x_dim_cntx1: a face */
+	cfg(dev, THCON(0) + 29, (uint32_t)(TT_FMT_BF16 | TT_FMT_BF16 << 4) << 16 |
+				(uint32_t)(TT_FMT_FP32 | TT_FMT_FP32 << 4) << 24);
+	cfg(dev, 49, 4 * 16 * 2);                                  /* Dst16b row 0 (BF16) */
+	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR_CTX(1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(tt_dst_to_bf16(tt_dst16_read(dp, k / 16, k % 16)), bf[k], "context 1 datum %u", k);
+	cfg(dev, 49, 4 * 16 * 4 + 64 * 16 * 4);                    /* Dst32b row 64 */
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32);
+	const uint32_t w5[] = { SETC16(BH_DP_TCFG_UNPACK_MISC, 6), SETADCXX(7, 255, 0), UNPACR_CTX(7) };
+	run_pushes(dev, BH_CORE_TRISC0, w5, N(w5));
+	for (unsigned k = 0; k < 256; k++)
+		cr_assert_eq(tt_dst_to_fp32(tt_dst32_read(dp, 64 + k / 16, k % 16)), b_of(f32[k]), "context 5 datum %u", k);
 	bh_device_close(dev);
 }
 

@@ -154,7 +154,7 @@ static int compute(enum compute_thread role)
 			cb_reserve_back_packer(CB_OUT, 1);
 		tile_regs_wait();
 		if (role == COMPUTE_PACK)
-			compute_pack_tile_at(0, get_write_ptr_packer(CB_OUT));
+			compute_pack_tile_at(0, get_write_ptr_packer(CB_OUT), true);
 		tile_regs_release();
 		if (role == COMPUTE_PACK)
 			cb_push_back_packer(CB_OUT, 1);

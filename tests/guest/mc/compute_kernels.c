@@ -17,6 +17,8 @@
  *   OP_DST32 + 1 + k: the same, then integer operation / typecast k (enum compute_int_unary)
  *   OP_DST16, OP_DST16 + 1 + k: the same with a 16-bit Dst (UInt16 tiles)
  *   OP_DST32F + u: the float unary operation u (enum compute_unary) with a 32-bit Dst
+ *   OP_TYPECAST: copy_tile, typecast_tile(0, compute_in_fmt, compute_out_fmt); a 32-bit Dst when
+ *   compute_param is 1
  * BRISC only starts the others; NCRISC does nothing. More tiles than MAX_TILES cycle through the
  * buffers (bench_tensix's data-plane rows). */
 #include "compute.h"
@@ -25,8 +27,12 @@
 #define MAX_TILES 32
 #define OP_MM_L1ACC 39u
 #define OP_DST32 40u
-#define OP_DST16 70u
-#define OP_DST32F 100u
+#define OP_DST16 80u
+#define OP_DST32F 120u
+#define OP_TYPECAST 160u
+
+_Static_assert(OP_DST32 + INT_UNARY_COUNT < OP_DST16 && OP_DST16 + INT_UNARY_COUNT < OP_DST32F &&
+	       OP_DST32F + UNARY_COUNT < OP_TYPECAST, "operation ranges overlap");
 
 COMPUTE_DEFINE_STATE;
 
@@ -45,7 +51,7 @@ uint8_t tiles_out[MAX_TILES * 2048] __attribute__((aligned(16)));
 static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
-	const uint32_t base = op >= OP_DST32F ? OP_DST32F : op >= OP_DST16 ? OP_DST16 : OP_DST32;
+	const uint32_t base = op >= OP_TYPECAST ? OP_TYPECAST : op >= OP_DST32F ? OP_DST32F : op >= OP_DST16 ? OP_DST16 : OP_DST32;
 	_Static_assert(6 + UNARY_COUNT < OP_MM_L1ACC, "operation numbers overlap");
 	if (op > 6 + UNARY_COUNT && op != OP_MM_L1ACC && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
 		return 2;
@@ -66,7 +72,7 @@ static int kernel(enum compute_thread role)
 		return 0;
 	}
 	if (op >= OP_DST32) {
-		compute_fp32_dest_acc_en(base != OP_DST16);
+		compute_fp32_dest_acc_en(base == OP_TYPECAST ? compute_param == 1 : base != OP_DST16);
 		unary_op_init_common(0, 16);
 		copy_tile_init(0);
 	} else if (op == 3 || op >= 6) {
@@ -83,7 +89,9 @@ static int kernel(enum compute_thread role)
 		if (op >= OP_DST32) {
 			i = t % (MAX_TILES / 2);
 			copy_tile(0, i, 0);
-			if (base == OP_DST32F)
+			if (base == OP_TYPECAST)
+				typecast_tile(0, compute_in_fmt, compute_out_fmt);
+			else if (base == OP_DST32F)
 				compute_sfpu_unary(0, (enum compute_unary)(op - base), compute_param);
 			else if (op > base)
 				compute_sfpu_int(0, (enum compute_int_unary)(op - base - 1), compute_param);
