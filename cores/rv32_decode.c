@@ -66,8 +66,20 @@ static struct {
 } rv_major[128];
 static pthread_once_t rv_major_once = PTHREAD_ONCE_INIT;
 
+/* The op of a word is a function of the word alone: a direct-mapped cache of recent answers,
+ * shared by every core (firmware is the same on 700 cores, and each launch's I-cache invalidate
+ * makes all of them decode it again). An entry is word << 32 | (op + 2), 0 when empty; relaxed:
+ * a reader uses an entry only when it holds the very word it looks up. */
+#define RV_LOOKUP_BITS 12u
+static _Atomic uint64_t rv_lookup_cache[1u << RV_LOOKUP_BITS];
+
 static void rv_major_build(void)
 {
+	/* Written once here, before any entry is (entries are stored only after this returns):
+	 * the cache's pages are resident before the first core parks, so a woken core decoding
+	 * its way out takes no page fault (test_observe). */
+	for (unsigned k = 0; k < 1u << RV_LOOKUP_BITS; k++)
+		atomic_store_explicit(&rv_lookup_cache[k], 0, memory_order_relaxed);
 	for (int op = 0; op < RV_OP_NUM_REAL; op++)
 		for (unsigned opc = 0; opc < 128; opc++)
 			if ((opc & rv_opinfo[op].mask & 0x7f) == (rv_opinfo[op].match & 0x7f))
@@ -85,13 +97,6 @@ static int rv32_scan(uint32_t word)
 	}
 	return -1;
 }
-
-/* The op of a word is a function of the word alone: a direct-mapped cache of recent answers,
- * shared by every core (firmware is the same on 700 cores, and each launch's I-cache invalidate
- * makes all of them decode it again). An entry is word << 32 | (op + 2), 0 when empty; relaxed:
- * a reader uses an entry only when it holds the very word it looks up. */
-#define RV_LOOKUP_BITS 12u
-static _Atomic uint64_t rv_lookup_cache[1u << RV_LOOKUP_BITS];
 
 static int rv32_lookup(uint32_t word)
 {
