@@ -38,7 +38,7 @@ void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 		ts.tv_nsec = (long)(timeout_ns % 1000000000u);
 		tsp = &ts;
 	}
-	atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
+	atomic_store_explicit(&w->sleeping, (uint64_t)seq | 1ull << 32, memory_order_seq_cst);
 	/* Returns at once (EAGAIN) if wake_seq moved since seq was read: no lost wake-up. */
 	bh_rcu_offline();   /* a sleeping core holds no hook pointer (sync/hooks.h) */
 	futex(&w->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
@@ -48,13 +48,18 @@ void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 
 void bh_park_wake(struct bh_waiter *w)
 {
-	atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_seq_cst);
+	uint32_t old = atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_seq_cst);
 	if (w->actor)
 		bh_sched_wake(w->actor);
-	/* Only the first waker of a sleep makes the system call: the others' wake_seq increments
-	 * are enough (a sleeper not yet in the kernel sees wake_seq moved and does not sleep). */
-	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst) &&
-	    atomic_exchange_explicit(&w->sleeping, 0, memory_order_seq_cst))
+	/* Only the waker that moved wake_seq off the value a sleep waits on makes the system call:
+	 * the others' increments are enough (a sleeper not yet in the kernel sees wake_seq moved and
+	 * does not sleep). Either the sleeper's mark is visible here, or its futex sees the moved
+	 * word (both seq_cst). The mark names the sleep's value: a waker of an earlier sleep that
+	 * comes late must not clear a later sleep's mark, which would leave that sleep's own waker
+	 * nothing to wake and the sleeper asleep for good (a rare hang under load). */
+	uint64_t mine = (uint64_t)old | 1ull << 32;
+	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst) == mine &&
+	    atomic_compare_exchange_strong_explicit(&w->sleeping, &mine, 0, memory_order_seq_cst, memory_order_relaxed))
 		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 

@@ -31,7 +31,8 @@ enum bh_park_state {
 /* The part of an actor that sleeps and is woken. */
 struct bh_waiter {
 	_Atomic uint32_t wake_seq;      /* futex word: wakers bump it */
-	_Atomic uint32_t sleeping;
+	/* While in bh_park_sleep: the wake_seq it sleeps on | 1 << 32; else 0. */
+	_Atomic uint64_t sleeping;
 	_Atomic uint32_t sleep_seq;     /* the wake_seq its last bh_park_sleep waited on */
 	_Atomic uint32_t park_state;    /* enum bh_park_state: release by the owner, acquire by monitors */
 	_Atomic uint32_t progress;      /* bumped by an owner that works without parking (monitors) */
