@@ -453,6 +453,18 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
  * threshold to it. The threshold is BF16 for FP32 and BF16 intermediates (5.5 here), FP16 for an
  * FP16 one (from a 16-bit Dst); a BF16 intermediate compares the rounded datum. An INT32
  * or INT8 intermediate's mode 1 zeroes the negative values (sign and magnitude). */
+/* PACR of the Dst face left by unpack_face_to_dst32_then_pack, with a `fmt` intermediate and output
+ * (an FP32 Dst), to L1 at `at`; the 256 words written there into out. */
+static void pack_face_as(struct bh_device *dev, unsigned fmt, uint32_t at, uint32_t out[256])
+{
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
+	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
+	cfg(dev, THCON(0) + 5, at / 16 - 1);
+	const uint32_t w[] = { PACR(0, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, 1);
+	bh_tile_l1_read(tile0(dev), at, out, 256 * sizeof *out);
+}
+
 static float relu_ref(float x, unsigned mode, float t)
 {
 	if (x <= 0 || (mode == 2 && x <= t))
@@ -473,13 +485,8 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 		cfg(dev, 2, mode << 2 | 0x40B0u << 6);   /* ReluThreshold 5.5 (BF16) */
 		for (unsigned bf16 = 0; bf16 < 2; bf16++) {
 			uint32_t fmt = bf16 ? TT_FMT_BF16 : TT_FMT_FP32, at = 0x31000 + 0x800 * (mode * 2 + bf16);
-			cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
-			cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
-			cfg(dev, THCON(0) + 5, at / 16 - 1);
-			const uint32_t w[] = { PACR(0, 1) };
-			run_pushes(dev, BH_CORE_TRISC0, w, 1);
 			uint32_t out[256];
-			bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+			pack_face_as(dev, fmt, at, out);
 			for (unsigned k = 0; k < 256; k++) {
 				double v = in[k], ulp = v ? ldexp(1, ilogb(v) - 7) : 1;
 				float x = bf16 ? (float)copysign(floor(fabs(v) / ulp + 0.5) * ulp, v) : in[k];
@@ -552,13 +559,8 @@ static void pack_edges(struct bh_device *dev, unsigned fmt, uint32_t at, uint32_
 		cfg(dev, 24 + c, edge_masks[c] | (c ? 0 : w24));
 	cfg(dev, 19, w19);
 	cfg(dev, 28, w28);
-	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
-	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
-	cfg(dev, THCON(0) + 5, at / 16 - 1);
-	const uint32_t w[] = { PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w, 1);
 	uint32_t out[256];
-	bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+	pack_face_as(dev, fmt, at, out);
 	bool inf = w24 >> 16 & 1;
 	for (unsigned i = 0; i < 256; i++) {
 		bool keep = edge_masks[mask_of(i)] >> (i % 16) & 1;
