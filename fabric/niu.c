@@ -25,8 +25,12 @@ void bh_niu_init(struct bh_niu *n, unsigned noc)
 		atomic_store_explicit(&n->cfg[k], 0, memory_order_relaxed);
 	/* ARC firmware leaves translation on before any Tensix core runs. */
 	atomic_store_explicit(&n->cfg[0], BH_NIU_CFG0_RESET, memory_order_relaxed);
-	for (unsigned k = 0; k < BH_NIU_COUNTER_CELLS; k++)
+	for (unsigned k = 0; k < BH_NIU_COUNTER_CELLS; k++) {
 		atomic_store_explicit(&n->counter[k], 0, memory_order_relaxed);
+		atomic_store_explicit(&n->counter_run[k], 0, memory_order_relaxed);
+	}
+	for (unsigned b = 0; b < BH_NIU_CMD_BUFS; b++)
+		atomic_store_explicit(&n->busy[b], 0, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, 0, memory_order_relaxed);
 }
 
@@ -83,10 +87,29 @@ void bh_niu_count(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta)
 	bh_tile_mmio_written(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
 }
 
+void bh_niu_count_run(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta)
+{
+	_Atomic uint32_t *c = &t->niu[noc].counter_run[i];
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + delta, memory_order_release);
+	bh_tile_mmio_written(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
+}
+
+uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i)
+{
+	uint32_t run = atomic_load_explicit(&n->counter_run[i], memory_order_acquire);
+	return run + atomic_load_explicit(&n->counter[i], memory_order_acquire);
+}
+
 uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i)
 {
-	uint32_t v = atomic_load_explicit(&n->counter[i], memory_order_acquire);
+	uint32_t v = bh_niu_counter_raw(n, i);
 	return counter_is_8bit(i) ? v & 0xFF : v;
+}
+
+void bh_niu_counter_clear(struct bh_niu *n, unsigned i)
+{
+	uint32_t run = atomic_load_explicit(&n->counter_run[i], memory_order_relaxed);
+	atomic_store_explicit(&n->counter[i], 0u - run, memory_order_release);
 }
 
 /* ------------------------------------------------------------------------------- decode */
@@ -257,10 +280,10 @@ static bool niu_counter_modelled(struct bh_access *a, const struct niu_reg *r)
 /* NOC_CMD_CTRL: 1 while the initiator holds a request not yet accepted (asynchronous NoC). */
 static uint32_t niu_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
-	if (!(atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1))
+	if (!bh_niu_cmd_busy(n, buf))
 		return 0;
 	bh_noc_engine_help(a->tile->chip->noc);
-	return atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1;
+	return bh_niu_cmd_busy(n, buf);
 }
 
 const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n)
@@ -358,7 +381,7 @@ static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_
 
 bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
 {
-	return atomic_load_explicit(&n->busy, memory_order_acquire) >> buf & 1;   /* asynchronous NoC only */
+	return atomic_load_explicit(&n->busy[buf], memory_order_acquire);   /* asynchronous NoC only */
 }
 
 static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
@@ -455,7 +478,7 @@ static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, 
 	for (unsigned id = 0; id < BH_NIU_TXN_IDS; id++)
 		if (v >> id & 1) {
 			unsigned i = BH_NIU_MST_REQS_OUTSTANDING_ID0 + id;
-			atomic_store_explicit(&n->counter[i], 0, memory_order_release);
+			bh_niu_counter_clear(n, i);
 			bh_tile_mmio_written(a->tile, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
 		}
 	return true;

@@ -152,14 +152,20 @@ struct bh_niu {
 	unsigned noc;                                             /* 0 or 1 */
 	_Atomic uint32_t cmdbuf[BH_NIU_CMD_BUFS][BH_NIU_CMDBUF_CELLS];
 	_Atomic uint32_t cfg[BH_NIU_CFG_CELLS];                   /* NIU_CFG_0, ROUTER_CFG_0..4 */
-	/* The 8-bit counters live in 32-bit cells and are read masked (they wrap like 8 bits). */
+	/* The 8-bit counters live in 32-bit cells and are read masked (they wrap like 8 bits). A
+	 * counter is the sum of two cells: `counter`, moved by read-modify-write by any thread (the
+	 * issuing core, the synchronous NoC, the fast-dispatch models, clears), and `counter_run`,
+	 * moved only by the asynchronous NoC's one runner (under the engine's run_lock) with a plain
+	 * load and store: the phases after issue cost no locked instruction. */
 	_Atomic uint32_t counter[BH_NIU_COUNTER_CELLS];
+	_Atomic uint32_t counter_run[BH_NIU_COUNTER_CELLS];
 	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
 	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
 	_Atomic uint64_t linked;
-	/* Asynchronous NoC: bit b while initiator b holds a request not yet accepted (CMD_CTRL
-	 * reads 1). Set at the CMD_CTRL store, cleared by the engine (fabric/noc_engine.c). */
-	_Atomic uint32_t busy;
+	/* Asynchronous NoC: busy[b] while initiator b holds a request not yet accepted (CMD_CTRL
+	 * reads 1). Set at the CMD_CTRL store, cleared by the engine (fabric/noc_engine.c); one byte
+	 * each, so neither needs a read-modify-write. */
+	_Atomic uint8_t busy[BH_NIU_CMD_BUFS];
 	/* Who programs each command buffer (fabric/niu_check.h). */
 	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
 };
@@ -193,8 +199,18 @@ static inline uint32_t bh_niu_cfg_get(struct bh_niu *n, unsigned off)
 /* Move counter i of the NIU of `noc` on tile t by delta (release: the data this counter
  * reports is visible before it moves) and wake cores parked on it. */
 void bh_niu_count(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta);
+/* The same by the asynchronous NoC's runner (it holds the engine's run_lock: no other thread
+ * moves counter_run). */
+void bh_niu_count_run(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta);
+/* Both cells summed, unmasked (acquire). The runner's cell is read first: a decrement seen there
+ * comes after the increment it undoes, which the second read then sees, so a barrier never sees
+ * a count below what is really outstanding. */
+uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i);
 /* Acquire read, masked to the counter's width. */
 uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i);
+/* Set counter i to 0 (NOC_CLEAR_OUTSTANDING_REQ_CNT): the runner's part is cancelled in the other
+ * cell; a runner's move racing with the clear lands before or after it, as on silicon. */
+void bh_niu_counter_clear(struct bh_niu *n, unsigned i);
 
 /* "NIU_MST_WR_ACK_RECEIVED", "NIU_MST_REQS_OUTSTANDING_ID(3)", ...: for reports and tests. */
 const char *bh_niu_counter_name(unsigned i, char *buf, unsigned n);

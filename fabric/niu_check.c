@@ -109,15 +109,15 @@ bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned b
 void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s)
 {
 	s->id = BH_NOC_PACKET_TAG_TXN_ID(bh_niu_cmdbuf_get(n, buf, BH_NIU_PACKET_TAG));
-	s->outstanding = atomic_load_explicit(&n->counter[BH_NIU_MST_REQS_OUTSTANDING_ID0 + s->id], memory_order_relaxed);
-	s->outgoing = atomic_load_explicit(&n->counter[BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + s->id], memory_order_relaxed);
+	s->outstanding = bh_niu_counter_raw(n, BH_NIU_MST_REQS_OUTSTANDING_ID0 + s->id);
+	s->outgoing = bh_niu_counter_raw(n, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + s->id);
 }
 
 /* The 8-bit counter at cell i, `before` its raw value before the issue: did the issue take it
  * past 255? (The cells count freely; the register is their low 8 bits.) */
 static bool trid_passed_255(struct bh_niu *n, unsigned i, uint32_t before, uint32_t *added)
 {
-	*added = atomic_load_explicit(&n->counter[i], memory_order_relaxed) - before;
+	*added = bh_niu_counter_raw(n, i) - before;
 	return (int32_t)*added > 0 && (before & 0xFF) + *added > 0xFF;
 }
 

@@ -718,12 +718,21 @@ static void noc_split_writeback(const struct bh_noc_txn *x)
 /* Responses counted at the NIU of the responding side's `ack` tile, OUTSTANDING dropping by
  * the same number. OUTSTANDING first: whoever sees the counter a barrier polls rise (acquire)
  * also sees OUTSTANDING down, whichever thread ran the response. */
+/* A counter move of a phase after issue: the runner's cell when the engine runs the phase. */
+static void noc_count(const struct bh_noc_txn *x, struct bh_tile *t, unsigned i, uint32_t delta)
+{
+	if (x->by_runner)
+		bh_niu_count_run(t, x->noc, i, delta);
+	else
+		bh_niu_count(t, x->noc, i, delta);
+}
+
 static void noc_responses(const struct bh_noc_txn *x, unsigned counter, uint32_t n)
 {
 	if (!x->resp || !n)
 		return;
-	bh_niu_count(x->ack, x->noc, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id, (uint32_t)-n);
-	bh_niu_count(x->ack, x->noc, counter, n);
+	noc_count(x, x->ack, BH_NIU_MST_REQS_OUTSTANDING_ID0 + x->id, (uint32_t)-n);
+	noc_count(x, x->ack, counter, n);
 }
 
 static void noc_accepted(const struct bh_noc_txn *x, bool with_sent)
@@ -744,11 +753,11 @@ static void noc_accepted(const struct bh_noc_txn *x, bool with_sent)
 		sent = x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT;
 		break;
 	}
-	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, p);
+	noc_count(x, x->init, BH_NIU_MST_CMD_ACCEPTED, p);
 	if (started < BH_NIU_COUNTER_CELLS)
-		bh_niu_count(x->init, x->noc, started, p);
+		noc_count(x, x->init, started, p);
 	if (with_sent)
-		bh_niu_count(x->init, x->noc, sent, p);
+		noc_count(x, x->init, sent, p);
 	noc_split_writeback(x);
 }
 
@@ -765,7 +774,7 @@ void bh_noc_accepted_unsent(const struct bh_noc_txn *x)
 void bh_noc_sent(const struct bh_noc_txn *x)
 {
 	uint32_t p = x->op == BH_NOC_OP_WRITE ? x->packets : 1;
-	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, p);
+	noc_count(x, x->init, x->resp ? BH_NIU_MST_NONPOSTED_WR_REQ_SENT : BH_NIU_MST_POSTED_WR_REQ_SENT, p);
 }
 
 /* atomic-into-code (races.md 30): the word of an atomic that a running core of the destination
@@ -872,7 +881,7 @@ bool bh_noc_deliver(const struct bh_noc_txn *x, const struct bh_noc_side *d, con
 void bh_noc_source_read(const struct bh_noc_txn *x)
 {
 	if (x->op == BH_NOC_OP_WRITE || x->op == BH_NOC_OP_WRITE_BE)
-		bh_niu_count(x->init, x->noc, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, (uint32_t)-x->packets);
+		noc_count(x, x->init, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, (uint32_t)-x->packets);
 }
 
 void bh_noc_responded(const struct bh_noc_txn *x, uint32_t old)

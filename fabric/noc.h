@@ -76,6 +76,7 @@ struct bh_noc_txn {
 	struct bh_tile *ack;      /* tile whose NIU `noc` counts the responses (NULL: posted) */
 	uint64_t span_x, span_y;  /* multicast: receiving translated columns / rows (bit = coordinate) */
 	uint64_t trace_id;        /* for observers of BH_EVENT_NOC_* (0: none asked when it issued) */
+	bool by_runner;           /* its phases run on the asynchronous NoC's runner (bh_niu_count_run) */
 };
 
 /* Build the transaction of initiator `buf` of NIU `noc` on tile t. False: *f says what firmware

@@ -41,7 +41,9 @@ struct noc_flight {
 	struct bh_noc_txn x;
 	unsigned who;              /* the issuing requester (enum bh_core_kind) */
 	uint32_t pc;               /* of its CMD_CTRL store */
-	_Atomic unsigned pending;  /* events not yet run */
+	/* Events not yet run. Moved by the submitter under e->lock before any of them can be taken,
+	 * then by the one runner (run_lock): a load and a store, never at the same time. */
+	_Atomic unsigned pending;
 	bool failed;               /* a receiver refused: later phases are dropped (runner only) */
 	bool one_step;             /* a write that leaves as it lands (set before its events run) */
 	uint8_t *snap;             /* a write: its source as read when it left (runner only) */
@@ -56,6 +58,9 @@ struct noc_flight {
 	struct noc_flight *next_free;   /* in e->pool (under e->lock) */
 	uint32_t old[];            /* atomic: result per receiver slot (runner only) */
 };
+
+/* Events a runner takes off the heap at once. */
+#define RUN_BATCH_MAX 16u
 
 struct noc_event {
 	uint64_t due, seq;
@@ -80,11 +85,18 @@ struct bh_noc_engine {
 	_Atomic uint64_t deadline; /* when the NoC thread looks next (UINT64_MAX: when woken) */
 	_Atomic uint32_t tick;     /* the NoC thread's current tick (TICK_MIN_NS..TICK_MAX_NS) */
 	_Atomic uint64_t last_submit;
-	_Atomic uint64_t inflight; /* transactions not finished */
+	/* Transactions submitted (under e->lock) and finished (by the runner, under run_lock): each
+	 * written by one lock's holder, so no locked instruction; in flight = their difference. */
+	_Atomic uint64_t submitted, finished;
 	_Atomic uint64_t delivered;
 	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
 	_Atomic uint64_t st_one_step, st_all_in_one;
 	pthread_mutex_t run_lock;  /* one runner at a time */
+	/* Pooled flights the runner finished after its last look at the heap, for the pool at its
+	 * next (under run_lock): a runner that found less than a batch due returns without taking
+	 * e->lock again. */
+	struct noc_flight *run_done[RUN_BATCH_MAX];
+	unsigned nrun_done;
 	struct bh_waiter waiter;   /* the NoC thread parks here; an actor for deadlock detection */
 	_Atomic bool stop;
 	pthread_t thread;
@@ -164,15 +176,17 @@ static bool heap_push(struct bh_noc_engine *e, struct noc_event ev)
 	ev.seq = e->seq++;
 	if (!heap_insert(e, &ev))
 		return false;
-	atomic_fetch_add_explicit(&ev.fl->pending, 1, memory_order_relaxed);
+	atomic_store_explicit(&ev.fl->pending, atomic_load_explicit(&ev.fl->pending, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	return true;
 }
 
 /* One more on a counter that only the holder of one lock writes (e->lock or run_lock; others
- * only read it): a load and a store, no locked instruction on the path of every request. */
+ * only read it): a load and a store, no locked instruction on the path of every request. Release:
+ * a reader that sees it move sees what came before. */
 static void count_held(_Atomic uint64_t *c)
 {
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_release);
 }
 
 /* Under e->lock: take the earliest event. */
@@ -184,12 +198,19 @@ static struct noc_event heap_pop(struct bh_noc_engine *e)
 	return ev;
 }
 
-/* seq_cst: pairs with the NoC thread's store of its deadline and load of earliest. */
-static void publish_earliest(struct bh_noc_engine *e)
+/* Under e->lock. A submitter's store is seq_cst: it pairs with the NoC thread's store of its
+ * deadline and load of earliest (the submitter then reads the deadline). The runner's is a
+ * release: it only takes events off or puts back what it runs itself, and no one needs waking
+ * for that (a locked instruction less per batch). */
+static void publish_earliest(struct bh_noc_engine *e, bool submitter)
 {
 	uint64_t v = e->n ? e->heap[0].due : UINT64_MAX;
-	if (atomic_load_explicit(&e->earliest, memory_order_relaxed) != v)   /* the store is a fence: skip it when unchanged */
+	if (atomic_load_explicit(&e->earliest, memory_order_relaxed) == v)   /* the store is a fence: skip it when unchanged */
+		return;
+	if (submitter)
 		atomic_store_explicit(&e->earliest, v, memory_order_seq_cst);
+	else
+		atomic_store_explicit(&e->earliest, v, memory_order_release);
 }
 
 /* The NoC thread runs an event this long after it is due: until then a core at a barrier may
@@ -350,6 +371,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
 	}
 	fl->x = *x;
+	fl->x.by_runner = true;   /* its counters move on the runner (bh_niu_count_run) */
 	fl->who = who;
 	fl->pc = pc;
 	if (fl->spans) {
@@ -360,8 +382,8 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	}
 	struct bh_niu *niu = &x->init->niu[x->noc];
 	/* CMD_CTRL reads 1 until the request is accepted (noc.md 3.4). */
-	atomic_fetch_or_explicit(&niu->busy, 1u << x->buf, memory_order_relaxed);
-	atomic_fetch_add_explicit(&e->inflight, 1, memory_order_relaxed);
+	atomic_store_explicit(&niu->busy[x->buf], 1, memory_order_relaxed);
+	count_held(&e->submitted);
 
 	uint64_t t = bh_time_ns();
 	atomic_store_explicit(&e->last_submit, t, memory_order_relaxed);
@@ -401,7 +423,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	if (ok && !all_in_one)
 		ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
 	uint64_t first = e->n ? e->heap[0].due : UINT64_MAX;
-	publish_earliest(e);
+	publish_earliest(e, true);
 	pthread_mutex_unlock(&e->lock);
 	if (!ok)
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
@@ -435,8 +457,8 @@ static struct noc_flight *flight_release(struct noc_flight *fl)
 static struct noc_flight *flight_done(struct bh_noc_engine *e, struct noc_flight *fl)
 {
 	fl = flight_release(fl);
-	atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
-	count_held(&e->delivered);   /* run_lock */
+	count_held(&e->finished);    /* run_lock */
+	count_held(&e->delivered);
 	return fl;
 }
 
@@ -504,7 +526,7 @@ static void run_accept(struct bh_noc_engine *e, struct noc_flight *fl)
 		bh_noc_accepted_unsent(x);
 	else
 		bh_noc_accepted(x);
-	atomic_fetch_and_explicit(&niu->busy, ~(1u << x->buf), memory_order_release);
+	atomic_store_explicit(&niu->busy[x->buf], 0, memory_order_release);
 	bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
 }
 
@@ -547,9 +569,6 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
 		bh_noc_responded(&fl->x, fl->old[ev->slot]);
 }
 
-/* Events a runner takes off the heap at once. */
-#define RUN_BATCH 16u
-
 /* Events taken off the heap go back, unrun (their sequence numbers kept). False: no room (out of
  * memory): the caller runs them now. */
 static bool put_back(struct bh_noc_engine *e, const struct noc_event *ev, unsigned n)
@@ -566,42 +585,49 @@ static bool put_back(struct bh_noc_engine *e, const struct noc_event *ev, unsign
 	}
 	for (unsigned k = 0; room && k < n; k++)
 		heap_insert(e, &ev[k]);
-	publish_earliest(e);
+	publish_earliest(e, false);
 	pthread_mutex_unlock(&e->lock);
 	return room;
 }
 
 /* Run every event due by `now`, in order. Caller holds run_lock. Returns the due time of the
- * next event (UINT64_MAX: none). Events are taken off the heap a batch at a time; should an
+ * next event as it was when the last batch was taken (UINT64_MAX: none; the NoC thread checks
+ * `earliest` again before it sleeps). Events are taken off the heap a batch at a time; should an
  * earlier one be submitted meanwhile (by an event of the batch, or a core), the rest of the batch
- * goes back, so the order stays (due, sequence). */
+ * goes back, so the order stays (due, sequence). A batch that was not full took everything due
+ * then; what was submitted since is due later than now, except for a flush (now = UINT64_MAX),
+ * which looks again until the heap is empty. */
 static uint64_t run_due(struct bh_noc_engine *e, uint64_t now)
 {
-	struct noc_event batch[RUN_BATCH];
-	struct noc_flight *done[RUN_BATCH];   /* finished pooled flights, into the pool at the next lock */
-	unsigned ndone = 0;
+	struct noc_event batch[RUN_BATCH_MAX];
 	for (;;) {
 		unsigned n = 0;
 		pthread_mutex_lock(&e->lock);
-		pool_put(e, done, ndone);
-		ndone = 0;
-		while (n < RUN_BATCH && e->n && e->heap[0].due <= now)
+		pool_put(e, e->run_done, e->nrun_done);
+		e->nrun_done = 0;
+		while (n < RUN_BATCH_MAX && e->n && e->heap[0].due <= now)
 			batch[n++] = heap_pop(e);
 		uint64_t next = e->n ? e->heap[0].due : UINT64_MAX;
-		publish_earliest(e);
+		publish_earliest(e, false);
 		pthread_mutex_unlock(&e->lock);
 		if (!n)
 			return next;
+		bool whole = true;   /* the batch ran to its end (none went back) */
 		for (unsigned k = 0; k < n; k++) {
 			if (k && atomic_load_explicit(&e->earliest, memory_order_acquire) < batch[k].due &&
-			    put_back(e, batch + k, n - k))
+			    put_back(e, batch + k, n - k)) {
+				whole = false;
 				break;
+			}
 			run_event(e, &batch[k]);
 			struct noc_flight *fl = batch[k].fl;
-			if (atomic_fetch_sub_explicit(&fl->pending, 1, memory_order_acq_rel) == 1 &&
-			    (fl = flight_done(e, fl)) != NULL)
-				done[ndone++] = fl;
+			unsigned left = atomic_load_explicit(&fl->pending, memory_order_relaxed) - 1;
+			atomic_store_explicit(&fl->pending, left, memory_order_relaxed);
+			if (left == 0 && (fl = flight_done(e, fl)) != NULL)
+				e->run_done[e->nrun_done++] = fl;
 		}
+		if (whole && n < RUN_BATCH_MAX && now != UINT64_MAX)
+			return next;
 	}
 }
 
@@ -742,6 +768,7 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 	for (unsigned k = 0; k < e->n; k++)
 		if (atomic_fetch_sub_explicit(&e->heap[k].fl->pending, 1, memory_order_relaxed) == 1)
 			free(flight_release(e->heap[k].fl));
+	pool_put(e, e->run_done, e->nrun_done);
 	while (e->pool) {
 		struct noc_flight *fl = e->pool;
 		e->pool = fl->next_free;
@@ -772,7 +799,9 @@ struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e)
 
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e)
 {
-	return atomic_load_explicit(&e->inflight, memory_order_acquire);
+	/* Finished first: a transaction counted there was submitted before, and is seen there too. */
+	uint64_t finished = atomic_load_explicit(&e->finished, memory_order_acquire);
+	return atomic_load_explicit(&e->submitted, memory_order_acquire) - finished;
 }
 
 uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
