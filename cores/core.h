@@ -145,6 +145,9 @@ struct bh_core {
 enum rv_stop rv32_run(struct bh_core *core);
 /* Drop every decoded page of the core (owner thread, or while the core is stopped). */
 void rv32_flush_decoded(struct bh_core *core);
+/* The core's I-cache was invalidated (BH_EV_FLUSH_ALL): decoded code is kept, to be marked
+ * executed again as it runs (cores/rv32_exec.c). */
+void rv32_invalidate_decoded(struct bh_core *core);
 void rv32_free_decoded(struct bh_core *core);
 /* Drop the decoded copy of one L1 page (owner thread only). */
 void rv32_drop_page(struct bh_core *core, unsigned page);

@@ -40,6 +40,12 @@ _Static_assert(RV_VARIANTS == 4, "bh_core.pages has one table per interpreter va
  * be reset to "decode me" outside it. Written with the same value by any thread. */
 static const void *_Atomic rv_decode_handler[RV_VARIANTS];
 static const void *_Atomic rv_page_end_handler[RV_VARIANTS];
+static const void *_Atomic rv_remark_handler[RV_VARIANTS];
+
+const void *rv32_remark_handler(unsigned variant)
+{
+	return atomic_load_explicit(&rv_remark_handler[variant], memory_order_relaxed);
+}
 
 void rv32_page_reset(struct rv_page *pg)
 {
@@ -98,6 +104,36 @@ void rv32_code_overwritten(struct bh_core *c, unsigned page)
 	rv32_drop_page(c, page);
 }
 
+/* Keep the page's decoded slots across an I-cache invalidate, each to be marked executed again by
+ * the code checks when it next runs (op_remark, cores/rv32_run.inc); compiled entries go (compiled
+ * code would run the words without marking them). Owner thread only. */
+static void rv32_page_arm(struct rv_page *pg)
+{
+	const void *remark = atomic_load_explicit(&rv_remark_handler[pg->variant], memory_order_relaxed);
+	if (!remark)
+		return;   /* the variant never ran: nothing decoded */
+	for (unsigned k = pg->lo; k <= pg->hi; k++)
+		if (pg->insn[k].op != RV_OP_decode)
+			pg->insn[k].h = remark;
+	if (pg->jit && pg->lo <= pg->hi)
+		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
+}
+
+void rv32_invalidate_decoded(struct bh_core *c)
+{
+	/* The decoded slots hold what L1 holds: every write into a page with decoded code drops them
+	 * (core_code_stale, the stale pages just handled). The invalidate only restarts what the code
+	 * checks count as executed, so without them it changes nothing, and with them the kept slots
+	 * are marked again as they run: a launch re-decodes nothing of its firmware. */
+	if (!c->tile->code)
+		return;
+	for (unsigned p = 0; p < BH_L1_PAGES; p++)
+		if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
+			for (unsigned v = 0; v < RV_VARIANTS; v++)
+				if (c->pages[v][p])
+					rv32_page_arm(c->pages[v][p]);
+}
+
 void rv32_flush_decoded(struct bh_core *c)
 {
 	/* Only pages this core decoded since their last drop hold anything (decode sets the core's
@@ -137,10 +173,6 @@ static bool rv_handle_events(struct bh_core *c)
 	if (ev & BH_EV_STOP)
 		return true;
 	atomic_fetch_and_explicit(&c->events, ~(uint32_t)(BH_EV_FLUSH_ALL | BH_EV_CODE_STALE), memory_order_acq_rel);
-	if (ev & BH_EV_FLUSH_ALL) {
-		rv32_flush_decoded(c);
-		return false;
-	}
 	for (unsigned w = 0; w < BH_L1_PAGES / 32; w++) {
 		uint32_t bits = atomic_exchange_explicit(&c->stale_pages[w], 0, memory_order_acq_rel);
 		while (bits) {
@@ -149,6 +181,8 @@ static bool rv_handle_events(struct bh_core *c)
 			rv32_code_overwritten(c, w * 32 + b);
 		}
 	}
+	if (ev & BH_EV_FLUSH_ALL)
+		rv32_invalidate_decoded(c);   /* after the overwritten pages went */
 	return false;
 }
 

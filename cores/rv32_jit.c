@@ -968,6 +968,8 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 {
 	if (pg->jit && pg->jit[s0])
 		return false;   /* compiled (and entered through op_jit) or refused before */
+	if (pg->insn[s0].h == rv32_remark_handler(pg->variant))
+		return false;   /* kept across an invalidate: compiled once the interpreter marked it again */
 	if (c->jit_mode != RV_JIT_EAGER && pg->rewritten && c->instret - pg->dropped_at < JIT_DROP_COOLDOWN)
 		return false;
 	struct rv_jit *j = jit_get(c);
@@ -1004,14 +1006,18 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 
 	/* Decode the run of compilable slots (filling the interpreter's slots as op_decode does). */
 	unsigned page = pg->base >> BH_L1_PAGE_SHIFT, end = s0;
+	const void *remark = rv32_remark_handler(pg->variant);
 	if (!(atomic_load_explicit(&c->code_pages[page], memory_order_relaxed) & (1u << c->kind)))
 		atomic_fetch_or_explicit(&c->code_pages[page], (uint8_t)(1u << c->kind), memory_order_seq_cst);
 	while (end < RV_PAGE_INSNS && end - s0 < JIT_REGION_MAX) {
 		struct rv_insn *in = &pg->insn[end];
+		if (in->h == remark)
+			break;   /* kept across an invalidate: the interpreter marks it executed first */
 		if (in->op == RV_OP_decode) {
 			uint32_t pc = pg->base + end * 4u;
 			rv_page_touch(pg, end);
-			rv32_decode(bh_mem_ld(c->l1 + pc, 4), pc, in);
+			pg->raw[end] = bh_mem_ld(c->l1 + pc, 4);
+			rv32_decode(pg->raw[end], pc, in);
 			in->h = handlers[in->op];
 		}
 		if (!jit_compilable(in->op))

@@ -12,6 +12,9 @@
 
 struct rv_page {
 	struct rv_insn insn[RV_PAGE_INSNS + 1];   /* + sentinel: falls through to the next page */
+	/* The word each decoded slot was decoded from: a slot kept across an I-cache invalidate is
+	 * decoded again when L1 no longer holds it (a write the model did not see as one). */
+	uint32_t raw[RV_PAGE_INSNS];
 	uint32_t base;
 	unsigned variant;                         /* whose handler addresses the slots hold */
 	/* Fast variant only (rv32_jit.c): native entry of the slot whose handler is op_jit, or
@@ -24,6 +27,9 @@ struct rv_page {
 
 /* Every slot back to "decode me" (and no compiled entries). Owner thread only. */
 void rv32_page_reset(struct rv_page *pg);
+/* The handler of the variant's slots kept across an I-cache invalidate, to be marked executed
+ * again when they next run (NULL until the variant first ran). */
+const void *rv32_remark_handler(unsigned variant);
 
 /* A slot is about to be decoded: the next reset must cover it (resets touch only that range:
  * every launch flushes the I-cache, and most pages hold a few hundred decoded slots at most). */

@@ -136,6 +136,62 @@ Test(checks_code, code_written_store_next_to_code_or_under_a_core_in_reset_is_no
 	bh_device_close(dev);
 }
 
+/* brisc: call FUNC, invalidate its I-cache, wait for FLAG (parked: the invalidate is handled),
+ * call FUNC again only if `again`, set PAST, then wait for FLAG2 and exit(a0). Started and parked
+ * on FLAG. */
+#define FLAG2 (FLAG + 4u)
+#define PAST (FLAG + 8u)
+static void start_invalidating_caller(struct bh_device *dev, bool again)
+{
+	struct prog b = { 0 };
+	emit_call(&b, core_code_at[BH_CORE_BRISC], FUNC);
+	emit_store_word(&b, IC_INVALIDATE, 1);
+	emit_wait_nonzero(&b, FLAG, T0);
+	if (again)
+		emit_call(&b, core_code_at[BH_CORE_BRISC], FUNC);
+	emit_store_word(&b, PAST, 1);
+	emit_wait_nonzero(&b, FLAG2, T0);
+	emit_exit(&b);
+	start_core(dev, BH_CORE_BRISC, &b);
+	wait_parked(dev, 0, BH_CORE_BRISC);
+}
+
+/* Decoded code outlives an I-cache invalidate (a launch does not decode its firmware again), but
+ * what it counts as executed starts over: FUNC, run again after the invalidate, is code brisc
+ * executed since it, and ncrisc's store into it is flagged. */
+Test(checks_code, code_written_code_run_again_after_an_invalidate_counts_as_executed)
+{
+	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
+	put_func(dev, 1);
+	start_invalidating_caller(dev, true);
+	set_l1(dev, FLAG, 1);
+	wait_l1(dev, PAST, 1);   /* past the second call */
+	struct prog n = { 0 };
+	uint32_t pc = emit_store_pc(&n, BH_CORE_NCRISC, FUNC, addi(A0, X0, 3));
+	emit_exit_with(&n, 0);
+	expect_check(dev, run_checked(dev, BH_CORE_NCRISC, &n), BH_CORE_NCRISC, "code-written", pc,
+		     "  other: brisc (running), which executed 0x00006000\n",
+		     "  why: ncrisc stores into code brisc executed since its last I-cache invalidate while it runs: "
+		     "overwrite code only while its core is in reset (or invalidate before it runs the new code)");
+}
+
+/* The twin: brisc does not call FUNC after the invalidate, so what it ran before no longer
+ * counts (the kept decode is not executed again): the store is not flagged, and brisc, calling
+ * nothing more, exits with the first call's value. */
+Test(checks_code, code_not_run_again_after_an_invalidate_is_not_flagged)
+{
+	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
+	put_func(dev, 1);
+	start_invalidating_caller(dev, false);
+	set_l1(dev, FLAG, 1);
+	wait_l1(dev, PAST, 1);
+	run_store_word(dev, BH_CORE_NCRISC, FUNC, addi(A0, X0, 3));
+	set_l1(dev, FLAG2, 1);
+	expect_exit(dev, 0, BH_CORE_BRISC, 1);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	bh_device_close(dev);
+}
+
 /* ------------------------------------------------------------------ #30 atomic into code */
 
 /* ncrisc's amoadd lands on FUNC, which brisc executed (the default checks: atomic-into-code). */
