@@ -686,11 +686,11 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	if (r1 >> 1 & 1)
 		return pack_unmodelled(th, w, "Add_l1_dest_addr_offset");
 	if (r1 >> 13 & 1)
-		return pack_unmodelled(th, w, "Auto_set_last_pacr_intf_sel (which PACR is an xy plane's last is "
-				       "not documented)");
-	if (r1 >> 17 & 15 || r1 >> 22 & 3)
-		return pack_unmodelled(th, w, "a Blackhole packer field the documentation does not describe "
-				       "(pack_start_intf_pos, Add_tile_header_size or pack_dis_y_pos_start_offset)");
+		return pack_unmodelled(th, w, "Auto_set_last_pacr_intf_sel (undocumented)");
+	if (r1 >> 17 & 15)
+		return pack_unmodelled(th, w, "pack_start_intf_pos (undocumented)");
+	if (r1 >> 22 & 3)
+		return pack_unmodelled(th, w, "Add_tile_header_size or pack_dis_y_pos_start_offset (undocumented)");
 	if (tt_dp_cfg(th, PCK_COUNTERS) >> 23 & 1)
 		return pack_unmodelled(th, w, "pack_yz_transposed (not documented for the Dst read interfaces)");
 	if (r1b >> 20 & 1)

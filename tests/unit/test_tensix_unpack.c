@@ -678,6 +678,221 @@ Test(tensix_unpack, edge_mask_positions_continue_until_the_last_pacr)
 	bh_device_close(dev);
 }
 
+/* ---- The Dst read interfaces (BlackholeA0 PACR.md): ReadIntfSel (bits 11:8) enables interfaces,
+ * 0 all four; interface i reads Dst row (StartRow & ~3) | i, a row of the ADC X range each, packed
+ * in increasing i; a mask that shifted by StartRow & 3 leaves the group of four is undefined ---- */
+
+/* Dst16b rows 0-31 hold BF16 bit patterns that name their row and column (normal numbers, kept
+ * exactly by the early conversion). */
+static uint16_t rowcol(unsigned row, unsigned col)
+{
+	return (uint16_t)(0x4000u | row << 4 | col);
+}
+
+static struct bh_device *open_rowcol(void)
+{
+	struct bh_device *dev = open_packer();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	for (unsigned r = 0; r < 32; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, r, c, tt_dst_from_bf16(rowcol(r, c)));
+	cfg(dev, BH_DP_CFG_ALU, (uint32_t)TT_FMT_BF16 << 25);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, 12, 32u << 16);   /* Ystride: a Dst row of BF16 */
+	return dev;
+}
+
+#define SENTINEL 0xDEADu
+
+/* `n` halfwords at `at` set to SENTINEL. */
+static void l1_sentinel(struct bh_device *dev, uint32_t at, unsigned n)
+{
+	uint16_t s[512];
+	for (unsigned k = 0; k < n; k++)
+		s[k] = SENTINEL;
+	bh_tile_l1_write(tile0(dev), at, s, n * 2);
+}
+
+/* Every ReadIntfSel from StartRow 8, 9, 10 and 11 (ADC Y, a row each), whole rows: the rows
+ * (StartRow & ~3) | i of the enabled interfaces i in increasing order, 16 datums each, and nothing
+ * after them (the 49th datum of a three-interface PACR onwards stays untouched). The combinations
+ * the page leaves undefined fault (the next test). */
+Test(tensix_unpack, pacr_read_intf_sel_reads_rows_start_and_not_3_or_i_in_order)
+{
+	struct bh_device *dev = open_rowcol();
+	uint32_t at = 0x40000;
+	unsigned runs = 0;
+	for (unsigned sr = 8; sr < 12; sr++)
+		for (unsigned sel = 0; sel < 16; sel++) {
+			unsigned m = sel ? sel : 0xF;
+			if ((m << (sr & 3)) > 0xF)
+				continue;
+			l1_sentinel(dev, at, 80);
+			cfg(dev, THCON(0) + 5, at / 16 - 1);
+			const uint32_t w[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, sr), PACRI(0, sel, 1) };
+			run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+			uint16_t out[80];
+			bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+			unsigned n = 0;
+			for (unsigned i = 0; i < 4; i++)
+				for (unsigned c = 0; m >> i & 1 && c < 16; c++, n++)
+					cr_assert_eq(out[n], rowcol((sr & ~3u) | i, c), "StartRow %u ReadIntfSel %#x datum %u: %04x, want "
+						     "row %u col %u", sr, sel, n, out[n], (sr & ~3u) | i, c);
+			for (; n < 80; n++)
+				cr_assert_eq(out[n], SENTINEL, "StartRow %u ReadIntfSel %#x: datum %u written", sr, sel, n);
+			at += 0x100;
+			runs++;
+		}
+	cr_assert_eq(runs, 16 + 7 + 3 + 1, "every defined combination ran");
+	bh_device_close(dev);
+}
+
+/* What the page leaves undefined, or does not describe, faults by name at the PACR. */
+Test(tensix_unpack, pacr_read_intf_sel_outside_its_group_and_undocumented_fields_fault_by_name)
+{
+	static const struct { unsigned sr, sel, x1; uint32_t r1, ctr; const char *kind, *why; } c[] = {
+		{ 9, 0, 15, 0, 0, "bad register value",
+		  "PACR: ReadIntfSel 0xf from Dst row 9 leaves its group of four rows (undefined)" },
+		{ 11, 2, 15, 0, 0, "bad register value",
+		  "PACR: ReadIntfSel 0x2 from Dst row 11 leaves its group of four rows (undefined)" },
+		{ 8, 1, 255, 0, 0, "bad register value",
+		  "PACR: 256 datums from column 0 leave the Dst row (undefined: a read interface packs from one row)" },
+		{ 8, 0, 15, 1u << 13, 0, "not modelled",
+		  "PACR: Auto_set_last_pacr_intf_sel (undocumented) is not modelled" },
+		{ 8, 0, 15, 1u << 17, 0, "not modelled",
+		  "PACR: pack_start_intf_pos (undocumented) is not modelled" },
+		{ 8, 0, 15, 0, 1u << 23 | 4u << 8, "not modelled",
+		  "PACR: pack_yz_transposed (not documented for the Dst read interfaces) is not modelled" },
+	};
+	for (size_t k = 0; k < N(c); k++) {
+		struct bh_device *dev = open_rowcol();
+		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8 | c[k].r1);
+		cfg(dev, 28, c[k].ctr);
+		cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		emit_push(&p, SETADCXX(4, c[k].x1, 0));
+		emit_push(&p, SETADC(4, 0, 1, c[k].sr));
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACRI(0, c[k].sel, 1));
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+		expect_fault(r, BH_CORE_TRISC0, pc, c[k].kind, c[k].why);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
+/* The tile position of edge masking advances per enabled read interface, the k'th enabled one at
+ * Y + k, and starts a new xy plane (Z + 1, Y 0) only when Y lands exactly on
+ * pack_reads_per_xy_plane (4 here): after 3 + 1 interfaces it does, after 3 + 3 it steps over 4
+ * and goes on. Row sets by Y and, through face sets, by Z pick a different mask per row. Six PACRs
+ * (ADDR_MOD_PACK 0: the next group of four Dst rows each) form one output stream. */
+Test(tensix_unpack, pacr_tile_position_advances_per_enabled_interface)
+{
+	static const unsigned sels[] = { 0x7, 0x8, 0x7, 0x7, 0x0, 0x5 };
+	struct bh_device *dev = open_rowcol();
+	for (unsigned c = 0; c < 4; c++)
+		cfg(dev, 24 + c, edge_masks[c]);
+	for (unsigned b = 0; b < 4; b++)
+		cfg(dev, 20 + b, edge_rows_word(b));
+	uint32_t faces = 0;
+	for (unsigned z = 0; z < 16; z++)
+		faces |= ((z * 3 + 1) % 4) << 2 * z;
+	cfg(dev, 37, faces);              /* TILE_FACE_SET_MAPPING_1 */
+	cfg(dev, 19, 1u << 8 | 1u);       /* face sets on, mapping 1 */
+	cfg(dev, 28, 4u << 8);            /* pack_reads_per_xy_plane 4 */
+	cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+	l1_sentinel(dev, 0x40000, 272);
+	struct prog p = { 0 };
+	emit_push(&p, SETC16(37, 4u));
+	emit_push(&p, SETADCXX(4, 15, 0));
+	for (unsigned q = 0; q < N(sels); q++)
+		emit_push(&p, PACRI(0, sels[q], q == N(sels) - 1));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	uint16_t out[272];
+	bh_tile_l1_read(tile0(dev), 0x40000, out, sizeof out);
+	unsigned y = 0, z = 0, n = 0, masked = 0, zs = 0;
+	for (unsigned q = 0; q < N(sels); q++) {
+		unsigned m = sels[q] ? sels[q] : 0xF, k = 0;
+		for (unsigned i = 0; i < 4; i++) {
+			if (!(m >> i & 1))
+				continue;
+			unsigned b = (z * 3 + 1) % 4, mask = edge_masks[(edge_rows[(y + k++) & 15] + b) & 3];
+			for (unsigned c = 0; c < 16; c++, n++) {
+				uint16_t want = mask >> c & 1 ? rowcol(4 * q + i, c) : 0;
+				masked += !want;
+				cr_assert_eq(out[n], want, "PACR %u interface %u (Y %u Z %u) col %u: %04x want %04x", q, i,
+					     y + k - 1, z, c, out[n], want);
+			}
+		}
+		y = (y + k) & 0xFF;
+		if (y == 4) {
+			y = 0;
+			z++;
+		}
+		zs += z;
+	}
+	cr_assert_eq(n, 16u * (3 + 1 + 3 + 3 + 4 + 2));
+	cr_assert_eq(zs, 5, "one new xy plane, after the second PACR");
+	cr_assert(masked > 16 && masked < n - 16, "%u of %u datums masked", masked, n);
+	for (; n < 272; n++)
+		cr_assert_eq(out[n], SENTINEL);
+	bh_device_close(dev);
+}
+
+/* A part of each row (ADC X 4..11: eight columns) through two PACRs of one output stream: each
+ * enabled interface packs those columns of its row, the second PACR's datums follow the first's
+ * directly (the L1 position advances by exactly N * D datums). */
+Test(tensix_unpack, pacr_packs_the_adc_x_columns_of_each_interface_contiguously)
+{
+	struct bh_device *dev = open_rowcol();
+	cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+	l1_sentinel(dev, 0x40000, 48);
+	const uint32_t w[] = { SETC16(37, 4u), SETADCXX(4, 11, 4), SETADC(4, 0, 1, 0), PACRI(0, 0x6, 0), PACRI(0, 0x9, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	static const unsigned rows[] = { 1, 2, 4, 7 };
+	uint16_t out[48];
+	bh_tile_l1_read(tile0(dev), 0x40000, out, sizeof out);
+	for (unsigned n = 0; n < 32; n++)
+		cr_assert_eq(out[n], rowcol(rows[n / 8], 4 + n % 8), "datum %u: %04x", n, out[n]);
+	for (unsigned n = 32; n < 48; n++)
+		cr_assert_eq(out[n], SENTINEL, "datum %u written", n);
+	bh_device_close(dev);
+}
+
+/* The output address: L1_Dest_addr + 1 + YZW >> 4 (16-byte units), YZW = PCK0_ADDR_BASE_REG_1 + ADC
+ * channel 1's Y, Z, W times PCK0_ADDR_CTRL_XY_REG_1/ZW_REG_1's strides, in bytes (ttsim's
+ * Blackhole rule): 0x108 + 3 * 0x40 + 2 * 0x200 + 0x1000 = 0x15C8, 0x15C0 bytes on. Wormhole's
+ * YZW & ~0xF would be 0x15C0 16-byte units on (0x15C00 bytes): that L1 stays untouched. */
+Test(tensix_unpack, pacr_output_address_adds_yzw_bytes_in_16_byte_units)
+{
+	struct bh_device *dev = open_rowcol();
+	const uint32_t base = 0x40000, yzw = 0x108 + 3 * 0x40 + 2 * 0x200 + 0x1000;
+	cfg(dev, THCON(0) + 5, base / 16 - 1);
+	cfg(dev, 17, 0x108);                    /* PCK0_ADDR_BASE_REG_1 */
+	cfg(dev, 14, 0x40u << 16);              /* Ystride (channel 1) */
+	cfg(dev, 15, 0x200u | 0x1000u << 16);   /* Zstride, Wstride (channel 1) */
+	l1_sentinel(dev, base, 32);
+	l1_sentinel(dev, base + (yzw >> 4 << 4), 32);
+	l1_sentinel(dev, base + ((yzw & ~0xFu) << 4), 32);
+	const uint32_t w[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, 4), SETADC(4, 1, 1, 3), SETADC(4, 1, 2, 2),
+			       SETADC(4, 1, 3, 1), PACRI(0, 0x3, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	uint16_t out[32], wh[32], at0[32];
+	bh_tile_l1_read(tile0(dev), base + 0x15C0, out, sizeof out);
+	bh_tile_l1_read(tile0(dev), base + 0x15C00, wh, sizeof wh);
+	bh_tile_l1_read(tile0(dev), base, at0, sizeof at0);
+	for (unsigned n = 0; n < 32; n++) {
+		cr_assert_eq(out[n], rowcol(4 + n / 16, n % 16), "datum %u at +0x15C0: %04x", n, out[n]);
+		cr_assert_eq(wh[n], SENTINEL, "Wormhole's address (+0x15C00) written at %u", n);
+		cr_assert_eq(at0[n], SENTINEL, "YZW ignored: datum %u at L1_Dest_addr", n);
+	}
+	bh_device_close(dev);
+}
+
 /* ---- L1 accumulation (Pack_L1_Acc, THCON_SEC0_REG1 word 1 bit 19): L1 += datum ---- */
 
 static uint32_t flush32(uint32_t x) { return (x & 0x7F800000u) ? x : x & 0x80000000u; }
