@@ -405,7 +405,10 @@ enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w)
  * address generator (InputAddressGenerator.md: ADC channel 0, PCK0_ADDR_*_REG_0, DEST_TARGET
  * offset) gives the start datum index; its row is StartRow, its column the first packed column.
  * Enabled interface i (in increasing i) reads Dst row (StartRow & ~3) | i; a mask that, shifted
- * left by StartRow & 3, leaves the group of four is undefined. Each interface reads a whole row
+ * left by StartRow & 3, leaves the group of four is undefined. (The page's prose also says the
+ * subset is "selected relative to StartRow", and ttsim reads rows StartRow + k; its formula is
+ * what is modelled. They agree whenever StartRow is a multiple of four, as in every sequence
+ * tt-llk issues: Y moves by 4 rows.) Each interface reads a whole row
  * but packs the columns of the ADC X range, D = channel 1 X - channel 0 X + 1 datums (tt-llk's
  * Blackhole code sets the range to one row, 0..15; a range that leaves the row is undefined), so
  * a PACR of N enabled interfaces moves N * D datums, one row after the other, and the L1 data
