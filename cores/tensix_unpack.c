@@ -412,7 +412,8 @@ enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w)
  * but packs the columns of the ADC X range, D = channel 1 X - channel 0 X + 1 datums (tt-llk's
  * Blackhole code sets the range to one row, 0..15; a range that leaves the row is undefined), so
  * a PACR of N enabled interfaces moves N * D datums, one row after the other, and the L1 data
- * position advances by exactly those (a BFP exponent per row). Flush packs nothing. The Y and Z of
+ * position advances by exactly those (a BFP exponent per row). Flush packs nothing; Last and
+ * Flush complete a begun 16-byte block of either stream with zeros. The Y and Z of
  * both ADC channels then move by ADDR_MOD_PACK as on Wormhole: tt-llk issues four PACRs of all
  * four interfaces per 16-row face, Y + 4 rows each, Z + 1 per face.
  * The tile position of edge masking (EdgeMasking.md's row-set and face-set selection) is an 8-bit
@@ -790,7 +791,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	if (l1acc && out_fmt != TT_FMT_FP32 && out_fmt != TT_FMT_BF16 && out_fmt != TT_FMT_FP16)
 		return pack_unmodelled(th, w,
 				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
-	uint32_t first = ps->data;
+	uint32_t first = ps->data, first_exp = ps->exp;
 	struct pack_edge pe;
 	pack_edge_read(th, &pe);
 	bool edge_inf = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 16 & 1;   /* PCK_EDGE_MODE: -inf, else 0 */
@@ -861,8 +862,23 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		ps->tpg_y = 0;
 		ps->tpg_z++;
 	}
+	/* Last and Flush flush the output buffers: a 16-byte block begun is completed with zeros (PACR.md:
+	 * 48 datums of BFP4, 24 bytes, and eight zero bytes). */
+	if ((last || flush) && ((ps->data & 15) || (fo->bfp && (ps->exp & 15)))) {
+		if (l1acc)
+			return pack_unmodelled(th, w, "L1 accumulation of a flush's zero padding (undocumented)");
+		uint32_t pad = -ps->data & 15, epad = fo->bfp ? -ps->exp & 15 : 0;
+		if (!l1_ok(ps->data, pad) || !l1_ok(ps->exp, epad))
+			return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes past the end of L1");
+		for (; pad; pad--)
+			l1_write_bytes(tile, ps->data++, 0, 1);
+		for (; epad; epad--)
+			l1_write_bytes(tile, ps->exp++, 0, 1);
+	}
 	if (ps->data > first)
 		bh_tile_l1_written(tile, first, ps->data - first);
+	if (fo->bfp && ps->exp > first_exp)
+		bh_tile_l1_written(tile, first_exp, ps->exp - first_exp);
 	/* ADDR_MOD_PACK: Y/Z of both channels for the next PACR. */
 	uint32_t am = tt_dp_tcfg(th, TCFG_ADDR_MOD_PACK + bits(w, 16, 15));
 	pthread_mutex_lock(&dp->adc_lock);

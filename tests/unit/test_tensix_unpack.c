@@ -893,6 +893,36 @@ Test(tensix_unpack, pacr_output_address_adds_yzw_bytes_in_16_byte_units)
 	bh_device_close(dev);
 }
 
+/* Three interfaces to BFP4 with Last: three shared exponents (one per row) and 24 bytes of
+ * mantissas, then the flush completes both 16-byte blocks with zeros (PACR.md's example: 48
+ * datums of BFP4 and eight zero bytes); L1 after the blocks stays untouched. */
+Test(tensix_unpack, pacr_flush_pads_a_partial_16_byte_block_with_zeros)
+{
+	struct bh_device *dev = open_rowcol();
+	uint8_t before[64], got[64];
+	memset(before, 0xAD, sizeof before);
+	bh_tile_l1_write(tile0(dev), 0x40000, before, sizeof before);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BFP4 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, THCON(0) + 4, 1u << 16);   /* Exp_section_size: one 16-byte unit */
+	cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+	const uint32_t w[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, 0), PACRI(0, 0x7, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	bh_tile_l1_read(tile0(dev), 0x40000, got, sizeof got);
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert_eq(got[k], 0x80, "exponent %u: %#x", k, got[k]);   /* rows 0-2: BF16 exponent 0x80 */
+	for (unsigned k = 3; k < 16; k++)
+		cr_assert_eq(got[k], 0, "exponent block byte %u: %#x", k, got[k]);
+	unsigned set = 0;
+	for (unsigned k = 16; k < 40; k++)
+		set += got[k] != 0xAD;
+	cr_assert_eq(set, 24, "24 mantissa bytes written");
+	for (unsigned k = 40; k < 48; k++)
+		cr_assert_eq(got[k], 0, "padding byte %u: %#x", k - 16, got[k]);
+	for (unsigned k = 48; k < 64; k++)
+		cr_assert_eq(got[k], 0xAD, "byte %u after the block written", k);
+	bh_device_close(dev);
+}
+
 /* ---- L1 accumulation (Pack_L1_Acc, THCON_SEC0_REG1 word 1 bit 19): L1 += datum ---- */
 
 static uint32_t flush32(uint32_t x) { return (x & 0x7F800000u) ? x : x & 0x80000000u; }
