@@ -186,14 +186,15 @@ struct tt_dp {
 	 * copies: under adc_lock (any thread's may be named by the units and the ADC instructions). */
 	pthread_mutex_t adc_lock;
 	uint32_t adc[BH_TT_THREADS][3][2][4], adc_cr[BH_TT_THREADS][3][2][4];
-	/* Under pack_lock: the packers' output streams (Packers/OutputAddressGenerator.md), byte
-	 * addresses, and whether the next PACR starts fresh ones; the tile position generator of
-	 * edge masking (Packers/EdgeMasking.md), X Y Z, restarting with fresh streams. */
+	/* Under pack_lock: Blackhole's one packer (PACR.md): its output streams
+	 * (Packers/OutputAddressGenerator.md), byte addresses, and whether the next PACR starts fresh
+	 * ones; the tile position of edge masking (Y, 8 bits, advanced per enabled Dst read interface,
+	 * and Z, the xy plane), restarting with fresh streams. */
 	struct tt_pack_stream {
 		uint32_t data, exp;
 		bool fresh;
-		unsigned tpg[3];
-	} pack[4];
+		unsigned tpg_y, tpg_z;
+	} pack;
 };
 
 /* RWCs[thread] (RWCs.md): each thread's own, executor-private. */

@@ -40,8 +40,7 @@ bool tt_dp_init(struct bh_tensix *tx)
 	pthread_mutex_init(&dp->unpack_lock, NULL);
 	pthread_mutex_init(&dp->pack_lock, NULL);
 	pthread_mutex_init(&dp->adc_lock, NULL);
-	for (unsigned k = 0; k < 4; k++)
-		dp->pack[k].fresh = true;
+	dp->pack.fresh = true;
 	if (!tt_sfpu_init(dp)) {
 		free(dp);
 		return false;

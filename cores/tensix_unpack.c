@@ -397,8 +397,34 @@ enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * PACR: packer 0 from Dst to L1, uncompressed (PACR.md and the packer pages).
- */
+ * PACR: Blackhole's packer from Dst to L1, uncompressed (BlackholeA0 PACR.md for the Dst read
+ * interfaces; for the other stages it defers to Wormhole's packer pages, which are used here).
+ *
+ * The Blackhole model. There is one packer with four Dst read interfaces; bits 11:8 of PACR are
+ * ReadIntfSel, a mask of them (0 enables all four, as 0b1111; every value is defined). The input
+ * address generator (InputAddressGenerator.md: ADC channel 0, PCK0_ADDR_*_REG_0, DEST_TARGET
+ * offset) gives the start datum index; its row is StartRow, its column the first packed column.
+ * Enabled interface i (in increasing i) reads Dst row (StartRow & ~3) | i; a mask that, shifted
+ * left by StartRow & 3, leaves the group of four is undefined. (The page's prose also says the
+ * subset is "selected relative to StartRow", and ttsim reads rows StartRow + k; its formula is
+ * what is modelled. They agree whenever StartRow is a multiple of four, as in every sequence
+ * tt-llk issues: Y moves by 4 rows.) Each interface reads a whole row
+ * but packs the columns of the ADC X range, D = channel 1 X - channel 0 X + 1 datums (tt-llk's
+ * Blackhole code sets the range to one row, 0..15; a range that leaves the row is undefined), so
+ * a PACR of N enabled interfaces moves N * D datums, one row after the other, and the L1 data
+ * position advances by exactly those (a BFP exponent per row). Flush packs nothing; Last and
+ * Flush complete a begun 16-byte block of either stream with zeros. The Y and Z of
+ * both ADC channels then move by ADDR_MOD_PACK as on Wormhole: tt-llk issues four PACRs of all
+ * four interfaces per 16-row face, Y + 4 rows each, Z + 1 per face.
+ * The tile position of edge masking (EdgeMasking.md's row-set and face-set selection) is an 8-bit
+ * row counter Y and the plane Z: the k'th enabled interface uses row position Y + k; after the
+ * PACR, Y += N, and only if that lands exactly on pack_reads_per_xy_plane Y becomes 0 and Z + 1.
+ * The output address (OutputAddressGenerator.md) is L1_Dest_addr (+ 1 unless
+ * Sub_l1_tile_header_size) + YZW >> 4, in 16-byte units, where YZW = PCK0_ADDR_BASE_REG_1 + Y, Z,
+ * W of ADC channel 1 times their PCK0_ADDR_CTRL_*_REG_1 strides, in bytes. That rule is ttsim's
+ * Blackhole model (the BlackholeA0 page does not give one; Wormhole's page adds YZW & ~0xF):
+ * tt-llk programs channel 1's strides in bytes as it does channel 0's, and no sequence it issues
+ * tells the two apart (its channel 1 Y, Z, W are 0 at every fresh output address). */
 
 __attribute__((cold))
 static enum tt_result pack_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
@@ -607,17 +633,17 @@ static bool pack_l1acc(unsigned fmt, uint32_t old, uint32_t o, uint32_t *out)
 	}
 }
 
-/* Edge masking (Packers/EdgeMasking.md) for packer 0: its configuration, read as the PACR starts. */
+/* Edge masking (Packers/EdgeMasking.md): its configuration, read as the PACR starts. */
 struct pack_edge {
 	uint32_t row_sets[4], face_sets;   /* TILE_ROW_SET_MAPPING_0..3, the selected TILE_FACE_SET_MAPPING */
 	uint16_t mask[4];                   /* PCK_EDGE_OFFSET_SEC0..3 */
-	unsigned row_set, zoffset, per_plane, in;   /* in: the counter X steps into (1 Y, 2 Z) */
+	unsigned row_set, zoffset, per_plane;
 	bool faces, all;                    /* face sets enabled; every mask passes every column */
 };
 
 static void pack_edge_read(struct bh_tt_thread *th, struct pack_edge *pe)
 {
-	uint32_t sel = tt_dp_cfg(th, PCK_EDGE_FACE_SEL), ctr = tt_dp_cfg(th, PCK_COUNTERS);
+	uint32_t sel = tt_dp_cfg(th, PCK_EDGE_FACE_SEL);
 	pe->all = true;
 	for (unsigned k = 0; k < 4; k++) {
 		pe->row_sets[k] = tt_dp_cfg(th, PCK_ROW_SET_MAP + k);
@@ -628,28 +654,16 @@ static void pack_edge_read(struct bh_tt_thread *th, struct pack_edge *pe)
 	pe->face_sets = tt_dp_cfg(th, PCK_FACE_SET_MAP + (sel & 3));
 	pe->row_set = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 17 & 3;
 	pe->zoffset = tt_dp_cfg(th, PCK_SEC_OFFSET) >> 12 & 0x3F;
-	pe->per_plane = ctr >> 8 & 0xFF;
-	pe->in = ctr >> 23 & 1 ? 2 : 1;
+	pe->per_plane = tt_dp_cfg(th, PCK_COUNTERS) >> 8 & 0xFF;
 }
 
-/* The column mask of the datum at the tile position generator's place (X Y Z), which then
- * advances: X over 16 datums, then Y (Z when pack_yz_transposed), wrapping at
- * pack_reads_per_xy_plane into the other. */
-static uint16_t pack_edge_mask(const struct pack_edge *pe, unsigned *tpg)
+/* The column mask of a Dst row read at tile row position y in plane z. */
+static uint16_t pack_edge_mask(const struct pack_edge *pe, unsigned y, unsigned z)
 {
-	uint16_t mask = 0xFFFF;
-	if (!pe->all) {
-		unsigned b = pe->faces ? pe->face_sets >> 2 * ((pe->zoffset + tpg[2]) & 15) & 3 : pe->row_set;
-		mask = pe->mask[pe->row_sets[b] >> 2 * (tpg[1] & 15) & 3];
-	}
-	if (++tpg[0] == 16) {
-		tpg[0] = 0;
-		if (++tpg[pe->in] == pe->per_plane) {
-			tpg[pe->in] = 0;
-			tpg[3 - pe->in]++;
-		}
-	}
-	return mask;
+	if (pe->all)
+		return 0xFFFF;
+	unsigned b = pe->faces ? pe->face_sets >> 2 * ((pe->zoffset + z) & 15) & 3 : pe->row_set;
+	return pe->mask[pe->row_sets[b] >> 2 * (y & 15) & 3];
 }
 
 static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
@@ -657,17 +671,15 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	struct bh_tensix *tx = th->tx;
 	struct tt_dp *dp = tx->dp;
 	struct bh_tile *tile = tx->tile;
-	unsigned me = th->id, mask = bits(w, 11, 8);
+	unsigned me = th->id, intf = bits(w, 11, 8) ? bits(w, 11, 8) : 0xF;
 	bool last = bits(w, 0, 0), flush = bits(w, 1, 1), zero_write = bits(w, 12, 12);
-	if (mask == 0)
-		mask = 1;
-	if (mask != 1)
-		return pack_unmodelled(th, w, "a packer other than packer 0 (PackerMask)");
 	if (bits(w, 7, 7))
 		return pack_unmodelled(th, w, "OvrdThreadId");
-	if (bits(w, 3, 2) || bits(w, 14, 13) || bits(w, 17, 17) || bits(w, 20, 18) || bits(w, 22, 21))
-		return pack_unmodelled(th, w, "a Blackhole field the documentation does not describe (ctxt_ctrl, "
-				       "addr_cnt_context, dst_access_mode, row_pad_zero or cfg_context)");
+	if (bits(w, 17, 17))
+		return pack_unmodelled(th, w, "DstAccessMode (strided reads; undocumented with ReadIntfSel)");
+	if (bits(w, 3, 2) || bits(w, 14, 13) || bits(w, 20, 18) || bits(w, 22, 21))
+		return pack_unmodelled(th, w, "a Blackhole field the documentation does not describe (CtxtCtrl, "
+				       "AddrCntContext, RowPadZero or CfgContext)");
 	uint32_t r1 = tt_dp_cfg(th, THCON(0) + 6), r1b = tt_dp_cfg(th, THCON(0) + 7);
 	if (!(r1 & 1) && !(r1 >> 21 & 1))
 		return pack_unmodelled(th, w, "zero compression (Disable_zero_compress clear)");
@@ -677,6 +689,14 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w, "packing from L1 (Source_interface_selection)");
 	if (r1 >> 1 & 1)
 		return pack_unmodelled(th, w, "Add_l1_dest_addr_offset");
+	if (r1 >> 13 & 1)
+		return pack_unmodelled(th, w, "Auto_set_last_pacr_intf_sel (undocumented)");
+	if (r1 >> 17 & 15)
+		return pack_unmodelled(th, w, "pack_start_intf_pos (undocumented)");
+	if (r1 >> 22 & 3)
+		return pack_unmodelled(th, w, "Add_tile_header_size or pack_dis_y_pos_start_offset (undocumented)");
+	if (tt_dp_cfg(th, PCK_COUNTERS) >> 23 & 1)
+		return pack_unmodelled(th, w, "pack_yz_transposed (not documented for the Dst read interfaces)");
 	if (r1b >> 20 & 1)
 		return pack_unmodelled(th, w, "exponent thresholding");
 	if ((r1b & 0xFFFF) && (r1b & 0xFFFF) != 0xFFFF)
@@ -723,20 +743,31 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	if (inter != in_fmt && !(inter == TT_FMT_BFP8 && in_fmt == TT_FMT_BF16))
 		return pack_unmodelled(th, w, "an intermediate format other than the late conversion's input");
 	unsigned bpd = (in_fmt & 3) == 0 ? 4 : (in_fmt & 3) == 1 ? 2 : 1, xmask = bpd == 4 ? 3 : bpd == 2 ? 7 : 15;
+	/* The input address generator: the start datum, and D datums per enabled read interface. */
 	pthread_mutex_lock(&dp->adc_lock);
 	uint32_t *c0 = dp->adc[me][2][0], *c1 = dp->adc[me][2][1];
 	uint32_t addr = (tt_dp_cfg(th, PCK_BASE0) & 0x3FFFF) + c0[AX] * (tt_dp_cfg(th, PCK_XY0) & 15) +
 			c0[AY] * (tt_dp_cfg(th, PCK_XY0) >> 16) + c0[AZ] * (tt_dp_cfg(th, PCK_ZW0) & 0xFFFF) +
 			c0[AW] * (tt_dp_cfg(th, PCK_ZW0) >> 16);
-	unsigned n = flush ? 0 : c1[AX] - c0[AX] + 1;
-	uint32_t dst_index = (((addr / bpd) & ~xmask) + (c0[AX] & xmask) + ((tt_dp_cfg(th, PCK_SEC_OFFSET) & 0xFFF) << 4)) &
-			     0x3FFF;
+	unsigned per_row = flush ? 0 : c1[AX] - c0[AX] + 1;
+	uint32_t start = (((addr / bpd) & ~xmask) + (c0[AX] & xmask) + ((tt_dp_cfg(th, PCK_SEC_OFFSET) & 0xFFF) << 4)) &
+			 0x3FFF;
 	uint32_t yzw = (tt_dp_cfg(th, PCK_BASE1) & 0x3FFFF) + c1[AY] * (tt_dp_cfg(th, PCK_XY1) >> 16) +
 		       c1[AZ] * (tt_dp_cfg(th, PCK_ZW1) & 0xFFFF) + c1[AW] * (tt_dp_cfg(th, PCK_ZW1) >> 16);
 	pthread_mutex_unlock(&dp->adc_lock);
-	/* Output streams (16-byte units): L1_Dest_addr + 1 (the tile header) unless subtracted. */
-	struct tt_pack_stream *ps = &dp->pack[0];
-	uint32_t oaddr = tt_dp_cfg(th, THCON(0) + 5) + !(r1 >> 15 & 1) + (yzw & ~0xFu);
+	unsigned start_row = start >> 4, col0 = start & 15;
+	if (per_row && col0 + per_row > 16)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: %u datums from column %u leave the Dst row (undefined: "
+				"a read interface packs from one row)", per_row, col0);
+	if (per_row && (intf << (start_row & 3)) > 0xF)
+		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: ReadIntfSel 0x%x from Dst row %u leaves its group of "
+				"four rows (undefined)", intf, start_row);
+	if (fo->bfp && per_row && per_row != 16)
+		return pack_unmodelled(th, w, "a BFP pack of rows other than 16 datums");
+	/* The output address generator: 16-byte units; L1_Dest_addr + 1 (the tile header) unless
+	 * subtracted, plus YZW in bytes (see above). */
+	struct tt_pack_stream *ps = &dp->pack;
+	uint32_t oaddr = tt_dp_cfg(th, THCON(0) + 5) + !(r1 >> 15 & 1) + (yzw >> 4);
 	uint32_t limit = tt_dp_cfg(th, PCK_LIMIT) & 0x1FFFF, fifo = tt_dp_cfg(th, PCK_LIMIT + 1) & 0x1FFFF;
 	if (oaddr > limit * 2 + 1)
 		oaddr -= fifo * 2;
@@ -747,11 +778,9 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	}
 	if (ps->fresh) {
 		ps->data = (oaddr & 0x1FFFF) << 4;
-		memset(ps->tpg, 0, sizeof ps->tpg);
+		ps->tpg_y = ps->tpg_z = 0;
 	}
 	ps->fresh = last || flush;
-	if (fo->bfp && n % 16)
-		return pack_unmodelled(th, w, "a BFP pack of a datum count that is not a multiple of 16");
 	if (out_fmt == TT_FMT_FP8 || out_fmt == TT_FMT_TF32 || out_fmt == TT_FMT_BFP8A ||
 	    out_fmt == TT_FMT_BFP4A || out_fmt == TT_FMT_BFP2A)
 		return pack_unmodelled(th, w, "this output format");
@@ -762,65 +791,94 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	if (l1acc && out_fmt != TT_FMT_FP32 && out_fmt != TT_FMT_BF16 && out_fmt != TT_FMT_FP16)
 		return pack_unmodelled(th, w,
 				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
-	uint32_t start = ps->data;
+	uint32_t first = ps->data, first_exp = ps->exp;
 	struct pack_edge pe;
 	pack_edge_read(th, &pe);
 	bool edge_inf = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 16 & 1;   /* PCK_EDGE_MODE: -inf, else 0 */
 	uint32_t minus_inf = inter == TT_FMT_FP32 ? 0xFF800000u : inter == TT_FMT_FP16 ? 0xFC00u : 0xFF80u;
 	uint16_t group[16];
-	for (unsigned i = 0; i < n; i++, dst_index = (dst_index + 1) & 0x3FFF) {
-		unsigned row = dst_index >> 4, col = dst_index & 15;
-		uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
-		if (!(pack_edge_mask(&pe, ps->tpg) >> col & 1)) {
-			if (edge_inf && int_inter)
-				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) "
-						"in an integer intermediate format (undefined)");
-			v = edge_inf ? minus_inf : 0;
-		} else if (!pack_early(inter, read32, raw, i8, d, &v)) {
-			return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, intermediate format)");
-		}
-		if (relu)
-			v = pack_relu(inter, relu, relu_thr, v);
-		if (fo->bfp) {
-			group[i & 15] = (uint16_t)v;
-			if ((i & 15) != 15)
-				continue;
-			uint8_t e, m[16];
-			tt_bfp_encode(group, fo->l1_bits, &e, m);
-			if (!l1_ok(ps->exp, 1) || !l1_ok(ps->data, fo->l1_bits * 2))
-				return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes past the end of L1");
-			l1_write_bytes(tile, ps->exp++, e, 1);
-			uint8_t buf[16] = { 0 };
-			unsigned nbytes = fo->l1_bits * 2u;
-			for (unsigned k = 0; k < 16; k++)
-				buf[k * fo->l1_bits / 8] |= (uint8_t)(m[k] << (k * fo->l1_bits % 8));
-			for (unsigned k = 0; k < nbytes; k++)
-				l1_write_bytes(tile, ps->data + k, buf[k], 1);
-			ps->data += nbytes;
+	unsigned k = 0;   /* enabled read interfaces so far */
+	for (unsigned ri = 0; ri < 4 && per_row; ri++) {
+		if (!(intf >> ri & 1))
 			continue;
+		unsigned row = (start_row & ~3u) | ri;
+		uint16_t mask = pack_edge_mask(&pe, ps->tpg_y + k++, ps->tpg_z);
+		for (unsigned c = 0; c < per_row; c++) {
+			unsigned col = col0 + c;
+			uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
+			if (!(mask >> col & 1)) {
+				if (edge_inf && int_inter)
+					return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: an edge mask's -inf (PCK_EDGE_MODE 1) "
+							"in an integer intermediate format (undefined)");
+				v = edge_inf ? minus_inf : 0;
+			} else if (!pack_early(inter, read32, raw, i8, d, &v)) {
+				return pack_unmodelled(th, w, "this early format conversion (Read_32b_data, Read_raw, "
+						       "intermediate format)");
+			}
+			if (relu)
+				v = pack_relu(inter, relu, relu_thr, v);
+			if (fo->bfp) {
+				group[c] = (uint16_t)v;
+				if (c != 15)
+					continue;
+				uint8_t e, m[16];
+				tt_bfp_encode(group, fo->l1_bits, &e, m);
+				if (!l1_ok(ps->exp, 1) || !l1_ok(ps->data, fo->l1_bits * 2))
+					return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes past the end of L1");
+				l1_write_bytes(tile, ps->exp++, e, 1);
+				uint8_t buf[16] = { 0 };
+				unsigned nbytes = fo->l1_bits * 2u;
+				for (unsigned j = 0; j < 16; j++)
+					buf[j * fo->l1_bits / 8] |= (uint8_t)(m[j] << (j * fo->l1_bits % 8));
+				for (unsigned j = 0; j < nbytes; j++)
+					l1_write_bytes(tile, ps->data + j, buf[j], 1);
+				ps->data += nbytes;
+				continue;
+			}
+			uint32_t o;
+			switch (out_fmt) {
+			case TT_FMT_FP32:
+				o = in_fmt == TT_FMT_FP16 ? tt_fp16_to_fp32((uint16_t)v) : v;
+				break;
+			case TT_FMT_BF16:
+				o = in_fmt == TT_FMT_FP32 ? v >> 16 : v;
+				break;
+			default:
+				o = v;
+				break;
+			}
+			unsigned nb = fo->l1_bits / 8;
+			if (!l1_ok(ps->data, nb))
+				return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes L1 0x%x, past the end of L1", ps->data);
+			if (l1acc && !pack_l1acc(out_fmt, l1_read_bits(tile, (uint64_t)ps->data << 3, nb * 8), o, &o))
+				return pack_unmodelled(th, w, "L1 accumulation of a BF16 NaN (undocumented)");
+			l1_write_bytes(tile, ps->data, o, nb);
+			ps->data += nb;
 		}
-		uint32_t o;
-		switch (out_fmt) {
-		case TT_FMT_FP32:
-			o = in_fmt == TT_FMT_FP16 ? tt_fp16_to_fp32((uint16_t)v) : v;
-			break;
-		case TT_FMT_BF16:
-			o = in_fmt == TT_FMT_FP32 ? v >> 16 : v;
-			break;
-		default:
-			o = v;
-			break;
-		}
-		unsigned nb = fo->l1_bits / 8;
-		if (!l1_ok(ps->data, nb))
-			return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes L1 0x%x, past the end of L1", ps->data);
-		if (l1acc && !pack_l1acc(out_fmt, l1_read_bits(tile, (uint64_t)ps->data << 3, nb * 8), o, &o))
-			return pack_unmodelled(th, w, "L1 accumulation of a BF16 NaN (undocumented)");
-		l1_write_bytes(tile, ps->data, o, nb);
-		ps->data += nb;
 	}
-	if (ps->data > start)
-		bh_tile_l1_written(tile, start, ps->data - start);
+	/* The tile position: + the enabled interfaces, a new xy plane only on landing on the count. */
+	ps->tpg_y = (ps->tpg_y + k) & 0xFF;
+	if (k && ps->tpg_y == pe.per_plane) {
+		ps->tpg_y = 0;
+		ps->tpg_z++;
+	}
+	/* Last and Flush flush the output buffers: a 16-byte block begun is completed with zeros (PACR.md:
+	 * 48 datums of BFP4, 24 bytes, and eight zero bytes). */
+	if ((last || flush) && ((ps->data & 15) || (fo->bfp && (ps->exp & 15)))) {
+		if (l1acc)
+			return pack_unmodelled(th, w, "L1 accumulation of a flush's zero padding (undocumented)");
+		uint32_t pad = -ps->data & 15, epad = fo->bfp ? -ps->exp & 15 : 0;
+		if (!l1_ok(ps->data, pad) || !l1_ok(ps->exp, epad))
+			return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes past the end of L1");
+		for (; pad; pad--)
+			l1_write_bytes(tile, ps->data++, 0, 1);
+		for (; epad; epad--)
+			l1_write_bytes(tile, ps->exp++, 0, 1);
+	}
+	if (ps->data > first)
+		bh_tile_l1_written(tile, first, ps->data - first);
+	if (fo->bfp && ps->exp > first_exp)
+		bh_tile_l1_written(tile, first_exp, ps->exp - first_exp);
 	/* ADDR_MOD_PACK: Y/Z of both channels for the next PACR. */
 	uint32_t am = tt_dp_tcfg(th, TCFG_ADDR_MOD_PACK + bits(w, 16, 15));
 	pthread_mutex_lock(&dp->adc_lock);

@@ -72,7 +72,8 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 /* ---- instruction words of the data plane (Blackhole operand layouts) ---- */
 #define TT_UNPACR(u, ch0z, flip) \
 	TT_OP(0x42, (uint32_t)(u) << 23 | (uint32_t)(ch0z) << 15 | (uint32_t)(flip) << 6 | 1u)
-#define TT_PACR(am, last)	TT_OP(0x41, (uint32_t)(am) << 15 | 1u << 8 | (uint32_t)(last))
+/* PACR with all four Dst read interfaces (ReadIntfSel 0): four Dst rows. */
+#define TT_PACR(am, last)	TT_OP(0x41, (uint32_t)(am) << 15 | (uint32_t)(last))
 #define TT_SETADCXX(units, x1, x0)	TT_OP(0x5E, (uint32_t)(units) << 21 | (uint32_t)(x1) << 10 | (x0))
 #define TT_SETADCZW_Z0(units)	TT_OP(0x54, (uint32_t)(units) << 21 | 0x5u)   /* Z of both channels = 0 */
 /* UNPACR to Dst: input and output Z (the next face) + 1. */
@@ -98,6 +99,7 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 #define CFG_UNP0_BASE1 49u
 #define CFG_UNP0_ZW1 57u
 #define CFG_PCK_XY0 12u
+#define CFG_PCK_ZW0 13u
 #define CFG_PCK_DEST_RD 18u
 #define CFG_PCK_EDGE_OFFSET0 24u   /* PCK_EDGE_OFFSET_SEC0 mask 15:0 (and the edge mode, row-set select) */
 #define CFG_PCK_SEC0_OFFSET 180u
@@ -172,9 +174,12 @@ static inline void compute_begin(enum compute_thread role)
 		tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + 1, 0));             /* 1: nothing moves */
 		tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + 1, 0));
 	} else {
-		tt_push(TT_SETC16(TCFG_ADDR_MOD_PACK + 0, 1u));          /* 0: next face */
-		tt_push(TT_SETC16(TCFG_ADDR_MOD_PACK + 1, 1u << 5));     /* 1: back to face 0 */
-		tt_push(TT_SETADCXX(4, 255, 0));
+		/* As tt-llk's Blackhole packer: four PACRs of four rows per face. 0: Y + 4 rows; 1: the
+		 * tile's end, Y and Z back to 0; 2: a face's end, Y to 0 and Z + 1 (the next face). */
+		tt_push(TT_SETC16(TCFG_ADDR_MOD_PACK + 0, 4u | 4u << 6));
+		tt_push(TT_SETC16(TCFG_ADDR_MOD_PACK + 1, 1u << 5 | 1u << 11 | 1u << 13));
+		tt_push(TT_SETC16(TCFG_ADDR_MOD_PACK + 2, 1u << 5 | 4u << 6 | 1u << 12));
+		tt_push(TT_SETADCXX(4, 15, 0));   /* a Dst row (16 datums) per read interface */
 	}
 }
 
@@ -294,8 +299,11 @@ static inline void compute_pack_config(uint32_t out_fmt, int fp32_dst)
 	compute_wrcfg(CFG_PCK_DEST_RD, (compute_pack_dst16(out_fmt, fp32_dst) ? 0u : 1u) | (out_fmt == COMPUTE_FMT_UINT8 ? 2u : 0u));
 	compute_wrcfg(CFG_THCON(0) + 6, 1u | out << 4 | inter << 8);
 	compute_wrcfg(CFG_PCK_EDGE_OFFSET0, 0xFFFFu);   /* edge mask: every column (rows map to mask 0) */
-	/* Y: one face of the intermediate (256 datums) */
-	compute_wrcfg(CFG_PCK_XY0, (COMPUTE_FMT_IS32(inter) ? 1024u : inter == 14u ? 256u : 512u) << 16);
+	/* Y: one Dst row (16 datums) in the input address generator's bytes of In_data_format (4, 2 or
+	 * 1 by its low two bits), Z: one face (16 rows) */
+	uint32_t row = (inter & 3u) == 0 ? 64u : (inter & 3u) == 1 ? 32u : 16u;
+	compute_wrcfg(CFG_PCK_XY0, row << 16);
+	compute_wrcfg(CFG_PCK_ZW0, row * 16u);
 }
 
 /* ---- the tt-metal compute API ---- */
@@ -505,7 +513,8 @@ static inline void compute_pack_tile_at(unsigned idst, uint32_t addr, bool dst16
 	compute_wrcfg(CFG_THCON(0) + 5, addr / 16 - 1);
 	compute_wrcfg(CFG_PCK_SEC0_OFFSET, dst16 ? compute_dst16_row(idst) : idst * 64u);
 	for (unsigned f = 0; f < 4; f++)
-		tt_push(TT_PACR(f == 3, f == 3));
+		for (unsigned r = 0; r < 4; r++)
+			tt_push(TT_PACR(r < 3 ? 0u : f < 3 ? 2u : 1u, f == 3 && r == 3));
 }
 
 /* Pack Dst tile idst into tile itile of ocb. */

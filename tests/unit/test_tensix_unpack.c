@@ -17,7 +17,9 @@
 #define UNPACR(u, ch1y, ch1z, ch0y, ch0z, flip) \
 	TT(0x42, (uint32_t)(u) << 23 | (uint32_t)(ch1y) << 21 | (uint32_t)(ch1z) << 19 | (uint32_t)(ch0y) << 17 | \
 		 (uint32_t)(ch0z) << 15 | (uint32_t)(flip) << 6 | 1u)
-#define PACR(am, last) TT(0x41, (uint32_t)(am) << 15 | 1u << 8 | (uint32_t)(last))
+/* PACR with ReadIntfSel sel; PACR: all four Dst read interfaces (0). */
+#define PACRI(am, sel, last) TT(0x41, (uint32_t)(am) << 15 | (uint32_t)(sel) << 8 | (uint32_t)(last))
+#define PACR(am, last) PACRI(am, 0, last)
 #define SETADCXX(units, x1, x0) TT(0x5E, (uint32_t)(units) << 21 | (uint32_t)(x1) << 10 | (x0))
 #define SETADCZW(units, w1, z1, w0, z0, mask) \
 	TT(0x54, (uint32_t)(units) << 21 | (uint32_t)(w1) << 15 | (uint32_t)(z1) << 12 | (uint32_t)(w0) << 9 | \
@@ -51,6 +53,27 @@ static void cfg(struct bh_device *dev, unsigned idx, uint32_t v)
 static void emit_cfg(struct prog *p, unsigned idx, uint32_t v)
 {
 	emit_store_word(p, TENSIX_CFG + 4 * idx, v);
+}
+
+/* Packing one 16-row face from Dst row 0 as tt-llk's Blackhole code does: a row (16 datums) per
+ * read interface, four PACRs of all four interfaces, Y + 4 rows each (ADDR_MOD_PACK 0), the last
+ * with Last and Y back to 0 (ADDR_MOD_PACK 1). PCK0_ADDR_CTRL_XY_REG_0's Ystride is a row of
+ * In_data_format (pack_face sets it). */
+#define PACK_FACE_WORDS \
+	SETC16(37, 4u), SETC16(38, 1u << 5), SETADCXX(4, 15, 0), PACR(0, 0), PACR(0, 0), PACR(0, 0), PACR(1, 1)
+
+static unsigned fmt_bytes(unsigned fmt)
+{
+	return (fmt & 3) == 0 ? 4 : (fmt & 3) == 1 ? 2 : 1;
+}
+
+static void cfg(struct bh_device *dev, unsigned idx, uint32_t v);
+
+static void pack_face(struct bh_device *dev, unsigned in_fmt)
+{
+	static const uint32_t w[] = { PACK_FACE_WORDS };
+	cfg(dev, 12, 16u * fmt_bytes(in_fmt) << 16);
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
 }
 
 /* A device whose packer 0 passes every column (PCK_EDGE_OFFSET_SEC0 mask 0xFFFF, as tt-llk's
@@ -114,9 +137,28 @@ static void configure(struct bh_device *dev)
 	cfg(dev, THCON(1) + 0, TT_FMT_BFP8 | 1u << 4 | 16u << 16);
 	cfg(dev, THCON(1) + 1, 16u | 4u << 16);
 	cfg(dev, THCON(1) + 8, TT_FMT_BFP8 | 1u << 10);
-	/* Packer 0: BF16 from a 16-bit Dst, uncompressed; a face (256 datums) per PACR. */
+	/* The packer: BF16 from a 16-bit Dst, uncompressed; Y counts Dst rows of BF16, Z faces. */
 	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
-	cfg(dev, 12, 512u << 16);   /* PCK0_ADDR_CTRL_XY_REG_0 Ystride: a face of BF16 */
+	cfg(dev, 12, 32u << 16);   /* PCK0_ADDR_CTRL_XY_REG_0 Ystride */
+	cfg(dev, 13, 512u);        /* PCK0_ADDR_CTRL_ZW_REG_0 Zstride */
+}
+
+/* As tt-llk's Blackhole packer: ADDR_MOD_PACK 0 Y + 4 rows; 1 (the tile's last PACR) Y and Z to 0;
+ * 2 (a face's last) Y to 0, Z + 1. A row per read interface. */
+static void emit_pack_modes(struct prog *p)
+{
+	emit_push(p, SETC16(37, 4u));
+	emit_push(p, SETC16(38, 1u << 5 | 1u << 13));
+	emit_push(p, SETC16(39, 1u << 5 | 1u << 12));
+	emit_push(p, SETADCXX(4, 15, 0));
+}
+
+/* A 32x32 tile: four faces, each four PACRs of four Dst rows, Last at the end. */
+static void emit_pack_tile(struct prog *p)
+{
+	for (unsigned f = 0; f < 4; f++)
+		for (unsigned r = 0; r < 4; r++)
+			emit_push(p, PACR(r < 3 ? 0 : f < 3 ? 2 : 1, f == 3 && r == 3));
 }
 
 static void emit_unpacker(struct prog *p)
@@ -152,14 +194,11 @@ static void emit_math(struct prog *p)
 
 static void emit_packer(struct prog *p)
 {
-	emit_push(p, SETC16(37, 1u));          /* ADDR_MOD_PACK 0: Y source + 1 (next face) */
-	emit_push(p, SETC16(38, 1u << 5));     /* ADDR_MOD_PACK 1: Y source cleared */
-	emit_push(p, SETADCXX(4, 255, 0));
+	emit_pack_modes(p);
 	for (unsigned t = 0; t < TILES; t++) {
 		emit_cfg(p, THCON(0) + 5, C_AT(t) / 16 - 1);
 		emit_push(p, SEMWAIT(0x4, 1u, 1));        /* Dst full: semaphore 0 non-zero */
-		for (unsigned f = 0; f < 4; f++)
-			emit_push(p, PACR(f == 3, f == 3));
+		emit_pack_tile(p);
 		emit_push(p, SEMGET(1u));
 		emit_tensix_sync(p);
 	}
@@ -209,8 +248,9 @@ static void unpack_face_to_dst32_then_pack(struct bh_device *dev, const void *in
 	cfg(dev, 18, 1);                             /* Read_32b_data */
 	cfg(dev, THCON(0) + 6, 1u | out_fmt << 4 | out_fmt << 8);
 	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
-	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0), PACR(0, 1) };
+	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0) };
 	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	pack_face(dev, out_fmt);
 }
 
 /* Unpack a face to Dst (Unpack_If_Sel) in FP32, then pack it as BF16 from the 32-bit Dst with
@@ -237,8 +277,7 @@ Test(tensix_unpack, fp32_to_dst_then_pack_rounds_to_bf16_and_bfp8)
 	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BFP8 << 4 | TT_FMT_BF16 << 8);
 	cfg(dev, THCON(0) + 5, 0x31000 / 16 - 1);
 	cfg(dev, THCON(0) + 4, 1u << 16);                 /* Exp_section_size: one 16-byte unit */
-	const uint32_t w2[] = { PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w2, 1);
+	pack_face(dev, TT_FMT_BF16);
 	uint8_t ex[16], man[256];
 	bh_tile_l1_read(tile0(dev), 0x31000, ex, 16);
 	bh_tile_l1_read(tile0(dev), 0x31010, man, 256);
@@ -302,8 +341,7 @@ Test(tensix_unpack, int32_to_dst_packs_as_int32_and_as_int8_uint8)
 		cfg(dev, 8, shift ? 1 : 0);                     /* INT_DESCALE_Enable, Mode 0 */
 		cfg(dev, 187, shift | 0x20u);                   /* ShiftAmount: the low five bits */
 		cfg(dev, THCON(0) + 5, (0x31000 + 0x100 * mode) / 16 - 1);
-		const uint32_t w2[] = { PACR(0, 1) };
-		run_pushes(dev, BH_CORE_TRISC0, w2, 1);
+		pack_face(dev, TT_FMT_INT8);
 		uint8_t b[256];
 		bh_tile_l1_read(tile0(dev), 0x31000 + 0x100 * mode, b, sizeof b);
 		for (unsigned k = 0; k < 256; k++)
@@ -437,7 +475,7 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
 			cfg(dev, 24, c[k].edge);
 		struct bh_core_result *r = result_new();
 		struct prog p = { 0 };
-		emit_push(&p, SETADCXX(4, 255, 0));
+		emit_push(&p, SETADCXX(4, 15, 0));
 		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
 		emit_tensix_sync(&p);
 		emit_exit_with(&p, 0);
@@ -460,8 +498,7 @@ static void pack_face_as(struct bh_device *dev, unsigned fmt, uint32_t at, uint3
 	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | fmt << 25);
 	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
 	cfg(dev, THCON(0) + 5, at / 16 - 1);
-	const uint32_t w[] = { PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w, 1);
+	pack_face(dev, fmt);
 	bh_tile_l1_read(tile0(dev), at, out, 256 * sizeof *out);
 }
 
@@ -507,8 +544,7 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 	cfg(dev, BH_DP_CFG_ALU, (uint32_t)TT_FMT_FP16 << 25);
 	cfg(dev, THCON(0) + 6, 1u | TT_FMT_FP16 << 4 | TT_FMT_FP16 << 8);
 	cfg(dev, THCON(0) + 5, 0x38000 / 16 - 1);
-	const uint32_t w16[] = { PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w16, 1);
+	pack_face(dev, TT_FMT_FP16);
 	uint16_t h[256];
 	bh_tile_l1_read(tile0(dev), 0x38000, h, sizeof h);
 	for (unsigned k = 0; k < 256; k++)
@@ -526,7 +562,7 @@ Test(tensix_unpack, packer_relu_zeroes_and_clamps_after_the_early_conversion)
 	cfg(dev, THCON(0) + 6, 1u | TT_FMT_INT8 << 4 | TT_FMT_INT8 << 8);
 	cfg(dev, 18, 1u | 4u);
 	cfg(dev, THCON(0) + 5, 0x39000 / 16 - 1);
-	run_pushes(dev, BH_CORE_TRISC0, w16, 1);
+	pack_face(dev, TT_FMT_INT8);
 	uint8_t b[256];
 	bh_tile_l1_read(tile0(dev), 0x39000, b, sizeof b);
 	for (unsigned k = 0; k < 256; k++)
@@ -575,8 +611,6 @@ static void pack_edges(struct bh_device *dev, unsigned fmt, uint32_t at, uint32_
 static unsigned by_row(unsigned i) { return edge_rows[(i / 16) & 15]; }
 /* pack_reads_per_xy_plane 4: Y = row % 4 (Z = row / 4 unused by row sets). */
 static unsigned by_row_mod4(unsigned i) { return edge_rows[(i / 16) % 4]; }
-/* ... and pack_yz_transposed: Z = row % 4, Y = row / 4. */
-static unsigned by_row_div4(unsigned i) { return edge_rows[(i / 16) / 4]; }
 /* PCK_EDGE_TILE_ROW_SET_SELECT 2: row set 2, whose mapping is row set 0's rotated by 2. */
 static unsigned by_row_set2(unsigned i) { return (edge_rows[(i / 16) & 15] + 2) & 3; }
 /* Face sets: Z = ZOffset 2 + row / 4 picks row set b = TILE_FACE_SET_MAPPING_1[Z] = (Z * 3) % 4,
@@ -600,7 +634,6 @@ Test(tensix_unpack, edge_masks_zero_or_minus_inf_by_row_set_and_face_set)
 		uint32_t w24 = inf << 16;
 		pack_edges(dev, TT_FMT_FP32, 0x31000, w24, 0, 0, in, by_row);   /* row set 0 */
 		pack_edges(dev, TT_FMT_BF16, 0x32000, w24, 0, 4u << 8, in, by_row_mod4);
-		pack_edges(dev, TT_FMT_FP32, 0x33000, w24, 0, 4u << 8 | 1u << 23, in, by_row_div4);
 		pack_edges(dev, TT_FMT_BF16, 0x35000, w24 | 2u << 17, 0, 0, in, by_row_set2);
 	}
 	/* Face sets: enable, packer 0 uses TILE_FACE_SET_MAPPING_1; Z starts at ZOffset 2. */
@@ -613,9 +646,10 @@ Test(tensix_unpack, edge_masks_zero_or_minus_inf_by_row_set_and_face_set)
 	bh_device_close(dev);
 }
 
-/* The tile position generator goes on from one PACR to the next while the output stream does
- * (no Last) and starts again at 0 with a fresh output: a PACR of 8 Dst rows with Last (rows 0-7 of
- * the row mapping), then two PACRs of the same rows, the first without Last (rows 0-7, 8-15). */
+/* The tile position goes on from one PACR to the next while the output stream does (no Last) and
+ * starts again at 0 with a fresh output: two PACRs of Dst rows 0-7, the second with Last (rows 0-7
+ * of the row mapping), then four PACRs of the same rows, only the last with Last (rows 0-7,
+ * 8-15). */
 Test(tensix_unpack, edge_mask_positions_continue_until_the_last_pacr)
 {
 	struct bh_device *dev = open_packer();
@@ -627,7 +661,9 @@ Test(tensix_unpack, edge_mask_positions_continue_until_the_last_pacr)
 		cfg(dev, 24 + c, edge_masks[c]);
 	cfg(dev, 20, edge_rows_word(0));
 	cfg(dev, THCON(0) + 5, 0x36000 / 16 - 1);
-	const uint32_t w1[] = { SETADCXX(4, 127, 0), PACR(0, 1) }, w2[] = { PACR(0, 0), PACR(0, 1) };
+	cfg(dev, 12, 64u << 16);
+	const uint32_t w1[] = { SETC16(37, 4u), SETC16(38, 1u << 5), SETADCXX(4, 15, 0), PACR(0, 0), PACR(1, 1) },
+		       w2[] = { PACR(0, 0), PACR(1, 0), PACR(0, 0), PACR(1, 1) };
 	run_pushes(dev, BH_CORE_TRISC0, w1, N(w1));
 	cfg(dev, THCON(0) + 5, 0x37000 / 16 - 1);
 	run_pushes(dev, BH_CORE_TRISC0, w2, N(w2));
@@ -639,6 +675,251 @@ Test(tensix_unpack, edge_mask_positions_continue_until_the_last_pacr)
 		bool keep = edge_masks[edge_rows[y]] >> (i % 16) & 1;
 		cr_assert_eq(out[i], keep ? b_of(in[i % 128]) : 0, "datum %u (Y %u): %a", i, y, (double)f_of(out[i]));
 	}
+	bh_device_close(dev);
+}
+
+/* ---- The Dst read interfaces (BlackholeA0 PACR.md): ReadIntfSel (bits 11:8) enables interfaces,
+ * 0 all four; interface i reads Dst row (StartRow & ~3) | i, a row of the ADC X range each, packed
+ * in increasing i; a mask that shifted by StartRow & 3 leaves the group of four is undefined ---- */
+
+/* Dst16b rows 0-31 hold BF16 bit patterns that name their row and column (normal numbers, kept
+ * exactly by the early conversion). */
+static uint16_t rowcol(unsigned row, unsigned col)
+{
+	return (uint16_t)(0x4000u | row << 4 | col);
+}
+
+static struct bh_device *open_rowcol(void)
+{
+	struct bh_device *dev = open_packer();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	for (unsigned r = 0; r < 32; r++)
+		for (unsigned c = 0; c < 16; c++)
+			tt_dst16_write(dp, r, c, tt_dst_from_bf16(rowcol(r, c)));
+	cfg(dev, BH_DP_CFG_ALU, (uint32_t)TT_FMT_BF16 << 25);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, 12, 32u << 16);   /* Ystride: a Dst row of BF16 */
+	return dev;
+}
+
+#define SENTINEL 0xDEADu
+
+/* `n` halfwords at `at` set to SENTINEL. */
+static void l1_sentinel(struct bh_device *dev, uint32_t at, unsigned n)
+{
+	uint16_t s[512];
+	for (unsigned k = 0; k < n; k++)
+		s[k] = SENTINEL;
+	bh_tile_l1_write(tile0(dev), at, s, n * 2);
+}
+
+/* Every ReadIntfSel from StartRow 8, 9, 10 and 11 (ADC Y, a row each), whole rows: the rows
+ * (StartRow & ~3) | i of the enabled interfaces i in increasing order, 16 datums each, and nothing
+ * after them (the 49th datum of a three-interface PACR onwards stays untouched). The combinations
+ * the page leaves undefined fault (the next test). */
+Test(tensix_unpack, pacr_read_intf_sel_reads_rows_start_and_not_3_or_i_in_order)
+{
+	struct bh_device *dev = open_rowcol();
+	uint32_t at = 0x40000;
+	unsigned runs = 0;
+	for (unsigned sr = 8; sr < 12; sr++)
+		for (unsigned sel = 0; sel < 16; sel++) {
+			unsigned m = sel ? sel : 0xF;
+			if ((m << (sr & 3)) > 0xF)
+				continue;
+			l1_sentinel(dev, at, 80);
+			cfg(dev, THCON(0) + 5, at / 16 - 1);
+			const uint32_t w[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, sr), PACRI(0, sel, 1) };
+			run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+			uint16_t out[80];
+			bh_tile_l1_read(tile0(dev), at, out, sizeof out);
+			unsigned n = 0;
+			for (unsigned i = 0; i < 4; i++)
+				for (unsigned c = 0; m >> i & 1 && c < 16; c++, n++)
+					cr_assert_eq(out[n], rowcol((sr & ~3u) | i, c), "StartRow %u ReadIntfSel %#x datum %u: %04x, want "
+						     "row %u col %u", sr, sel, n, out[n], (sr & ~3u) | i, c);
+			for (; n < 80; n++)
+				cr_assert_eq(out[n], SENTINEL, "StartRow %u ReadIntfSel %#x: datum %u written", sr, sel, n);
+			at += 0x100;
+			runs++;
+		}
+	cr_assert_eq(runs, 16 + 7 + 3 + 1, "every defined combination ran");
+	bh_device_close(dev);
+}
+
+/* What the page leaves undefined, or does not describe, faults by name at the PACR. */
+Test(tensix_unpack, pacr_read_intf_sel_outside_its_group_and_undocumented_fields_fault_by_name)
+{
+	static const struct { unsigned sr, sel, x1; uint32_t r1, ctr; const char *kind, *why; } c[] = {
+		{ 9, 0, 15, 0, 0, "bad register value",
+		  "PACR: ReadIntfSel 0xf from Dst row 9 leaves its group of four rows (undefined)" },
+		{ 11, 2, 15, 0, 0, "bad register value",
+		  "PACR: ReadIntfSel 0x2 from Dst row 11 leaves its group of four rows (undefined)" },
+		{ 8, 1, 255, 0, 0, "bad register value",
+		  "PACR: 256 datums from column 0 leave the Dst row (undefined: a read interface packs from one row)" },
+		{ 8, 0, 15, 1u << 13, 0, "not modelled",
+		  "PACR: Auto_set_last_pacr_intf_sel (undocumented) is not modelled" },
+		{ 8, 0, 15, 1u << 17, 0, "not modelled",
+		  "PACR: pack_start_intf_pos (undocumented) is not modelled" },
+		{ 8, 0, 15, 0, 1u << 23 | 4u << 8, "not modelled",
+		  "PACR: pack_yz_transposed (not documented for the Dst read interfaces) is not modelled" },
+	};
+	for (size_t k = 0; k < N(c); k++) {
+		struct bh_device *dev = open_rowcol();
+		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8 | c[k].r1);
+		cfg(dev, 28, c[k].ctr);
+		cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		emit_push(&p, SETADCXX(4, c[k].x1, 0));
+		emit_push(&p, SETADC(4, 0, 1, c[k].sr));
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACRI(0, c[k].sel, 1));
+		emit_tensix_sync(&p);
+		emit_exit_with(&p, 0);
+		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+		expect_fault(r, BH_CORE_TRISC0, pc, c[k].kind, c[k].why);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
+/* The tile position of edge masking advances per enabled read interface, the k'th enabled one at
+ * Y + k, and starts a new xy plane (Z + 1, Y 0) only when Y lands exactly on
+ * pack_reads_per_xy_plane (4 here): after 3 + 1 interfaces it does, after 3 + 3 it steps over 4
+ * and goes on. Row sets by Y and, through face sets, by Z pick a different mask per row. Six PACRs
+ * (ADDR_MOD_PACK 0: the next group of four Dst rows each) form one output stream. */
+Test(tensix_unpack, pacr_tile_position_advances_per_enabled_interface)
+{
+	static const unsigned sels[] = { 0x7, 0x8, 0x7, 0x7, 0x0, 0x5 };
+	struct bh_device *dev = open_rowcol();
+	for (unsigned c = 0; c < 4; c++)
+		cfg(dev, 24 + c, edge_masks[c]);
+	for (unsigned b = 0; b < 4; b++)
+		cfg(dev, 20 + b, edge_rows_word(b));
+	uint32_t faces = 0;
+	for (unsigned z = 0; z < 16; z++)
+		faces |= ((z * 3 + 1) % 4) << 2 * z;
+	cfg(dev, 37, faces);              /* TILE_FACE_SET_MAPPING_1 */
+	cfg(dev, 19, 1u << 8 | 1u);       /* face sets on, mapping 1 */
+	cfg(dev, 28, 4u << 8);            /* pack_reads_per_xy_plane 4 */
+	cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+	l1_sentinel(dev, 0x40000, 272);
+	struct prog p = { 0 };
+	emit_push(&p, SETC16(37, 4u));
+	emit_push(&p, SETADCXX(4, 15, 0));
+	for (unsigned q = 0; q < N(sels); q++)
+		emit_push(&p, PACRI(0, sels[q], q == N(sels) - 1));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_TRISC0, &p), 0);
+	uint16_t out[272];
+	bh_tile_l1_read(tile0(dev), 0x40000, out, sizeof out);
+	unsigned y = 0, z = 0, n = 0, masked = 0, zs = 0;
+	for (unsigned q = 0; q < N(sels); q++) {
+		unsigned m = sels[q] ? sels[q] : 0xF, k = 0;
+		for (unsigned i = 0; i < 4; i++) {
+			if (!(m >> i & 1))
+				continue;
+			unsigned b = (z * 3 + 1) % 4, mask = edge_masks[(edge_rows[(y + k++) & 15] + b) & 3];
+			for (unsigned c = 0; c < 16; c++, n++) {
+				uint16_t want = mask >> c & 1 ? rowcol(4 * q + i, c) : 0;
+				masked += !want;
+				cr_assert_eq(out[n], want, "PACR %u interface %u (Y %u Z %u) col %u: %04x want %04x", q, i,
+					     y + k - 1, z, c, out[n], want);
+			}
+		}
+		y = (y + k) & 0xFF;
+		if (y == 4) {
+			y = 0;
+			z++;
+		}
+		zs += z;
+	}
+	cr_assert_eq(n, 16u * (3 + 1 + 3 + 3 + 4 + 2));
+	cr_assert_eq(zs, 5, "one new xy plane, after the second PACR");
+	cr_assert(masked > 16 && masked < n - 16, "%u of %u datums masked", masked, n);
+	for (; n < 272; n++)
+		cr_assert_eq(out[n], SENTINEL);
+	bh_device_close(dev);
+}
+
+/* A part of each row (ADC X 4..11: eight columns) through two PACRs of one output stream: each
+ * enabled interface packs those columns of its row, the second PACR's datums follow the first's
+ * directly (the L1 position advances by exactly N * D datums). */
+Test(tensix_unpack, pacr_packs_the_adc_x_columns_of_each_interface_contiguously)
+{
+	struct bh_device *dev = open_rowcol();
+	cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+	l1_sentinel(dev, 0x40000, 48);
+	const uint32_t w[] = { SETC16(37, 4u), SETADCXX(4, 11, 4), SETADC(4, 0, 1, 0), PACRI(0, 0x6, 0), PACRI(0, 0x9, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	static const unsigned rows[] = { 1, 2, 4, 7 };
+	uint16_t out[48];
+	bh_tile_l1_read(tile0(dev), 0x40000, out, sizeof out);
+	for (unsigned n = 0; n < 32; n++)
+		cr_assert_eq(out[n], rowcol(rows[n / 8], 4 + n % 8), "datum %u: %04x", n, out[n]);
+	for (unsigned n = 32; n < 48; n++)
+		cr_assert_eq(out[n], SENTINEL, "datum %u written", n);
+	bh_device_close(dev);
+}
+
+/* The output address: L1_Dest_addr + 1 + YZW >> 4 (16-byte units), YZW = PCK0_ADDR_BASE_REG_1 + ADC
+ * channel 1's Y, Z, W times PCK0_ADDR_CTRL_XY_REG_1/ZW_REG_1's strides, in bytes (ttsim's
+ * Blackhole rule): 0x108 + 3 * 0x40 + 2 * 0x200 + 0x1000 = 0x15C8, 0x15C0 bytes on. Wormhole's
+ * YZW & ~0xF would be 0x15C0 16-byte units on (0x15C00 bytes): that L1 stays untouched. */
+Test(tensix_unpack, pacr_output_address_adds_yzw_bytes_in_16_byte_units)
+{
+	struct bh_device *dev = open_rowcol();
+	const uint32_t base = 0x40000, yzw = 0x108 + 3 * 0x40 + 2 * 0x200 + 0x1000;
+	cfg(dev, THCON(0) + 5, base / 16 - 1);
+	cfg(dev, 17, 0x108);                    /* PCK0_ADDR_BASE_REG_1 */
+	cfg(dev, 14, 0x40u << 16);              /* Ystride (channel 1) */
+	cfg(dev, 15, 0x200u | 0x1000u << 16);   /* Zstride, Wstride (channel 1) */
+	l1_sentinel(dev, base, 32);
+	l1_sentinel(dev, base + (yzw >> 4 << 4), 32);
+	l1_sentinel(dev, base + ((yzw & ~0xFu) << 4), 32);
+	const uint32_t w[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, 4), SETADC(4, 1, 1, 3), SETADC(4, 1, 2, 2),
+			       SETADC(4, 1, 3, 1), PACRI(0, 0x3, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	uint16_t out[32], wh[32], at0[32];
+	bh_tile_l1_read(tile0(dev), base + 0x15C0, out, sizeof out);
+	bh_tile_l1_read(tile0(dev), base + 0x15C00, wh, sizeof wh);
+	bh_tile_l1_read(tile0(dev), base, at0, sizeof at0);
+	for (unsigned n = 0; n < 32; n++) {
+		cr_assert_eq(out[n], rowcol(4 + n / 16, n % 16), "datum %u at +0x15C0: %04x", n, out[n]);
+		cr_assert_eq(wh[n], SENTINEL, "Wormhole's address (+0x15C00) written at %u", n);
+		cr_assert_eq(at0[n], SENTINEL, "YZW ignored: datum %u at L1_Dest_addr", n);
+	}
+	bh_device_close(dev);
+}
+
+/* Three interfaces to BFP4 with Last: three shared exponents (one per row) and 24 bytes of
+ * mantissas, then the flush completes both 16-byte blocks with zeros (PACR.md's example: 48
+ * datums of BFP4 and eight zero bytes); L1 after the blocks stays untouched. */
+Test(tensix_unpack, pacr_flush_pads_a_partial_16_byte_block_with_zeros)
+{
+	struct bh_device *dev = open_rowcol();
+	uint8_t before[64], got[64];
+	memset(before, 0xAD, sizeof before);
+	bh_tile_l1_write(tile0(dev), 0x40000, before, sizeof before);
+	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BFP4 << 4 | TT_FMT_BF16 << 8);
+	cfg(dev, THCON(0) + 4, 1u << 16);   /* Exp_section_size: one 16-byte unit */
+	cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
+	const uint32_t w[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, 0), PACRI(0, 0x7, 1) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	bh_tile_l1_read(tile0(dev), 0x40000, got, sizeof got);
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert_eq(got[k], 0x80, "exponent %u: %#x", k, got[k]);   /* rows 0-2: BF16 exponent 0x80 */
+	for (unsigned k = 3; k < 16; k++)
+		cr_assert_eq(got[k], 0, "exponent block byte %u: %#x", k, got[k]);
+	unsigned set = 0;
+	for (unsigned k = 16; k < 40; k++)
+		set += got[k] != 0xAD;
+	cr_assert_eq(set, 24, "24 mantissa bytes written");
+	for (unsigned k = 40; k < 48; k++)
+		cr_assert_eq(got[k], 0, "padding byte %u: %#x", k - 16, got[k]);
+	for (unsigned k = 48; k < 64; k++)
+		cr_assert_eq(got[k], 0xAD, "byte %u after the block written", k);
 	bh_device_close(dev);
 }
 
@@ -686,8 +967,7 @@ static void pack_acc_face(struct bh_device *dev, unsigned fmt, uint32_t at, cons
 	cfg(dev, THCON(0) + 6, 1u | fmt << 4 | fmt << 8);
 	cfg(dev, THCON(0) + 7, 1u << 19);
 	cfg(dev, THCON(0) + 5, at / 16 - 1);
-	const uint32_t w[] = { PACR(0, 1) };
-	run_pushes(dev, BH_CORE_TRISC0, w, 1);
+	pack_face(dev, fmt);
 	cfg(dev, THCON(0) + 7, 0);
 }
 
@@ -812,9 +1092,14 @@ Test(tensix_unpack, packer_l1_accumulation_of_fp16_faults_unless_the_erratum_is_
 		cfg(dev, THCON(0) + 6, 1u | TT_FMT_FP16 << 4 | TT_FMT_FP16 << 8);
 		cfg(dev, THCON(0) + 7, 1u << 19);
 		cfg(dev, THCON(0) + 5, 0x34000 / 16 - 1);
+		cfg(dev, 12, 32u << 16);
 		struct prog p = { 0 };
-		emit_push(&p, SETADCXX(4, 255, 0));
-		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
+		static const uint32_t face[] = { PACK_FACE_WORDS };
+		for (unsigned k = 0; k < 3; k++)
+			emit_push(&p, face[k]);
+		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, face[3]);
+		for (unsigned k = 4; k < N(face); k++)
+			emit_push(&p, face[k]);
 		emit_tensix_sync(&p);
 		emit_exit_with(&p, 0);
 		struct bh_core_result *r = result_new();
@@ -850,7 +1135,7 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 {
 	static const struct { uint32_t w; const char *why; } c[] = {
 		{ UNPACR(0, 0, 0, 0, 0, 0) | 1u << 2, "UNPACR: RowSearch (bit 2) is not modelled" },
-		{ TT(0x41, 0x2u << 8), "PACR: a packer other than packer 0 (PackerMask) is not modelled" },
+		{ TT(0x41, 1u << 17), "PACR: DstAccessMode (strided reads; undocumented with ReadIntfSel) is not modelled" },
 		{ TT(0x43, 0x4), "UNPACR_NOP form 0x4 (overlay-stream pop or register write) is not modelled" },
 		{ TT(0x4A, 0), "control-plane instruction PACR_SETREG is not modelled yet (its SetRegBase/SetRegHiScaler: "
 			       "TDMA-RISC, undocumented)" },
@@ -896,11 +1181,9 @@ Test(tensix_unpack, pack_without_the_math_semaphore_packs_stale_dst)
 	start_core(dev, BH_CORE_TRISC1, &pm);
 	wait_report_has(dev, "ELWADD until SrcA bank 0 belongs to the matrix unit");
 	/* Pack with no wait on the semaphore. */
-	emit_push(&pp, SETC16(37, 1u));
-	emit_push(&pp, SETADCXX(4, 255, 0));
+	emit_pack_modes(&pp);
 	emit_cfg(&pp, THCON(0) + 5, C_AT(0) / 16 - 1);
-	for (unsigned f = 0; f < 4; f++)
-		emit_push(&pp, PACR(0, f == 3));
+	emit_pack_tile(&pp);
 	emit_tensix_sync(&pp);
 	emit_exit_with(&pp, 0);
 	cr_assert_eq(run_core(dev, BH_CORE_TRISC2, &pp), 0);
