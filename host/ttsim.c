@@ -8,8 +8,9 @@
  * BHEMU_TTSIM_CHIPS=N presents N chips as PCI devices 0..N-1 of bus 0, each a bhemu device of its
  * own with its BARs at device 0's addresses plus N x 64 GiB (as ttsim's multi-chip builds place
  * them), so a host physical address names its chip; tt-umd drives such a library chip by chip
- * through the BDF. The chips share the DMA callbacks (each has its own outbound iATU) and are not
- * linked (no Ethernet). */
+ * through the BDF, or, finding tt-umd's multi-device symbols, by selecting a chip before its calls.
+ * The chips share the DMA callbacks (each has its own outbound iATU) and are not linked: their
+ * Ethernet tiles' L1 is served, every link down, and the Ethernet switch symbols refuse links. */
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
