@@ -86,7 +86,7 @@ void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, const struct bh_topolog
 static bool arc_answer(uint8_t code, uint32_t *resp)
 {
 	switch (code) {
-	case 0x57:   /* GET_HARVESTING: nothing harvested (tt-umd's simulator path assumes so) */
+	case 0x57:   /* GET_HARVESTING: 0 (tt-umd asks it of Wormhole only; Blackhole's is in telemetry) */
 		resp[0] = 0;
 		return true;
 	case 0x58:   /* SET_ETH_DRAM_TRAINED_STATUS: trained */

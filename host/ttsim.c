@@ -20,6 +20,7 @@
 
 #include "bhemu/ttsim.h"
 #include "fabric/arc.h"
+#include "fabric/copy.h"
 #include "fabric/noc.h"
 #include "fabric/pcie.h"
 #include "host/cq.h"
@@ -467,11 +468,12 @@ static bool ttsim_noc(struct ttsim_chip *c, const char *what, unsigned x, unsign
 	}
 	case BH_EP_ETH: {
 		uint8_t *p = addr < BH_ETH_L1_SIZE ? bh_eth_l1_ptr(&dev->chip, ep.index, addr, len) : NULL;
-		if (p) {
-			if (write)
-				memcpy(p, buf, len);
-			else
-				memcpy(buf, p, len);
+		if (p) {    /* relaxed atomic copies against the cores' NoC ones, as the host's DRAM copies */
+			if (write) {
+				bh_copy_relaxed(p, buf, len);
+				bh_device_host_acted(dev);
+			} else
+				bh_copy_relaxed(buf, p, len);
 			return true;
 		}
 		ttsim_error("%s: Ethernet tile (%u,%u) (channel %u) address 0x%llx + %u bytes: only its L1 (0-0x%x) is "
