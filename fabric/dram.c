@@ -60,7 +60,8 @@ int bh_chip_memories_init(struct bh_chip *chip, uint64_t host_mem_size, char *er
 	if (chip->topo.neth) {
 		chip->eth_l1 = lazy_map((uint64_t)chip->topo.neth * BH_ETH_L1_SIZE);
 		if (!chip->eth_l1) {
-			snprintf(err, errlen, "cannot map the L1 of %u Ethernet tiles: %s", chip->topo.neth, strerror(errno));
+			snprintf(err, errlen, "cannot map the L1 of %u Ethernet tiles: %s", chip->topo.neth,
+				 strerror(errno));
 			return -1;
 		}
 		eth_boot_results(chip);

@@ -41,7 +41,8 @@ int bh_soc_descriptor(enum bh_board board, char *buf, size_t len)
 	      "# %u Tensix tiles, %u DRAM banks, %s.\n"
 	      "grid:\n  x_size: 17\n  y_size: 12\n\narc:\n  [ 8-0 ]\n\npcie:\n  [ 2-0, 11-0 ]\n\ndram:\n  [\n",
 	      board == BH_BOARD_P150 ? "P150" : "P100", bh_board_name(board), t.ntiles, t.ndram,
-	      t.neth ? "12 Ethernet tiles (channels 5 and 8 harvested), no links: every port down" : "no Ethernet tiles");
+	      t.neth ? "12 Ethernet tiles (channels 5 and 8 harvested), no links: every port down"
+		     : "no Ethernet tiles");
 	for (unsigned b = 0; b < t.ndram; b++)
 		fprintf(o, "    [%u-%u, %u-%u, %u-%u],\n", dram_xy[b][0][0], dram_xy[b][0][1], dram_xy[b][1][0],
 		    dram_xy[b][1][1], dram_xy[b][2][0], dram_xy[b][2][1]);

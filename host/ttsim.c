@@ -129,8 +129,8 @@ static bool ttsim_board(struct bh_device_config *cfg)
 			g.board_id_hi = ttsim_boards[i].board_id_hi;
 			return true;
 		}
-	ttsim_error("libttsim_init: BHEMU_TTSIM_BOARD is p150 (p150a, p150b, p150c), p100 (p100a) or grid:CxR, not '%s'",
-		    b);
+	ttsim_error("libttsim_init: BHEMU_TTSIM_BOARD is p150 (p150a, p150b, p150c), p100 (p100a) or grid:CxR, "
+		    "not '%s'", b);
 	return false;
 }
 
@@ -748,8 +748,8 @@ TTSIM_API void *libttsim_create_device_by_id(uint32_t chip_id, int chip_x, int c
 	if (!ttsim_running("libttsim_create_device_by_id"))
 		goto out;
 	if (chip_id >= g.nchips) {
-		ttsim_error("libttsim_create_device_by_id: chip %u does not exist (BHEMU_TTSIM_CHIPS presents %u chip%s, "
-			    "0-%u)", chip_id, g.nchips, g.nchips == 1 ? "" : "s", g.nchips - 1);
+		ttsim_error("libttsim_create_device_by_id: chip %u does not exist (BHEMU_TTSIM_CHIPS presents %u "
+			    "chip%s, 0-%u)", chip_id, g.nchips, g.nchips == 1 ? "" : "s", g.nchips - 1);
 		goto out;
 	}
 	g.chip[chip_id].created = true;
@@ -766,8 +766,8 @@ TTSIM_API void libttsim_select_device_by_id(uint32_t chip_id)
 		if (chip_id < g.nchips)
 			g.selected = chip_id;
 		else
-			ttsim_error("libttsim_select_device_by_id: chip %u does not exist (chips 0-%u); chip %u stays selected",
-				    chip_id, g.nchips - 1, g.selected);
+			ttsim_error("libttsim_select_device_by_id: chip %u does not exist (chips 0-%u); chip %u stays "
+				    "selected", chip_id, g.nchips - 1, g.selected);
 	}
 	pthread_mutex_unlock(&g.lock);
 }
@@ -796,8 +796,8 @@ static void ttsim_switch_refuse(const char *fn, void *dev, uint32_t tile_id)
 	pthread_mutex_lock(&g.lock);
 	struct ttsim_chip *c = ttsim_running(fn) ? ttsim_handle(fn, dev) : NULL;
 	if (c)
-		ttsim_error("%s: chip %u Ethernet channel %u: chips are not linked (bhemu models no Ethernet links); the "
-			    "channel stays down", fn, c->index, tile_id);
+		ttsim_error("%s: chip %u Ethernet channel %u: chips are not linked (bhemu models no Ethernet links); "
+			    "the channel stays down", fn, c->index, tile_id);
 	pthread_mutex_unlock(&g.lock);
 }
 
