@@ -4,6 +4,7 @@
 
 #include "fabric/fault.h"
 #include "fabric/arc.h"
+#include "fabric/topology.h"
 
 /* CSM layout of the state set up at init (offsets from BH_ARC_CSM_BASE). */
 #define TELEM_TABLE    0x100u     /* version, entry count, then tag | (index << 16) per entry */
@@ -29,8 +30,23 @@ static void csm_wr(struct bh_arc *a, uint32_t off, uint32_t v)
 	memcpy(a->csm + off, &v, 4);
 }
 
-void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, uint32_t harvest_cols, uint32_t ndram)
+/* ENABLED_TENSIX_COL: bit i stands for the Tensix column at NoC x tensix_col_bit_x[i] (tt-umd's
+ * HARVESTING_NOC_LOCATIONS, which it sorts back into x order). */
+static const uint8_t tensix_col_bit_x[14] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+
+static uint32_t arc_enabled_cols(const struct bh_topology *t)
 {
+	uint32_t m = 0;
+	for (unsigned c = 0; c < t->cols; c++)
+		for (unsigned i = 0; i < 14; i++)
+			if (tensix_col_bit_x[i] == t->col_x[c])
+				m |= 1u << i;
+	return m;
+}
+
+void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, const struct bh_topology *topo)
+{
+	unsigned ndram = topo->ndram;
 	const struct { uint16_t tag; uint32_t value; } telem[] = {
 		{ BH_TAG_BOARD_ID_HIGH, board_id_hi },
 		{ BH_TAG_BOARD_ID_LOW, 1 },
@@ -39,13 +55,15 @@ void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, uint32_t harvest_cols, 
 		{ BH_TAG_AICLK, 1000 },
 		{ BH_TAG_AXICLK, 900 },
 		{ BH_TAG_ARCCLK, 540 },
-		{ BH_TAG_ETH_LIVE_STATUS, 0 },                     /* no Ethernet link is up */
+		{ BH_TAG_ETH_LIVE_STATUS, 0 },       /* no link up (31:16), no base-firmware heartbeat (15:0) */
 		{ BH_TAG_GDDR_STATUS, 0x55555555u >> (32 - 2 * ndram) },   /* 2 bits per channel: trained */
 		{ BH_TAG_FLASH_BUNDLE_VERSION, FLASH_BUNDLE },
 		{ BH_TAG_TIMER_HEARTBEAT, 1 },
-		{ BH_TAG_ENABLED_TENSIX_COL, 0x3FFFu & ~harvest_cols },
-		{ BH_TAG_ENABLED_ETH, 0 },
+		{ BH_TAG_ENABLED_TENSIX_COL, arc_enabled_cols(topo) },
+		{ BH_TAG_ENABLED_ETH, topo->eth_enabled },         /* present channels; none of them linked */
 		{ BH_TAG_ENABLED_GDDR, (1u << ndram) - 1 },
+		{ BH_TAG_PCIE_USAGE, 1 },            /* PCIe 0 an endpoint, PCIe 1 unused (tt-umd: mask 0x2) */
+		{ BH_TAG_ASIC_LOCATION, 0 },
 	};
 	memset(a, 0, sizeof *a);
 	unsigned n = sizeof telem / sizeof telem[0];
@@ -68,7 +86,7 @@ void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, uint32_t harvest_cols, 
 static bool arc_answer(uint8_t code, uint32_t *resp)
 {
 	switch (code) {
-	case 0x57:   /* GET_HARVESTING: nothing harvested (tt-umd's simulator path assumes so) */
+	case 0x57:   /* GET_HARVESTING: 0 (tt-umd asks it of Wormhole only; Blackhole's is in telemetry) */
 		resp[0] = 0;
 		return true;
 	case 0x58:   /* SET_ETH_DRAM_TRAINED_STATUS: trained */

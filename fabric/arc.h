@@ -25,9 +25,12 @@ struct bh_arc {
 	unsigned messages;                 /* answered so far */
 };
 
+struct bh_topology;
+
 /* A booted ARC's state: boot status ready, telemetry table (board id, AICLK, ...), message
- * queues; board_id_hi is the board type word (P150: 0x400). */
-void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, uint32_t harvest_cols, uint32_t ndram);
+ * queues; board_id_hi is the board type word (tt-umd reads the board from bits 31:4: 0x40-0x42
+ * P150, 0x43 P100), the harvesting tags describe topo. */
+void bh_arc_init(struct bh_arc *a, uint32_t board_id_hi, const struct bh_topology *topo);
 /* len bytes at NoC-local addr: the CSM (any length) or a reset-unit register (4 bytes). False:
  * nothing modelled there, or a message the queues cannot answer (err says which). */
 bool bh_arc_read(struct bh_arc *a, uint64_t addr, void *buf, uint32_t len, char *err, size_t errlen);
@@ -49,6 +52,8 @@ enum bh_arc_tag {
 	BH_TAG_ENABLED_TENSIX_COL = 34,
 	BH_TAG_ENABLED_ETH = 35,
 	BH_TAG_ENABLED_GDDR = 36,
+	BH_TAG_PCIE_USAGE = 38,
+	BH_TAG_ASIC_LOCATION = 52,
 };
 
 #endif

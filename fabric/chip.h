@@ -23,6 +23,9 @@ struct bh_chip {
 					  * device's array (dev->tiles), filled before any core runs */
 	/* DRAM banks: 4 GiB each, mapped lazily (untouched DRAM costs no host memory). */
 	uint8_t *dram[BH_DRAM_BANKS_MAX];
+	/* L1 of the enabled Ethernet tiles, topo.neth x BH_ETH_L1_SIZE, mapped lazily like DRAM; the
+	 * base firmware's results written at init (bh_chip_memories_init). */
+	uint8_t *eth_l1;
 	/* Host memory reachable through the PCIe tile: NoC-local addresses [host_base, +size) with
 	 * bit 60 set map to host_mem (a pinned-like buffer owned by the library). */
 	uint8_t *host_mem;
@@ -87,6 +90,21 @@ void bh_chip_memories_destroy(struct bh_chip *chip);
  * leaves the usable 0xFF000000 bytes. Guest and host accesses race like any shared memory: the
  * NoC model decides the access width and atomicity. */
 uint8_t *bh_dram_ptr(struct bh_chip *chip, unsigned bank, uint64_t offset, uint64_t len);
+/* What the Ethernet base firmware leaves in L1 on a card without links (tt-umd blackhole_eth.hpp):
+ * eth_status_t at 0x7CC00 (postcode INIT_FAIL, port_status PORT_DOWN, train_status
+ * LINK_TRAIN_TIMEOUT_LINK_UP, heartbeat 0: the base firmware does not run here), the local
+ * chip_info_t at 0x7CFC0 (eth_id = channel, logical_eth_id = k; the board and ASIC ids are the
+ * owner's, bh_eth_set_ids) and the remote one at 0x7CFE0 zero (no partner). */
+#define BH_ETH_BOOT_RESULTS 0x7CC00u
+#define BH_ETH_POSTCODE_FAIL 0xC0DEB000u
+#define BH_ETH_PORT_DOWN 2u
+#define BH_ETH_TRAIN_TIMEOUT_LINK_UP 9u
+#define BH_ETH_CHIP_INFO 0x7CFC0u
+#define BH_ETH_REMOTE_CHIP_INFO 0x7CFE0u
+/* Write the board and ASIC ids into every Ethernet tile's local chip_info (before any core runs). */
+void bh_eth_set_ids(struct bh_chip *chip, uint32_t board_hi, uint32_t board_lo, uint32_t asic_hi, uint32_t asic_lo);
+/* Pointer to len bytes of enabled Ethernet tile k's L1 at addr, or NULL if the range leaves it. */
+uint8_t *bh_eth_l1_ptr(struct bh_chip *chip, unsigned k, uint64_t addr, uint64_t len);
 /* Pointer to len bytes of host memory at NoC-local address addr: bit 60 must be set, and
  * addr without it must fall in [host_base, host_base + host_mem_size). NULL otherwise. */
 uint8_t *bh_host_mem_ptr(struct bh_chip *chip, uint64_t addr, uint64_t len);

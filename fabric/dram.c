@@ -1,4 +1,5 @@
-/* DRAM banks and the host memory behind the PCIe tile (noc.md sections 2, 11).
+/* DRAM banks, the host memory behind the PCIe tile (noc.md sections 2, 11) and the Ethernet
+ * tiles' L1 (fabric/chip.h).
  *
  * Each bank is a 4 GiB anonymous mapping with MAP_NORESERVE: pages are backed only when first
  * touched, so a P150 with eight banks costs no host memory until a program writes DRAM. */
@@ -18,8 +19,53 @@ static uint8_t *lazy_map(uint64_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+static void eth_wr32(uint8_t *l1, uint32_t addr, uint32_t v)
+{
+	memcpy(l1 + addr, &v, 4);
+}
+
+/* Every enabled Ethernet tile's L1 as a card without links leaves it (fabric/chip.h). */
+static void eth_boot_results(struct bh_chip *chip)
+{
+	for (unsigned k = 0; k < chip->topo.neth; k++) {
+		uint8_t *l1 = chip->eth_l1 + (size_t)k * BH_ETH_L1_SIZE;
+		eth_wr32(l1, BH_ETH_BOOT_RESULTS, BH_ETH_POSTCODE_FAIL);
+		eth_wr32(l1, BH_ETH_BOOT_RESULTS + 4, BH_ETH_PORT_DOWN);
+		eth_wr32(l1, BH_ETH_BOOT_RESULTS + 8, BH_ETH_TRAIN_TIMEOUT_LINK_UP);
+		l1[BH_ETH_CHIP_INFO + 2] = chip->topo.eth_chan[k];
+		l1[BH_ETH_CHIP_INFO + 3] = (uint8_t)k;
+	}
+}
+
+void bh_eth_set_ids(struct bh_chip *chip, uint32_t board_hi, uint32_t board_lo, uint32_t asic_hi, uint32_t asic_lo)
+{
+	for (unsigned k = 0; k < chip->topo.neth; k++) {
+		uint8_t *l1 = chip->eth_l1 + (size_t)k * BH_ETH_L1_SIZE;
+		eth_wr32(l1, BH_ETH_CHIP_INFO + 4, board_hi);
+		eth_wr32(l1, BH_ETH_CHIP_INFO + 8, board_lo);
+		eth_wr32(l1, BH_ETH_CHIP_INFO + 20, asic_hi);
+		eth_wr32(l1, BH_ETH_CHIP_INFO + 24, asic_lo);
+	}
+}
+
+uint8_t *bh_eth_l1_ptr(struct bh_chip *chip, unsigned k, uint64_t addr, uint64_t len)
+{
+	if (k >= chip->topo.neth || addr > BH_ETH_L1_SIZE || len > BH_ETH_L1_SIZE - addr)
+		return NULL;
+	return chip->eth_l1 + (size_t)k * BH_ETH_L1_SIZE + addr;
+}
+
 int bh_chip_memories_init(struct bh_chip *chip, uint64_t host_mem_size, char *err, size_t errlen)
 {
+	if (chip->topo.neth) {
+		chip->eth_l1 = lazy_map((uint64_t)chip->topo.neth * BH_ETH_L1_SIZE);
+		if (!chip->eth_l1) {
+			snprintf(err, errlen, "cannot map the L1 of %u Ethernet tiles: %s", chip->topo.neth,
+				 strerror(errno));
+			return -1;
+		}
+		eth_boot_results(chip);
+	}
 	for (unsigned b = 0; b < chip->topo.ndram; b++) {
 		chip->dram[b] = lazy_map(BH_DRAM_BANK_SIZE);
 		if (!chip->dram[b]) {
@@ -51,6 +97,9 @@ void bh_chip_memories_destroy(struct bh_chip *chip)
 	if (chip->host_mem)
 		munmap(chip->host_mem, chip->host_mem_size);
 	chip->host_mem = NULL;
+	if (chip->eth_l1)
+		munmap(chip->eth_l1, (uint64_t)chip->topo.neth * BH_ETH_L1_SIZE);
+	chip->eth_l1 = NULL;
 }
 
 uint8_t *bh_dram_ptr(struct bh_chip *chip, unsigned bank, uint64_t offset, uint64_t len)

@@ -69,15 +69,18 @@ static void noc_describe_grid(const struct bh_topology *tp, char *buf, size_t n)
 			len += (size_t)snprintf(buf + len, n - len, "-%u", tp->col_x[c]);
 	}
 	if (len < n)
-		snprintf(buf + len, n - len, ", y %u-%u; DRAM at x 17-18, y 12-23; PCIe at (%u,%u)", tp->row_y[0],
-			 tp->row_y[tp->rows - 1], BH_PCIE_X, BH_PCIE_Y);
+		len += (size_t)snprintf(buf + len, n - len, ", y %u-%u; DRAM at x 17-18, y 12-23; PCIe at (%u,%u)",
+					tp->row_y[0], tp->row_y[tp->rows - 1], BH_PCIE_X, BH_PCIE_Y);
+	if (tp->neth && len < n)
+		snprintf(buf + len, n - len, "; Ethernet at x %u-%u, y %u", BH_ETH_X0, BH_ETH_X0 + tp->neth - 1,
+			 BH_ETH_Y);
 }
 
 __attribute__((cold))
 static bool noc_no_endpoint(const struct bh_noc_txn *x, struct bh_fault *f, const char *verb, unsigned ex,
 			    unsigned ey)
 {
-	char grid[160];
+	char grid[200];
 	noc_describe_grid(&x->chip->topo, grid, sizeof grid);
 	return noc_fault(x, f, BH_FAULT_UNMAPPED, "NoC%u %s (%u,%u): no endpoint there (%s)", x->noc, verb, ex, ey,
 			 grid);
@@ -191,6 +194,20 @@ static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const ch
 					 (unsigned long long)(chip->host_base + chip->host_mem_size));
 		return true;
 	}
+	case BH_EP_ETH:
+		/* L1 only: the Ethernet tile's registers and ERISC cores are not modelled. */
+		if (mid || lo >= BH_NOC_MMIO_BASE)
+			return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "%s: Ethernet tile (channel %u) address "
+					 "0x%x_%08x: only its L1 [0, 0x%x) is modelled, not its registers or ERISC "
+					 "cores", noc_where_str(&w), chip->topo.eth_chan[ep.index], mid, lo, BH_ETH_L1_SIZE);
+		s->kind = BH_NOC_SIDE_MEM;
+		s->addr = lo;
+		s->mem = bh_eth_l1_ptr(chip, ep.index, lo, len);
+		if (!s->mem)
+			return noc_fault(x, f, BH_FAULT_ACCESS, "%s: %u bytes at 0x%x leave the Ethernet tile's L1 "
+					 "(channel %u, 0x%x bytes)", noc_where_str(&w), len, lo,
+					 chip->topo.eth_chan[ep.index], BH_ETH_L1_SIZE);
+		return true;
 	default:
 		return noc_no_endpoint(x, f, verb, ex, ey);
 	}
@@ -202,7 +219,7 @@ static bool noc_resolve_ack(const struct bh_noc_txn *x, struct bh_fault *f, cons
 {
 	struct bh_endpoint ep = bh_topology_at(&x->chip->topo, ex, ey);
 	if (ep.kind != BH_EP_TENSIX) {
-		char grid[160];
+		char grid[200];
 		noc_describe_grid(&x->chip->topo, grid, sizeof grid);
 		return noc_fault(x, f, BH_FAULT_UNMAPPED, "NoC%u %s goes to (%u,%u): no Tensix tile there (%s)", x->noc,
 				 what, ex, ey, grid);

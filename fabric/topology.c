@@ -23,13 +23,17 @@ static const uint8_t bank_port[BH_DRAM_BANKS_MAX][2] = {
 	{ 2, 1 }, { 0, 1 }, { 0, 1 }, { 0, 1 }, { 2, 1 }, { 2, 1 }, { 2, 1 }, { 2, 1 },
 };
 
+/* NoC0 x of Ethernet channels 0-13, all in row 1 (tt-umd's ETH_CORES_NOC0 order). */
+static const uint8_t eth_noc0_x[BH_ETH_CHANNELS] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+
 static const struct {
 	const char *name;
 	unsigned cols, rows, dram_banks;
+	uint16_t eth_enabled;
 } boards[] = {
-	[BH_BOARD_GRID] = { "grid", 0, 0, 8 },
-	[BH_BOARD_P150] = { "p150", 14, 10, 8 },
-	[BH_BOARD_P100] = { "p100", 12, 10, 7 },
+	[BH_BOARD_GRID] = { "grid", 0, 0, 8, 0 },
+	[BH_BOARD_P150] = { "p150", 14, 10, 8, 0x3FFF & ~(1u << 5 | 1u << 8) },
+	[BH_BOARD_P100] = { "p100", 12, 10, 7, 0 },
 };
 #define NBOARDS (sizeof boards / sizeof boards[0])
 
@@ -52,6 +56,12 @@ void bh_topology_dram_port_xy(unsigned bank, unsigned port, unsigned *x, unsigne
 {
 	*x = bank < 4 ? DRAM_X0 : DRAM_X1;
 	*y = DRAM_Y0 + DRAM_PORTS * (bank % 4) + port;
+}
+
+void bh_topology_eth_noc0(unsigned c, unsigned *x, unsigned *y)
+{
+	*x = eth_noc0_x[c];
+	*y = 1;
 }
 
 void bh_topology_tile_xy(const struct bh_topology *t, unsigned k, unsigned *x, unsigned *y)
@@ -154,6 +164,13 @@ int bh_topology_init(struct bh_topology *t, const struct bh_topology_config *cfg
 		return topo_err(err, errlen, "harvest_dram 0x%x disables all %u DRAM banks", dram_off, BH_DRAM_BANKS_MAX);
 	topology_place_tensix(t);
 	topology_place_dram(t);
+	t->eth_enabled = boards[t->board].eth_enabled;
+	for (unsigned c = 0; c < BH_ETH_CHANNELS; c++)
+		if (t->eth_enabled >> c & 1) {
+			t->map[BH_ETH_Y][BH_ETH_X0 + t->neth] = (struct bh_endpoint){ .kind = BH_EP_ETH,
+										.index = (uint16_t)t->neth };
+			t->eth_chan[t->neth++] = (uint8_t)c;
+		}
 	t->map[BH_PCIE_Y][BH_PCIE_X] = (struct bh_endpoint){ .kind = BH_EP_PCIE };
 	return 0;
 }

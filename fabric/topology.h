@@ -21,10 +21,20 @@
 #define BH_NOC_PCIE_BIT (1ull << 60)
 #define BH_ARC_X 8                /* the ARC tile (not translated; fabric/arc.h) */
 #define BH_ARC_Y 0
+/* Ethernet tiles (tt-umd blackhole_implementation.hpp, erisc-cores-and-ethernet-launch.md):
+ * fourteen channels in NoC0 row 1; enabled channel k (in channel order, harvested ones skipped)
+ * answers at translated (20 + k, 25), as enabled Tensix columns come first. Each has 512 KiB of
+ * L1 (the top 64 KiB base-firmware results); their ERISC cores are not modelled. */
+#define BH_ETH_CHANNELS 14
+#define BH_ETH_X0 20
+#define BH_ETH_Y 25
+#define BH_ETH_L1_SIZE 0x80000u
 
 /* Public in include/bhemu/bhemu.h as enum bh_board: BH_BOARD_GRID (a small test grid: the
- * first cols x rows positions of the P150 grid, all 8 DRAM banks), BH_BOARD_P150 (14 Tensix
- * columns 1-7, 10-16 x rows 2-11, 8 DRAM banks), BH_BOARD_P100 (12 columns 1-7, 10-14, 7 banks). */
+ * first cols x rows positions of the P150 grid, all 8 DRAM banks, no Ethernet), BH_BOARD_P150
+ * (14 Tensix columns 1-7, 10-16 x rows 2-11, 8 DRAM banks, Ethernet channels 5 and 8 harvested
+ * as tt-umd's P150 descriptors have them), BH_BOARD_P100 (12 columns 1-7, 10-14, 7 banks, every
+ * Ethernet channel harvested: tt-umd expects 14 on a P100). */
 #include "bhemu/bhemu.h"
 
 enum bh_ep_kind {
@@ -32,12 +42,13 @@ enum bh_ep_kind {
 	BH_EP_TENSIX,
 	BH_EP_DRAM,
 	BH_EP_PCIE,
+	BH_EP_ETH,
 };
 
 struct bh_endpoint {
 	uint8_t kind;             /* enum bh_ep_kind */
 	uint8_t port;             /* DRAM: which of the bank's three ports */
-	uint16_t index;           /* Tensix: tile index; DRAM: bank */
+	uint16_t index;           /* Tensix: tile index; DRAM: bank; Ethernet: enabled channel k (logical) */
 };
 
 struct bh_topology {
@@ -51,6 +62,9 @@ struct bh_topology {
 	/* Fast-dispatch cores: prefetch (x, y[0]), dispatch (x, y[1]); dispatch_x = 0 when the grid
 	 * has fewer than two rows (x = 0 is never a Tensix column in translated space). */
 	uint8_t dispatch_x, dispatch_y[2];
+	unsigned neth;                        /* enabled Ethernet channels */
+	uint16_t eth_enabled;                 /* bit c: channel c present (ARC's ENABLED_ETH) */
+	uint8_t eth_chan[BH_ETH_CHANNELS];    /* logical k -> channel */
 	struct bh_endpoint map[BH_NOC_GRID][BH_NOC_GRID];   /* [y][x], translated coordinates */
 };
 
@@ -64,6 +78,9 @@ struct bh_topology_config {
 	 * bank (bank 7); a non-zero mask replaces that default. */
 	uint8_t harvest_dram;
 };
+
+/* NoC0 coordinates of Ethernet channel c (c < BH_ETH_CHANNELS). */
+void bh_topology_eth_noc0(unsigned c, unsigned *x, unsigned *y);
 
 /* Build the topology. Returns 0, or -1 with a message in err (bad grid, everything harvested). */
 int bh_topology_init(struct bh_topology *t, const struct bh_topology_config *cfg, char *err, size_t errlen);

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"       bhemu boot [options]\n"
 		"       bhemu smoke [options]\n"
 		"       bhemu hunt [options] [run options] PROGRAM.elf   (bhemu hunt --help)\n"
-		"       bhemu soc-descriptor [--board p150]   (soc_descriptor.yaml for libbhemu_ttsim.so)\n"
+		"       bhemu soc-descriptor [--board p150|p100]   (soc_descriptor.yaml for libbhemu_ttsim.so)\n"
 		"       bhemu --help | --version\n"
 		"\n"
 		"Runs a bare-metal RV32 program on one core of an emulated Blackhole Tensix tile\n"
@@ -1637,7 +1637,7 @@ static int cmd_smoke(int argc, char **argv)
 	return smoke_execute(&a);
 }
 
-/* bhemu soc-descriptor [--board p150]: the soc_descriptor.yaml tt-umd reads beside
+/* bhemu soc-descriptor [--board p150|p100]: the soc_descriptor.yaml tt-umd reads beside
  * libbhemu_ttsim.so, on stdout. */
 static int cmd_soc_descriptor(int argc, char **argv)
 {
@@ -1649,15 +1649,14 @@ static int cmd_soc_descriptor(int argc, char **argv)
 			board = argv[i] + 8;
 		else {
 			fprintf(stderr, "bhemu soc-descriptor: unknown argument '%s' (usage: bhemu soc-descriptor "
-				"[--board p150])\n", argv[i]);
+				"[--board p150|p100])\n", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
 	enum bh_board b;
 	int n = bh_board_parse(board, &b) == 0 ? bh_soc_descriptor(b, NULL, 0) : BH_ERR_ARG;
 	if (n < 0) {
-		fprintf(stderr, "bhemu soc-descriptor: board '%s': only p150 (tt-umd's simulator path assumes no "
-			"Tensix harvesting)\n", board);
+		fprintf(stderr, "bhemu soc-descriptor: board '%s': p150 or p100\n", board);
 		return EXIT_USAGE;
 	}
 	char *buf = malloc((size_t)n + 1);

@@ -1,14 +1,20 @@
 /* The soc descriptor tt-umd reads beside a simulator library (soc_descriptor.yaml next to
  * libbhemu_ttsim.so): the chip's grid in NoC0 coordinates, as tt-umd's Blackhole descriptors
- * lay it out (`bhemu soc-descriptor --board p150`). */
+ * lay it out (`bhemu soc-descriptor --board p150`).
+ *
+ * tt-umd's simulator path applies no Tensix or DRAM harvesting to this file (its mock cluster
+ * for a Blackhole simulator has masks 0) but harvests Ethernet channels 5 and 8 (mask 0x120). So
+ * the descriptor lists the Tensix columns and DRAM banks the board has, and Ethernet as tt-umd's
+ * Blackhole descriptor does (all 14 channels; the P150 has 5 and 8 harvested, which tt-umd then
+ * removes) when the board has Ethernet tiles, none on a P100. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bhemu/bhemu.h"
+#include "fabric/topology.h"
 
 /* NoC0 coordinates of a Blackhole chip (identity with translated ones for Tensix tiles of an
- * unharvested chip; DRAM, PCIe and ARC translate elsewhere, which tt-umd does itself). */
-static const unsigned tensix_x[14] = { 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16 };
+ * unharvested chip; DRAM, PCIe, Ethernet and ARC translate elsewhere, which tt-umd does itself). */
 static const unsigned char dram_xy[8][3][2] = {
 	{ { 0, 0 }, { 0, 1 }, { 0, 11 } }, { { 0, 2 }, { 0, 10 }, { 0, 3 } },
 	{ { 0, 9 }, { 0, 4 }, { 0, 8 } }, { { 0, 5 }, { 0, 7 }, { 0, 6 } },
@@ -24,22 +30,33 @@ int bh_soc_descriptor(enum bh_board board, char *buf, size_t len)
 {
 	char *text = NULL;
 	size_t size = 0;
-	if (board != BH_BOARD_P150)
-		return BH_ERR_ARG;   /* tt-umd's simulator path assumes no Tensix harvesting */
+	struct bh_topology t;
+	struct bh_topology_config cfg = { .board = board };
+	if (board == BH_BOARD_GRID || bh_topology_init(&t, &cfg, NULL, 0) != 0)
+		return BH_ERR_ARG;
 	FILE *o = open_memstream(&text, &size);
 	if (!o)
 		return BH_ERR_SYS;
-	fprintf(o, "# Blackhole P150 as bhemu models it (bhemu soc-descriptor --board p150): NoC0 coordinates.\n"
-	      "# Ethernet tiles are not modelled: the list is empty, as for a card without links.\n"
-	      "grid:\n  x_size: 17\n  y_size: 12\n\narc:\n  [ 8-0 ]\n\npcie:\n  [ 2-0, 11-0 ]\n\ndram:\n  [\n");
-	for (unsigned b = 0; b < 8; b++)
+	fprintf(o, "# Blackhole %s as bhemu models it (bhemu soc-descriptor --board %s): NoC0 coordinates.\n"
+	      "# %u Tensix tiles, %u DRAM banks, %s.\n"
+	      "grid:\n  x_size: 17\n  y_size: 12\n\narc:\n  [ 8-0 ]\n\npcie:\n  [ 2-0, 11-0 ]\n\ndram:\n  [\n",
+	      board == BH_BOARD_P150 ? "P150" : "P100", bh_board_name(board), t.ntiles, t.ndram,
+	      t.neth ? "12 Ethernet tiles (channels 5 and 8 harvested), no links: every port down"
+		     : "no Ethernet tiles");
+	for (unsigned b = 0; b < t.ndram; b++)
 		fprintf(o, "    [%u-%u, %u-%u, %u-%u],\n", dram_xy[b][0][0], dram_xy[b][0][1], dram_xy[b][1][0],
 		    dram_xy[b][1][1], dram_xy[b][2][0], dram_xy[b][2][1]);
-	fprintf(o, "  ]\n\neth:\n  [ ]\n\nfunctional_workers:\n  [\n");
-	for (unsigned y = 2; y <= 11; y++) {
+	fprintf(o, "  ]\n\neth:\n  [");
+	for (unsigned c = 0; t.neth && c < BH_ETH_CHANNELS; c++) {
+		unsigned x, y;
+		bh_topology_eth_noc0(c, &x, &y);
+		fprintf(o, " %u-%u,", x, y);
+	}
+	fprintf(o, " ]\n\nfunctional_workers:\n  [\n");
+	for (unsigned r = 0; r < t.rows; r++) {
 		fprintf(o, "   ");
-		for (unsigned c = 0; c < 14; c++)
-			fprintf(o, " %u-%u,", tensix_x[c], y);
+		for (unsigned c = 0; c < t.cols; c++)
+			fprintf(o, " %u-%u,", t.col_x[c], t.row_y[r]);
 		fprintf(o, "\n");
 	}
 	fprintf(o, "  ]\n\nrouter_only:\n  [\n   ");

@@ -8,8 +8,9 @@
  * BHEMU_TTSIM_CHIPS=N presents N chips as PCI devices 0..N-1 of bus 0, each a bhemu device of its
  * own with its BARs at device 0's addresses plus N x 64 GiB (as ttsim's multi-chip builds place
  * them), so a host physical address names its chip; tt-umd drives such a library chip by chip
- * through the BDF. The chips share the DMA callbacks (each has its own outbound iATU) and are not
- * linked (no Ethernet). */
+ * through the BDF, or, finding tt-umd's multi-device symbols, by selecting a chip before its calls.
+ * The chips share the DMA callbacks (each has its own outbound iATU) and are not linked: their
+ * Ethernet tiles' L1 is served, every link down, and the Ethernet switch symbols refuse links. */
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -19,6 +20,7 @@
 
 #include "bhemu/ttsim.h"
 #include "fabric/arc.h"
+#include "fabric/copy.h"
 #include "fabric/noc.h"
 #include "fabric/pcie.h"
 #include "host/cq.h"
@@ -35,8 +37,18 @@
 #define TTSIM_CHIP_STRIDE 0x1000000000ull   /* chip d's BARs: chip 0's + d x 64 GiB */
 #define TTSIM_MAX_CHIPS 32u                 /* the device field of a BDF: 5 bits */
 #define TTSIM_DMA_CHUNK 4096u
-/* The board type word of the ARC telemetry's board id (P150; reported for every board). */
-#define TTSIM_BOARD_ID_HI 0x400u
+/* Board names and the board type word of the ARC telemetry's board id: tt-umd takes the board
+ * from its bits 31:4 (0x40, 0x41, 0x42 are P150s, 0x43 a P100; which P150 letter is which UPI is
+ * not documented: bhemu takes them in order). A test grid reports a P150. */
+static const struct {
+	const char *name;
+	enum bh_board board;
+	uint32_t board_id_hi;
+} ttsim_boards[] = {
+	{ "p150", BH_BOARD_P150, 0x400 }, { "p150a", BH_BOARD_P150, 0x400 }, { "p150b", BH_BOARD_P150, 0x410 },
+	{ "p150c", BH_BOARD_P150, 0x420 }, { "p100", BH_BOARD_P100, 0x430 }, { "p100a", BH_BOARD_P100, 0x430 },
+};
+#define TTSIM_GRID_BOARD_ID_HI 0x400u
 
 /* One chip: PCI device `index`. */
 struct ttsim_chip {
@@ -48,6 +60,7 @@ struct ttsim_chip {
 	uint64_t observer;
 	struct bh_cq_model *cq;   /* bhemu_ttsim_cq_start's models, NULL: none */
 	bool cq_reported;
+	bool created;             /* libttsim_create_device_by_id handed out its handle */
 };
 
 static struct {
@@ -56,6 +69,8 @@ static struct {
 	pthread_mutex_t iatu_lock, err_lock;
 	bool running;
 	unsigned nchips;
+	unsigned selected;        /* libttsim_select_device_by_id: config device 0 and tile accesses */
+	uint32_t board_id_hi;
 	struct ttsim_chip chip[TTSIM_MAX_CHIPS];
 	void (*dma_rd)(uint64_t paddr, void *dst, uint32_t size);
 	void (*dma_wr)(uint64_t paddr, const void *src, uint32_t size);
@@ -98,17 +113,24 @@ static bool ttsim_board(struct bh_device_config *cfg)
 	unsigned c, r;
 	char tail;
 	cfg->board = BH_BOARD_P150;
+	g.board_id_hi = ttsim_boards[0].board_id_hi;
 	if (!b || !*b)
 		return true;
 	if (sscanf(b, "grid:%ux%u%c", &c, &r, &tail) == 2) {
 		cfg->board = BH_BOARD_GRID;
 		cfg->grid_cols = c;
 		cfg->grid_rows = r;
+		g.board_id_hi = TTSIM_GRID_BOARD_ID_HI;
 		return true;
 	}
-	if (bh_board_parse(b, &cfg->board) == 0 && cfg->board != BH_BOARD_GRID)
-		return true;
-	ttsim_error("libttsim_init: BHEMU_TTSIM_BOARD is p150, p100 or grid:CxR, not '%s'", b);
+	for (unsigned i = 0; i < sizeof ttsim_boards / sizeof ttsim_boards[0]; i++)
+		if (!strcmp(b, ttsim_boards[i].name)) {
+			cfg->board = ttsim_boards[i].board;
+			g.board_id_hi = ttsim_boards[i].board_id_hi;
+			return true;
+		}
+	ttsim_error("libttsim_init: BHEMU_TTSIM_BOARD is p150 (p150a, p150b, p150c), p100 (p100a) or grid:CxR, "
+		    "not '%s'", b);
 	return false;
 }
 
@@ -274,10 +296,8 @@ static bool ttsim_chip_open(unsigned d, const struct bh_device_config *base)
 		c->dev = NULL;
 		return false;
 	}
-	uint32_t harvest = 0;
-	for (unsigned col = c->dev->chip.topo.cols; col < 14; col++)
-		harvest |= 1u << col;   /* the columns a P100 or a test grid lacks */
-	bh_arc_init(&c->arc, TTSIM_BOARD_ID_HI, harvest, c->dev->chip.topo.ndram);
+	bh_arc_init(&c->arc, g.board_id_hi, &c->dev->chip.topo);
+	bh_eth_set_ids(&c->dev->chip, g.board_id_hi, 1, 0, 1);   /* ARC's BOARD_ID_LOW and ASIC_ID */
 	return true;
 }
 
@@ -319,6 +339,7 @@ TTSIM_API void libttsim_init(void)
 			goto fail;
 		}
 	g.ticks = 0;
+	g.selected = 0;
 	g.stops_seen = atomic_load(&g.stops);
 	g.running = true;
 	goto out;
@@ -369,7 +390,7 @@ static int ttsim_bdf(const char *fn, uint32_t bdf, uint32_t off)
 		ttsim_error("%s: offset 0x%x is not 4-byte aligned", fn, off);
 		return -1;
 	}
-	return (int)(bdf >> 3);
+	return bdf >> 3 ? (int)(bdf >> 3) : (int)g.selected;   /* device 0: the selected chip */
 }
 
 TTSIM_API uint32_t libttsim_pci_config_rd32(uint32_t bdf, uint32_t off)
@@ -445,6 +466,21 @@ static bool ttsim_noc(struct ttsim_chip *c, const char *what, unsigned x, unsign
 				    ep.index, x, y, (unsigned long long)addr, len, (unsigned long long)BH_DRAM_BANK_USABLE);
 		return rc == BH_OK;
 	}
+	case BH_EP_ETH: {
+		uint8_t *p = addr < BH_ETH_L1_SIZE ? bh_eth_l1_ptr(&dev->chip, ep.index, addr, len) : NULL;
+		if (p) {    /* relaxed atomic copies against the cores' NoC ones, as the host's DRAM copies */
+			if (write) {
+				bh_copy_relaxed(p, buf, len);
+				bh_device_host_acted(dev);
+			} else
+				bh_copy_relaxed(buf, p, len);
+			return true;
+		}
+		ttsim_error("%s: Ethernet tile (%u,%u) (channel %u) address 0x%llx + %u bytes: only its L1 (0-0x%x) is "
+			    "modelled, not its registers or ERISC cores", what, x, y, dev->chip.topo.eth_chan[ep.index],
+			    (unsigned long long)addr, len, BH_ETH_L1_SIZE - 1);
+		return false;
+	}
 	case BH_EP_PCIE:
 		if (!(addr & BH_NOC_PCIE_BIT)) {
 			ttsim_error("%s: PCIe tile (%u,%u) address 0x%llx: not in the host window (bit 60 clear)", what, x,
@@ -461,8 +497,8 @@ static bool ttsim_noc(struct ttsim_chip *c, const char *what, unsigned x, unsign
 				ttsim_error("%s: %s", what, err);
 			return ok;
 		}
-		ttsim_error("%s: no endpoint at NoC (%u,%u) (translated coordinates: Tensix, DRAM, the PCIe tile "
-			    "and ARC are modelled)", what, x, y);
+		ttsim_error("%s: no endpoint at NoC (%u,%u) (translated coordinates: Tensix, DRAM, Ethernet, the "
+			    "PCIe tile and ARC are modelled; harvested tiles are absent)", what, x, y);
 		return false;
 	}
 }
@@ -669,7 +705,7 @@ TTSIM_API void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, voi
 	if (!dst)
 		ttsim_error("libttsim_tile_rd_bytes: NULL destination");
 	else if (ttsim_running("libttsim_tile_rd_bytes"))
-		ok = ttsim_noc(&g.chip[0], "libttsim_tile_rd_bytes", x, y, addr, dst, size, false);
+		ok = ttsim_noc(&g.chip[g.selected], "libttsim_tile_rd_bytes", x, y, addr, dst, size, false);
 	if (!ok && dst)
 		memset(dst, 0xFF, size);
 	pthread_mutex_unlock(&g.lock);
@@ -681,7 +717,7 @@ TTSIM_API void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, con
 	if (!src)
 		ttsim_error("libttsim_tile_wr_bytes: NULL source");
 	else if (ttsim_running("libttsim_tile_wr_bytes"))
-		ttsim_noc(&g.chip[0], "libttsim_tile_wr_bytes", x, y, addr, (void *)src, size, true);
+		ttsim_noc(&g.chip[g.selected], "libttsim_tile_wr_bytes", x, y, addr, (void *)src, size, true);
 	pthread_mutex_unlock(&g.lock);
 }
 
@@ -697,6 +733,105 @@ TTSIM_API void libttsim_clock(uint32_t n)
 	}
 	pthread_mutex_unlock(&g.lock);
 	sched_yield();
+}
+
+/* tt-umd's multi-device symbols (tt_sim_communicator.cpp): finding create and select, it resolves
+ * all of them, shares one dlopen among its chips, calls libttsim_init once, then
+ * create_device_by_id(chip_id, chip_x, chip_y) per chip, and select_device_by_id before each of a
+ * chip's calls. bhemu's chips are those BHEMU_TTSIM_CHIPS presents; the handle is the chip. */
+TTSIM_API void *libttsim_create_device_by_id(uint32_t chip_id, int chip_x, int chip_y)
+{
+	void *h = NULL;
+	(void)chip_x;
+	(void)chip_y;    /* a place in a mesh: meaningful only with Ethernet links */
+	pthread_mutex_lock(&g.lock);
+	if (!ttsim_running("libttsim_create_device_by_id"))
+		goto out;
+	if (chip_id >= g.nchips) {
+		ttsim_error("libttsim_create_device_by_id: chip %u does not exist (BHEMU_TTSIM_CHIPS presents %u "
+			    "chip%s, 0-%u)", chip_id, g.nchips, g.nchips == 1 ? "" : "s", g.nchips - 1);
+		goto out;
+	}
+	g.chip[chip_id].created = true;
+	h = &g.chip[chip_id];
+out:
+	pthread_mutex_unlock(&g.lock);
+	return h;
+}
+
+TTSIM_API void libttsim_select_device_by_id(uint32_t chip_id)
+{
+	pthread_mutex_lock(&g.lock);
+	if (ttsim_running("libttsim_select_device_by_id")) {
+		if (chip_id < g.nchips)
+			g.selected = chip_id;
+		else
+			ttsim_error("libttsim_select_device_by_id: chip %u does not exist (chips 0-%u); chip %u stays "
+				    "selected", chip_id, g.nchips - 1, g.selected);
+	}
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* The cores of every chip run on their own threads: clocking all chips is clocking one. */
+TTSIM_API void libttsim_clock_all_devices(uint32_t n)
+{
+	libttsim_clock(n);
+}
+
+/* The chip behind a handle of libttsim_create_device_by_id, NULL (with a message) if it is none. */
+static struct ttsim_chip *ttsim_handle(const char *fn, void *dev)
+{
+	for (unsigned d = 0; d < g.nchips; d++)
+		if (dev == &g.chip[d] && g.chip[d].created)
+			return &g.chip[d];
+	ttsim_error("%s: %p is not a handle of libttsim_create_device_by_id", fn, dev);
+	return NULL;
+}
+
+/* The Ethernet switch: bhemu's chips are not linked (no Ethernet link is modelled), so the switch
+ * routes nothing. Resetting and draining it succeed; wiring a link is refused by name, and the
+ * channel stays down (ETH_LIVE_STATUS, its port status). */
+static void ttsim_switch_refuse(const char *fn, void *dev, uint32_t tile_id)
+{
+	pthread_mutex_lock(&g.lock);
+	struct ttsim_chip *c = ttsim_running(fn) ? ttsim_handle(fn, dev) : NULL;
+	if (c)
+		ttsim_error("%s: chip %u Ethernet channel %u: chips are not linked (bhemu models no Ethernet links); "
+			    "the channel stays down", fn, c->index, tile_id);
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_switch_reset(void)
+{
+	pthread_mutex_lock(&g.lock);
+	ttsim_running("libttsim_switch_reset");
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_switch_drain(void)
+{
+	pthread_mutex_lock(&g.lock);
+	ttsim_running("libttsim_switch_drain");
+	pthread_mutex_unlock(&g.lock);
+}
+
+TTSIM_API void libttsim_switch_register(void *dev, uint32_t tile_id, uint64_t mac)
+{
+	(void)mac;
+	ttsim_switch_refuse("libttsim_switch_register", dev, tile_id);
+}
+
+TTSIM_API void libttsim_configure_eth_link_virtual(void *dev, uint32_t tile_id, uint64_t local_mac)
+{
+	(void)local_mac;
+	ttsim_switch_refuse("libttsim_configure_eth_link_virtual", dev, tile_id);
+}
+
+TTSIM_API void libttsim_switch_register_peer(void *dev, uint32_t tile_id, void *peer_dev, uint32_t peer_tile_id)
+{
+	(void)peer_dev;
+	(void)peer_tile_id;
+	ttsim_switch_refuse("libttsim_switch_register_peer", dev, tile_id);
 }
 
 TTSIM_API int bhemu_ttsim_cq_start(unsigned chip, uint32_t host_offset, uint32_t issue_size, uint32_t completion_size)

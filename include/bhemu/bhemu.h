@@ -45,8 +45,8 @@ enum bh_err {
 
 enum bh_board {
 	BH_BOARD_GRID = 0,    /* test grid: grid_cols x grid_rows (or num_tiles in a row) */
-	BH_BOARD_P150 = 1,    /* 140 Tensix tiles (columns 1-7, 10-16 x rows 2-11), 8 DRAM banks */
-	BH_BOARD_P100 = 2,    /* 120 Tensix tiles (columns 1-7, 10-14), 7 DRAM banks */
+	BH_BOARD_P150 = 1,    /* 140 Tensix tiles (columns 1-7, 10-16 x rows 2-11), 8 DRAM banks, 12 Ethernet */
+	BH_BOARD_P100 = 2,    /* 120 Tensix tiles (columns 1-7, 10-14), 7 DRAM banks, no Ethernet */
 };
 
 /* NULL or {.num_tiles = n} opens a BH_BOARD_GRID of n tiles in rows of 14 (n <= 140). */
@@ -394,8 +394,11 @@ void bh_device_grid_size(const struct bh_device *dev, unsigned *cols, unsigned *
 int bh_device_tile_at(const struct bh_device *dev, unsigned x, unsigned y);
 /* The soc descriptor tt-umd reads beside a simulator library (soc_descriptor.yaml next to
  * libbhemu_ttsim.so) for board: written into buf (cut at len, NUL-terminated when len > 0);
- * returns its full length, or BH_ERR_ARG for a board tt-umd's simulator path cannot use (only
- * BH_BOARD_P150: it assumes no Tensix harvesting). */
+ * returns its full length, or BH_ERR_ARG for BH_BOARD_GRID. BH_BOARD_P150 and BH_BOARD_P100 list
+ * the Tensix columns and DRAM banks the board has (tt-umd's simulator path applies no Tensix or
+ * DRAM harvesting to the file) and Ethernet as tt-umd's Blackhole descriptor does: the 14
+ * channels on a P150 (tt-umd's simulator path harvests 5 and 8, as the P150 has them), none on a
+ * P100 (all harvested). */
 int bh_soc_descriptor(enum bh_board board, char *buf, size_t len);
 /* The PCIe endpoint that carries host-memory requests: (19, 24). */
 int bh_pcie_xy(const struct bh_device *dev, unsigned *x, unsigned *y);

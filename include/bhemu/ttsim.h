@@ -5,7 +5,8 @@
  * function 0), or with BHEMU_TTSIM_CHIPS=N, N chips as devices 0..N-1: each a device of its own
  * (tiles, TLBs, iATU, ARC), its BARs at device 0's addresses plus N x 64 GiB as ttsim's multi-chip
  * builds place them, so a BAR address names its chip (tt-umd then addresses each chip by its BDF).
- * The chips share the DMA callbacks and have no Ethernet links. Calling rules:
+ * The chips share the DMA callbacks and have no Ethernet links (their Ethernet tiles' L1 is there,
+ * every link down). Calling rules:
  *   - libttsim_set_pci_dma_mem_callbacks, if used, before libttsim_init;
  *   - libttsim_init once; again only after libttsim_exit;
  *   - every other function between libttsim_init and libttsim_exit.
@@ -25,7 +26,7 @@
  * Environment (read by libttsim_init; the bhemu_device_open variables BHEMU_CHECKS,
  * BHEMU_CHECK_MODE, BHEMU_JIT, BHEMU_NOC, BHEMU_NOC_LATENCY, BHEMU_SEED, BHEMU_PROVOKE,
  * BHEMU_PROVOKE_RATE apply as well):
- *   BHEMU_TTSIM_BOARD   p150 (default), p100 or grid:CxR
+ *   BHEMU_TTSIM_BOARD   p150 (default; p150a, p150b, p150c), p100 (p100a) or grid:CxR
  *   BHEMU_TTSIM_CHIPS   how many chips (PCI devices), 1 (default) to 32, each of that board
  *   BHEMU_TTSIM_REPORT  where fault and check reports go: stderr (default), none, or a file
  *                       (appended). A stopped core's report is written when the next host call
@@ -58,12 +59,32 @@ void libttsim_pci_config_wr32(uint32_t bus_device_function, uint32_t offset, uin
 /* BAR accesses at host physical addresses (a BAR's base, as read from config space, plus offset). */
 void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *dst, uint32_t size);
 void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *src, uint32_t size);
-/* Direct access to the endpoint at translated NoC coordinates (x, y) of chip 0: Tensix L1 and
- * registers, DRAM banks, the ARC tile (8, 0), the PCIe tile's host window. (ttsim rejects these on
+/* Direct access to the endpoint at translated NoC coordinates (x, y) of the selected chip (chip 0
+ * unless libttsim_select_device_by_id): Tensix L1 and registers, DRAM banks, Ethernet L1, the ARC
+ * tile (8, 0), the PCIe tile's host window. (ttsim rejects these on
  * Blackhole; bhemu serves them.) */
 void libttsim_tile_rd_bytes(uint32_t x, uint32_t y, uint64_t addr, void *dst, uint32_t size);
 void libttsim_tile_wr_bytes(uint32_t x, uint32_t y, uint64_t addr, const void *src, uint32_t size);
 void libttsim_clock(uint32_t n_clocks);
+
+/* tt-umd's multi-device symbols (its tt_sim_communicator: resolved together; when create and
+ * select exist it shares one dlopen among its chips and uses all of them). The chips are those
+ * BHEMU_TTSIM_CHIPS presents. libttsim_create_device_by_id returns chip chip_id's handle (chip_x,
+ * chip_y ignored: without Ethernet links a chip has no place in a mesh), NULL with a message for
+ * a chip that does not exist. libttsim_select_device_by_id picks the chip that config-space
+ * device 0 and libttsim_tile_rd/wr_bytes reach (chip 0 after init; device d > 0 stays chip d,
+ * BAR addresses name their chip anyway). libttsim_clock_all_devices is libttsim_clock. */
+void *libttsim_create_device_by_id(uint32_t chip_id, int chip_x, int chip_y);
+void libttsim_select_device_by_id(uint32_t chip_id);
+void libttsim_clock_all_devices(uint32_t n_clocks);
+/* The Ethernet switch between chips. bhemu models no Ethernet links: reset and drain do nothing
+ * (nothing is routed), registering an endpoint, a virtual link or a peer is refused with a message
+ * "... chips are not linked ..." and the channel stays down. */
+void libttsim_switch_reset(void);
+void libttsim_switch_drain(void);
+void libttsim_switch_register(void *dev, uint32_t tile_id, uint64_t mac);
+void libttsim_configure_eth_link_virtual(void *dev, uint32_t tile_id, uint64_t local_mac);
+void libttsim_switch_register_peer(void *dev, uint32_t tile_id, void *peer_dev, uint32_t peer_tile_id);
 
 /* bhemu extension: the last misuse message ("bhemu-ttsim: ..."), copied NUL-terminated into buf
  * (cut at len); "" when nothing went wrong since libttsim_init. Returns how many misuses the

@@ -785,6 +785,57 @@ Test(noc_mem, dram_read_needs_equal_low_6_bits_and_stays_in_the_bank)
 	bh_device_close(dev);
 }
 
+/* A P150's Ethernet tiles from a core: their L1 takes NoC writes and reads (channel 0 is the
+ * first at translated (20, 25)); their registers, positions past the twelfth and multicast are
+ * not theirs. */
+Test(noc_mem, ethernet_tile_l1_from_a_core_and_what_it_refuses, .timeout = 60)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_P150, .deadlock_ms = -1 };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	bh_core_enable_host_calls(dev, 0, BH_CORE_BRISC, true);
+	l1_fill(dev, 0, SRC, 5000, 33);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_write(&p, 0, CTRL_WRITE_NONPOSTED, SRC, XY(31, 25), 0, 0x7E000u, 5000);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);
+	emit_read(&p, 0, XY(31, 25), 0, 0x7E000u, DST, 5000);
+	emit_wait_counter(&p, 0, RD_RESP_RECEIVED, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	l1_expect_fill(dev, 0, DST, 5000, 33);
+	uint8_t want[64];
+	cr_assert_eq(bh_l1_read(dev, 0, SRC, want, 64), BH_OK);
+	cr_expect_eq(memcmp(bh_eth_l1_ptr(&dev->chip, 11, 0x7E000u, 64), want, 64), 0, "the twelfth tile's L1");
+	cr_expect_eq(bh_eth_l1_ptr(&dev->chip, 11, 0x80000u - 63, 64), NULL);
+	cr_expect_eq(bh_eth_l1_ptr(&dev->chip, 12, 0, 4), NULL);
+
+	struct prog q = { 0 };
+	emit_noc_init(&q, 0);
+	int32_t at = emit_write(&q, 0, CTRL_WRITE_POSTED, SRC, XY(20, 25), 0, 0xFFB121B0u, 4);
+	emit_exit_with(&q, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &q, at, "not modelled", "NoC0 write to (20,25) 0xffb121b0: Ethernet tile (channel "
+		  "0) address 0x0_ffb121b0: only its L1 [0, 0x80000) is modelled, not its registers or ERISC cores");
+	struct prog r = { 0 };
+	emit_noc_init(&r, 0);
+	at = emit_read(&r, 0, XY(20, 25), 0, 0x7FFC0u, DST, 128);
+	emit_exit_with(&r, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &r, at, "access not allowed", "128 bytes at 0x7ffc0 leave the Ethernet tile's L1 "
+		  "(channel 0, 0x80000 bytes)");
+	struct prog u = { 0 };
+	emit_noc_init(&u, 0);
+	at = emit_write(&u, 0, CTRL_WRITE_POSTED, SRC, XY(32, 25), 0, 0, 64);
+	emit_exit_with(&u, 0);
+	struct bh_core_result *res = result_new();
+	start_on(dev, 0, BH_CORE_BRISC, &u);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, res), BH_OK);
+	expect_fault(res, BH_CORE_BRISC, core_code_at[0] + (uint32_t)at, "unmapped address",
+		     "NoC0 write to (32,25): no endpoint there");
+	expect_in_report(res, "PCIe at (19,24); Ethernet at x 20-31, y 25");
+	free(res);
+	bh_device_close(dev);
+}
+
 /* ------------------------------------------------------------------------------- request faults */
 
 Test(noc_faults, out_of_grid_coordinates_fault_naming_the_request_and_the_grid)

@@ -1,4 +1,4 @@
-/* Board topology and chip memories (noc.md sections 2, 9, 10, 11): Tensix, DRAM and PCIe
+/* Board topology and chip memories (noc.md sections 2, 9, 10, 11): Tensix, DRAM, PCIe and Ethernet
  * coordinates of P150, P100 and test grids in translated space, harvesting, the DRAM and host
  * memory API, interleaved buffers and their exact placement, the bank-table blob, lazily backed
  * memory, and a full P150 device with 700 core threads. */
@@ -565,4 +565,38 @@ Test(p150, p100a_firmware_tables_fit_the_offsets_its_copy_loop_reads)
 	cr_expect_eq(le16(blob + (0x112CC - 0x112B0) - 2), p100a_dram[6][1][1] << 6 | p100a_dram[6][1][0],
 		     "the last DRAM entry is bank 6 on NoC1");
 	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------------- Ethernet */
+
+/* A P150: channels 0-13 at NoC0 row 1 in tt-umd's order, 5 and 8 harvested; the other twelve at
+ * translated (20 + k, 25) in channel order. A P100 and test grids have none. */
+Test(topology, p150_ethernet_tiles_take_translated_20_to_31_in_channel_order)
+{
+	static const unsigned noc0_x[14] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+	static const unsigned chan[12] = { 0, 1, 2, 3, 4, 6, 7, 9, 10, 11, 12, 13 };
+	struct bh_topology *t = topo_new(&(struct bh_topology_config){ .board = BH_BOARD_P150 });
+	cr_expect_eq(t->neth, 12u);
+	cr_expect_eq(t->eth_enabled, 0x3EDFu);
+	cr_expect_eq(count_kind(t, BH_EP_ETH), 12);
+	for (unsigned k = 0; k < 12; k++) {
+		struct bh_endpoint ep = bh_topology_at(t, 20 + k, 25);
+		cr_expect_eq(ep.kind, BH_EP_ETH, "(%u,25)", 20 + k);
+		cr_expect_eq(ep.index, k);
+		cr_expect_eq(t->eth_chan[k], chan[k], "logical %u is channel %u", k, t->eth_chan[k]);
+	}
+	cr_expect_eq(bh_topology_at(t, 32, 25).kind, BH_EP_NONE);
+	for (unsigned c = 0; c < 14; c++) {
+		unsigned x, y;
+		bh_topology_eth_noc0(c, &x, &y);
+		cr_expect(x == noc0_x[c] && y == 1, "channel %u at NoC0 (%u,%u)", c, x, y);
+	}
+	free(t);
+	t = topo_new(&(struct bh_topology_config){ .board = BH_BOARD_P100 });
+	cr_expect_eq(t->neth, 0u);
+	cr_expect_eq(count_kind(t, BH_EP_ETH), 0);
+	free(t);
+	t = topo_new(&(struct bh_topology_config){ .board = BH_BOARD_GRID, .cols = 14, .rows = 10 });
+	cr_expect_eq(count_kind(t, BH_EP_ETH), 0);
+	free(t);
 }

@@ -187,7 +187,7 @@ static unsigned soc_workers(unsigned *xs, unsigned *ys)
 	static char yaml[16384];
 	int len = bh_soc_descriptor(BH_BOARD_P150, yaml, sizeof yaml);
 	cr_assert(len > 0 && (size_t)len < sizeof yaml);
-	cr_assert_eq(bh_soc_descriptor(BH_BOARD_P100, NULL, 0), BH_ERR_ARG);
+	cr_assert_eq(bh_soc_descriptor(BH_BOARD_GRID, NULL, 0), BH_ERR_ARG);
 	const char *p = strstr(yaml, "functional_workers:"), *end = p ? strstr(p, "]") : NULL;
 	cr_assert(p && end);
 	unsigned n = 0, x, y;
@@ -1465,7 +1465,9 @@ Test(ttsim, arc_answers_what_bring_up_reads)
 	cr_expect_eq(telemetry(14), 1000u, "AICLK");
 	cr_expect_eq(telemetry(22), 0x5555u, "GDDR: 8 channels trained");
 	cr_expect_eq(telemetry(34), 0x3FFFu, "14 Tensix columns enabled");
-	cr_expect_eq(telemetry(35), 0u, "no Ethernet enabled");
+	cr_expect_eq(telemetry(35), 0x3EDFu, "Ethernet channels present but 5 and 8 (tt-umd's mask 0x120)");
+	cr_expect_eq(telemetry(21), 0u, "ETH_LIVE_STATUS: no link up, no heartbeat");
+	cr_expect_eq(telemetry(38), 1u, "PCIE_USAGE: PCIe 0 the endpoint (tt-umd's P150 check: mask 0x2)");
 	cr_expect_eq(telemetry(28), 0x12050000u, "flash bundle 18.5");
 	cr_expect_eq(arc_message(0x57) & 0xFF, 0u, "GET_HARVESTING: nothing harvested");
 	cr_expect_eq(arc_message(0x58), 1u, "DRAM trained");
@@ -1475,4 +1477,299 @@ Test(ttsim, arc_answers_what_bring_up_reads)
 	uint32_t v;
 	MISUSE(noc_rd(11, 8, 0, 0x80040000u, &v, 4), "bhemu-ttsim: TLB 11: ARC 0x80040000 + 4 bytes: only the CSM");
 	sim_stop();
+}
+
+/* ------------------------------------------------------------------------------ Ethernet tiles */
+
+#define ETH_BOOT_RESULTS 0x7CC00u
+#define ETH_CHIP_INFO 0x7CFC0u
+#define ETH_L1 0x80000u
+
+/* A line of the soc descriptor for board, starting at key (up to the next newline after it). */
+static const char *soc_line(enum bh_board b, const char *key, char *out, size_t n)
+{
+	static char yaml[16384];
+	int len = bh_soc_descriptor(b, yaml, sizeof yaml);
+	cr_assert(len > 0 && (size_t)len < sizeof yaml);
+	const char *p = strstr(yaml, key);
+	cr_assert_not_null(p, "%s in the descriptor", key);
+	p = strchr(p, '\n') + 1;
+	size_t k = strcspn(p, "\n");
+	snprintf(out, n, "%.*s", (int)k, p);
+	return out;
+}
+
+/* tt-umd's Blackhole channel order (ETH_CORES_NOC0) and its simulator path's harvesting (0x120). */
+static const unsigned eth_noc0_x[14] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+#define UMD_ETH_HARVEST 0x120u
+
+Test(ttsim, soc_descriptor_lists_ethernet_as_tt_umd_does)
+{
+	char line[256];
+	cr_expect_str_eq(soc_line(BH_BOARD_P150, "eth:", line, sizeof line),
+			 "  [ 1-1, 16-1, 2-1, 15-1, 3-1, 14-1, 4-1, 13-1, 5-1, 12-1, 6-1, 11-1, 7-1, 10-1, ]");
+	cr_expect_str_eq(soc_line(BH_BOARD_P100, "eth:", line, sizeof line), "  [ ]", "a P100 has no Ethernet");
+	cr_expect_str_eq(soc_line(BH_BOARD_P150, "eth_l1_size:", line, sizeof line), "  262144");
+}
+
+/* Every Ethernet tile of a P150 through TLB windows: tt-umd removes channels 5 and 8 from the
+ * descriptor's 14 and numbers the rest from translated (20, 25); each reads as a link that never
+ * came up and keeps what the host writes anywhere in its 512 KiB of L1. The ones past the twelfth,
+ * registers and ERISC code are refused by name. */
+Test(ttsim, ethernet_tiles_hold_l1_and_report_every_link_down, .timeout = 60)
+{
+	sim_start("p150");
+	uint32_t enabled = telemetry(35);
+	cr_expect_eq(~enabled & 0x3FFFu, UMD_ETH_HARVEST, "ENABLED_ETH matches tt-umd's harvesting");
+	cr_expect_eq(telemetry(21) >> 16, 0u, "ETH_LIVE_STATUS: no link up");
+	unsigned k = 0;
+	for (unsigned c = 0; c < 14; c++) {
+		if (UMD_ETH_HARVEST >> c & 1)
+			continue;
+		unsigned x = 20 + k, y = 25;
+		cr_expect(enabled >> c & 1, "channel %u enabled", c);
+		cr_expect_eq(rd32(x, y, ETH_BOOT_RESULTS), 0xC0DEB000u, "(%u,%u) postcode: init failed", x, y);
+		cr_expect_eq(rd32(x, y, ETH_BOOT_RESULTS + 4), 2u, "(%u,%u) port_status PORT_DOWN", x, y);
+		cr_expect_eq(rd32(x, y, ETH_BOOT_RESULTS + 8), 9u, "(%u,%u) LINK_TRAIN_TIMEOUT_LINK_UP", x, y);
+		cr_expect_eq(rd32(x, y, ETH_BOOT_RESULTS + 0x70), 0u, "(%u,%u) no heartbeat", x, y);
+		uint32_t info = rd32(x, y, ETH_CHIP_INFO);
+		cr_expect_eq(info >> 16 & 0xFF, c, "(%u,%u) eth_id is channel %u (NoC0 (%u,1))", x, y, c, eth_noc0_x[c]);
+		cr_expect_eq(info >> 24, k, "(%u,%u) logical_eth_id", x, y);
+		cr_expect_eq(rd32(x, y, ETH_CHIP_INFO + 4), telemetry(1), "board id high as ARC's");
+		cr_expect_eq(rd32(x, y, 0x7CFE4), 0u, "no remote chip");
+		/* L1: the start, a window boundary of no importance, the last 64 bytes. */
+		static const uint32_t at[] = { 0, 0x3F000, ETH_L1 - 64 };
+		for (unsigned i = 0; i < 3; i++) {
+			uint8_t buf[64], back[64];
+			for (unsigned b = 0; b < sizeof buf; b++)
+				buf[b] = (uint8_t)(c * 29 + i * 7 + b);
+			noc_wr(k % 8, x, y, at[i], buf, sizeof buf);
+			memset(back, 0, sizeof back);
+			noc_rd(100 + k, x, y, at[i], back, sizeof back);
+			cr_expect_arr_eq(back, buf, sizeof buf, "(%u,%u) L1 0x%x through TLBs", x, y, at[i]);
+			memset(back, 0, sizeof back);
+			sim.tile_rd(x, y, at[i], back, sizeof back);
+			cr_expect_arr_eq(back, buf, sizeof buf, "(%u,%u) L1 0x%x through tile_rd", x, y, at[i]);
+		}
+		k++;
+	}
+	cr_expect_eq(k, 12u);
+	cr_expect_eq(errors(NULL, 0), 0u);
+	uint32_t v;
+	MISUSE(noc_rd(5, 32, 25, 0, &v, 4), "bhemu-ttsim: TLB 5: no endpoint at NoC (32,25)");
+	MISUSE(noc_rd(5, 20, 25, ETH_L1, &v, 4), "bhemu-ttsim: TLB 5: Ethernet tile (20,25) (channel 0) address 0x80000 "
+	       "+ 4 bytes: only its L1 (0-0x7ffff) is modelled, not its registers or ERISC cores");
+	MISUSE(wr32(31, 25, SOFT_RESET_0, 0), "bhemu-ttsim: TLB 7: Ethernet tile (31,25) (channel 13) address 0xffb121b0");
+	/* A multicast rectangle over the Ethernet row writes no Ethernet tile (they take no multicast). */
+	uint32_t before = rd32(20, 25, 0x100);
+	tlb2m(9, 31, 25, 0, true, 1, 2);
+	v = 0x77;
+	sim.mem_wr(sim.bar0 + 9ull * MB2 + 0x100, &v, 4);
+	cr_expect_eq(rd32(20, 25, 0x100), before);
+	cr_expect_eq(rd32(1, 2, 0x100), 0x77u);
+	sim_stop();
+}
+
+/* tt-umd's harvesting masks from ARC telemetry (blackhole_tt_device.cpp get_chip_info): Tensix
+ * columns from ENABLED_TENSIX_COL (bit i: column at NoC x HARVESTING_NOC_LOCATIONS[i], re-sorted
+ * into x order), DRAM from ENABLED_GDDR, Ethernet from ENABLED_ETH, the board from board id high. */
+static uint32_t umd_tensix_harvest(uint32_t enabled)
+{
+	static const unsigned loc[14] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+	static const unsigned sorted[14] = { 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16 };
+	uint32_t h = ~enabled & 0x3FFF, m = 0;
+	for (unsigned i = 0; i < 14; i++)
+		if (h >> i & 1)
+			for (unsigned j = 0; j < 14; j++)
+				if (sorted[j] == loc[i])
+					m |= 1u << j;
+	return m;
+}
+
+struct board_case {
+	const char *name;
+	uint32_t upi;                  /* board id bits 63:36, tt-umd's board_upi_map */
+	uint32_t tensix, dram, eth;    /* tt-umd's harvesting masks */
+	enum bh_board soc;
+	unsigned workers, banks;
+};
+
+static void board_check(const struct board_case *bc)
+{
+	sim_start(bc->name);
+	cr_expect_eq(telemetry(1) >> 4, bc->upi, "%s: board UPI 0x%x", bc->name, telemetry(1) >> 4);
+	cr_expect_eq(umd_tensix_harvest(telemetry(34)), bc->tensix, "%s: Tensix harvesting", bc->name);
+	cr_expect_eq(~telemetry(36) & 0xFF, bc->dram, "%s: DRAM harvesting", bc->name);
+	cr_expect_eq(~telemetry(35) & 0x3FFF, bc->eth, "%s: Ethernet harvesting", bc->name);
+	cr_expect_eq(telemetry(22), 0x55555555u >> (32 - 2 * bc->banks), "%s: GDDR trained", bc->name);
+	/* The descriptor's workers are exactly the grid's Tensix tiles. */
+	unsigned xs[140], ys[140], n = 0, x, y;
+	static char yaml[16384];
+	cr_assert(bh_soc_descriptor(bc->soc, yaml, sizeof yaml) > 0);
+	const char *p = strstr(yaml, "functional_workers:"), *end = strstr(p, "]");
+	int used;
+	for (p = strchr(p, '[') + 1; p < end && n < 140 && sscanf(p, " %u-%u,%n", &x, &y, &used) == 2; p += used) {
+		xs[n] = x;
+		ys[n++] = y;
+	}
+	cr_expect_eq(n, bc->workers, "%s: %u workers in the descriptor", bc->name, n);
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t v = 0xB0A4D000u + k;
+		noc_wr(k % 16, xs[k], ys[k], 0x20000, &v, 4);
+		cr_expect_eq(rd32(xs[k], ys[k], 0x20000), v, "%s: (%u,%u)", bc->name, xs[k], ys[k]);
+	}
+	unsigned listed = 0;
+	for (p = strstr(yaml, "dram:"), end = strstr(p, "  ]"); (p = strstr(p + 1, "    [")) && p < end;)
+		listed++;
+	cr_expect_eq(listed, bc->banks, "%s: %u DRAM banks in the descriptor", bc->name, listed);
+	/* The last bank's port 0 answers; the position after it is absent. */
+	uint32_t v = 0xD7A30000u + bc->banks;
+	unsigned last = bc->banks - 1;
+	tlb4g(1, last < 4 ? 17 : 18, 12 + 3 * (last % 4), 0);
+	sim.mem_wr(sim.bar4 + (1ull << 32) + 0x40, &v, 4);
+	uint32_t w = 0;
+	sim.mem_rd(sim.bar4 + (1ull << 32) + 0x40, &w, 4);
+	cr_expect_eq(w, v);
+	cr_expect_eq(errors(NULL, 0), 0u, "%s: no misuse so far", bc->name);
+	if (bc->banks < 8)
+		MISUSE(sim.tile_rd(18, 21, 0, &w, 4), "bhemu-ttsim: libttsim_tile_rd_bytes: no endpoint at NoC (18,21)");
+	if (bc->workers < 140) {
+		MISUSE(sim.tile_rd(15, 2, 0, &w, 4), "bhemu-ttsim: libttsim_tile_rd_bytes: no endpoint at NoC (15,2)");
+		MISUSE(sim.tile_rd(16, 11, 0, &w, 4), "bhemu-ttsim: libttsim_tile_rd_bytes: no endpoint at NoC (16,11)");
+	}
+	if (bc->eth == 0x3FFF)
+		MISUSE(sim.tile_rd(20, 25, 0, &w, 4), "bhemu-ttsim: libttsim_tile_rd_bytes: no endpoint at NoC (20,25)");
+	sim_stop();
+}
+
+/* tt-umd: a P150 has 0 Tensix columns harvested before firmware 19.5 (bhemu reports 18.5), none of
+ * its DRAM banks and Ethernet channels 5 and 8; a P100 two Tensix columns, one bank, all 14
+ * channels. */
+static const struct board_case p150 = { "p150", 0x40, 0, 0, 0x120, BH_BOARD_P150, 140, 8 };
+
+Test(ttsim, board_p150_harvesting_grid_and_descriptor_agree, .timeout = 60) { board_check(&p150); }
+Test(ttsim, board_p150a_is_upi_0x40, .timeout = 60)
+{
+	struct board_case b = p150;
+	b.name = "p150a";
+	board_check(&b);
+}
+Test(ttsim, board_p150b_is_upi_0x41, .timeout = 60)
+{
+	struct board_case b = p150;
+	b.name = "p150b";
+	b.upi = 0x41;
+	board_check(&b);
+}
+Test(ttsim, board_p150c_is_upi_0x42, .timeout = 60)
+{
+	struct board_case b = p150;
+	b.name = "p150c";
+	b.upi = 0x42;
+	board_check(&b);
+}
+Test(ttsim, board_p100_harvesting_grid_and_descriptor_agree, .timeout = 60)
+{
+	board_check(&(struct board_case){ "p100", 0x43, 0x3000, 0x80, 0x3FFF, BH_BOARD_P100, 120, 7 });
+	sim_start("p100a");
+	cr_expect_eq(telemetry(1) >> 4, 0x43u, "p100a is the P100");
+	sim_stop();
+}
+Test(ttsim, unknown_board_is_refused_by_name)
+{
+	sim_load("p200");
+	MISUSE(sim.init(), "bhemu-ttsim: libttsim_init: BHEMU_TTSIM_BOARD is p150 (p150a, p150b, p150c), p100 (p100a) "
+	       "or grid:CxR, not 'p200'");
+	dlclose(sim.h);
+}
+
+/* -------------------------------------------------------------------------- multi-device symbols */
+
+/* tt-umd's multichip mode (tt_sim_communicator.cpp): finding create and select it resolves every
+ * one of these and fails if one is missing. */
+static struct {
+	void *(*create)(uint32_t, int, int);
+	void (*select)(uint32_t);
+	void (*clock_all)(uint32_t);
+	void (*sw_reset)(void);
+	void (*sw_register)(void *, uint32_t, uint64_t);
+	void (*sw_drain)(void);
+	void (*link_virtual)(void *, uint32_t, uint64_t);
+	void (*sw_peer)(void *, uint32_t, void *, uint32_t);
+	uint64_t (*ticks)(void);
+} mc;
+
+static void mc_load(const char *board, const char *chips)
+{
+	setenv("BHEMU_TTSIM_CHIPS", chips, 1);
+	sim_load(board);
+	mc.create = (void *(*)(uint32_t, int, int))sym("libttsim_create_device_by_id");
+	mc.select = (void (*)(uint32_t))sym("libttsim_select_device_by_id");
+	mc.clock_all = (void (*)(uint32_t))sym("libttsim_clock_all_devices");
+	mc.sw_reset = (void (*)(void))sym("libttsim_switch_reset");
+	mc.sw_register = (void (*)(void *, uint32_t, uint64_t))sym("libttsim_switch_register");
+	mc.sw_drain = (void (*)(void))sym("libttsim_switch_drain");
+	mc.link_virtual = (void (*)(void *, uint32_t, uint64_t))sym("libttsim_configure_eth_link_virtual");
+	mc.sw_peer = (void (*)(void *, uint32_t, void *, uint32_t))sym("libttsim_switch_register_peer");
+	mc.ticks = (uint64_t (*)(void))sym("bhemu_ttsim_ticks");
+}
+
+Test(ttsim, multi_device_symbols_select_chips_and_refuse_links, .timeout = 60)
+{
+	mc_load("p150", "2");
+	MISUSE(cr_expect_null(mc.create(0, 0, 0)), "bhemu-ttsim: libttsim_create_device_by_id: the simulator is not running");
+	sim.init();
+	/* tt-umd's order: init once, create each chip, select before each of its calls. */
+	void *h0 = mc.create(0, 0, 0), *h1 = mc.create(1, 1, 0);
+	cr_assert(h0 && h1 && h0 != h1);
+	cr_expect_eq(mc.create(1, 1, 0), h1, "the same chip, the same handle");
+	MISUSE(cr_expect_null(mc.create(2, 2, 0)), "bhemu-ttsim: libttsim_create_device_by_id: chip 2 does not exist "
+	       "(BHEMU_TTSIM_CHIPS presents 2 chips, 0-1)");
+	unsigned seen = errors(NULL, 0);
+	mc.sw_reset();
+	cr_expect_eq(errors(NULL, 0), seen, "resetting the (empty) switch is no misuse");
+	/* Config device 0 is the selected chip: its BARs are its own. */
+	uint64_t bar0_1 = bar_of(1, 0x10);
+	mc.select(1);
+	cr_expect_eq(bar(0x10), bar0_1, "device 0 after selecting chip 1");
+	sim_select(0);
+	uint32_t v = 0xC1C1u, w = 0;
+	noc_wr(4, 1, 2, 0x30000, &v, 4);           /* chip 1 by its BARs */
+	sim.tile_rd(1, 2, 0x30000, &w, 4);         /* chip 1: selected */
+	cr_expect_eq(w, v);
+	v = 0xC0C0u;
+	sim.tile_wr(20, 25, 0x1000, &v, 4);        /* chip 1's first Ethernet tile */
+	mc.select(0);
+	cr_expect_eq(bar(0x10), 0x100000000ull, "device 0 is chip 0 again");
+	w = 0;
+	sim.tile_rd(1, 2, 0x30000, &w, 4);
+	cr_expect_eq(w, 0u, "chip 0's L1 is its own");
+	sim.tile_rd(20, 25, 0x1000, &w, 4);
+	cr_expect_eq(w, 0u, "chip 0's Ethernet L1 is its own");
+	MISUSE(mc.select(2), "bhemu-ttsim: libttsim_select_device_by_id: chip 2 does not exist (chips 0-1); chip 0 stays "
+	       "selected");
+	/* Links: refused by name, the port stays down. */
+	MISUSE(mc.link_virtual(h0, 0, 0x021E52000000ull), "bhemu-ttsim: libttsim_configure_eth_link_virtual: chip 0 "
+	       "Ethernet channel 0: chips are not linked (bhemu models no Ethernet links); the channel stays down");
+	MISUSE(mc.sw_register(h1, 1, 0x021E52000101ull), "bhemu-ttsim: libttsim_switch_register: chip 1 Ethernet "
+	       "channel 1: chips are not linked");
+	MISUSE(mc.sw_peer(h0, 0, h1, 1), "bhemu-ttsim: libttsim_switch_register_peer: chip 0 Ethernet channel 0: chips "
+	       "are not linked");
+	char msg[512];
+	MISUSE(mc.sw_peer(&v, 0, h1, 1), "bhemu-ttsim: libttsim_switch_register_peer: ");
+	errors(msg, sizeof msg);
+	cr_expect(strstr(msg, " is not a handle of libttsim_create_device_by_id"), "'%s'", msg);
+	unsigned before = errors(NULL, 0);
+	mc.sw_drain();
+	cr_expect_eq(errors(NULL, 0), before, "draining the switch is no misuse");
+	mc.select(1);
+	w = 0;
+	sim.tile_rd(20, 25, 0x7CC04, &w, 4);
+	cr_expect_eq(w, 2u, "chip 1 channel 0: PORT_DOWN");
+	cr_expect_eq(telemetry(21), 0u, "chip 1 (sim.bar0) ETH_LIVE_STATUS: nothing up");
+	uint64_t t0 = mc.ticks();
+	mc.clock_all(5);
+	cr_expect_eq(mc.ticks(), t0 + 5);
+	sim_stop();
+	unsetenv("BHEMU_TTSIM_CHIPS");
 }
