@@ -446,6 +446,23 @@ Test(tensix_unpack, multi_context_mode_reaches_contexts_4_to_7)
 	bh_device_close(dev);
 }
 
+/* TRISC0 pushes the words `pre`, then w, which faults with kind and why at its push. Closes dev. */
+static void expect_push_fault(struct bh_device *dev, const uint32_t *pre, unsigned npre, uint32_t w, const char *kind,
+			      const char *why)
+{
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	for (unsigned k = 0; k < npre; k++)
+		emit_push(&p, pre[k]);
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, w);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+	expect_fault(r, BH_CORE_TRISC0, pc, kind, why);
+	free(r);
+	bh_device_close(dev);
+}
+
 /* The integer packer modes and ReLU modes outside the documentation fault by name: not modelled, or
  * undefined (a bad register value). */
 Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_name)
@@ -473,16 +490,8 @@ Test(tensix_unpack, int8_and_relu_pack_modes_outside_the_documentation_fault_by_
 		cfg(dev, 2, c[k].relu);
 		if (c[k].edge)
 			cfg(dev, 24, c[k].edge);
-		struct bh_core_result *r = result_new();
-		struct prog p = { 0 };
-		emit_push(&p, SETADCXX(4, 15, 0));
-		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACR(0, 1));
-		emit_tensix_sync(&p);
-		emit_exit_with(&p, 0);
-		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-		expect_fault(r, BH_CORE_TRISC0, pc, c[k].kind, c[k].why);
-		free(r);
-		bh_device_close(dev);
+		const uint32_t pre[] = { SETADCXX(4, 15, 0) };
+		expect_push_fault(dev, pre, N(pre), PACR(0, 1), c[k].kind, c[k].why);
 	}
 }
 
@@ -769,17 +778,8 @@ Test(tensix_unpack, pacr_read_intf_sel_outside_its_group_and_undocumented_fields
 		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8 | c[k].r1);
 		cfg(dev, 28, c[k].ctr);
 		cfg(dev, THCON(0) + 5, 0x40000 / 16 - 1);
-		struct bh_core_result *r = result_new();
-		struct prog p = { 0 };
-		emit_push(&p, SETADCXX(4, c[k].x1, 0));
-		emit_push(&p, SETADC(4, 0, 1, c[k].sr));
-		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, PACRI(0, c[k].sel, 1));
-		emit_tensix_sync(&p);
-		emit_exit_with(&p, 0);
-		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-		expect_fault(r, BH_CORE_TRISC0, pc, c[k].kind, c[k].why);
-		free(r);
-		bh_device_close(dev);
+		const uint32_t pre[] = { SETADCXX(4, c[k].x1, 0), SETADC(4, 0, 1, c[k].sr) };
+		expect_push_fault(dev, pre, N(pre), PACRI(0, c[k].sel, 1), c[k].kind, c[k].why);
 	}
 }
 
@@ -1146,15 +1146,7 @@ Test(tensix_unpack, unmodelled_modes_fault_by_name)
 		struct bh_device *dev = open_packer();
 		cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 16u << 16);
 		cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
-		struct bh_core_result *r = result_new();
-		struct prog p = { 0 };
-		uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, c[k].w);
-		emit_tensix_sync(&p);
-		emit_exit_with(&p, 0);
-		run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-		expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", c[k].why);
-		free(r);
-		bh_device_close(dev);
+		expect_push_fault(dev, NULL, 0, c[k].w, "not modelled", c[k].why);
 	}
 }
 
