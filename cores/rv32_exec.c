@@ -122,11 +122,10 @@ static void rv32_page_arm(struct rv_page *pg)
 void rv32_invalidate_decoded(struct bh_core *c)
 {
 	/* The decoded slots hold what L1 holds: every write into a page with decoded code drops them
-	 * (core_code_stale, the stale pages just handled). The invalidate only restarts what the code
-	 * checks count as executed, so without them it changes nothing, and with them the kept slots
-	 * are marked again as they run: a launch re-decodes nothing of its firmware. */
-	if (!c->tile->code)
-		return;
+	 * (core_code_stale, the stale pages just handled). The invalidate restarts what the code
+	 * checks count as executed: the kept slots are marked again as they run (op_remark), and each
+	 * compares its word with L1 first, so a write the model did not see as one is picked up here
+	 * with or without the checks. A launch re-decodes nothing of its firmware. */
 	for (unsigned p = 0; p < BH_L1_PAGES; p++)
 		if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
 			for (unsigned v = 0; v < RV_VARIANTS; v++)

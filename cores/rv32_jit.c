@@ -1014,6 +1014,11 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 		if (in->h == remark)
 			break;   /* kept across an invalidate: the interpreter marks it executed first */
 		if (in->op == RV_OP_decode) {
+			/* With the code checks on, only words the interpreter ran (and marked executed,
+			 * bh_code_fetch) are compiled: a word compiled ahead would run unmarked, and a
+			 * mark made here would name words that never ran. */
+			if (c->tile->code)
+				break;
 			uint32_t pc = pg->base + end * 4u;
 			rv_page_touch(pg, end);
 			pg->raw[end] = bh_mem_ld(c->l1 + pc, 4);

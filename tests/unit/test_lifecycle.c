@@ -13,9 +13,9 @@
 
 #define IC_INVALIDATE (0xFFEF0000u + 185u * 4u)
 
-static struct bh_device *open_tiles(unsigned n)
+static struct bh_device *open_tiles_checks(unsigned n, uint32_t checks)
 {
-	struct bh_device_config cfg = { .num_tiles = n };
+	struct bh_device_config cfg = { .num_tiles = n, .checks = checks };
 	struct bh_device *dev = NULL;
 	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
 	cr_assert_eq(bh_device_num_tiles(dev), n);
@@ -23,6 +23,11 @@ static struct bh_device *open_tiles(unsigned n)
 		for (unsigned c = 0; c < 5; c++)
 			bh_core_enable_host_calls(dev, t, all_cores[c], true);
 	return dev;
+}
+
+static struct bh_device *open_tiles(unsigned n)
+{
+	return open_tiles_checks(n, 0);
 }
 
 static void start_self_loop(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t at)
@@ -517,9 +522,9 @@ static void rewrite_behind_the_back(struct bh_device *dev)
 			 __ATOMIC_RELAXED);
 }
 
-Test(lifecycle, ic_invalidate_from_the_host_flushes_decoded_code)
+static void expect_host_invalidate_resyncs(uint32_t checks)
 {
-	struct bh_device *dev = open_tiles(1);
+	struct bh_device *dev = open_tiles_checks(1, checks);
 	put_caller(dev, 0x1000);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
 	wait_called(dev);
@@ -534,6 +539,17 @@ Test(lifecycle, ic_invalidate_from_the_host_flushes_decoded_code)
 	cr_assert_eq(bh_reg_write(dev, 0, IC_INVALIDATE, 0x1), BH_OK);
 	expect_exit(dev, 0, BH_CORE_BRISC, 2);
 	bh_device_close(dev);
+}
+
+Test(lifecycle, ic_invalidate_from_the_host_flushes_decoded_code)
+{
+	expect_host_invalidate_resyncs(0);
+}
+
+/* Without the code checks (no code map) the kept slots still compare their words with L1. */
+Test(lifecycle, ic_invalidate_flushes_decoded_code_with_every_check_off)
+{
+	expect_host_invalidate_resyncs(BH_CHECKS_EXACT);
 }
 
 Test(lifecycle, ic_invalidate_written_by_a_core_flushes_decoded_code)
