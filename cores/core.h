@@ -64,6 +64,9 @@ struct bh_core {
 	uint8_t *ldm;                   /* this core's local data RAM */
 	uint32_t ldm_size;
 	_Atomic uint8_t *code_pages;    /* tile's per-page mask of cores holding decoded code */
+	/* Owner only: the pages this core ever set its code_pages bit on since its last flush (a
+	 * superset of those holding its decoded code), so an invalidate visits only them. */
+	uint64_t code_seen[(BH_L1_PAGES + 63) / 64];
 	_Atomic uint32_t events;        /* BH_EV_*, written by any thread (release), read relaxed then acquire */
 	/* Decoded instructions per L1 page and interpreter variant (rv32_run.inc), owner only. */
 #define RV_VARIANTS 4

@@ -126,21 +126,29 @@ void rv32_invalidate_decoded(struct bh_core *c)
 	 * checks count as executed: the kept slots are marked again as they run (op_remark), and each
 	 * compares its word with L1 first, so a write the model did not see as one is picked up here
 	 * with or without the checks. A launch re-decodes nothing of its firmware. */
-	for (unsigned p = 0; p < BH_L1_PAGES; p++)
-		if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
-			for (unsigned v = 0; v < RV_VARIANTS; v++)
-				if (c->pages[v][p])
-					rv32_page_arm(c->pages[v][p]);
+	for (unsigned w = 0; w < sizeof c->code_seen / sizeof c->code_seen[0]; w++)
+		for (uint64_t bits = c->code_seen[w]; bits; bits &= bits - 1) {
+			unsigned p = w * 64 + (unsigned)__builtin_ctzll(bits);
+			if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
+				for (unsigned v = 0; v < RV_VARIANTS; v++)
+					if (c->pages[v][p])
+						rv32_page_arm(c->pages[v][p]);
+		}
 }
 
 void rv32_flush_decoded(struct bh_core *c)
 {
 	/* Only pages this core decoded since their last drop hold anything (decode sets the core's
-	 * code_pages bit first, a drop clears it last): one byte per page instead of three page
-	 * tables, for every core at every launch. */
-	for (unsigned p = 0; p < BH_L1_PAGES; p++)
-		if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
-			rv32_drop_page(c, p);
+	 * code_pages bit first, a drop clears it last), and they are among those code_seen lists:
+	 * a few bits instead of three page tables, for every core at every launch. */
+	for (unsigned w = 0; w < sizeof c->code_seen / sizeof c->code_seen[0]; w++) {
+		for (uint64_t bits = c->code_seen[w]; bits; bits &= bits - 1) {
+			unsigned p = w * 64 + (unsigned)__builtin_ctzll(bits);
+			if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
+				rv32_drop_page(c, p);
+		}
+		c->code_seen[w] = 0;
+	}
 	for (unsigned w = 0; w < BH_L1_PAGES / 32; w++)
 		atomic_store_explicit(&c->stale_pages[w], 0, memory_order_relaxed);
 }

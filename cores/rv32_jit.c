@@ -1007,8 +1007,7 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 	/* Decode the run of compilable slots (filling the interpreter's slots as op_decode does). */
 	unsigned page = pg->base >> BH_L1_PAGE_SHIFT, end = s0;
 	const void *remark = rv32_remark_handler(pg->variant);
-	if (!(atomic_load_explicit(&c->code_pages[page], memory_order_relaxed) & (1u << c->kind)))
-		atomic_fetch_or_explicit(&c->code_pages[page], (uint8_t)(1u << c->kind), memory_order_seq_cst);
+	rv_code_page_mark(c, page);
 	while (end < RV_PAGE_INSNS && end - s0 < JIT_REGION_MAX) {
 		struct rv_insn *in = &pg->insn[end];
 		if (in->h == remark)

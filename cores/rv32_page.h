@@ -3,8 +3,10 @@
 #ifndef BH_CORES_RV32_PAGE_H
 #define BH_CORES_RV32_PAGE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
+#include "cores/core.h"
 #include "cores/rv32_insns.h"
 #include "fabric/hw.h"
 
@@ -39,6 +41,16 @@ static inline void rv_page_touch(struct rv_page *pg, unsigned slot)
 		pg->lo = (uint16_t)slot;
 	if (slot > pg->hi)
 		pg->hi = (uint16_t)slot;
+}
+
+/* Core c is about to decode words of L1 page `page`: its bit in the tile's code_pages (seq_cst:
+ * a writer either sees it or the decoder reads what it wrote), and the page in its own list. */
+static inline void rv_code_page_mark(struct bh_core *c, unsigned page)
+{
+	if (!(atomic_load_explicit(&c->code_pages[page], memory_order_relaxed) & (1u << c->kind))) {
+		c->code_seen[page / 64] |= 1ull << (page % 64);
+		atomic_fetch_or_explicit(&c->code_pages[page], (uint8_t)(1u << c->kind), memory_order_seq_cst);
+	}
 }
 
 #endif

@@ -51,6 +51,8 @@ static void code_set(_Atomic uint32_t *w, uint32_t bit, memory_order mo)
 		atomic_fetch_or_explicit(w, bit, mo);
 }
 
+static bool code_fetch_stale(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f);
+
 bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f)
 {
 	struct bh_code_map *m = t->code;
@@ -66,6 +68,17 @@ bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *
 		return false;
 	if (!(atomic_load_explicit(&m->stale[k][w / 32], memory_order_acquire) & bit))
 		return false;
+	return code_fetch_stale(t, k, pc, f);
+}
+
+/* bh_code_fetch's finding: the word at pc is stale for core k (kept out of the marking path,
+ * which runs for every word a core executes after each invalidate). */
+__attribute__((cold, noinline))
+static bool code_fetch_stale(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f)
+{
+	struct bh_code_map *m = t->code;
+	uint32_t w = pc >> 2, bit = 1u << (w & 31);
+	unsigned page = pc >> BH_L1_PAGE_SHIFT;
 	atomic_fetch_and_explicit(&m->stale[k][w / 32], ~bit, memory_order_relaxed);
 	char other[sizeof m->writer[0][0]];
 	pthread_mutex_lock(&m->lock);
