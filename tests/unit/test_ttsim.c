@@ -20,6 +20,7 @@
 
 #include "bhemu/bhemu.h"
 #include "cores/cq_cmds.h"
+#include "cores/cq_model.h"
 #include "host/elf.h"
 #include "host/kernel.h"
 #include "host/profile.h"
@@ -1317,6 +1318,19 @@ static void host_put32(uint64_t a, uint32_t v)
 	host_put(a, &v, 4);
 }
 
+/* The ring pointers in the client's memory (fast-dispatch.md 6), then the models started on
+ * them; returns the completion ring's first pointer value (16-byte units). */
+static uint32_t cq_start_client(void)
+{
+	const uint32_t c0 = (0x100 + CQ_ISSUE) >> 4;
+	host_put32(CQ_HOST + 0x00, 0x100);
+	host_put32(CQ_HOST + 0x40, 0x100);
+	host_put32(CQ_HOST + 0x80, c0);
+	host_put32(CQ_HOST + 0xC0, c0);
+	cr_assert_eq(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), 0);
+	return c0;
+}
+
 /* One dispatch command wrapped in RELAY_INLINE, written at issue-ring offset *wr and announced in
  * prefetch_q slot *q of the prefetch tile (x, y) through a TLB, as tt-metal's host does. */
 static void cq_record(unsigned x, unsigned y, uint32_t *wr, unsigned *q, const uint8_t *cmd, uint32_t len)
@@ -1335,15 +1349,30 @@ static void cq_record(unsigned x, unsigned y, uint32_t *wr, unsigned *q, const u
 	++*q;
 }
 
+/* An event (WRITE_LINEAR_H_HOST echoing its header and `id` into the completion ring) in ev;
+ * recorded, then the completion write pointer is polled (clocking the chip, as tt-umd's poll
+ * loops do) until it moves off *cwr, which it is set to; false after 30 s (a hang). */
+static bool cq_event(uint8_t ev[32], uint32_t id, uint32_t *wr, unsigned *q, uint32_t *cwr)
+{
+	memset(ev, 0, 32);
+	ev[0] = BH_CQD_WRITE_LINEAR_H_HOST;
+	bh_cq_put(ev, BH_CQF_D_WRITE_LINEAR_H_HOST_is_event, 1);
+	bh_cq_put(ev, BH_CQF_D_WRITE_LINEAR_H_HOST_length, 32);
+	memcpy(ev + 16, &id, 4);
+	cq_record(2, 2, wr, q, ev, 32);
+	uint32_t before = *cwr;
+	double t0 = now_s();
+	while (*cwr == before && now_s() - t0 < 30.0) {
+		host_copy(cwr, CQ_HOST + 0x80, 4);
+		sim.clock(1);
+	}
+	return *cwr != before;
+}
+
 Test(ttsim, fast_dispatch_models_run_commands_from_client_memory, .timeout = 120)
 {
 	sim_start_dma("grid:2x2");   /* fast-dispatch tiles: prefetch (2,2), dispatch (2,3) */
-	const uint32_t c0 = (0x100 + CQ_ISSUE) >> 4;
-	host_put32(CQ_HOST + 0x00, 0x100);   /* fast-dispatch.md 6 */
-	host_put32(CQ_HOST + 0x40, 0x100);
-	host_put32(CQ_HOST + 0x80, c0);
-	host_put32(CQ_HOST + 0xC0, c0);
-	cr_assert_eq(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), 0);
+	const uint32_t c0 = cq_start_client();
 	unsigned reads0 = dma_reads;
 	uint32_t wr = 0;
 	unsigned q = 0;
@@ -1356,20 +1385,10 @@ Test(ttsim, fast_dispatch_models_run_commands_from_client_memory, .timeout = 120
 		cmd[32 + i] = (uint8_t)(0xC3 ^ (i * 7));
 	cq_record(2, 2, &wr, &q, cmd, sizeof cmd);
 	/* An event: WRITE_LINEAR_H_HOST echoes its header and the id into the completion ring. */
-	uint8_t ev[32] = { BH_CQD_WRITE_LINEAR_H_HOST };
-	bh_cq_put(ev, BH_CQF_D_WRITE_LINEAR_H_HOST_is_event, 1);
-	bh_cq_put(ev, BH_CQF_D_WRITE_LINEAR_H_HOST_length, sizeof ev);
-	uint32_t id = 0x5EED;
-	memcpy(ev + 16, &id, 4);
-	cq_record(2, 2, &wr, &q, ev, sizeof ev);
 	/* The completion write pointer moves past the entry; the entry is the echo. */
+	uint8_t ev[32];
 	uint32_t cwr = c0;
-	double t0 = now_s();
-	while (cwr == c0 && now_s() - t0 < 30.0) {
-		host_copy(&cwr, CQ_HOST + 0x80, 4);
-		sim.clock(1);
-	}
-	cr_assert_neq(cwr, c0, "the dispatcher never moved the completion write pointer");
+	cr_assert(cq_event(ev, 0x5EED, &wr, &q, &cwr), "the dispatcher never moved the completion write pointer");
 	uint8_t got[32];
 	host_copy(got, CQ_HOST + 0x100 + CQ_ISSUE, sizeof got);
 	cr_expect_arr_eq(got, ev, sizeof ev, "the completion entry echoes the event command");
@@ -1401,12 +1420,7 @@ Test(ttsim, fast_dispatch_models_report_a_malformed_command, .timeout = 120)
 	char report[64];
 	report_file(report);
 	sim_start_dma("grid:2x2");
-	const uint32_t c0 = (0x100 + CQ_ISSUE) >> 4;
-	host_put32(CQ_HOST + 0x00, 0x100);
-	host_put32(CQ_HOST + 0x40, 0x100);
-	host_put32(CQ_HOST + 0x80, c0);
-	host_put32(CQ_HOST + 0xC0, c0);
-	cr_assert_eq(sim.cq_start(0, 0, CQ_ISSUE, CQ_COMPLETION), 0);
+	cq_start_client();
 	uint32_t wr = 0;
 	unsigned q = 0;
 	uint8_t bad[16] = { 0x7F };   /* no dispatch command has id 0x7f */
@@ -1415,6 +1429,120 @@ Test(ttsim, fast_dispatch_models_report_a_malformed_command, .timeout = 120)
 	cr_expect(strstr(text, "bhemu-ttsim: fast dispatch stopped: ") && strstr(text, "dispatch"), "report: '%s'", text);
 	sim_stop();
 	report_done(report);
+}
+
+/* A dispatch command of at most 240 bytes, as cq_record wants it (zeroed header, id in byte 0). */
+struct cq_cmd {
+	uint8_t b[240];
+	uint32_t len;
+};
+
+static void cq_linear(struct cq_cmd *c, unsigned x, unsigned y, uint32_t addr, const void *data, uint32_t n)
+{
+	cr_assert_leq(32 + n, sizeof c->b);
+	memset(c->b, 0, sizeof c->b);
+	c->b[0] = BH_CQD_WRITE_LINEAR;
+	bh_cq_put(c->b, BH_CQF_D_WRITE_LINEAR_noc_xy_addr, y << 6 | x);
+	bh_cq_put(c->b, BH_CQF_D_WRITE_LINEAR_addr, addr);
+	bh_cq_put(c->b, BH_CQF_D_WRITE_LINEAR_length, n);
+	memcpy(c->b + 32, data, n);
+	c->len = 32 + n;
+}
+
+static void cq_wait_stream(struct cq_cmd *c, uint32_t count)
+{
+	memset(c->b, 0, sizeof c->b);
+	c->b[0] = BH_CQD_WAIT;
+	bh_cq_put(c->b, BH_CQF_D_WAIT_flags, BH_CQ_WAIT_STREAM | BH_CQ_WAIT_CLEAR_STREAM);
+	bh_cq_put(c->b, BH_CQF_D_WAIT_stream, BH_CQ_STREAM_FIRST);
+	bh_cq_put(c->b, BH_CQF_D_WAIT_count, count);
+	c->len = 16;
+}
+
+/* Fast dispatch of a program as tt-metal's host lowers one (fast-dispatch.md 7), every record
+ * written into the client's issue ring and fetched through the DMA callbacks: the kernel text and
+ * a launch message in DEV mode for each worker, the go signal's NoC data, a wait for the stream
+ * to be clear, SEND_GO_SIGNAL naming the dispatch core, the wait for one completion per worker
+ * on stream 48, and an event the client waits for in its completion ring. The reference firmware
+ * was booted through the TLB windows first; three launches in a row use launch[0], [1], [2]. */
+Test(ttsim, fast_dispatch_launches_a_kernel_through_the_client_command_queue, .timeout = 120)
+{
+	if (access(REF_FW "/brisc.elf", R_OK) != 0)
+		cr_skip_test("reference firmware not built (%s)", REF_FW);
+	const struct bh_profile *p = bh_profile_default();
+	static const unsigned wx[2] = { 1, 1 }, wy[2] = { 2, 3 };   /* (2,2), (2,3): prefetch, dispatch */
+	const uint32_t text = 0x400, marker = 0x30000;
+	sim_start_dma("grid:2x2");
+	static struct workers w;
+	boot_grid(p, &w, 1, 2, false);
+	const uint32_t c0 = cq_start_client();
+	uint32_t wr = 0, cwr = c0;
+	unsigned q = 0;
+	struct cq_cmd c;
+	for (uint32_t launch = 0; launch < 3; launch++) {
+		const uint32_t base = (launch + 1) * 1000;
+		for (unsigned k = 0; k < 2; k++) {
+			uint32_t kt[8], n = 0, value = base + wx[k] * 10 + wy[k];
+			enc_li(kt + n, T0, marker);   /* kernel_main: *marker = value; return */
+			n += 2;
+			enc_li(kt + n, T1, value);
+			n += 2;
+			kt[n++] = enc_s(0, T1, T0, 2, 0x23);
+			kt[n++] = enc_i(0, RA, 0, X0, 0x67);
+			cq_linear(&c, wx[k], wy[k], p->kernel_config_base + text, kt, 4 * n);
+			cq_record(2, 2, &wr, &q, c.b, c.len);
+			static const uint32_t zero;
+			cq_linear(&c, wx[k], wy[k], p->mailbox_base + p->go_message_index, &zero, 4);
+			cq_record(2, 2, &wr, &q, c.b, c.len);
+			uint8_t m[LM_SIZE] = { 0 };
+			for (unsigned i = 0; i < 3; i++)
+				memcpy(m + LM_KCB + 4 * i, &p->kernel_config_base, 4);
+			memcpy(m + LM_TEXT_OFF, &text, 4);
+			m[LM_MODE] = 0;                /* DISPATCH_MODE_DEV: completion to the dispatcher */
+			m[LM_MIN_REMOTE_CB] = 32;
+			uint32_t enables = 1;          /* BRISC */
+			memcpy(m + LM_ENABLES, &enables, 4);
+			cq_linear(&c, wx[k], wy[k], p->mailbox_base + p->launch_base + launch % p->launch_count *
+				  p->launch_entry_size, m, sizeof m);
+			cq_record(2, 2, &wr, &q, c.b, c.len);
+		}
+		memset(c.b, 0, sizeof c.b);
+		c.b[0] = BH_CQD_SET_GO_SIGNAL_NOC_DATA;
+		bh_cq_put(c.b, BH_CQF_D_SET_GO_SIGNAL_NOC_DATA_num_words, 2);
+		for (unsigned k = 0; k < 2; k++) {
+			uint32_t xy = wy[k] << 6 | wx[k];
+			memcpy(c.b + 16 + 4 * k, &xy, 4);
+		}
+		cq_record(2, 2, &wr, &q, c.b, 24);
+		cq_wait_stream(&c, 0);
+		cq_record(2, 2, &wr, &q, c.b, c.len);
+		memset(c.b, 0, sizeof c.b);
+		c.b[0] = BH_CQD_SEND_GO_SIGNAL;   /* GO, and the dispatch core (2,3) to notify */
+		bh_cq_put(c.b, BH_CQF_D_SEND_GO_SIGNAL_go_signal, 0x80u << 24 | 3u << 16 | 2u << 8);
+		bh_cq_put(c.b, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, BH_CQ_GO_NO_MCAST);
+		bh_cq_put(c.b, BH_CQF_D_SEND_GO_SIGNAL_num_unicast_txns, 2);
+		bh_cq_put(c.b, BH_CQF_D_SEND_GO_SIGNAL_wait_stream, BH_CQ_STREAM_FIRST);
+		cq_record(2, 2, &wr, &q, c.b, 16);
+		cq_wait_stream(&c, 2);
+		cq_record(2, 2, &wr, &q, c.b, c.len);
+		/* The event arrives only after the dispatcher counted both completions. */
+		uint8_t ev[32];
+		uint32_t before = cwr;
+		cr_assert(cq_event(ev, launch, &wr, &q, &cwr), "launch %u: no event in the completion ring", launch);
+		uint8_t got[32];
+		host_copy(got, CQ_HOST + ((uint64_t)(before & 0x7FFFFFFFu) << 4), sizeof got);
+		cr_expect_arr_eq(got, ev, sizeof ev, "launch %u: the completion entry echoes the event", launch);
+		/* The event took a whole completion page: hand it back (the read pointer, toggle bit 31,
+		 * in host memory +0xC0 and in the dispatcher's L1 0x196E0), or the next event waits. */
+		host_put32(CQ_HOST + 0xC0, cwr);
+		wr32(2, 3, BH_CQ_COMPLETION_RD_PTR, cwr);
+		for (unsigned k = 0; k < 2; k++)
+			cr_expect_eq(rd32(wx[k], wy[k], marker), base + wx[k] * 10 + wy[k], "launch %u: (%u,%u) ran the kernel",
+				     launch, wx[k], wy[k]);
+	}
+	char msg[512] = "";
+	cr_expect_eq(errors(msg, sizeof msg), 0u, "%s", msg);
+	sim_stop();
 }
 
 /* ARC as tt-umd reads it at bring-up, through a TLB at (8,0): boot status, the telemetry table
