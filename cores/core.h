@@ -111,6 +111,7 @@ struct bh_core {
 	struct rv_jit *jit;             /* block compiler state, created on first compile */
 	_Atomic uint64_t jit_regions;   /* statistics (relaxed, written by the owner) */
 	_Atomic uint64_t jit_flushes;
+	_Atomic uint64_t jit_shared;    /* regions taken from the shared translation cache */
 
 	/* Published pc for the PC-snapshot registers and reports (relaxed; may lag). */
 	_Atomic uint32_t pc_snapshot;

@@ -23,7 +23,19 @@
  * every region label and exit. Code memory is one arena per core, filled in order; when it is
  * full, every decoded page of the fast variant is reset (which drops all entries) and the arena
  * starts over. Only the owning core's thread compiles, enters or resets, always from the
- * interpreter, never while compiled code runs. */
+ * interpreter, never while compiled code runs.
+ *
+ * Shared translations: a region's code depends only on its words, its address and the core's
+ * local RAM size (the bounds of its inline LDM accesses), so the cores of a chip that run
+ * byte-identical code at the same address (every tile's firmware, a kernel launched on the whole
+ * grid) enter one copy, as multi-vCPU translators share translation blocks. Regions are compiled
+ * into a process-wide arena under one lock and kept in a table keyed by exactly those three
+ * things; a core looking for a region first takes it from there. The shared code is never
+ * changed or freed (the arena and table stop taking new regions when full; cores then compile
+ * into their own arenas), so it needs no invalidation of its own: a core drops its entries into
+ * it exactly as into its own arena (a write to the page, an invalidate, a flush), and a page
+ * whose words changed has another key. BHEMU_JIT_SHARE=off turns it off. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -894,6 +906,18 @@ static void emit_trampolines(struct rv_jit *j)
 	j->used = (size_t)(b.p - j->arena);
 }
 
+/* An arena of `size` bytes, or of BHEMU_JIT_ARENA_KIB (test knob: a small arena fills up quickly,
+ * tests/unit/test_jit.c; also the shared one, so that the cores' own arenas fill after it). */
+static size_t jit_arena_size(size_t size)
+{
+	const char *kib = getenv("BHEMU_JIT_ARENA_KIB");
+	if (kib && strtoul(kib, NULL, 10) > 0) {
+		unsigned long v = strtoul(kib, NULL, 10);
+		size = v > JIT_ARENA_SIZE / 1024 ? JIT_ARENA_SIZE : v < JIT_ARENA_MIN / 1024 ? JIT_ARENA_MIN : v * 1024;
+	}
+	return size;
+}
+
 static struct rv_jit *jit_get(struct bh_core *c)
 {
 	if (c->jit)
@@ -901,13 +925,7 @@ static struct rv_jit *jit_get(struct bh_core *c)
 	struct rv_jit *j = calloc(1, sizeof *j);
 	if (!j)
 		return NULL;
-	/* Test knob: a small arena fills up quickly (tests/unit/test_jit.c). */
-	const char *kib = getenv("BHEMU_JIT_ARENA_KIB");
-	j->size = JIT_ARENA_SIZE;
-	if (kib && strtoul(kib, NULL, 10) > 0) {
-		unsigned long v = strtoul(kib, NULL, 10);
-		j->size = v > JIT_ARENA_SIZE / 1024 ? JIT_ARENA_SIZE : v < JIT_ARENA_MIN / 1024 ? JIT_ARENA_MIN : v * 1024;
-	}
+	j->size = jit_arena_size(JIT_ARENA_SIZE);
 	j->arena = mmap(NULL, j->size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (j->arena == MAP_FAILED) {
 		/* No executable memory (hardened host): this core interprets. */
@@ -918,6 +936,84 @@ static struct rv_jit *jit_get(struct bh_core *c)
 	emit_trampolines(j);
 	c->jit = j;
 	return j;
+}
+
+/* The shared translations (see the top of the file). */
+#define JIT_SHARED_SIZE (64u << 20)      /* reserved; touched as used */
+#define JIT_SHARED_SLOTS (1u << 15)      /* table slots; at most 3/4 used */
+
+struct jit_shared_entry {
+	uint64_t hash;
+	uint32_t pc, n, ldm_size;        /* the region's first address, slots, the compiling core's LDM */
+	uint32_t *words;                 /* [n]: what it was compiled from */
+	uint32_t *label;                 /* [n]: each slot's entry, as an offset in the arena (0: none) */
+};
+
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;            /* the table, the arena's fill level, compiles into it */
+	bool on;
+	struct rv_jit jit;               /* arena and trampolines (the same code as every core's) */
+	unsigned entries;
+	struct jit_shared_entry *slot[JIT_SHARED_SLOTS];
+} jit_shared = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void jit_shared_init(void)
+{
+	const char *e = getenv("BHEMU_JIT_SHARE");
+	if (e && (!strcmp(e, "0") || !strcmp(e, "off")))
+		return;
+	struct rv_jit *j = &jit_shared.jit;
+	j->size = jit_arena_size(JIT_SHARED_SIZE);
+	j->arena = mmap(NULL, j->size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			-1, 0);
+	if (j->arena == MAP_FAILED)
+		return;   /* each core compiles for itself */
+	emit_trampolines(j);
+	jit_shared.on = true;
+}
+
+static uint64_t jit_shared_hash(uint32_t pc, uint32_t n, const uint32_t *w, uint32_t ldm_size)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ pc ^ (uint64_t)ldm_size << 32 ^ (uint64_t)n << 52;
+	for (uint32_t k = 0; k < n; k++) {
+		h = (h ^ w[k]) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The slot holding the region, or the empty slot where it belongs. Lock held. */
+static struct jit_shared_entry **jit_shared_find(uint64_t h, uint32_t pc, uint32_t n, const uint32_t *w,
+						 uint32_t ldm_size)
+{
+	for (unsigned i = (unsigned)h & (JIT_SHARED_SLOTS - 1);; i = (i + 1) & (JIT_SHARED_SLOTS - 1)) {
+		struct jit_shared_entry *e = jit_shared.slot[i];
+		if (!e || (e->hash == h && e->pc == pc && e->n == n && e->ldm_size == ldm_size &&
+			   !memcmp(e->words, w, n * sizeof *w)))
+			return &jit_shared.slot[i];
+	}
+}
+
+/* Remember the region just compiled into the shared arena at *where. Lock held. */
+static void jit_shared_add(struct jit_shared_entry **where, uint64_t h, const struct jc *jc, uint32_t ldm_size)
+{
+	uint32_t n = jc->end - jc->s0;
+	struct jit_shared_entry *e = malloc(sizeof *e);
+	uint32_t *words = malloc(n * sizeof *words), *label = calloc(n, sizeof *label);
+	if (!e || !words || !label) {
+		free(e);
+		free(words);
+		free(label);
+		return;   /* not shared: the cores that compiled it keep their entries */
+	}
+	memcpy(words, &jc->pg->raw[jc->s0], n * sizeof *words);
+	for (uint32_t k = 0; k < n; k++)
+		if (jc->target[jc->s0 + k])
+			label[k] = (uint32_t)(jc->label[jc->s0 + k] - jit_shared.jit.arena);
+	*e = (struct jit_shared_entry){ h, jc->pg->base + jc->s0 * 4u, n, ldm_size, words, label };
+	*where = e;
+	jit_shared.entries++;
 }
 
 static size_t trampoline_size(const struct rv_jit *j) { return (size_t)(j->exit - j->arena) + 64; }
@@ -1044,6 +1140,41 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 		}
 	}
 
+	/* The same words at the same address compiled before (by any core): enter that code. Else
+	 * compile into the shared arena while it has room, holding its lock until the entry is in. */
+	uint32_t n = end - s0, pc0 = pg->base + s0 * 4u;
+	uint64_t h = 0;
+	struct jit_shared_entry **where = NULL;
+	pthread_once(&jit_shared.once, jit_shared_init);
+	if (jit_shared.on) {
+		h = jit_shared_hash(pc0, n, &pg->raw[s0], c->ldm_size);
+		pthread_mutex_lock(&jit_shared.lock);
+		where = jit_shared_find(h, pc0, n, &pg->raw[s0], c->ldm_size);
+		if (*where) {
+			const struct jit_shared_entry *e = *where;
+			for (unsigned k = s0; k < end; k++)
+				if (e->label[k - s0]) {
+					pg->jit[k] = jit_shared.jit.arena + e->label[k - s0];
+					pg->insn[k].h = jit_handler;
+				}
+			pthread_mutex_unlock(&jit_shared.lock);
+			atomic_store_explicit(&c->jit_shared, atomic_load_explicit(&c->jit_shared, memory_order_relaxed) + 1,
+					      memory_order_relaxed);
+			atomic_store_explicit(&c->jit_regions,
+					      atomic_load_explicit(&c->jit_regions, memory_order_relaxed) + 1,
+					      memory_order_relaxed);
+			return true;
+		}
+		if (jit_shared.entries < JIT_SHARED_SLOTS / 4 * 3 &&
+		    jit_shared.jit.size - jit_shared.jit.used >= JIT_REGION_BYTES + JIT_COLD_BYTES + 64) {
+			j = &jit_shared.jit;
+			jc->j = j;
+		} else {
+			pthread_mutex_unlock(&jit_shared.lock);
+			where = NULL;
+		}
+	}
+
 	jc->m = (struct jbuf){ j->arena + j->used, j->arena + j->used, j->arena + j->size, false };
 	jc->k = (struct jbuf){ scr->cold, scr->cold, scr->cold + JIT_COLD_BYTES, false };
 	unsigned pend = 0;
@@ -1059,6 +1190,8 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 	}
 	emit_exit_at(jc, &jc->m, pend, end);
 	if (jc->m.full || jc->k.full || jc->fix_full || !jit_resolve(jc)) {
+		if (where)
+			pthread_mutex_unlock(&jit_shared.lock);
 		pg->jit[s0] = rv32_jit_none;
 		return false;
 	}
@@ -1071,6 +1204,10 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 			pg->jit[k] = jc->label[k];
 			pg->insn[k].h = jit_handler;
 		}
+	if (where) {
+		jit_shared_add(where, h, jc, c->ldm_size);
+		pthread_mutex_unlock(&jit_shared.lock);
+	}
 	atomic_store_explicit(&c->jit_regions, atomic_load_explicit(&c->jit_regions, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	return true;

@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"                              jump (for testing the compiler). Results, faults and\n"
 		"                              instruction counts are the same in every mode; with\n"
 		"                              --max-instructions the exact interpreter runs instead.\n"
-		"                              --stats adds 'stats: jit_regions=N jit_flushes=F'\n"
+		"                              --stats adds 'stats: jit_regions=N jit_flushes=F\n"
+		"                              jit_shared=S' (S of the N from the shared cache)\n"
 		"                              (with Tensix instructions 'stats: tensix=MODE words=N\n"
 		"                              by_trisc=N by_executor=N handovers=N')\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
@@ -1073,14 +1074,16 @@ static void run_stats(const struct run *r, double secs)
 	}
 	fprintf(stderr, "stats: instructions=%" PRIu64 " seconds=%.6f mips=%.2f\n", total, secs,
 		secs > 0 ? (double)total / secs / 1e6 : 0.0);
-	struct bh_jit_stats js = { 0, 0 };
+	struct bh_jit_stats js = { 0, 0, 0 };
 	for (unsigned sl = 0; sl < r->nslots; sl++) {
 		struct bh_jit_stats one;
 		bh_core_jit_stats(r->dev, slot_tile(r, sl), slot_core(r, sl), &one);
 		js.regions += one.regions;
 		js.flushes += one.flushes;
+		js.shared += one.shared;
 	}
-	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 "\n", js.regions, js.flushes);
+	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 " jit_shared=%" PRIu64 "\n", js.regions,
+		js.flushes, js.shared);
 	struct bh_tensix_stats ts;
 	bh_device_tensix_stats(r->dev, &ts);
 	if (ts.by_trisc + ts.by_executor)

@@ -269,8 +269,11 @@ uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core
 /* Block-compiler statistics of one core since the device was opened: regions of guest code
  * compiled, and times its code arena filled up and was emptied. Zero for a core that does not
  * exist or never compiled. */
+/* regions: compiled regions this core entered into its pages (flushes: times its arena filled);
+ * shared: how many of those it took from the process-wide cache of translations (byte-identical
+ * code at the same address, compiled once by another core or an earlier launch). */
 struct bh_jit_stats {
-	uint64_t regions, flushes;
+	uint64_t regions, flushes, shared;
 };
 void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_jit_stats *out);
 

@@ -19,17 +19,23 @@
 /* The code checks off: with them on, a region holds only words the interpreter ran (README,
  * block compiler), and these tests want code compiled before it first runs (test_checks_code's
  * eager rerun covers the checks with the compiler). */
-static struct bh_device *open_jit(enum bh_jit mode)
+static struct bh_device *open_jit_tiles(enum bh_jit mode, unsigned tiles)
 {
 	struct bh_device_config cfg = {
-		.board = BH_BOARD_GRID, .num_tiles = 1, .jit = mode,
+		.board = BH_BOARD_GRID, .num_tiles = tiles, .jit = mode,
 		.checks = BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~(1u << BH_CHECK_ATOMIC_INTO_CODE | 1u << BH_CHECK_CODE_WRITTEN)),
 	};
 	struct bh_device *dev;
 	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
-	for (int c = 0; c < 5; c++)
-		bh_core_enable_host_calls(dev, 0, (enum bh_core_id)c, true);
+	for (unsigned t = 0; t < tiles; t++)
+		for (int c = 0; c < 5; c++)
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
 	return dev;
+}
+
+static struct bh_device *open_jit(enum bh_jit mode)
+{
+	return open_jit_tiles(mode, 1);
 }
 
 static uint64_t regions(struct bh_device *dev, enum bh_core_id core)
@@ -408,43 +414,182 @@ Test(jit, store_from_compiled_code_wakes_a_parked_core)
 	bh_device_close(dev);
 }
 
-/* More compiled code than the arena holds: it is emptied and refilled, and the program still
- * computes the right sum. 48 pages of "addi a0, a0, 1" run three times (a small arena through
- * the BHEMU_JIT_ARENA_KIB test knob). */
-Test(jit, full_arena_is_flushed_and_refilled)
+/* ---- Shared translations: the same words at the same address are compiled once ---- */
+
+/* A loop adding `step` n times, exiting with the low byte of the sum plus pc-dependent bits
+ * (auipc: the same words at another address compute another value). Returns the expected status. */
+static uint32_t put_step_loop(struct bh_device *dev, unsigned tile, uint32_t at, uint32_t step, uint32_t n)
 {
-	enum { PAGES = 48, ROUNDS = 3 };
-	setenv("BHEMU_JIT_ARENA_KIB", "128", 1);
+	struct prog p = { 0 };
+	emit_li(&p, A1, n);
+	emit_li(&p, A2, 0);
+	emit_li(&p, A3, step);
+	int32_t loop = prog_here(&p);
+	emit(&p, enc_r(0, A3, A2, 0, A2, 0x33));      /* add a2, a2, a3 */
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit(&p, auipc(A4, 0));
+	emit(&p, i_op(5, A4, A4, 12));                /* srli a4, a4, 12: the page number */
+	emit(&p, enc_r(0, A4, A2, 0, A0, 0x33));      /* add a0, a2, a4 */
+	emit(&p, i_op(7, A0, A0, 0xff));
+	emit_exit(&p);
+	prog_put(dev, tile, at, &p);
+	uint32_t pc_auipc = at + 4u * (uint32_t)(p.n - 5);
+	return (step * n + (pc_auipc >> 12)) & 0xff;
+}
+
+static void jit_stats_tile(struct bh_device *dev, unsigned tile, struct bh_jit_stats *st)
+{
+	bh_core_jit_stats(dev, tile, BH_CORE_BRISC, st);
+}
+
+/* Four tiles' BRISCs run byte-identical code at the same address: each region is compiled by one
+ * of them and taken from the shared cache by the three others (the lock orders them), and every
+ * core computes its result. */
+Test(jit, identical_code_at_the_same_address_is_compiled_once_for_every_core)
+{
+	enum { TILES = 4 };
+	struct bh_device *dev = open_jit_tiles(BH_JIT_EAGER, TILES);
+	uint32_t want = 0;
+	for (unsigned t = 0; t < TILES; t++)
+		want = put_step_loop(dev, t, 0x9000, 0x5A17, 3000);   /* words no other test uses */
+	for (unsigned t = 0; t < TILES; t++)
+		cr_assert_eq(bh_core_start(dev, t, BH_CORE_BRISC, 0x9000), BH_OK);
+	uint64_t regions = 0, shared = 0, per_core = 0;
+	for (unsigned t = 0; t < TILES; t++) {
+		expect_exit(dev, t, BH_CORE_BRISC, want);
+		struct bh_jit_stats st;
+		jit_stats_tile(dev, t, &st);
+		cr_expect_gt(st.regions, 0, "tile %u compiled nothing", t);
+		cr_expect(t == 0 || st.regions == per_core, "tile %u entered %llu regions, tile 0 %llu", t,
+			  (unsigned long long)st.regions, (unsigned long long)per_core);
+		per_core = st.regions;
+		regions += st.regions;
+		shared += st.shared;
+	}
+	cr_expect_eq(shared, regions - per_core, "%llu of %llu regions shared: each should be compiled once",
+		     (unsigned long long)shared, (unsigned long long)regions);
+	bh_device_close(dev);
+}
+
+/* The same words at two addresses are two translations (their pc-relative results differ), and
+ * neither core takes the other's. */
+Test(jit, identical_code_at_another_address_is_not_shared)
+{
+	struct bh_device *dev = open_jit_tiles(BH_JIT_EAGER, 2);
+	uint32_t want0 = put_step_loop(dev, 0, 0xA000, 0x6B29, 2000);
+	uint32_t want1 = put_step_loop(dev, 1, 0xC000, 0x6B29, 2000);
+	cr_assert_neq(want0, want1);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0xA000), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, want0);
+	cr_assert_eq(bh_core_start(dev, 1, BH_CORE_BRISC, 0xC000), BH_OK);
+	expect_exit(dev, 1, BH_CORE_BRISC, want1);
+	struct bh_jit_stats st;
+	jit_stats_tile(dev, 1, &st);
+	cr_expect_gt(st.regions, 0);
+	cr_expect_eq(st.shared, 0, "the core at 0xC000 took %llu regions compiled for 0xA000",
+		     (unsigned long long)st.shared);
+	bh_device_close(dev);
+}
+
+/* BRISC (8 KiB of local RAM) and TRISC0 (4 KiB) run the same words at the same address, storing
+ * at local RAM offset 0x1800: BRISC's compiled bounds check passes it, TRISC0 must not enter that
+ * code (the local RAM size is part of the key) and faults at the store. */
+Test(jit, code_compiled_for_another_local_ram_size_is_not_shared)
+{
 	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	struct prog p = { 0 };
+	emit_li(&p, A1, 100);
+	emit_li(&p, T0, BH_LDM_BASE + 0x1800);
+	int32_t loop = prog_here(&p);
+	emit(&p, sw(A1, 0, T0));
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit(&p, addi(A0, X0, 0x3C));
+	emit_exit(&p);
+	prog_put(dev, 0, 0xE000, &p);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0xE000), BH_OK);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0x3C);
+	struct bh_core_result res;
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, 0xE000), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 30000, &res), BH_OK);
+	cr_expect_eq(res.status, BH_RUN_FAULTED, "TRISC0 stored past its 4 KiB of local RAM (status %d)", res.status);
+	cr_expect_eq(regions(dev, BH_CORE_TRISC0) > 0 ? 0 : 1, 0, "TRISC0 compiled nothing");
+	struct bh_jit_stats st;
+	bh_core_jit_stats(dev, 0, BH_CORE_TRISC0, &st);
+	cr_expect_eq(st.shared, 0, "TRISC0 took BRISC's code");
+	bh_device_close(dev);
+}
+
+/* 48 pages of "addi a0, a0, 1" on tile `tile`, then a tail that runs them `rounds` times and exits
+ * with a0 / 1024; BRISC is started at CODE and waited for. */
+enum { ADDI_PAGES = 48 };
+
+static void run_addi_pages(struct bh_device *dev, unsigned tile, unsigned rounds, struct bh_core_result *res)
+{
 	uint32_t *page = malloc(4096);
 	cr_assert_not_null(page);
 	for (unsigned k = 0; k < 1024; k++)
 		page[k] = addi(A0, A0, 1);
 	const uint32_t base = 0x10000;
-	for (unsigned pg = 0; pg < PAGES; pg++)
-		l1_put(dev, base + pg * 4096, page, 1024);
+	for (unsigned pg = 0; pg < ADDI_PAGES; pg++)
+		cr_assert_eq(bh_l1_write(dev, tile, base + pg * 4096, page, 4096), BH_OK);
 	free(page);
 	struct prog p = { 0 };
 	/* after the last page: a1 -= 1; if a1 != 0, jump back to base; else exit(a0 / 1024) */
 	emit(&p, addi(A1, A1, -1));
 	emit(&p, enc_b(8, X0, A1, BEQ));
-	emit(&p, jal(X0, -(int32_t)(PAGES * 4096 + 8)));
+	emit(&p, jal(X0, -(int32_t)(ADDI_PAGES * 4096 + 8)));
 	emit(&p, i_op(5, A0, A0, 10));                /* srli a0, a0, 10 */
 	emit_exit(&p);
-	prog_put(dev, 0, base + PAGES * 4096, &p);
+	prog_put(dev, tile, base + ADDI_PAGES * 4096, &p);
 	struct prog start = { 0 };
 	emit_li(&start, A0, 0);
-	emit_li(&start, A1, ROUNDS);
+	emit_li(&start, A1, rounds);
 	emit_li(&start, T0, base);
 	emit(&start, jalr(X0, T0, 0));
+	prog_put(dev, tile, CODE, &start);
+	cr_assert_eq(bh_core_start(dev, tile, BH_CORE_BRISC, CODE), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, tile, BH_CORE_BRISC, 60000, res), BH_OK);
+	cr_assert_eq(res->status, BH_RUN_EXITED, "tile %u: status %d\n%s", tile, res->status, res->report);
+	cr_expect_eq(res->exit_status, ADDI_PAGES * rounds, "tile %u: exit %d", tile, res->exit_status);
+}
+
+/* More compiled code than the arena holds: it is emptied and refilled, and the program still
+ * computes the right sum. The pages run three times (a small arena through the
+ * BHEMU_JIT_ARENA_KIB test knob; the shared translations off, so that every region goes into
+ * the core's own arena). */
+Test(jit, full_arena_is_flushed_and_refilled)
+{
+	setenv("BHEMU_JIT_ARENA_KIB", "128", 1);
+	setenv("BHEMU_JIT_SHARE", "off", 1);
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
 	struct bh_core_result res;
-	run_prog(dev, BH_CORE_BRISC, CODE, &start, &res);
-	cr_assert_eq(res.status, BH_RUN_EXITED, "status %d\n%s", res.status, res.report);
-	cr_expect_eq(res.exit_status, PAGES * ROUNDS, "exit %d", res.exit_status);
+	run_addi_pages(dev, 0, 3, &res);
 	struct bh_jit_stats st;
 	bh_core_jit_stats(dev, 0, BH_CORE_BRISC, &st);
 	cr_expect_gt(st.flushes, 0, "the arena never filled (%llu regions)", (unsigned long long)st.regions);
-	cr_expect_gt(st.regions, PAGES, "%llu regions", (unsigned long long)st.regions);
+	cr_expect_gt(st.regions, ADDI_PAGES, "%llu regions", (unsigned long long)st.regions);
+	cr_expect_eq(st.shared, 0);
+	bh_device_close(dev);
+}
+
+/* The shared arena (as small, by the same knob) fills during tile 0's run: tile 0 compiles the rest
+ * into its own arena. Tile 1 then takes what the shared arena holds and compiles the rest itself;
+ * both compute the right sum. */
+Test(jit, full_shared_arena_leaves_the_rest_to_the_cores_own_arenas)
+{
+	setenv("BHEMU_JIT_ARENA_KIB", "128", 1);
+	struct bh_device *dev = open_jit_tiles(BH_JIT_EAGER, 2);
+	struct bh_core_result res;
+	struct bh_jit_stats st0, st1;
+	run_addi_pages(dev, 0, 1, &res);
+	run_addi_pages(dev, 1, 1, &res);
+	bh_core_jit_stats(dev, 0, BH_CORE_BRISC, &st0);
+	bh_core_jit_stats(dev, 1, BH_CORE_BRISC, &st1);
+	cr_expect_gt(st1.shared, 0, "tile 1 took nothing from the shared arena");
+	cr_expect_lt(st1.shared, st1.regions, "tile 1 compiled nothing itself: the shared arena never filled");
+	cr_expect_eq(st0.shared, 0);
 	bh_device_close(dev);
 }
 
