@@ -1,6 +1,7 @@
 /* Helpers of the example host programs (common.h). */
 #include "common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +64,26 @@ struct bh_device *example_boot(const char *board, double *boot_seconds)
 	if (boot_seconds)
 		*boot_seconds = res.seconds;
 	return dev;
+}
+
+float example_f32(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+
+uint32_t example_f32_bits(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	return b;
+}
+
+uint16_t example_bf16_round_away(double v)
+{
+	if (v == 0)
+		return 0;
+	double ulp = ldexp(1, ilogb(v) - 7);
+	return (uint16_t)(example_f32_bits((float)copysign(floor(fabs(v) / ulp + 0.5) * ulp, v)) >> 16);
 }

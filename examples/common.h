@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bhemu/bhemu.h"
 
@@ -14,5 +15,12 @@ struct bh_device *example_boot(const char *board, double *boot_seconds);
 /* BHEMU_KERNEL_DIR/name.elf into buf. */
 const char *example_kernel(char *buf, size_t len, const char *name);
 double example_now(void);
+
+/* The float of FP32 bits b, and back. A BF16 number is the top half of an FP32 one. */
+float example_f32(uint32_t b);
+uint32_t example_f32_bits(float f);
+/* The BF16 nearest to v (a value exact in double, within BF16's normal range), ties away from zero:
+ * the rounding of the SFPU's SFP_STOCH_RND to BF16 and of the packer from an FP32 Dst. 0 gives +0. */
+uint16_t example_bf16_round_away(double v);
 
 #endif

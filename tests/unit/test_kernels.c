@@ -148,12 +148,12 @@ Test(kernels, a_kernel_for_another_processor_or_other_compile_args_is_refused)
 	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_BRISC, kernel_path(path, sizeof path, "k_reader"), &one, 1,
 					   NULL, 0), BH_ERR_ELF);
 	cr_expect(strstr(bh_program_error(p), "built for ncrisc, not brisc"), "%s", bh_program_error(p));
-	const uint32_t wrong[2] = { 2048, 0 };
+	const uint32_t wrong[2] = { 1024, 0 };
 	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_NCRISC, path, &one, 1, wrong, 2), BH_ERR_ELF);
-	cr_expect(strstr(bh_program_error(p), "compile-time argument 0 is 1024"), "%s", bh_program_error(p));
+	cr_expect(strstr(bh_program_error(p), "compile-time argument 0 is 2048"), "%s", bh_program_error(p));
 	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_NCRISC, path, &one, 1, wrong, 1), BH_ERR_ELF);
 	cr_expect(strstr(bh_program_error(p), "built with 2 compile-time arguments, 1 given"), "%s", bh_program_error(p));
-	const uint32_t right[2] = { 1024, 0 };
+	const uint32_t right[2] = { 2048, 0 };
 	cr_expect_geq(bh_program_add_kernel(p, BH_CORE_NCRISC, path, &one, 1, right, 2), 0, "%s", bh_program_error(p));
 	bh_program_destroy(p);
 	bh_device_close(dev);
