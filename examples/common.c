@@ -14,6 +14,25 @@ double example_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int example_exit_status(int rc)
+{
+	switch (rc) {
+	case BH_ERR_FAULT: return EXIT_FAULT;
+	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
+	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
+	case BH_ERR_SYS: return EXIT_HOST;
+	default: return EXIT_USAGE;
+	}
+}
+
+uint32_t example_xorshift(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
 const char *example_kernel(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s.elf", BHEMU_KERNEL_DIR, name);

@@ -9,6 +9,15 @@
 
 #include "bhemu/bhemu.h"
 
+/* Exit statuses of the examples: 0 output exact; 1 host failure; 2 bad usage; 3 a core faulted;
+ * 4 wrong output; 5 deadlock; 6 timeout. */
+enum { EXIT_OK = 0, EXIT_HOST = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_WRONG = 4, EXIT_DEADLOCK = 5,
+       EXIT_TIMEOUT = 6 };
+/* The exit status for a failed launch's BH_ERR_* code. */
+int example_exit_status(int rc);
+/* xorshift32: the next pseudo-random number of state s (not 0). */
+uint32_t example_xorshift(uint32_t *s);
+
 /* Opens the board named like `bhemu run --board` ("p150", "p100", "grid:CxR") and boots every
  * tile with the reference firmware of this build. Prints what went wrong and returns NULL. */
 struct bh_device *example_boot(const char *board, double *boot_seconds);

@@ -28,9 +28,6 @@
 #define MUL_A		-1.3125f	/* exact in BF16 */
 #define ADD_B		0.40625f
 
-enum { EXIT_OK = 0, EXIT_HOST = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_WRONG = 4, EXIT_DEADLOCK = 5,
-       EXIT_TIMEOUT = 6 };
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -71,18 +68,10 @@ static void on_progress(void *arg, unsigned done, unsigned total)
 		fputc('\n', stderr);
 }
 
-static uint32_t xorshift(uint32_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
 /* A random BF16 number: either sign, every mantissa bit, magnitude in [2^-6, 2^7). */
 static uint16_t random_bf16(uint32_t *seed)
 {
-	uint32_t r = xorshift(seed);
+	uint32_t r = example_xorshift(seed);
 	return (uint16_t)((r & 0x8000u) | (121u + (r >> 16) % 13u) << 7 | (r & 0x7Fu));
 }
 
@@ -92,17 +81,6 @@ static uint16_t mul_add_model(uint16_t x)
 {
 	uint16_t p = example_bf16_round_away((double)example_f32((uint32_t)x << 16) * MUL_A);
 	return example_bf16_round_away((double)example_f32((uint32_t)p << 16) + ADD_B);
-}
-
-static int exit_for(int rc)
-{
-	switch (rc) {
-	case BH_ERR_FAULT: return EXIT_FAULT;
-	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
-	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
-	case BH_ERR_SYS: return EXIT_HOST;
-	default: return EXIT_USAGE;
-	}
 }
 
 int main(int argc, char **argv)
@@ -256,7 +234,7 @@ int main(int argc, char **argv)
 		if (rc != BH_OK) {
 			fprintf(stderr, "\npipeline: launch %u failed:\n%s%s\n", l + 1, bh_program_error(p),
 				fast ? bh_cq_error(cq) : "");
-			status = exit_for(rc == BH_ERR_CQ ? BH_ERR_FAULT : rc);
+			status = example_exit_status(rc == BH_ERR_CQ ? BH_ERR_FAULT : rc);
 			break;
 		}
 		run_s += fast ? example_now() - t0 : st.seconds;
