@@ -243,10 +243,26 @@ static int build_program(struct bh_device *dev, const struct opts *o, const stru
 	bh_device_grid_size(dev, &cols, &rows);
 	for (unsigned r = 0; r < g->rows; r++)
 		for (unsigned q = 0; q < g->cols; q++) {
-			unsigned t = (g->y0 + r) * cols + g->x0 + q, sx, sy;
+			unsigned t = (g->y0 + r) * cols + g->x0 + q;
 			uint32_t brows = o->mt - r * g->mb < g->mb ? o->mt - r * g->mb : g->mb;
 			uint32_t bcols = o->nt - q * g->nb < g->nb ? o->nt - q * g->nb : g->nb;
-			uint32_t a[ARG_COUNT] = { 0 }, b[ARG_COUNT] = { 0 }, mm[3] = { brows, bcols, o->kt };
+			unsigned ax, ay, bx, by;   /* the senders: first worker of the row, of the column */
+			bh_device_tile_xy(dev, (g->y0 + r) * cols + g->x0, &ax, &ay);
+			bh_device_tile_xy(dev, g->y0 * cols + g->x0 + q, &bx, &by);
+			uint32_t a[ARG_COUNT] = {
+				[ARG_BASE] = A_BASE, [ARG_FIRST] = r * g->mb * o->kt, [ARG_TILE_STRIDE] = o->kt,
+				[ARG_STEP_STRIDE] = 1, [ARG_TILES] = brows, [ARG_STEPS] = o->kt, [ARG_SENDER] = q == 0,
+				[ARG_SENDER_X] = ax, [ARG_SENDER_Y] = ay, [ARG_READY_SEM] = (uint32_t)sem[0],
+				[ARG_VALID_SEM] = (uint32_t)sem[1],
+			};
+			uint32_t b[ARG_COUNT] = {
+				[ARG_BASE] = B_BASE, [ARG_FIRST] = q * g->nb, [ARG_TILE_STRIDE] = 1, [ARG_STEP_STRIDE] = o->nt,
+				[ARG_TILES] = bcols, [ARG_STEPS] = o->kt, [ARG_SENDER] = r == 0, [ARG_SENDER_X] = bx,
+				[ARG_SENDER_Y] = by, [ARG_READY_SEM] = (uint32_t)sem[2], [ARG_VALID_SEM] = (uint32_t)sem[3],
+				[ARG_OUT_BASE] = C_BASE, [ARG_OUT_FIRST] = r * g->mb * o->nt + q * g->nb, [ARG_OUT_ROWS] = brows,
+				[ARG_OUT_COLS] = bcols, [ARG_OUT_ROW_STRIDE] = o->nt,
+			};
+			uint32_t mm[3] = { brows, bcols, o->kt };
 			int na = mcast_rect(dev, g, 0, r, g->cols - 1, r, &a[ARG_MC_X0]);
 			int nb = mcast_rect(dev, g, q, 0, q, g->rows - 1, &b[ARG_MC_X0]);
 			if (na < 0 || nb < 0) {
@@ -254,18 +270,8 @@ static int build_program(struct bh_device *dev, const struct opts *o, const stru
 					"grid of workers\n", q, r);
 				return EXIT_HOST;
 			}
-			bh_device_tile_xy(dev, (g->y0 + r) * cols + g->x0, &sx, &sy);
-			a[ARG_BASE] = A_BASE, a[ARG_FIRST] = r * g->mb * o->kt, a[ARG_TILE_STRIDE] = o->kt;
-			a[ARG_STEP_STRIDE] = 1, a[ARG_TILES] = brows, a[ARG_STEPS] = o->kt, a[ARG_SENDER] = q == 0;
-			a[ARG_SENDER_X] = sx, a[ARG_SENDER_Y] = sy, a[ARG_RECEIVERS] = (uint32_t)na;
-			a[ARG_READY_SEM] = (uint32_t)sem[0], a[ARG_VALID_SEM] = (uint32_t)sem[1];
-			bh_device_tile_xy(dev, g->y0 * cols + g->x0 + q, &sx, &sy);
-			b[ARG_BASE] = B_BASE, b[ARG_FIRST] = q * g->nb, b[ARG_TILE_STRIDE] = 1;
-			b[ARG_STEP_STRIDE] = o->nt, b[ARG_TILES] = bcols, b[ARG_STEPS] = o->kt, b[ARG_SENDER] = r == 0;
-			b[ARG_SENDER_X] = sx, b[ARG_SENDER_Y] = sy, b[ARG_RECEIVERS] = (uint32_t)nb;
-			b[ARG_READY_SEM] = (uint32_t)sem[2], b[ARG_VALID_SEM] = (uint32_t)sem[3];
-			b[ARG_OUT_BASE] = C_BASE, b[ARG_OUT_FIRST] = r * g->mb * o->nt + q * g->nb;
-			b[ARG_OUT_ROWS] = brows, b[ARG_OUT_COLS] = bcols, b[ARG_OUT_ROW_STRIDE] = o->nt;
+			a[ARG_RECEIVERS] = (uint32_t)na;
+			b[ARG_RECEIVERS] = (uint32_t)nb;
 			if (bh_program_set_runtime_args(p, kin0, t, a, ARG_COUNT) || bh_program_set_runtime_args(p, kin1, t, b, ARG_COUNT) ||
 			    bh_program_set_runtime_args(p, kmm[0], t, mm, 3) || bh_program_set_runtime_args(p, kmm[1], t, mm, 3) ||
 			    bh_program_set_runtime_args(p, kmm[2], t, mm, 3)) {
