@@ -282,24 +282,37 @@ static int build_program(struct bh_device *dev, const struct opts *o, const stru
 	return EXIT_OK;
 }
 
-/* C = A B: the exact sum of each row-column product, rounded to BF16 (ties away). */
-static void host_matmul(const struct opts *o, const uint16_t *a, const uint16_t *b, uint16_t *c)
+/* The values of a rows x cols-element matrix stored as tile pages, row-major. */
+static float *untilize(const uint16_t *t, unsigned rows, unsigned cols)
+{
+	float *v = malloc((size_t)rows * cols * sizeof *v);
+	for (unsigned i = 0; v && i < rows; i++)
+		for (unsigned j = 0; j < cols; j++)
+			v[(size_t)i * cols + j] = (float)value(t[elem(cols / 32, i, j)]);
+	return v;
+}
+
+/* C = A B: the exact sum of each row-column product (exact in float: multiples of 2^-8 below
+ * 2^16), rounded to BF16 (ties away). Returns false when out of memory. */
+static bool host_matmul(const struct opts *o, const uint16_t *a, const uint16_t *b, uint16_t *c)
 {
 	unsigned m = 32 * o->mt, n = 32 * o->nt, k = 32 * o->kt;
-	double *row = malloc(n * sizeof *row);
-	for (unsigned i = 0; i < m; i++) {
-		for (unsigned j = 0; j < n; j++)
-			row[j] = 0;
+	float *av = untilize(a, m, k), *bv = untilize(b, k, n), *row = malloc(n * sizeof *row);
+	bool ok = av && bv && row;
+	for (unsigned i = 0; ok && i < m; i++) {
+		memset(row, 0, n * sizeof *row);
 		for (unsigned x = 0; x < k; x++) {
-			double av = value(a[elem(o->kt, i, x)]);
-			if (av != 0)
-				for (unsigned j = 0; j < n; j++)
-					row[j] += av * value(b[elem(o->nt, x, j)]);
+			const float f = av[(size_t)i * k + x], *brow = &bv[(size_t)x * n];
+			for (unsigned j = 0; j < n; j++)
+				row[j] += f * brow[j];
 		}
 		for (unsigned j = 0; j < n; j++)
 			c[elem(o->nt, i, j)] = example_bf16_round_away(row[j]);
 	}
+	free(av);
+	free(bv);
 	free(row);
+	return ok;
 }
 
 static int put(struct bh_device *dev, struct bh_cq *cq, unsigned ndram, uint32_t base, const void *data, size_t bytes)
@@ -360,7 +373,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nb; i++)
 			b[i] = random_elem(&seed);
 		double t0 = example_now();
-		host_matmul(&o, a, b, want);
+		if (!host_matmul(&o, a, b, want)) {
+			status = EXIT_HOST;
+			break;
+		}
 		check_s += example_now() - t0;
 		if (o.corrupt) {   /* A on the device differs from the host's in one element */
 			size_t e = elem(o.kt, o.corrupt_row, o.corrupt_col);
