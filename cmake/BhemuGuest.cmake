@@ -183,7 +183,8 @@ get_filename_component(BHEMU_KERNEL_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/../firm
 # relaxation gcc never addresses through gp either, which is the firmware's. Sections per function
 # and object, so --gc-sections keeps kernels small. min-pagesize=0: mailboxes sit at L1 0x60...
 set(BHEMU_KERNEL_CFLAGS ${BHEMU_GUEST_CFLAGS} -mno-relax -ffunction-sections -fdata-sections
-  --param=min-pagesize=0 -I${BHEMU_KERNEL_SOURCE_DIR} -I${BHEMU_KERNEL_SOURCE_DIR}/../ref)
+  --param=min-pagesize=0 -I${BHEMU_KERNEL_SOURCE_DIR} -I${BHEMU_KERNEL_SOURCE_DIR}/../ref
+  -I${BHEMU_KERNEL_SOURCE_DIR}/../compute)
 
 function(bhemu_kernel NAME)
   cmake_parse_arguments(PARSE_ARGV 1 K "" "PROCESSOR" "SOURCES;COMPILE_ARGS;CFLAGS")

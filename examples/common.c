@@ -1,6 +1,7 @@
 /* Helpers of the example host programs (common.h). */
 #include "common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,25 @@ double example_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int example_exit_status(int rc)
+{
+	switch (rc) {
+	case BH_ERR_FAULT: return EXIT_FAULT;
+	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
+	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
+	case BH_ERR_SYS: return EXIT_HOST;
+	default: return EXIT_USAGE;
+	}
+}
+
+uint32_t example_xorshift(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
 }
 
 const char *example_kernel(char *buf, size_t len, const char *name)
@@ -63,4 +83,26 @@ struct bh_device *example_boot(const char *board, double *boot_seconds)
 	if (boot_seconds)
 		*boot_seconds = res.seconds;
 	return dev;
+}
+
+float example_f32(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+
+uint32_t example_f32_bits(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	return b;
+}
+
+uint16_t example_bf16_round_away(double v)
+{
+	if (v == 0)
+		return 0;
+	double ulp = ldexp(1, ilogb(v) - 7);
+	return (uint16_t)(example_f32_bits((float)copysign(floor(fabs(v) / ulp + 0.5) * ulp, v)) >> 16);
 }

@@ -11,8 +11,6 @@
 #define SRC_BASE	0x00200000u
 #define DST_BASE	0x04000000u
 
-enum { EXIT_OK = 0, EXIT_HOST = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_WRONG = 4 };
-
 static void usage(FILE *f)
 {
 	fprintf(f,

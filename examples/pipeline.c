@@ -1,11 +1,14 @@
 /* The reader -> CB -> compute -> CB -> writer pipeline on every tile of a board (issue 5's example
- * and the demo's main job).
+ * and the demo's main job), its compute stage on the Tensix coprocessor.
  *
- * An input buffer of tiles x pages pages (1 KiB each) is interleaved over the DRAM banks the
- * firmware knows. On every tile NCRISC (k_reader) reads its share page by page into CB 0, TRISC1
- * (k_compute, RISC-V code: there is no Tensix coprocessor yet) turns each word w of page i of its
- * share into w * A + B + i in CB 16, and BRISC (k_writer) writes the pages to an output buffer
- * interleaved the same way. The host then checks every word. */
+ * An input buffer of tiles x pages pages is interleaved over the DRAM banks the firmware knows; a
+ * page is one 32x32 tile of BF16 numbers (2 KiB). On every tile NCRISC (k_reader) reads its share
+ * page by page into CB 0; the three TRISCs run the compute kernel k_mul_add (unpack, math with
+ * two SFPU operations, pack through the Tensix data plane) that turns each datum x into
+ * x * A + B in CB 16; BRISC (k_writer) writes the pages to an output buffer interleaved the same
+ * way. The host then checks every datum, bit for bit, against its own model of that arithmetic:
+ * each SFPU operation computes in FP32 and rounds to BF16, to nearest with ties away from zero
+ * (the inputs keep both FP32 results exact, so only the BF16 rounding matters). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,27 +18,27 @@
 
 #include "common.h"
 
-#define PAGE_SIZE	1024u		/* compile-time argument 0 of the three kernels */
+#define PAGE_SIZE	2048u		/* one BF16 tile: compile-time argument 0 of k_reader and k_writer */
+#define PAGE_DATUMS	(PAGE_SIZE / 2)
 #define CB_IN		0u
 #define CB_OUT		16u
 #define CB_PAGES	16u
 #define SRC_BASE	0x00100000u	/* DRAM bank offsets (the first 64 B hold the barrier word) */
 #define DST_BASE	0x08000000u
-#define MUL_A		2654435761u
-#define ADD_B		0x9E3779B9u
-
-enum { EXIT_OK = 0, EXIT_HOST = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_WRONG = 4, EXIT_DEADLOCK = 5,
-       EXIT_TIMEOUT = 6 };
+#define MUL_A		-1.3125f	/* exact in BF16 */
+#define ADD_B		0.40625f
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pipeline [options]\n"
 		"Boots a board with the reference firmware and runs a reader (NCRISC) -> CB -> compute\n"
-		"(TRISC1) -> CB -> writer (BRISC) pipeline over interleaved DRAM buffers on every tile,\n"
-		"then checks the output word by word.\n"
+		"(TRISC0-2 on the Tensix coprocessor: x * -1.3125 + 0.40625 on BF16 tiles) -> CB ->\n"
+		"writer (BRISC) pipeline over interleaved DRAM buffers on every tile, then checks every\n"
+		"output datum against the host's model of the same BF16 arithmetic.\n"
 		"  -b, --board BOARD        p150 (default), p100 or grid:CxR\n"
-		"  -p, --pages N            pages (1 KiB) per tile and launch (default 64)\n"
+		"  -p, --pages N            pages (one 32x32 BF16 tile, 2 KiB) per tile and launch\n"
+		"                           (default 64)\n"
 		"  -l, --launches N         launches, each on new input (default 2)\n"
 		"  -t, --timeout SECONDS    limit for each launch (default 60)\n"
 		"  -d, --dispatch fast|slow fast: buffers and launches through the command queue (the\n"
@@ -65,23 +68,19 @@ static void on_progress(void *arg, unsigned done, unsigned total)
 		fputc('\n', stderr);
 }
 
-static uint32_t xorshift(uint32_t *s)
+/* A random BF16 number: either sign, every mantissa bit, magnitude in [2^-6, 2^7). */
+static uint16_t random_bf16(uint32_t *seed)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
+	uint32_t r = example_xorshift(seed);
+	return (uint16_t)((r & 0x8000u) | (121u + (r >> 16) % 13u) << 7 | (r & 0x7Fu));
 }
 
-static int exit_for(int rc)
+/* The kernel's arithmetic on one datum: x * A in FP32 (exact: two 8-bit significands), rounded to
+ * BF16; + B in FP32 (exact: the operands' bits span fewer than 24 places), rounded to BF16. */
+static uint16_t mul_add_model(uint16_t x)
 {
-	switch (rc) {
-	case BH_ERR_FAULT: return EXIT_FAULT;
-	case BH_ERR_DEADLOCK: return EXIT_DEADLOCK;
-	case BH_ERR_TIMEOUT: return EXIT_TIMEOUT;
-	case BH_ERR_SYS: return EXIT_HOST;
-	default: return EXIT_USAGE;
-	}
+	uint16_t p = example_bf16_round_away((double)example_f32((uint32_t)x << 16) * MUL_A);
+	return example_bf16_round_away((double)example_f32((uint32_t)p << 16) + ADD_B);
 }
 
 int main(int argc, char **argv)
@@ -164,23 +163,29 @@ int main(int argc, char **argv)
 
 	struct bh_program *p = NULL;
 	char path[512];
-	const uint32_t ct_reader[] = { PAGE_SIZE, CB_IN }, ct_compute[] = { PAGE_SIZE, CB_IN, CB_OUT },
-		       ct_writer[] = { PAGE_SIZE, CB_OUT }, common[] = { MUL_A, ADD_B };
+	const uint32_t ct_reader[] = { PAGE_SIZE, CB_IN }, ct_compute[] = { CB_IN, CB_OUT },
+		       ct_writer[] = { PAGE_SIZE, CB_OUT }, common[] = { example_f32_bits(MUL_A), example_f32_bits(ADD_B) };
 	int status = bh_program_create(dev, &p) == BH_OK ? EXIT_OK : EXIT_HOST;
-	int kr = -1, kc = -1, kw = -1;
+	int kr = -1, kc[3] = { -1, -1, -1 }, kw = -1;
 	if (status == EXIT_OK) {
-		kr = bh_program_add_kernel(p, BH_CORE_NCRISC, example_kernel(path, sizeof path, "k_reader"), all, nall,
-					   ct_reader, 2);
-		kc = kr < 0 ? kr : bh_program_add_kernel(p, BH_CORE_TRISC1, example_kernel(path, sizeof path, "k_compute"),
-							 all, nall, ct_compute, 3);
-		kw = kc < 0 ? kc : bh_program_add_kernel(p, BH_CORE_BRISC, example_kernel(path, sizeof path, "k_writer"),
-							 all, nall, ct_writer, 2);
+		int rc = kr = bh_program_add_kernel(p, BH_CORE_NCRISC, example_kernel(path, sizeof path, "k_reader"), all,
+						    nall, ct_reader, 2);
+		for (unsigned k = 0; k < 3 && rc >= 0; k++) {
+			char name[32];
+			snprintf(name, sizeof name, "k_mul_add_trisc%u", k);
+			rc = kc[k] = bh_program_add_kernel(p, (enum bh_core_id)(BH_CORE_TRISC0 + k),
+							   example_kernel(path, sizeof path, name), all, nall, ct_compute, 2);
+			if (rc >= 0)
+				rc = bh_program_set_common_runtime_args(p, kc[k], common, 2);
+		}
+		if (rc >= 0)
+			rc = kw = bh_program_add_kernel(p, BH_CORE_BRISC, example_kernel(path, sizeof path, "k_writer"), all,
+							nall, ct_writer, 2);
 		struct bh_cb_config in = { .index = CB_IN, .page_size = PAGE_SIZE, .num_pages = CB_PAGES };
 		struct bh_cb_config out = { .index = CB_OUT, .page_size = PAGE_SIZE, .num_pages = CB_PAGES };
-		if (kw < 0 || bh_program_add_cb(p, &in, all, nall) != BH_OK || bh_program_add_cb(p, &out, all, nall) != BH_OK ||
-		    bh_program_set_common_runtime_args(p, kc, common, 2) != BH_OK) {
+		if (rc < 0 || bh_program_add_cb(p, &in, all, nall) != BH_OK || bh_program_add_cb(p, &out, all, nall) != BH_OK) {
 			fprintf(stderr, "pipeline: %s\n", bh_program_error(p));
-			status = kw == BH_ERR_ELF || kc == BH_ERR_ELF || kr == BH_ERR_ELF ? EXIT_USAGE : EXIT_HOST;
+			status = rc == BH_ERR_ELF ? EXIT_USAGE : EXIT_HOST;
 		}
 	}
 	for (unsigned t = 0; t < ntiles && status == EXIT_OK; t++) {
@@ -188,15 +193,16 @@ int main(int argc, char **argv)
 			continue;
 		uint32_t first = (uint32_t)share[t] * pages;
 		uint32_t r[3] = { SRC_BASE, first, pages }, c[1] = { pages }, w[3] = { DST_BASE, first, pages };
-		if (bh_program_set_runtime_args(p, kr, t, r, 3) || bh_program_set_runtime_args(p, kc, t, c, 1) ||
+		if (bh_program_set_runtime_args(p, kr, t, r, 3) || bh_program_set_runtime_args(p, kc[0], t, c, 1) ||
+		    bh_program_set_runtime_args(p, kc[1], t, c, 1) || bh_program_set_runtime_args(p, kc[2], t, c, 1) ||
 		    bh_program_set_runtime_args(p, kw, t, w, 3)) {
 			fprintf(stderr, "pipeline: %s\n", bh_program_error(p));
 			status = EXIT_HOST;
 		}
 	}
 
-	size_t words = (size_t)tiles * pages * PAGE_SIZE / 4;
-	uint32_t *in = malloc(words * 4), *out = malloc(words * 4);
+	size_t datums = (size_t)tiles * pages * PAGE_DATUMS;
+	uint16_t *in = malloc(datums * 2), *out = malloc(datums * 2);
 	if (!in || !out)
 		status = EXIT_HOST;
 	uint32_t seed = 0x12345678u;
@@ -207,13 +213,13 @@ int main(int argc, char **argv)
 			insns0 += bh_core_instructions(dev, t, (enum bh_core_id)k);
 	prog_state.launches = launches;
 	for (unsigned l = 0; l < launches && status == EXIT_OK; l++) {
-		for (size_t i = 0; i < words; i++)
-			in[i] = xorshift(&seed);
-		memset(out, 0, words * 4);
-		if (fast ? bh_cq_write_buffer(cq, true, SRC_BASE, PAGE_SIZE, 0, in, words * 4) != BH_OK ||
-			   bh_cq_write_buffer(cq, true, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK
-			 : bh_interleaved_write_banks(dev, true, ndram, SRC_BASE, PAGE_SIZE, 0, in, words * 4) != BH_OK ||
-			   bh_interleaved_write_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK) {
+		for (size_t i = 0; i < datums; i++)
+			in[i] = random_bf16(&seed);
+		memset(out, 0, datums * 2);
+		if (fast ? bh_cq_write_buffer(cq, true, SRC_BASE, PAGE_SIZE, 0, in, datums * 2) != BH_OK ||
+			   bh_cq_write_buffer(cq, true, DST_BASE, PAGE_SIZE, 0, out, datums * 2) != BH_OK
+			 : bh_interleaved_write_banks(dev, true, ndram, SRC_BASE, PAGE_SIZE, 0, in, datums * 2) != BH_OK ||
+			   bh_interleaved_write_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, datums * 2) != BH_OK) {
 			fprintf(stderr, "pipeline: buffers do not fit the DRAM banks\n");
 			status = EXIT_USAGE;
 			break;
@@ -228,23 +234,24 @@ int main(int argc, char **argv)
 		if (rc != BH_OK) {
 			fprintf(stderr, "\npipeline: launch %u failed:\n%s%s\n", l + 1, bh_program_error(p),
 				fast ? bh_cq_error(cq) : "");
-			status = exit_for(rc == BH_ERR_CQ ? BH_ERR_FAULT : rc);
+			status = example_exit_status(rc == BH_ERR_CQ ? BH_ERR_FAULT : rc);
 			break;
 		}
 		run_s += fast ? example_now() - t0 : st.seconds;
-		if (fast ? bh_cq_read_buffer(cq, true, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK
-			 : bh_interleaved_read_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, words * 4) != BH_OK) {
+		if (fast ? bh_cq_read_buffer(cq, true, DST_BASE, PAGE_SIZE, 0, out, datums * 2) != BH_OK
+			 : bh_interleaved_read_banks(dev, true, ndram, DST_BASE, PAGE_SIZE, 0, out, datums * 2) != BH_OK) {
 			fprintf(stderr, "pipeline: reading the output failed: %s\n", fast ? bh_cq_error(cq) : "");
 			status = EXIT_HOST;
 			break;
 		}
-		for (size_t i = 0; i < words && status == EXIT_OK; i++) {
-			uint32_t page = (uint32_t)(i / (PAGE_SIZE / 4)), tile = page / pages, local = page % pages;
-			uint32_t want = in[i] * MUL_A + ADD_B + local;
+		for (size_t i = 0; i < datums && status == EXIT_OK; i++) {
+			uint32_t page = (uint32_t)(i / PAGE_DATUMS), tile = page / pages, local = page % pages;
+			uint16_t want = mul_add_model(in[i]);
 			if (out[i] != want) {
 				fprintf(stderr, "pipeline: launch %u: wrong output: tile %u, page %u of its share (buffer page "
-					"%u), word %zu: 0x%08x, expected 0x%08x\n", l + 1, tile, local, page,
-					i % (PAGE_SIZE / 4), out[i], want);
+					"%u), datum %zu: x = %g (0x%04x): 0x%04x (%g), expected 0x%04x (%g)\n", l + 1, tile,
+					local, page, i % PAGE_DATUMS, example_f32((uint32_t)in[i] << 16), in[i], out[i],
+					example_f32((uint32_t)out[i] << 16), want, example_f32((uint32_t)want << 16));
 				status = EXIT_WRONG;
 			}
 		}
@@ -257,7 +264,7 @@ int main(int argc, char **argv)
 		insns -= insns0;
 		uint64_t moved = (uint64_t)tiles * pages * launches;
 		double wall = example_now() - t_start;
-		printf("pipeline: OK, every word exact\n"
+		printf("pipeline: OK, every datum exact\n"
 		       "  tiles %u (%u cores), launches %u, pages moved %" PRIu64 " in + %" PRIu64 " out (%.1f MiB each way)\n"
 		       "  guest instructions %" PRIu64 " in %.3f s of launches: %.0f MIPS, %.1f MiB/s through the pipeline\n"
 		       "  %.2f launches/s; boot %.3f s; wall time %.3f s\n",

@@ -1,5 +1,5 @@
 /* k_reader (NCRISC): reads pages of an interleaved DRAM buffer into a circular buffer, the producer
- * end of the k_reader -> k_compute -> k_writer pipeline.
+ * end of the k_reader -> k_mul_add -> k_writer pipeline.
  *
  * ct[0] page size (bytes), ct[1] CB index; rta[0] source buffer base, [1] first page, [2] number
  * of pages. */

@@ -1,5 +1,5 @@
 /* k_writer (BRISC): writes pages from a circular buffer to an interleaved DRAM buffer, the consumer
- * end of the k_reader -> k_compute -> k_writer pipeline.
+ * end of the k_reader -> k_mul_add -> k_writer pipeline.
  *
  * ct[0] page size (bytes), ct[1] CB index; rta[0] destination buffer base, [1] first page,
  * [2] number of pages. */

@@ -5,8 +5,14 @@
  * As in tt-metal, one kernel body runs on all three TRISCs: each call does its own thread's part
  * (TRISC0 unpacks, TRISC1 drives the matrix unit, TRISC2 packs) and nothing on the others. A TRISC
  * says which one it is with compute_begin() first. Tiles are 32x32 in four 16x16 faces, stored
- * face after face in L1 without headers; a "CB" here is a tile buffer in L1 (compute_cb_setup):
- * the tile index of a call selects the tile in it.
+ * face after face in L1 without headers.
+ *
+ * Two kinds of program use it. Bare-metal multi-core programs (firmware/baremetal/multicore.h): a
+ * "CB" is a tile buffer in L1 (compute_cb_setup), the tile index of a call selects the tile in it.
+ * Kernels of the reference firmware (firmware/kernel/, KERNEL_PROCESSOR defined; include
+ * compute_kernel.h): a CB is a real circular buffer of the launch, whose format the kernel states
+ * with compute_cb_format; the tile index counts from TRISC0's read pointer (unpack) or TRISC2's
+ * write pointer (pack), pages waited for and reserved with the CB calls of compute_kernel.h.
  *
  * Hand-overs: SrcA/SrcB by the data-valid mechanism (the last UNPACR of a tile flips the bank to
  * the matrix unit; the matrix unit's last instruction gives it back), Dst from math to pack by
@@ -25,8 +31,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "multicore.h"
 #include "tensix.h"
+
+#ifdef KERNEL_PROCESSOR
+#include "cb.h"
+/* A kernel's .data and .bss are in the core's local data RAM already (ABI.md 1). */
+#define COMPUTE_LDM
+#else
+#include "multicore.h"
+#define COMPUTE_LDM BARE_LDM
+#endif
 
 enum compute_thread { COMPUTE_UNPACK, COMPUTE_MATH, COMPUTE_PACK };
 
@@ -55,7 +69,8 @@ struct compute_cb {
 	uint32_t addr;   /* first tile, 16-byte aligned */
 	uint32_t fmt;    /* COMPUTE_FMT_* */
 };
-/* Shared by the TRISCs (plain L1): set up before compute_begin. */
+/* Bare-metal programs: shared by the TRISCs (plain L1), set up before compute_begin. Kernels:
+ * each TRISC's own copy (only fmt is used), set by compute_cb_format. */
 extern struct compute_cb compute_cbs[COMPUTE_CBS];
 
 static inline uint32_t compute_tile_bytes(uint32_t fmt)
@@ -67,6 +82,31 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 {
 	compute_cbs[cb].addr = addr;
 	compute_cbs[cb].fmt = fmt;
+}
+
+#ifdef KERNEL_PROCESSOR
+/* The data format of CB cb's pages (a page holds one tile). */
+static inline void compute_cb_format(unsigned cb, uint32_t fmt)
+{
+	compute_cbs[cb].fmt = fmt;
+}
+
+/* The thread of this kernel's TRISC (KERNEL_PROCESSOR 2-4: TRISC0-2). */
+#define COMPUTE_KERNEL_THREAD ((enum compute_thread)(KERNEL_PROCESSOR - 2))
+#endif
+
+/* L1 byte address of tile itile of cb. Kernels: counted in pages from TRISC0's read pointer or
+ * TRISC2's write pointer (16-byte units), wrapping at the CB's end; TRISC1 has no pointers (0). */
+static inline uint32_t compute_cb_tile_addr(unsigned cb, unsigned itile)
+{
+#ifdef KERNEL_PROCESSOR
+	const struct cb_interface *ci = get_local_cb_interface(cb);
+	if (KERNEL_PROCESSOR == 3)
+		return 0;
+	return cb_ptr_advance(ci, KERNEL_PROCESSOR == 2 ? ci->fifo_rd_ptr : ci->fifo_wr_ptr, itile) << CB_COMPUTE_ADDR_SHIFT;
+#else
+	return compute_cbs[cb].addr + itile * compute_tile_bytes(compute_cbs[cb].fmt);
+#endif
 }
 
 /* ---- instruction words of the data plane (Blackhole operand layouts) ---- */
@@ -109,23 +149,26 @@ static inline void compute_cb_setup(unsigned cb, uint32_t addr, uint32_t fmt)
 #define TCFG_ADDR_MOD_PACK 37u
 #define COMPUTE_GPR 48u   /* GPRs 48..49: the library's WRCFG staging */
 
-extern BARE_LDM uint32_t compute_role;
-extern BARE_LDM uint32_t compute_fidelity;
-extern BARE_LDM uint32_t compute_dst32;        /* fp32_dest_acc_en: Dst in its 32-bit mode */
-extern BARE_LDM uint32_t compute_unpack_dst;   /* copy_tile unpacks straight into Dst */
-extern BARE_LDM uint32_t compute_unp_base1;    /* UNP0_ADDR_BASE_REG_1 as last written */
-extern BARE_LDM uint32_t compute_sfpu_mods;    /* SFPLOAD/SFPSTORE formats of the integer ops (below) */
+extern COMPUTE_LDM uint32_t compute_role;
+extern COMPUTE_LDM uint32_t compute_fidelity;
+extern COMPUTE_LDM uint32_t compute_dst32;        /* fp32_dest_acc_en: Dst in its 32-bit mode */
+extern COMPUTE_LDM uint32_t compute_unpack_dst;   /* copy_tile unpacks straight into Dst */
+extern COMPUTE_LDM uint32_t compute_unp_base1;    /* UNP0_ADDR_BASE_REG_1 as last written */
+extern COMPUTE_LDM uint32_t compute_sfpu_mods;    /* SFPLOAD/SFPSTORE formats of the integer ops (below) */
 extern volatile uint32_t compute_sems_ready;
+struct compute_sfpu_seq;
+extern struct compute_sfpu_seq compute_sfpu_q;   /* the SFPU sequence being built (TRISC1) */
 #define COMPUTE_SEMS_READY 0xC0FFEE01u
 /* The library's state: expand once in the program. */
 #define COMPUTE_DEFINE_STATE \
 	struct compute_cb compute_cbs[COMPUTE_CBS]; \
-	BARE_LDM uint32_t compute_role; \
-	BARE_LDM uint32_t compute_fidelity; \
-	BARE_LDM uint32_t compute_dst32; \
-	BARE_LDM uint32_t compute_unpack_dst; \
-	BARE_LDM uint32_t compute_unp_base1; \
-	BARE_LDM uint32_t compute_sfpu_mods; \
+	COMPUTE_LDM uint32_t compute_role; \
+	COMPUTE_LDM uint32_t compute_fidelity; \
+	COMPUTE_LDM uint32_t compute_dst32; \
+	COMPUTE_LDM uint32_t compute_unpack_dst; \
+	COMPUTE_LDM uint32_t compute_unp_base1; \
+	COMPUTE_LDM uint32_t compute_sfpu_mods; \
+	struct compute_sfpu_seq compute_sfpu_q; \
 	volatile uint32_t compute_sems_ready
 
 /* Config[idx] = v, in order in this thread's instruction stream (then a NOP: the word is not
@@ -158,6 +201,15 @@ static inline void compute_begin(enum compute_thread role)
 	compute_dst32 = 0;
 	compute_unp_base1 = 0;
 	compute_sfpu_mods = 4u | 4u << 4 | 2u << 8;   /* INT32 in and out, BF16 floats (compute_sfpu_formats) */
+#ifdef KERNEL_PROCESSOR
+	/* Kernels: the reference firmware's BRISC initialised both semaphores at boot (value 0, max
+	 * 1; launch.md 2), and every launch leaves them at 0 again. Initialising them here would
+	 * race with the other threads' SEMWAITs (races.md 13). */
+	if (role == COMPUTE_UNPACK) {
+		tt_push(TT_SETADCXX(3, 255, 0));   /* a face (256 datums) per UNPACR */
+		return;
+	}
+#else
 	if (role == COMPUTE_UNPACK) {
 		tt_push(TT_SEMINIT(1u << TT_SEM_MATH_PACK, 1, 0));
 		tt_push(TT_SEMINIT(1u << TT_SEM_UNPACK_TO_DEST, 1, 0));   /* math -> unpack: Dst is free */
@@ -168,6 +220,7 @@ static inline void compute_begin(enum compute_thread role)
 	}
 	while (compute_sems_ready != COMPUTE_SEMS_READY)
 		__asm__ volatile("fence" ::: "memory");   /* past the L0 data cache, each poll */
+#endif
 	if (role == COMPUTE_MATH) {
 		tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + 0, 8u | 8u << 8));   /* 0: SrcA, SrcB, Dst + 8 */
 		tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + 0, 8u));
@@ -260,7 +313,7 @@ static inline void compute_unpack_tile_to_dst(uint32_t addr, uint32_t fmt, unsig
 /* The same for tile itile of cb. */
 static inline void compute_unpack_tile(unsigned u, unsigned cb, unsigned itile)
 {
-	compute_unpack_tile_at(u, compute_cbs[cb].addr + itile * compute_tile_bytes(compute_cbs[cb].fmt));
+	compute_unpack_tile_at(u, compute_cb_tile_addr(cb, itile));
 }
 
 /* ---- math (TRISC1) ---- */
@@ -428,7 +481,7 @@ static inline void copy_tile(unsigned icb, unsigned itile, unsigned idst)
 	uint32_t fmt = compute_cbs[icb].fmt;
 	if (compute_unpack_dst) {
 		if (compute_role == COMPUTE_UNPACK) {
-			compute_unpack_tile_to_dst(compute_cbs[icb].addr + itile * compute_tile_bytes(fmt), fmt, idst);
+			compute_unpack_tile_to_dst(compute_cb_tile_addr(icb, itile), fmt, idst);
 		} else if (compute_role == COMPUTE_MATH) {
 			tt_push(TT_SEMWAIT(0x002u, 1u << TT_SEM_MATH_PACK, TT_SEMWAIT_WHILE_MAX));   /* after acquire's wait */
 			tt_push(TT_SEMPOST(1u << TT_SEM_UNPACK_TO_DEST));
@@ -521,8 +574,7 @@ static inline void compute_pack_tile_at(unsigned idst, uint32_t addr, bool dst16
 static inline void pack_tile(unsigned idst, unsigned ocb, unsigned itile)
 {
 	uint32_t fmt = compute_cbs[ocb].fmt;
-	compute_pack_tile_at(idst, compute_cbs[ocb].addr + itile * compute_tile_bytes(fmt),
-			     compute_pack_dst16(fmt, (int)compute_dst32));
+	compute_pack_tile_at(idst, compute_cb_tile_addr(ocb, itile), compute_pack_dst16(fmt, (int)compute_dst32));
 }
 
 /* tt-metal's pack_reconfig_l1_acc: with l1_acc_en the packer adds each datum to the one already in
@@ -850,30 +902,30 @@ static inline void compute_sfpu_run(const struct compute_sfpu_seq *q)
 /* Unary operation op on Dst tile idst (TRISC1). */
 static inline void compute_sfpu_unary(unsigned idst, enum compute_unary op, uint32_t param)
 {
-	static struct compute_sfpu_seq q;
+	struct compute_sfpu_seq *const q = &compute_sfpu_q;
 	if (compute_role != COMPUTE_MATH)
 		return;
-	compute_sfpu_build(&q, idst * 64u, op, param);
-	compute_sfpu_run(&q);
+	compute_sfpu_build(q, idst * 64u, op, param);
+	compute_sfpu_run(q);
 }
 
 /* where_tile: Dst tile icond = icond != 0 ? itrue : ifalse, datum by datum (either zero is zero). */
 static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
 {
-	static struct compute_sfpu_seq q;
+	struct compute_sfpu_seq *const q = &compute_sfpu_q;
 	if (compute_role != COMPUTE_MATH)
 		return;
-	q.n = 0;
-	sfpu_emit(&q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, icond * 64u));
-	sfpu_emit(&q, TT_SFPLOAD(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, itrue * 64u));
-	sfpu_emit(&q, TT_SFPLOAD(2, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, ifalse * 64u));
-	sfpu_emit(&q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));              /* |cond|: -0 is zero too */
-	sfpu_emit(&q, SFP_CC_ON);
-	sfpu_emit(&q, TT_SFPI(SFP_SETCC, 0, 0, 0, 6));               /* lanes with cond == 0 */
-	sfpu_emit(&q, TT_SFPI(SFP_MOV, 0, 2, 1, 0));
-	sfpu_emit(&q, SFP_CC_OFF);
-	sfpu_emit(&q, TT_SFPSTORE(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_NEXT, icond * 64u));
-	compute_sfpu_run(&q);
+	q->n = 0;
+	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, icond * 64u));
+	sfpu_emit(q, TT_SFPLOAD(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, itrue * 64u));
+	sfpu_emit(q, TT_SFPLOAD(2, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, ifalse * 64u));
+	sfpu_emit(q, TT_SFPI(SFP_SETSGN, 0, 0, 0, 1));              /* |cond|: -0 is zero too */
+	sfpu_emit(q, SFP_CC_ON);
+	sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 6));               /* lanes with cond == 0 */
+	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 2, 1, 0));
+	sfpu_emit(q, SFP_CC_OFF);
+	sfpu_emit(q, TT_SFPSTORE(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_NEXT, icond * 64u));
+	compute_sfpu_run(q);
 }
 
 /* ---- integer and bitwise operations, typecasts ----
@@ -939,17 +991,17 @@ static inline void sfpu_sm_to_int(struct compute_sfpu_seq *q)
  * walking from the last rows to the first no store reaches a 16-bit row still to be read. */
 static inline void compute_dst_widen(unsigned idst, uint32_t fmt)
 {
-	static struct compute_sfpu_seq q;
+	struct compute_sfpu_seq *const q = &compute_sfpu_q;
 	bool i8 = COMPUTE_FMT_IS8(fmt);
 	for (unsigned a = 64; a;) {
 		a -= 2;
-		q.n = 0;
-		sfpu_emit(&q, TT_SFPLOAD(0, i8 ? SFP_MOD0_INT8 : SFP_MOD0_UINT16, SFP_ADDR_MOD_STAY, compute_dst16_row(idst) + a));
+		q->n = 0;
+		sfpu_emit(q, TT_SFPLOAD(0, i8 ? SFP_MOD0_INT8 : SFP_MOD0_UINT16, SFP_ADDR_MOD_STAY, compute_dst16_row(idst) + a));
 		if (i8)
-			sfpu_sm_to_int(&q);
-		sfpu_emit(&q, TT_SFPSTORE(i8 ? 1u : 0u, SFP_MOD0_INT32, SFP_ADDR_MOD_STAY, idst * 64u + a));
-		for (unsigned k = 0; k < q.n; k++)
-			tt_push(q.w[k]);
+			sfpu_sm_to_int(q);
+		sfpu_emit(q, TT_SFPSTORE(i8 ? 1u : 0u, SFP_MOD0_INT32, SFP_ADDR_MOD_STAY, idst * 64u + a));
+		for (unsigned k = 0; k < q->n; k++)
+			tt_push(q->w[k]);
 	}
 }
 
@@ -1098,12 +1150,12 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 /* Integer/bitwise operation or typecast op on Dst tile idst (TRISC1; a 32-bit Dst). */
 static inline void compute_sfpu_int(unsigned idst, enum compute_int_unary op, uint32_t param)
 {
-	static struct compute_sfpu_seq q;
+	struct compute_sfpu_seq *const q = &compute_sfpu_q;
 	if (compute_role != COMPUTE_MATH)
 		return;
 	bool narrow = compute_dst32 && (op == TC_FP32_UINT16 || op == TC_INT32_UINT16 || op == TC_UINT32_UINT16);
-	compute_sfpu_int_build(&q, idst * 64u, narrow ? compute_dst16_row(idst) : idst * 64u, op, param);
-	compute_sfpu_run(&q);
+	compute_sfpu_int_build(q, idst * 64u, narrow ? compute_dst16_row(idst) : idst * 64u, op, param);
+	compute_sfpu_run(q);
 }
 
 /* typecast_tile<IN_DTYPE, OUT_DTYPE>(idst) of tt-metal, the formats as arguments (COMPUTE_FMT_*:

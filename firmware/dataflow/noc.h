@@ -49,6 +49,8 @@
 
 /* Configuration block. */
 #define NOC_ID_LOGICAL		0x148	/* this tile's translated x [5:0], y [11:6] */
+/* Write-only: bit i set sets NIU_MST_REQS_OUTSTANDING_ID(i) to 0. */
+#define NOC_CLEAR_OUTSTANDING_REQ_CNT	0x060
 
 /* Counters (noc.md 3.4). */
 #define NIU_MST_ATOMIC_RESP_RECEIVED		0x200
@@ -337,6 +339,15 @@ static inline void noc_async_write_multicast(uint32_t src_l1, uint64_t mcast_add
 		mcast_addr += n;
 		len -= n;
 	}
+}
+
+/* A non-posted multicast moves its transaction id's outstanding-request counter +1 at the issue
+ * and -1 per acknowledgement (races.md 24): once the multicasts of this NoC are acknowledged
+ * (noc_async_write_barrier), this sets the counter of id 0, which this library uses, back to 0
+ * before it can wrap. */
+static inline void noc_async_write_multicast_done(void)
+{
+	*noc_niu_reg(noc_index, NOC_CLEAR_OUTSTANDING_REQ_CNT) = 1u;
 }
 
 /* ---- Semaphores (noc.md 5, 6) -------------------------------------------------------------------

@@ -148,12 +148,12 @@ Test(kernels, a_kernel_for_another_processor_or_other_compile_args_is_refused)
 	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_BRISC, kernel_path(path, sizeof path, "k_reader"), &one, 1,
 					   NULL, 0), BH_ERR_ELF);
 	cr_expect(strstr(bh_program_error(p), "built for ncrisc, not brisc"), "%s", bh_program_error(p));
-	const uint32_t wrong[2] = { 2048, 0 };
+	const uint32_t wrong[2] = { 1024, 0 };
 	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_NCRISC, path, &one, 1, wrong, 2), BH_ERR_ELF);
-	cr_expect(strstr(bh_program_error(p), "compile-time argument 0 is 1024"), "%s", bh_program_error(p));
+	cr_expect(strstr(bh_program_error(p), "compile-time argument 0 is 2048"), "%s", bh_program_error(p));
 	cr_expect_eq(bh_program_add_kernel(p, BH_CORE_NCRISC, path, &one, 1, wrong, 1), BH_ERR_ELF);
 	cr_expect(strstr(bh_program_error(p), "built with 2 compile-time arguments, 1 given"), "%s", bh_program_error(p));
-	const uint32_t right[2] = { 1024, 0 };
+	const uint32_t right[2] = { 2048, 0 };
 	cr_expect_geq(bh_program_add_kernel(p, BH_CORE_NCRISC, path, &one, 1, right, 2), 0, "%s", bh_program_error(p));
 	bh_program_destroy(p);
 	bh_device_close(dev);
@@ -250,6 +250,55 @@ Test(kernels, compute_cb_calls_publish_their_counters_through_the_tensix_threads
 			cr_expect_eq(c[0], 0, "run %u tile %u: words NCRISC found wrong", run, t);
 		}
 	}
+	bh_program_destroy(p);
+	bh_device_close(dev);
+}
+
+/* A compute kernel on the three TRISCs with real CBs (firmware/compute/compute_kernel.h):
+ * k_reader (NCRISC) feeds BF16 tiles from DRAM into a 3-page CB 0, k_tile_swap copies each pair
+ * through Dst into CB 16 in swapped order, addressing the pair's second tile by index from
+ * TRISC0's read pointer (across the CB's end for every other pair), and k_writer (BRISC) writes
+ * CB 16 to DRAM. Output page 2q must be input page 2q + 1 and vice versa, bit for bit. */
+Test(kernels, a_compute_kernel_addresses_tiles_from_the_cb_read_pointer_across_the_wrap)
+{
+	tl_skip_unless_built("kernels/k_tile_swap_trisc1.elf");
+	enum { PAIRS = 7, PAGE = 2048, SRC = 0x100000, DST = 0x800000 };
+	struct bh_device *dev = tl_boot_ref_grid(1, 1);
+	struct bh_program *p;
+	struct bh_core_range one = { 0, 0, 0, 0 };
+	char path[512], name[64];
+	unsigned ndram = 0;
+	bh_device_boot_banks(dev, &ndram, NULL);
+	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
+	const uint32_t ct_reader[2] = { PAGE, 0 }, ct_writer[2] = { PAGE, 16 }, ct_swap[2] = { 0, 16 };
+	int kr = bh_program_add_kernel(p, BH_CORE_NCRISC, kernel_path(path, sizeof path, "k_reader"), &one, 1, ct_reader, 2);
+	int kw = bh_program_add_kernel(p, BH_CORE_BRISC, kernel_path(path, sizeof path, "k_writer"), &one, 1, ct_writer, 2);
+	cr_assert(kr >= 0 && kw >= 0, "%s", bh_program_error(p));
+	uint32_t r[3] = { SRC, 0, 2 * PAIRS }, w[3] = { DST, 0, 2 * PAIRS }, s[1] = { PAIRS };
+	cr_assert_eq(bh_program_set_runtime_args(p, kr, 0, r, 3), BH_OK);
+	cr_assert_eq(bh_program_set_runtime_args(p, kw, 0, w, 3), BH_OK);
+	for (unsigned k = 0; k < 3; k++) {
+		snprintf(name, sizeof name, "k_tile_swap_trisc%u", k);
+		int ks = bh_program_add_kernel(p, (enum bh_core_id)(BH_CORE_TRISC0 + k), kernel_path(path, sizeof path, name),
+					       &one, 1, ct_swap, 2);
+		cr_assert(ks >= 0, "%s", bh_program_error(p));
+		cr_assert_eq(bh_program_set_runtime_args(p, ks, 0, s, 1), BH_OK);
+	}
+	struct bh_cb_config in = { .index = 0, .page_size = PAGE, .num_pages = 3 };
+	struct bh_cb_config out = { .index = 16, .page_size = PAGE, .num_pages = 2 };
+	cr_assert_eq(bh_program_add_cb(p, &in, &one, 1), BH_OK);
+	cr_assert_eq(bh_program_add_cb(p, &out, &one, 1), BH_OK);
+	static uint16_t src[2 * PAIRS][PAGE / 2], dst[2 * PAIRS][PAGE / 2];
+	for (unsigned pg = 0; pg < 2 * PAIRS; pg++)
+		for (unsigned i = 0; i < PAGE / 2; i++)   /* normal BF16 numbers, distinct per page */
+			src[pg][i] = (uint16_t)((i & 1) << 15 | (120 + pg) << 7 | (i * 5 + pg) % 128);
+	cr_assert_eq(bh_interleaved_write_banks(dev, true, ndram, SRC, PAGE, 0, src, sizeof src), BH_OK);
+	memset(dst, 0, sizeof dst);
+	cr_assert_eq(bh_interleaved_write_banks(dev, true, ndram, DST, PAGE, 0, dst, sizeof dst), BH_OK);
+	tl_launch_ok(p, NULL);
+	cr_assert_eq(bh_interleaved_read_banks(dev, true, ndram, DST, PAGE, 0, dst, sizeof dst), BH_OK);
+	for (unsigned pg = 0; pg < 2 * PAIRS; pg++)
+		cr_expect_eq(memcmp(dst[pg], src[pg ^ 1], PAGE), 0, "output page %u is input page %u", pg, pg ^ 1);
 	bh_program_destroy(p);
 	bh_device_close(dev);
 }
