@@ -593,6 +593,10 @@ static void write_and_check(bool nonposted)
 		emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 1);                                  /* write barrier */
 	emit_exit_with(&p, 0);
 	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	/* Flushed is not landed: a posted write has no ack to wait for, and under long latencies
+	 * (the noc_slow rerun) its data may still be on the way when the core exits. */
+	if (!nonposted)
+		bh_device_noc_flush(dev);
 	l1_expect_fill(dev, 1, DST + 0x30, 3000, 9);
 	cr_expect_eq(ctr(dev, 0, 0, CMD_ACCEPTED), 1);
 	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_WR_REQ_SENT), nonposted);
