@@ -81,23 +81,9 @@ uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx)
  * Dst views (Dst.md).
  */
 
-static unsigned dst32_adj(unsigned row)
-{
-	return ((row & 0x1F8u) << 1) | (row & 0x207u);
-}
-
-/* ZEROACC marks Dst elements Undefined (ZEROACC.md); any write defines them again. bhemu also
- * writes zeros there, which is what every reader but GMPOOL takes an undefined element for. The
- * flags live per 16-bit row (a 32-bit element is its two halves' rows). */
-static void dst_define(struct tt_dp *dp, unsigned r, unsigned col)
-{
-	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col))
-		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~(1u << col), memory_order_relaxed);
-}
-
 bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32)
 {
-	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
 	return atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col);
 }
 
@@ -115,37 +101,10 @@ static void dst_clear16(struct tt_dp *dp, unsigned r)
 
 static void dst_clear_row(struct tt_dp *dp, unsigned row, bool dst32)
 {
-	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
 	dst_clear16(dp, r);
 	if (dst32)
 		dst_clear16(dp, r + 8);
-}
-
-uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)
-{
-	unsigned r = dst32_adj(row & 0x3FF);
-	return (uint32_t)atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed) << 16 |
-	       atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed);
-}
-
-void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v)
-{
-	unsigned r = dst32_adj(row & 0x3FF);
-	atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v >> 16), memory_order_relaxed);
-	atomic_store_explicit(&dp->dst[r + 8][col], (uint16_t)v, memory_order_relaxed);
-	dst_define(dp, r, col);
-	dst_define(dp, r + 8, col);
-}
-
-uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col)
-{
-	return atomic_load_explicit(&dp->dst[row & 0x3FF][col], memory_order_relaxed);
-}
-
-void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
-{
-	atomic_store_explicit(&dp->dst[row & 0x3FF][col], v, memory_order_relaxed);
-	dst_define(dp, row & 0x3FF, col);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -523,7 +482,7 @@ unsigned tt_dp_src_style(unsigned fmt)
 	}
 }
 
-static float fbits(uint32_t b)
+static inline __attribute__((always_inline)) float fbits(uint32_t b)
 {
 	float f;
 	if (!(b & 0x7F800000u))
@@ -532,7 +491,7 @@ static float fbits(uint32_t b)
 	return f;
 }
 
-static uint32_t bitsf(float f)
+static inline __attribute__((always_inline)) uint32_t bitsf(float f)
 {
 	uint32_t b;
 	memcpy(&b, &f, 4);
@@ -541,7 +500,7 @@ static uint32_t bitsf(float f)
 	return b;
 }
 
-static float read_src(uint32_t cell, enum fpu_style s)
+static inline __attribute__((always_inline)) float read_src(uint32_t cell, enum fpu_style s)
 {
 	if (s == STYLE_FP16)
 		return fbits(tt_fp16_to_fp32(tt_src_to_fp16(cell)));
@@ -573,7 +532,7 @@ static float fid_b(float x, unsigned phase)
 	return fid_bits(x, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
 }
 
-static float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s)
+static inline __attribute__((always_inline)) float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s)
 {
 	if (dst32)
 		return fbits(tt_dst_to_fp32(tt_dst32_read(dp, row, col)));
@@ -581,7 +540,7 @@ static float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, 
 	return s == STYLE_FP16 ? fbits(tt_fp16_to_fp32(tt_dst_to_fp16(v))) : fbits((uint32_t)tt_dst_to_bf16(v) << 16);
 }
 
-static void write_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s, float x)
+static inline __attribute__((always_inline)) void write_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s, float x)
 {
 	uint32_t b = bitsf(x);
 	if (dst32)
@@ -603,6 +562,53 @@ static unsigned fidelity_phase(struct bh_tt_thread *th)
 	return (th->rwc.fidelity + (tt_dp_tcfg(th, BH_DP_TCFG_FIDELITY_BASE) & 3)) & 3;
 }
 
+/* The operands of an element-wise instruction (fpu_elw). */
+struct elw_args {
+	struct tt_dp *dp;
+	unsigned op;
+	bool bcast_col0, bcast_row, add_dst;
+	unsigned arow, brow, drow, phase, ab, bb;
+};
+
+/* ELWADD/ELWSUB/ELWMUL on 8 rows: inlined per (style, Dst width) so that the per-element work is
+ * the arithmetic and its conversions. */
+static inline __attribute__((always_inline)) void elw_block(const struct elw_args *a, enum fpu_style s, bool dst32)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t va = atomic_load_explicit(&a->dp->srca[a->ab][a->arow + i][j], memory_order_relaxed);
+			uint32_t vb = atomic_load_explicit(&a->dp->srcb[a->bb][(a->brow + (a->bcast_row ? 0 : i)) & 0x3F][a->bcast_col0 ? 0 : j],
+							  memory_order_relaxed);
+			if (s == STYLE_INT8) {
+				int32_t r;
+				if (a->op == TT_OP_ELWMUL) {
+					r = read_src_int8(va & (a->phase & 1 ? 0x41FFFu : 0x4E0FFu)) *
+					    read_src_int8(vb & (a->phase & 2 ? 0x40FFFu : 0x7F0FFu));
+				} else {
+					r = a->op == TT_OP_ELWADD ? read_src_int8(va) + read_src_int8(vb) : read_src_int8(va) - read_src_int8(vb);
+				}
+				if (a->op == TT_OP_ELWMUL || a->add_dst)
+					r = sat_add(r, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(a->dp, a->drow + i, j))));
+				tt_dst32_write(a->dp, a->drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(r)));
+				continue;
+			}
+			float fa = read_src(va, s), fb = read_src(vb, s), r;
+			if (a->op == TT_OP_ELWMUL) {
+				r = fid_a(fa, a->phase) * fid_b(fb, a->phase);
+			} else {
+				r = a->op == TT_OP_ELWADD ? fa + fb : fa - fb;
+				if (a->phase & 1)
+					r /= 32.f;
+				if (a->phase & 2)
+					r /= 128.f;
+			}
+			if (a->op == TT_OP_ELWMUL || a->add_dst)
+				r += read_dst(a->dp, a->drow + i, j, dst32, s);
+			write_dst(a->dp, a->drow + i, j, dst32, s, r);
+		}
+	}
+}
+
 /* ELWADD, ELWSUB, ELWMUL. */
 static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 {
@@ -617,42 +623,25 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 	enum fpu_style s = fpu_style(th, &dst32);
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & 0x3F8, phase = fidelity_phase(th);
-	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	for (unsigned i = 0; i < 8; i++) {
-		for (unsigned j = 0; j < 16; j++) {
-			uint32_t a = atomic_load_explicit(&dp->srca[ab][arow + i][j], memory_order_relaxed);
-			uint32_t b = atomic_load_explicit(&dp->srcb[bb][(brow + (bcast_row ? 0 : i)) & 0x3F][bcast_col0 ? 0 : j],
-							  memory_order_relaxed);
-			if (s == STYLE_INT8) {
-				int32_t r;
-				if (op == TT_OP_ELWMUL) {
-					r = read_src_int8(a & (phase & 1 ? 0x41FFFu : 0x4E0FFu)) *
-					    read_src_int8(b & (phase & 2 ? 0x40FFFu : 0x7F0FFu));
-				} else {
-					r = op == TT_OP_ELWADD ? read_src_int8(a) + read_src_int8(b) : read_src_int8(a) - read_src_int8(b);
-				}
-				if (op == TT_OP_ELWMUL || add_dst)
-					r = sat_add(r, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(dp, drow + i, j))));
-				tt_dst32_write(dp, drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(r)));
-				continue;
-			}
-			float fa = read_src(a, s), fb = read_src(b, s), r;
-			if (op == TT_OP_ELWMUL) {
-				r = fid_a(fa, phase) * fid_b(fb, phase);
-			} else {
-				r = op == TT_OP_ELWADD ? fa + fb : fa - fb;
-				if (phase & 1)
-					r /= 32.f;
-				if (phase & 2)
-					r /= 128.f;
-			}
-			if (op == TT_OP_ELWMUL || add_dst)
-				r += read_dst(dp, drow + i, j, dst32, s);
-			write_dst(dp, drow + i, j, dst32, s, r);
-		}
-	}
+	struct elw_args a = { dp, op, bcast_col0, bcast_row, add_dst, arow, brow, drow, phase, ld8(&dp->matrix_srca_bank),
+			      ld8(&dp->matrix_srcb_bank) };
+	/* The common float styles with their Dst width as constants: the compiler drops the branches. */
+	if (s == STYLE_BF16 && !dst32)
+		elw_block(&a, STYLE_BF16, false);
+	else if (s == STYLE_BF16)
+		elw_block(&a, STYLE_BF16, true);
+	else
+		elw_block(&a, s, dst32);
 	matrix_flip(th, tt_bits(w, 23, 22));
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* A row of MVMUL sums added to Dst (inlined per Dst width and style). */
+static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp, unsigned row, const float x[16],
+								bool dst32, enum fpu_style s)
+{
+	for (unsigned j = 0; j < 16; j++)
+		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
 /* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
@@ -691,22 +680,30 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 			else
 				ma[i][j].f = fid_a(read_src(v, s), phase);
 		}
-	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1)
-		for (unsigned j = 0; j < 16; j++) {
-			if (s == STYLE_INT8) {
+	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1) {
+		if (s == STYLE_INT8) {
+			for (unsigned j = 0; j < 16; j++) {
 				int32_t x = 0;
 				for (unsigned k = 0; k < 16; k++)
 					x += mb[i][k].i * ma[k][j].i;
 				x = sat_add(x, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(dp, drow + i, j))));
 				tt_dst32_write(dp, drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(x)));
-				continue;
 			}
-			float x = 0;
-			for (unsigned k = 0; k < 16; k++)
-				x += mb[i][k].f * ma[k][j].f;
-			x += read_dst(dp, drow + i, j, dst32, s);
-			write_dst(dp, drow + i, j, dst32, s, x);
+			continue;
 		}
+		/* Each column's sum in k order from 0, as one dot product per column would add it, but
+		 * 16 columns at once (independent sums: the host vectorises them). */
+		float x[16] = { 0 };
+		for (unsigned k = 0; k < 16; k++)
+			for (unsigned j = 0; j < 16; j++)
+				x[j] += mb[i][k].f * ma[k][j].f;
+		if (dst32 && s == STYLE_BF16)
+			mvmul_row_out(dp, drow + i, x, true, STYLE_BF16);
+		else if (s == STYLE_BF16)
+			mvmul_row_out(dp, drow + i, x, false, STYLE_BF16);
+		else
+			mvmul_row_out(dp, drow + i, x, dst32, s);
+	}
 	matrix_flip(th, tt_bits(w, 23, 22));
 	return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
 }
