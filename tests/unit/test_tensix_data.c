@@ -298,6 +298,37 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
 	}
 }
 
+/* Each Dst element's dot product is a binary32 sum in k order from 0 (tensix_data.c: the model's
+ * order), whatever order the host computes the 16 columns in: columns whose sums round
+ * differently in another order (2^24 and -2^24 among ones, at k = j % 15 and 15) come out as
+ * the k-order sum, not the exact one. One phase (fidelity 0 keeps these operands whole). */
+Test(tensix_data, mvmul_sums_each_column_in_k_order_in_binary32)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+	float A[16][16];
+	for (unsigned k = 0; k < 16; k++)
+		for (unsigned j = 0; j < 16; j++) {
+			A[k][j] = k == 15 ? -0x1p24f : k == j % 15 ? 0x1p24f : 1.f;
+			put_src(dev, false, 0, k, j, tt_src_from_bf16(bf16_of(A[k][j])));
+			put_src(dev, true, 0, k, j, tt_src_from_bf16(bf16_of(1.f)));
+		}
+	const uint32_t w[] = { SETDVALID(3), ZEROACC_M(3, 0, 0, 0), MVMUL(0, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	unsigned inexact = 0;
+	for (unsigned j = 0; j < 16; j++) {
+		volatile float want = 0;
+		for (unsigned k = 0; k < 16; k++)
+			want = want + 1.f * A[k][j];
+		inexact += want != 14.f;
+		for (unsigned i = 0; i < 8; i++)
+			cr_expect_eq(dst_fp32(dev, i, j), (float)want, "[%u][%u]: %a want %a", i, j, (double)dst_fp32(dev, i, j),
+				     (double)want);
+	}
+	cr_assert_gt(inexact, 8, "the sums must depend on the order");
+	bh_device_close(dev);
+}
+
 /* ----------------------------------------------------------------- pooling and transposes */
 
 #define GPOOL(op, flip, dim, am, argmax, dst) \
