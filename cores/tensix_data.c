@@ -113,26 +113,6 @@ static void dst_clear_row(struct tt_dp *dp, unsigned row, bool dst32)
 
 static const char *const client_name[] = { "the matrix unit", "the unpackers" };
 
-void tt_dp_src_waiter(struct bh_tt_thread *th, bool on)
-{
-	struct tt_dp *dp = th->tx->dp;
-	if (on)
-		atomic_fetch_or_explicit(&dp->src_waiters, (uint8_t)(1u << th->id), memory_order_seq_cst);
-	else
-		atomic_fetch_and_explicit(&dp->src_waiters, (uint8_t)~(1u << th->id), memory_order_seq_cst);
-}
-
-/* The executors waiting on ownership re-check their wait (it changed). A waiter registers under
- * tx->lock before its last check, and ownership changes under that lock before this runs: either
- * the waiter's check sees the change or this sees the waiter. */
-static void dp_wake_all(struct bh_tensix *tx)
-{
-	unsigned w = atomic_load_explicit(&tx->dp->src_waiters, memory_order_seq_cst);
-	for (unsigned i = 0; i < BH_TT_THREADS; i++)
-		if (w >> i & 1)
-			bh_park_wake(&tx->th[i].waiter);
-}
-
 static uint8_t ld8(_Atomic uint8_t *p)
 {
 	return atomic_load_explicit(p, memory_order_acquire);
@@ -143,45 +123,75 @@ static void st8(_Atomic uint8_t *p, uint8_t v)
 	atomic_store_explicit(p, v, memory_order_release);
 }
 
-/* Does the selected Src ownership condition hold (keep waiting)? which: 0 SrcA for the
- * unpackers (C5), 1 SrcB for the unpackers (C6), 2 SrcA for the matrix unit (C7), 3 SrcB for the
- * matrix unit (C8). */
-static bool src_cond_holds(struct tt_dp *dp, unsigned which, char *what, size_t n, const char *who)
+/* The first Src ownership condition of mask that holds (keep waiting), as which | bank << 2 |
+ * owner << 3, or -1 when none does. Condition `which` (bit of mask): 0 SrcA for the unpackers
+ * (C5), 1 SrcB for the unpackers (C6), 2 SrcA for the matrix unit (C7), 3 SrcB for the matrix
+ * unit (C8); bank: the one that client works on, owner: who has it. */
+static int src_blocker(struct tt_dp *dp, unsigned mask)
 {
-	bool b_reg = which & 1, matrix = which >> 1;
-	unsigned bank = matrix ? ld8(b_reg ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank)
-			       : ld8(&dp->unpacker_bank[b_reg]);
-	unsigned owner = ld8(b_reg ? &dp->srcb_client[bank] : &dp->srca_client[bank]);
-	unsigned wanted = matrix ? TT_SRC_MATRIX_UNIT : TT_SRC_UNPACKERS;
-	if (owner == wanted)
+	for (unsigned which = 0; which < 4; which++) {
+		if (!(mask >> which & 1))
+			continue;
+		bool b_reg = which & 1, matrix = which >> 1;
+		unsigned bank = matrix ? ld8(b_reg ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank)
+				       : ld8(&dp->unpacker_bank[b_reg]);
+		unsigned owner = ld8(b_reg ? &dp->srcb_client[bank] : &dp->srca_client[bank]);
+		if (owner != (matrix ? TT_SRC_MATRIX_UNIT : TT_SRC_UNPACKERS))
+			return (int)(which | bank << 2 | owner << 3);
+	}
+	return -1;
+}
+
+/* Whether a condition of mask holds; what: which one, for reports ("<who> until ..."). */
+static bool src_holds(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *who)
+{
+	int b = src_blocker(dp, mask);
+	if (b < 0)
 		return false;
-	snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b_reg ? "SrcB" : "SrcA", bank,
-		 client_name[wanted], client_name[owner]);
+	unsigned owner = (unsigned)b >> 3;
+	snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b & 1 ? "SrcB" : "SrcA",
+		 (unsigned)b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
 	return true;
+}
+
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on, unsigned mask)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (on) {
+		/* What holds the wait now is what the waiter's re-check under the same lock sees. */
+		atomic_store_explicit(&dp->src_wait_mask[th->id], (uint8_t)mask, memory_order_relaxed);
+		atomic_store_explicit(&dp->src_wait_blocker[th->id], (int16_t)src_blocker(dp, mask), memory_order_relaxed);
+		atomic_fetch_or_explicit(&dp->src_waiters, (uint8_t)(1u << th->id), memory_order_seq_cst);
+	} else {
+		atomic_fetch_and_explicit(&dp->src_waiters, (uint8_t)~(1u << th->id), memory_order_seq_cst);
+	}
+}
+
+/* The executors waiting on ownership that a change concerns re-check their wait. A waiter
+ * registers (its conditions and what holds them, then its bit) under tx->lock before its last
+ * check, and ownership changes under that lock before this runs: either the waiter's check sees
+ * the change or this sees the waiter. This reads ownership after the change that called it, and
+ * every later change calls it again, so a waiter held by the same condition, bank and owner as
+ * when it parked is left asleep: woken, it would only park again with the same description. */
+static void dp_wake_all(struct bh_tensix *tx)
+{
+	struct tt_dp *dp = tx->dp;
+	unsigned w = atomic_load_explicit(&dp->src_waiters, memory_order_seq_cst);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		if (w >> i & 1 && src_blocker(dp, atomic_load_explicit(&dp->src_wait_mask[i], memory_order_relaxed)) !=
+				    atomic_load_explicit(&dp->src_wait_blocker[i], memory_order_relaxed))
+			bh_park_wake(&tx->th[i].waiter);
 }
 
 bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n)
 {
+	int b = src_blocker(th->tx->dp, cond >> 5 & 15);
 	char who[16];
-	for (unsigned k = 0; k < 4; k++) {
-		if (!(cond >> (5 + k) & 1))
-			continue;
-		snprintf(who, sizeof who, "STALLWAIT C%u", 5 + k);
-		if (src_cond_holds(th->tx->dp, k, what, n, who))
-			return true;
-	}
-	return false;
+	snprintf(who, sizeof who, "STALLWAIT C%d", 5 + (b & 3));
+	return b >= 0 && src_holds(th->tx->dp, 1u << (b & 3), what, n, who);
 }
 
-static bool src_holds_any(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *name)
-{
-	for (unsigned k = 0; k < 4; k++)
-		if ((mask >> k & 1) && src_cond_holds(dp, k, what, n, name))
-			return true;
-	return false;
-}
-
-/* Wait, parked, while any of the conditions in mask (bit k: src_cond_holds's which) holds. */
+/* Wait, parked, while any of the conditions in mask (bit k: src_blocker's which) holds. */
 enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask)
 {
 	struct bh_tensix *tx = th->tx;
@@ -190,7 +200,7 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 	enum tt_result r = TT_OK;
 	bool locked = false;
 	for (;;) {
-		if (!src_holds_any(tx->dp, mask, what, sizeof what, name))
+		if (!src_holds(tx->dp, mask, what, sizeof what, name))
 			break;
 		if (!locked) {   /* re-check under the lock, which the owner changes take */
 			pthread_mutex_lock(&tx->lock);
@@ -202,10 +212,10 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 			break;
 		}
 		th->cur_word = w;
-		tt_dp_src_waiter(th, true);
-		if (src_holds_any(tx->dp, mask, what, sizeof what, name))
+		tt_dp_src_waiter(th, true, mask);
+		if (src_holds(tx->dp, mask, what, sizeof what, name))
 			tt_wait_locked(th, what);
-		tt_dp_src_waiter(th, false);
+		tt_dp_src_waiter(th, false, mask);
 	}
 	if (locked)
 		pthread_mutex_unlock(&tx->lock);
