@@ -646,6 +646,30 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
 }
 
+/* An MVMUL operand: a float, or an integer in the INT8 style. */
+union mm_operand {
+	int32_t i;
+	float f;
+};
+
+/* The matrix unit's operands of one MVMUL: n rows of 16 Src cells from row row0 + i * step (of 64)
+ * of one bank, read in style s with the fidelity phase's bits of SrcA (a) or SrcB (INT8: the
+ * masked integers). Inlined per style. */
+
+static inline __attribute__((always_inline)) void mvmul_operands(_Atomic uint32_t (*cells)[16], unsigned row0,
+								 unsigned step, unsigned n, enum fpu_style s, bool a,
+								 unsigned phase, union mm_operand out[][16])
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t v = atomic_load_explicit(&cells[(row0 + i * step) & 0x3F][j], memory_order_relaxed);
+			if (s == STYLE_INT8)
+				out[i][j].i = read_src_int8(v & (a ? (phase & 1 ? 0x41FFFu : 0x4E0FFu) : (phase & 2 ? 0x40FFFu : 0x7F0FFu)));
+			else
+				out[i][j].f = a ? fid_a(read_src(v, s), phase) : fid_b(read_src(v, s), phase);
+		}
+}
+
 /* A row of MVMUL sums added to Dst (inlined per Dst width and style). */
 static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp, unsigned row, const float x[16],
 								bool dst32, enum fpu_style s)
@@ -672,24 +696,14 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	union { int32_t i; float f; } mb[8][16], ma[16][16];
-	for (unsigned i = 0; i < rows; i++)
-		for (unsigned j = 0; j < 16; j++) {
-			uint32_t v = atomic_load_explicit(&dp->srcb[bb][(brow + (bcast_row ? 0 : i)) & 0x3F][j],
-							  memory_order_relaxed);
-			if (s == STYLE_INT8)
-				mb[i][j].i = read_src_int8(v & (phase & 2 ? 0x40FFFu : 0x7F0FFu));
-			else
-				mb[i][j].f = fid_b(read_src(v, s), phase);
-		}
-	for (unsigned i = 0; i < 16; i++)
-		for (unsigned j = 0; j < 16; j++) {
-			uint32_t v = atomic_load_explicit(&dp->srca[ab][(arow + i) & 0x3F][j], memory_order_relaxed);
-			if (s == STYLE_INT8)
-				ma[i][j].i = read_src_int8(v & (phase & 1 ? 0x41FFFu : 0x4E0FFu));
-			else
-				ma[i][j].f = fid_a(read_src(v, s), phase);
-		}
+	union mm_operand mb[8][16], ma[16][16];
+	if (s == STYLE_BF16) {   /* the common style as a constant: no per-cell branches on it */
+		mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, STYLE_BF16, false, phase, mb);
+		mvmul_operands(dp->srca[ab], arow, 1, 16, STYLE_BF16, true, phase, ma);
+	} else {
+		mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, s, false, phase, mb);
+		mvmul_operands(dp->srca[ab], arow, 1, 16, s, true, phase, ma);
+	}
 	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1) {
 		if (s == STYLE_INT8) {
 			for (unsigned j = 0; j < 16; j++) {
