@@ -212,6 +212,7 @@ bool guest_run_cfg(const struct bh_device_config *cfg, const char *elf, unsigned
 		out->instructions[k] = res[k].instructions;
 		out->parks[k] = guest_core_parks(dev, 0, k);
 	}
+	bh_device_tensix_stats(dev, &out->tensix);
 out:
 	bh_device_close(dev);
 	return ok;

@@ -52,6 +52,7 @@ struct guest_run {
 	double seconds;                 /* first start to last exit */
 	uint64_t instructions[GUEST_MAX_CORES];
 	uint64_t parks[GUEST_MAX_CORES];
+	struct bh_tensix_stats tensix;  /* every tile's Tensix words, by whom, hand-overs */
 };
 
 /* Loads elf for cores 0..ncores-1 of a fresh one-tile device, patches it, starts every core at

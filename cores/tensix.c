@@ -16,8 +16,12 @@
 #include "sync/tensix_sem.h"
 
 /* A change of state the Wait Gate reads (sync/park.h) wakes the executors parked on it: for a
- * semaphore change only those whose SEMWAIT/STALLWAIT latch names one of the changed semaphores,
- * for any other state (stream registers) every parked executor. The broadcast comes after the
+ * semaphore change only those whose SEMWAIT latch names one of the changed semaphores and whose
+ * wait the semaphores as they are now release, or hold for another reason than the one they
+ * parked with (its description, for reports), for any other state (stream registers) every
+ * parked executor. Not waking the others loses nothing: the state is read under tx->lock after
+ * the change that called this, and every later change calls this again (a woken executor would
+ * only re-check the current state and park again with the same description). The broadcast comes after the
  * unlock, so that a woken executor does not wait for tx->lock: taking the lock once is enough,
  * since a waiter re-checks and sleeps all under it (tt_gate). */
 static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
@@ -25,8 +29,14 @@ static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 	struct bh_tensix *tx = t->tensix;
 	unsigned wake = 0;
 	pthread_mutex_lock(&tx->lock);
-	for (unsigned i = 0; i < BH_TT_THREADS; i++)
-		wake |= (unsigned)(sems_changed == BH_GATE_WAKE_ALL || (tx->th[i].wait_sems & sems_changed)) << i;
+	uint64_t st = atomic_load_explicit(&t->sem.state, memory_order_seq_cst);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
+		const struct bh_tt_thread *o = &tx->th[i];
+		wake |= (unsigned)(sems_changed == BH_GATE_WAKE_ALL ||
+				   ((o->wait_sems & sems_changed) &&
+				    bh_sem_wait_blocker(st, o->wait_sems, o->wait_sem_cond) != o->wait_sem_blocker))
+			<< i;
+	}
 	pthread_mutex_unlock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++)
 		if (wake >> i & 1)
@@ -110,6 +120,8 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
 	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
 	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
+	th->wait_sem_cond = (uint8_t)th->latch.cond;
+	th->wait_sem_blocker = th->sem_blocker;
 	tt_sleep_locked(th, BH_PARK_GATE);
 	atomic_fetch_add_explicit(&th->waiter.progress, 1, memory_order_relaxed);
 	th->wait_what[0] = 0;
@@ -521,10 +533,13 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		t->core[a->who]->tt_deferred = true;   /* the TRISC executes it later (bh_tensix_drain) */
 	} else {
 		/* BRISC's pushes are the executor's (the TRISC may be held in reset). Work for an idle
-		 * executor: it counts as running from now on (deadlock monitor). */
+		 * executor: it counts as running from now on (deadlock monitor). One held at the gate
+		 * (or in a unit's wait) waits for something else: a new word changes nothing for it. */
 		th->deferred = false;
-		atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
-		bh_park_wake(&th->waiter);
+		if (atomic_load_explicit(&th->waiter.park_state, memory_order_relaxed) != BH_PARK_GATE) {
+			atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
+			bh_park_wake(&th->waiter);
+		}
 	}
 	pthread_mutex_unlock(&tx->lock);
 	return true;

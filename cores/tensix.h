@@ -39,8 +39,10 @@ struct bh_tile;
 #define BH_TT_FIFO_ACCEPT 28        /* a push is accepted while the FIFO holds at most 28 */
 /* A core stalled on a full FIFO is woken once the executor has taken it down to this many words,
  * or when the executor stops (parks) with room: the push takes as before, but the pusher sleeps
- * and wakes once per batch of words instead of once per word. */
-#define BH_TT_FIFO_REFILL 16
+ * and wakes once per batch of words instead of once per word. Four: a batch of 25 words per wake
+ * (16 gave 13 and, on the compute kernels' pipelines, a third more futex calls), and still some
+ * words for the executor while the pusher gets back to work. */
+#define BH_TT_FIFO_REFILL 4
 #define BH_TT_GPRS 64
 #define BH_TT_MOP_CFG_WORDS 9
 #define BH_TT_REPLAY_SLOTS 32
@@ -175,6 +177,8 @@ struct tt_dp {
 	_Atomic uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
 	_Atomic uint8_t matrix_srca_bank, matrix_srcb_bank;
 	_Atomic uint8_t src_waiters;                      /* bit t: thread t waits on ownership */
+	_Atomic uint8_t src_wait_mask[BH_TT_THREADS];     /* ... for these conditions (tt_dp_wait_src's mask) */
+	_Atomic int16_t src_wait_blocker[BH_TT_THREADS];  /* ... held by this one when it parked (src_blocker) */
 	_Atomic uint32_t srca[2][TT_SRC_ROWS][16], srcb[2][TT_SRC_ROWS][16];   /* 19-bit cells */
 	_Atomic uint16_t dst[TT_DST_ROWS][16];            /* DstBits */
 	_Atomic uint16_t dst_undef[TT_DST_ROWS];          /* ZEROACC's Undefined: bit c for column c */
@@ -235,6 +239,8 @@ struct bh_tt_thread {
 	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
 	char wait_what[192];      /* what the parked executor waits for */
 	uint8_t wait_sems;        /* semaphores (bit k) whose change may release the parked executor (under tx->lock) */
+	uint8_t wait_sem_cond;    /* ... its SEMWAIT condition and what held it when it parked (bh_sem_wait_blocker: */
+	int wait_sem_blocker;     /* a change that leaves that as it is does not wake it), under tx->lock */
 	struct bh_fault fault;    /* the thread's fault, valid while faulted */
 	struct bh_waitq push_waiters;   /* cores stalled on the full FIFO */
 
@@ -266,6 +272,7 @@ struct bh_tt_thread {
 	unsigned rec_left, rec_pos;
 	bool rec_exec;
 	struct tt_latch latch;
+	int sem_blocker;          /* bh_sem_wait_blocker at the latch's last check (sem_wait_holds) */
 	/* cfg-hazard (races.md #14): the WRCFG just before the instruction at the gate (word 0:
 	 * none) and the GPRs (bit g) whose RDCFG result has not arrived by the model's rule (no
 	 * STALLWAIT with C12 since), with the instruction that last left each kind of hazard. */
@@ -357,9 +364,10 @@ enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi
 /* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? what: why. */
 bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n);
 #define TT_DP_STALL_SRC_CONDS 0x1E0u
-/* th waits (on) or no longer waits (off) on SrcA/SrcB ownership (tx->lock held): ownership
- * changes wake only such waiters. */
-void tt_dp_src_waiter(struct bh_tt_thread *th, bool on);
+/* th waits (on) or no longer waits (off) on SrcA/SrcB ownership conditions `mask` (tt_dp_wait_src's
+ * bits; tx->lock held): ownership changes wake only such waiters, and only once none of their
+ * conditions holds. */
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on, unsigned mask);
 
 /* ---------------------------------------------------------------------------------------------
  * Tensix backend configuration (cores/tensix_cfg.c), stored in the tile (fabric/tile.h).

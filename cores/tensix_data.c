@@ -81,23 +81,9 @@ uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx)
  * Dst views (Dst.md).
  */
 
-static unsigned dst32_adj(unsigned row)
-{
-	return ((row & 0x1F8u) << 1) | (row & 0x207u);
-}
-
-/* ZEROACC marks Dst elements Undefined (ZEROACC.md); any write defines them again. bhemu also
- * writes zeros there, which is what every reader but GMPOOL takes an undefined element for. The
- * flags live per 16-bit row (a 32-bit element is its two halves' rows). */
-static void dst_define(struct tt_dp *dp, unsigned r, unsigned col)
-{
-	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col))
-		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~(1u << col), memory_order_relaxed);
-}
-
 bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32)
 {
-	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
 	return atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col);
 }
 
@@ -115,37 +101,10 @@ static void dst_clear16(struct tt_dp *dp, unsigned r)
 
 static void dst_clear_row(struct tt_dp *dp, unsigned row, bool dst32)
 {
-	unsigned r = dst32 ? dst32_adj(row & 0x3FF) : row & 0x3FF;
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
 	dst_clear16(dp, r);
 	if (dst32)
 		dst_clear16(dp, r + 8);
-}
-
-uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)
-{
-	unsigned r = dst32_adj(row & 0x3FF);
-	return (uint32_t)atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed) << 16 |
-	       atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed);
-}
-
-void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v)
-{
-	unsigned r = dst32_adj(row & 0x3FF);
-	atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v >> 16), memory_order_relaxed);
-	atomic_store_explicit(&dp->dst[r + 8][col], (uint16_t)v, memory_order_relaxed);
-	dst_define(dp, r, col);
-	dst_define(dp, r + 8, col);
-}
-
-uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col)
-{
-	return atomic_load_explicit(&dp->dst[row & 0x3FF][col], memory_order_relaxed);
-}
-
-void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
-{
-	atomic_store_explicit(&dp->dst[row & 0x3FF][col], v, memory_order_relaxed);
-	dst_define(dp, row & 0x3FF, col);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -153,26 +112,6 @@ void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
  */
 
 static const char *const client_name[] = { "the matrix unit", "the unpackers" };
-
-void tt_dp_src_waiter(struct bh_tt_thread *th, bool on)
-{
-	struct tt_dp *dp = th->tx->dp;
-	if (on)
-		atomic_fetch_or_explicit(&dp->src_waiters, (uint8_t)(1u << th->id), memory_order_seq_cst);
-	else
-		atomic_fetch_and_explicit(&dp->src_waiters, (uint8_t)~(1u << th->id), memory_order_seq_cst);
-}
-
-/* The executors waiting on ownership re-check their wait (it changed). A waiter registers under
- * tx->lock before its last check, and ownership changes under that lock before this runs: either
- * the waiter's check sees the change or this sees the waiter. */
-static void dp_wake_all(struct bh_tensix *tx)
-{
-	unsigned w = atomic_load_explicit(&tx->dp->src_waiters, memory_order_seq_cst);
-	for (unsigned i = 0; i < BH_TT_THREADS; i++)
-		if (w >> i & 1)
-			bh_park_wake(&tx->th[i].waiter);
-}
 
 static uint8_t ld8(_Atomic uint8_t *p)
 {
@@ -184,45 +123,75 @@ static void st8(_Atomic uint8_t *p, uint8_t v)
 	atomic_store_explicit(p, v, memory_order_release);
 }
 
-/* Does the selected Src ownership condition hold (keep waiting)? which: 0 SrcA for the
- * unpackers (C5), 1 SrcB for the unpackers (C6), 2 SrcA for the matrix unit (C7), 3 SrcB for the
- * matrix unit (C8). */
-static bool src_cond_holds(struct tt_dp *dp, unsigned which, char *what, size_t n, const char *who)
+/* The first Src ownership condition of mask that holds (keep waiting), as which | bank << 2 |
+ * owner << 3, or -1 when none does. Condition `which` (bit of mask): 0 SrcA for the unpackers
+ * (C5), 1 SrcB for the unpackers (C6), 2 SrcA for the matrix unit (C7), 3 SrcB for the matrix
+ * unit (C8); bank: the one that client works on, owner: who has it. */
+static int src_blocker(struct tt_dp *dp, unsigned mask)
 {
-	bool b_reg = which & 1, matrix = which >> 1;
-	unsigned bank = matrix ? ld8(b_reg ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank)
-			       : ld8(&dp->unpacker_bank[b_reg]);
-	unsigned owner = ld8(b_reg ? &dp->srcb_client[bank] : &dp->srca_client[bank]);
-	unsigned wanted = matrix ? TT_SRC_MATRIX_UNIT : TT_SRC_UNPACKERS;
-	if (owner == wanted)
+	for (unsigned which = 0; which < 4; which++) {
+		if (!(mask >> which & 1))
+			continue;
+		bool b_reg = which & 1, matrix = which >> 1;
+		unsigned bank = matrix ? ld8(b_reg ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank)
+				       : ld8(&dp->unpacker_bank[b_reg]);
+		unsigned owner = ld8(b_reg ? &dp->srcb_client[bank] : &dp->srca_client[bank]);
+		if (owner != (matrix ? TT_SRC_MATRIX_UNIT : TT_SRC_UNPACKERS))
+			return (int)(which | bank << 2 | owner << 3);
+	}
+	return -1;
+}
+
+/* Whether a condition of mask holds; what: which one, for reports ("<who> until ..."). */
+static bool src_holds(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *who)
+{
+	int b = src_blocker(dp, mask);
+	if (b < 0)
 		return false;
-	snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b_reg ? "SrcB" : "SrcA", bank,
-		 client_name[wanted], client_name[owner]);
+	unsigned owner = (unsigned)b >> 3;
+	snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b & 1 ? "SrcB" : "SrcA",
+		 (unsigned)b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
 	return true;
+}
+
+void tt_dp_src_waiter(struct bh_tt_thread *th, bool on, unsigned mask)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (on) {
+		/* What holds the wait now is what the waiter's re-check under the same lock sees. */
+		atomic_store_explicit(&dp->src_wait_mask[th->id], (uint8_t)mask, memory_order_relaxed);
+		atomic_store_explicit(&dp->src_wait_blocker[th->id], (int16_t)src_blocker(dp, mask), memory_order_relaxed);
+		atomic_fetch_or_explicit(&dp->src_waiters, (uint8_t)(1u << th->id), memory_order_seq_cst);
+	} else {
+		atomic_fetch_and_explicit(&dp->src_waiters, (uint8_t)~(1u << th->id), memory_order_seq_cst);
+	}
+}
+
+/* The executors waiting on ownership that a change concerns re-check their wait. A waiter
+ * registers (its conditions and what holds them, then its bit) under tx->lock before its last
+ * check, and ownership changes under that lock before this runs: either the waiter's check sees
+ * the change or this sees the waiter. This reads ownership after the change that called it, and
+ * every later change calls it again, so a waiter held by the same condition, bank and owner as
+ * when it parked is left asleep: woken, it would only park again with the same description. */
+static void dp_wake_all(struct bh_tensix *tx)
+{
+	struct tt_dp *dp = tx->dp;
+	unsigned w = atomic_load_explicit(&dp->src_waiters, memory_order_seq_cst);
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		if (w >> i & 1 && src_blocker(dp, atomic_load_explicit(&dp->src_wait_mask[i], memory_order_relaxed)) !=
+				    atomic_load_explicit(&dp->src_wait_blocker[i], memory_order_relaxed))
+			bh_park_wake(&tx->th[i].waiter);
 }
 
 bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n)
 {
+	int b = src_blocker(th->tx->dp, cond >> 5 & 15);
 	char who[16];
-	for (unsigned k = 0; k < 4; k++) {
-		if (!(cond >> (5 + k) & 1))
-			continue;
-		snprintf(who, sizeof who, "STALLWAIT C%u", 5 + k);
-		if (src_cond_holds(th->tx->dp, k, what, n, who))
-			return true;
-	}
-	return false;
+	snprintf(who, sizeof who, "STALLWAIT C%d", 5 + (b & 3));
+	return b >= 0 && src_holds(th->tx->dp, 1u << (b & 3), what, n, who);
 }
 
-static bool src_holds_any(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *name)
-{
-	for (unsigned k = 0; k < 4; k++)
-		if ((mask >> k & 1) && src_cond_holds(dp, k, what, n, name))
-			return true;
-	return false;
-}
-
-/* Wait, parked, while any of the conditions in mask (bit k: src_cond_holds's which) holds. */
+/* Wait, parked, while any of the conditions in mask (bit k: src_blocker's which) holds. */
 enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask)
 {
 	struct bh_tensix *tx = th->tx;
@@ -231,7 +200,7 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 	enum tt_result r = TT_OK;
 	bool locked = false;
 	for (;;) {
-		if (!src_holds_any(tx->dp, mask, what, sizeof what, name))
+		if (!src_holds(tx->dp, mask, what, sizeof what, name))
 			break;
 		if (!locked) {   /* re-check under the lock, which the owner changes take */
 			pthread_mutex_lock(&tx->lock);
@@ -243,10 +212,10 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 			break;
 		}
 		th->cur_word = w;
-		tt_dp_src_waiter(th, true);
-		if (src_holds_any(tx->dp, mask, what, sizeof what, name))
+		tt_dp_src_waiter(th, true, mask);
+		if (src_holds(tx->dp, mask, what, sizeof what, name))
 			tt_wait_locked(th, what);
-		tt_dp_src_waiter(th, false);
+		tt_dp_src_waiter(th, false, mask);
 	}
 	if (locked)
 		pthread_mutex_unlock(&tx->lock);
@@ -523,7 +492,7 @@ unsigned tt_dp_src_style(unsigned fmt)
 	}
 }
 
-static float fbits(uint32_t b)
+static inline __attribute__((always_inline)) float fbits(uint32_t b)
 {
 	float f;
 	if (!(b & 0x7F800000u))
@@ -532,7 +501,7 @@ static float fbits(uint32_t b)
 	return f;
 }
 
-static uint32_t bitsf(float f)
+static inline __attribute__((always_inline)) uint32_t bitsf(float f)
 {
 	uint32_t b;
 	memcpy(&b, &f, 4);
@@ -541,7 +510,7 @@ static uint32_t bitsf(float f)
 	return b;
 }
 
-static float read_src(uint32_t cell, enum fpu_style s)
+static inline __attribute__((always_inline)) float read_src(uint32_t cell, enum fpu_style s)
 {
 	if (s == STYLE_FP16)
 		return fbits(tt_fp16_to_fp32(tt_src_to_fp16(cell)));
@@ -573,7 +542,7 @@ static float fid_b(float x, unsigned phase)
 	return fid_bits(x, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
 }
 
-static float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s)
+static inline __attribute__((always_inline)) float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s)
 {
 	if (dst32)
 		return fbits(tt_dst_to_fp32(tt_dst32_read(dp, row, col)));
@@ -581,7 +550,7 @@ static float read_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, 
 	return s == STYLE_FP16 ? fbits(tt_fp16_to_fp32(tt_dst_to_fp16(v))) : fbits((uint32_t)tt_dst_to_bf16(v) << 16);
 }
 
-static void write_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s, float x)
+static inline __attribute__((always_inline)) void write_dst(struct tt_dp *dp, unsigned row, unsigned col, bool dst32, enum fpu_style s, float x)
 {
 	uint32_t b = bitsf(x);
 	if (dst32)
@@ -603,6 +572,53 @@ static unsigned fidelity_phase(struct bh_tt_thread *th)
 	return (th->rwc.fidelity + (tt_dp_tcfg(th, BH_DP_TCFG_FIDELITY_BASE) & 3)) & 3;
 }
 
+/* The operands of an element-wise instruction (fpu_elw). */
+struct elw_args {
+	struct tt_dp *dp;
+	unsigned op;
+	bool bcast_col0, bcast_row, add_dst;
+	unsigned arow, brow, drow, phase, ab, bb;
+};
+
+/* ELWADD/ELWSUB/ELWMUL on 8 rows: inlined per (style, Dst width) so that the per-element work is
+ * the arithmetic and its conversions. */
+static inline __attribute__((always_inline)) void elw_block(const struct elw_args *a, enum fpu_style s, bool dst32)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t va = atomic_load_explicit(&a->dp->srca[a->ab][a->arow + i][j], memory_order_relaxed);
+			uint32_t vb = atomic_load_explicit(&a->dp->srcb[a->bb][(a->brow + (a->bcast_row ? 0 : i)) & 0x3F][a->bcast_col0 ? 0 : j],
+							  memory_order_relaxed);
+			if (s == STYLE_INT8) {
+				int32_t r;
+				if (a->op == TT_OP_ELWMUL) {
+					r = read_src_int8(va & (a->phase & 1 ? 0x41FFFu : 0x4E0FFu)) *
+					    read_src_int8(vb & (a->phase & 2 ? 0x40FFFu : 0x7F0FFu));
+				} else {
+					r = a->op == TT_OP_ELWADD ? read_src_int8(va) + read_src_int8(vb) : read_src_int8(va) - read_src_int8(vb);
+				}
+				if (a->op == TT_OP_ELWMUL || a->add_dst)
+					r = sat_add(r, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(a->dp, a->drow + i, j))));
+				tt_dst32_write(a->dp, a->drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(r)));
+				continue;
+			}
+			float fa = read_src(va, s), fb = read_src(vb, s), r;
+			if (a->op == TT_OP_ELWMUL) {
+				r = fid_a(fa, a->phase) * fid_b(fb, a->phase);
+			} else {
+				r = a->op == TT_OP_ELWADD ? fa + fb : fa - fb;
+				if (a->phase & 1)
+					r /= 32.f;
+				if (a->phase & 2)
+					r /= 128.f;
+			}
+			if (a->op == TT_OP_ELWMUL || a->add_dst)
+				r += read_dst(a->dp, a->drow + i, j, dst32, s);
+			write_dst(a->dp, a->drow + i, j, dst32, s, r);
+		}
+	}
+}
+
 /* ELWADD, ELWSUB, ELWMUL. */
 static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 {
@@ -617,42 +633,49 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 	enum fpu_style s = fpu_style(th, &dst32);
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & 0x3F8, phase = fidelity_phase(th);
-	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	for (unsigned i = 0; i < 8; i++) {
-		for (unsigned j = 0; j < 16; j++) {
-			uint32_t a = atomic_load_explicit(&dp->srca[ab][arow + i][j], memory_order_relaxed);
-			uint32_t b = atomic_load_explicit(&dp->srcb[bb][(brow + (bcast_row ? 0 : i)) & 0x3F][bcast_col0 ? 0 : j],
-							  memory_order_relaxed);
-			if (s == STYLE_INT8) {
-				int32_t r;
-				if (op == TT_OP_ELWMUL) {
-					r = read_src_int8(a & (phase & 1 ? 0x41FFFu : 0x4E0FFu)) *
-					    read_src_int8(b & (phase & 2 ? 0x40FFFu : 0x7F0FFu));
-				} else {
-					r = op == TT_OP_ELWADD ? read_src_int8(a) + read_src_int8(b) : read_src_int8(a) - read_src_int8(b);
-				}
-				if (op == TT_OP_ELWMUL || add_dst)
-					r = sat_add(r, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(dp, drow + i, j))));
-				tt_dst32_write(dp, drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(r)));
-				continue;
-			}
-			float fa = read_src(a, s), fb = read_src(b, s), r;
-			if (op == TT_OP_ELWMUL) {
-				r = fid_a(fa, phase) * fid_b(fb, phase);
-			} else {
-				r = op == TT_OP_ELWADD ? fa + fb : fa - fb;
-				if (phase & 1)
-					r /= 32.f;
-				if (phase & 2)
-					r /= 128.f;
-			}
-			if (op == TT_OP_ELWMUL || add_dst)
-				r += read_dst(dp, drow + i, j, dst32, s);
-			write_dst(dp, drow + i, j, dst32, s, r);
-		}
-	}
+	struct elw_args a = { dp, op, bcast_col0, bcast_row, add_dst, arow, brow, drow, phase, ld8(&dp->matrix_srca_bank),
+			      ld8(&dp->matrix_srcb_bank) };
+	/* The common float styles with their Dst width as constants: the compiler drops the branches. */
+	if (s == STYLE_BF16 && !dst32)
+		elw_block(&a, STYLE_BF16, false);
+	else if (s == STYLE_BF16)
+		elw_block(&a, STYLE_BF16, true);
+	else
+		elw_block(&a, s, dst32);
 	matrix_flip(th, tt_bits(w, 23, 22));
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));
+}
+
+/* An MVMUL operand: a float, or an integer in the INT8 style. */
+union mm_operand {
+	int32_t i;
+	float f;
+};
+
+/* The matrix unit's operands of one MVMUL: n rows of 16 Src cells from row row0 + i * step (of 64)
+ * of one bank, read in style s with the fidelity phase's bits of SrcA (a) or SrcB (INT8: the
+ * masked integers). Inlined per style. */
+
+static inline __attribute__((always_inline)) void mvmul_operands(_Atomic uint32_t (*cells)[16], unsigned row0,
+								 unsigned step, unsigned n, enum fpu_style s, bool a,
+								 unsigned phase, union mm_operand out[][16])
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < 16; j++) {
+			uint32_t v = atomic_load_explicit(&cells[(row0 + i * step) & 0x3F][j], memory_order_relaxed);
+			if (s == STYLE_INT8)
+				out[i][j].i = read_src_int8(v & (a ? (phase & 1 ? 0x41FFFu : 0x4E0FFu) : (phase & 2 ? 0x40FFFu : 0x7F0FFu)));
+			else
+				out[i][j].f = a ? fid_a(read_src(v, s), phase) : fid_b(read_src(v, s), phase);
+		}
+}
+
+/* A row of MVMUL sums added to Dst (inlined per Dst width and style). */
+static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp, unsigned row, const float x[16],
+								bool dst32, enum fpu_style s)
+{
+	for (unsigned j = 0; j < 16; j++)
+		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
 /* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
@@ -673,40 +696,38 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	union { int32_t i; float f; } mb[8][16], ma[16][16];
-	for (unsigned i = 0; i < rows; i++)
-		for (unsigned j = 0; j < 16; j++) {
-			uint32_t v = atomic_load_explicit(&dp->srcb[bb][(brow + (bcast_row ? 0 : i)) & 0x3F][j],
-							  memory_order_relaxed);
-			if (s == STYLE_INT8)
-				mb[i][j].i = read_src_int8(v & (phase & 2 ? 0x40FFFu : 0x7F0FFu));
-			else
-				mb[i][j].f = fid_b(read_src(v, s), phase);
-		}
-	for (unsigned i = 0; i < 16; i++)
-		for (unsigned j = 0; j < 16; j++) {
-			uint32_t v = atomic_load_explicit(&dp->srca[ab][(arow + i) & 0x3F][j], memory_order_relaxed);
-			if (s == STYLE_INT8)
-				ma[i][j].i = read_src_int8(v & (phase & 1 ? 0x41FFFu : 0x4E0FFu));
-			else
-				ma[i][j].f = fid_a(read_src(v, s), phase);
-		}
-	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1)
-		for (unsigned j = 0; j < 16; j++) {
-			if (s == STYLE_INT8) {
+	union mm_operand mb[8][16], ma[16][16];
+	if (s == STYLE_BF16) {   /* the common style as a constant: no per-cell branches on it */
+		mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, STYLE_BF16, false, phase, mb);
+		mvmul_operands(dp->srca[ab], arow, 1, 16, STYLE_BF16, true, phase, ma);
+	} else {
+		mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, s, false, phase, mb);
+		mvmul_operands(dp->srca[ab], arow, 1, 16, s, true, phase, ma);
+	}
+	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1) {
+		if (s == STYLE_INT8) {
+			for (unsigned j = 0; j < 16; j++) {
 				int32_t x = 0;
 				for (unsigned k = 0; k < 16; k++)
 					x += mb[i][k].i * ma[k][j].i;
 				x = sat_add(x, tt_sm32_to_int(tt_dst_to_fp32(tt_dst32_read(dp, drow + i, j))));
 				tt_dst32_write(dp, drow + i, j, tt_dst_from_fp32(tt_int_to_sm32(x)));
-				continue;
 			}
-			float x = 0;
-			for (unsigned k = 0; k < 16; k++)
-				x += mb[i][k].f * ma[k][j].f;
-			x += read_dst(dp, drow + i, j, dst32, s);
-			write_dst(dp, drow + i, j, dst32, s, x);
+			continue;
 		}
+		/* Each column's sum in k order from 0, as one dot product per column would add it, but
+		 * 16 columns at once (independent sums: the host vectorises them). */
+		float x[16] = { 0 };
+		for (unsigned k = 0; k < 16; k++)
+			for (unsigned j = 0; j < 16; j++)
+				x[j] += mb[i][k].f * ma[k][j].f;
+		if (dst32 && s == STYLE_BF16)
+			mvmul_row_out(dp, drow + i, x, true, STYLE_BF16);
+		else if (s == STYLE_BF16)
+			mvmul_row_out(dp, drow + i, x, false, STYLE_BF16);
+		else
+			mvmul_row_out(dp, drow + i, x, dst32, s);
+	}
 	matrix_flip(th, tt_bits(w, 23, 22));
 	return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
 }

@@ -4,6 +4,8 @@
 #ifndef BH_CORES_TENSIX_DP_H
 #define BH_CORES_TENSIX_DP_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cores/tensix.h"
@@ -37,10 +39,48 @@ uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx);
 /* 0 BF16 style, 1 FP16 style, 2 TF32 of a SrcA data format (ELWADD.md). */
 unsigned tt_dp_src_style(unsigned fmt);
 
-uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col);
-void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v);
-uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col);
-void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v);
+/* Dst views (Dst.md), inline: the units call them once per datum. A 32-bit element is two 16-bit
+ * rows, r and r + 8 of its adjusted row. */
+static inline unsigned tt_dst32_adj(unsigned row)
+{
+	return ((row & 0x1F8u) << 1) | (row & 0x207u);
+}
+
+/* ZEROACC marks Dst elements Undefined (ZEROACC.md); any write defines them again. bhemu also
+ * writes zeros there, which is what every reader but GMPOOL takes an undefined element for. The
+ * flags live per 16-bit row (a 32-bit element is its two halves' rows). */
+static inline void tt_dst_define(struct tt_dp *dp, unsigned r, unsigned col)
+{
+	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col))
+		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~(1u << col), memory_order_relaxed);
+}
+
+static inline uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)
+{
+	unsigned r = tt_dst32_adj(row & 0x3FF);
+	return (uint32_t)atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed) << 16 |
+	       atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed);
+}
+
+static inline void tt_dst32_write(struct tt_dp *dp, unsigned row, unsigned col, uint32_t v)
+{
+	unsigned r = tt_dst32_adj(row & 0x3FF);
+	atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v >> 16), memory_order_relaxed);
+	atomic_store_explicit(&dp->dst[r + 8][col], (uint16_t)v, memory_order_relaxed);
+	tt_dst_define(dp, r, col);
+	tt_dst_define(dp, r + 8, col);
+}
+
+static inline uint16_t tt_dst16_read(struct tt_dp *dp, unsigned row, unsigned col)
+{
+	return atomic_load_explicit(&dp->dst[row & 0x3FF][col], memory_order_relaxed);
+}
+
+static inline void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, uint16_t v)
+{
+	atomic_store_explicit(&dp->dst[row & 0x3FF][col], v, memory_order_relaxed);
+	tt_dst_define(dp, row & 0x3FF, col);
+}
 /* Whether ZEROACC left the element Undefined (no write since). */
 bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32);
 

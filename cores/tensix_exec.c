@@ -46,20 +46,17 @@ static bool gate_blocks(uint32_t block, enum tt_unit u)
 static bool sem_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 {
 	const struct tt_latch *l = &th->latch;
-	for (unsigned k = 0; k < BH_SEM_COUNT; k++) {
-		if (!(l->sem_mask >> k & 1))
-			continue;
-		unsigned v = bh_sem_value(th->tx->tile, k), m = bh_sem_max(th->tx->tile, k);
-		if ((l->cond & 1) && v == 0) {
-			snprintf(what, n, "SEMWAIT until semaphore %u is non-zero (value 0, max %u)", k, m);
-			return true;
-		}
-		if ((l->cond & 2) && v >= m) {
-			snprintf(what, n, "SEMWAIT until semaphore %u is below its max (value %u, max %u)", k, v, m);
-			return true;
-		}
-	}
-	return false;
+	uint64_t st = atomic_load_explicit(&th->tx->tile->sem.state, memory_order_seq_cst);
+	int b = bh_sem_wait_blocker(st, l->sem_mask, l->cond);
+	th->sem_blocker = b;   /* what the description below says, for tt_gate_wake */
+	if (b < 0)
+		return false;
+	unsigned k = (unsigned)b & 7, v = (unsigned)b >> 4 & 15, m = (unsigned)b >> 8 & 15;
+	if ((l->cond & 1) && v == 0)
+		snprintf(what, n, "SEMWAIT until semaphore %u is non-zero (value 0, max %u)", k, m);
+	else
+		snprintf(what, n, "SEMWAIT until semaphore %u is below its max (value %u, max %u)", k, v, m);
+	return true;
 }
 
 /* STALLWAIT (STALLWAIT.md): units finish each instruction before the next one reaches the gate,
@@ -106,7 +103,7 @@ static void latch_watch(struct bh_tt_thread *th, int delta)
 	else if (th->latch.kind == TT_WAIT_STREAM)
 		bh_stream_gate_waiters_add(t, delta);
 	else if (th->latch.cond & TT_DP_STALL_SRC_CONDS)
-		tt_dp_src_waiter(th, delta > 0);
+		tt_dp_src_waiter(th, delta > 0, th->latch.cond >> 5 & 15);
 }
 
 /* What sem-reinit of other threads needs to know about the latch: a SEMWAIT's semaphores. */

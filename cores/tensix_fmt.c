@@ -32,36 +32,6 @@ unsigned tt_fmt_bytes(unsigned code, unsigned n)
 	return n * f->l1_bits / 8 + (f->bfp ? n / 16 : 0);
 }
 
-/* Adds the rounding increment for dropping the low `drop` bits of the magnitude mag. */
-static uint32_t round_bits(uint32_t mag, unsigned drop, enum tt_round r)
-{
-	if (drop == 0)
-		return mag;
-	uint32_t half = 1u << (drop - 1), keep = ~((1u << drop) - 1);
-	switch (r) {
-	case TT_ROUND_NEAREST_AWAY:
-		return (mag + half) & keep;
-	case TT_ROUND_NEAREST_EVEN:
-		return (mag + half - 1 + (mag >> drop & 1)) & keep;
-	default:
-		return mag & keep;
-	}
-}
-
-uint32_t tt_fp32_round(uint32_t x, unsigned man_bits, enum tt_round r)
-{
-	unsigned drop = 23 - man_bits;
-	if (r == TT_ROUND_TRUNC)
-		return round_bits(x, drop, r);
-	uint32_t sign = x & 0x80000000u, exp = x >> 23 & 0xFF;
-	if (exp == 255)
-		return sign | 0x7F800000u;   /* NaN becomes infinity (8-bit exponent) */
-	if (exp == 0)
-		return 0;                    /* denormals and -0 become +0 */
-	/* The magnitude's carry out of the mantissa lands in the exponent. */
-	return sign | round_bits(x & 0x7FFFFFFFu, drop, r);
-}
-
 uint16_t tt_fp32_to_fp16(uint32_t x, enum tt_round r)
 {
 	uint16_t sign = (uint16_t)(x >> 16 & 0x8000u);
@@ -70,7 +40,7 @@ uint16_t tt_fp32_to_fp16(uint32_t x, enum tt_round r)
 		return sign | 0x7FFF;
 	if (exp <= 0)
 		return sign;
-	uint32_t m = round_bits(x & 0x7FFFFFu, 13, r);
+	uint32_t m = tt_round_bits(x & 0x7FFFFFu, 13, r);
 	if (m >> 23) {                       /* rounding carried into the exponent */
 		m = 0;
 		if (++exp >= 32)
@@ -173,95 +143,4 @@ uint16_t tt_int8_to_fp16_overlay(uint8_t x, bool is_unsigned)
 	if (d)
 		d |= 16u << 10;
 	return (uint16_t)(d | sign << 8);
-}
-
-bool tt_unpack_convert(unsigned in_fmt, unsigned out_fmt, uint32_t bits, uint8_t exp, bool to_dst,
-		       bool int8_unsigned, uint32_t *out, bool *wide, const char **why)
-{
-	bool undef = false;
-	*wide = false;
-	*why = NULL;
-	if (in_fmt == TT_FMT_FP32) {
-		switch (out_fmt) {
-		case TT_FMT_FP32:
-			break;
-		case TT_FMT_TF32:
-			if (to_dst)   /* TF32 to Dst means FP32 */
-				break;
-			*out = tt_src_from_tf32(bits >> 13);
-			return true;
-		case TT_FMT_BF16:
-			if (!(bits & 0x7F800000u))
-				bits &= 0x80000000u;   /* denormals flushed */
-			bits >>= 16;
-			in_fmt = TT_FMT_BF16;
-			break;
-		case TT_FMT_FP16:
-			bits = tt_fp32_to_fp16(bits, TT_ROUND_TRUNC);
-			in_fmt = TT_FMT_FP16;
-			break;
-		default:
-			*why = "FP32 in L1 converts only to FP32, TF32, BF16 or FP16";
-			return false;
-		}
-	} else {
-		if (in_fmt != out_fmt) {
-			*why = "a non-FP32 input format must equal the output format";
-			return false;
-		}
-		switch (in_fmt) {
-		case TT_FMT_FP8:
-			bits = tt_fp8_to_fp16((uint8_t)bits);
-			in_fmt = TT_FMT_FP16;
-			break;
-		case TT_FMT_BFP8: case TT_FMT_BFP4: case TT_FMT_BFP2:
-			bits = tt_bfp_to_bf16((uint8_t)bits, tt_fmt_info(in_fmt)->l1_bits, exp);
-			in_fmt = TT_FMT_BF16;
-			break;
-		case TT_FMT_BFP8A: case TT_FMT_BFP4A: case TT_FMT_BFP2A:
-			bits = tt_bfpa_to_fp16((uint8_t)bits, tt_fmt_info(in_fmt)->l1_bits, exp, &undef);
-			if (undef) {
-				*why = "a BFPa datum whose exponent leaves 5 bits after normalisation";
-				return false;
-			}
-			in_fmt = TT_FMT_FP16;
-			break;
-		case TT_FMT_INT8:
-			bits = tt_int8_to_fp16_overlay((uint8_t)bits, int8_unsigned);
-			in_fmt = TT_FMT_FP16;
-			break;
-		case TT_FMT_TF32:
-			if (!to_dst) {
-				*why = "TF32 as the input format of an unpack to Src (use FP32 in, TF32 out)";
-				return false;
-			}
-			in_fmt = TT_FMT_FP32;
-			break;
-		default:
-			break;
-		}
-	}
-	switch (in_fmt) {
-	case TT_FMT_INT16:
-		*out = to_dst ? bits & 0xFFFFu : (bits & 0xFF00u) << 3 | (bits & 0xFFu);
-		return true;
-	case TT_FMT_INT32:
-	case TT_FMT_FP32:
-		if (!to_dst) {
-			*why = "32-bit data unpacked to Src without a TF32 output format";
-			return false;
-		}
-		*out = tt_dst_from_fp32(bits);
-		*wide = true;
-		return true;
-	case TT_FMT_BF16:
-		*out = to_dst ? tt_dst_from_bf16((uint16_t)bits) : tt_src_from_bf16((uint16_t)bits);
-		return true;
-	case TT_FMT_FP16:
-		*out = to_dst ? tt_dst_from_fp16((uint16_t)bits) : tt_src_from_fp16((uint16_t)bits);
-		return true;
-	default:
-		*why = "the input format has no conversion";
-		return false;
-	}
 }

@@ -56,7 +56,34 @@ enum tt_round {
  * +0, -0 becomes +0, NaN becomes infinity of its sign first; a carry out of the mantissa goes
  * into the exponent (255 with mantissa 0 is the FPU's "too large" pattern). TRUNC keeps
  * denormals and NaN as truncation leaves them. */
-uint32_t tt_fp32_round(uint32_t x, unsigned man_bits, enum tt_round r);
+/* The magnitude mag with its low `drop` bits dropped by the rounding (the increment added). */
+static inline uint32_t tt_round_bits(uint32_t mag, unsigned drop, enum tt_round r)
+{
+	if (drop == 0)
+		return mag;
+	uint32_t half = 1u << (drop - 1), keep = ~((1u << drop) - 1);
+	switch (r) {
+	case TT_ROUND_NEAREST_AWAY:
+		return (mag + half) & keep;
+	case TT_ROUND_NEAREST_EVEN:
+		return (mag + half - 1 + (mag >> drop & 1)) & keep;
+	default:
+		return mag & keep;
+	}
+}
+static inline uint32_t tt_fp32_round(uint32_t x, unsigned man_bits, enum tt_round r)
+{
+	unsigned drop = 23 - man_bits;
+	if (r == TT_ROUND_TRUNC)
+		return tt_round_bits(x, drop, r);
+	uint32_t sign = x & 0x80000000u, exp = x >> 23 & 0xFF;
+	if (exp == 255)
+		return sign | 0x7F800000u;   /* NaN becomes infinity (8-bit exponent) */
+	if (exp == 0)
+		return 0;                    /* denormals and -0 become +0 */
+	/* The magnitude's carry out of the mantissa lands in the exponent. */
+	return sign | tt_round_bits(x & 0x7FFFFFFFu, drop, r);
+}
 static inline uint16_t tt_fp32_to_bf16(uint32_t x, enum tt_round r) { return (uint16_t)(tt_fp32_round(x, 7, r) >> 16); }
 static inline uint32_t tt_bf16_to_fp32(uint16_t x) { return (uint32_t)x << 16; }
 /* FP32 to the coprocessor's FP16 (no NaN, exponent 31 is a normal exponent): saturate on a
@@ -140,8 +167,99 @@ static inline uint32_t tt_dst_to_fp32(uint32_t d) { return (uint32_t)tt_dst_to_b
 /* The unpackers' FormatConversion (UNPACR_Regular.md): one L1 datum (and its shared exponent
  * for BFP) to a Src cell (to_dst false) or a Dst16 / Dst32 word (to_dst true; *wide tells which
  * view). int8_unsigned: ALU_FORMAT_SPEC_REG0_SrcA/BUnsigned. Returns false, with *why, for a
- * combination the documentation calls undefined. */
-bool tt_unpack_convert(unsigned in_fmt, unsigned out_fmt, uint32_t bits, uint8_t exp, bool to_dst,
-		       bool int8_unsigned, uint32_t *out, bool *wide, const char **why);
+ * combination the documentation calls undefined.
+ * Inline (always): the unpackers call it per datum with constant formats, which leaves only the
+ * conversion; for every input format but the BFP ones whether it fails depends only on the formats. */
+static inline __attribute__((always_inline)) bool
+tt_unpack_convert(unsigned in_fmt, unsigned out_fmt, uint32_t bits, uint8_t exp, bool to_dst,
+		  bool int8_unsigned, uint32_t *out, bool *wide, const char **why)
+{
+	bool undef = false;
+	*wide = false;
+	*why = NULL;
+	if (in_fmt == TT_FMT_FP32) {
+		switch (out_fmt) {
+		case TT_FMT_FP32:
+			break;
+		case TT_FMT_TF32:
+			if (to_dst)   /* TF32 to Dst means FP32 */
+				break;
+			*out = tt_src_from_tf32(bits >> 13);
+			return true;
+		case TT_FMT_BF16:
+			if (!(bits & 0x7F800000u))
+				bits &= 0x80000000u;   /* denormals flushed */
+			bits >>= 16;
+			in_fmt = TT_FMT_BF16;
+			break;
+		case TT_FMT_FP16:
+			bits = tt_fp32_to_fp16(bits, TT_ROUND_TRUNC);
+			in_fmt = TT_FMT_FP16;
+			break;
+		default:
+			*why = "FP32 in L1 converts only to FP32, TF32, BF16 or FP16";
+			return false;
+		}
+	} else {
+		if (in_fmt != out_fmt) {
+			*why = "a non-FP32 input format must equal the output format";
+			return false;
+		}
+		switch (in_fmt) {
+		case TT_FMT_FP8:
+			bits = tt_fp8_to_fp16((uint8_t)bits);
+			in_fmt = TT_FMT_FP16;
+			break;
+		case TT_FMT_BFP8: case TT_FMT_BFP4: case TT_FMT_BFP2:
+			bits = tt_bfp_to_bf16((uint8_t)bits, tt_fmt_info(in_fmt)->l1_bits, exp);
+			in_fmt = TT_FMT_BF16;
+			break;
+		case TT_FMT_BFP8A: case TT_FMT_BFP4A: case TT_FMT_BFP2A:
+			bits = tt_bfpa_to_fp16((uint8_t)bits, tt_fmt_info(in_fmt)->l1_bits, exp, &undef);
+			if (undef) {
+				*why = "a BFPa datum whose exponent leaves 5 bits after normalisation";
+				return false;
+			}
+			in_fmt = TT_FMT_FP16;
+			break;
+		case TT_FMT_INT8:
+			bits = tt_int8_to_fp16_overlay((uint8_t)bits, int8_unsigned);
+			in_fmt = TT_FMT_FP16;
+			break;
+		case TT_FMT_TF32:
+			if (!to_dst) {
+				*why = "TF32 as the input format of an unpack to Src (use FP32 in, TF32 out)";
+				return false;
+			}
+			in_fmt = TT_FMT_FP32;
+			break;
+		default:
+			break;
+		}
+	}
+	switch (in_fmt) {
+	case TT_FMT_INT16:
+		*out = to_dst ? bits & 0xFFFFu : (bits & 0xFF00u) << 3 | (bits & 0xFFu);
+		return true;
+	case TT_FMT_INT32:
+	case TT_FMT_FP32:
+		if (!to_dst) {
+			*why = "32-bit data unpacked to Src without a TF32 output format";
+			return false;
+		}
+		*out = tt_dst_from_fp32(bits);
+		*wide = true;
+		return true;
+	case TT_FMT_BF16:
+		*out = to_dst ? tt_dst_from_bf16((uint16_t)bits) : tt_src_from_bf16((uint16_t)bits);
+		return true;
+	case TT_FMT_FP16:
+		*out = to_dst ? tt_dst_from_fp16((uint16_t)bits) : tt_src_from_fp16((uint16_t)bits);
+		return true;
+	default:
+		*why = "the input format has no conversion";
+		return false;
+	}
+}
 
 #endif

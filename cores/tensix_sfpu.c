@@ -172,7 +172,7 @@ struct mad_op {
 	int32_t exp;
 };
 
-static struct mad_op mad_unpack(uint32_t x)
+static inline __attribute__((always_inline)) struct mad_op mad_unpack(uint32_t x)
 {
 	struct mad_op o = { x & 0x80000000u, 0, (int32_t)(x >> 23 & 0xFF) };
 	if (o.exp)
@@ -189,7 +189,7 @@ static uint32_t mad_align(uint32_t v, int32_t s)
 	return r ? r | ((r << s) != v) : 0;
 }
 
-static uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
 {
 	struct mad_op x = mad_unpack(a), y = mad_unpack(b), z = mad_unpack(c);
 	uint32_t p_sign = x.sign ^ y.sign;

@@ -122,7 +122,7 @@ static bool l1_ok(uint64_t byte, unsigned len)
 }
 
 /* nbits (1..32, a power of two) at a bit address aligned to nbits. */
-static uint32_t l1_read_bits(struct bh_tile *t, uint64_t bitaddr, unsigned nbits)
+static inline __attribute__((always_inline)) uint32_t l1_read_bits(struct bh_tile *t, uint64_t bitaddr, unsigned nbits)
 {
 	uint64_t b = bitaddr >> 3;
 	if (nbits == 32 && !(b & 3))
@@ -157,6 +157,117 @@ __attribute__((cold))
 static enum tt_result unpack_unmodelled(struct bh_tt_thread *th, uint32_t w, const char *what)
 {
 	return tt_fault(th, BH_FAULT_NOT_MODELLED, w, "UNPACR: %s is not modelled", what);
+}
+
+/* Where an unpack's datums land: the register, bank and row/column placement of unpacr. */
+struct unpack_dest {
+	struct tt_dp *dp;
+	const struct unpack_job *j;
+	unsigned bank, srcrow, colshift;
+	bool ovrd_addr;
+};
+
+/* Datum number `out` of the output address sequence into SrcA, SrcB or Dst (UNPACR_Regular.md).
+ * False: a SrcA row beyond what the unpack may write (the caller faults, unpack_row_fault). */
+static inline __attribute__((always_inline)) bool unpack_store(const struct unpack_dest *d, unsigned out,
+							       uint32_t datum, bool wide)
+{
+	const struct unpack_job *j = d->j;
+	unsigned row = out / 16, col = out & 15;
+	if (j->u == 1) {
+		row = (row + d->srcrow) & 0x3F;
+		atomic_store_explicit(&d->dp->srcb[d->bank][row][col], datum, memory_order_relaxed);
+	} else if (!j->to_dst) {
+		if (row < 4 || col < d->colshift)
+			return true;
+		row -= 4;
+		col -= d->colshift;
+		if (d->ovrd_addr ? row >= 64 : row >= 16)
+			return false;
+		if (!d->ovrd_addr)
+			row = (row + d->srcrow) & 0x3F;
+		if (j->transpose) {
+			unsigned lo = row & 15;
+			row = (row & ~15u) | col;
+			col = lo;
+		}
+		atomic_store_explicit(&d->dp->srca[d->bank][row][col], datum, memory_order_relaxed);
+	} else {
+		row = (row - 4) & (d->ovrd_addr ? 15 : 0x3FF);
+		if (wide)
+			tt_dst32_write(d->dp, row, col, datum);
+		else
+			tt_dst16_write(d->dp, row, col, (uint16_t)datum);
+	}
+	return true;
+}
+
+__attribute__((cold))
+static enum tt_result unpack_row_fault(struct bh_tt_thread *th, uint32_t w, const struct unpack_dest *d, unsigned out)
+{
+	return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR writes SrcA row %u beyond the %s (undefined)", out / 16 - 4,
+			d->ovrd_addr ? "register" : "16 rows of an unpack");
+}
+
+/* One row of up to 16 datums of a 16- or 32-bit format read from L1 and converted: with constant
+ * formats (unpack_fast's cases) the compiler keeps only the conversion. */
+static inline __attribute__((always_inline)) void unpack_row(struct bh_tile *tile, uint64_t bit, unsigned cnt,
+							     unsigned dbits, unsigned in_fmt, unsigned out_fmt,
+							     bool to_dst, bool int8_unsigned, uint32_t v[16])
+{
+	for (unsigned k = 0; k < cnt; k++) {
+		bool wide;
+		const char *why;
+		tt_unpack_convert(in_fmt, out_fmt, l1_read_bits(tile, bit + (uint64_t)k * dbits, dbits), 0, to_dst,
+				  int8_unsigned, &v[k], &wide, &why);
+	}
+}
+
+#define UNPACK_KEY(in, out, dst) ((in) << 5 | (out) << 1 | (dst))
+
+/* The unpack of a non-BFP format row by row, when no datum can fault on its way from L1 (all of
+ * it inside L1, a conversion the formats define): the same datums, conversions and stores as the
+ * per-datum loop of unpacr, without its per-datum checks. False: not applicable (the caller runs
+ * the per-datum loop, which faults where it must). *r: a store's fault (unpack_store). */
+static bool unpack_fast(struct bh_tt_thread *th, uint32_t w, const struct unpack_job *j, const struct unpack_dest *d,
+			uint64_t datum_bit, uint64_t row_stride_bits, unsigned n, unsigned out, bool int8_unsigned,
+			enum tt_result *r)
+{
+	struct bh_tile *tile = th->tx->tile;
+	unsigned dbits = tt_fmt_info(j->in_fmt)->l1_bits;
+	uint32_t probe;
+	bool wide;
+	const char *why;
+	*r = TT_OK;
+	if ((dbits != 16 && dbits != 32) || datum_bit % dbits || row_stride_bits % dbits ||
+	    !tt_unpack_convert(j->in_fmt, j->out_fmt, 0, 0, j->to_dst, int8_unsigned, &probe, &wide, &why))
+		return false;
+	if (n && !l1_ok((datum_bit + (uint64_t)(n - 1) / 16 * row_stride_bits) / 8, 16 * dbits / 8))
+		return false;
+	for (unsigned i = 0; i < n; i += 16, datum_bit += row_stride_bits) {
+		unsigned cnt = n - i < 16 ? n - i : 16;
+		uint32_t v[16];
+		/* The common conversions with constant formats (int8_unsigned matters to INT8 only). */
+#define UNPACK_CASE(in, out, dst, bits) \
+	case UNPACK_KEY(in, out, dst): unpack_row(tile, datum_bit, cnt, bits, in, out, dst, false, v); break
+		switch (UNPACK_KEY(j->in_fmt, j->out_fmt, j->to_dst)) {
+		UNPACK_CASE(TT_FMT_BF16, TT_FMT_BF16, 0, 16);
+		UNPACK_CASE(TT_FMT_BF16, TT_FMT_BF16, 1, 16);
+		UNPACK_CASE(TT_FMT_FP32, TT_FMT_TF32, 0, 32);
+		UNPACK_CASE(TT_FMT_FP32, TT_FMT_FP32, 1, 32);
+		UNPACK_CASE(TT_FMT_FP16, TT_FMT_FP16, 0, 16);
+#undef UNPACK_CASE
+		default:
+			unpack_row(tile, datum_bit, cnt, dbits, j->in_fmt, j->out_fmt, j->to_dst, int8_unsigned, v);
+			break;
+		}
+		for (unsigned k = 0; k < cnt; k++, out++)
+			if (!unpack_store(d, out, j->zero ? 0 : v[k], wide)) {
+				*r = unpack_row_fault(th, w, d, out);
+				return true;
+			}
+	}
+	return true;
 }
 
 static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
@@ -272,62 +383,40 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	enum tt_result r = tt_dp_wait_src(th, w, 1u << j.u);
 	if (r != TT_OK)
 		return r;
-	unsigned bank = atomic_load_explicit(&dp->unpacker_bank[j.u], memory_order_acquire);
-	unsigned srcrow = dp->unpacker_src_row[j.u][me];
-	for (unsigned i = 0; i < n; i++, out++) {
-		uint64_t byte = datum_bit >> 3;
-		if (!l1_ok(byte, (dbits + 7) / 8))
-			return tt_fault(th, BH_FAULT_UNMAPPED, w, "UNPACR reads L1 0x%llx, past the end of L1",
-					(unsigned long long)byte);
-		uint32_t raw = l1_read_bits(tile, datum_bit, dbits);
-		datum_bit += dbits;
-		if ((i + 1) % 16 == 0)
-			datum_bit = datum_bit - (uint64_t)dbits * 16 + row_stride_bits;
-		uint8_t e = 0;
-		if (fi->bfp) {
-			if (force_exp) {
-				e = forced;
-			} else {
-				if (!l1_ok(exp16 >> 4, 1))
-					return tt_fault(th, BH_FAULT_UNMAPPED, w, "UNPACR reads exponents past the end of L1");
-				e = __atomic_load_n(tile->l1 + (exp16 >> 4), __ATOMIC_RELAXED);
-				exp16++;
+	struct unpack_dest d = { .dp = dp, .j = &j, .bank = atomic_load_explicit(&dp->unpacker_bank[j.u], memory_order_acquire),
+				 .srcrow = dp->unpacker_src_row[j.u][me], .colshift = colshift, .ovrd_addr = ovrd_addr };
+	if (!fi->bfp && unpack_fast(th, w, &j, &d, datum_bit, row_stride_bits, n, out, int8_unsigned, &r)) {
+		if (r != TT_OK)
+			return r;
+	} else {
+		for (unsigned i = 0; i < n; i++, out++) {
+			uint64_t byte = datum_bit >> 3;
+			if (!l1_ok(byte, (dbits + 7) / 8))
+				return tt_fault(th, BH_FAULT_UNMAPPED, w, "UNPACR reads L1 0x%llx, past the end of L1",
+						(unsigned long long)byte);
+			uint32_t raw = l1_read_bits(tile, datum_bit, dbits);
+			datum_bit += dbits;
+			if ((i + 1) % 16 == 0)
+				datum_bit = datum_bit - (uint64_t)dbits * 16 + row_stride_bits;
+			uint8_t e = 0;
+			if (fi->bfp) {
+				if (force_exp) {
+					e = forced;
+				} else {
+					if (!l1_ok(exp16 >> 4, 1))
+						return tt_fault(th, BH_FAULT_UNMAPPED, w, "UNPACR reads exponents past the end of L1");
+					e = __atomic_load_n(tile->l1 + (exp16 >> 4), __ATOMIC_RELAXED);
+					exp16++;
+				}
 			}
-		}
-		uint32_t datum;
-		bool wide;
-		const char *why;
-		if (!tt_unpack_convert(j.in_fmt, j.out_fmt, raw, e, j.to_dst, int8_unsigned, &datum, &wide, &why))
-			return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR from %s to %s: %s (undefined)", fi->name,
-					tt_fmt_info(j.out_fmt)->name ? tt_fmt_info(j.out_fmt)->name : "?", why);
-		if (j.zero)
-			datum = 0;
-		unsigned row = out / 16, col = out & 15;
-		if (j.u == 1) {
-			row = (row + srcrow) & 0x3F;
-			atomic_store_explicit(&dp->srcb[bank][row][col], datum, memory_order_relaxed);
-		} else if (!j.to_dst) {
-			if (row < 4 || col < colshift)
-				continue;
-			row -= 4;
-			col -= colshift;
-			if (ovrd_addr ? row >= 64 : row >= 16)
-				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR writes SrcA row %u beyond the %s (undefined)",
-						row, ovrd_addr ? "register" : "16 rows of an unpack");
-			if (!ovrd_addr)
-				row = (row + srcrow) & 0x3F;
-			if (j.transpose) {
-				unsigned lo = row & 15;
-				row = (row & ~15u) | col;
-				col = lo;
-			}
-			atomic_store_explicit(&dp->srca[bank][row][col], datum, memory_order_relaxed);
-		} else {
-			row = (row - 4) & (ovrd_addr ? 15 : 0x3FF);
-			if (wide)
-				tt_dst32_write(dp, row, col, datum);
-			else
-				tt_dst16_write(dp, row, col, (uint16_t)datum);
+			uint32_t datum;
+			bool wide;
+			const char *why;
+			if (!tt_unpack_convert(j.in_fmt, j.out_fmt, raw, e, j.to_dst, int8_unsigned, &datum, &wide, &why))
+				return tt_fault(th, BH_FAULT_BAD_VALUE, w, "UNPACR from %s to %s: %s (undefined)", fi->name,
+						tt_fmt_info(j.out_fmt)->name ? tt_fmt_info(j.out_fmt)->name : "?", why);
+			if (!unpack_store(&d, out, j.zero ? 0 : datum, wide))
+				return unpack_row_fault(th, w, &d, out);
 		}
 	}
 	/* Counters for the next instruction: Y/Z increments on this thread's and the named ADC. */
@@ -457,7 +546,7 @@ static uint32_t pack_int8_of(uint32_t x, bool raw, struct pack_int8 i8)
 /* The early conversion (FormatConversion.md) of one Dst datum to the intermediate format: an
  * IEEE-layout value in *v (FP32 bits, or BF16/FP16 bits in the low half; INT32 sign-magnitude;
  * INT8/UINT8 in the low byte). */
-static bool pack_early(unsigned inter, bool read32, bool raw, struct pack_int8 i8, uint32_t d, uint32_t *v)
+static inline __attribute__((always_inline)) bool pack_early(unsigned inter, bool read32, bool raw, struct pack_int8 i8, uint32_t d, uint32_t *v)
 {
 	if (read32) {
 		uint32_t f = tt_dst_to_fp32(d);
@@ -633,6 +722,59 @@ static bool pack_l1acc(unsigned fmt, uint32_t old, uint32_t o, uint32_t *out)
 	}
 }
 
+/* The late conversion of a non-BFP output (the supported ones, pacr). */
+static inline __attribute__((always_inline)) uint32_t pack_late(unsigned in_fmt, unsigned out_fmt, uint32_t v)
+{
+	switch (out_fmt) {
+	case TT_FMT_FP32:
+		return in_fmt == TT_FMT_FP16 ? tt_fp16_to_fp32((uint16_t)v) : v;
+	case TT_FMT_BF16:
+		return in_fmt == TT_FMT_FP32 ? v >> 16 : v;
+	default:
+		return v;
+	}
+}
+
+/* What pack_row_fast needs of a PACR. */
+struct pack_fast {
+	struct tt_dp *dp;
+	struct bh_tile *tile;
+	bool read32, raw;
+	struct pack_int8 i8;
+	unsigned inter, in_fmt, out_fmt;
+};
+
+/* One Dst row's datums col0.. through the early and late conversions into L1 at addr (aligned,
+ * inside L1), as pacr's per-datum loop does it for unmasked datums without ReLU or L1
+ * accumulation. */
+static inline __attribute__((always_inline)) void pack_row_with(const struct pack_fast *p, unsigned row, unsigned col0,
+								 unsigned n, uint32_t addr, bool read32, unsigned inter,
+								 unsigned in_fmt, unsigned out_fmt)
+{
+	unsigned nb = out_fmt == TT_FMT_BF16 ? 2 : tt_fmt_info(out_fmt)->l1_bits / 8;
+	for (unsigned c = 0; c < n; c++) {
+		unsigned col = col0 + c;
+		uint32_t d = read32 ? tt_dst32_read(p->dp, row, col) : tt_dst16_read(p->dp, row, col), v = 0;
+		pack_early(inter, read32, p->raw, p->i8, d, &v);
+		uint32_t o = pack_late(in_fmt, out_fmt, v);
+		if (nb == 2)
+			__atomic_store_n((uint16_t *)(void *)(p->tile->l1 + addr + 2 * c), (uint16_t)o, __ATOMIC_RELAXED);
+		else
+			__atomic_store_n((uint32_t *)(void *)(p->tile->l1 + addr + 4 * c), o, __ATOMIC_RELAXED);
+	}
+}
+
+static void pack_row_fast(const struct pack_fast *p, unsigned row, unsigned col0, unsigned n, uint32_t addr)
+{
+	/* The compute kernels' BF16 packs, from a 16- or a 32-bit Dst, as constants. */
+	if (!p->read32 && p->inter == TT_FMT_BF16 && p->in_fmt == TT_FMT_BF16 && p->out_fmt == TT_FMT_BF16)
+		pack_row_with(p, row, col0, n, addr, false, TT_FMT_BF16, TT_FMT_BF16, TT_FMT_BF16);
+	else if (p->read32 && p->inter == TT_FMT_BF16 && p->in_fmt == TT_FMT_BF16 && p->out_fmt == TT_FMT_BF16)
+		pack_row_with(p, row, col0, n, addr, true, TT_FMT_BF16, TT_FMT_BF16, TT_FMT_BF16);
+	else
+		pack_row_with(p, row, col0, n, addr, p->read32, p->inter, p->in_fmt, p->out_fmt);
+}
+
 /* Edge masking (Packers/EdgeMasking.md): its configuration, read as the PACR starts. */
 struct pack_edge {
 	uint32_t row_sets[4], face_sets;   /* TILE_ROW_SET_MAPPING_0..3, the selected TILE_FACE_SET_MAPPING */
@@ -798,11 +940,24 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 	uint32_t minus_inf = inter == TT_FMT_FP32 ? 0xFF800000u : inter == TT_FMT_FP16 ? 0xFC00u : 0xFF80u;
 	uint16_t group[16];
 	unsigned k = 0;   /* enabled read interfaces so far */
+	/* The whole rows of unmasked datums of a 16- or 32-bit output, when no datum can fault: one
+	 * early conversion for all (it fails, if at all, for every datum alike), no ReLU, no L1
+	 * accumulation, every row of this PACR inside L1. */
+	uint32_t probe;
+	struct pack_fast pf = { dp, tile, read32, raw, i8, inter, in_fmt, out_fmt };
+	bool fast = !fo->bfp && !relu && !l1acc && !zero_write && (fo->l1_bits == 16 || fo->l1_bits == 32) &&
+		    !(ps->data & (fo->l1_bits / 8 - 1)) && pack_early(inter, read32, raw, i8, 0, &probe) &&
+		    l1_ok(ps->data, 4 * per_row * (fo->l1_bits / 8u));
 	for (unsigned ri = 0; ri < 4 && per_row; ri++) {
 		if (!(intf >> ri & 1))
 			continue;
 		unsigned row = (start_row & ~3u) | ri;
 		uint16_t mask = pack_edge_mask(&pe, ps->tpg_y + k++, ps->tpg_z);
+		if (fast && mask == 0xFFFF) {
+			pack_row_fast(&pf, row, col0, per_row, ps->data);
+			ps->data += per_row * (fo->l1_bits / 8);
+			continue;
+		}
 		for (unsigned c = 0; c < per_row; c++) {
 			unsigned col = col0 + c;
 			uint32_t d = zero_write ? 0 : read32 ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col), v;
@@ -835,18 +990,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 				ps->data += nbytes;
 				continue;
 			}
-			uint32_t o;
-			switch (out_fmt) {
-			case TT_FMT_FP32:
-				o = in_fmt == TT_FMT_FP16 ? tt_fp16_to_fp32((uint16_t)v) : v;
-				break;
-			case TT_FMT_BF16:
-				o = in_fmt == TT_FMT_FP32 ? v >> 16 : v;
-				break;
-			default:
-				o = v;
-				break;
-			}
+			uint32_t o = pack_late(in_fmt, out_fmt, v);
 			unsigned nb = fo->l1_bits / 8;
 			if (!l1_ok(ps->data, nb))
 				return tt_fault(th, BH_FAULT_UNMAPPED, w, "PACR writes L1 0x%x, past the end of L1", ps->data);

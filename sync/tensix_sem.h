@@ -50,6 +50,19 @@ uint64_t bh_sem_get(struct bh_tile *tile, unsigned mask);
 /* Fields of semaphore k in a state word. */
 static inline unsigned bh_sem_state_value(uint64_t s, unsigned k) { return (unsigned)(s >> (8 * k)) & 0xfu; }
 static inline unsigned bh_sem_state_max(uint64_t s, unsigned k) { return (unsigned)(s >> (8 * k + 4)) & 0xfu; }
+/* SEMWAIT's condition on state word s (SEMWAIT.md): -1 when no semaphore of mask holds the wait
+ * (cond bit 0: its value is 0; bit 1: its value is at or above its max), else what holds it, the
+ * first such semaphore k with its value and max (k | value << 4 | max << 8): a change of the
+ * state that leaves this the same leaves the wait and its description as they were. */
+static inline int bh_sem_wait_blocker(uint64_t s, unsigned mask, unsigned cond)
+{
+	for (unsigned k = 0; k < BH_SEM_COUNT; k++) {
+		unsigned v = bh_sem_state_value(s, k), m = bh_sem_state_max(s, k);
+		if ((mask >> k & 1) && (((cond & 1) && v == 0) || ((cond & 2) && v >= m)))
+			return (int)(k | v << 4 | m << 8);
+	}
+	return -1;
+}
 /* The first semaphore selected by mask that a SEMPOST takes past its Max (Value >= Max in the
  * state it applied to), or that a SEMGET finds at 0; -1 if none (sem-overflow, sem-underflow). */
 int bh_sem_post_past_max(uint64_t old, unsigned mask);

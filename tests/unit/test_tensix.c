@@ -201,6 +201,38 @@ Test(tensix, semwait_blocks_the_tensix_thread_not_the_pushing_trisc)
 	bh_device_close(dev);
 }
 
+/* A SEMWAIT on two semaphores holds while either is zero: a post to the first leaves it held by
+ * the second (the report names that one), a post to the second releases it. A SEMWAIT on the max
+ * holds through changes of other semaphores and is released by a get. (Executors are woken only
+ * by changes that release them or change what holds them: each step here needs its wake.) */
+Test(tensix, semwait_wakes_when_a_change_releases_it_or_changes_what_holds_it)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = tile0(dev);
+	bh_sem_init(t, 0x70, 15, 0);
+	bh_sem_init(t, 1u << 7, 1, 1);
+	struct prog p = { 0 };
+	emit_push(&p, SEMWAIT(0x2, 1u << 4 | 1u << 5, 1));   /* sync class while sem 4 or 5 is zero */
+	emit_push(&p, SEMPOST(1u << 6));
+	emit_push(&p, SEMWAIT(0x2, 1u << 7, 2));              /* ... while sem 7 is at its max */
+	emit_push(&p, SEMPOST(1u << 6));
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC2, &p), 0);
+	wait_report_has(dev, "SEMWAIT until semaphore 4 is non-zero (value 0, max 15)");
+	bh_sem_post(t, 1u << 4);
+	wait_report_has(dev, "SEMWAIT until semaphore 5 is non-zero (value 0, max 15)");
+	cr_expect_eq(bh_sem_value(t, 6), 0, "still held by semaphore 5");
+	bh_sem_post(t, 1u << 5);
+	wait_sem(dev, 6, 1);
+	wait_report_has(dev, "SEMWAIT until semaphore 7 is below its max (value 1, max 1)");
+	bh_sem_post(t, 1u << 4);   /* another semaphore: it stays held */
+	bh_sem_get(t, 1u << 5);
+	cr_expect_eq(bh_sem_value(t, 6), 1);
+	bh_sem_get(t, 1u << 7);
+	wait_sem(dev, 6, 2);
+	bh_device_close(dev);
+}
+
 /* The latched wait holds only the selected classes: a SEMPOST (sync) passes a SEMWAIT that
  * blocks the matrix unit, until a blocked instruction arrives: then everything waits. */
 Test(tensix, wait_gate_holds_only_blocked_classes_and_then_everything_behind)

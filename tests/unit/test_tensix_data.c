@@ -73,10 +73,11 @@ static void fill_ab(struct bh_device *dev, unsigned bank)
 /* ELWADD waits (parked, named in the report) until the unpacker side hands both banks over;
  * SETDVALID from another thread releases it; its FlipSrc gives the banks back to the unpackers
  * and moves the matrix unit to bank 1 (SrcASrcB.md). */
-Test(tensix_data, elwadd_waits_for_setdvalid_then_flips_the_banks_back)
+/* A device whose TRISC1 pushed ELWADD (then TTSync, exit 0) with the operands in bank 0, the ELWADD
+ * waiting for the banks, which the unpackers still own. */
+static struct bh_device *start_elwadd_waiting(void)
 {
 	struct bh_device *dev = t_open();
-	struct tt_dp *dp = dp_of(dev);
 	fill_ab(dev, 0);
 	struct prog p = { 0 };
 	emit_push(&p, ELWADD(3, 0, 0, 0, 0));
@@ -84,6 +85,13 @@ Test(tensix_data, elwadd_waits_for_setdvalid_then_flips_the_banks_back)
 	emit_exit_with(&p, 0);
 	start_core(dev, BH_CORE_TRISC1, &p);
 	wait_report_has(dev, "ELWADD until SrcA bank 0 belongs to the matrix unit (it belongs to the unpackers)");
+	return dev;
+}
+
+Test(tensix_data, elwadd_waits_for_setdvalid_then_flips_the_banks_back)
+{
+	struct bh_device *dev = start_elwadd_waiting();
+	struct tt_dp *dp = dp_of(dev);
 	cr_expect_eq(tt_dst16_read(dp, 0, 1), 0, "nothing computed before the hand-over");
 	const uint32_t give[] = { SETDVALID(3) };
 	run_pushes(dev, BH_CORE_TRISC0, give, 1);
@@ -96,6 +104,21 @@ Test(tensix_data, elwadd_waits_for_setdvalid_then_flips_the_banks_back)
 	cr_expect_eq(atomic_load(&dp->matrix_srca_bank), 1);
 	cr_expect_eq(atomic_load(&dp->unpacker_bank[0]), 1);
 	cr_expect_eq(atomic_load(&dp->unpacker_bank[1]), 1);
+	bh_device_close(dev);
+}
+
+/* ELWADD waits for both banks: SrcA handed over alone leaves it held by SrcB (its report says so:
+ * the change woke it), SrcB then releases it. */
+Test(tensix_data, elwadd_held_by_srca_then_srcb_is_released_by_the_second_setdvalid)
+{
+	struct bh_device *dev = start_elwadd_waiting();
+	const uint32_t give_a[] = { SETDVALID(1) }, give_b[] = { SETDVALID(2) };
+	run_pushes(dev, BH_CORE_TRISC0, give_a, 1);
+	wait_report_has(dev, "ELWADD until SrcB bank 0 belongs to the matrix unit (it belongs to the unpackers)");
+	cr_expect_eq(tt_dst16_read(dp_of(dev), 0, 1), 0, "nothing computed before both hand-overs");
+	run_pushes(dev, BH_CORE_TRISC0, give_b, 1);
+	expect_exit(dev, 0, BH_CORE_TRISC1, 0);
+	cr_expect_eq(dst_bf16(dev, 0, 1), va(0, 1) + vb(0, 1));
 	bh_device_close(dev);
 }
 
@@ -296,6 +319,37 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
 		cr_expect_eq(atomic_load(&dp_of(dev)->srca_client[0]), TT_SRC_UNPACKERS, "the last MVMUL flipped");
 		bh_device_close(dev);
 	}
+}
+
+/* Each Dst element's dot product is a binary32 sum in k order from 0 (tensix_data.c: the model's
+ * order), whatever order the host computes the 16 columns in: columns whose sums round
+ * differently in another order (2^24 and -2^24 among ones, at k = j % 15 and 15) come out as
+ * the k-order sum, not the exact one. One phase (fidelity 0 keeps these operands whole). */
+Test(tensix_data, mvmul_sums_each_column_in_k_order_in_binary32)
+{
+	struct bh_device *dev = t_open();
+	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
+	float A[16][16];
+	for (unsigned k = 0; k < 16; k++)
+		for (unsigned j = 0; j < 16; j++) {
+			A[k][j] = k == 15 ? -0x1p24f : k == j % 15 ? 0x1p24f : 1.f;
+			put_src(dev, false, 0, k, j, tt_src_from_bf16(bf16_of(A[k][j])));
+			put_src(dev, true, 0, k, j, tt_src_from_bf16(bf16_of(1.f)));
+		}
+	const uint32_t w[] = { SETDVALID(3), ZEROACC_M(3, 0, 0, 0), MVMUL(0, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	unsigned inexact = 0;
+	for (unsigned j = 0; j < 16; j++) {
+		volatile float want = 0;
+		for (unsigned k = 0; k < 16; k++)
+			want = want + 1.f * A[k][j];
+		inexact += want != 14.f;
+		for (unsigned i = 0; i < 8; i++)
+			cr_expect_eq(dst_fp32(dev, i, j), (float)want, "[%u][%u]: %a want %a", i, j, (double)dst_fp32(dev, i, j),
+				     (double)want);
+	}
+	cr_assert_gt(inexact, 8, "the sums must depend on the order");
+	bh_device_close(dev);
 }
 
 /* ----------------------------------------------------------------- pooling and transposes */

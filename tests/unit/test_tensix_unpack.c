@@ -234,23 +234,109 @@ Test(tensix_unpack, three_thread_unpack_elwadd_pack_over_tiles_is_exact)
 	bh_device_close(dev);
 }
 
-/* One face of 32-bit datums at L1 0x20000 unpacked to Dst (Unpack_If_Sel) in format `in_fmt`,
- * then packed from the 32-bit Dst (Read_32b_data) as `out_fmt` to L1 0x30000. */
-static void unpack_face_to_dst32_then_pack(struct bh_device *dev, const void *in, unsigned in_fmt, unsigned out_fmt)
+/* One face of datums of `in_fmt` at L1 0x20000 unpacked to Dst (Unpack_If_Sel), a 32-bit Dst or a
+ * 16-bit one, then packed from it (Read_32b_data with the 32-bit one) as `out_fmt` to L1 0x30000. */
+static void unpack_face_to_dst_then_pack(struct bh_device *dev, const void *in, unsigned in_fmt, unsigned out_fmt,
+					 bool dst32)
 {
-	bh_tile_l1_write(tile0(dev), 0x20000, in, 256 * 4);
-	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32 | (uint32_t)out_fmt << 25);
+	unsigned dst_bytes = dst32 ? 4 : 2;
+	bh_tile_l1_write(tile0(dev), 0x20000, in, 256 * fmt_bytes(in_fmt));
+	cfg(dev, BH_DP_CFG_ALU, (dst32 ? BH_DP_ALU_FP32 : 0) | (uint32_t)out_fmt << 25);
 	cfg(dev, THCON(0) + 0, in_fmt | 1u << 4 | 16u << 16);
 	cfg(dev, THCON(0) + 1, 16u);
 	cfg(dev, THCON(0) + 8, in_fmt | 1u << 11);   /* to Dst */
-	cfg(dev, 49, 4 * 16 * 4);                    /* row 4 of the 32-bit output space */
+	cfg(dev, 49, 4 * 16 * dst_bytes);            /* row 4 of the output space */
 	cfg(dev, THCON(0) + 12, 0x20000 / 16 - 1);
-	cfg(dev, 18, 1);                             /* Read_32b_data */
+	cfg(dev, 18, dst32);                         /* Read_32b_data */
 	cfg(dev, THCON(0) + 6, 1u | out_fmt << 4 | out_fmt << 8);
 	cfg(dev, THCON(0) + 5, 0x30000 / 16 - 1);
 	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR(0, 0, 0, 0, 0, 0) };
 	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
 	pack_face(dev, out_fmt);
+}
+
+static void unpack_face_to_dst32_then_pack(struct bh_device *dev, const void *in, unsigned in_fmt, unsigned out_fmt)
+{
+	unpack_face_to_dst_then_pack(dev, in, in_fmt, out_fmt, true);
+}
+
+/* The BF16 patterns every conversion must get right: zeros, denormals, the normal range's ends,
+ * infinities and NaNs of both signs; then pseudo-random ones. */
+static uint16_t bf16_pattern(unsigned k, uint32_t *s)
+{
+	static const uint16_t edge[] = { 0x0000, 0x8000, 0x0001, 0x007F, 0x8001, 0x807F, 0x0080, 0x8080,
+					 0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0, 0x7F81, 0xFFC0, 0xFFFF,
+					 0x3F80, 0xBF80, 0x3F81, 0x4049 };
+	return k < N(edge) ? edge[k] : (uint16_t)lcg(s);
+}
+
+/* The packers' early conversion to BF16 (FormatConversion.md): NaN becomes infinity of its sign,
+ * denormals and -0 become +0, every other BF16 value is kept. */
+static uint16_t pack_bf16_ref(uint16_t x)
+{
+	unsigned e = x >> 7 & 0xFF;
+	return e == 0xFF ? (uint16_t)((x & 0x8000) | 0x7F80) : e == 0 ? 0 : x;
+}
+
+/* BF16 unpacked to a 16-bit Dst keeps its bits (every pattern, the row fast path of the unpacker);
+ * packed from there as BF16 (the packer's row fast path) it comes out as the early conversion
+ * gives it. Four faces: the edge patterns and 1004 others. */
+Test(tensix_unpack, bf16_through_a_16_bit_dst_keeps_its_bits_and_packs_by_the_early_conversion)
+{
+	struct bh_device *dev = open_packer();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	uint32_t s = 7;
+	for (unsigned face = 0; face < 4; face++) {
+		uint16_t in[256], out[256];
+		for (unsigned k = 0; k < 256; k++)
+			in[k] = bf16_pattern(face * 256 + k, &s);
+		unpack_face_to_dst_then_pack(dev, in, TT_FMT_BF16, TT_FMT_BF16, false);
+		bh_tile_l1_read(tile0(dev), 0x30000, out, sizeof out);
+		for (unsigned k = 0; k < 256; k++) {
+			cr_assert_eq(tt_dst_to_bf16(tt_dst16_read(dp, k / 16, k % 16)), in[k], "face %u Dst16 datum %u", face, k);
+			cr_assert_eq(out[k], pack_bf16_ref(in[k]), "face %u datum %u: 0x%04x packed as 0x%04x", face, k, in[k],
+				     out[k]);
+		}
+	}
+	bh_device_close(dev);
+}
+
+/* FP32 to BF16 by the packer from a 32-bit Dst: to nearest with ties away from zero (a carry out
+ * of the mantissa goes into the exponent, up to infinity), NaN to infinity, denormals and -0 to
+ * +0 (FormatConversion.md), independently of the unpacker's row fast path that put the FP32 bits
+ * into Dst unchanged. */
+static uint16_t pack_fp32_to_bf16_ref(uint32_t x)
+{
+	uint32_t sign = x >> 16 & 0x8000u, e = x >> 23 & 0xFF;
+	if (e == 0xFF)
+		return (uint16_t)(sign | 0x7F80);
+	if (e == 0)
+		return 0;
+	return (uint16_t)(sign | ((x & 0x7FFFFFFFu) + 0x8000u) >> 16);
+}
+
+Test(tensix_unpack, fp32_through_a_32_bit_dst_packs_to_bf16_with_ties_away_and_flushes)
+{
+	static const uint32_t edge[] = { 0x3F808000u, 0xBF808000u, 0x3F807FFFu, 0x3F818000u, 0x7F7F8000u, 0xFF7FFFFFu,
+					 0x7F7F7FFFu, 0x00400000u, 0x80000001u, 0x00800000u, 0x007FFFFFu, 0x80000000u,
+					 0x00000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFFFFFFFu, 0x7F800001u };
+	struct bh_device *dev = open_packer();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	uint32_t s = 11;
+	for (unsigned face = 0; face < 2; face++) {
+		uint32_t in[256];
+		uint16_t out[256];
+		for (unsigned k = 0; k < 256; k++)
+			in[k] = face == 0 && k < N(edge) ? edge[k] : lcg(&s) << 8 ^ lcg(&s);
+		unpack_face_to_dst_then_pack(dev, in, TT_FMT_FP32, TT_FMT_BF16, true);
+		bh_tile_l1_read(tile0(dev), 0x30000, out, sizeof out);
+		for (unsigned k = 0; k < 256; k++) {
+			cr_assert_eq(tt_dst_to_fp32(tt_dst32_read(dp, k / 16, k % 16)), in[k], "face %u Dst32 datum %u", face, k);
+			cr_assert_eq(out[k], pack_fp32_to_bf16_ref(in[k]), "face %u datum %u: 0x%08x packed as 0x%04x want 0x%04x",
+				     face, k, in[k], out[k], pack_fp32_to_bf16_ref(in[k]));
+		}
+	}
+	bh_device_close(dev);
 }
 
 /* Unpack a face to Dst (Unpack_If_Sel) in FP32, then pack it as BF16 from the 32-bit Dst with
