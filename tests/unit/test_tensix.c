@@ -540,7 +540,8 @@ Test(tensix, fault_then_more_pushes_reports_the_faulting_instruction)
 	struct bh_core_result *r = result_new();
 	uint32_t pc = run_fault_then_keep_pushing(dev, BH_CORE_TRISC0, 0, ATGETM(1), r);
 	expect_fault(r, BH_CORE_TRISC0, pc, "bad register value", "mutex 1 does not exist");
-	expect_in_report(r, "Tensix thread 0, instruction 0xa0000001 ATGETM mutex_index=0x1 (pushed by trisc0): mutex 1 does not exist");
+	expect_in_report(r, "Tensix thread 0, instruction 0xa0000001 ATGETM mutex_index=0x1 (pushed by trisc0): "
+			    "mutex 1 does not exist");
 	expect_original_fault_first(r);
 	wait_report_has(dev, "tensix0: stopped by a fault: Tensix thread 0, instruction 0xa0000001 ATGETM");
 	free(r);
