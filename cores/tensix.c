@@ -458,6 +458,29 @@ static bool brisc_push_check(struct bh_access *a, unsigned thread, uint32_t w)
 			       "TRISC is held in reset", w, dis, thread, thread, thread);
 }
 
+/* A push into thread th, stopped by a fault (tx->lock held; released here). The pusher that has a
+ * Tensix fault on its way (tt_deliver_fault sets the event and th->faulted together, under
+ * tx->lock) stops with that one, the earlier and the cause: the push leaves through the blocked
+ * path, which sees the stop event, and the core takes the pending fault (its pc is the faulting
+ * word's push). Any other push (a TRISC into the thread a BRISC word stopped, or after the core
+ * took its fault and was restarted without T_i's reset) faults naming the earlier fault. */
+__attribute__((cold, noinline))
+static bool push_to_faulted(struct bh_access *a, struct bh_tt_thread *th, uint32_t w)
+{
+	struct bh_tensix *tx = th->tx;
+	struct bh_core *c = a->tile->core[a->who];
+	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_TENSIX_FAULT) {
+		pthread_mutex_unlock(&tx->lock);
+		return bh_access_block(a, "Tensix thread %u push: stops with the fault of a word it pushed earlier", th->id);
+	}
+	char why[160];
+	snprintf(why, sizeof why, "the thread stopped at an earlier fault (%s of 0x%08x pushed by %s at pc 0x%08x) "
+		 "until its TRISC enters reset", bh_fault_kind_name(th->fault.kind), th->cur.word,
+		 bh_core_kind_name((enum bh_core_kind)th->cur.pusher), th->cur.pc);
+	pthread_mutex_unlock(&tx->lock);
+	return push_fault(a, th->id, BH_FAULT_NOT_MODELLED, w, why);
+}
+
 static bool tt_start_thread(struct bh_access *a, struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_sched *s = a->tile->chip->sched;
@@ -503,11 +526,8 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		bh_tensix_drain(t->core[a->who]);
 		pthread_mutex_lock(&tx->lock);
 	}
-	if (th->faulted) {
-		pthread_mutex_unlock(&tx->lock);
-		return push_fault(a, thread, BH_FAULT_NOT_MODELLED, w,
-				  "the thread stopped at an earlier fault (until its TRISC enters reset)");
-	}
+	if (th->faulted)
+		return push_to_faulted(a, th, w);   /* unlocks */
 	if (th->count > BH_TT_FIFO_ACCEPT) {
 		bh_waitq_add(&th->push_waiters, a->who);
 		unsigned n = th->count;

@@ -533,6 +533,105 @@ Test(tensix, fault_of_a_replayed_instruction_names_its_replay_slot)
 	bh_device_close(dev);
 }
 
+/* The pushing TRISC goes on pushing after an instruction that faults when it executes: deferred,
+ * its 29th queued word makes it execute the FIFO inside that push; threaded, the executor (kept
+ * busy by 1000 NOPs before) faults while the TRISC pushes. Either way the report is the faulting
+ * instruction's (its name, why, the pc of its push), not the later push's "thread stopped at an
+ * earlier fault". Returns the faulting push's pc. */
+static uint32_t run_fault_then_keep_pushing(struct bh_device *dev, enum bh_core_id core, uint32_t mop_insn,
+					    uint32_t insn, struct bh_core_result *r)
+{
+	struct prog p = { 0 };
+	if (mop_insn)
+		emit_store_word(&p, MOP_CFG + 12, mop_insn);
+	emit_li(&p, T0, PUSH);
+	emit_li(&p, T1, TT_NOP);
+	emit_li(&p, T2, 1000);
+	int32_t warm = prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit(&p, addi(T2, T2, -1));
+	emit_branch(&p, BNE, T2, X0, warm);
+	uint32_t pc = emit_push_at(&p, core, insn);
+	emit_li(&p, T1, TT_NOP);
+	int32_t loop = prog_here(&p);
+	emit(&p, sw(T1, 0, T0));   /* t0 is still the push address */
+	emit_j(&p, loop);
+	run_prog(dev, core, core_code_at[core], &p, r);
+	return pc;
+}
+
+static void expect_original_fault_first(const struct bh_core_result *r)
+{
+	cr_expect_null(strstr(r->report, "stopped at an earlier fault"),
+		       "the report names the later push, not (only) the fault:\n%s", r->report);
+}
+
+Test(tensix, fault_then_more_pushes_reports_the_faulting_instruction)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	uint32_t pc = run_fault_then_keep_pushing(dev, BH_CORE_TRISC0, 0, ATGETM(1), r);
+	expect_fault(r, BH_CORE_TRISC0, pc, "bad register value", "mutex 1 does not exist");
+	expect_in_report(r, "Tensix thread 0, instruction 0xa0000001 ATGETM mutex_index=0x1 (pushed by trisc0): "
+			    "mutex 1 does not exist");
+	expect_original_fault_first(r);
+	wait_report_has(dev, "tensix0: stopped by a fault: Tensix thread 0, instruction 0xa0000001 ATGETM");
+	free(r);
+	bh_device_close(dev);
+}
+
+/* The same under serial scheduling (Tensix threads always threaded): the executor's fault may
+ * land at any scheduling point of the pushing TRISC, also between one push's stop check and the
+ * next push. */
+Test(tensix, fault_then_more_pushes_reports_the_faulting_instruction_at_every_interleaving)
+{
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .num_tiles = 1, .sched = BH_SCHED_SERIAL,
+			.strategy = BH_STRATEGY_RANDOM, .switch_every = 1, .seed = seed });
+		struct bh_core_result *r = result_new();
+		uint32_t pc = run_fault_then_keep_pushing(dev, BH_CORE_TRISC0, 0, ATGETM(1), r);
+		expect_fault(r, BH_CORE_TRISC0, pc, "bad register value", "mutex 1 does not exist");
+		expect_original_fault_first(r);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
+/* A word BRISC pushed stops thread 0; TRISC0's later push into it faults naming that earlier
+ * fault (its kind, word, pusher and push pc), which is BRISC's report. */
+Test(tensix, push_into_a_thread_another_cores_word_stopped_names_the_earlier_fault)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	struct prog b = { 0 };
+	uint32_t bpc = emit_push_at(&b, BH_CORE_BRISC, ATGETM(1));
+	emit(&b, INSN_SELF_LOOP);   /* the fault stops the core here */
+	run_prog(dev, BH_CORE_BRISC, core_code_at[BH_CORE_BRISC], &b, r);
+	expect_fault(r, BH_CORE_BRISC, bpc, "bad register value", "mutex 1 does not exist");
+	struct prog p = { 0 };
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, TT_NOP);
+	emit_exit_with(&p, 0);
+	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
+	char why[160];
+	snprintf(why, sizeof why, "the thread stopped at an earlier fault (bad register value of 0xa0000001 pushed by "
+		 "brisc at pc 0x%08x)", bpc);
+	expect_fault(r, BH_CORE_TRISC0, pc, "not modelled", why);
+	free(r);
+	bh_device_close(dev);
+}
+
+Test(tensix, fault_from_a_mop_then_more_pushes_reports_the_faulting_instruction)
+{
+	struct bh_device *dev = t_open();
+	struct bh_core_result *r = result_new();
+	uint32_t pc = run_fault_then_keep_pushing(dev, BH_CORE_TRISC1, 0x1D000000u, MOP(0, 0, 0), r);   /* SETPKEDGOF */
+	expect_fault(r, BH_CORE_TRISC1, pc, "not modelled", "data-plane instruction SETPKEDGOF is not modelled yet");
+	expect_in_report(r, "Tensix thread 1, instruction 0x1d000000 SETPKEDGOF (emitted by MOP 0x01000000");
+	expect_original_fault_first(r);
+	free(r);
+	bh_device_close(dev);
+}
+
 Test(tensix, trisc_store_to_another_threads_aperture_faults)
 {
 	struct bh_device *dev = t_open();

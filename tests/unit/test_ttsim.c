@@ -1222,6 +1222,34 @@ Test(ttsim, core_request_to_host_memory_without_callbacks_is_refused)
 	report_done(report);
 }
 
+/* A Tensix instruction BRISC pushed faults in its thread while BRISC goes on pushing: the report
+ * file names that instruction, why and the pc of its push, not a later push into the stopped
+ * thread. */
+Test(ttsim, tensix_fault_report_names_the_faulting_instruction_not_a_later_push)
+{
+	char report[64];
+	report_file(report);
+	sim_start("grid:1x1");
+	struct prog p = { 0 };
+	emit_li(&p, T0, 0xFFE40000u);             /* BRISC's push window of Tensix thread 0 */
+	emit_li(&p, T1, 0xA0000001u);             /* ATGETM 1: mutex 1 does not exist */
+	uint32_t pc = 0x8000 + (uint32_t)prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_li(&p, T1, 0x02000000u);             /* NOP */
+	int32_t loop = prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_j(&p, loop);
+	run_at_0x8000(&p);
+	const char *text = report_wait(report, "mutex 1 does not exist");
+	char at[32];
+	snprintf(at, sizeof at, "pc 0x%08x", pc);
+	cr_expect(strstr(text, "brisc") && strstr(text, at) &&
+		  strstr(text, "Tensix thread 0, instruction 0xa0000001 ATGETM") &&
+		  !strstr(text, "stopped at an earlier fault"), "report file: '%s'", text);
+	sim_stop();
+	report_done(report);
+}
+
 /* BHEMU_TTSIM_CHIPS=3: PCI devices 0-2 are chips, device 3 is absent; chip d's BARs sit at chip
  * 0's plus d x 64 GiB (ttsim's multi-chip layout); each chip has its own tiles, TLBs and iATU, and a
  * core's request to host memory goes through its own chip's iATU to the shared callbacks. */
