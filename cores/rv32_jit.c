@@ -918,6 +918,8 @@ static size_t jit_arena_size(size_t size)
 	return size;
 }
 
+static void jit_shared_hold(void);
+
 static struct rv_jit *jit_get(struct bh_core *c)
 {
 	if (c->jit)
@@ -935,6 +937,7 @@ static struct rv_jit *jit_get(struct bh_core *c)
 	}
 	emit_trampolines(j);
 	c->jit = j;
+	jit_shared_hold();
 	return j;
 }
 
@@ -949,28 +952,58 @@ struct jit_shared_entry {
 	uint32_t *label;                 /* [n]: each slot's entry, as an offset in the arena (0: none) */
 };
 
+/* Set up when the first core gets a code arena and torn down when the last one frees its own
+ * (every device closed): no core can be running shared code then, since entering any compiled
+ * code needs the core's arena (its entry trampoline), and a library unloaded by dlclose leaves
+ * nothing behind. */
 static struct {
-	pthread_once_t once;
-	pthread_mutex_t lock;            /* the table, the arena's fill level, compiles into it */
-	bool on;
+	pthread_mutex_t lock;            /* all of it; compiles into the arena */
+	unsigned users;                  /* cores holding a code arena */
+	bool on;                         /* the arena is there (not turned off, mapped) */
 	struct rv_jit jit;               /* arena and trampolines (the same code as every core's) */
 	unsigned entries;
 	struct jit_shared_entry *slot[JIT_SHARED_SLOTS];
-} jit_shared = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+} jit_shared = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void jit_shared_init(void)
+/* A core got its code arena. */
+static void jit_shared_hold(void)
 {
-	const char *e = getenv("BHEMU_JIT_SHARE");
-	if (e && (!strcmp(e, "0") || !strcmp(e, "off")))
-		return;
-	struct rv_jit *j = &jit_shared.jit;
-	j->size = jit_arena_size(JIT_SHARED_SIZE);
-	j->arena = mmap(NULL, j->size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			-1, 0);
-	if (j->arena == MAP_FAILED)
-		return;   /* each core compiles for itself */
-	emit_trampolines(j);
-	jit_shared.on = true;
+	pthread_mutex_lock(&jit_shared.lock);
+	if (!jit_shared.users++) {
+		const char *e = getenv("BHEMU_JIT_SHARE");
+		struct rv_jit *j = &jit_shared.jit;
+		j->size = jit_arena_size(JIT_SHARED_SIZE);
+		j->arena = e && (!strcmp(e, "0") || !strcmp(e, "off")) ? MAP_FAILED :
+			   mmap(NULL, j->size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0);
+		if (j->arena != MAP_FAILED) {   /* else each core compiles for itself */
+			emit_trampolines(j);
+			jit_shared.on = true;
+		}
+	}
+	pthread_mutex_unlock(&jit_shared.lock);
+}
+
+/* A core freed its code arena: the last one takes the shared arena and table with it. */
+static void jit_shared_release(void)
+{
+	pthread_mutex_lock(&jit_shared.lock);
+	if (!--jit_shared.users && jit_shared.on) {
+		for (unsigned i = 0; i < JIT_SHARED_SLOTS; i++) {
+			struct jit_shared_entry *e = jit_shared.slot[i];
+			if (e) {
+				free(e->words);
+				free(e->label);
+				free(e);
+				jit_shared.slot[i] = NULL;
+			}
+		}
+		jit_shared.entries = 0;
+		munmap(jit_shared.jit.arena, jit_shared.jit.size);
+		jit_shared.jit = (struct rv_jit){ 0 };
+		jit_shared.on = false;
+	}
+	pthread_mutex_unlock(&jit_shared.lock);
 }
 
 static uint64_t jit_shared_hash(uint32_t pc, uint32_t n, const uint32_t *w, uint32_t ldm_size)
@@ -1145,10 +1178,11 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 	uint32_t n = end - s0, pc0 = pg->base + s0 * 4u;
 	uint64_t h = 0;
 	struct jit_shared_entry **where = NULL;
-	pthread_once(&jit_shared.once, jit_shared_init);
-	if (jit_shared.on) {
+	pthread_mutex_lock(&jit_shared.lock);
+	if (!jit_shared.on) {
+		pthread_mutex_unlock(&jit_shared.lock);
+	} else {
 		h = jit_shared_hash(pc0, n, &pg->raw[s0], c->ldm_size);
-		pthread_mutex_lock(&jit_shared.lock);
 		where = jit_shared_find(h, pc0, n, &pg->raw[s0], c->ldm_size);
 		if (*where) {
 			const struct jit_shared_entry *e = *where;
@@ -1226,6 +1260,7 @@ void rv32_jit_free(struct bh_core *c)
 	munmap(j->arena, j->size);
 	free(j);
 	c->jit = NULL;
+	jit_shared_release();
 }
 
 #else   /* not x86-64: the interpreter runs everything */
