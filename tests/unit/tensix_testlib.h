@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "host/device.h"
 #include "sync/pcbuf.h"
@@ -66,6 +67,22 @@ static inline void emit_tensix_sync(struct prog *p)
 }
 
 static inline struct bh_tile *tile0(struct bh_device *dev) { return dev->tiles[0]; }
+
+/* `core` pushes the words pre[0..npre), then w, which faults with `kind` and `why` at its push. */
+static inline void expect_push_fault_after(struct bh_device *dev, enum bh_core_id core, const uint32_t *pre,
+					   unsigned npre, uint32_t w, const char *kind, const char *why)
+{
+	struct bh_core_result *r = result_new();
+	struct prog p = { 0 };
+	for (unsigned k = 0; k < npre; k++)
+		emit_push(&p, pre[k]);
+	uint32_t pc = emit_push_at(&p, core, w);
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	run_prog(dev, core, core_code_at[core], &p, r);
+	expect_fault(r, core, pc, kind, why);
+	free(r);
+}
 
 /* `core` pushes w[0..n), waits in tensix_sync and exits 0: every word has executed. */
 static inline void run_pushes(struct bh_device *dev, enum bh_core_id core, const uint32_t *w, size_t n)

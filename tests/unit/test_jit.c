@@ -438,11 +438,6 @@ static uint32_t put_step_loop(struct bh_device *dev, unsigned tile, uint32_t at,
 	return (step * n + (pc_auipc >> 12)) & 0xff;
 }
 
-static void jit_stats_tile(struct bh_device *dev, unsigned tile, struct bh_jit_stats *st)
-{
-	bh_core_jit_stats(dev, tile, BH_CORE_BRISC, st);
-}
-
 /* Four tiles' BRISCs run byte-identical code at the same address: each region is compiled by one
  * of them and taken from the shared cache by the three others (the lock orders them), and every
  * core computes its result. */
@@ -459,7 +454,7 @@ Test(jit, identical_code_at_the_same_address_is_compiled_once_for_every_core)
 	for (unsigned t = 0; t < TILES; t++) {
 		expect_exit(dev, t, BH_CORE_BRISC, want);
 		struct bh_jit_stats st;
-		jit_stats_tile(dev, t, &st);
+		bh_core_jit_stats(dev, t, BH_CORE_BRISC, &st);
 		cr_expect_gt(st.regions, 0, "tile %u compiled nothing", t);
 		cr_expect(t == 0 || st.regions == per_core, "tile %u entered %llu regions, tile 0 %llu", t,
 			  (unsigned long long)st.regions, (unsigned long long)per_core);
@@ -485,7 +480,7 @@ Test(jit, identical_code_at_another_address_is_not_shared)
 	cr_assert_eq(bh_core_start(dev, 1, BH_CORE_BRISC, 0xC000), BH_OK);
 	expect_exit(dev, 1, BH_CORE_BRISC, want1);
 	struct bh_jit_stats st;
-	jit_stats_tile(dev, 1, &st);
+	bh_core_jit_stats(dev, 1, BH_CORE_BRISC, &st);
 	cr_expect_gt(st.regions, 0);
 	cr_expect_eq(st.shared, 0, "the core at 0xC000 took %llu regions compiled for 0xA000",
 		     (unsigned long long)st.shared);
@@ -552,7 +547,7 @@ static void run_addi_pages(struct bh_device *dev, unsigned tile, unsigned rounds
 	cr_assert_eq(bh_core_start(dev, tile, BH_CORE_BRISC, CODE), BH_OK);
 	cr_assert_eq(bh_core_wait(dev, tile, BH_CORE_BRISC, 60000, res), BH_OK);
 	cr_assert_eq(res->status, BH_RUN_EXITED, "tile %u: status %d\n%s", tile, res->status, res->report);
-	cr_expect_eq(res->exit_status, ADDI_PAGES * rounds, "tile %u: exit %d", tile, res->exit_status);
+	cr_expect_eq(res->exit_status, (int)(ADDI_PAGES * rounds), "tile %u: exit %d", tile, res->exit_status);
 }
 
 /* More compiled code than the arena holds: it is emptied and refilled, and the program still

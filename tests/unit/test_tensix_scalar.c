@@ -65,14 +65,7 @@ static void expect_pushes_leave_gprs(enum bh_core_id core, const uint32_t *w, si
 static void expect_push_faults(enum bh_core_id core, uint32_t w, const char *kind, const char *phrase)
 {
 	struct bh_device *dev = t_open();
-	struct bh_core_result *r = result_new();
-	struct prog p = { 0 };
-	uint32_t pc = emit_push_at(&p, core, w);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	run_prog(dev, core, core_code_at[core], &p, r);
-	expect_fault(r, core, pc, kind, phrase);
-	free(r);
+	expect_push_fault_after(dev, core, NULL, 0, w, kind, phrase);
 	bh_device_close(dev);
 }
 

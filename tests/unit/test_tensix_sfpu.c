@@ -84,14 +84,7 @@ static uint32_t lreg(struct bh_device *dev, unsigned r, unsigned lane) { return 
 /* TRISC1 pushes w, which faults with `phrase` in its report. */
 static void expect_word_fault(struct bh_device *dev, uint32_t w, const char *kind, const char *phrase)
 {
-	struct bh_core_result *r = result_new();
-	struct prog p = { 0 };
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, w);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	run_prog(dev, BH_CORE_TRISC1, core_code_at[BH_CORE_TRISC1], &p, r);
-	expect_fault(r, BH_CORE_TRISC1, pc, kind, phrase);
-	free(r);
+	expect_push_fault_after(dev, BH_CORE_TRISC1, NULL, 0, w, kind, phrase);
 }
 
 /* ---------------------------------------------------------------------------- Dst <-> LReg */

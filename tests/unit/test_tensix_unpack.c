@@ -536,16 +536,7 @@ Test(tensix_unpack, multi_context_mode_reaches_contexts_4_to_7)
 static void expect_push_fault(struct bh_device *dev, const uint32_t *pre, unsigned npre, uint32_t w, const char *kind,
 			      const char *why)
 {
-	struct bh_core_result *r = result_new();
-	struct prog p = { 0 };
-	for (unsigned k = 0; k < npre; k++)
-		emit_push(&p, pre[k]);
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, w);
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	run_prog(dev, BH_CORE_TRISC0, core_code_at[BH_CORE_TRISC0], &p, r);
-	expect_fault(r, BH_CORE_TRISC0, pc, kind, why);
-	free(r);
+	expect_push_fault_after(dev, BH_CORE_TRISC0, pre, npre, w, kind, why);
 	bh_device_close(dev);
 }
 
