@@ -678,6 +678,92 @@ static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp
 		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
+/* MVMUL's float path for the BF16 and TF32 styles, four columns per host vector (GCC's vector
+ * extensions; SSE2 on x86-64). The operations and their order are those of the scalar path
+ * (read_src, fid_a/fid_b, the products added in k order from 0, read_dst/write_dst), each lane an
+ * IEEE single-precision operation, so the results are the same bits; the sums stay in registers. */
+typedef float mm_v4f __attribute__((vector_size(16)));
+typedef uint32_t mm_v4u __attribute__((vector_size(16)));
+
+/* Four Src cells from c: FP32 bits (tt_src_to_fp32), denormals read as zero (fbits), then the
+ * fidelity phase's bits (fid_bits: rest selects "the value of the bits rest_mask clears"). */
+static inline __attribute__((always_inline)) mm_v4f mm_src4(_Atomic uint32_t *c, bool rest, uint32_t hi_mask,
+							   uint32_t rest_mask)
+{
+	mm_v4u v = { atomic_load_explicit(&c[0], memory_order_relaxed), atomic_load_explicit(&c[1], memory_order_relaxed),
+		     atomic_load_explicit(&c[2], memory_order_relaxed), atomic_load_explicit(&c[3], memory_order_relaxed) };
+	mm_v4u b = ((v & 0x40000u) | (v & 0xFFu) << 10 | (v >> 8 & 0x3FFu)) << 13;
+	b &= (mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u;
+	if (!rest)
+		return (mm_v4f)(b & hi_mask);
+	return (mm_v4f)b - (mm_v4f)(b & rest_mask);
+}
+
+/* Dst row (32-bit view) += x[0..15], as read_dst/write_dst do it per element for FP32 Dst. */
+static void mm_dst32_row_add(struct tt_dp *dp, unsigned row, const mm_v4f x[4])
+{
+	unsigned r = tt_dst32_adj(row & 0x3FF);
+	for (unsigned q = 0; q < 4; q++) {
+		_Atomic uint16_t *hi = &dp->dst[r][4 * q], *lo = &dp->dst[r + 8][4 * q];
+		mm_v4u h = { atomic_load_explicit(&hi[0], memory_order_relaxed), atomic_load_explicit(&hi[1], memory_order_relaxed),
+			     atomic_load_explicit(&hi[2], memory_order_relaxed), atomic_load_explicit(&hi[3], memory_order_relaxed) };
+		mm_v4u l = { atomic_load_explicit(&lo[0], memory_order_relaxed), atomic_load_explicit(&lo[1], memory_order_relaxed),
+			     atomic_load_explicit(&lo[2], memory_order_relaxed), atomic_load_explicit(&lo[3], memory_order_relaxed) };
+		/* tt_dst_to_fp32, then fbits */
+		mm_v4u d = ((h & 0x8000u) | (h & 0xFFu) << 7 | (h >> 8 & 0x7Fu)) << 16 | l;
+		d &= (mm_v4u)((d & 0x7F800000u) != 0) | 0x80000000u;
+		mm_v4u b = (mm_v4u)(x[q] + (mm_v4f)d);
+		b &= (mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u;   /* bitsf */
+		mm_v4u nh = (b >> 16 & 0x8000u) | (b >> 16 & 0x7Fu) << 8 | (b >> 16 & 0x7F80u) >> 7;   /* tt_dst_from_fp32 */
+#pragma GCC unroll 4
+		for (unsigned j = 0; j < 4; j++) {
+			atomic_store_explicit(&hi[j], (uint16_t)nh[j], memory_order_relaxed);
+			atomic_store_explicit(&lo[j], (uint16_t)b[j], memory_order_relaxed);
+		}
+	}
+	/* Every column of both halves written: defined again (tt_dst_define per element). */
+	for (unsigned h = 0; h < 2; h++)
+		if (atomic_load_explicit(&dp->dst_undef[r + 8 * h], memory_order_relaxed))
+			atomic_fetch_and_explicit(&dp->dst_undef[r + 8 * h], (uint16_t)0, memory_order_relaxed);
+}
+
+/* MVMUL's rows for the BF16/TF32 styles (see mm_v4f). rows and step as in fpu_mvmul. */
+static void mvmul_float4(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
+			 unsigned rows, unsigned istep, bool bstep, bool dst32, enum fpu_style s, unsigned phase)
+{
+	mm_v4f ma[16][4];
+	float mb[8][16];
+	for (unsigned k = 0; k < 16; k++)
+		for (unsigned q = 0; q < 4; q++)
+			ma[k][q] = mm_src4(&dp->srca[ab][(arow + k) & 0x3F][4 * q], phase & 1, 0xFFF80000u, 0xFFF83FFFu);
+	for (unsigned i = 0; i < rows; i += istep)
+		for (unsigned q = 0; q < 4; q++) {
+			mm_v4f v = mm_src4(&dp->srcb[bb][(brow + i * bstep) & 0x3F][4 * q], phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
+			memcpy(&mb[i][4 * q], &v, sizeof v);
+		}
+	/* Two rows at a time, eight sums in registers (rows / istep is 8 or 4). */
+	for (unsigned i = 0; i < rows; i += 2 * istep) {
+		unsigned i2 = i + istep < rows ? i + istep : i;
+		mm_v4f x[2][4] = { { { 0 } } };
+		for (unsigned k = 0; k < 16; k++) {
+#pragma GCC unroll 4
+			for (unsigned q = 0; q < 4; q++) {
+				x[0][q] += mb[i][k] * ma[k][q];   /* the scalar in every lane */
+				x[1][q] += mb[i2][k] * ma[k][q];
+			}
+		}
+		for (unsigned h = 0; h < (i2 != i ? 2u : 1u); h++) {
+			if (dst32) {
+				mm_dst32_row_add(dp, drow + (h ? i2 : i), x[h]);
+			} else {
+				float xs[16];
+				memcpy(xs, x[h], sizeof xs);
+				mvmul_row_out(dp, drow + (h ? i2 : i), xs, false, s);
+			}
+		}
+	}
+}
+
 /* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
  * (GAPOOL.md) is the same on 4x16 Dst and SrcB (the top half of SrcB's aligned 8 rows), without
  * BroadcastSrcBRow, its ADDR_MOD at bits 17:15. DOTPV (DOTPV.md) is MVMUL without
@@ -696,14 +782,14 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	union mm_operand mb[8][16], ma[16][16];
-	if (s == STYLE_BF16) {   /* the common style as a constant: no per-cell branches on it */
-		mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, STYLE_BF16, false, phase, mb);
-		mvmul_operands(dp->srca[ab], arow, 1, 16, STYLE_BF16, true, phase, ma);
-	} else {
-		mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, s, false, phase, mb);
-		mvmul_operands(dp->srca[ab], arow, 1, 16, s, true, phase, ma);
+	if (s == STYLE_BF16 || s == STYLE_TF32) {
+		mvmul_float4(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, s, phase);
+		matrix_flip(th, tt_bits(w, 23, 22));
+		return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
 	}
+	union mm_operand mb[8][16], ma[16][16];
+	mvmul_operands(dp->srcb[bb], brow, !bcast_row, rows, s, false, phase, mb);
+	mvmul_operands(dp->srca[ab], arow, 1, 16, s, true, phase, ma);
 	for (unsigned i = 0; i < rows; i += bcast_row ? 2 : 1) {
 		if (s == STYLE_INT8) {
 			for (unsigned j = 0; j < 16; j++) {
@@ -715,18 +801,12 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 			}
 			continue;
 		}
-		/* Each column's sum in k order from 0, as one dot product per column would add it, but
-		 * 16 columns at once (independent sums: the host vectorises them). */
+		/* Each column's sum in k order from 0, as one dot product per column would add it. */
 		float x[16] = { 0 };
 		for (unsigned k = 0; k < 16; k++)
 			for (unsigned j = 0; j < 16; j++)
 				x[j] += mb[i][k].f * ma[k][j].f;
-		if (dst32 && s == STYLE_BF16)
-			mvmul_row_out(dp, drow + i, x, true, STYLE_BF16);
-		else if (s == STYLE_BF16)
-			mvmul_row_out(dp, drow + i, x, false, STYLE_BF16);
-		else
-			mvmul_row_out(dp, drow + i, x, dst32, s);
+		mvmul_row_out(dp, drow + i, x, dst32, s);
 	}
 	matrix_flip(th, tt_bits(w, 23, 22));
 	return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
