@@ -117,7 +117,9 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 		th->gave_back = true;
 		return;
 	}
-	snprintf(th->wait_what, sizeof th->wait_what, "%s", what);
+	size_t n = strnlen(what, sizeof th->wait_what - 1);
+	memcpy(th->wait_what, what, n);
+	th->wait_what[n] = 0;
 	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
 	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
 	th->wait_sem_cond = (uint8_t)th->latch.cond;

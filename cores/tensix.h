@@ -353,7 +353,8 @@ enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word
 void tt_publish_latch(struct bh_tt_thread *th);
 /* True when the executor must drop what it is doing (reset of T_i, shutdown). */
 bool tt_abandoned(struct bh_tt_thread *th);
-/* Park the executor until woken (tx->lock held); what = text for reports. */
+/* Park the executor until woken (tx->lock held); what = text for reports (unread, and may be
+ * unset, when a TRISC runs the word: it gives the word back instead). */
 void tt_wait_locked(struct bh_tt_thread *th, const char *what);
 
 /* Data plane (cores/tensix_data.c). */
@@ -361,7 +362,7 @@ bool tt_dp_init(struct bh_tensix *tx);
 void tt_dp_destroy(struct bh_tensix *tx);
 /* Execute a data-plane instruction (exec Y) of th. */
 enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
-/* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? what: why. */
+/* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? what: why (or NULL). */
 bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n);
 #define TT_DP_STALL_SRC_CONDS 0x1E0u
 /* th waits (on) or no longer waits (off) on SrcA/SrcB ownership conditions `mask` (tt_dp_wait_src's

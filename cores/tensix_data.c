@@ -142,14 +142,15 @@ static int src_blocker(struct tt_dp *dp, unsigned mask)
 	return -1;
 }
 
-/* Whether a condition of mask holds; what: which one, for reports ("<who> until ..."). */
+/* Whether a condition of mask holds; what: which one, for reports ("<who> until ..."), or NULL. */
 static bool src_holds(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *who)
 {
 	int b = src_blocker(dp, mask);
 	if (b < 0)
 		return false;
 	unsigned owner = (unsigned)b >> 3;
-	snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b & 1 ? "SrcB" : "SrcA",
+	if (what)
+		snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b & 1 ? "SrcB" : "SrcA",
 		 (unsigned)b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
 	return true;
 }
@@ -186,9 +187,12 @@ static void dp_wake_all(struct bh_tensix *tx)
 bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n)
 {
 	int b = src_blocker(th->tx->dp, cond >> 5 & 15);
-	char who[16];
-	snprintf(who, sizeof who, "STALLWAIT C%d", 5 + (b & 3));
-	return b >= 0 && src_holds(th->tx->dp, 1u << (b & 3), what, n, who);
+	if (b < 0)
+		return false;
+	char who[16] = "";
+	if (what)
+		snprintf(who, sizeof who, "STALLWAIT C%d", 5 + (b & 3));
+	return src_holds(th->tx->dp, 1u << (b & 3), what, n, who);
 }
 
 /* Wait, parked, while any of the conditions in mask (bit k: src_blocker's which) holds. */
@@ -200,7 +204,7 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 	enum tt_result r = TT_OK;
 	bool locked = false;
 	for (;;) {
-		if (!src_holds(tx->dp, mask, what, sizeof what, name))
+		if (!src_holds(tx->dp, mask, NULL, 0, name))   /* described only when the thread parks */
 			break;
 		if (!locked) {   /* re-check under the lock, which the owner changes take */
 			pthread_mutex_lock(&tx->lock);
@@ -213,7 +217,7 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 		}
 		th->cur_word = w;
 		tt_dp_src_waiter(th, true, mask);
-		if (src_holds(tx->dp, mask, what, sizeof what, name))
+		if (src_holds(tx->dp, mask, th->on_trisc ? NULL : what, sizeof what, name))
 			tt_wait_locked(th, what);
 		tt_dp_src_waiter(th, false, mask);
 	}
@@ -572,6 +576,88 @@ static unsigned fidelity_phase(struct bh_tt_thread *th)
 	return (th->rwc.fidelity + (tt_dp_tcfg(th, BH_DP_TCFG_FIDELITY_BASE) & 3)) & 3;
 }
 
+/* The float paths of ELW* and MVMUL for the BF16 and TF32 styles, four columns per host vector
+ * (GCC's vector extensions; SSE2 on x86-64). The operations and their order are those of the
+ * scalar path (read_src, fid_a/fid_b, the arithmetic in the same order, read_dst/write_dst), each
+ * lane an IEEE single-precision operation, so the results are the same bits (NaN payloads are the
+ * host's in both). Cells are loaded one by one: they are relaxed atomics. */
+typedef float mm_v4f __attribute__((vector_size(16)));
+typedef uint32_t mm_v4u __attribute__((vector_size(16)));
+
+/* fbits/bitsf on four lanes: denormals as signed zeros. */
+static inline __attribute__((always_inline)) mm_v4u mm_flush(mm_v4u b)
+{
+	return b & ((mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u);
+}
+
+/* Four Src cells (c[0..3], or c[0] in every lane with bcast) as read_src reads them. */
+static inline __attribute__((always_inline)) mm_v4u mm_src_bits(_Atomic uint32_t *c, bool bcast)
+{
+	mm_v4u v;
+#pragma GCC unroll 4
+	for (unsigned j = 0; j < 4; j++)
+		v[j] = atomic_load_explicit(&c[bcast ? 0 : j], memory_order_relaxed);
+	return mm_flush(((v & 0x40000u) | (v & 0xFFu) << 10 | (v >> 8 & 0x3FFu)) << 13);
+}
+
+/* fid_bits on four lanes of flushed FP32 bits. */
+static inline __attribute__((always_inline)) mm_v4f mm_fid(mm_v4u b, bool rest, uint32_t hi_mask, uint32_t rest_mask)
+{
+	return rest ? (mm_v4f)b - (mm_v4f)(b & rest_mask) : (mm_v4f)(b & hi_mask);
+}
+
+/* Four Src cells with the fidelity phase's bits (SrcA: a, else SrcB). */
+static inline __attribute__((always_inline)) mm_v4f mm_src4(_Atomic uint32_t *c, bool a, unsigned phase)
+{
+	mm_v4u b = mm_src_bits(c, false);
+	return a ? mm_fid(b, phase & 1, 0xFFF80000u, 0xFFF83FFFu) : mm_fid(b, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
+}
+
+/* Four Dst elements of row at column col as read_dst reads them (BF16 style). */
+static inline __attribute__((always_inline)) mm_v4f mm_dst_read4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32)
+{
+	mm_v4u h, l = { 0 };
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+#pragma GCC unroll 4
+	for (unsigned j = 0; j < 4; j++) {
+		h[j] = atomic_load_explicit(&dp->dst[r][col + j], memory_order_relaxed);
+		if (dst32)
+			l[j] = atomic_load_explicit(&dp->dst[r + 8][col + j], memory_order_relaxed);
+	}
+	return (mm_v4f)mm_flush(((h & 0x8000u) | (h & 0xFFu) << 7 | (h >> 8 & 0x7Fu)) << 16 | l);   /* tt_dst_to_fp32 */
+}
+
+/* Four Dst elements written as write_dst writes them (BF16 style: FP32, or rounded to BF16 with
+ * ties away, NaN to infinity, denormals to +0: tt_fp32_round). Definedness is the caller's. */
+static inline __attribute__((always_inline)) void mm_dst_write4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
+								mm_v4f x)
+{
+	mm_v4u b = mm_flush((mm_v4u)x);
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	if (!dst32) {
+		mm_v4u e = b & 0x7F800000u;
+		mm_v4u inf = (mm_v4u)(e == 0x7F800000u), normal = (mm_v4u)(e != 0x7F800000u) & (mm_v4u)(e != 0);
+		b = (inf & ((b & 0x80000000u) | 0x7F800000u)) |
+		    (normal & ((b & 0x80000000u) | (((b & 0x7FFFFFFFu) + 0x8000u) & 0xFFFF0000u)));
+	}
+	mm_v4u nh = (b >> 16 & 0x8000u) | (b >> 16 & 0x7Fu) << 8 | (b >> 16 & 0x7F80u) >> 7;   /* tt_dst_from_bf16 */
+#pragma GCC unroll 4
+	for (unsigned j = 0; j < 4; j++) {
+		atomic_store_explicit(&dp->dst[r][col + j], (uint16_t)nh[j], memory_order_relaxed);
+		if (dst32)
+			atomic_store_explicit(&dp->dst[r + 8][col + j], (uint16_t)b[j], memory_order_relaxed);
+	}
+}
+
+/* A Dst row written in all 16 columns is defined again (tt_dst_define per element). */
+static inline void mm_dst_define_row(struct tt_dp *dp, unsigned row, bool dst32)
+{
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	for (unsigned h = 0; h < (dst32 ? 2u : 1u); h++)
+		if (atomic_load_explicit(&dp->dst_undef[r + 8 * h], memory_order_relaxed))
+			atomic_fetch_and_explicit(&dp->dst_undef[r + 8 * h], (uint16_t)0, memory_order_relaxed);
+}
+
 /* The operands of an element-wise instruction (fpu_elw). */
 struct elw_args {
 	struct tt_dp *dp;
@@ -619,6 +705,32 @@ static inline __attribute__((always_inline)) void elw_block(const struct elw_arg
 	}
 }
 
+/* elw_block's float path for the BF16 and TF32 styles on host vectors (see mm_v4f). */
+static void elw_float4(const struct elw_args *a, bool dst32)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		_Atomic uint32_t *ra = a->dp->srca[a->ab][a->arow + i];
+		_Atomic uint32_t *rb = a->dp->srcb[a->bb][(a->brow + (a->bcast_row ? 0 : i)) & 0x3F];
+		for (unsigned q = 0; q < 4; q++) {
+			mm_v4u fa = mm_src_bits(&ra[4 * q], false), fb = mm_src_bits(&rb[a->bcast_col0 ? 0 : 4 * q], a->bcast_col0);
+			mm_v4f r;
+			if (a->op == TT_OP_ELWMUL) {
+				r = mm_fid(fa, a->phase & 1, 0xFFF80000u, 0xFFF83FFFu) * mm_fid(fb, a->phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
+			} else {
+				r = a->op == TT_OP_ELWADD ? (mm_v4f)fa + (mm_v4f)fb : (mm_v4f)fa - (mm_v4f)fb;
+				if (a->phase & 1)
+					r /= 32.f;
+				if (a->phase & 2)
+					r /= 128.f;
+			}
+			if (a->op == TT_OP_ELWMUL || a->add_dst)
+				r += mm_dst_read4(a->dp, a->drow + i, 4 * q, dst32);
+			mm_dst_write4(a->dp, a->drow + i, 4 * q, dst32, r);
+		}
+		mm_dst_define_row(a->dp, a->drow + i, dst32);
+	}
+}
+
 /* ELWADD, ELWSUB, ELWMUL. */
 static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 {
@@ -635,11 +747,9 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 	unsigned drow = dst_base_row(th, w) & 0x3F8, phase = fidelity_phase(th);
 	struct elw_args a = { dp, op, bcast_col0, bcast_row, add_dst, arow, brow, drow, phase, ld8(&dp->matrix_srca_bank),
 			      ld8(&dp->matrix_srcb_bank) };
-	/* The common float styles with their Dst width as constants: the compiler drops the branches. */
-	if (s == STYLE_BF16 && !dst32)
-		elw_block(&a, STYLE_BF16, false);
-	else if (s == STYLE_BF16)
-		elw_block(&a, STYLE_BF16, true);
+	/* The common float styles on host vectors; the others per element. */
+	if (s == STYLE_BF16 || s == STYLE_TF32)
+		elw_float4(&a, dst32);
 	else
 		elw_block(&a, s, dst32);
 	matrix_flip(th, tt_bits(w, 23, 22));
@@ -678,67 +788,19 @@ static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp
 		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
-/* MVMUL's float path for the BF16 and TF32 styles, four columns per host vector (GCC's vector
- * extensions; SSE2 on x86-64). The operations and their order are those of the scalar path
- * (read_src, fid_a/fid_b, the products added in k order from 0, read_dst/write_dst), each lane an
- * IEEE single-precision operation, so the results are the same bits; the sums stay in registers. */
-typedef float mm_v4f __attribute__((vector_size(16)));
-typedef uint32_t mm_v4u __attribute__((vector_size(16)));
-
-/* Four Src cells from c: FP32 bits (tt_src_to_fp32), denormals read as zero (fbits), then the
- * fidelity phase's bits (fid_bits: rest selects "the value of the bits rest_mask clears"). */
-static inline __attribute__((always_inline)) mm_v4f mm_src4(_Atomic uint32_t *c, bool rest, uint32_t hi_mask,
-							   uint32_t rest_mask)
-{
-	mm_v4u v = { atomic_load_explicit(&c[0], memory_order_relaxed), atomic_load_explicit(&c[1], memory_order_relaxed),
-		     atomic_load_explicit(&c[2], memory_order_relaxed), atomic_load_explicit(&c[3], memory_order_relaxed) };
-	mm_v4u b = ((v & 0x40000u) | (v & 0xFFu) << 10 | (v >> 8 & 0x3FFu)) << 13;
-	b &= (mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u;
-	if (!rest)
-		return (mm_v4f)(b & hi_mask);
-	return (mm_v4f)b - (mm_v4f)(b & rest_mask);
-}
-
-/* Dst row (32-bit view) += x[0..15], as read_dst/write_dst do it per element for FP32 Dst. */
-static void mm_dst32_row_add(struct tt_dp *dp, unsigned row, const mm_v4f x[4])
-{
-	unsigned r = tt_dst32_adj(row & 0x3FF);
-	for (unsigned q = 0; q < 4; q++) {
-		_Atomic uint16_t *hi = &dp->dst[r][4 * q], *lo = &dp->dst[r + 8][4 * q];
-		mm_v4u h = { atomic_load_explicit(&hi[0], memory_order_relaxed), atomic_load_explicit(&hi[1], memory_order_relaxed),
-			     atomic_load_explicit(&hi[2], memory_order_relaxed), atomic_load_explicit(&hi[3], memory_order_relaxed) };
-		mm_v4u l = { atomic_load_explicit(&lo[0], memory_order_relaxed), atomic_load_explicit(&lo[1], memory_order_relaxed),
-			     atomic_load_explicit(&lo[2], memory_order_relaxed), atomic_load_explicit(&lo[3], memory_order_relaxed) };
-		/* tt_dst_to_fp32, then fbits */
-		mm_v4u d = ((h & 0x8000u) | (h & 0xFFu) << 7 | (h >> 8 & 0x7Fu)) << 16 | l;
-		d &= (mm_v4u)((d & 0x7F800000u) != 0) | 0x80000000u;
-		mm_v4u b = (mm_v4u)(x[q] + (mm_v4f)d);
-		b &= (mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u;   /* bitsf */
-		mm_v4u nh = (b >> 16 & 0x8000u) | (b >> 16 & 0x7Fu) << 8 | (b >> 16 & 0x7F80u) >> 7;   /* tt_dst_from_fp32 */
-#pragma GCC unroll 4
-		for (unsigned j = 0; j < 4; j++) {
-			atomic_store_explicit(&hi[j], (uint16_t)nh[j], memory_order_relaxed);
-			atomic_store_explicit(&lo[j], (uint16_t)b[j], memory_order_relaxed);
-		}
-	}
-	/* Every column of both halves written: defined again (tt_dst_define per element). */
-	for (unsigned h = 0; h < 2; h++)
-		if (atomic_load_explicit(&dp->dst_undef[r + 8 * h], memory_order_relaxed))
-			atomic_fetch_and_explicit(&dp->dst_undef[r + 8 * h], (uint16_t)0, memory_order_relaxed);
-}
-
-/* MVMUL's rows for the BF16/TF32 styles (see mm_v4f). rows and step as in fpu_mvmul. */
+/* MVMUL's rows for the BF16/TF32 styles (see mm_v4f): each row's sixteen sums in registers, two
+ * rows at a time. rows and step as in fpu_mvmul. */
 static void mvmul_float4(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
-			 unsigned rows, unsigned istep, bool bstep, bool dst32, enum fpu_style s, unsigned phase)
+			 unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
 {
 	mm_v4f ma[16][4];
 	float mb[8][16];
 	for (unsigned k = 0; k < 16; k++)
 		for (unsigned q = 0; q < 4; q++)
-			ma[k][q] = mm_src4(&dp->srca[ab][(arow + k) & 0x3F][4 * q], phase & 1, 0xFFF80000u, 0xFFF83FFFu);
+			ma[k][q] = mm_src4(&dp->srca[ab][(arow + k) & 0x3F][4 * q], true, phase);
 	for (unsigned i = 0; i < rows; i += istep)
 		for (unsigned q = 0; q < 4; q++) {
-			mm_v4f v = mm_src4(&dp->srcb[bb][(brow + i * bstep) & 0x3F][4 * q], phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
+			mm_v4f v = mm_src4(&dp->srcb[bb][(brow + i * bstep) & 0x3F][4 * q], false, phase);
 			memcpy(&mb[i][4 * q], &v, sizeof v);
 		}
 	/* Two rows at a time, eight sums in registers (rows / istep is 8 or 4). */
@@ -753,13 +815,10 @@ static void mvmul_float4(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned ar
 			}
 		}
 		for (unsigned h = 0; h < (i2 != i ? 2u : 1u); h++) {
-			if (dst32) {
-				mm_dst32_row_add(dp, drow + (h ? i2 : i), x[h]);
-			} else {
-				float xs[16];
-				memcpy(xs, x[h], sizeof xs);
-				mvmul_row_out(dp, drow + (h ? i2 : i), xs, false, s);
-			}
+			unsigned row = drow + (h ? i2 : i);
+			for (unsigned q = 0; q < 4; q++)
+				mm_dst_write4(dp, row, 4 * q, dst32, x[h][q] + mm_dst_read4(dp, row, 4 * q, dst32));
+			mm_dst_define_row(dp, row, dst32);
 		}
 	}
 }
@@ -783,7 +842,7 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
 	if (s == STYLE_BF16 || s == STYLE_TF32) {
-		mvmul_float4(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, s, phase);
+		mvmul_float4(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, phase);
 		matrix_flip(th, tt_bits(w, 23, 22));
 		return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
 	}

@@ -52,6 +52,8 @@ static bool sem_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 	if (b < 0)
 		return false;
 	unsigned k = (unsigned)b & 7, v = (unsigned)b >> 4 & 15, m = (unsigned)b >> 8 & 15;
+	if (!what)
+		return true;
 	if ((l->cond & 1) && v == 0)
 		snprintf(what, n, "SEMWAIT until semaphore %u is non-zero (value 0, max %u)", k, m);
 	else
@@ -76,13 +78,14 @@ static bool stream_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 	uint32_t v = l->cond ? bh_stream_num_msgs_received(th->tx->tile, s) : bh_stream_curr_phase(th->tx->tile, s);
 	if (v >= l->target)
 		return false;
-	snprintf(what, n, "STREAMWAIT until stream %u %s (%u) reaches %u", s,
+	if (what)
+		snprintf(what, n, "STREAMWAIT until stream %u %s (%u) reaches %u", s,
 		 l->cond ? "NUM_MSGS_RECEIVED (reg 259; bhemu models no overlay messages, so it stays 0)"
 			 : "CURR_PHASE (reg 29)", v, l->target);
 	return true;
 }
 
-/* Does the latched wait still hold? what: why, for reports. */
+/* Does the latched wait still hold? what: why, for reports (NULL: not described). */
 static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
 {
 	switch (th->latch.kind) {
@@ -140,7 +143,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	}
 	tt_stage(th, TT_STAGE_GATE, w);
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
-		if (!latch_holds(th, what, sizeof what)) {
+		if (!latch_holds(th, NULL, 0)) {   /* described only when the thread parks */
 			th->latch.active = false;
 			tt_publish_latch(th);
 			break;
@@ -148,7 +151,7 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 		pthread_mutex_lock(&tx->lock);
 		latch_watch(th, 1);
 		bool abandoned = tt_abandoned(th);
-		if (!abandoned && latch_holds(th, what, sizeof what)) {   /* re-check after registering */
+		if (!abandoned && latch_holds(th, th->on_trisc ? NULL : what, sizeof what)) {   /* re-check after registering */
 			th->cur_word = w;
 			tt_wait_locked(th, what);
 			abandoned = tt_abandoned(th);
