@@ -202,6 +202,38 @@ static inline __attribute__((always_inline)) bool unpack_store(const struct unpa
 	return true;
 }
 
+/* A whole row of 16 datums (out a multiple of 16) stored as unpack_store stores them, when the
+ * row lands in one Src row without a column shift or transpose, or in one Dst row. False: not this
+ * case (the caller stores datum by datum). */
+static inline bool unpack_store_row(const struct unpack_dest *d, unsigned out, const uint32_t v[16], bool wide)
+{
+	const struct unpack_job *j = d->j;
+	unsigned row = out / 16;
+	_Atomic uint32_t *cells;
+	if (j->u == 1) {
+		cells = d->dp->srcb[d->bank][(row + d->srcrow) & 0x3F];
+	} else if (!j->to_dst) {
+		if (row < 4)
+			return true;   /* the first four rows are not written */
+		row -= 4;
+		if (d->colshift || j->transpose || (d->ovrd_addr ? row >= 64 : row >= 16))
+			return false;
+		cells = d->dp->srca[d->bank][d->ovrd_addr ? row : (row + d->srcrow) & 0x3F];
+	} else {
+		row = (row - 4) & (d->ovrd_addr ? 15 : 0x3FF);
+		for (unsigned c = 0; c < 16; c++) {
+			if (wide)
+				tt_dst32_write(d->dp, row, c, v[c]);
+			else
+				tt_dst16_write(d->dp, row, c, (uint16_t)v[c]);
+		}
+		return true;
+	}
+	for (unsigned c = 0; c < 16; c++)
+		atomic_store_explicit(&cells[c], v[c], memory_order_relaxed);
+	return true;
+}
+
 __attribute__((cold))
 static enum tt_result unpack_row_fault(struct bh_tt_thread *th, uint32_t w, const struct unpack_dest *d, unsigned out)
 {
@@ -215,11 +247,22 @@ static inline __attribute__((always_inline)) void unpack_row(struct bh_tile *til
 							     unsigned dbits, unsigned in_fmt, unsigned out_fmt,
 							     bool to_dst, bool int8_unsigned, uint32_t v[16])
 {
+	uint32_t raw[16];
+	for (unsigned k = 0; k < cnt; k++)
+		raw[k] = l1_read_bits(tile, bit + (uint64_t)k * dbits, dbits);
+	/* The conversions apart from the (atomic) loads: a whole row's vectorise. */
+	if (cnt == 16) {
+		for (unsigned k = 0; k < 16; k++) {
+			bool wide;
+			const char *why;
+			tt_unpack_convert(in_fmt, out_fmt, raw[k], 0, to_dst, int8_unsigned, &v[k], &wide, &why);
+		}
+		return;
+	}
 	for (unsigned k = 0; k < cnt; k++) {
 		bool wide;
 		const char *why;
-		tt_unpack_convert(in_fmt, out_fmt, l1_read_bits(tile, bit + (uint64_t)k * dbits, dbits), 0, to_dst,
-				  int8_unsigned, &v[k], &wide, &why);
+		tt_unpack_convert(in_fmt, out_fmt, raw[k], 0, to_dst, int8_unsigned, &v[k], &wide, &why);
 	}
 }
 
@@ -261,8 +304,14 @@ static bool unpack_fast(struct bh_tt_thread *th, uint32_t w, const struct unpack
 			unpack_row(tile, datum_bit, cnt, dbits, j->in_fmt, j->out_fmt, j->to_dst, int8_unsigned, v);
 			break;
 		}
+		if (j->zero)
+			memset(v, 0, sizeof v);
+		if (cnt == 16 && out % 16 == 0 && unpack_store_row(d, out, v, wide)) {
+			out += 16;
+			continue;
+		}
 		for (unsigned k = 0; k < cnt; k++, out++)
-			if (!unpack_store(d, out, j->zero ? 0 : v[k], wide)) {
+			if (!unpack_store(d, out, v[k], wide)) {
 				*r = unpack_row_fault(th, w, d, out);
 				return true;
 			}
