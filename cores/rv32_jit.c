@@ -135,8 +135,14 @@ struct jc {
 	 * instruction, out_* what it leaves. Saves the store-to-load round trip through x[] in
 	 * dependency chains; forgotten at every label. */
 	int in_ax, in_dx, out_ax, out_dx;
+	/* Guest registers pinned to host registers for the whole region (see JIT_PINS): pin[xr] the
+	 * host register of x[xr], or -1. */
+	int8_t pin[33];
+	unsigned npin;
 	uint8_t target[RV_PAGE_INSNS];
 	uint8_t *label[RV_PAGE_INSNS];
+	uint32_t entry_off[RV_PAGE_INSNS];   /* a target's entry stub, in the cold code (npin > 0) */
+	uint8_t *cold_dst;                   /* where jit_resolve put the cold code */
 };
 
 /* What one compilation needs besides the arena, allocated for it and freed after it (compiles are
@@ -206,12 +212,55 @@ static void x_rr(struct jbuf *b, bool w, unsigned opc, int r, int rm)
 }
 
 #define XOFF(r) ((int32_t)(4 * (r)))
-static void ldx(struct jbuf *b, int reg, unsigned xr) { x_m(b, 0, false, 0x8b, reg, R_X, -1, XOFF(xr)); }
-static void stx(struct jbuf *b, unsigned xr, int reg) { x_m(b, 0, false, 0x89, reg, R_X, -1, XOFF(xr)); }
-static void stx_imm(struct jbuf *b, unsigned xr, uint32_t v)
+/* Pinned guest registers: the region's most used ones live in host registers the compiled code
+ * does not otherwise use (all caller-saved), written through: every write also goes to x[], so
+ * x[] is always current and exits, cold code and C helpers need nothing; after a call (which may
+ * clobber them) the code reloads them from x[], and each entry into the region loads them first
+ * (an entry stub per target). Only the main code reads them. */
+#define JIT_PINS 6u
+static const int pin_host[JIT_PINS] = { RSI, RDI, R8, R9, R10, R11 };
+
+static int pin_of(const struct jc *jc, const struct jbuf *b, unsigned xr)
+{
+	return b == &jc->m && xr < 33 ? jc->pin[xr] : -1;
+}
+static void mov_r_imm(struct jbuf *b, int reg, uint32_t v)
+{
+	if (reg & 8)
+		b1(b, 0x41);
+	b1(b, 0xb8u + (unsigned)(reg & 7));
+	b4(b, v);
+}
+static void ldx_mem(struct jbuf *b, int reg, unsigned xr) { x_m(b, 0, false, 0x8b, reg, R_X, -1, XOFF(xr)); }
+/* reg = x[xr] */
+static void ldx(struct jc *jc, struct jbuf *b, int reg, unsigned xr)
+{
+	int p = pin_of(jc, b, xr);
+	if (p < 0)
+		ldx_mem(b, reg, xr);
+	else if (p != reg)
+		x_rr(b, false, 0x89, p, reg);   /* mov reg, p */
+}
+/* x[xr] = reg, and its pinned register */
+static void stx(struct jc *jc, struct jbuf *b, unsigned xr, int reg)
+{
+	x_m(b, 0, false, 0x89, reg, R_X, -1, XOFF(xr));
+	if (xr < 33 && jc->pin[xr] >= 0)
+		x_rr(b, false, 0x89, reg, jc->pin[xr]);   /* mov p, reg */
+}
+static void stx_imm(struct jc *jc, struct jbuf *b, unsigned xr, uint32_t v)
 {
 	x_m(b, 0, false, 0xc7, 0, R_X, -1, XOFF(xr));
 	b4(b, v);
+	if (xr < 33 && jc->pin[xr] >= 0)
+		mov_r_imm(b, jc->pin[xr], v);
+}
+/* Every pinned register loaded from x[] (region entry, after a call). */
+static void pin_reload(struct jc *jc, struct jbuf *b)
+{
+	for (unsigned xr = 1; xr < 32; xr++)
+		if (jc->pin[xr] >= 0)
+			x_m(b, 0, false, 0x8b, jc->pin[xr], R_X, -1, XOFF(xr));
 }
 /* eax = x[xr] as the first thing an instruction emits: from a register that still holds it. */
 static void ld_first(struct jc *jc, unsigned xr)
@@ -221,10 +270,27 @@ static void ld_first(struct jc *jc, unsigned xr)
 	if (jc->in_dx == (int)xr)
 		x_rr(&jc->m, false, 0x89, RDX, RAX);   /* mov eax, edx */
 	else
-		ldx(&jc->m, RAX, xr);
+		ldx(jc, &jc->m, RAX, xr);
 }
-/* op reg, x[xr] (03 add, 2b sub, 23 and, 0b or, 33 xor, 3b cmp, 0faf imul) */
-static void op_rx(struct jbuf *b, unsigned opc, int reg, unsigned xr) { x_m(b, 0, false, opc, reg, R_X, -1, XOFF(xr)); }
+/* op reg, x[xr] (03 add, 2b sub, 23 and, 0b or, 33 xor, 3b cmp, 0faf imul, w: 63 movsxd) */
+static void op_rx(struct jc *jc, struct jbuf *b, bool w, unsigned opc, int reg, unsigned xr)
+{
+	int p = pin_of(jc, b, xr);
+	if (p < 0)
+		x_m(b, 0, w, opc, reg, R_X, -1, XOFF(xr));
+	else
+		x_rr(b, w, opc, reg, p);
+}
+/* eax = x[xr] zero/sign-extended from its low 8 or 16 bits (0fbe, 0fbf, 0fb7) */
+static void ext_rx(struct jc *jc, unsigned opc, unsigned xr)
+{
+	if (pin_of(jc, &jc->m, xr) < 0) {
+		x_m(&jc->m, 0, false, opc, RAX, R_X, -1, XOFF(xr));
+		return;
+	}
+	ld_first(jc, xr);
+	x_rr(&jc->m, false, opc, RAX, RAX);
+}
 /* 81 /ext: add 0, or 1, and 4, sub 5, xor 6, cmp 7 */
 static void op_ri(struct jbuf *b, bool w, unsigned ext, int reg, uint32_t imm)
 {
@@ -426,6 +492,7 @@ static void emit_slow_load(struct jc *jc, unsigned slot, const struct rv_insn *i
 	x_rr(k, false, 0x85, RCX, RCX);                                               /* test ecx, ecx */
 	unsigned not_ok = jc->nfix;
 	jcc_to(jc, k, CC_NE, FIX_COLD, 0);
+	pin_reload(jc, k);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
 	if (not_ok < jc->nfix)
 		jc->fix[not_ok].val = cold_here(jc);
@@ -434,7 +501,7 @@ static void emit_slow_load(struct jc *jc, unsigned slot, const struct rv_insn *i
 	unsigned retry = jc->nfix;
 	jcc_to(jc, k, CC_E, FIX_COLD, 0);
 	/* RV_JIT_LOAD_SUSPECT: the value is the load's; leave after it for the monitor. */
-	stx(k, in->rd, RDX);
+	stx(jc, k, in->rd, RDX);
 	add_count(k, pend + 1);
 	x_m(k, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
 	b4(k, pc + 4);
@@ -454,7 +521,7 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	emit_addr_check(jc, in, lg, cold);
 	x_m(&jc->m, 0, false, opc, RDX, R_L1, RAX, 0);
 	uint8_t *resume = jc->m.p;
-	stx(&jc->m, in->rd, RDX);
+	stx(jc, &jc->m, in->rd, RDX);
 	jc->out_dx = in->rd == 32 ? -1 : in->rd;   /* eax: the address, or the slow load's result */
 
 	struct jbuf *k = &jc->k;
@@ -481,7 +548,7 @@ static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *
 	unsigned size = in->op == RV_OP_sw ? 4 : in->op == RV_OP_sh ? 2 : 1;
 	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
 	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
-	ldx(k, RDX, in->rs2);                                                         /* mov edx, value */
+	ldx(jc, k, RDX, in->rs2);                                                     /* mov edx, value */
 	b1(k, 0xb9);                                                                  /* mov ecx, size */
 	b4(k, size);
 	b1(k, 0x41);                                                                  /* mov r8d, pc */
@@ -492,9 +559,10 @@ static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *
 	x_rr(k, false, 0x85, RAX, RAX);                                               /* test eax, eax */
 	unsigned failed = jc->nfix;
 	jcc_to(jc, k, CC_NE, FIX_COLD, 0);
-	ldx(k, RDX, in->rs2);
+	ldx(jc, k, RDX, in->rs2);
 	if (!in->imm)
-		ldx(k, RAX, in->rs1);
+		ldx(jc, k, RAX, in->rs1);
+	pin_reload(jc, k);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
 	if (failed < jc->nfix)
 		jc->fix[failed].val = cold_here(jc);
@@ -519,7 +587,7 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	unsigned page_fix = jc->nfix;
 	jcc_to(jc, m, CC_NE, FIX_COLD, 0);
 	if (jc->in_dx != in->rs2)
-		ldx(m, RDX, in->rs2);
+		ldx(jc, m, RDX, in->rs2);
 	x_m(m, pfx, false, opc, RDX, R_L1, RAX, 0);
 	/* A core that started watching a word here between the check and the store has fenced and
 	 * re-read the word before the store landed (sync/watch.h): look again, after the store. */
@@ -534,7 +602,7 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 
 	unsigned ldm_fix = jc->nfix;
 	emit_ldm_check(jc, lg, 0);
-	ldx(k, RDX, in->rs2);
+	ldx(jc, k, RDX, in->rs2);
 	x_m(k, pfx, false, opc, RDX, R_LDM, RCX, 0);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
 	/* Anything else (device registers, other cores' local RAM, misaligned or unmapped): the
@@ -554,9 +622,10 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	b1(k, 0xba);                                                                  /* mov edx, size */
 	b4(k, 1u << lg);
 	emit_call(k, (uintptr_t)&rv32_jit_store_watched);
-	ldx(k, RDX, in->rs2);
+	ldx(jc, k, RDX, in->rs2);
 	if (!in->imm)
-		ldx(k, RAX, in->rs1);
+		ldx(jc, k, RAX, in->rs1);
+	pin_reload(jc, k);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
 	if (late_fix < jc->nfix)
 		jc->fix[late_fix].val = late_off;
@@ -601,7 +670,7 @@ static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, 
 	unsigned t = (to - jc->pg->base) >> 2;
 	bool back = in->rd && t >= jc->s0 && t <= slot && jc->target[t];
 	ld_first(jc, in->rs1);
-	op_rx(m, 0x3b, RAX, in->rs2);
+	op_rx(jc, m, false, 0x3b, RAX, in->rs2);
 	jc->out_ax = in->rs1;   /* on the fall-through path */
 	jc->out_dx = jc->in_dx;
 	if (back) {
@@ -635,13 +704,13 @@ static bool emit_alu_inline(struct jc *jc, const struct rv_insn *in)
 	unsigned rd = in->rd, rs1 = in->rs1, rs2 = in->rs2;
 	switch (in->op) {
 	case RV_OP_lui: case RV_OP_auipc:
-		stx_imm(m, rd, imm);
+		stx_imm(jc, m, rd, imm);
 		jc->out_ax = jc->in_ax == (int)rd ? -1 : jc->in_ax;
 		jc->out_dx = jc->in_dx == (int)rd ? -1 : jc->in_dx;
 		return true;
 	case RV_OP_addi:
 		if (rs1 == 0) {
-			stx_imm(m, rd, imm);
+			stx_imm(jc, m, rd, imm);
 			jc->out_ax = jc->in_ax == (int)rd ? -1 : jc->in_ax;
 			jc->out_dx = jc->in_dx == (int)rd ? -1 : jc->in_dx;
 			return true;
@@ -659,42 +728,42 @@ static bool emit_alu_inline(struct jc *jc, const struct rv_insn *in)
 	case RV_OP_srli: ld_first(jc, rs1); shift_ri(m, false, 5, RAX, imm & 31); break;
 	case RV_OP_srai: ld_first(jc, rs1); shift_ri(m, false, 7, RAX, imm & 31); break;
 	case RV_OP_rori: ld_first(jc, rs1); shift_ri(m, false, 1, RAX, imm & 31); break;
-	case RV_OP_add: ld_first(jc, rs1); op_rx(m, 0x03, RAX, rs2); break;
-	case RV_OP_sub: ld_first(jc, rs1); op_rx(m, 0x2b, RAX, rs2); break;
-	case RV_OP_and: ld_first(jc, rs1); op_rx(m, 0x23, RAX, rs2); break;
-	case RV_OP_or: ld_first(jc, rs1); op_rx(m, 0x0b, RAX, rs2); break;
-	case RV_OP_xor: ld_first(jc, rs1); op_rx(m, 0x33, RAX, rs2); break;
-	case RV_OP_mul: ld_first(jc, rs1); op_rx(m, 0x0faf, RAX, rs2); break;
-	case RV_OP_slt: ld_first(jc, rs1); op_rx(m, 0x3b, RAX, rs2); setcc_eax(m, CC_L); break;
-	case RV_OP_sltu: ld_first(jc, rs1); op_rx(m, 0x3b, RAX, rs2); setcc_eax(m, CC_B); break;
+	case RV_OP_add: ld_first(jc, rs1); op_rx(jc, m, false, 0x03, RAX, rs2); break;
+	case RV_OP_sub: ld_first(jc, rs1); op_rx(jc, m, false, 0x2b, RAX, rs2); break;
+	case RV_OP_and: ld_first(jc, rs1); op_rx(jc, m, false, 0x23, RAX, rs2); break;
+	case RV_OP_or: ld_first(jc, rs1); op_rx(jc, m, false, 0x0b, RAX, rs2); break;
+	case RV_OP_xor: ld_first(jc, rs1); op_rx(jc, m, false, 0x33, RAX, rs2); break;
+	case RV_OP_mul: ld_first(jc, rs1); op_rx(jc, m, false, 0x0faf, RAX, rs2); break;
+	case RV_OP_slt: ld_first(jc, rs1); op_rx(jc, m, false, 0x3b, RAX, rs2); setcc_eax(m, CC_L); break;
+	case RV_OP_sltu: ld_first(jc, rs1); op_rx(jc, m, false, 0x3b, RAX, rs2); setcc_eax(m, CC_B); break;
 	case RV_OP_sll: case RV_OP_srl: case RV_OP_sra: case RV_OP_rol: case RV_OP_ror: {
 		unsigned ext = in->op == RV_OP_sll ? 4 : in->op == RV_OP_srl ? 5 : in->op == RV_OP_sra ? 7 :
 			       in->op == RV_OP_rol ? 0 : 1;
 		ld_first(jc, rs1);
-		ldx(m, RCX, rs2);
+		ldx(jc, m, RCX, rs2);
 		x_rr(m, false, 0xd3, (int)ext, RAX);   /* shift eax, cl: the count is masked to 5 bits */
 		break;
 	}
 	case RV_OP_sh1add: case RV_OP_sh2add: case RV_OP_sh3add:
 		ld_first(jc, rs1);
 		shift_ri(m, false, 4, RAX, in->op == RV_OP_sh1add ? 1 : in->op == RV_OP_sh2add ? 2 : 3);
-		op_rx(m, 0x03, RAX, rs2);
+		op_rx(jc, m, false, 0x03, RAX, rs2);
 		break;
 	case RV_OP_andn: case RV_OP_orn:
-		ldx(m, RAX, rs2);
+		ldx(jc, m, RAX, rs2);
 		x_rr(m, false, 0xf7, 2, RAX);          /* not eax */
-		op_rx(m, in->op == RV_OP_andn ? 0x23 : 0x0b, RAX, rs1);
+		op_rx(jc, m, false, in->op == RV_OP_andn ? 0x23 : 0x0b, RAX, rs1);
 		break;
 	case RV_OP_xnor:
 		ld_first(jc, rs1);
-		op_rx(m, 0x33, RAX, rs2);
+		op_rx(jc, m, false, 0x33, RAX, rs2);
 		x_rr(m, false, 0xf7, 2, RAX);
 		break;
 	case RV_OP_min: case RV_OP_max: case RV_OP_minu: case RV_OP_maxu: {
 		/* eax = rs1; replace it by rs2 when rs2 wins */
 		unsigned cc = in->op == RV_OP_min ? CC_G : in->op == RV_OP_max ? CC_L : in->op == RV_OP_minu ? CC_A : CC_B;
 		ld_first(jc, rs1);
-		ldx(m, RCX, rs2);
+		ldx(jc, m, RCX, rs2);
 		x_rr(m, false, 0x39, RCX, RAX);        /* cmp eax, ecx */
 		x_rr(m, false, 0x0f40u | cc, RAX, RCX); /* cmovcc eax, ecx */
 		break;
@@ -703,39 +772,43 @@ static bool emit_alu_inline(struct jc *jc, const struct rv_insn *in)
 		if (in->op == RV_OP_mulhu)
 			ld_first(jc, rs1);
 		else
-			x_m(m, 0, true, 0x63, RAX, R_X, -1, XOFF(rs1));   /* movsxd rax */
+			op_rx(jc, m, true, 0x63, RAX, rs1);   /* movsxd rax */
 		if (in->op == RV_OP_mulh)
-			x_m(m, 0, true, 0x63, RCX, R_X, -1, XOFF(rs2));
+			op_rx(jc, m, true, 0x63, RCX, rs2);
 		else
-			ldx(m, RCX, rs2);
+			ldx(jc, m, RCX, rs2);
 		x_rr(m, true, 0x0faf, RAX, RCX);        /* imul rax, rcx: low 64 bits are exact */
 		shift_ri(m, true, 5, RAX, 32);
 		break;
-	case RV_OP_sext_b: x_m(m, 0, false, 0x0fbe, RAX, R_X, -1, XOFF(rs1)); break;
-	case RV_OP_sext_h: x_m(m, 0, false, 0x0fbf, RAX, R_X, -1, XOFF(rs1)); break;
-	case RV_OP_zext_h: x_m(m, 0, false, 0x0fb7, RAX, R_X, -1, XOFF(rs1)); break;
+	case RV_OP_sext_b: ext_rx(jc, 0x0fbe, rs1); break;
+	case RV_OP_sext_h: ext_rx(jc, 0x0fbf, rs1); break;
+	case RV_OP_zext_h: ext_rx(jc, 0x0fb7, rs1); break;
 	case RV_OP_rev8: ld_first(jc, rs1); b1(m, 0x0f); b1(m, 0xc8); break;   /* bswap eax */
 	default:
 		return false;
 	}
-	stx(m, rd, RAX);
+	stx(jc, m, rd, RAX);
 	jc->out_ax = (int)rd;
 	return true;
 }
 
-static void emit_alu_call(struct jbuf *m, const struct rv_insn *in, bool imm_form)
+/* Operands from x[] (the argument registers may be pinned ones); the pinned registers are
+ * reloaded after the call. */
+static void emit_alu_call(struct jc *jc, const struct rv_insn *in, bool imm_form)
 {
+	struct jbuf *m = &jc->m;
 	b1(m, 0xbf);                               /* mov edi, op */
 	b4(m, in->op);
-	ldx(m, RSI, in->rs1);
+	ldx_mem(m, RSI, in->rs1);
 	if (imm_form) {
 		b1(m, 0xba);                       /* mov edx, imm */
 		b4(m, (uint32_t)in->imm);
 	} else {
-		ldx(m, RDX, in->rs2);
+		ldx_mem(m, RDX, in->rs2);
 	}
 	emit_call(m, (uintptr_t)&rv32_jit_alu);
-	stx(m, in->rd, RAX);
+	pin_reload(jc, m);
+	stx(jc, m, in->rd, RAX);
 }
 
 /* div/divu/rem/remu with the RISC-V results for a zero divisor (all ones / the dividend) and
@@ -745,7 +818,7 @@ static void emit_div(struct jc *jc, const struct rv_insn *in)
 	struct jbuf *m = &jc->m, *k = &jc->k;
 	bool sign = in->op == RV_OP_div || in->op == RV_OP_rem, rem = in->op == RV_OP_rem || in->op == RV_OP_remu;
 	ld_first(jc, in->rs1);
-	ldx(m, RCX, in->rs2);
+	ldx(jc, m, RCX, in->rs2);
 	x_rr(m, false, 0x85, RCX, RCX);            /* test ecx, ecx */
 	uintptr_t zero = cold_here(jc);
 	jcc_to(jc, m, CC_E, FIX_COLD, zero);
@@ -763,7 +836,7 @@ static void emit_div(struct jc *jc, const struct rv_insn *in)
 	if (rem)
 		x_rr(m, false, 0x89, RDX, RAX);    /* mov eax, edx */
 	uint8_t *done = m->p;
-	stx(m, in->rd, RAX);
+	stx(jc, m, in->rd, RAX);
 	jc->out_ax = in->rd;
 	jc->out_dx = -1;
 	/* divisor 0: quotient all ones, remainder the dividend (already in eax) */
@@ -832,7 +905,7 @@ static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	case RV_OP_jal:
 		jc->out_dx = -1;
 		if (in->rd != 32)
-			stx_imm(m, in->rd, pc + 4);
+			stx_imm(jc, m, in->rd, pc + 4);
 		add_count(m, *pend + 1);
 		emit_goto(jc, m, slot, pc + (uint32_t)in->imm, in->rs1);
 		*pend = 0;
@@ -844,7 +917,7 @@ static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 			op_ri(m, false, 0, RAX, (uint32_t)in->imm);
 		op_ri(m, false, 4, RAX, ~1u);
 		if (in->rd != 32)
-			stx_imm(m, in->rd, pc + 4);
+			stx_imm(jc, m, in->rd, pc + 4);
 		x_m(m, 0, false, 0x89, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
 		add_count(m, *pend + 1);
 		x_m(m, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
@@ -858,7 +931,7 @@ static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 			jc->out_ax = jc->in_ax;   /* nothing emitted */
 			jc->out_dx = jc->in_dx;
 		} else if (!emit_alu_inline(jc, in)) {
-			emit_alu_call(m, in, rv_opinfo[in->op].fmt == RV_FMT_I || rv_opinfo[in->op].fmt == RV_FMT_SH);
+			emit_alu_call(jc, in, rv_opinfo[in->op].fmt == RV_FMT_I || rv_opinfo[in->op].fmt == RV_FMT_SH);
 			jc->out_dx = -1;   /* a call clobbers it */
 		} else if (jc->out_dx == (int)in->rd) {
 			jc->out_dx = -1;   /* x[rd] changed under the claim */
@@ -1029,6 +1102,8 @@ static struct jit_shared_entry **jit_shared_find(uint64_t h, uint32_t pc, uint32
 }
 
 /* Remember the region just compiled into the shared arena at *where. Lock held. */
+static uint8_t *jit_entry(const struct jc *jc, unsigned k);
+
 static void jit_shared_add(struct jit_shared_entry **where, uint64_t h, const struct jc *jc, uint32_t ldm_size)
 {
 	uint32_t n = jc->end - jc->s0;
@@ -1043,7 +1118,7 @@ static void jit_shared_add(struct jit_shared_entry **where, uint64_t h, const st
 	memcpy(words, &jc->pg->raw[jc->s0], n * sizeof *words);
 	for (uint32_t k = 0; k < n; k++)
 		if (jc->target[jc->s0 + k])
-			label[k] = (uint32_t)(jc->label[jc->s0 + k] - jit_shared.jit.arena);
+			label[k] = (uint32_t)(jit_entry(jc, jc->s0 + k) - jit_shared.jit.arena);
 	*e = (struct jit_shared_entry){ h, jc->pg->base + jc->s0 * 4u, n, ldm_size, words, label };
 	*where = e;
 	jit_shared.entries++;
@@ -1066,6 +1141,7 @@ static void jit_flush(struct bh_core *c, struct rv_jit *j)
 static bool jit_resolve(struct jc *jc)
 {
 	uint8_t *cold_dst = jc->m.p;
+	jc->cold_dst = cold_dst;
 	size_t cold_len = (size_t)(jc->k.p - jc->k.start);
 	if ((size_t)(jc->m.end - cold_dst) < cold_len)
 		return false;
@@ -1118,6 +1194,43 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 	bool ok = jit_compile_region(c, j, pg, s0, handlers, jit_handler, scr);
 	free(scr);
 	return ok;
+}
+
+/* Pin the region's most used guest registers (read or written at least three times) to the
+ * JIT_PINS host registers. */
+static void jit_choose_pins(struct jc *jc)
+{
+	unsigned uses[33] = { 0 };
+	for (unsigned k = jc->s0; k < jc->end; k++) {
+		const struct rv_insn *in = &jc->pg->insn[k];
+		enum rv_format f = rv_opinfo[in->op].fmt;
+		if (f == RV_FMT_R || f == RV_FMT_R1 || f == RV_FMT_I || f == RV_FMT_L || f == RV_FMT_S || f == RV_FMT_B ||
+		    f == RV_FMT_SH)
+			uses[in->rs1 & 31]++;
+		if (f == RV_FMT_R || f == RV_FMT_S || f == RV_FMT_B)
+			uses[in->rs2 & 31]++;
+		if (f == RV_FMT_R || f == RV_FMT_R1 || f == RV_FMT_I || f == RV_FMT_L || f == RV_FMT_U || f == RV_FMT_J ||
+		    f == RV_FMT_SH)
+			uses[in->rd < 32 ? in->rd : 0]++;
+	}
+	memset(jc->pin, -1, sizeof jc->pin);
+	jc->npin = 0;
+	while (jc->npin < JIT_PINS) {
+		unsigned best = 0;
+		for (unsigned xr = 1; xr < 32; xr++)
+			if (jc->pin[xr] < 0 && uses[xr] > uses[best])
+				best = xr;
+		if (!best || uses[best] < 3)
+			break;
+		jc->pin[best] = (int8_t)pin_host[jc->npin++];
+	}
+}
+
+/* Where control enters the region at target k from outside: its label, or with pinned
+ * registers the stub that loads them (after jit_resolve). */
+static uint8_t *jit_entry(const struct jc *jc, unsigned k)
+{
+	return jc->npin ? jc->cold_dst + jc->entry_off[k] : jc->label[k];
 }
 
 static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_page *pg, unsigned s0,
@@ -1213,6 +1326,7 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 	jc->k = (struct jbuf){ scr->cold, scr->cold, scr->cold + JIT_COLD_BYTES, false };
 	unsigned pend = 0;
 	jc->out_ax = jc->out_dx = -1;
+	jit_choose_pins(jc);
 	for (unsigned k = s0; k < end; k++) {
 		if (jc->target[k]) {
 			add_count(&jc->m, pend);
@@ -1223,6 +1337,13 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 		emit_insn(jc, k, &pg->insn[k], &pend);
 	}
 	emit_exit_at(jc, &jc->m, pend, end);
+	if (jc->npin)
+		for (unsigned k = s0; k < end; k++)
+			if (jc->target[k]) {
+				jc->entry_off[k] = (uint32_t)cold_here(jc);
+				pin_reload(jc, &jc->k);
+				jmp_to(jc, &jc->k, FIX_LABEL, k);
+			}
 	if (jc->m.full || jc->k.full || jc->fix_full || !jit_resolve(jc)) {
 		if (where)
 			pthread_mutex_unlock(&jit_shared.lock);
@@ -1235,7 +1356,7 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 	__builtin___clear_cache((char *)jc->m.start, (char *)jc->m.p);
 	for (unsigned k = s0; k < end; k++)
 		if (jc->target[k]) {
-			pg->jit[k] = jc->label[k];
+			pg->jit[k] = jit_entry(jc, k);
 			pg->insn[k].h = jit_handler;
 		}
 	if (where) {

@@ -307,6 +307,60 @@ Test(jit, device_store_from_compiled_code_matches_the_interpreter_and_faults_in_
 	same_fault_interpreted_and_compiled(&p, CODE + (uint32_t)loop, "unmapped address", "sw", true, 4999u * 5000u / 2);
 }
 
+/* Pinned registers (cores/rv32_jit.c keeps a region's most used guest registers in host
+ * registers): a loop whose hot registers are read and written around calls that clobber host
+ * registers (a device store and load through the slow path, cpop through the ALU helper) and
+ * around an AMO that the interpreter executes between two regions, writing a hot register that
+ * the next region, entered from outside at a label, must take from x[]. The results must be
+ * the interpreter's and the host's. */
+Test(jit, pinned_registers_survive_calls_and_interpreter_writes)
+{
+	enum { ITER = 20000 };
+	struct prog p = { 0 };
+	emit_li(&p, A0, 0xFFB20000u);                 /* NoC0 NIU initiator 0 NOC_TARG_ADDR_LO */
+	emit_li(&p, S0, DATA);
+	emit_li(&p, A1, 0);                           /* i */
+	emit_li(&p, A2, 7);                           /* x */
+	emit_li(&p, A3, 0);                           /* acc */
+	emit_li(&p, A4, ITER);
+	int32_t loop = prog_here(&p);
+	emit(&p, i_op(1, T0, A2, 2));                 /* slli t0, a2, 2 */
+	emit(&p, add(A2, A2, T0));
+	emit(&p, add(A2, A2, A1));                    /* x = 5x + i */
+	emit(&p, sw(A2, 0, A0));                      /* slow store (a call) */
+	emit(&p, lw(T1, 0, A0));                      /* slow load (a call): x again */
+	emit(&p, add(A3, A3, T1));
+	emit(&p, i_op(1, T2, A3, 0x602));             /* cpop t2, a3 (through the ALU helper) */
+	emit(&p, add(A3, A3, T2));
+	emit(&p, r_op(0x00, 4, A3, A3, A1));          /* xor a3, a3, a1 */
+	emit(&p, sw(A3, 0, S0));
+	emit(&p, amo(0, A3, A2, S0, 0));              /* amoadd.w a3, a2, (s0): the interpreter writes a3 */
+	emit(&p, lw(T0, 0, S0));                      /* a new region, entered from the interpreter */
+	emit(&p, add(A3, A3, T0));
+	emit(&p, addi(A1, A1, 1));
+	emit_branch(&p, BNE, A1, A4, loop);
+	emit(&p, sw(A3, 4, S0));
+	emit(&p, i_op(7, A0, A3, 0xff));
+	emit_exit(&p);
+
+	uint32_t x = 7, acc = 0, mem = 0;
+	for (uint32_t i = 0; i < ITER; i++) {
+		x = 5 * x + i;
+		acc += x;
+		acc += (uint32_t)__builtin_popcount(acc);
+		acc ^= i;
+		mem = acc + x;   /* sw a3; amoadd: a3 = old (acc), mem = acc + x */
+		acc += mem;
+	}
+	uint32_t st = same_in_every_mode(&p, 2, 10000);
+	cr_expect_eq(st, acc & 0xff, "exit 0x%x, host 0x%x", st, acc & 0xff);
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	run_to_exit(dev, BH_CORE_BRISC, CODE, &p);
+	cr_expect_eq(l1_get(dev, DATA), mem);
+	cr_expect_eq(l1_get(dev, DATA + 4), acc);
+	bh_device_close(dev);
+}
+
 /* jalr from compiled code to a misaligned target: the jalr is reported, as interpreted. */
 Test(jit, bad_jump_from_compiled_code_reports_the_jump)
 {
