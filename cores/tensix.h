@@ -180,8 +180,10 @@ struct tt_dp {
 	_Atomic uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
 	_Atomic uint8_t matrix_srca_bank, matrix_srcb_bank;
 	/* Blackhole's ImpliedSrcAFmt/ImpliedSrcBFmt per bank: the data format a bank was handed to the
-	 * matrix unit in (UNPACR_NOP's SETDVALID form, UNPACR's FlipSrc), or TT_IMPLIED_UNPREDICTABLE;
-	 * written before the hand-over's release store of the bank's client. */
+	 * matrix unit in (UNPACR_NOP's SETDVALID form, UNPACR's FlipSrc), TT_IMPLIED_UNPREDICTABLE
+	 * (SETDVALID) or 0 (reset, CLEARDVALID's Reset). Written under tx->lock, relaxed, before the
+	 * hand-over's release store of the bank's client; read relaxed by the matrix unit after its
+	 * acquire of that client (or, MOVD2A/MOVD2B, without waiting for the bank, as on silicon). */
 	_Atomic uint8_t implied_srca[2], implied_srcb[2];
 	_Atomic uint8_t src_waiters;                      /* bit t: thread t waits on ownership */
 	_Atomic uint8_t src_wait_mask[BH_TT_THREADS];     /* ... for these conditions (tt_dp_wait_src's mask) */

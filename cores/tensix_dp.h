@@ -91,7 +91,7 @@ bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32);
 enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask);
 /* Unpacker u's current bank to the matrix unit with implied format fmt (ImpliedSrcAFmt for u 0,
  * ImpliedSrcBFmt for u 1: a data format or TT_IMPLIED_UNPREDICTABLE), flip, row back to the SET
- * base (under unpack_lock). */
+ * base. */
 void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u, unsigned fmt);
 
 /* ADDR_MOD section am of the thread applied to its RWCs (RWCs.md); without fidelity, the Fidelity

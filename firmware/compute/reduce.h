@@ -114,9 +114,8 @@ static inline void reduce_srcb_to_rows(bool lo, unsigned drow)
  * ALU_ACC_CTRL_Fp32_enabled around the moves, a Blackhole workaround no page describes): bits 31:16
  * with SrcA's format overridden to TF32 and DISABLE_IMPLIED_SRCA_FMT set (Blackhole's MOVB2D would
  * otherwise read SrcB's implied format; tt-llk sets the bit the same way), so that MOVB2D writes
- * them with zero low bits, then bits 15:0 with
- * UseDst32bLo, with denormal flushing off (the low halves are not floats). Row drow itself is not
- * rewritten, so it keeps all 32 bits. */
+ * them with zero low bits, then bits 15:0 with UseDst32bLo, with denormal flushing off (the low
+ * halves are not floats). Row drow itself is not rewritten, so it keeps all 32 bits. */
 static inline void reduce_transpose_row(enum compute_pool pool, unsigned drow)
 {
 	if (pool == MAX) {
