@@ -169,6 +169,9 @@ struct tt_latch {
  * (wrong data, never undefined behaviour of the emulator). */
 enum tt_src_client { TT_SRC_MATRIX_UNIT, TT_SRC_UNPACKERS };
 #define TT_SRC_ROWS 64
+/* ImpliedSrcAFmt/ImpliedSrcBFmt after SETDVALID, which leaves them unpredictable on Blackhole
+ * (SETDVALID.md): a matrix-unit instruction that would read it faults. */
+#define TT_IMPLIED_UNPREDICTABLE 0x10u
 #define TT_DST_ROWS 1024
 struct tt_sfpu;
 struct tt_dp {
@@ -176,6 +179,12 @@ struct tt_dp {
 	_Atomic uint8_t srca_client[2], srcb_client[2];   /* enum tt_src_client, per bank */
 	_Atomic uint8_t unpacker_bank[2];                 /* Unpackers[0].SrcBank (SrcA), [1] (SrcB) */
 	_Atomic uint8_t matrix_srca_bank, matrix_srcb_bank;
+	/* Blackhole's ImpliedSrcAFmt/ImpliedSrcBFmt per bank: the data format a bank was handed to the
+	 * matrix unit in (UNPACR_NOP's SETDVALID form, UNPACR's FlipSrc), TT_IMPLIED_UNPREDICTABLE
+	 * (SETDVALID) or 0 (reset, CLEARDVALID's Reset). Written under tx->lock, relaxed, before the
+	 * hand-over's release store of the bank's client; read relaxed by the matrix unit after its
+	 * acquire of that client (or, MOVD2A/MOVD2B, without waiting for the bank, as on silicon). */
+	_Atomic uint8_t implied_srca[2], implied_srcb[2];
 	_Atomic uint8_t src_waiters;                      /* bit t: thread t waits on ownership */
 	_Atomic uint8_t src_wait_mask[BH_TT_THREADS];     /* ... for these conditions (tt_dp_wait_src's mask) */
 	_Atomic int16_t src_wait_blocker[BH_TT_THREADS];  /* ... held by this one when it parked (src_blocker) */

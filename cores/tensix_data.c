@@ -256,14 +256,16 @@ static void matrix_flip(struct bh_tt_thread *th, unsigned regs)
 	matrix_release(th, regs, !(dis & 1), !(dis & 2), true);
 }
 
-/* SETDVALID (and UNPACR's FlipSrc): the unpacker's current bank goes to the matrix unit, the
- * unpacker flips and its row for this thread returns to SRCA/SRCB_SET_Base * 16 (each thread's
- * row is only ever touched by that thread's instructions). */
-void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u)
+/* SETDVALID (and UNPACR's FlipSrc, UNPACR_NOP's SETDVALID form): the unpacker's current bank goes
+ * to the matrix unit with its implied format, the unpacker flips and its row for this thread
+ * returns to SRCA/SRCB_SET_Base * 16 (each thread's row is only ever touched by that thread's
+ * instructions). */
+void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u, unsigned fmt)
 {
 	struct tt_dp *dp = th->tx->dp;
 	pthread_mutex_lock(&th->tx->lock);
 	unsigned b = ld8(&dp->unpacker_bank[u]);
+	atomic_store_explicit(u ? &dp->implied_srcb[b] : &dp->implied_srca[b], (uint8_t)fmt, memory_order_relaxed);
 	st8(u ? &dp->srcb_client[b] : &dp->srca_client[b], TT_SRC_MATRIX_UNIT);
 	st8(&dp->unpacker_bank[u], (uint8_t)(b ^ 1));
 	pthread_mutex_unlock(&th->tx->lock);
@@ -282,6 +284,8 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 			st8(&dp->unpacker_bank[b], 0);
 			st8(&dp->srca_client[b], TT_SRC_UNPACKERS);
 			st8(&dp->srcb_client[b], TT_SRC_UNPACKERS);
+			st8(&dp->implied_srca[b], 0);   /* Blackhole: both implied formats 0 (CLEARDVALID.md) */
+			st8(&dp->implied_srcb[b], 0);
 		}
 		pthread_mutex_unlock(&th->tx->lock);
 		dp_wake_all(th->tx);
@@ -292,12 +296,15 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 }
 
 /* SETDVALID is a miscellaneous-unit instruction: it does not queue behind an UNPACR that waits
- * for its bank (the row it resets is this thread's own, touched by no other thread). */
+ * for its bank (the row it resets is this thread's own, touched by no other thread). On Blackhole
+ * it leaves the bank's implied format unpredictable (SETDVALID.md, which calls the instruction
+ * unsupported there and recommends UNPACR_NOP's SETDVALID form): the hand-over is modelled, and a
+ * matrix-unit instruction that reads that implied format faults. */
 static enum tt_result dp_setdvalid(struct bh_tt_thread *th, uint32_t w)
 {
 	for (unsigned u = 0; u < 2; u++)
 		if (tt_bits(w, u, u))
-			tt_dp_unpacker_flip(th, u);
+			tt_dp_unpacker_flip(th, u, TT_IMPLIED_UNPREDICTABLE);
 	return TT_OK;
 }
 
@@ -465,12 +472,44 @@ static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
  * The matrix unit's arithmetic (ELWADD.md, ELWMUL.md, MVMUL.md).
  */
 
-enum fpu_style { STYLE_BF16, STYLE_FP16, STYLE_TF32, STYLE_INT8 };
+/* STYLE_NONE: the SrcA format is an implied one SETDVALID left unpredictable (implied_unpredictable). */
+enum fpu_style { STYLE_BF16, STYLE_FP16, STYLE_TF32, STYLE_INT8, STYLE_NONE };
 
-/* SrcAStyle and UseDst32b of the functional models. */
+/* The data format an instruction reads the matrix unit's SrcA (b false) or SrcB (b true) bank in:
+ * on Blackhole that bank's implied format unless the thread's ThreadConfig entry `disable`
+ * (DISABLE_IMPLIED_SRCA_FMT_Base or DISABLE_IMPLIED_SRCB_FMT_Base) is set, then the configured
+ * SrcA format (ALU_FORMAT_SPEC_REG_SrcA_val when overridden, else REG0_SrcA: MOVB2D and MOVD2B
+ * read SrcA's too, as documented). TT_IMPLIED_UNPREDICTABLE after SETDVALID. */
+static unsigned src_format(struct bh_tt_thread *th, bool b, unsigned disable)
+{
+	struct tt_dp *dp = th->tx->dp;
+	if (!(tt_dp_tcfg(th, disable) & 1))
+		return atomic_load_explicit(b ? &dp->implied_srcb[ld8(&dp->matrix_srcb_bank)]
+					      : &dp->implied_srca[ld8(&dp->matrix_srca_bank)], memory_order_relaxed);
+	uint32_t spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
+	return spec & 0x10 ? spec & 15 : tt_dp_cfg(th, BH_DP_CFG_ALU) >> 17 & 15;
+}
+
+__attribute__((cold))
+static enum tt_result implied_unpredictable(struct bh_tt_thread *th, uint32_t w, bool b)
+{
+	struct tt_dp *dp = th->tx->dp;
+	return tt_fault(th, BH_FAULT_BAD_VALUE, w,
+			"%s reads %s bank %u's implied format, unpredictable after SETDVALID (undefined; see "
+			"DISABLE_IMPLIED_SRC%c_FMT)", tt_opinfo(tt_opcode_of(w))->name, b ? "SrcB" : "SrcA",
+			ld8(b ? &dp->matrix_srcb_bank : &dp->matrix_srca_bank), b && tt_opcode_of(w) == TT_OP_MOVD2B ? 'B' : 'A');
+}
+
+static enum fpu_style style_of_format(unsigned fmt)
+{
+	static const enum fpu_style styles[] = { STYLE_BF16, STYLE_FP16, STYLE_TF32 };
+	return styles[tt_dp_src_style(fmt)];
+}
+
+/* SrcAStyle and UseDst32b of the functional models (the SrcA format implied unless disabled). */
 static enum fpu_style fpu_style(struct bh_tt_thread *th, bool *dst32)
 {
-	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
+	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU);
 	if (tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) {
 		*dst32 = false;
 		return STYLE_FP16;
@@ -480,8 +519,10 @@ static enum fpu_style fpu_style(struct bh_tt_thread *th, bool *dst32)
 		return STYLE_INT8;
 	}
 	*dst32 = alu & BH_DP_ALU_FP32;
-	static const enum fpu_style styles[] = { STYLE_BF16, STYLE_FP16, STYLE_TF32 };
-	return styles[tt_dp_src_style(spec & 0x10 ? spec & 15 : alu >> 17 & 15)];
+	unsigned fmt = src_format(th, false, BH_DP_TCFG_DISABLE_IMPLIED_SRCA);
+	if (__builtin_expect(fmt == TT_IMPLIED_UNPREDICTABLE, 0))
+		return STYLE_NONE;
+	return style_of_format(fmt);
 }
 
 unsigned tt_dp_src_style(unsigned fmt)
@@ -743,6 +784,8 @@ static enum tt_result fpu_elw(struct bh_tt_thread *th, uint32_t w)
 				"not documented");
 	bool dst32;
 	enum fpu_style s = fpu_style(th, &dst32);
+	if (s == STYLE_NONE)
+		return implied_unpredictable(th, w, false);
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & 0x3F8, phase = fidelity_phase(th);
 	struct elw_args a = { dp, op, bcast_col0, bcast_row, add_dst, arow, brow, drow, phase, ld8(&dp->matrix_srca_bank),
@@ -837,6 +880,8 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 				"accumulating without broadcast) is defined", tt_bits(w, 20, 19), tt_bits(w, 21, 21));
 	bool bcast_row = !gapool && !dotpv && tt_bits(w, 19, 19), dst32;
 	enum fpu_style s = fpu_style(th, &dst32);
+	if (s == STYLE_NONE)
+		return implied_unpredictable(th, w, false);
 	unsigned rows = gapool ? 4 : bcast_row ? 7 : 8;
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
@@ -944,6 +989,8 @@ static enum tt_result fpu_gmpool(struct bh_tt_thread *th, uint32_t w)
 	/* Styles: SrcA as the other matrix instructions read it; Dst per GMPOOL.md's table. */
 	bool dst32;
 	enum fpu_style as = fpu_style(th, &dst32), ds = as;
+	if (as == STYLE_NONE)
+		return implied_unpredictable(th, w, false);
 	if (as == STYLE_TF32 && argmax)
 		ds = STYLE_INT8;   /* the index alone, as integer "32" */
 	else if (as != STYLE_INT8 && !argmax)
@@ -1052,8 +1099,10 @@ static enum tt_result fpu_mov2d(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	bool from_b = tt_opcode_of(w) == TT_OP_MOVB2D, lo32 = tt_bits(w, 23, 23);
-	uint32_t alu = tt_dp_cfg(th, BH_DP_CFG_ALU), spec = tt_dp_cfg(th, BH_DP_CFG_ALU_SPEC);
-	unsigned fmt = spec & 0x10 ? spec & 15 : alu >> 17 & 15;
+	/* MOVB2D: SrcB's implied format under SrcA's disable bit, as ttsim and tt-llk have it (README). */
+	unsigned fmt = src_format(th, from_b, BH_DP_TCFG_DISABLE_IMPLIED_SRCA);
+	if (fmt == TT_IMPLIED_UNPREDICTABLE)
+		return implied_unpredictable(th, w, from_b);
 	bool exp8 = !(tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) && tt_dp_src_style(fmt) != 1;
 	bool flush = !(tt_dp_cfg(th, BH_DP_CFG_ACC_CTRL) & 1);
 	uint32_t blocked = mov_blocked(dp);
@@ -1115,12 +1164,13 @@ static enum tt_result fpu_movd2src(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	bool to_b = tt_opcode_of(w) == TT_OP_MOVD2B, lo32 = tt_bits(w, 23, 23), four = tt_bits(w, 13, 13);
-	bool dst32;
-	enum fpu_style s = fpu_style(th, &dst32);
-	if (s == STYLE_INT8)
-		s = STYLE_FP16;   /* integer "8" is overlaid onto FP16 */
-	dst32 = !(tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1) &&
-		(tt_dp_cfg(th, BH_DP_CFG_ALU) & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH));
+	bool force16 = tt_dp_tcfg(th, BH_DP_TCFG_FP16A_FORCE) & 1;
+	unsigned fmt = force16 ? TT_FMT_FP16
+			       : src_format(th, to_b, to_b ? BH_DP_TCFG_DISABLE_IMPLIED_SRCB : BH_DP_TCFG_DISABLE_IMPLIED_SRCA);
+	if (fmt == TT_IMPLIED_UNPREDICTABLE)
+		return implied_unpredictable(th, w, to_b);
+	enum fpu_style s = style_of_format(fmt);   /* integer "8" is overlaid onto FP16 */
+	bool dst32 = !force16 && (tt_dp_cfg(th, BH_DP_CFG_ALU) & (BH_DP_ALU_FP32 | BH_DP_ALU_INT8_MATH));
 	if (!dst32 && (lo32 || s == STYLE_TF32))
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "%s from a 16-bit Dst %s (undefined)", to_b ? "MOVD2B" : "MOVD2A",
 				lo32 ? "with UseDst32bLo" : "as TF32");

@@ -23,6 +23,8 @@
 
 /* ThreadConfig entries. */
 #define BH_DP_TCFG_MATH_OFFSET 1u      /* DEST_TARGET_REG_CFG_MATH_Offset */
+#define BH_DP_TCFG_DISABLE_IMPLIED_SRCA 2u   /* DISABLE_IMPLIED_SRCA_FMT_Base 0 */
+#define BH_DP_TCFG_DISABLE_IMPLIED_SRCB 3u   /* DISABLE_IMPLIED_SRCB_FMT_Base 0 */
 #define BH_DP_TCFG_SFPU_DEST_FMT 4u    /* SFPU_DEST_FMT_Enable 0, SFPU_DEST_FMT_Base 4:1 */
 #define BH_DP_TCFG_SRCA_SET 5u         /* SRCA_SET_Base 1:0, SetOvrdWithAddr 2 */
 #define BH_DP_TCFG_SRCB_SET 6u
@@ -87,8 +89,10 @@ bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32);
 /* Wait, parked, while any Src ownership condition of mask holds (bit 0 SrcA for the unpackers,
  * 1 SrcB for the unpackers, 2 SrcA for the matrix unit, 3 SrcB for the matrix unit). */
 enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask);
-/* Unpacker u's current bank to the matrix unit, flip, row back to the SET base (under unpack_lock). */
-void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u);
+/* Unpacker u's current bank to the matrix unit with implied format fmt (ImpliedSrcAFmt for u 0,
+ * ImpliedSrcBFmt for u 1: a data format or TT_IMPLIED_UNPREDICTABLE), flip, row back to the SET
+ * base. */
+void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u, unsigned fmt);
 
 /* ADDR_MOD section am of the thread applied to its RWCs (RWCs.md); without fidelity, the Fidelity
  * counter stays (ApplyPartialAddrMod of the SFPU). */

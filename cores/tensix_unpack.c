@@ -480,8 +480,8 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	}
 	pthread_mutex_unlock(&dp->adc_lock);
 	unsigned set_base = (tt_dp_tcfg(th, j.u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) & 3) << 4;
-	if (j.flip)
-		tt_dp_unpacker_flip(th, j.u);
+	if (j.flip)   /* the implied format: this UNPACR's OutDataFormat (ttsim's rule; README "Implied Src formats") */
+		tt_dp_unpacker_flip(th, j.u, j.out_fmt);
 	else if (reg2 >> 10 & 1)   /* Unpack_Src_Reg_Set_Upd */
 		dp->unpacker_src_row[j.u][me] = (uint8_t)((dp->unpacker_src_row[j.u][me] + 16 + set_base) & 0x3F);
 	return TT_OK;
@@ -493,8 +493,8 @@ static enum tt_result unpacr_nop(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	unsigned u = bits(w, 23, 23), mode = bits(w, 22, 0);
-	if (mode == 0x7) {
-		tt_dp_unpacker_flip(th, u);
+	if (mode == 0x7) {   /* the implied format: THCON_SEC[u].REG2_Out_data_format (UNPACR_NOP_SETDVALID.md) */
+		tt_dp_unpacker_flip(th, u, tt_dp_cfg(th, THCON(u) + 8) & 15);
 		return TT_OK;
 	}
 	if (mode == 0x2)

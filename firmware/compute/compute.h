@@ -143,6 +143,7 @@ static inline uint32_t compute_cb_tile_addr(unsigned cb, unsigned itile)
 #define CFG_PCK_DEST_RD 18u
 #define CFG_PCK_EDGE_OFFSET0 24u   /* PCK_EDGE_OFFSET_SEC0 mask 15:0 (and the edge mode, row-set select) */
 #define CFG_PCK_SEC0_OFFSET 180u
+#define TCFG_DISABLE_IMPLIED_SRCA 2u   /* DISABLE_IMPLIED_SRCA_FMT_Base */
 #define TCFG_FIDELITY_BASE 11u
 #define TCFG_ADDR_MOD_AB 12u
 #define TCFG_ADDR_MOD_DST 28u
@@ -318,10 +319,15 @@ static inline void compute_unpack_tile(unsigned u, unsigned cb, unsigned itile)
 
 /* ---- math (TRISC1) ---- */
 
+/* The matrix unit's SrcA format and Dst width. Blackhole's matrix unit reads a Src bank in the
+ * format the unpacker handed it over in (the implied format), which is the tile's own here, unless
+ * the math thread sets DISABLE_IMPLIED_SRCA_FMT; tt-llk sets it where it wants a configured format
+ * other than the unpacker's, as the TF32 reading of BF16 tiles into a 32-bit Dst below does. */
 static inline void compute_math_formats(uint32_t fmt_a, int fp32_dst)
 {
 	compute_cfg_field(CFG_ALU, 17, 4, fmt_a);
 	compute_cfg_field(CFG_ALU, 29, 1, fp32_dst ? 1u : 0u);
+	tt_push(TT_SETC16(TCFG_DISABLE_IMPLIED_SRCA, fmt_a == 4u /* TF32 */ ? 1u : 0u));
 }
 
 /* 64 rows of SrcA op SrcB into Dst tile idst, eight at a time; the last gives both banks back. */

@@ -112,9 +112,10 @@ static inline void reduce_srcb_to_rows(bool lo, unsigned drow)
  * A 16-bit Dst moves in one pass. An FP32 Dst (SUM/AVG) moves in two, as tt-llk's
  * enforce_fp32_accumulation does, but on the documented paths (tt-llk instead clears
  * ALU_ACC_CTRL_Fp32_enabled around the moves, a Blackhole workaround no page describes): bits 31:16
- * with SrcA's format overridden to TF32 (MOVB2D writes them with zero low bits), then bits 15:0 with
- * UseDst32bLo, with denormal flushing off (the low halves are not floats). Row drow itself is not
- * rewritten, so it keeps all 32 bits. */
+ * with SrcA's format overridden to TF32 and DISABLE_IMPLIED_SRCA_FMT set (Blackhole's MOVB2D would
+ * otherwise read SrcB's implied format; tt-llk sets the bit the same way), so that MOVB2D writes
+ * them with zero low bits, then bits 15:0 with UseDst32bLo, with denormal flushing off (the low
+ * halves are not floats). Row drow itself is not rewritten, so it keeps all 32 bits. */
 static inline void reduce_transpose_row(enum compute_pool pool, unsigned drow)
 {
 	if (pool == MAX) {
@@ -126,7 +127,9 @@ static inline void reduce_transpose_row(enum compute_pool pool, unsigned drow)
 	compute_cfg_field(CFG_ACC_CTRL, 0, 1, 1);
 	reduce_row_to_srcb(false, drow);
 	compute_cfg_field(CFG_ALU_SPEC, 0, 5, 0x10u | 4u /* TF32 */);
+	tt_push(TT_SETC16(TCFG_DISABLE_IMPLIED_SRCA, 1));   /* MOVB2D reads the TF32, not SrcB's implied BF16 */
 	reduce_srcb_to_rows(false, drow);
+	tt_push(TT_SETC16(TCFG_DISABLE_IMPLIED_SRCA, 0));
 	compute_cfg_field(CFG_ALU_SPEC, 0, 5, 0);
 	reduce_row_to_srcb(true, drow);
 	reduce_srcb_to_rows(true, drow);

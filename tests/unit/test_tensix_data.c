@@ -2,8 +2,11 @@
  * hand-over between unpackers and matrix unit (SETDVALID, CLEARDVALID, FlipSrc) gating the
  * matrix unit and STALLWAIT C5-C8; ELWADD/ELWSUB/ELWMUL, MVMUL with fidelity phases, MOVA2D,
  * ZEROACC, ZEROSRC, SETRWC/INCRWC and ADDR_MOD, in 16-bit and 32-bit Dst, against host
- * arithmetic. Src contents are placed directly (the unpackers have their own tests); the
- * instructions come from TRISC programs through the real FIFOs. */
+ * arithmetic; Blackhole's implied Src formats per consumer. Src contents are placed directly (the
+ * unpackers have their own tests); the instructions come from TRISC programs through the real
+ * FIFOs. Most tests hand the banks over with SETDVALID, which leaves the implied formats
+ * unpredictable: they set every thread's DISABLE_IMPLIED_SRCA/SRCB_FMT (dp_open) and so test the
+ * configured formats. */
 #include <math.h>
 #include <string.h>
 
@@ -50,6 +53,18 @@ static float dst_fp32(struct bh_device *dev, unsigned row, unsigned col)
 	return f_of(tt_dst_to_fp32(tt_dst32_read(dp_of(dev), row, col)));
 }
 
+/* A device whose three threads read the configured ALU formats (DISABLE_IMPLIED_SRCA_FMT and
+ * DISABLE_IMPLIED_SRCB_FMT set), as the tests that hand banks over with SETDVALID need. */
+static struct bh_device *dp_open(void)
+{
+	struct bh_device *dev = t_open();
+	for (unsigned t = 0; t < BH_TT_THREADS; t++) {
+		atomic_store(&tile0(dev)->tensix->th[t].thread_cfg[BH_DP_TCFG_DISABLE_IMPLIED_SRCA], 1u);
+		atomic_store(&tile0(dev)->tensix->th[t].thread_cfg[BH_DP_TCFG_DISABLE_IMPLIED_SRCB], 1u);
+	}
+	return dev;
+}
+
 static void set_alu(struct bh_device *dev, uint32_t v)
 {
 	bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_ALU, v);
@@ -77,7 +92,7 @@ static void fill_ab(struct bh_device *dev, unsigned bank)
  * waiting for the banks, which the unpackers still own. */
 static struct bh_device *start_elwadd_waiting(void)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	fill_ab(dev, 0);
 	struct prog p = { 0 };
 	emit_push(&p, ELWADD(3, 0, 0, 0, 0));
@@ -126,7 +141,7 @@ Test(tensix_data, elwadd_held_by_srca_then_srcb_is_released_by_the_second_setdva
  * hands SrcA over; C5 then holds on the unpacker side's new bank only once it too is given. */
 Test(tensix_data, stallwait_c7_is_released_by_setdvalid_of_another_thread)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct bh_tile *t = tile0(dev);
 	bh_sem_init(t, 0xFF, 15, 0);
 	struct prog p = { 0 };
@@ -154,7 +169,7 @@ Test(tensix_data, stallwait_c7_is_released_by_setdvalid_of_another_thread)
 /* CLEARDVALID with KeepReadingSameSrc gives the bank back without moving the matrix unit. */
 Test(tensix_data, cleardvalid_keep_reading_returns_the_bank_without_flipping)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	const uint32_t w[] = { SETDVALID(3), CLEARDVALID(1, 1, 0), CLEARDVALID(2, 0, 0) };
 	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
@@ -177,7 +192,7 @@ Test(tensix_data, elwadd_rounds_in_a_16_bit_dst_and_is_exact_in_fp32)
 		{ 0x3p-9f, 1.0f + 0x1p-7f },  /* above half: up */
 	};
 	for (int fp32 = 0; fp32 < 2; fp32++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = dp_open();
 		set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | (fp32 ? BH_DP_ALU_FP32 : 0));
 		for (unsigned i = 0; i < 8; i++)
 			for (unsigned j = 0; j < 16; j++) {
@@ -197,7 +212,7 @@ Test(tensix_data, elwadd_rounds_in_a_16_bit_dst_and_is_exact_in_fp32)
 /* AddDst accumulates; ELWSUB subtracts; broadcast of SrcB row 0 and column 0 (scalar). */
 Test(tensix_data, elwadd_accumulates_and_elwsub_and_broadcasts_follow_the_model)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	fill_ab(dev, 0);
 	const uint32_t w[] = { SETDVALID(3), ELWADD(0, 0, 0, 0, 0), ELWADD(0, 1, 0, 0, 0), ELWSUB(0, 0, 0, 0, 8),
 			       ELWADD(0, 0, 3, 0, 16), ELWADD(0, 0, 2, 0, 24), ELWADD(0, 0, 1, 0, 32) };
@@ -232,7 +247,7 @@ Test(tensix_data, elwmul_fidelity_phases_sum_to_the_exact_product)
 	double a0 = host_fid(a, 4, false), a1 = host_fid(a, 4, true);
 	double b0 = host_fid(b, 6, false), b1 = host_fid(b, 6, true);
 	for (int phases = 1; phases <= 4; phases += 3) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = dp_open();
 		set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
 		for (unsigned i = 0; i < 8; i++)
 			for (unsigned j = 0; j < 16; j++) {
@@ -257,7 +272,7 @@ Test(tensix_data, elwmul_fidelity_phases_sum_to_the_exact_product)
 /* INT8 math: Src integers in the FP16 overlay, Dst32 sign-magnitude, saturating accumulation. */
 Test(tensix_data, int8_elwadd_saturates_in_the_int32_dst)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, BH_DP_ALU_INT8_MATH | (uint32_t)TT_FMT_INT8 << 17);
 	for (unsigned i = 0; i < 8; i++)
 		for (unsigned j = 0; j < 16; j++) {
@@ -287,7 +302,7 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
 			B[i][j] = f_of((0x3F80u + ((i * 11 + j * 5) & 0x7F)) << 16);
 		}
 	for (int hifi = 0; hifi < 2; hifi++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = dp_open();
 		set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
 		for (unsigned i = 0; i < 16; i++)
 			for (unsigned j = 0; j < 16; j++) {
@@ -327,7 +342,7 @@ Test(tensix_data, mvmul_hifi4_is_exact_and_lofi_uses_the_documented_slices)
  * the k-order sum, not the exact one. One phase (fidelity 0 keeps these operands whole). */
 Test(tensix_data, mvmul_sums_each_column_in_k_order_in_binary32)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
 	float A[16][16];
 	for (unsigned k = 0; k < 16; k++)
@@ -368,7 +383,7 @@ Test(tensix_data, mvmul_sums_each_column_in_k_order_in_binary32)
  * fidelity phase is exact for integers of at most four significant bits (GAPOOL.md). */
 Test(tensix_data, gapool_multiplies_a_four_row_block_aligned_to_four)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++) {
@@ -396,7 +411,7 @@ Test(tensix_data, gapool_multiplies_a_four_row_block_aligned_to_four)
  * 8..15 accumulate SrcB[0..7] @ SrcA onto what they held (3 everywhere). */
 Test(tensix_data, dotpv_accumulates_a_matrix_product_like_mvmul)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++) {
@@ -423,7 +438,7 @@ Test(tensix_data, dotpv_accumulates_a_matrix_product_like_mvmul)
  * keeps its 50), the three rows below zeroed (GMPOOL.md). */
 Test(tensix_data, gmpool_takes_the_scaled_column_max_with_the_dst_row)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17);
 	for (unsigned i = 0; i < 16; i++) {
 		put_src(dev, true, 0, 0, i, tt_src_from_bf16(bf16_of(i == 3 ? 2.f : i == 5 ? 0.f : 1.f)));
@@ -456,7 +471,7 @@ Test(tensix_data, gmpool_takes_the_scaled_column_max_with_the_dst_row)
  * which is below every value of its column, so it is the Dst row that loses, not minus infinity). */
 Test(tensix_data, gmpool_reads_zeroacc_rows_as_minus_infinity)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17);
 	for (unsigned i = 0; i < 16; i++) {
 		put_src(dev, true, 0, 0, i, tt_src_from_bf16(bf16_of(1.f)));
@@ -486,7 +501,7 @@ Test(tensix_data, gmpool_reads_zeroacc_rows_as_minus_infinity)
  * layout (GMPOOL.md). */
 Test(tensix_data, gmpool_int8_takes_the_integer_column_max)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, BH_DP_ALU_INT8_MATH);
 	struct tt_dp *dp = dp_of(dev);
 	int want[16];
@@ -518,7 +533,7 @@ Test(tensix_data, gmpool_int8_takes_the_integer_column_max)
 Test(tensix_data, gmpool_argmax_returns_the_transformed_row_index)
 {
 	static const uint8_t transform[8] = { 0, 3, 6, 1, 4, 7, 2, 5 };
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	set_alu(dev, (uint32_t)TT_FMT_BF16 << 17 | BH_DP_ALU_FP32);
 	struct tt_dp *dp = dp_of(dev);
 	for (unsigned i = 0; i < 16; i++) {
@@ -545,7 +560,7 @@ Test(tensix_data, gmpool_argmax_returns_the_transformed_row_index)
  * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). */
 Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	uint32_t orig[16][16];
 	for (unsigned i = 0; i < 16; i++)
@@ -575,7 +590,7 @@ Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 
 Test(tensix_data, mova2d_moves_src_rows_into_the_dst_layout)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	fill_ab(dev, 0);
 	const uint32_t w[] = { SETDVALID(1), MOVA2D(0, 0, 1, 40), MOVA2D(3, 0, 0, 100) };
 	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
@@ -589,7 +604,7 @@ Test(tensix_data, mova2d_moves_src_rows_into_the_dst_layout)
 
 Test(tensix_data, zeroacc_clears_one_row_16_rows_a_half_or_all)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	for (unsigned r = 0; r < TT_DST_ROWS; r++)
 		for (unsigned c = 0; c < 16; c++)
@@ -608,7 +623,7 @@ Test(tensix_data, zeroacc_clears_one_row_16_rows_a_half_or_all)
 
 Test(tensix_data, zerosrc_clears_the_chosen_banks_and_srca_to_minus_infinity)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	for (unsigned b = 0; b < 2; b++) {
 		put_src(dev, false, b, 9, 3, 0x1111);
@@ -628,7 +643,7 @@ Test(tensix_data, zerosrc_clears_the_chosen_banks_and_srca_to_minus_infinity)
  * ZEROACC with an ADDR_MOD advances them too. */
 Test(tensix_data, setrwc_incrwc_and_addr_mods_choose_the_rows)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	fill_ab(dev, 0);
 	for (unsigned j = 0; j < 16; j++)
 		put_src(dev, false, 0, 8, j, tt_src_from_bf16(bf16_of(100.f)));   /* SrcA row 8 */
@@ -654,7 +669,7 @@ Test(tensix_data, setrwc_incrwc_and_addr_mods_choose_the_rows)
 /* An ELWADD nobody gives a bank to is a deadlock whose report names the wait. */
 Test(tensix_data, elwadd_without_a_bank_forever_is_a_reported_deadlock)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct prog p = { 0 };
 	emit_push(&p, ELWADD(0, 0, 0, 0, 0));
 	emit_tensix_sync(&p);
@@ -668,7 +683,7 @@ Test(tensix_data, elwadd_without_a_bank_forever_is_a_reported_deadlock)
 /* Undocumented modes fault by name. */
 Test(tensix_data, undocumented_modes_fault_by_name)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct bh_core_result *r = result_new();
 	struct prog p = { 0 };
 	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, ZEROACC_M(0, 0, 0, 0) | 1u << 17);
@@ -685,7 +700,7 @@ Test(tensix_data, undocumented_modes_fault_by_name)
 Test(tensix_data, dest_access_cfg_row_remapping_faults_by_name)
 {
 	for (unsigned bits = 0; bits < 3; bits++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = dp_open();
 		bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_DEST_ACCESS, bits | 1u << 3);   /* bit 3: not a row mapping */
 		struct bh_core_result *r = result_new();
 		struct prog p = { 0 };
@@ -713,7 +728,7 @@ Test(tensix_data, undocumented_pool_and_move_forms_fault_by_name)
 		{ MOVB2A(0, 0, 0, 0) | 1u << 12, "bad register value", "MOVB2A instr_mod 1: only 0 (one row) and 2 (four rows)" },
 	};
 	for (size_t k = 0; k < N(cases); k++) {
-		struct bh_device *dev = t_open();
+		struct bh_device *dev = dp_open();
 		struct bh_core_result *r = result_new();
 		struct prog p = { 0 };
 		emit_push(&p, SETDVALID(3));
@@ -749,7 +764,7 @@ static uint32_t dst_window_run(struct bh_device *dev, unsigned fmt, bool raw, un
 
 Test(tensix_data, the_risc_v_dst_window_converts_by_its_format_control)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	/* BF16 view: element 37 = row 2, col 5 */
 	tt_dst16_write(dp, 3, 0, tt_dst_from_bf16(0xC040));
@@ -768,7 +783,7 @@ Test(tensix_data, the_risc_v_dst_window_converts_by_its_format_control)
 
 Test(tensix_data, dst_window_integer_views_and_wrong_widths_fault_by_name)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct bh_core_result *r = result_new();
 	bh_tensix_cfg_store(tile0(dev), 0, 3, 1u << 21);
 	struct prog p = { 0 };
@@ -792,7 +807,7 @@ Test(tensix_data, dst_window_integer_views_and_wrong_widths_fault_by_name)
  * row as BF16, an FP32 Dst row truncated to TF32 (SrcA format TF32). */
 Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	for (unsigned r = 0; r < 4; r++)
 		for (unsigned c = 0; c < 16; c++)
@@ -825,7 +840,7 @@ Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
  * and moves the others; LaneConfig cleared, every column moves again. */
 Test(tensix_data, block_dest_mov_keeps_the_blocked_columns_of_every_move)
 {
-	struct bh_device *dev = t_open();
+	struct bh_device *dev = dp_open();
 	struct tt_dp *dp = dp_of(dev);
 	const uint16_t old16 = bf16_of(-5.5f);
 	const uint32_t old_src = tt_src_from_bf16(old16);
@@ -860,5 +875,213 @@ Test(tensix_data, block_dest_mov_keeps_the_blocked_columns_of_every_move)
 			     "MOVD2B column %u", c);
 		cr_expect_eq(dst_bf16(dev, 42, c), va(3, c), "MOVA2D after the clear, column %u", c);
 	}
+	bh_device_close(dev);
+}
+
+/* ------------------------------------------------------------ Blackhole's implied Src formats */
+
+#define UNPACR_NOP_SETDVALID(u) TT(0x43, (uint32_t)(u) << 23 | 0x7u)
+#define THCON_REG2(u) (64u + 48u * (u) + 8u)   /* THCON_SEC[u].REG2: Out_data_format 3:0 */
+
+/* SrcASrcB.md's layouts: a Src cell holds BF16 as Sign, Man(10b, low three zero), Exp(8b), FP16 as
+ * Sign, Man(10b), Zero(3b), Exp(5b). The value a BF16 datum's cell has when read as FP16: the low
+ * five bits of its exponent with the FP16 bias, its mantissa (zero or denormal exponents read 0). */
+static float fp16_reading_of_bf16(float x)
+{
+	uint32_t b = b_of(x) >> 16, e5 = (b >> 7) & 31;
+	float v = e5 ? ldexpf(1.f + (float)(b & 0x7F) / 128.f, (int)e5 - 15) : 0.f;
+	return b >> 15 ? -v : v;
+}
+
+/* The tests of the consumers: the unpackers hand the banks over with UNPACR_NOP's SETDVALID form,
+ * THCON Out_data_format BF16 for both (so the implied formats are BF16), while ALU_FORMAT_SPEC_REG0
+ * says FP16; the cells hold BF16 datums. TRISC1 sets its DISABLE_IMPLIED_SRCA_FMT to dis_a and
+ * DISABLE_IMPLIED_SRCB_FMT to dis_b, hands the banks over and runs ops[0..n). */
+static void run_implied(struct bh_device *dev, uint32_t alu_extra, bool dis_a, bool dis_b, const uint32_t *ops, size_t n)
+{
+	bh_tensix_cfg_store(tile0(dev), 0, THCON_REG2(0), TT_FMT_BF16);
+	bh_tensix_cfg_store(tile0(dev), 0, THCON_REG2(1), TT_FMT_BF16);
+	set_alu(dev, (uint32_t)TT_FMT_FP16 << 17 | alu_extra);
+	uint32_t w[16] = { SETC16(BH_DP_TCFG_DISABLE_IMPLIED_SRCA, dis_a), SETC16(BH_DP_TCFG_DISABLE_IMPLIED_SRCB, dis_b),
+			   UNPACR_NOP_SETDVALID(0), UNPACR_NOP_SETDVALID(1) };
+	cr_assert_leq(n, N(w) - 4);
+	memcpy(w + 4, ops, n * sizeof *ops);
+	run_pushes(dev, BH_CORE_TRISC1, w, 4 + n);
+	cr_expect_eq(atomic_load(&dp_of(dev)->implied_srca[0]), TT_FMT_BF16, "UNPACR_NOP's SETDVALID form latched SrcA's");
+	cr_expect_eq(atomic_load(&dp_of(dev)->implied_srcb[0]), TT_FMT_BF16, "and SrcB's Out_data_format");
+}
+
+/* ELWADD and ELWMUL (32-bit Dst): with the disable bit clear they read the BF16 datums as BF16 (the
+ * implied format), 6 + 5 and 6 * 5; with it set as FP16 (the configured one), which turns 6 and 5
+ * into 1.5 and 1.25 times 2^-14. SrcB follows SrcA's style: DISABLE_IMPLIED_SRCB_FMT alone changes
+ * nothing (ELWADD.md reads ImpliedSrcAFmt only). */
+Test(tensix_data, implied_srca_format_chooses_the_elementwise_style)
+{
+	for (int dis = 0; dis < 3; dis++) {
+		for (int mul = 0; mul < 2; mul++) {
+			struct bh_device *dev = t_open();
+			for (unsigned i = 0; i < 8; i++)
+				for (unsigned j = 0; j < 16; j++) {
+					put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(6.f)));
+					put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of(5.f)));
+				}
+			const uint32_t op[] = { mul ? ELWMUL(0, 0, 0, 0) : ELWADD(0, 0, 0, 0, 0) };
+			run_implied(dev, BH_DP_ALU_FP32, dis == 1, dis == 2, op, 1);
+			float a = dis == 1 ? fp16_reading_of_bf16(6.f) : 6.f, b = dis == 1 ? fp16_reading_of_bf16(5.f) : 5.f;
+			float want = mul ? a * b : a + b;
+			cr_assert_eq(a, dis == 1 ? 0x1.8p-14f : 6.f);
+			for (unsigned j = 0; j < 16; j++)
+				cr_expect_eq(dst_fp32(dev, 7, j), want, "dis %d mul %d col %u: %a want %a", dis, mul, j,
+					     dst_fp32(dev, 7, j), want);
+			bh_device_close(dev);
+		}
+	}
+}
+
+/* MVMUL, DOTPV and GAPOOL (32-bit Dst): SrcA row 0 all 6, SrcB column 0 all 5, zeros elsewhere, so
+ * every Dst datum of the block is one product: 30 in the implied BF16 style, 1.875 * 2^-28 in the
+ * configured FP16 one. */
+Test(tensix_data, implied_srca_format_chooses_the_matrix_product_style)
+{
+	static const struct { const char *name; uint32_t w; unsigned rows; } ops[] = {
+		{ "MVMUL", MVMUL(0, 0, 0), 8 }, { "DOTPV", DOTPV(0, 1, 0, 0, 0), 8 }, { "GAPOOL", GAPOOL(0, 0, 0), 4 },
+	};
+	for (unsigned o = 0; o < N(ops); o++)
+		for (int dis = 0; dis < 2; dis++) {
+			struct bh_device *dev = t_open();
+			for (unsigned i = 0; i < 16; i++)
+				for (unsigned j = 0; j < 16; j++) {
+					put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(i == 0 ? 6.f : 0.f)));
+					put_src(dev, true, 0, i, j, tt_src_from_bf16(bf16_of(j == 0 ? 5.f : 0.f)));
+				}
+			run_implied(dev, BH_DP_ALU_FP32, dis, false, &ops[o].w, 1);
+			float want = dis ? fp16_reading_of_bf16(6.f) * fp16_reading_of_bf16(5.f) : 30.f;
+			for (unsigned i = 0; i < ops[o].rows; i++)
+				for (unsigned j = 0; j < 16; j++)
+					cr_expect_eq(dst_fp32(dev, i, j), want, "%s dis %d [%u][%u]: %a want %a", ops[o].name, dis, i, j,
+						     dst_fp32(dev, i, j), want);
+			bh_device_close(dev);
+		}
+}
+
+/* GMPOOL (16-bit Dst, after ZEROACC): a column of 6s scaled by SrcB's 1.0. In the implied BF16
+ * style the exponents add (129 + 127) and the max is written back as BF16 6; in the configured FP16
+ * style their low five bits add (1 + 31) and it is written as FP16 with exponent 32 - 15 = 17 and
+ * the same mantissa: FP16 6 (GMPOOL.md's ReadAndScaleSrc and WriteDst). */
+Test(tensix_data, implied_srca_format_chooses_the_gmpool_style)
+{
+	for (int dis = 0; dis < 2; dis++) {
+		struct bh_device *dev = t_open();
+		for (unsigned i = 0; i < 16; i++) {
+			put_src(dev, true, 0, 0, i, tt_src_from_bf16(bf16_of(1.f)));
+			for (unsigned j = 0; j < 16; j++)
+				put_src(dev, false, 0, i, j, tt_src_from_bf16(bf16_of(6.f)));
+		}
+		const uint32_t op[] = { ZEROACC_M(3, 0, 0, 0), GMPOOL(0, 0, 0, 0) };
+		run_implied(dev, 0, dis, false, op, N(op));
+		for (unsigned j = 0; j < 16; j++) {
+			uint16_t d = tt_dst16_read(dp_of(dev), 0, j);
+			if (dis)
+				cr_expect_eq(tt_dst_to_fp16(d), 17u << 10 | 0x200u, "column %u: %04x", j, d);
+			else
+				cr_expect_eq(tt_dst_to_bf16(d), bf16_of(6.f), "column %u: %04x", j, d);
+		}
+		bh_device_close(dev);
+	}
+}
+
+/* MOVA2D and MOVB2D (16-bit Dst): a BF16 6 keeps its eight exponent bits in the implied BF16 style
+ * (RemoveLowMantissa: BF16 6 in Dst); the configured FP16 style keeps the low five (RemoveHighExponent:
+ * FP16 with exponent 129 & 31 = 1, mantissa 0x200). MOVB2D reads SrcB's implied format under SrcA's
+ * disable bit: DISABLE_IMPLIED_SRCB_FMT alone leaves it implied (ttsim's rule, tt-llk's usage). */
+Test(tensix_data, implied_formats_choose_the_mova2d_and_movb2d_styles)
+{
+	for (int from_b = 0; from_b < 2; from_b++)
+		for (int dis = 0; dis < 3; dis++) {
+			struct bh_device *dev = t_open();
+			for (unsigned j = 0; j < 16; j++)
+				put_src(dev, from_b, 0, 2, j, tt_src_from_bf16(bf16_of(6.f)));
+			const uint32_t op[] = { from_b ? MOVB2D(2, 0, 0, 9) : MOVA2D(2, 0, 0, 9) };
+			run_implied(dev, 0, dis == 1, dis == 2, op, 1);
+			for (unsigned j = 0; j < 16; j++) {
+				uint16_t d = tt_dst16_read(dp_of(dev), 9, j);
+				if (dis == 1)
+					cr_expect_eq(tt_dst_to_fp16(d), 1u << 10 | 0x200u, "from_b %d column %u: %04x", from_b, j, d);
+				else
+					cr_expect_eq(tt_dst_to_bf16(d), bf16_of(6.f), "from_b %d dis %d column %u: %04x", from_b, dis,
+						     j, d);
+			}
+			bh_device_close(dev);
+		}
+}
+
+/* MOVD2A and MOVD2B (16-bit Dst) shuffle a Dst datum into the Src layout of their style: BF16 6 in
+ * Dst goes to SrcA or SrcB as BF16 6 in the implied BF16 style, as the FP16 its bits spell in the
+ * configured FP16 one. MOVD2A follows DISABLE_IMPLIED_SRCA_FMT, MOVD2B DISABLE_IMPLIED_SRCB_FMT
+ * (MOVD2B.md; ttsim gates it by SrcA's bit). */
+Test(tensix_data, implied_formats_choose_the_movd2a_and_movd2b_styles)
+{
+	for (int to_b = 0; to_b < 2; to_b++)
+		for (int dis = 0; dis < 3; dis++) {
+			struct bh_device *dev = t_open();
+			struct tt_dp *dp = dp_of(dev);
+			uint16_t d = tt_dst_from_bf16(bf16_of(6.f));
+			for (unsigned j = 0; j < 16; j++)
+				tt_dst16_write(dp, 12, j, d);
+			const uint32_t op[] = { to_b ? MOVD2B(5, 0, 0, 12) : MOVD2A(5, 0, 0, 12) };
+			run_implied(dev, 0, dis == 1, dis == 2, op, 1);
+			bool configured = to_b ? dis == 2 : dis == 1;
+			uint32_t want = configured ? tt_src_from_fp16(tt_dst_to_fp16(d)) : tt_src_from_bf16(bf16_of(6.f));
+			cr_assert_neq(tt_src_from_fp16(tt_dst_to_fp16(d)), tt_src_from_bf16(bf16_of(6.f)));
+			for (unsigned j = 0; j < 16; j++) {
+				uint32_t got = atomic_load(to_b ? &dp->srcb[0][5][j] : &dp->srca[0][5][j]);
+				cr_expect_eq(got, want, "to_b %d dis %d column %u: %05x want %05x", to_b, dis, j, got, want);
+			}
+			bh_device_close(dev);
+		}
+}
+
+/* SETDVALID leaves the implied formats unpredictable on Blackhole (SETDVALID.md): a matrix unit
+ * instruction that reads one faults as undefined, naming the bank and the disable bit; with the bit
+ * set it reads the configured format and runs (the rest of this suite). */
+Test(tensix_data, reading_an_implied_format_setdvalid_left_unpredictable_faults)
+{
+	struct bh_device *dev = t_open();
+	const uint32_t pre[] = { SETDVALID(3) };
+	expect_push_fault_after(dev, BH_CORE_TRISC1, pre, 1, ELWADD(0, 0, 0, 0, 0), "bad register value",
+				"ELWADD reads SrcA bank 0's implied format, unpredictable after SETDVALID");
+	cr_expect_eq(atomic_load(&dp_of(dev)->implied_srca[0]), TT_IMPLIED_UNPREDICTABLE);
+	bh_device_close(dev);
+	dev = t_open();
+	const uint32_t pre_b[] = { SETC16(BH_DP_TCFG_DISABLE_IMPLIED_SRCA, 1), SETDVALID(2) };
+	expect_push_fault_after(dev, BH_CORE_TRISC1, pre_b, N(pre_b), MOVD2B(0, 0, 0, 0), "bad register value",
+				"MOVD2B reads SrcB bank 0's implied format, unpredictable after SETDVALID (undefined; see "
+				"DISABLE_IMPLIED_SRCB_FMT)");
+	bh_device_close(dev);
+}
+
+/* CLEARDVALID's Reset sets both banks' implied formats to 0 (FP32: the BF16 style) on Blackhole
+ * (CLEARDVALID.md): MOVD2A, which does not wait for the bank, then moves a BF16 Dst datum as BF16
+ * although UNPACR_NOP had handed bank 0 over as FP16 and the ALU format says FP16. */
+Test(tensix_data, cleardvalid_reset_clears_the_implied_formats)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	bh_tensix_cfg_store(tile0(dev), 0, THCON_REG2(0), TT_FMT_FP16);
+	bh_tensix_cfg_store(tile0(dev), 0, THCON_REG2(1), TT_FMT_FP16);
+	set_alu(dev, (uint32_t)TT_FMT_FP16 << 17);   /* configured FP16 too: only the implied 0 reads BF16 */
+	const uint32_t give[] = { UNPACR_NOP_SETDVALID(0), UNPACR_NOP_SETDVALID(1) };
+	run_pushes(dev, BH_CORE_TRISC1, give, N(give));
+	cr_expect_eq(atomic_load(&dp->implied_srca[0]), TT_FMT_FP16);
+	cr_expect_eq(atomic_load(&dp->implied_srcb[0]), TT_FMT_FP16);
+	uint16_t d = tt_dst_from_bf16(bf16_of(-2.5f));
+	tt_dst16_write(dp, 3, 4, d);
+	const uint32_t w[] = { CLEARDVALID(0, 0, 1), MOVD2A(1, 0, 0, 3) };
+	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+	for (unsigned b = 0; b < 2; b++) {
+		cr_expect_eq(atomic_load(&dp->implied_srca[b]), 0, "SrcA bank %u", b);
+		cr_expect_eq(atomic_load(&dp->implied_srcb[b]), 0, "SrcB bank %u", b);
+	}
+	cr_expect_eq(atomic_load(&dp->srca[0][1][4]), tt_src_from_bf16(bf16_of(-2.5f)));
 	bh_device_close(dev);
 }

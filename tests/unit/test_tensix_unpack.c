@@ -532,6 +532,37 @@ Test(tensix_unpack, multi_context_mode_reaches_contexts_4_to_7)
 	bh_device_close(dev);
 }
 
+/* Blackhole's implied Src formats: UNPACR's FlipSrc hands the bank over in the format this UNPACR
+ * wrote it in (ttsim's rule; with Ovrd_data_format a context's Unpack_out_data_format_cntx, here
+ * context 5's FP32 while REG2_Out_data_format says BF16), UNPACR_NOP's SETDVALID form in
+ * THCON_SEC[u].REG2_Out_data_format (UNPACR_NOP_SETDVALID.md), each into the bank it hands over. */
+Test(tensix_unpack, flipsrc_and_unpacr_nop_latch_the_implied_src_formats)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = tile0(dev)->tensix->dp;
+	cfg(dev, BH_DP_CFG_ALU, BH_DP_ALU_FP32);
+	cfg(dev, THCON(0) + 0, TT_FMT_BF16 | 1u << 4 | 16u << 16);
+	cfg(dev, THCON(0) + 1, 16u);
+	cfg(dev, THCON(0) + 8, TT_FMT_BF16 | 1u << 14);                  /* Ovrd_data_format */
+	cfg(dev, THCON(0) + 9, 1u << 0 | 1u << 4 | 1u << 17 | 1u << 21);  /* contexts 0, 5: uncompressed, to Dst */
+	cfg(dev, THCON(0) + 22, 256u | 256u << 16);                       /* Tile_x_dim_cntx0, 1 (5 & 3): a face */
+	cfg(dev, 49, 4 * 16 * 4);                                         /* Dst rows 4 (16-bit), 0 (32-bit) */
+	cfg(dev, THCON(0) + 17, 0x25000 / 16 - 1);                        /* Base_cntx5 */
+	cfg(dev, THCON(0) + 12, 0x21000 / 16 - 1);                        /* context 0's base */
+	cfg(dev, THCON(0) + 28, (uint32_t)(TT_FMT_BF16 | TT_FMT_BF16 << 4) << 16);   /* context 0: BF16 */
+	cfg(dev, THCON(0) + 29, (uint32_t)(TT_FMT_FP32 | TT_FMT_FP32 << 4) << 24);   /* context 5: FP32 */
+	cfg(dev, THCON(1) + 8, TT_FMT_FP16);
+	const uint32_t w[] = { SETADCXX(7, 255, 0), UNPACR_CTX(0) | 1u << 6, SETC16(BH_DP_TCFG_UNPACK_MISC, 5),
+			       UNPACR_CTX(0) | 1u << 6, TT(0x43, 1u << 23 | 0x7u) };
+	run_pushes(dev, BH_CORE_TRISC0, w, N(w));
+	cr_expect_eq(atomic_load(&dp->implied_srca[0]), TT_FMT_BF16, "context 0's output format");
+	cr_expect_eq(atomic_load(&dp->implied_srca[1]), TT_FMT_FP32, "context 5's, not REG2_Out_data_format");
+	cr_expect_eq(atomic_load(&dp->srca_client[1]), TT_SRC_MATRIX_UNIT);
+	cr_expect_eq(atomic_load(&dp->implied_srcb[0]), TT_FMT_FP16, "UNPACR_NOP: unpacker 1's REG2_Out_data_format");
+	cr_expect_eq(atomic_load(&dp->implied_srcb[1]), 0, "the other SrcB bank keeps its reset format");
+	bh_device_close(dev);
+}
+
 /* TRISC0 pushes the words `pre`, then w, which faults with kind and why at its push. Closes dev. */
 static void expect_push_fault(struct bh_device *dev, const uint32_t *pre, unsigned npre, uint32_t w, const char *kind,
 			      const char *why)
