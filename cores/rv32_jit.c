@@ -1196,22 +1196,35 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 	return ok;
 }
 
-/* Pin the region's most used guest registers (read or written at least three times) to the
- * JIT_PINS host registers. */
+/* Pin the region's most used guest registers to the JIT_PINS host registers: uses weighted by
+ * loop depth (an instruction inside n back edges of the region counts 8^n, up to n = 3), at
+ * least three (three uses in straight code, or any in a loop). */
 static void jit_choose_pins(struct jc *jc)
 {
 	unsigned uses[33] = { 0 };
+	uint8_t depth[RV_PAGE_INSNS] = { 0 };
+	for (unsigned k = jc->s0; k < jc->end; k++) {
+		const struct rv_insn *in = &jc->pg->insn[k];
+		bool br = rv_opinfo[in->op].fmt == RV_FMT_B, jal = in->op == RV_OP_jal;
+		if ((br && in->rd) || (jal && in->rs1)) {
+			unsigned t = (unsigned)((int)k + (in->imm >> 2));
+			if (t >= jc->s0 && t <= k)
+				for (unsigned i = t; i <= k; i++)
+					depth[i] += depth[i] < 3;
+		}
+	}
 	for (unsigned k = jc->s0; k < jc->end; k++) {
 		const struct rv_insn *in = &jc->pg->insn[k];
 		enum rv_format f = rv_opinfo[in->op].fmt;
+		unsigned w = 1u << (3 * depth[k]);
 		if (f == RV_FMT_R || f == RV_FMT_R1 || f == RV_FMT_I || f == RV_FMT_L || f == RV_FMT_S || f == RV_FMT_B ||
 		    f == RV_FMT_SH)
-			uses[in->rs1 & 31]++;
+			uses[in->rs1 & 31] += w;
 		if (f == RV_FMT_R || f == RV_FMT_S || f == RV_FMT_B)
-			uses[in->rs2 & 31]++;
+			uses[in->rs2 & 31] += w;
 		if (f == RV_FMT_R || f == RV_FMT_R1 || f == RV_FMT_I || f == RV_FMT_L || f == RV_FMT_U || f == RV_FMT_J ||
 		    f == RV_FMT_SH)
-			uses[in->rd < 32 ? in->rd : 0]++;
+			uses[in->rd < 32 ? in->rd : 0] += w;
 	}
 	memset(jc->pin, -1, sizeof jc->pin);
 	jc->npin = 0;

@@ -382,7 +382,10 @@ int bh_device_open(const struct bh_device_config *cfg, struct bh_device **out)
 					goto fail;
 				bh_sched_actor_instret(core->waiter.actor, &core->instret);
 			}
-			if (bh_core_thread_start(core) != 0)
+			/* Threaded, a core's thread starts at its first release (tile/tile.c): a chip whose
+			 * program runs on a few cores does not create 700 threads. Serial scheduling
+			 * registers every actor's thread up front. */
+			if (dev->chip.sched && bh_core_thread_start(core) != 0)
 				goto fail;
 		}
 	/* Every actor the deadlock monitor watches: each tile's cores and Tensix threads, then the

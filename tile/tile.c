@@ -112,8 +112,24 @@ static void tile_record_reset_cause(struct bh_tile *t, struct bh_core *c, uint32
 	c->reset_by_instret = who < BH_CORES_PER_TILE ? t->core[who]->instret : 0;
 }
 
+/* The first release of a core starts its thread (under t->lock: the thread waits for it). A
+ * host that cannot create one leaves the core faulted, named, instead of running. */
+static bool tile_core_thread(struct bh_tile *t, struct bh_core *c)
+{
+	if (c->thread_started || bh_core_thread_start(c) == 0)
+		return true;
+	bh_fault_fill(&c->fault, BH_FAULT_NOT_MODELLED, c->pc, "core",
+		      "host failure: cannot create the thread of tile %u %s at its release", t->index,
+		      bh_core_kind_name(c->kind));
+	c->restart = false;
+	c->state = BH_CORE_FAULTED;
+	atomic_store_explicit(&c->waiter.park_state, BH_PARK_IDLE, memory_order_release);
+	return false;
+}
+
 void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 {
+	bool failed = false;
 	pthread_mutex_lock(&t->lock);
 	uint32_t old = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
 	atomic_store_explicit(&t->soft_reset, value, memory_order_release);
@@ -147,8 +163,11 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 				atomic_store_explicit(&t->ldm_zeroed[k], false, memory_order_relaxed);
 				atomic_store_explicit(&t->ldm_zeroing_from[k], bh_wallclock_ticks() | 1, memory_order_release);
 			}
+			failed |= !tile_core_thread(t, c);
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
+	if (failed)
+		bh_chip_state_changed(t->chip);
 }
 
