@@ -1,4 +1,5 @@
-/* The core and Tensix misuse detectors (fabric/check.h, races.md #14, #16, #17, #20): for each a
+/* The core and Tensix misuse detectors (fabric/check.h, races.md #14, #16, #17, #20; #5 for a
+ * TRISC's STOREREG, the rest of #5 is in test_checks_code.c): for each a
  * program with the bug is stopped with the exact report (check, core, pc, other party, why), and
  * its fixed twin runs to its end with no finding. */
 #include <criterion/criterion.h>
@@ -298,4 +299,27 @@ Test(checks_core, poll_no_fence_fenced_or_cache_off_or_register_polls_are_not_fl
 		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
 		bh_device_close(dev);
 	}
+}
+
+/* ------------------------------------------------------------------ #5 cb-reset-window, Tensix side */
+
+/* TRISC2's cb_push_back publishes tiles_received through the scalar unit (sync.md 2.2): a STOREREG
+ * of GPR 24 into CB0's reg 10 while subordinate_sync.trisc0 (p100a: L1 0x69) holds 3 is TRISC2's
+ * write in the window, flagged at its push. */
+Test(checks_core, cb_reset_window_storereg_push_during_trisc0_reset_is_flagged)
+{
+	struct bh_device *dev = t_open();
+	const uint8_t requested = 3;
+	cr_assert_eq(bh_device_use_profile(dev, bh_profile_default()), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, 0x69, &requested, 1), BH_OK);
+	struct prog p = { 0 };
+	emit_push(&p, SETDMAREG(2 * 24, 1));   /* GPR 24 = 1 */
+	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC2, STOREREG(24, 0xFFB40000u + 0x1000u * 8 + 0x28u));
+	emit_tensix_sync(&p);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC2, &p);
+	expect_one_check(dev, res, BH_CORE_TRISC2, "cb-reset-window", pc,
+			 "  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 0x69) "
+			 "holds 3 (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n",
+			 "trisc2 writes CB0 tiles_received 0x0 -> 0x1 while TRISC0 resets the CB counters");
 }
