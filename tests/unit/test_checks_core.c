@@ -45,10 +45,8 @@ Test(checks_core, cfg_hazard_rdcfg_right_after_wrcfg_of_its_word_is_flagged)
 	struct prog p = { 0 };
 	emit_push(&p, SETDMAREG(4, 0x1234));
 	uint32_t wr = emit_push_at(&p, BH_CORE_TRISC0, WRCFG(2, SCRATCH0));
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, RDCFG(3, SCRATCH0));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC0, &p, RDCFG(3, SCRATCH0), &pc);
 	char other[256];
 	snprintf(other, sizeof other,
 		 "  other: the WRCFG right before it: Tensix thread 0, instruction 0xb00200d1 WRCFG cfg_reg=0xd1 "
@@ -65,10 +63,8 @@ Test(checks_core, cfg_hazard_rmwcib_inside_a_128_bit_wrcfg_is_flagged)
 	struct bh_device *dev = t_open();
 	struct prog p = { 0 };
 	emit_push(&p, WRCFG(4, 208u) | 1u << 15);   /* words 208..211 from GPRs 4..7 */
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, TT(0xB3, 0xFFu << 16 | 0x5Au << 8 | 210u));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC1, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC1, &p, TT(0xB3, 0xFFu << 16 | 0x5Au << 8 | 210u), &pc);
 	expect_one_check(dev, res, BH_CORE_TRISC1, "cfg-hazard", pc, "  other: the WRCFG right before it: ",
 		     "reads configuration word 210 in the cycle after the WRCFG before it wrote it");
 }
@@ -99,10 +95,8 @@ Test(checks_core, cfg_hazard_gpr_read_before_the_rdcfg_result_is_flagged)
 	struct prog p = { 0 };
 	uint32_t rd = emit_push_at(&p, BH_CORE_TRISC2, RDCFG(3, SCRATCH0));
 	emit_push(&p, TT_NOP);
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC2, STOREREG(3, 0xFFB40000u + 0x1000u * 8 + 0x20u));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC2, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC2, &p, STOREREG(3, 0xFFB40000u + 0x1000u * 8 + 0x20u), &pc);
 	char other[256];
 	snprintf(other, sizeof other,
 		 "  other: the RDCFG writing it: Tensix thread 2, instruction 0xb10300d1 RDCFG cfg_reg=0xd1 "
@@ -314,10 +308,8 @@ Test(checks_core, cb_reset_window_storereg_push_during_trisc0_reset_is_flagged)
 	cr_assert_eq(bh_l1_write(dev, 0, 0x69, &requested, 1), BH_OK);
 	struct prog p = { 0 };
 	emit_push(&p, SETDMAREG(2 * 24, 1));   /* GPR 24 = 1 */
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC2, STOREREG(24, 0xFFB40000u + 0x1000u * 8 + 0x28u));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC2, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC2, &p, STOREREG(24, 0xFFB40000u + 0x1000u * 8 + 0x28u), &pc);
 	expect_one_check(dev, res, BH_CORE_TRISC2, "cb-reset-window", pc,
 			 "  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 0x69) "
 			 "holds 3 (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n",
