@@ -71,7 +71,8 @@ static const struct {
 				    "toward zero rounding away)" },
 	[BH_CHECK_CB_RESET_WINDOW] = { "cb-reset-window",
 				       "a core other than TRISC0 writes a CB counter while TRISC0 resets them "
-				       "(subordinate_sync.trisc0 = 3, before its DONE)" },
+				       "(subordinate_sync.trisc0 = 3, before its DONE), or a launch starts kernels on "
+				       "counters not reset since a run" },
 };
 
 int bh_check_parse(const char *name)

@@ -580,6 +580,44 @@ void bh_stream_set_cb_reset_flag(struct bh_tile *t, uint32_t addr)
 	atomic_store_explicit(&t->streams->cb_reset_flag, addr < BH_L1_SIZE ? addr + 1 : 0, memory_order_relaxed);
 }
 
+bool bh_stream_cb_launch_check(struct bh_tile *t)
+{
+	struct bh_streams *st = t->streams;
+	uint32_t flag = atomic_load_explicit(&st->cb_reset_flag, memory_order_relaxed);
+	if (!flag || !bh_checks_on(&t->chip->checks, BH_CHECK_CB_RESET_WINDOW))
+		return false;
+	/* The firmware fences (a seq_cst fence each) between its counter writes and its mailbox
+	 * stores (go DONE, the reset byte); these fences pair with them. */
+	atomic_thread_fence(memory_order_seq_cst);
+	uint8_t reset = (uint8_t)bh_mem_ld(t->l1 + flag - 1, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (reset != 0)
+		return false;
+	uint32_t layout = atomic_load_explicit(&st->cb_layout, memory_order_relaxed);
+	unsigned first = layout & 0xFF, num = layout >> 8 & 0xFF;
+	for (unsigned cb = 0; cb < num; cb++) {
+		uint32_t rcv = (uint32_t)atomic_load_explicit(&st->s[first + cb].size_avail, memory_order_seq_cst) & MASK17;
+		uint32_t acked = atomic_load_explicit(&st->s[first + cb].acked, memory_order_seq_cst);
+		if (!rcv && !acked)
+			continue;
+		uint32_t addr = BH_STREAM_ADDR(first + cb, rcv ? BH_STREAM_REG_CB_RECEIVED : BH_STREAM_REG_CB_ACKED);
+		char region[96], other[192];
+		struct bh_fault f;
+		bh_stream_describe(t, addr, region, sizeof region);
+		snprintf(other, sizeof other, "brisc of (%u,%u), whose firmware starts the kernels: no counter reset is "
+			 "pending (subordinate_sync.trisc0, L1 0x%x, is DONE)", t->x, t->y, flag - 1);
+		bh_check_fill(&f, BH_CHECK_CB_RESET_WINDOW, addr, region, other,
+			      "the host launches on (%u,%u) with CB%u tiles_received 0x%x and tiles_acked 0x%x: the counters "
+			      "were not reset since a run moved them (BRISC asks TRISC0 to reset them, subordinate_sync.trisc0 "
+			      "= 3, after every run), so the kernels start on stale counters",
+			      t->x, t->y, cb, rcv, acked);
+		f.pc = t->chip->core_pc ? t->chip->core_pc(t, BH_BRISC) : 0;
+		bh_check_found(&t->chip->checks, t->index, BH_BRISC, &f);
+		return true;
+	}
+	return false;
+}
+
 bool bh_stream_set_cb_config(struct bh_tile *t, unsigned cb_index, uint32_t addr, uint32_t pages, uint32_t page_size)
 {
 	if (cb_index >= BH_STREAM_MAX_CBS || pages > 0xFFFF || (page_size && (!pages || addr >= BH_L1_SIZE ||
