@@ -228,6 +228,30 @@ static int boot_wait(struct bh_device *dev, const struct bh_profile *p, double t
 	}
 }
 
+int bh_device_use_profile(struct bh_device *dev, const struct bh_profile *prof)
+{
+	if (!dev || !prof || prof->first_cb_stream >= BH_STREAM_COUNT ||
+	    prof->num_cbs > BH_STREAM_COUNT - prof->first_cb_stream)
+		return BH_ERR_ARG;
+	/* The launch slots BRISC owns until it is done with them (launch-slot-busy). */
+	const struct bh_launch_guard guard = {
+		.base = bh_profile_mbox(prof, prof->launch_base), .size = prof->launch_entry_size,
+		.count = prof->launch_count, .enables = LM_ENABLES, .mode = LM_MODE,
+		.go_base = bh_profile_mbox(prof, prof->go_messages_base), .go_index = bh_profile_mbox(prof, prof->go_message_index),
+	};
+	/* subordinate_sync.trisc0 (byte 1, launch.md 6): BRISC's request to TRISC0 to zero the CB
+	 * counters, which only TRISC0 may touch until it answers DONE (cb-reset-window). */
+	uint32_t cb_reset = bh_profile_mbox(prof, prof->subordinate_sync) + 1;
+	for (unsigned t = 0; t < bh_device_num_tiles(dev); t++) {
+		/* The profile places the CBs' counters (CB n on stream first_cb_stream + n): the CB
+		 * protocol checks and reports follow it from the first instruction on. */
+		bh_stream_set_cb_layout(dev->tiles[t], prof->first_cb_stream, prof->num_cbs);
+		bh_tile_guard_launch_slots(dev->tiles[t], &guard);
+		bh_stream_set_cb_reset_flag(dev->tiles[t], cb_reset);
+	}
+	return BH_OK;
+}
+
 int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw_dir,
 	    const struct bh_boot_options *opt, struct bh_boot_result *res)
 {
@@ -251,23 +275,11 @@ int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw
 	int rc = done ? boot_tables_build(dev, prof, &bt, res) : BH_ERR_SYS;
 	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
 		rc = boot_prepare_tile(dev, t, prof, fw_dir, &bt, opt, res);
-	/* The profile places the CBs' counters (CB n on stream first_cb_stream + n): the CB
-	 * protocol checks and reports follow it from the first instruction on. */
-	/* The launch slots BRISC owns until it is done with them (launch-slot-busy). */
-	const struct bh_launch_guard guard = {
-		.base = bh_profile_mbox(prof, prof->launch_base), .size = prof->launch_entry_size,
-		.count = prof->launch_count, .enables = LM_ENABLES, .mode = LM_MODE,
-		.go_base = bh_profile_mbox(prof, prof->go_messages_base), .go_index = bh_profile_mbox(prof, prof->go_message_index),
-	};
-	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
-		bh_tile_guard_launch_slots(dev->tiles[t], &guard);
-	for (unsigned t = 0; t < res->tiles && rc == BH_OK; t++)
-		if (!bh_stream_set_cb_layout(dev->tiles[t], prof->first_cb_stream, prof->num_cbs)) {
-			snprintf(res->message, sizeof res->message, "boot: profile %s places %u CBs from stream %u, "
-				 "past the %u stream registers", prof->name, prof->num_cbs, prof->first_cb_stream,
-				 BH_STREAM_COUNT);
-			rc = BH_ERR_ARG;
-		}
+	if (rc == BH_OK && bh_device_use_profile(dev, prof) != BH_OK) {
+		snprintf(res->message, sizeof res->message, "boot: profile %s places %u CBs from stream %u, "
+			 "past the %u stream registers", prof->name, prof->num_cbs, prof->first_cb_stream, BH_STREAM_COUNT);
+		rc = BH_ERR_ARG;
+	}
 	if (rc == BH_OK) {
 		/* Read back (flushes posted writes on hardware), then release every BRISC. */
 		uint32_t v;

@@ -69,6 +69,13 @@ static void usage(FILE *f)
 		"  -t, --timeout SECONDS       watchdog over the whole command: stop after SECONDS of\n"
 		"                              wall time (loading included) and report where every\n"
 		"                              core is and what it waits on (exit status 6)\n"
+		"  -p, --profile NAME          the program follows the mailbox layout of firmware\n"
+		"                              profile NAME (p100a) without booting its firmware:\n"
+		"                              its CB layout, launch slots (launch-slot-busy) and\n"
+		"                              CB reset byte subordinate_sync.trisc0\n"
+		"                              (cb-reset-window) are registered with every tile, as\n"
+		"                              boot does. Without it neither check has anything to\n"
+		"                              watch\n"
 		"  -j, --jit MODE              on (default, or the BHEMU_JIT environment variable):\n"
 		"                              hot loops are compiled to native code (x86-64 hosts);\n"
 		"                              off: interpret everything; eager: compile at every\n"
@@ -594,6 +601,7 @@ struct run_plan {
 	uint64_t max;                           /* per core; 0 = no limit */
 	double timeout;                         /* seconds; 0 = none */
 	bool stats;
+	const struct bh_profile *profile;       /* --profile: its mailbox layout is registered */
 	const char *path;
 };
 
@@ -1119,6 +1127,10 @@ static int run_prepare(struct run *r)
 	int rc = open_device(&plan->cfg, &r->dev);
 	if (rc != 0)
 		return rc;
+	if (plan->profile && bh_device_use_profile(r->dev, plan->profile) != BH_OK) {
+		fprintf(stderr, "bhemu run: profile %s does not fit this device\n", plan->profile->name);
+		return EXIT_USAGE;
+	}
 	r->ntiles = plan->grid ? bh_device_num_tiles(r->dev) : 1;
 	r->nslots = r->ntiles * plan->ncores;
 	r->res = calloc(r->nslots, sizeof *r->res);
@@ -1201,6 +1213,19 @@ static int parse_noc(const char *cmd, int opt, const char *arg, struct bh_device
 	return 0;
 }
 
+/* The shipped profile called name, or NULL with the known ones listed on stderr. */
+static const struct bh_profile *profile_named(const char *cmd, const char *name)
+{
+	const struct bh_profile *p = bh_profile_find(name);
+	if (!p) {
+		fprintf(stderr, "%s: unknown profile '%s' (known:", cmd, name);
+		for (const char *const *n = bh_profile_names(); *n; n++)
+			fprintf(stderr, " %s", *n);
+		fprintf(stderr, ")\n");
+	}
+	return p;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1214,6 +1239,7 @@ static int cmd_run(int argc, char **argv)
 		{ "jit", required_argument, NULL, 'j' },
 		{ "noc", required_argument, NULL, 'N' },
 		{ "noc-latency", required_argument, NULL, 'L' },
+		{ "profile", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		CHECK_OPTS,
 		PROVOKE_OPTS,
@@ -1225,7 +1251,7 @@ static int cmd_run(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:C:b:gn:st:j:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:C:b:gn:st:j:p:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (core_from_name("--core", optarg, &plan.cores[0]) != 0)
@@ -1247,6 +1273,10 @@ static int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 's': plan.stats = true; break;
+		case 'p':
+			if (!(plan.profile = profile_named(argv[0], optarg)))
+				return EXIT_USAGE;
+			break;
 		case 'j':
 			if (parse_jit(argv[0], optarg, &plan.cfg.jit) != 0)
 				return EXIT_USAGE;
@@ -1449,14 +1479,9 @@ static int parse_boot_args(int argc, char **argv, bool smoke, struct boot_args *
 	}
 	if (!strcmp(a->fw, "builtin"))
 		a->fw = BHEMU_REF_FIRMWARE_DIR;
-	const struct bh_profile *base = bh_profile_find(base_name);
-	if (!base) {
-		fprintf(stderr, "%s: unknown profile '%s' (known:", argv[0], base_name);
-		for (const char *const *n = bh_profile_names(); *n; n++)
-			fprintf(stderr, " %s", *n);
-		fprintf(stderr, ")\n");
+	const struct bh_profile *base = profile_named(argv[0], base_name);
+	if (!base)
 		return EXIT_USAGE;
-	}
 	char err[1024];
 	watchdog_arm(cmd, a->timeout > 0 ? a->timeout : smoke ? SMOKE_DEFAULT_TIMEOUT : BOOT_DEFAULT_TIMEOUT,
 		     "while reading the firmware");

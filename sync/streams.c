@@ -64,6 +64,7 @@ struct bh_streams {
 	/* Configuration, written by the host before cores run (ordered by their release from
 	 * reset), read relaxed by the handlers. */
 	_Atomic uint32_t cb_layout;                  /* first CB stream in bits 7:0, CB count in 15:8 */
+	_Atomic uint32_t cb_reset_flag;              /* L1 address + 1 of the CB reset byte, 0 = none */
 	struct bh_stream_cb cb[BH_STREAM_MAX_CBS];   /* per CB index */
 	_Atomic bool checks;
 	_Atomic uint32_t gate_waiters;    /* Tensix threads parked on STREAMWAIT (sync/park.h) */
@@ -263,6 +264,20 @@ static bool cb_pop_unwaited(struct bh_access *a, struct bh_streams *st, int cb, 
 			       bh_requester_name(a->who), n, plural(n), cb, old, v, seen, saw > n ? n : saw);
 }
 
+__attribute__((cold, noinline))
+static bool cb_reset_window_found(struct bh_access *a, int cb, uint32_t flag, uint32_t old, uint32_t v)
+{
+	bool acked = (a->addr - BH_STREAM_BASE) % BH_STREAM_STRIDE / 4 == BH_STREAM_REG_CB_ACKED;
+	char other[160];
+	snprintf(other, sizeof other, "trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, "
+		 "L1 0x%x) holds %u (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE", flag, BH_CB_RESET_REQUESTED);
+	return bh_check_access(a, BH_CHECK_CB_RESET_WINDOW, other,
+			       "%s writes CB%d %s 0x%x -> 0x%x while TRISC0 resets the CB counters: the reset may zero "
+			       "it behind the writer, or its kernel started on counters not yet reset (start kernels "
+			       "only after subordinate_sync.trisc0 reads DONE)",
+			       bh_requester_name(a->who), cb, acked ? "tiles_acked" : "tiles_received", old, v);
+}
+
 /* cb-ownership bookkeeping at a pop of n pages: the oldest unpopped page moves n slots on. A
  * write of 0 (a counter reset) starts over at slot 0. */
 static void cb_rd_advance(struct bh_streams *st, int cb, uint32_t v, uint32_t n)
@@ -279,6 +294,21 @@ static void cb_seen_reset(struct bh_streams *st, int cb)
 {
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		atomic_store_explicit(&st->cb[cb].seen_rcv[k], 0, memory_order_relaxed);
+}
+
+/* cb-reset-window (races.md #5): a core other than TRISC0 writes a CB counter while the tile's
+ * CB reset byte (subordinate_sync.trisc0) holds RUN_SYNC_MSG_INIT_SYNC_REGISTERS: TRISC0 has been
+ * asked to zero every CB's counters and has not reported DONE, so the write races the reset (it
+ * may be zeroed behind the writer, or the writer's kernel started on counters not yet reset). True
+ * when the write may go on. TRISC0's own writes (the reset itself, its pops) are not judged; nor
+ * are the host's and the NoC's (the host never writes the counters; remote CBs are not modelled). */
+static bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb, uint32_t old, uint32_t v)
+{
+	uint32_t flag = atomic_load_explicit(&st->cb_reset_flag, memory_order_relaxed);
+	if (!flag || a->who == BH_TRISC0 || !cb_check_on(a, BH_CHECK_CB_RESET_WINDOW) ||
+	    bh_mem_ld(a->tile->l1 + flag - 1, 1) != BH_CB_RESET_REQUESTED)
+		return true;
+	return cb_reset_window_found(a, cb, flag - 1, old, v);
 }
 
 /* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
@@ -308,6 +338,8 @@ static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsig
 	int cbi = stream_cb(st, s);
 	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? cbi : -1;
 	uint32_t old = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+	if (cbi >= 0 && !cb_reset_window(a, st, cbi, old, v))
+		return false;
 	do {
 		if (cb >= 0) {
 			uint32_t rcv = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
@@ -337,6 +369,9 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? stream_cb(st, s) : -1;
 	uint32_t pages = cb >= 0 ? atomic_load_explicit(&st->cb[cb].pages, memory_order_relaxed) : 0;
 	uint64_t old = atomic_load_explicit(&sp->size_avail, memory_order_seq_cst);
+	int cbi = stream_cb(st, s);
+	if (cbi >= 0 && !cb_reset_window(a, st, cbi, (uint32_t)old & MASK17, v))
+		return false;
 	do {
 		uint32_t old_rcv = (uint32_t)old & MASK17, n = (uint16_t)(v - old_rcv);
 		if (pages && n) {
@@ -346,7 +381,6 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&sp->size_avail, &old, (uint64_t)v << 32 | v,
 							memory_order_seq_cst, memory_order_seq_cst));
-	int cbi = stream_cb(st, s);
 	if (cbi >= 0 && v == 0)
 		cb_seen_reset(st, cbi);
 	else if (cbi >= 0 && a->who < BH_CORES_PER_TILE) {
@@ -541,6 +575,49 @@ bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned 
 	return true;
 }
 
+void bh_stream_set_cb_reset_flag(struct bh_tile *t, uint32_t addr)
+{
+	atomic_store_explicit(&t->streams->cb_reset_flag, addr < BH_L1_SIZE ? addr + 1 : 0, memory_order_relaxed);
+}
+
+bool bh_stream_cb_launch_check(struct bh_tile *t)
+{
+	struct bh_streams *st = t->streams;
+	uint32_t flag = atomic_load_explicit(&st->cb_reset_flag, memory_order_relaxed);
+	if (!flag || !bh_checks_on(&t->chip->checks, BH_CHECK_CB_RESET_WINDOW))
+		return false;
+	/* The firmware fences (a seq_cst fence each) between its counter writes and its mailbox
+	 * stores (go DONE, the reset byte); these fences pair with them. */
+	atomic_thread_fence(memory_order_seq_cst);
+	uint8_t reset = (uint8_t)bh_mem_ld(t->l1 + flag - 1, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (reset != 0)
+		return false;
+	uint32_t layout = atomic_load_explicit(&st->cb_layout, memory_order_relaxed);
+	unsigned first = layout & 0xFF, num = layout >> 8 & 0xFF;
+	for (unsigned cb = 0; cb < num; cb++) {
+		uint32_t rcv = (uint32_t)atomic_load_explicit(&st->s[first + cb].size_avail, memory_order_seq_cst) & MASK17;
+		uint32_t acked = atomic_load_explicit(&st->s[first + cb].acked, memory_order_seq_cst);
+		if (!rcv && !acked)
+			continue;
+		uint32_t addr = BH_STREAM_ADDR(first + cb, rcv ? BH_STREAM_REG_CB_RECEIVED : BH_STREAM_REG_CB_ACKED);
+		char region[96], other[192];
+		struct bh_fault f;
+		bh_stream_describe(t, addr, region, sizeof region);
+		snprintf(other, sizeof other, "brisc of (%u,%u), whose firmware starts the kernels: no counter reset is "
+			 "pending (subordinate_sync.trisc0, L1 0x%x, is DONE)", t->x, t->y, flag - 1);
+		bh_check_fill(&f, BH_CHECK_CB_RESET_WINDOW, addr, region, other,
+			      "the host launches on (%u,%u) with CB%u tiles_received 0x%x and tiles_acked 0x%x: the counters "
+			      "were not reset since a run moved them (BRISC asks TRISC0 to reset them, subordinate_sync.trisc0 "
+			      "= 3, after every run), so the kernels start on stale counters",
+			      t->x, t->y, cb, rcv, acked);
+		f.pc = t->chip->core_pc ? t->chip->core_pc(t, BH_BRISC) : 0;
+		bh_check_found(&t->chip->checks, t->index, BH_BRISC, &f);
+		return true;
+	}
+	return false;
+}
+
 bool bh_stream_set_cb_config(struct bh_tile *t, unsigned cb_index, uint32_t addr, uint32_t pages, uint32_t page_size)
 {
 	if (cb_index >= BH_STREAM_MAX_CBS || pages > 0xFFFF || (page_size && (!pages || addr >= BH_L1_SIZE ||
@@ -642,6 +719,7 @@ struct bh_streams *bh_stream_create(void)
 	}
 	memset(st->cb, 0, sizeof st->cb);   /* every CB unknown, nothing seen */
 	atomic_init(&st->cb_layout, 8u | 32u << 8);   /* p100a: CB k on stream 8 + k, 32 CBs */
+	atomic_init(&st->cb_reset_flag, 0);
 	atomic_init(&st->checks, true);
 	atomic_init(&st->gate_waiters, 0);
 	pthread_mutex_init(&st->trace_lock, NULL);

@@ -92,6 +92,18 @@ const char *bh_stream_describe(struct bh_tile *t, uint32_t addr, char *buf, size
  * (p100a: 8, 32; newer tt-metal: 0, 64). Returns false (nothing changed) if it does not fit
  * in 64 streams. Set it before cores run. */
 bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned num_cbs);
+/* cb-reset-window (races.md #5): the L1 byte through which BRISC asks TRISC0 to zero the CB
+ * counters, subordinate_sync.trisc0 of the firmware profile (launch.md 2, 5, 8): while it holds
+ * BH_CB_RESET_REQUESTED (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), a CB counter write by any core but
+ * TRISC0 is a finding. The host registers it with the profile (bh_boot, bh_device_use_profile);
+ * an address outside L1 (BH_L1_SIZE) unregisters it: nothing is judged. Set it before cores run. */
+#define BH_CB_RESET_REQUESTED 3u
+void bh_stream_set_cb_reset_flag(struct bh_tile *t, uint32_t addr);
+/* cb-reset-window at a launch (the kernels' entry): with the reset byte registered and at DONE (no
+ * reset pending), every CB counter must be 0; the first CB with a non-zero counter is recorded as
+ * a finding against BRISC (logged in either mode: the host's launch goes on). True when found.
+ * Slow dispatch calls it before it sets a tile's GO (host/program.c). */
+bool bh_stream_cb_launch_check(struct bh_tile *t);
 /* CB cb_index as its config block (sync.md 3.1) describes it: FIFO at L1 addr, pages pages of
  * page_size bytes. Launches set it from the config they write (host/program.c), `bhemu run` when
  * a guest sets its CBs up (the cb_config host call). pages 0 = unknown (the overfill check is then

@@ -516,6 +516,13 @@ struct bh_boot_result {
 int bh_boot(struct bh_device *dev, const struct bh_profile *prof, const char *fw_dir,
 	    const struct bh_boot_options *opt, struct bh_boot_result *res);
 
+/* Registers the firmware protocol of profile prof with every tile, as bh_boot does before it
+ * releases BRISC: where the CB counters live (CB layout), the launch slots launch-slot-busy
+ * guards and the CB reset byte (subordinate_sync.trisc0) cb-reset-window watches. For programs
+ * that follow the profile's mailbox layout without booting its firmware (`bhemu run --profile`).
+ * Call it before any core runs. BH_ERR_ARG when the CB layout does not fit in the 64 streams. */
+int bh_device_use_profile(struct bh_device *dev, const struct bh_profile *prof);
+
 /* ---------------------------------------------------------------------------------------------
  * Programs and slow dispatch (host/program.c; firmware/kernel/ABI.md is the kernel contract).
  *
@@ -731,6 +738,7 @@ enum bh_check {
 	BH_CHECK_CQ_SLOT_OVERWRITTEN,   /* cq-slot-overwritten */
 	BH_CHECK_CQ_COMPLETION_RD,      /* cq-completion-rd */
 	BH_CHECK_SFPU_ERRATUM,          /* sfpu-erratum */
+	BH_CHECK_CB_RESET_WINDOW,       /* cb-reset-window */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))

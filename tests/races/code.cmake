@@ -1,4 +1,4 @@
-# Code and launch-state races (races.md 1, 3, 6, 7, 8, 30): see tests/races/CMakeLists.txt.
+# Code and launch-state races (races.md 1, 3, 5, 6, 7, 8, 30): see tests/races/CMakeLists.txt.
 
 race_item(06 stale_icache
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/06_stale_icache.c
@@ -38,4 +38,13 @@ race_item(03 release_order
   STATUS 9
   EXPECT "release_order: ncrisc read its launch message before brisc wrote it"
   SEEDS 30
+  TWIN_SEEDS 10)
+
+race_item(05 cb_reset_window
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/05_cb_reset_window.c
+  CFLAGS --param=min-pagesize=0
+  RUN --cores brisc,ncrisc,trisc0 --profile p100a --timeout 20
+  STATUS 8
+  EXPECT "^bhemu: check cb-reset-window: on tile 0 \\(1,2\\) core brisc$" "other: trisc0, asked to zero the CB counters"
+  SEEDS 3
   TWIN_SEEDS 10)

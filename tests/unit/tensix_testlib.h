@@ -84,6 +84,17 @@ static inline void expect_push_fault_after(struct bh_device *dev, enum bh_core_i
 	free(r);
 }
 
+/* `core` runs p (already emitted), then pushes w (*pc: the push's pc), waits in tensix_sync and
+ * exits 0; returns its result (run_checked: free it). */
+static inline struct bh_core_result *run_push_checked(struct bh_device *dev, enum bh_core_id core, struct prog *p,
+						      uint32_t w, uint32_t *pc)
+{
+	*pc = emit_push_at(p, core, w);
+	emit_tensix_sync(p);
+	emit_exit_with(p, 0);
+	return run_checked(dev, core, p);
+}
+
 /* `core` pushes w[0..n), waits in tensix_sync and exits 0: every word has executed. */
 static inline void run_pushes(struct bh_device *dev, enum bh_core_id core, const uint32_t *w, size_t n)
 {

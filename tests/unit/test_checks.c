@@ -110,10 +110,8 @@ Test(checks, sem_reinit_while_another_thread_waits_names_the_waiter)
 	uint32_t held = emit_waiter_on_sem3(&w);
 	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &w), 0);
 	wait_report_has(dev, "tensix1: waits at the Wait Gate");
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, SEMINIT(1u << 3, 1, 0));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC0, &p, SEMINIT(1u << 3, 1, 0), &pc);
 	char other[224];
 	snprintf(other, sizeof other,
 		 "  other: Tensix thread 1 held at its Wait Gate by SEMWAIT until semaphore 3 is non-zero (value 0, max 1) "
@@ -133,10 +131,8 @@ Test(checks, sem_reinit_while_another_thread_has_a_semwait_latched_names_the_lat
 	emit_tensix_sync(&w);
 	emit_exit_with(&w, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_TRISC1, &w), 0);
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, SEMINIT(1u << 3, 1, 0));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC0, &p, SEMINIT(1u << 3, 1, 0), &pc);
 	expect_check(dev, res, BH_CORE_TRISC0, "sem-reinit", pc,
 		     "  other: Tensix thread 1 with SEMWAIT wait_sem_cond=0x1 sem_sel=0x8 stall_res=0x2 latched (its next gated "
 		     "instruction waits on it)\n",
@@ -611,10 +607,8 @@ Test(checks, storereg_finding_stops_the_pusher_with_the_checks_report)
 	emit_exit_with(&b, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
 	emit_push(&p, SETDMAREG(2 * 9, 1));   /* GPR 9 = 1 */
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, STOREREG(9, CMDBUF0(0) + N_CMD_CTRL));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC0, &p, STOREREG(9, CMDBUF0(0) + N_CMD_CTRL), &pc);
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 1);
 	expect_check(dev, res, BH_CORE_TRISC0, "noc-shared-initiator", pc, "  other: brisc, which wrote NOC_RET_ADDR_HI",
 		     "(pushed by trisc0): STOREREG GPR 9 -> 0xffb20040 (NoC0 NIU): issue (CMD_CTRL) of NoC0 command buffer 0 by "

@@ -1,6 +1,7 @@
-/* The code and launch-state detectors (races.md 1, 6, 8, 30): writes into code a running core
- * executed since its last I-cache invalidate, fetches of such stale bytes, atomics into code, and
- * accesses to a local RAM while its post-reset zeroing may still run. Each has a bug program
+/* The code and launch-state detectors (races.md 1, 5, 6, 7, 8, 30): writes into code a running core
+ * executed since its last I-cache invalidate, fetches of such stale bytes, atomics into code,
+ * accesses to a local RAM while its post-reset zeroing may still run, launch slots rewritten while
+ * BRISC owns them, and CB counters written while TRISC0 resets them. Each has a bug program
  * stopped with the exact report and a fixed twin that runs to its end with no finding. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "fabric/tile.h"
 #include "host/device.h"
+#include "sync/streams.h"
 #include "testlib.h"
 
 #define FUNC 0x6000u                /* a function brisc calls: li a0, v; ret */
@@ -378,4 +380,101 @@ Test(checks_code, launch_slot_reused_after_brisc_finished_is_not_flagged)
 		free(res);
 		bh_device_close(dev);
 	}
+}
+
+/* ------------------------------------------------------------------ #5 CB counters written during TRISC0's reset */
+
+#define CB_RESET_BYTE 0x69u                                 /* p100a subordinate_sync.trisc0 (launch.md 6) */
+#define CB_REG(s, r) (0xFFB40000u + 0x1000u * (s) + 4u * (r))   /* CB n on stream 8 + n (p100a) */
+#define CB_WHY_TAIL " while TRISC0 resets the CB counters: the reset may zero it behind the writer, or its kernel " \
+		    "started on counters not yet reset (start kernels only after subordinate_sync.trisc0 reads DONE)"
+#define CB_RESET_OTHER "  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 " \
+		       "0x69) holds 3 (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n"
+
+/* A device whose tile 0 follows the p100a profile (bh_device_use_profile registers subordinate_sync
+ * + 1 as the CB reset byte), with that byte at `sync`. */
+static struct bh_device *open_cb_reset(uint32_t checks, enum bh_check_mode mode, bool profile, uint8_t sync)
+{
+	struct bh_device *dev = t_open_checks(checks, mode);
+	if (profile)
+		cr_assert_eq(bh_device_use_profile(dev, bh_profile_default()), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, CB_RESET_BYTE, &sync, 1), BH_OK);
+	return dev;
+}
+
+/* NCRISC pushes a page into CB0 (tiles_received 0 -> 1), BRISC zeroes CB31's tiles_acked itself:
+ * both while TRISC0 has been asked to reset the counters. Each is stopped at its store and the
+ * register keeps its value. */
+Test(checks_code, cb_reset_window_counter_write_during_trisc0_reset_stops_the_writer)
+{
+	static const struct {
+		enum bh_core_id core;
+		unsigned stream, reg;
+		uint32_t v;
+		const char *why;
+	} bugs[] = {
+		{ BH_CORE_NCRISC, 8, 10, 1, "  why: ncrisc writes CB0 tiles_received 0x0 -> 0x1" CB_WHY_TAIL },
+		{ BH_CORE_BRISC, 39, 8, 0, "  why: brisc writes CB31 tiles_acked 0x0 -> 0x0" CB_WHY_TAIL },
+	};
+	for (unsigned k = 0; k < N(bugs); k++) {
+		struct bh_device *dev = open_cb_reset(0, BH_CHECK_STOP, true, 3);
+		struct prog p = { 0 };
+		uint32_t pc = emit_store_pc(&p, bugs[k].core, CB_REG(bugs[k].stream, bugs[k].reg), bugs[k].v);
+		emit_exit_with(&p, 0);
+		struct bh_core_result *res = run_checked(dev, bugs[k].core, &p);
+		assert_has(res->report, "  access: 4-byte store to ");
+		cr_expect_eq(bh_stream_read(dev->tiles[0], bugs[k].stream, bugs[k].reg), 0, "the refused write landed");
+		expect_check(dev, res, bugs[k].core, "cb-reset-window", pc, CB_RESET_OTHER, bugs[k].why);
+	}
+}
+
+/* Not judged: TRISC0's own writes in the window (the reset itself), any write once the byte is back
+ * at DONE, a stream outside the profile's CB layout, a tile with no profile registered, and the
+ * check left out. Every write lands and nothing is found. */
+Test(checks_code, cb_reset_window_writes_outside_the_window_or_by_trisc0_are_not_flagged)
+{
+	static const struct {
+		enum bh_core_id core;
+		unsigned stream;
+		uint8_t sync;
+		bool profile;
+		uint32_t checks;
+	} twins[] = {
+		{ BH_CORE_TRISC0, 8, 3, true, 0 },
+		{ BH_CORE_NCRISC, 8, 0, true, 0 },
+		{ BH_CORE_NCRISC, 40, 3, true, 0 },
+		{ BH_CORE_NCRISC, 8, 3, false, 0 },
+		{ BH_CORE_BRISC, 8, 3, true, BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~BH_CHECK_BIT(BH_CHECK_CB_RESET_WINDOW)) },
+	};
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = open_cb_reset(twins[k].checks, BH_CHECK_STOP, twins[k].profile, twins[k].sync);
+		struct prog p = { 0 };
+		emit_store_pc(&p, twins[k].core, CB_REG(twins[k].stream, 10), 1);
+		emit_exit_with(&p, 0);
+		struct bh_core_result *res = run_checked(dev, twins[k].core, &p);
+		cr_expect_eq(res->status, BH_RUN_EXITED, "twin %u: %s", k, res->report);
+		cr_expect_eq(bh_stream_read(dev->tiles[0], twins[k].stream, 10), 1, "twin %u", k);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
+		free(res);
+		bh_device_close(dev);
+	}
+}
+
+/* Log mode: the write lands, the core runs on, and the finding is recorded once. */
+Test(checks_code, cb_reset_window_log_mode_records_the_write_and_goes_on)
+{
+	struct bh_device *dev = open_cb_reset(0, BH_CHECK_LOG, true, 3);
+	struct prog p = { 0 };
+	uint32_t pc = emit_store_pc(&p, BH_CORE_NCRISC, CB_REG(9, 10), 2);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &p), 0);
+	cr_expect_eq(bh_stream_read(dev->tiles[0], 9, 10), 2);
+	char buf[2048], at[32];
+	cr_assert_eq(bh_device_findings(dev, buf, sizeof buf), 1, "%s", buf);
+	snprintf(at, sizeof at, "  pc 0x%08x", pc);
+	assert_has(buf, "check cb-reset-window: on tile 0 (1,2) core ncrisc\n");
+	assert_has(buf, at);
+	assert_has(buf, CB_RESET_OTHER);
+	assert_has(buf, "  why: ncrisc writes CB1 tiles_received 0x0 -> 0x2" CB_WHY_TAIL);
+	bh_device_close(dev);
 }

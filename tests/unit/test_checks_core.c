@@ -1,4 +1,5 @@
-/* The core and Tensix misuse detectors (fabric/check.h, races.md #14, #16, #17, #20): for each a
+/* The core and Tensix misuse detectors (fabric/check.h, races.md #14, #16, #17, #20; #5 for a
+ * TRISC's STOREREG, the rest of #5 is in test_checks_code.c): for each a
  * program with the bug is stopped with the exact report (check, core, pc, other party, why), and
  * its fixed twin runs to its end with no finding. */
 #include <criterion/criterion.h>
@@ -44,10 +45,8 @@ Test(checks_core, cfg_hazard_rdcfg_right_after_wrcfg_of_its_word_is_flagged)
 	struct prog p = { 0 };
 	emit_push(&p, SETDMAREG(4, 0x1234));
 	uint32_t wr = emit_push_at(&p, BH_CORE_TRISC0, WRCFG(2, SCRATCH0));
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC0, RDCFG(3, SCRATCH0));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC0, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC0, &p, RDCFG(3, SCRATCH0), &pc);
 	char other[256];
 	snprintf(other, sizeof other,
 		 "  other: the WRCFG right before it: Tensix thread 0, instruction 0xb00200d1 WRCFG cfg_reg=0xd1 "
@@ -64,10 +63,8 @@ Test(checks_core, cfg_hazard_rmwcib_inside_a_128_bit_wrcfg_is_flagged)
 	struct bh_device *dev = t_open();
 	struct prog p = { 0 };
 	emit_push(&p, WRCFG(4, 208u) | 1u << 15);   /* words 208..211 from GPRs 4..7 */
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, TT(0xB3, 0xFFu << 16 | 0x5Au << 8 | 210u));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC1, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC1, &p, TT(0xB3, 0xFFu << 16 | 0x5Au << 8 | 210u), &pc);
 	expect_one_check(dev, res, BH_CORE_TRISC1, "cfg-hazard", pc, "  other: the WRCFG right before it: ",
 		     "reads configuration word 210 in the cycle after the WRCFG before it wrote it");
 }
@@ -98,10 +95,8 @@ Test(checks_core, cfg_hazard_gpr_read_before_the_rdcfg_result_is_flagged)
 	struct prog p = { 0 };
 	uint32_t rd = emit_push_at(&p, BH_CORE_TRISC2, RDCFG(3, SCRATCH0));
 	emit_push(&p, TT_NOP);
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC2, STOREREG(3, 0xFFB40000u + 0x1000u * 8 + 0x20u));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC2, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC2, &p, STOREREG(3, 0xFFB40000u + 0x1000u * 8 + 0x20u), &pc);
 	char other[256];
 	snprintf(other, sizeof other,
 		 "  other: the RDCFG writing it: Tensix thread 2, instruction 0xb10300d1 RDCFG cfg_reg=0xd1 "
@@ -298,4 +293,25 @@ Test(checks_core, poll_no_fence_fenced_or_cache_off_or_register_polls_are_not_fl
 		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
 		bh_device_close(dev);
 	}
+}
+
+/* ------------------------------------------------------------------ #5 cb-reset-window, Tensix side */
+
+/* TRISC2's cb_push_back publishes tiles_received through the scalar unit (sync.md 2.2): a STOREREG
+ * of GPR 24 into CB0's reg 10 while subordinate_sync.trisc0 (p100a: L1 0x69) holds 3 is TRISC2's
+ * write in the window, flagged at its push. */
+Test(checks_core, cb_reset_window_storereg_push_during_trisc0_reset_is_flagged)
+{
+	struct bh_device *dev = t_open();
+	const uint8_t requested = 3;
+	cr_assert_eq(bh_device_use_profile(dev, bh_profile_default()), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, 0x69, &requested, 1), BH_OK);
+	struct prog p = { 0 };
+	emit_push(&p, SETDMAREG(2 * 24, 1));   /* GPR 24 = 1 */
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC2, &p, STOREREG(24, 0xFFB40000u + 0x1000u * 8 + 0x28u), &pc);
+	expect_one_check(dev, res, BH_CORE_TRISC2, "cb-reset-window", pc,
+			 "  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 0x69) "
+			 "holds 3 (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n",
+			 "trisc2 writes CB0 tiles_received 0x0 -> 0x1 while TRISC0 resets the CB counters");
 }

@@ -3,7 +3,8 @@
  * CB set-up (the cb_config host call). The bug programs are the race catalogue's
  * (tests/races/NN_slug.c, built with and without RACE_FIXED): each is stopped with the exact
  * report, its twin runs clean; log mode records a finding once and lets the run go on. The
- * host-protocol check (cq-record-changed, #28) is tested in test_race_host.c. */
+ * host-protocol check (cq-record-changed, #28) is tested in test_race_host.c; cb-reset-window (#5) is
+ * tested here through its race program and in test_checks_code.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +143,37 @@ Test(checks_host, cb_pop_unwaited_names_the_pop_the_producer_and_what_the_core_s
 		NULL,
 	};
 	cli_expect("--cores brisc,ncrisc", POP_ELF, 8, want);
+}
+
+#define CB_RESET_ELF "guest/race_05_cb_reset_window.elf"
+#define CB_RESET_RUN "--cores brisc,ncrisc,trisc0 --profile p100a --timeout 20"
+
+/* races.md #5 as a program plays the firmware's launch protocol on the p100a mailbox: BRISC's
+ * first push into CB0 comes right after it asked TRISC0 to reset the counters. */
+Test(checks_host, cb_reset_window_names_the_push_and_trisc0)
+{
+	static const char *const want[] = {
+		"bhemu: check cb-reset-window: on tile 0 (1,2) core brisc\n  pc 0x",
+		" <main_brisc+0x",
+		"  access: 4-byte store to 0xffb48028 in NoC overlay stream registers\n",
+		"  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 0x69) holds 3 "
+		"(RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n",
+		"  why: brisc writes CB0 tiles_received 0x0 -> 0x1 while TRISC0 resets the CB counters: the reset may zero "
+		"it behind the writer, or its kernel started on counters not yet reset (start kernels only after "
+		"subordinate_sync.trisc0 reads DONE)\n",
+		NULL,
+	};
+	cli_expect(CB_RESET_RUN, CB_RESET_ELF, 8, want);
+}
+
+/* The twin waits for TRISC0's DONE before each launch: four launches, every page checked. */
+Test(checks_host, cb_reset_window_twin_waits_for_trisc0_done)
+{
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		char opts[128];
+		snprintf(opts, sizeof opts, CB_RESET_RUN " --provoke delay --seed %u", seed);
+		cli_clean(opts, "guest/race_05_cb_reset_window_fixed.elf");
+	}
 }
 
 Test(checks_host, cb_pop_unwaited_twin_waits_on_both_cbs)

@@ -1,4 +1,4 @@
-/* races.md #7, as a slow-dispatch host would make it: the next program's launch message written
+/* races.md #7 (and #5 at the end), as a slow-dispatch host would make it: the next program's launch message written
  * into launch[0] while BRISC still runs the kernel of the current one (go signal GO, mode HOST).
  * launch-slot-busy (a default check) records it against BRISC; the fixed twin waits for the go
  * signal to return to DONE first. Boots the reference firmware (p100a profile) on one tile. */
@@ -101,5 +101,68 @@ Test(race_07, fixed_next_launch_message_written_after_done_is_not_flagged)
 	struct bh_device *dev = relaunch(true);
 	char buf[2048] = "";
 	cr_expect_eq(bh_device_findings(dev, buf, sizeof buf), 0, "%s", buf);
+	bh_device_close(dev);
+}
+
+/* races.md #5, the launch side: the kernels of a launch start on the CB counters as they are at GO,
+ * which the firmware's reset between runs (subordinate_sync.trisc0 = 3, TRISC0 zeroes them) leaves
+ * at 0. A BRISC kernel pushes and pops one page of CB2 (stream 10) each launch; the reference
+ * firmware resets after every run, so the next launch starts clean. The host launches once the
+ * reset is over (with one pending the check has nothing to judge). */
+#define CB2_RECEIVED 0xFFB4A028u
+#define CB2_ACKED 0xFFB4A020u
+#define SYNC_WORD 0x68u                 /* subordinate_sync; byte 1 is TRISC0's (launch.md 6) */
+
+static int launch_push_pop(struct bh_device *dev)
+{
+	struct bh_program *p;
+	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
+	struct prog k = { 0 };
+	emit_store_word(&k, CB2_RECEIVED, 1);
+	emit_store_word(&k, CB2_ACKED, 1);
+	emit(&k, INSN_RET);
+	cr_assert(bh_program_add_kernel_code(p, BH_CORE_BRISC, k.w, k.n, &(struct bh_core_range){ 0, 0, 0, 0 }, 1) >= 0);
+	int rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 10 }, NULL);
+	cr_expect_eq(rc, BH_OK, "%s", bh_program_error(p));
+	bh_program_destroy(p);
+	return rc;
+}
+
+Test(race_05, launches_after_the_firmware_reset_the_counters_are_not_flagged)
+{
+	tl_skip_unless_built("firmware/ref/brisc.elf");
+	struct bh_device *dev = tl_boot_ref_grid(1, 1);
+	launch_push_pop(dev);
+	for (int i = 0; i < 3; i++) {
+		wait_word(dev, SYNC_WORD, 0xFF00u, 0);   /* the reset is over: the check looks at the counters */
+		launch_push_pop(dev);
+	}
+	char buf[2048] = "";
+	cr_expect_eq(bh_device_findings(dev, buf, sizeof buf), 0, "%s", buf);
+	bh_device_close(dev);
+}
+
+/* The counters a run moved and no reset followed (as firmware that skips the hand-off leaves
+ * them; here the host puts them there once TRISC0's reset is over): the next launch is flagged,
+ * against BRISC, naming the CB. */
+Test(race_05, launch_on_counters_not_reset_since_a_run_is_flagged)
+{
+	tl_skip_unless_built("firmware/ref/brisc.elf");
+	struct bh_device *dev = tl_boot_ref_grid(1, 1);
+	/* A run first: BRISC asks for the reset before it reports DONE (after boot it asks only after
+	 * DONE), so once the byte reads DONE here the reset is over and none is pending. */
+	launch_push_pop(dev);
+	wait_word(dev, SYNC_WORD, 0xFF00u, 0);
+	cr_assert_eq(bh_reg_write(dev, 0, CB2_RECEIVED, 1), BH_OK);
+	cr_assert_eq(bh_reg_write(dev, 0, CB2_ACKED, 1), BH_OK);
+	launch_push_pop(dev);
+	char buf[2048] = "";
+	cr_assert_eq(bh_device_findings(dev, buf, sizeof buf), 1, "%s", buf);
+	assert_has(buf, "check cb-reset-window: on tile 0 (1,2) core brisc\n");
+	assert_has(buf, "  other: brisc of (1,2), whose firmware starts the kernels: no counter reset is pending "
+			"(subordinate_sync.trisc0, L1 0x69, is DONE)\n");
+	assert_has(buf, "  why: the host launches on (1,2) with CB2 tiles_received 0x1 and tiles_acked 0x1: the counters "
+			"were not reset since a run moved them (BRISC asks TRISC0 to reset them, subordinate_sync.trisc0 = 3, "
+			"after every run), so the kernels start on stale counters");
 	bh_device_close(dev);
 }

@@ -871,10 +871,8 @@ Test(tensix_sfpu, ten2932_result_into_lreg4_7_with_dest_index_is_reported)
 	struct bh_device *dev = t_open();
 	struct prog p = { 0 };
 	emit_push(&p, SFPCONFIG(0x4, 15, 1));
-	uint32_t pc = emit_push_at(&p, BH_CORE_TRISC1, SFPMAD(10, 10, 9, 5, 0));
-	emit_tensix_sync(&p);
-	emit_exit_with(&p, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_TRISC1, &p);
+	uint32_t pc;
+	struct bh_core_result *res = run_push_checked(dev, BH_CORE_TRISC1, &p, SFPMAD(10, 10, 9, 5, 0), &pc);
 	expect_check(dev, res, BH_CORE_TRISC1, "sfpu-erratum", pc, NULL,
 		     "erratum TEN-2932: SFPMAD writes LReg 5 with ENABLE_DEST_INDEX set: undefined on silicon (LReg kept)");
 	dev = t_open_checks(BH_CHECK_BIT(BH_CHECK_SFPU_ERRATUM), BH_CHECK_LOG);
