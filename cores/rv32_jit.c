@@ -89,12 +89,11 @@ enum rv_jit_mode rv32_jit_default_mode(void)
 #define JIT_DROP_COOLDOWN 200000u
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
-/* Registers the compiled code keeps (all callee-saved in the SysV ABI, so C helpers keep them). */
+/* Registers the compiled code keeps (all callee-saved in the SysV ABI, so C helpers keep them);
+ * r14 and r15 hold pinned guest registers. */
 #define R_X RBX      /* guest registers: bh_core.x */
 #define R_L1 R12     /* L1 base */
 #define R_IC R13     /* instructions completed */
-#define R_LIM R14    /* event-check limit */
-#define R_LDM R15    /* local RAM base */
 #define R_CTX RBP    /* struct rv_jit_ctx */
 
 /* x86 condition codes */
@@ -213,12 +212,13 @@ static void x_rr(struct jbuf *b, bool w, unsigned opc, int r, int rm)
 
 #define XOFF(r) ((int32_t)(4 * (r)))
 /* Pinned guest registers: the region's most used ones live in host registers the compiled code
- * does not otherwise use (all caller-saved), written through: every write also goes to x[], so
- * x[] is always current and exits, cold code and C helpers need nothing; after a call (which may
- * clobber them) the code reloads them from x[], and each entry into the region loads them first
- * (an entry stub per target). Only the main code reads them. */
-#define JIT_PINS 6u
-static const int pin_host[JIT_PINS] = { RSI, RDI, R8, R9, R10, R11 };
+ * does not otherwise use (six caller-saved ones, and r14/r15, saved by the trampoline; the
+ * event-check limit and the local RAM base are read from the context instead), written through:
+ * every write also goes to x[], so x[] is always current and exits, cold code and C helpers need
+ * nothing; after a call (which may clobber them) the code reloads them from x[], and each entry
+ * into the region loads them first (an entry stub per target). Only the main code reads them. */
+#define JIT_PINS 8u
+static const int pin_host[JIT_PINS] = { RSI, RDI, R8, R9, R10, R11, R14, R15 };
 
 static int pin_of(const struct jc *jc, const struct jbuf *b, unsigned xr)
 {
@@ -527,7 +527,8 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	struct jbuf *k = &jc->k;
 	unsigned ldm_fix = jc->nfix;                  /* the jae of emit_ldm_check, patched below */
 	emit_ldm_check(jc, lg, 0);
-	x_m(k, 0, false, opc, RDX, R_LDM, RCX, 0);
+	x_m(k, 0, true, 0x03, RCX, R_CTX, -1, offsetof(struct rv_jit_ctx, ldm));     /* add rcx, local RAM base */
+	x_m(k, 0, false, opc, RDX, RCX, -1, 0);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
 	/* Anything else (register windows, other cores' local RAM, ...): the interpreter's slow
 	 * load through a call, so a poll of a register stays in compiled code. */
@@ -603,7 +604,8 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	unsigned ldm_fix = jc->nfix;
 	emit_ldm_check(jc, lg, 0);
 	ldx(jc, k, RDX, in->rs2);
-	x_m(k, pfx, false, opc, RDX, R_LDM, RCX, 0);
+	x_m(k, 0, true, 0x03, RCX, R_CTX, -1, offsetof(struct rv_jit_ctx, ldm));     /* add rcx, local RAM base */
+	x_m(k, pfx, false, opc, RDX, RCX, -1, 0);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
 	/* Anything else (device registers, other cores' local RAM, misaligned or unmapped): the
 	 * interpreter's slow store through a call, so issuing a NoC request stays in compiled code. */
@@ -639,7 +641,7 @@ static void emit_goto(struct jc *jc, struct jbuf *b, unsigned slot, uint32_t to,
 	if (local && t >= jc->s0 && t < jc->end && jc->target[t]) {
 		if (t <= slot) {
 			/* Back edge: keep going until the event-check limit, then leave through lookup. */
-			x_rr(b, true, 0x3b, R_IC, R_LIM);    /* cmp r13, r14 */
+			x_m(b, 0, true, 0x3b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));   /* cmp r13, limit */
 			jcc_to(jc, b, CC_B, FIX_LABEL, t);
 		} else {
 			jmp_to(jc, b, FIX_LABEL, t);
@@ -680,7 +682,7 @@ static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, 
 		uint8_t *skip = m->p;
 		b4(m, 0);
 		add_count(m, pend + 1);
-		x_rr(m, true, 0x3b, R_IC, R_LIM);
+		x_m(m, 0, true, 0x3b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));
 		jcc_to(jc, m, CC_B, FIX_LABEL, t);
 		uintptr_t cold = cold_here(jc);
 		jmp_to(jc, m, FIX_COLD, cold);
@@ -958,8 +960,6 @@ static void emit_trampolines(struct rv_jit *j)
 	x_m(&b, 0, true, 0x8b, R_X, R_CTX, -1, offsetof(struct rv_jit_ctx, x));
 	x_m(&b, 0, true, 0x8b, R_L1, R_CTX, -1, offsetof(struct rv_jit_ctx, l1));
 	x_m(&b, 0, true, 0x8b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, icount));
-	x_m(&b, 0, true, 0x8b, R_LIM, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));
-	x_m(&b, 0, true, 0x8b, R_LDM, R_CTX, -1, offsetof(struct rv_jit_ctx, ldm));
 	b1(&b, 0xff);                    /* jmp rsi */
 	b1(&b, 0xe6);
 	while ((uintptr_t)b.p & 15)
