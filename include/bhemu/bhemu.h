@@ -1,7 +1,8 @@
 /* bhemu: multi-threaded emulator of Tenstorrent Blackhole chips — public C API.
  *
  * A device is a set of Tensix tiles; every baby RISC-V core of every tile runs on its own OS
- * thread. Cores start held in reset (SOFT_RESET_0 = 0x47800) and use no CPU until released.
+ * thread. Cores start held in reset (SOFT_RESET_0 = 0x47800) and use no CPU until released; a
+ * core's thread is created at its first release (with serial scheduling, at open).
  * All functions are thread-safe unless stated otherwise. */
 #ifndef BHEMU_BHEMU_H
 #define BHEMU_BHEMU_H
