@@ -16,6 +16,7 @@
 #   --rvgen PATH --cc PATH --ldscript FILE --obj FILE...   random mode inputs
 #   --first-seed S          first random seed (default 1)
 #   --count K               instructions per random program (default 1000)
+#   --loops                 rvgen --loops: runs of the program in counted loops (back edges)
 #   --keep DIR              keep generated sources, ELFs and outputs in DIR
 # exit status: 0 all matched, 1 a mismatch, 2 bad usage or a tool failed
 set -u
@@ -36,7 +37,7 @@ timeout_s=300
 random_n=0
 first_seed=1
 count=1000
-rvgen="" cc="" ldscript="" keep=""
+rvgen="" cc="" ldscript="" keep="" loops=()
 objs=()
 positional=()
 
@@ -48,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--random) random_n="$2"; shift 2 ;;
 	--first-seed) first_seed="$2"; shift 2 ;;
 	--count) count="$2"; shift 2 ;;
+	--loops) loops=(--loops); shift ;;
 	--rvgen) rvgen="$2"; shift 2 ;;
 	--cc) cc="$2"; shift 2 ;;
 	--ldscript) ldscript="$2"; shift 2 ;;
@@ -171,7 +173,7 @@ last=$((first_seed + random_n - 1))
 for seed in $(seq "$first_seed" "$last"); do
 	src="$work/rvgen_$seed.S"
 	elf="$work/rvgen_$seed.elf"
-	if ! "$rvgen" --seed "$seed" --count "$count" -o "$src"; then
+	if ! "$rvgen" --seed "$seed" --count "$count" "${loops[@]}" -o "$src"; then
 		echo "difftest.sh: rvgen failed for seed $seed" >&2
 		exit 2
 	fi
@@ -188,7 +190,7 @@ for seed in $(seq "$first_seed" "$last"); do
 done
 if [ "$failed" -gt 0 ]; then
 	echo "random difftest: $failed of $random_n seeds differ:$failed_seeds" \
-		"(regenerate one with: $rvgen --seed S --count $count -o FILE.S; use --keep DIR to keep files)"
+		"(regenerate one with: $rvgen --seed S --count $count ${loops[*]} -o FILE.S; use --keep DIR to keep files)"
 	exit 1
 fi
 echo "random difftest: all $random_n seeds ($first_seed..$last, $count items each) match"

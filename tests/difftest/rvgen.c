@@ -5,7 +5,13 @@
  * straight-line sequence with forward branches and jumps, and stores every register into
  * rvgen_regs[]. sp (x2) is reserved as the base of the scratch buffer rvgen_scratch, the only
  * memory the sequence touches (aligned offsets only). rvgen_main.c calls it and prints the
- * registers and a hash of the scratch buffer. The same seed always gives the same file. */
+ * registers and a hash of the scratch buffer. The same seed always gives the same file.
+ *
+ * --loops wraps runs of 3..16 items in counted loops (2..12 iterations, the counter in a word
+ * past rvgen_regs that the items never touch, loaded into t0 around the back edge): forward
+ * targets stay inside their loop (a target past its end goes to the loop's decrement) and
+ * targets outside loops stop at the next loop's start, which sets the counter. Without
+ * --loops the program of a seed is what it always was. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,6 +29,10 @@ struct rvgen {
 	FILE *out;
 	int count;	/* items in the body; each item has the label .Lrg_<index> */
 	bool amo;
+	bool loops;
+	int *loop_end;	/* --loops: at a loop's first item, the index after its last; else 0 */
+	int *loop_iter;	/* at a loop's first item, its iterations */
+	int *in_loop;	/* per item: the first item of its loop, or -1 */
 };
 
 static uint64_t rvgen_next(struct rvgen *g)
@@ -116,6 +126,26 @@ static int rvgen_forward(struct rvgen *g, int index)
 	return target > g->count ? g->count : target;
 }
 
+/* The label a forward jump of item index to item target lands on (--loops: kept inside the item's
+ * loop, or before the next loop's counter set-up). */
+static void rvgen_target(const struct rvgen *g, int index, int target, char *buf, size_t n)
+{
+	if (g->loops && g->in_loop[index] >= 0) {
+		int first = g->in_loop[index];
+		if (target >= g->loop_end[first]) {
+			snprintf(buf, n, ".Llend_%d", first);
+			return;
+		}
+	} else if (g->loops) {
+		for (int k = index + 1; k < target; k++)
+			if (g->loop_end[k]) {
+				target = k;
+				break;
+			}
+	}
+	snprintf(buf, n, ".Lrg_%d", target);
+}
+
 /* A scratch offset from sp for an access of width bytes, aligned to width, from a raw draw. */
 static int rvgen_offset(uint32_t raw, int width)
 {
@@ -176,12 +206,21 @@ static void rvgen_draw(struct rvgen *g, int index, struct rvgen_draw *d)
 }
 
 /* One item of the body: usually one instruction, sometimes a short group. */
+#define RVGEN_LOOP_COUNTER (RVGEN_SCRATCH_BYTES / 2 + 128)	/* sp offset: past rvgen_regs */
+
 static void rvgen_item(struct rvgen *g, int index)
 {
 	struct rvgen_draw d;
+	char to[32];
 
 	rvgen_draw(g, index, &d);
 	fprintf(g->out, ".Lrg_%d:\n", index);
+	if (g->loops && g->loop_end[index]) {
+		emit(g, "li t0, %d", g->loop_iter[index]);
+		emit(g, "sw t0, %d(sp)", RVGEN_LOOP_COUNTER);
+		fprintf(g->out, ".Llbody_%d:\n", index);
+	}
+	rvgen_target(g, index, d.forward, to, sizeof to);
 	if (d.kind < 35) {
 		emit(g, "%s x%d, x%d, x%d", rvgen_rr_ops[d.pick % N_OF(rvgen_rr_ops)], d.rd, d.rs1,
 		     d.rs2);
@@ -214,14 +253,13 @@ static void rvgen_item(struct rvgen *g, int index)
 		else
 			emit(g, "sw x%d, %d(x%d)", d.rs1, b, d.temp);
 	} else if (d.kind < 92) {
-		emit(g, "%s x%d, x%d, .Lrg_%d", rvgen_branches[d.pick % N_OF(rvgen_branches)], d.rs1,
-		     d.rs2, d.forward);
+		emit(g, "%s x%d, x%d, %s", rvgen_branches[d.pick % N_OF(rvgen_branches)], d.rs1, d.rs2, to);
 	} else if (d.kind < 95) {
-		emit(g, "jal x%d, .Lrg_%d", d.rd, d.forward);
+		emit(g, "jal x%d, %s", d.rd, to);
 	} else if (d.kind < 97) {
 		/* pc-relative indirect jump; an odd low offset checks that jalr clears bit 0 */
 		fprintf(g->out, ".Lpc_%d:\n", index);
-		emit(g, "auipc x%d, %%pcrel_hi(.Lrg_%d)", d.temp, d.forward);
+		emit(g, "auipc x%d, %%pcrel_hi(%s)", d.temp, to);
 		emit(g, "addi x%d, x%d, %%pcrel_lo(.Lpc_%d)", d.temp, d.temp, index);
 		emit(g, "jalr x%d, %d(x%d)", d.rd, (int)(d.choice & 1), d.temp);
 	} else if (g->amo) {
@@ -230,6 +268,35 @@ static void rvgen_item(struct rvgen *g, int index)
 		     d.temp);
 	} else {
 		emit(g, "xor x%d, x%d, x%d", d.rd, d.rs1, d.rs2);
+	}
+	if (g->loops && g->in_loop[index] >= 0 && g->loop_end[g->in_loop[index]] == index + 1) {
+		int first = g->in_loop[index];
+		fprintf(g->out, ".Llend_%d:\n", first);
+		emit(g, "lw t0, %d(sp)", RVGEN_LOOP_COUNTER);
+		emit(g, "addi t0, t0, -1");
+		emit(g, "sw t0, %d(sp)", RVGEN_LOOP_COUNTER);
+		emit(g, "bnez t0, .Llbody_%d", first);
+	}
+}
+
+/* --loops: the loops, drawn from their own generator so that the items' draws are those of the
+ * seed without loops. */
+static void rvgen_plan_loops(struct rvgen *g, uint64_t seed)
+{
+	struct rvgen p = { .rng = seed ^ 0x6c6f6f7073ull };
+	for (int i = 0; i < g->count; i++)
+		g->in_loop[i] = -1;
+	for (int i = 0; i < g->count;) {
+		int len = 3 + (int)rvgen_below(&p, 14);
+		if (rvgen_below(&p, 3) == 0 || i + len > g->count) {
+			i++;
+			continue;
+		}
+		g->loop_end[i] = i + len;
+		g->loop_iter[i] = 2 + (int)rvgen_below(&p, 11);
+		for (int k = i; k < i + len; k++)
+			g->in_loop[k] = i;
+		i += len;
 	}
 }
 
@@ -250,7 +317,8 @@ static void rvgen_file(struct rvgen *g, uint64_t seed)
 		"\t.globl rvgen_body\n"
 		"\t.type rvgen_body, @function\n"
 		"rvgen_body:\n",
-		seed, g->count, g->amo ? "" : " --no-amo", g->amo ? "\t.option arch, +a\n" : "");
+		seed, g->count, g->amo ? (g->loops ? " --loops" : "") : (g->loops ? " --no-amo --loops" : " --no-amo"),
+		g->amo ? "\t.option arch, +a\n" : "");
 	emit(g, "lla t0, rvgen_saved");
 	for (uint32_t i = 0; i < N_OF(rvgen_saved_regs); i++)
 		emit(g, "sw %s, %u(t0)", rvgen_saved_regs[i], 4 * i);
@@ -276,6 +344,8 @@ static void rvgen_file(struct rvgen *g, uint64_t seed)
 	for (int i = 0; i < RVGEN_SCRATCH_BYTES / 4; i++)
 		emit(g, ".word 0x%08x", rvgen_value(g));
 	fprintf(g->out, "\t.globl rvgen_regs\nrvgen_regs:\n\t.space 128\n");
+	if (g->loops)
+		fprintf(g->out, "rvgen_loop_counter:\n\t.space 4\n");   /* sp + RVGEN_LOOP_COUNTER */
 	fprintf(g->out, "\t.globl rvgen_scratch_bytes\nrvgen_scratch_bytes:\n\t.word %d\n",
 		RVGEN_SCRATCH_BYTES);
 	fprintf(g->out, "rvgen_saved:\n\t.space %u\n", 4 * N_OF(rvgen_saved_regs));
@@ -284,10 +354,11 @@ static void rvgen_file(struct rvgen *g, uint64_t seed)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rvgen [--seed S] [--count N] [--no-amo] [-o FILE.S]\n"
+		"usage: rvgen [--seed S] [--count N] [--no-amo] [--loops] [-o FILE.S]\n"
 		"Writes a random RV32IM+Zba+Zbb(+AMO) test body (rvgen_body) as assembly;\n"
 		"link it with rvgen_main.c and the bare runtime. Defaults: seed 1, count 1000,\n"
-		"AMO*.W included, output on stdout. Exit status 0, or 2 for bad usage.\n");
+		"AMO*.W included, no loops (--loops: runs of items in counted loops), output on\n"
+		"stdout. Exit status 0, or 2 for bad usage.\n");
 }
 
 int main(int argc, char **argv)
@@ -309,6 +380,8 @@ int main(int argc, char **argv)
 			g.count = (int)n;
 		} else if (strcmp(argv[i], "--no-amo") == 0) {
 			g.amo = false;
+		} else if (strcmp(argv[i], "--loops") == 0) {
+			g.loops = true;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			path = argv[++i];
 		} else if (strcmp(argv[i], "--help") == 0) {
@@ -328,7 +401,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	g.rng = seed;
+	if (g.loops) {
+		g.loop_end = calloc((size_t)g.count, sizeof *g.loop_end);
+		g.loop_iter = calloc((size_t)g.count, sizeof *g.loop_iter);
+		g.in_loop = calloc((size_t)g.count, sizeof *g.in_loop);
+		if (!g.loop_end || !g.loop_iter || !g.in_loop) {
+			fprintf(stderr, "rvgen: out of memory\n");
+			return 2;
+		}
+		rvgen_plan_loops(&g, seed);
+	}
 	rvgen_file(&g, seed);
+	free(g.loop_end);
+	free(g.loop_iter);
+	free(g.in_loop);
 	if (fclose(g.out) != 0) {
 		perror(path != NULL ? path : "stdout");
 		return 2;
