@@ -180,42 +180,39 @@ static inline __attribute__((always_inline)) struct mad_op mad_unpack(uint32_t x
 	return o;
 }
 
+/* The product of two significands (46 fraction bits) keeps 26 fraction bits and a sticky bit of
+ * the 20 below: on the addend's scale at exponent x + y - 127. */
+static inline __attribute__((always_inline)) uint32_t mad_product(uint32_t x, uint32_t y)
+{
+	uint64_t full = (uint64_t)x * y;
+	return (uint32_t)(full >> 20) | ((full & 0xFFFFFu) != 0);
+}
+
 /* v >> s, with the lost bits ORed into bit 0 only when something is left ("semi-sticky"). */
-static uint32_t mad_align(uint32_t v, int32_t s)
+static inline __attribute__((always_inline)) uint32_t mad_align(uint32_t v, int32_t s)
 {
 	if (s >= 32)
 		return 0;
 	uint32_t r = v >> s;
-	return r ? r | ((r << s) != v) : 0;
+	return r | (r != 0 && (r << s) != v);
 }
 
-static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+/* The sum of the product p (exponent p_exp, 26 fraction bits and a sticky bit) and the aligned
+ * addend zs (exponent z_exp), normalised, rounded and flushed (see the top of the file). */
+static inline __attribute__((always_inline)) uint32_t mad_sum(uint32_t p, int32_t p_exp, uint32_t p_sign,
+							       uint32_t zs, int32_t z_exp, uint32_t z_sign)
 {
-	struct mad_op x = mad_unpack(a), y = mad_unpack(b), z = mad_unpack(c);
-	uint32_t p_sign = x.sign ^ y.sign;
-	/* The product (46 fraction bits) keeps 26 fraction bits and a sticky bit of the 20 below:
-	 * exponent x + y - 127 on the addend's scale. */
-	uint64_t full = (uint64_t)x.sig * y.sig << 3;
-	uint32_t p = (uint32_t)(full >> 23 | ((full & 0x7FFFFFu) != 0));
-	int32_t p_exp = x.exp + y.exp - 127;
-	uint32_t zs = z.sig << 3;
-	if (x.exp == 255 || y.exp == 255 || z.exp == 255 || p_exp >= 255) {
-		bool x_nan = x.exp == 255 && (x.sig != 0x800000u || !y.sig), y_nan = y.exp == 255 && (y.sig != 0x800000u || !x.sig);
-		bool z_nan = z.exp == 255 && z.sig != 0x800000u;
-		bool inf_diff = z.exp == 255 && (x.exp == 255 || y.exp == 255) && z.sign != p_sign;
-		if (x_nan || y_nan || z_nan || inf_diff)
-			return CANON_NAN;
-		return z.exp == 255 ? c : p_sign | 0x7F800000u;
-	}
-	if (!p || p_exp < 0)   /* a zero or underflowing product leaves the addend */
-		return zs ? c : z.sign & p_sign;
-	int32_t e = p_exp > z.exp ? p_exp : z.exp;
-	p = mad_align(p, e - p_exp);
-	zs = mad_align(zs, e - z.exp);
-	uint32_t sign = p >= zs ? p_sign : z.sign;
-	uint32_t r = p_sign == z.sign ? p + zs : p >= zs ? p - zs : zs - p;
+	int32_t e = p_exp;
+	if (p_exp >= z_exp)
+		zs = mad_align(zs, p_exp - z_exp);
+	else
+		p = mad_align(p, z_exp - p_exp), e = z_exp;
+	/* Both below 2^29: the signed sum's sign picks the result's sign. */
+	int32_t sum = (int32_t)p + (int32_t)(p_sign == z_sign ? zs : 0u - zs);
+	uint32_t sign = sum < 0 ? z_sign : p_sign;
+	uint32_t r = sum < 0 ? 0u - (uint32_t)sum : (uint32_t)sum;
 	if (!r)
-		return z.sign & p_sign;
+		return z_sign & p_sign;
 	/* Normalise to the leading one at bit 26; a result below the normal range gets exponent 0
 	 * and one more shift, and is flushed after rounding unless rounding made it normal. */
 	int32_t n = 5 - __builtin_clz(r);
@@ -235,6 +232,43 @@ static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint3
 	if (!(out >> 23))
 		out = 0;
 	return sign | out;
+}
+
+/* sfpu_mad's operands with a special exponent (zero, 255) or a product out of range. */
+__attribute__((noinline))
+static uint32_t sfpu_mad_special(uint32_t a, uint32_t b, uint32_t c)
+{
+	struct mad_op x = mad_unpack(a), y = mad_unpack(b), z = mad_unpack(c);
+	uint32_t p_sign = x.sign ^ y.sign;
+	int32_t p_exp = x.exp + y.exp - 127;
+	if (x.exp == 255 || y.exp == 255 || z.exp == 255 || p_exp >= 255) {
+		bool x_nan = x.exp == 255 && (x.sig != 0x800000u || !y.sig), y_nan = y.exp == 255 && (y.sig != 0x800000u || !x.sig);
+		bool z_nan = z.exp == 255 && z.sig != 0x800000u;
+		bool inf_diff = z.exp == 255 && (x.exp == 255 || y.exp == 255) && z.sign != p_sign;
+		if (x_nan || y_nan || z_nan || inf_diff)
+			return CANON_NAN;
+		return z.exp == 255 ? c : p_sign | 0x7F800000u;
+	}
+	if (!x.sig || !y.sig || p_exp < 0)   /* a zero or underflowing product leaves the addend */
+		return z.sig ? c : z.sign & p_sign;
+	return mad_sum(mad_product(x.sig, y.sig), p_exp, p_sign, z.sig << 3, z.exp, z.sign);
+}
+
+/* Finite operands whose product is zero or has an exponent of 0-254 take the inline path; the
+ * rest sfpu_mad_special. */
+static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, ec = c >> 23 & 0xFF;
+	int32_t p_exp = (int32_t)(ea + eb) - 127;
+	if (__builtin_expect(ea == 255 || eb == 255 || ec == 255, 0))
+		return sfpu_mad_special(a, b, c);
+	if (!ea || !eb)   /* a zero product leaves the addend */
+		return ec ? c : c & (a ^ b) & 0x80000000u;
+	if (__builtin_expect((uint32_t)p_exp > 254u, 0))
+		return sfpu_mad_special(a, b, c);
+	uint32_t zs = ec ? ((c & 0x7FFFFFu) | 0x800000u) << 3 : 0;
+	return mad_sum(mad_product((a & 0x7FFFFFu) | 0x800000u, (b & 0x7FFFFFu) | 0x800000u), p_exp,
+		       (a ^ b) & 0x80000000u, zs, (int32_t)ec, c & 0x80000000u);
 }
 
 static int32_t sext12(uint32_t v)
