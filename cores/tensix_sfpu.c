@@ -615,14 +615,23 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16), op = tt_opcode_of(w);
 	uint32_t mask = enabled(s);
 	unsigned out = result_lreg(s, vd);
-	if (op != TT_OP_SFPADDI && op != TT_OP_SFPMULI && !(mod1 & (MAD_IND_A | MAD_IND_D))) {
+	bool imm = op == TT_OP_SFPADDI || op == TT_OP_SFPMULI;
+	if (!(mod1 & MAD_IND_D) && (imm || !(mod1 & MAD_IND_A))) {
 		/* The common form: fixed registers, every lane computed (the unit has no side effect),
-		 * the enabled ones written. */
+		 * the enabled ones written. SFPADDI is imm * 1.0 + src, SFPMULI imm * src + 0; neither
+		 * has NEG_A. */
 		const uint32_t *A = s->lreg[va], *B = s->lreg[vb], *C = s->lreg[vc];
 		uint32_t na = mod1 & MAD_NEG_A ? 0x80000000u : 0, nc = mod1 & MAD_NEG_C ? 0x80000000u : 0;
-		uint32_t r[TT_SFPU_LANES];
+		uint32_t r[TT_SFPU_LANES], ka[TT_SFPU_LANES], kb[TT_SFPU_LANES];
 		if (!writable(out))
 			return TT_OK;
+		if (imm) {
+			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+				ka[l] = tt_bits(w, 23, 8) << 16, kb[l] = op == TT_OP_SFPADDI ? 0x3F800000u : 0;
+			A = ka, na = 0;
+			B = op == TT_OP_SFPADDI ? kb : s->lreg[src];
+			C = op == TT_OP_SFPADDI ? s->lreg[src] : kb;
+		}
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
 			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
 		merge_lanes(s->lreg[out], r, mask);
