@@ -50,11 +50,16 @@ static inline unsigned tt_dst32_adj(unsigned row)
 
 /* ZEROACC marks Dst elements Undefined (ZEROACC.md); any write defines them again. bhemu also
  * writes zeros there, which is what every reader but GMPOOL takes an undefined element for. The
- * flags live per 16-bit row (a 32-bit element is its two halves' rows). */
+ * flags live per 16-bit row (a 32-bit element is its two halves' rows); cols: bit c for column c. */
+static inline void tt_dst_define_cols(struct tt_dp *dp, unsigned r, uint32_t cols)
+{
+	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & cols)
+		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~cols, memory_order_relaxed);
+}
+
 static inline void tt_dst_define(struct tt_dp *dp, unsigned r, unsigned col)
 {
-	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & (1u << col))
-		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~(1u << col), memory_order_relaxed);
+	tt_dst_define_cols(dp, r, 1u << col);
 }
 
 static inline uint32_t tt_dst32_read(struct tt_dp *dp, unsigned row, unsigned col)

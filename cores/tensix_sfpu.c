@@ -180,42 +180,39 @@ static inline __attribute__((always_inline)) struct mad_op mad_unpack(uint32_t x
 	return o;
 }
 
+/* The product of two significands (46 fraction bits) keeps 26 fraction bits and a sticky bit of
+ * the 20 below: on the addend's scale at exponent x + y - 127. */
+static inline __attribute__((always_inline)) uint32_t mad_product(uint32_t x, uint32_t y)
+{
+	uint64_t full = (uint64_t)x * y;
+	return (uint32_t)(full >> 20) | ((full & 0xFFFFFu) != 0);
+}
+
 /* v >> s, with the lost bits ORed into bit 0 only when something is left ("semi-sticky"). */
-static uint32_t mad_align(uint32_t v, int32_t s)
+static inline __attribute__((always_inline)) uint32_t mad_align(uint32_t v, int32_t s)
 {
 	if (s >= 32)
 		return 0;
 	uint32_t r = v >> s;
-	return r ? r | ((r << s) != v) : 0;
+	return r | (r != 0 && (r << s) != v);
 }
 
-static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+/* The sum of the product p (exponent p_exp, 26 fraction bits and a sticky bit) and the aligned
+ * addend zs (exponent z_exp), normalised, rounded and flushed (see the top of the file). */
+static inline __attribute__((always_inline)) uint32_t mad_sum(uint32_t p, int32_t p_exp, uint32_t p_sign,
+							       uint32_t zs, int32_t z_exp, uint32_t z_sign)
 {
-	struct mad_op x = mad_unpack(a), y = mad_unpack(b), z = mad_unpack(c);
-	uint32_t p_sign = x.sign ^ y.sign;
-	/* The product (46 fraction bits) keeps 26 fraction bits and a sticky bit of the 20 below:
-	 * exponent x + y - 127 on the addend's scale. */
-	uint64_t full = (uint64_t)x.sig * y.sig << 3;
-	uint32_t p = (uint32_t)(full >> 23 | ((full & 0x7FFFFFu) != 0));
-	int32_t p_exp = x.exp + y.exp - 127;
-	uint32_t zs = z.sig << 3;
-	if (x.exp == 255 || y.exp == 255 || z.exp == 255 || p_exp >= 255) {
-		bool x_nan = x.exp == 255 && (x.sig != 0x800000u || !y.sig), y_nan = y.exp == 255 && (y.sig != 0x800000u || !x.sig);
-		bool z_nan = z.exp == 255 && z.sig != 0x800000u;
-		bool inf_diff = z.exp == 255 && (x.exp == 255 || y.exp == 255) && z.sign != p_sign;
-		if (x_nan || y_nan || z_nan || inf_diff)
-			return CANON_NAN;
-		return z.exp == 255 ? c : p_sign | 0x7F800000u;
-	}
-	if (!p || p_exp < 0)   /* a zero or underflowing product leaves the addend */
-		return zs ? c : z.sign & p_sign;
-	int32_t e = p_exp > z.exp ? p_exp : z.exp;
-	p = mad_align(p, e - p_exp);
-	zs = mad_align(zs, e - z.exp);
-	uint32_t sign = p >= zs ? p_sign : z.sign;
-	uint32_t r = p_sign == z.sign ? p + zs : p >= zs ? p - zs : zs - p;
+	int32_t e = p_exp;
+	if (p_exp >= z_exp)
+		zs = mad_align(zs, p_exp - z_exp);
+	else
+		p = mad_align(p, z_exp - p_exp), e = z_exp;
+	/* Both below 2^29: the signed sum's sign picks the result's sign. */
+	int32_t sum = (int32_t)p + (int32_t)(p_sign == z_sign ? zs : 0u - zs);
+	uint32_t sign = sum < 0 ? z_sign : p_sign;
+	uint32_t r = sum < 0 ? 0u - (uint32_t)sum : (uint32_t)sum;
 	if (!r)
-		return z.sign & p_sign;
+		return z_sign & p_sign;
 	/* Normalise to the leading one at bit 26; a result below the normal range gets exponent 0
 	 * and one more shift, and is flushed after rounding unless rounding made it normal. */
 	int32_t n = 5 - __builtin_clz(r);
@@ -235,6 +232,43 @@ static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint3
 	if (!(out >> 23))
 		out = 0;
 	return sign | out;
+}
+
+/* sfpu_mad's operands with a special exponent (zero, 255) or a product out of range. */
+__attribute__((noinline))
+static uint32_t sfpu_mad_special(uint32_t a, uint32_t b, uint32_t c)
+{
+	struct mad_op x = mad_unpack(a), y = mad_unpack(b), z = mad_unpack(c);
+	uint32_t p_sign = x.sign ^ y.sign;
+	int32_t p_exp = x.exp + y.exp - 127;
+	if (x.exp == 255 || y.exp == 255 || z.exp == 255 || p_exp >= 255) {
+		bool x_nan = x.exp == 255 && (x.sig != 0x800000u || !y.sig), y_nan = y.exp == 255 && (y.sig != 0x800000u || !x.sig);
+		bool z_nan = z.exp == 255 && z.sig != 0x800000u;
+		bool inf_diff = z.exp == 255 && (x.exp == 255 || y.exp == 255) && z.sign != p_sign;
+		if (x_nan || y_nan || z_nan || inf_diff)
+			return CANON_NAN;
+		return z.exp == 255 ? c : p_sign | 0x7F800000u;
+	}
+	if (!x.sig || !y.sig || p_exp < 0)   /* a zero or underflowing product leaves the addend */
+		return z.sig ? c : z.sign & p_sign;
+	return mad_sum(mad_product(x.sig, y.sig), p_exp, p_sign, z.sig << 3, z.exp, z.sign);
+}
+
+/* Finite operands whose product is zero or has an exponent of 0-254 take the inline path; the
+ * rest sfpu_mad_special. */
+static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, ec = c >> 23 & 0xFF;
+	int32_t p_exp = (int32_t)(ea + eb) - 127;
+	if (__builtin_expect(ea == 255 || eb == 255 || ec == 255, 0))
+		return sfpu_mad_special(a, b, c);
+	if (!ea || !eb)   /* a zero product leaves the addend */
+		return ec ? c : c & (a ^ b) & 0x80000000u;
+	if (__builtin_expect((uint32_t)p_exp > 254u, 0))
+		return sfpu_mad_special(a, b, c);
+	uint32_t zs = ec ? ((c & 0x7FFFFFu) | 0x800000u) << 3 : 0;
+	return mad_sum(mad_product((a & 0x7FFFFFu) | 0x800000u, (b & 0x7FFFFFu) | 0x800000u), p_exp,
+		       (a ^ b) & 0x80000000u, zs, (int32_t)ec, c & 0x80000000u);
 }
 
 static int32_t sext12(uint32_t v)
@@ -268,15 +302,24 @@ static bool writable(unsigned d)
 	return d < 8 || d == 16;
 }
 
+/* d[lane] = v[lane] for the lanes of mask; every lane at once when all are enabled (the usual
+ * case, a copy the compiler vectorises). */
+static inline void merge_lanes(uint32_t d[TT_SFPU_LANES], const uint32_t v[TT_SFPU_LANES], uint32_t mask)
+{
+	if (mask == ALL_LANES) {
+		memcpy(d, v, TT_SFPU_LANES * sizeof *d);
+		return;
+	}
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		d[l] = mask >> l & 1 ? v[l] : d[l];
+}
+
 /* Write v[lane] into the result LReg of VD vd for the lanes of mask. */
 static void write_lanes(struct tt_sfpu *s, unsigned vd, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
 {
 	vd = result_lreg(s, vd);
-	if (!writable(vd))
-		return;
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-		if (mask >> l & 1)
-			s->lreg[vd][l] = v[l];
+	if (writable(vd))
+		merge_lanes(s->lreg[vd], v, mask);
 }
 
 __attribute__((cold, noinline))
@@ -346,10 +389,18 @@ static bool sfpu_addr(struct bh_tt_thread *th, uint32_t w, unsigned mod0, unsign
 	return true;
 }
 
-static void lane_cell(unsigned addr, unsigned lane, unsigned *row, unsigned *col)
+/* The Dst cell of a lane: row addr & ~3 + lane / 8 (the same for every lane of a row of 8),
+ * column 2 (lane & 7) + bit 1 of addr, which LaneConfig's column exchange sets per lane (odd). */
+static unsigned lane_col(unsigned addr, uint32_t odd, unsigned lane)
 {
-	*row = (addr & ~3u) + lane / 8;
-	*col = (lane & 7) * 2 + (addr >> 1 & 1);
+	return (lane & 7) * 2 + ((addr >> 1 | odd >> (lane & 7)) & 1);
+}
+
+/* The formats SFPLOAD reads through Dst's 32-bit view; SFPSTORE also writes HI16 and LO16
+ * through it. */
+static bool mod0_dst32(unsigned mod0)
+{
+	return mod0 == MOD0_FP32 || mod0 == MOD0_INT32 || mod0 == MOD0_INT32_ALL || mod0 == MOD0_INT32_SM;
 }
 
 /* inf: LaneConfig's ENABLE_FP16A_INF, which reads the largest pattern as infinity. */
@@ -380,74 +431,139 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	unsigned vd = tt_bits(w, 23, 20), mod0 = resolve_mod0(th, tt_bits(w, 19, 16)), addr;
 	if (!sfpu_addr(th, w, mod0, &addr))
 		return TT_FAULT;
+	if (vd >= 8)
+		return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
 	/* LaneConfig: BLOCK_SFPU_RD_FROM_DEST drops the lane, DEST_RD_COL_EXCHANGE reads the odd
 	 * column, ENABLE_DEST_INDEX with CAPTURE_DEFAULT_DEST_INDEX writes the Dst index of the datum
 	 * to LReg VD + 4 too. */
 	uint32_t mask = (mod0 == MOD0_INT32_ALL ? ALL_LANES : enabled(s)) & ~lanes_with(s, LC_BLOCK_LOAD);
 	uint32_t odd = lanes_with(s, LC_RD_COL_EXCHANGE);
 	uint32_t capture = vd < 4 ? lanes_with(s, LC_DEST_INDEX | LC_CAPTURE_INDEX) : 0;
-	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++) {
-		if (!(mask >> l & 1))
-			continue;
-		unsigned row, col;
-		lane_cell(addr | (odd >> (l & 7) & 1) << 1, l, &row, &col);
-		uint32_t old = s->lreg[vd][l], v;
-		switch (mod0) {
-		case MOD0_FP16: v = read_fp16(tt_dst16_read(dp, row, col), s->lane_config[l] & LC_FP16A_INF); break;
-		case MOD0_BF16: v = (uint32_t)tt_dst_to_bf16(tt_dst16_read(dp, row, col)) << 16; break;
-		case MOD0_FP32: case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM:
-			v = tt_dst_to_fp32(tt_dst32_read(dp, row, col));   /* Blackhole: SM no longer converted */
-			break;
-		case MOD0_UINT16: case MOD0_LO16: v = tt_dst16_read(dp, row, col); break;
-		case MOD0_HI16: v = (uint32_t)tt_dst16_read(dp, row, col) << 16; break;
-		case MOD0_INT16: {
-			uint16_t d = tt_dst16_read(dp, row, col);
-			v = (uint32_t)(d >> 15) << 31 | (d & 0x7FFFu);
-			break;
-		}
-		case MOD0_INT8: case MOD0_INT8_COMP: {   /* Dst's sign, then the magnitude from bit 5: 8 or 10 bits */
-			uint16_t d = tt_dst16_read(dp, row, col);
-			v = (uint32_t)(d >> 15) << 31 | (d >> 5 & (mod0 == MOD0_INT8 ? 0xFFu : 0x3FFu));
-			break;
-		}
-		case MOD0_LO16_ONLY: v = (old & 0xFFFF0000u) | tt_dst16_read(dp, row, col); break;
-		case MOD0_HI16_ONLY: v = (uint32_t)tt_dst16_read(dp, row, col) << 16 | (old & 0xFFFFu); break;
-		default: v = 0; break;   /* MOD0_FMT_ZERO */
-		}
-		s->lreg[vd][l] = v;
-		if (capture >> l & 1)
-			s->lreg[vd + 4][l] = row << 4 | col;
+	uint32_t raw[TT_SFPU_LANES], v[TT_SFPU_LANES];
+	const uint32_t *old = s->lreg[vd];
+	/* Every lane's datum first (a read has no side effect), then the format's conversion. */
+	bool wide = mod0_dst32(mod0);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		unsigned row = (addr & ~3u) + l / 8, col = lane_col(addr, odd, l);
+		raw[l] = wide ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col);
 	}
+	switch (mod0) {
+	case MOD0_FP16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = read_fp16((uint16_t)raw[l], s->lane_config[l] & LC_FP16A_INF);
+		break;
+	case MOD0_BF16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = (uint32_t)tt_dst_to_bf16((uint16_t)raw[l]) << 16;
+		break;
+	case MOD0_FP32: case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM:   /* Blackhole: SM no longer converted */
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = tt_dst_to_fp32(raw[l]);
+		break;
+	case MOD0_HI16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = raw[l] << 16;
+		break;
+	case MOD0_UINT16: case MOD0_LO16:
+		memcpy(v, raw, sizeof v);
+		break;
+	case MOD0_INT16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = (raw[l] >> 15) << 31 | (raw[l] & 0x7FFFu);
+		break;
+	case MOD0_INT8: case MOD0_INT8_COMP: {   /* Dst's sign, then the magnitude from bit 5: 8 or 10 bits */
+		uint32_t m = mod0 == MOD0_INT8 ? 0xFFu : 0x3FFu;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = (raw[l] >> 15) << 31 | (raw[l] >> 5 & m);
+		break;
+	}
+	case MOD0_LO16_ONLY:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = (old[l] & 0xFFFF0000u) | raw[l];
+		break;
+	case MOD0_HI16_ONLY:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = raw[l] << 16 | (old[l] & 0xFFFFu);
+		break;
+	default:   /* MOD0_FMT_ZERO */
+		memset(v, 0, sizeof v);
+		break;
+	}
+	merge_lanes(s->lreg[vd], v, mask);
+	for (unsigned l = 0; capture && l < TT_SFPU_LANES; l++)
+		if ((capture & mask) >> l & 1)
+			s->lreg[vd + 4][l] = ((addr & ~3u) + l / 8) << 4 | lane_col(addr, odd, l);
 	return tt_dp_addr_mod(th, w, tt_bits(w, 15, 13), false);
 }
 
 /* The enabled lanes (mask) of LReg vd into Dst at addr in format mod0 (resolved); LaneConfig's
- * BLOCK_DEST_WR_FROM_SFPU drops a lane, DEST_WR_COL_EXCHANGE stores to the odd column. */
+ * BLOCK_DEST_WR_FROM_SFPU drops a lane, DEST_WR_COL_EXCHANGE stores to the odd column. The
+ * format's conversion runs over every lane first; the written columns of each of the four rows
+ * are defined once. */
 static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsigned mod0, unsigned addr, uint32_t mask)
 {
-	uint32_t odd = lanes_with(s, LC_WR_COL_EXCHANGE);
+	uint32_t odd = lanes_with(s, LC_WR_COL_EXCHANGE), v[TT_SFPU_LANES];
+	const uint32_t *x = s->lreg[vd];
 	mask &= ~lanes_with(s, LC_BLOCK_STORE);
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
-		if (!(mask >> l & 1))
-			continue;
-		unsigned row, col;
-		lane_cell(addr | (odd >> (l & 7) & 1) << 1, l, &row, &col);
-		uint32_t v = s->lreg[vd][l];
-		switch (mod0) {
-		case MOD0_FP16: tt_dst16_write(dp, row, col, tt_dst_from_fp16(to_fp16(v))); break;
-		case MOD0_BF16: tt_dst16_write(dp, row, col, tt_dst_from_bf16((uint16_t)(ftz(v) >> 16))); break;   /* truncates */
-		case MOD0_FP32: tt_dst32_write(dp, row, col, tt_dst_from_fp32(ftz(v))); break;
-		case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM: tt_dst32_write(dp, row, col, tt_dst_from_fp32(v)); break;
-		case MOD0_UINT16: case MOD0_LO16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)v); break;
-		case MOD0_HI16_ONLY: tt_dst16_write(dp, row, col, (uint16_t)(v >> 16)); break;
-		case MOD0_INT16: tt_dst16_write(dp, row, col, (uint16_t)((v >> 31) << 15 | (v & 0x7FFF))); break;
-		case MOD0_INT8: case MOD0_INT8_COMP:   /* "Integer 8": FP16 with exponent 16, 10 bits of magnitude */
-			tt_dst16_write(dp, row, col, tt_dst_from_fp16((uint16_t)((v >> 31) << 15 | 16u << 10 | (v & 0x3FFu))));
-			break;
-		case MOD0_HI16: tt_dst32_write(dp, row, col, v); break;
-		case MOD0_LO16: tt_dst32_write(dp, row, col, v << 16 | v >> 16); break;
-		default: tt_dst16_write(dp, row, col, 0); break;   /* MOD0_FMT_ZERO */
+	switch (mod0) {
+	case MOD0_FP16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = tt_dst_from_fp16(to_fp16(x[l]));
+		break;
+	case MOD0_BF16:   /* truncates */
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = tt_dst_from_bf16((uint16_t)(ftz(x[l]) >> 16));
+		break;
+	case MOD0_FP32:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = tt_dst_from_fp32(ftz(x[l]));
+		break;
+	case MOD0_INT32: case MOD0_INT32_ALL: case MOD0_INT32_SM:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = tt_dst_from_fp32(x[l]);
+		break;
+	case MOD0_UINT16: case MOD0_LO16_ONLY: case MOD0_HI16:
+		memcpy(v, x, sizeof v);   /* the 16-bit view keeps the low half; HI16 is a 32-bit store */
+		break;
+	case MOD0_HI16_ONLY:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = x[l] >> 16;
+		break;
+	case MOD0_INT16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = (x[l] >> 31) << 15 | (x[l] & 0x7FFF);
+		break;
+	case MOD0_INT8: case MOD0_INT8_COMP:   /* "Integer 8": FP16 with exponent 16, 10 bits of magnitude */
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = tt_dst_from_fp16((uint16_t)((x[l] >> 31) << 15 | 16u << 10 | (x[l] & 0x3FFu)));
+		break;
+	case MOD0_LO16:
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			v[l] = x[l] << 16 | x[l] >> 16;
+		break;
+	default:   /* MOD0_FMT_ZERO */
+		memset(v, 0, sizeof v);
+		break;
+	}
+	bool wide = mod0_dst32(mod0) || mod0 == MOD0_HI16 || mod0 == MOD0_LO16;
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		uint32_t cols = 0;
+		for (unsigned l = 8 * i; l < 8 * i + 8; l++) {
+			if (!(mask >> l & 1))
+				continue;
+			unsigned col = lane_col(addr, odd, l);
+			cols |= 1u << col;
+			if (wide) {
+				atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v[l] >> 16), memory_order_relaxed);
+				atomic_store_explicit(&dp->dst[r + 8][col], (uint16_t)v[l], memory_order_relaxed);
+			} else {
+				atomic_store_explicit(&dp->dst[r][col], (uint16_t)v[l], memory_order_relaxed);
+			}
 		}
+		tt_dst_define_cols(dp, r, cols);
+		if (wide)
+			tt_dst_define_cols(dp, r + 8, cols);
 	}
 }
 
@@ -474,10 +590,12 @@ static enum tt_result sfpu_loadi(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 	case 10: v = imm, keep = 0xFFFF0000u; break;
 	default: return sfpu_bad_mode(th, w, mod0, "SFPLOADI's modes are 0, 1, 2, 4, 8 and 10");
 	}
-	uint32_t mask = enabled(s);
-	for (unsigned l = 0; vd < 8 && l < TT_SFPU_LANES; l++)
-		if (mask >> l & 1)
-			s->lreg[vd][l] = (s->lreg[vd][l] & keep) | v;
+	uint32_t out[TT_SFPU_LANES];
+	if (vd >= 8)
+		return TT_OK;
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		out[l] = (s->lreg[vd][l] & keep) | v;
+	merge_lanes(s->lreg[vd], out, enabled(s));
 	return TT_OK;
 }
 
@@ -497,18 +615,26 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 	unsigned vb = tt_bits(w, 15, 12), va = tt_bits(w, 19, 16), op = tt_opcode_of(w);
 	uint32_t mask = enabled(s);
 	unsigned out = result_lreg(s, vd);
-	if (op != TT_OP_SFPADDI && op != TT_OP_SFPMULI && !(mod1 & (MAD_IND_A | MAD_IND_D))) {
+	bool imm = op == TT_OP_SFPADDI || op == TT_OP_SFPMULI;
+	if (!(mod1 & MAD_IND_D) && (imm || !(mod1 & MAD_IND_A))) {
 		/* The common form: fixed registers, every lane computed (the unit has no side effect),
-		 * the enabled ones written. */
+		 * the enabled ones written. SFPADDI is imm * 1.0 + src, SFPMULI imm * src + 0; neither
+		 * has NEG_A. */
 		const uint32_t *A = s->lreg[va], *B = s->lreg[vb], *C = s->lreg[vc];
 		uint32_t na = mod1 & MAD_NEG_A ? 0x80000000u : 0, nc = mod1 & MAD_NEG_C ? 0x80000000u : 0;
-		uint32_t r[TT_SFPU_LANES];
+		uint32_t r[TT_SFPU_LANES], ka[TT_SFPU_LANES], kb[TT_SFPU_LANES];
 		if (!writable(out))
 			return TT_OK;
+		if (imm) {
+			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+				ka[l] = tt_bits(w, 23, 8) << 16, kb[l] = op == TT_OP_SFPADDI ? 0x3F800000u : 0;
+			A = ka, na = 0;
+			B = op == TT_OP_SFPADDI ? kb : s->lreg[src];
+			C = op == TT_OP_SFPADDI ? s->lreg[src] : kb;
+		}
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
 			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
-		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			s->lreg[out][l] = mask >> l & 1 ? r[l] : s->lreg[out][l];
+		merge_lanes(s->lreg[out], r, mask);
 		return TT_OK;
 	}
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {

@@ -153,6 +153,47 @@ Test(tensix_sfpu, store_and_load_formats_convert_bit_for_bit)
 	bh_device_close(dev);
 }
 
+/* ZEROACC's Undefined is cleared exactly where a store writes: the enabled lanes' cells, both
+ * 16-bit rows of a 32-bit element; HI16 and LO16 load through the 16-bit view and store through
+ * the 32-bit one (SFPLOAD.md, SFPSTORE.md). */
+Test(tensix_sfpu, store_defines_only_written_cells_and_hi16_lo16_pick_their_dst_view)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	for (unsigned r = 0; r < 64; r++)
+		atomic_store(&dp->dst_undef[r], 0xFFFF);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		sfpu_of(dev)->lreg[0][l] = l % 3 ? 0x3F800000u + l : 0xBF800000u + l;   /* lanes 0, 3, 6, ... negative */
+	set_lreg(dev, 1, 0x12345678u);
+	tt_dst16_write(dp, 24, 4, 0xBEEF);
+	const uint32_t w[] = {
+		ENABLE_CC, SFPI(OP_SETCC, 0, 0, 0, 0),                    /* the negative lanes only */
+		SFPSTORE(0, 2, 0, 0),                                     /* BF16 rows 0-3, even columns */
+		SFPSTORE(0, 3, 0, 16),                                    /* FP32 rows 16-19 */
+		SFPI(OP_ENCC, 0, 0, 0, 2),                                /* predication off */
+		SFPSTORE(1, 7, 0, 20),                                    /* HI16: a 32-bit store, rows 20-23 */
+		SFPLOAD(2, 7, 0, 24), SFPLOAD(3, 9, 0, 24),               /* HI16 / LO16 loads: the 16-bit view */
+	};
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		unsigned row = l / 8, col = (l & 7) * 2;
+		bool on = l % 3 == 0;
+		cr_expect_eq(tt_dst_undefined(dp, row, col, false), !on, "lane %u: BF16 cell defined iff written", l);
+		cr_expect(tt_dst_undefined(dp, row, col + 1, false), "lane %u: the odd column stays undefined", l);
+		cr_expect_eq(tt_dst_undefined(dp, 16 + row, col, true), !on, "lane %u: FP32 element defined iff written", l);
+		unsigned r32 = tt_dst32_adj(16 + row);
+		cr_expect_eq(tt_dst_undefined(dp, r32, col, false), !on, "lane %u: high half's row", l);
+		cr_expect_eq(tt_dst_undefined(dp, r32 + 8, col, false), !on, "lane %u: low half's row", l);
+		if (on)
+			cr_expect_eq(tt_dst32_read(dp, 16 + row, col), tt_dst_from_fp32(0xBF800000u + l));
+		cr_expect_eq(tt_dst32_read(dp, 20 + row, col), 0x12345678u, "lane %u: HI16 stores all 32 bits", l);
+		cr_expect(!tt_dst_undefined(dp, 20 + row, col, true));
+	}
+	cr_expect_eq(lreg(dev, 2, 2), 0xBEEF0000u, "HI16 load: the 16-bit datum to the high half");
+	cr_expect_eq(lreg(dev, 3, 2), 0x0000BEEFu, "LO16 load: to the low half");
+	bh_device_close(dev);
+}
+
 /* MOD0_FMT_SRCB: FP32 with SFPU_Fp32_enabled, else BF16 or FP16 by the SrcB format, for which
  * Blackhole's ThreadConfig SFPU_DEST_FMT (Enable bit 0, Base 4:1) stands in when enabled. */
 Test(tensix_sfpu, srcb_mode_follows_the_srcb_format_or_sfpu_dest_fmt)
