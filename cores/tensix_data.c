@@ -695,8 +695,7 @@ static inline void mm_dst_define_row(struct tt_dp *dp, unsigned row, bool dst32)
 {
 	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
 	for (unsigned h = 0; h < (dst32 ? 2u : 1u); h++)
-		if (atomic_load_explicit(&dp->dst_undef[r + 8 * h], memory_order_relaxed))
-			atomic_fetch_and_explicit(&dp->dst_undef[r + 8 * h], (uint16_t)0, memory_order_relaxed);
+		tt_dst_define_cols(dp, r + 8 * h, 0xFFFF);
 }
 
 /* The operands of an element-wise instruction (fpu_elw). */
