@@ -304,6 +304,13 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 {
 	unsigned noc = niu_noc(a);
 	struct bh_niu *n = a->dev;
+	unsigned buf = a->off / BH_NIU_CMD_BUF_STRIDE;
+	if (buf < BH_NIU_CMD_BUFS && a->off % BH_NIU_CMD_BUF_STRIDE == BH_NIU_CMD_CTRL) {
+		/* A request's poll: CMD_CTRL without the general decode. */
+		*val = niu_cmd_ctrl_read(a, n, buf);
+		bh_niu_check_cmd_ctrl_read(a, n, buf);
+		return true;
+	}
 	struct niu_reg r;
 	niu_decode(noc, a->off, &r);
 	switch (r.kind) {
@@ -411,6 +418,13 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC: done here, CMD_CTRL stays 0 */
 }
 
+/* A command-buffer register takes the value; every NIU register a core may poll is announced. */
+static void niu_cmdbuf_store(struct bh_access *a, unsigned buf, unsigned off, uint32_t v)
+{
+	bh_niu_cmdbuf_set(a->dev, buf, off, v);
+	bh_tile_mmio_written(a->tile, a->addr);
+}
+
 static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_niu *n = a->dev;
@@ -443,8 +457,7 @@ static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsig
 	default:
 		break;
 	}
-	bh_niu_cmdbuf_set(n, r->buf, r->off, v);
-	bh_tile_mmio_written(a->tile, a->addr);   /* every NIU register a core may poll is announced */
+	niu_cmdbuf_store(a, r->buf, r->off, v);
 	return true;
 }
 
@@ -484,8 +497,23 @@ static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, 
 	return true;
 }
 
+/* Command-buffer registers whose store has no effect but the value (addresses, lengths, atomic
+ * data): most NIU stores of a request. Bit = cell (offset / 4). */
+#define NIU_PLAIN_CELLS                                                                              \
+	(1u << BH_NIU_TARG_ADDR_LO / 4 | 1u << BH_NIU_TARG_ADDR_MID / 4 | 1u << BH_NIU_TARG_ADDR_HI / 4 | \
+	 1u << BH_NIU_RET_ADDR_LO / 4 | 1u << BH_NIU_RET_ADDR_MID / 4 | 1u << BH_NIU_RET_ADDR_HI / 4 |    \
+	 1u << BH_NIU_AT_LEN_BE / 4 | 1u << BH_NIU_AT_LEN_BE_1 / 4 | 1u << BH_NIU_AT_DATA / 4)
+
 bool bh_niu_write(struct bh_access *a, uint32_t val)
 {
+	/* Plain registers skip the general decode (the access is aligned: fabric/mmio.c). */
+	unsigned buf = a->off / BH_NIU_CMD_BUF_STRIDE, in = a->off % BH_NIU_CMD_BUF_STRIDE;
+	if (buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (NIU_PLAIN_CELLS >> in / 4 & 1)) {
+		if (!bh_niu_check_cmdbuf_write(a, a->dev, buf, in, val))
+			return false;
+		niu_cmdbuf_store(a, buf, in, val);
+		return true;
+	}
 	unsigned noc = niu_noc(a);
 	struct niu_reg r;
 	niu_decode(noc, a->off, &r);

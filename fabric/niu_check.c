@@ -26,6 +26,7 @@ static const char *cmdbuf_reg_name(unsigned off)
 
 /* noc-shared-initiator at the issuer's CMD_CTRL: the other core that wrote last after the
  * issuer's transaction began, if any. */
+__attribute__((noinline))
 static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
 	struct bh_niu_programming *pg = &n->prog[buf];
@@ -83,16 +84,22 @@ void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned 
 		niu_number(&n->prog[buf], a->who, a->fault->pc, true);
 }
 
-bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
+/* noc-busy-reprogram found (cold: its report needs a frame the check itself does not). */
+__attribute__((cold, noinline))
+static bool niu_busy_reprogram(struct bh_access *a, struct bh_niu *n, unsigned buf, uint32_t v)
 {
 	char other[160];
-	if (niu_checks_on(a, BH_CHECK_NOC_BUSY_REPROGRAM) && bh_niu_cmd_busy(n, buf)) {
-		snprintf(other, sizeof other, "the request NoC%u command buffer %u issued last, still in flight", n->noc, buf);
-		if (!bh_check_access(a, BH_CHECK_NOC_BUSY_REPROGRAM, other,
-				     "write of 0x%08x to a register of NoC%u command buffer %u while its CMD_CTRL is busy "
-				     "(poll CMD_CTRL until 0 first)", v, n->noc, buf))
-			return false;
-	}
+	snprintf(other, sizeof other, "the request NoC%u command buffer %u issued last, still in flight", n->noc, buf);
+	return bh_check_access(a, BH_CHECK_NOC_BUSY_REPROGRAM, other,
+			       "write of 0x%08x to a register of NoC%u command buffer %u while its CMD_CTRL is busy "
+			       "(poll CMD_CTRL until 0 first)", v, n->noc, buf);
+}
+
+bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
+{
+	if (niu_checks_on(a, BH_CHECK_NOC_BUSY_REPROGRAM) && bh_niu_cmd_busy(n, buf) &&
+	    !niu_busy_reprogram(a, n, buf, v))
+		return false;
 	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR) || (off == BH_NIU_CMD_CTRL && v == 0))
 		return true;
 	if (off == BH_NIU_CMD_CTRL)

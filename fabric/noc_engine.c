@@ -84,7 +84,7 @@ struct bh_noc_engine {
 	_Atomic uint64_t earliest; /* due of the heap's top, UINT64_MAX when empty (helpers' check) */
 	_Atomic uint64_t deadline; /* when the NoC thread looks next (UINT64_MAX: when woken) */
 	_Atomic uint32_t tick;     /* the NoC thread's current tick (TICK_MIN_NS..TICK_MAX_NS) */
-	_Atomic uint64_t last_submit;
+	_Atomic uint64_t last_submit;   /* bh_time_ns() of a recent submit (relaxed: any value is past) */
 	/* Transactions submitted (under e->lock) and finished (by the runner, under run_lock): each
 	 * written by one lock's holder, so no locked instruction; in flight = their difference. */
 	_Atomic uint64_t submitted, finished;
@@ -641,8 +641,10 @@ void bh_noc_engine_help(struct bh_noc_engine *e)
 	uint64_t due = atomic_load_explicit(&e->earliest, memory_order_acquire);
 	if (due == UINT64_MAX)
 		return;
-	uint64_t now = bh_time_ns() + HELP_AHEAD_NS;
-	if (due > now)
+	/* A submit's time is past: what is due within the look-ahead of it is due now, and the
+	 * clock need not be read (a request polled right after its issue, the common case). */
+	uint64_t now = atomic_load_explicit(&e->last_submit, memory_order_relaxed) + HELP_AHEAD_NS;
+	if (due > now && due > (now = bh_time_ns() + HELP_AHEAD_NS))
 		return;
 	/* The NoC thread may hold run_lock: it only ever holds it while running events, so waiting
 	 * for it is short, and afterwards what is due still runs here, not after a hand-off. */
