@@ -82,7 +82,7 @@ enum rv_jit_mode rv32_jit_default_mode(void)
 #define JIT_ARENA_MIN (128u << 10)       /* BHEMU_JIT_ARENA_KIB (tests) cannot go below */
 #define JIT_REGION_MAX 256u              /* guest instructions per region */
 #define JIT_REGION_BYTES (JIT_REGION_MAX * 96u)   /* upper bound of one region's main code */
-#define JIT_COLD_BYTES (JIT_REGION_MAX * 96u)
+#define JIT_COLD_BYTES (JIT_REGION_MAX * 192u)   /* exits and calls write the pinned registers back */
 #define JIT_FIXUPS (JIT_REGION_MAX * 4u + 16u)
 /* A page that had its code overwritten this recently (instructions of this core) is left to the
  * interpreter: code that rewrites itself would otherwise be compiled again and again. */
@@ -241,19 +241,40 @@ static void ldx(struct jc *jc, struct jbuf *b, int reg, unsigned xr)
 	else if (p != reg)
 		x_rr(b, false, 0x89, p, reg);   /* mov reg, p */
 }
-/* x[xr] = reg, and its pinned register */
+/* x[xr] = reg: a pinned register in the main code only there (written back at exits and calls,
+ * pin_flush); cold code writes x[] (and the pinned register) */
 static void stx(struct jc *jc, struct jbuf *b, unsigned xr, int reg)
 {
-	x_m(b, 0, false, 0x89, reg, R_X, -1, XOFF(xr));
+	if (pin_of(jc, b, xr) < 0)
+		x_m(b, 0, false, 0x89, reg, R_X, -1, XOFF(xr));
 	if (xr < 33 && jc->pin[xr] >= 0)
 		x_rr(b, false, 0x89, reg, jc->pin[xr]);   /* mov p, reg */
 }
 static void stx_imm(struct jc *jc, struct jbuf *b, unsigned xr, uint32_t v)
 {
-	x_m(b, 0, false, 0xc7, 0, R_X, -1, XOFF(xr));
-	b4(b, v);
+	if (pin_of(jc, b, xr) < 0) {
+		x_m(b, 0, false, 0xc7, 0, R_X, -1, XOFF(xr));
+		b4(b, v);
+	}
 	if (xr < 33 && jc->pin[xr] >= 0)
 		mov_r_imm(b, jc->pin[xr], v);
+}
+/* reg = x[xr] from its pinned register whichever the buffer (cold code that has not called) */
+static void ldx_live(struct jc *jc, struct jbuf *b, int reg, unsigned xr)
+{
+	int p = xr < 33 ? jc->pin[xr] : -1;
+	if (p < 0)
+		ldx_mem(b, reg, xr);
+	else if (p != reg)
+		x_rr(b, false, 0x89, p, reg);
+}
+/* Every pinned register stored to x[]: before a call and before leaving the region while they
+ * hold the values (not after a call, which made x[] current and clobbered them). */
+static void pin_flush(struct jc *jc, struct jbuf *b)
+{
+	for (unsigned xr = 1; xr < 32; xr++)
+		if (jc->pin[xr] >= 0)
+			x_m(b, 0, false, 0x89, jc->pin[xr], R_X, -1, XOFF(xr));
 }
 /* Every pinned register loaded from x[] (region entry, after a call). */
 static void pin_reload(struct jc *jc, struct jbuf *b)
@@ -361,9 +382,12 @@ static void add_count(struct jbuf *b, uint32_t n)
 
 static uint32_t slot_pc(const struct jc *jc, unsigned slot) { return jc->pg->base + slot * 4u; }
 
-/* Leave before the instruction in `slot` after counting `pend` more completed instructions. */
-static void emit_exit_at(struct jc *jc, struct jbuf *b, unsigned pend, unsigned slot)
+/* Leave before the instruction in `slot` after counting `pend` more completed instructions
+ * (flush: the pinned registers hold the values; false after a call). */
+static void emit_exit_at(struct jc *jc, struct jbuf *b, unsigned pend, unsigned slot, bool flush)
 {
+	if (flush)
+		pin_flush(jc, b);
 	add_count(b, pend);
 	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
 	b4(b, slot_pc(jc, slot));
@@ -374,6 +398,7 @@ static void emit_exit_at(struct jc *jc, struct jbuf *b, unsigned pend, unsigned 
 /* Leave through lookup: a taken jump from `from` to `to` (already counted). */
 static void emit_exit_jump(struct jc *jc, struct jbuf *b, uint32_t from, uint32_t to)
 {
+	pin_flush(jc, b);
 	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
 	b4(b, to);
 	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
@@ -478,6 +503,7 @@ static void emit_slow_load(struct jc *jc, unsigned slot, const struct rv_insn *i
 	struct jbuf *k = &jc->k;
 	unsigned size = in->op == RV_OP_lw ? 4 : in->op == RV_OP_lh || in->op == RV_OP_lhu ? 2 : 1;
 	uint32_t pc = slot_pc(jc, slot);
+	pin_flush(jc, k);
 	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
 	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
 	b1(k, 0xba);                                                                  /* mov edx, size */
@@ -509,7 +535,7 @@ static void emit_slow_load(struct jc *jc, unsigned slot, const struct rv_insn *i
 	jmp_to(jc, k, FIX_EXIT, 0);
 	if (retry < jc->nfix)
 		jc->fix[retry].val = cold_here(jc);
-	emit_exit_at(jc, k, pend, slot);
+	emit_exit_at(jc, k, pend, slot, false);
 }
 
 static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend)
@@ -547,6 +573,7 @@ static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *
 {
 	struct jbuf *k = &jc->k;
 	unsigned size = in->op == RV_OP_sw ? 4 : in->op == RV_OP_sh ? 2 : 1;
+	pin_flush(jc, k);
 	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
 	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
 	ldx(jc, k, RDX, in->rs2);                                                     /* mov edx, value */
@@ -603,7 +630,7 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 
 	unsigned ldm_fix = jc->nfix;
 	emit_ldm_check(jc, lg, 0);
-	ldx(jc, k, RDX, in->rs2);
+	ldx_live(jc, k, RDX, in->rs2);
 	x_m(k, 0, true, 0x03, RCX, R_CTX, -1, offsetof(struct rv_jit_ctx, ldm));     /* add rcx, local RAM base */
 	x_m(k, pfx, false, opc, RDX, RCX, -1, 0);
 	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
@@ -612,13 +639,14 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	uintptr_t slow_off = cold_here(jc);
 	emit_slow_store(jc, slot, in, pend, resume);
 	uintptr_t exit_off = cold_here(jc);
-	emit_exit_at(jc, k, pend, slot);
+	emit_exit_at(jc, k, pend, slot, true);
 	if (page_fix < jc->nfix)
 		jc->fix[page_fix].val = exit_off;
 	if (ldm_fix < jc->nfix)
 		jc->fix[ldm_fix].val = slow_off;
 	/* The watched page seen after the store: wake, then go on. */
 	uintptr_t late_off = cold_here(jc);
+	pin_flush(jc, k);
 	x_m(k, 0, true, 0x8b, RDI, R_CTX, -1, offsetof(struct rv_jit_ctx, core));   /* mov rdi, core */
 	x_rr(k, false, 0x89, RAX, RSI);                                               /* mov esi, eax */
 	b1(k, 0xba);                                                                  /* mov edx, size */
@@ -799,6 +827,7 @@ static bool emit_alu_inline(struct jc *jc, const struct rv_insn *in)
 static void emit_alu_call(struct jc *jc, const struct rv_insn *in, bool imm_form)
 {
 	struct jbuf *m = &jc->m;
+	pin_flush(jc, m);
 	b1(m, 0xbf);                               /* mov edi, op */
 	b4(m, in->op);
 	ldx_mem(m, RSI, in->rs1);
@@ -871,6 +900,7 @@ static void emit_fence(struct jc *jc, unsigned slot, unsigned pend)
 	b1(m, 0x0f);                                                                 /* mfence */
 	b1(m, 0xae);
 	b1(m, 0xf0);
+	pin_flush(jc, k);
 	add_count(k, pend);
 	x_m(k, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
 	b4(k, slot_pc(jc, slot));
@@ -924,6 +954,7 @@ static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 		add_count(m, *pend + 1);
 		x_m(m, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
 		b4(m, pc);
+		pin_flush(jc, m);
 		mov_eax_imm(m, RV_JIT_EXIT_JUMP);
 		jmp_to(jc, m, FIX_EXIT, 0);
 		*pend = 0;
@@ -1349,7 +1380,7 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 		}
 		emit_insn(jc, k, &pg->insn[k], &pend);
 	}
-	emit_exit_at(jc, &jc->m, pend, end);
+	emit_exit_at(jc, &jc->m, pend, end, true);
 	if (jc->npin)
 		for (unsigned k = s0; k < end; k++)
 			if (jc->target[k]) {
