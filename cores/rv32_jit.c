@@ -232,15 +232,7 @@ static void mov_r_imm(struct jbuf *b, int reg, uint32_t v)
 	b4(b, v);
 }
 static void ldx_mem(struct jbuf *b, int reg, unsigned xr) { x_m(b, 0, false, 0x8b, reg, R_X, -1, XOFF(xr)); }
-/* reg = x[xr] */
-static void ldx(struct jc *jc, struct jbuf *b, int reg, unsigned xr)
-{
-	int p = pin_of(jc, b, xr);
-	if (p < 0)
-		ldx_mem(b, reg, xr);
-	else if (p != reg)
-		x_rr(b, false, 0x89, p, reg);   /* mov reg, p */
-}
+
 /* x[xr] = reg: a pinned register in the main code only there (written back at exits and calls,
  * pin_flush); cold code writes x[] (and the pinned register) */
 static void stx(struct jc *jc, struct jbuf *b, unsigned xr, int reg)
@@ -266,7 +258,15 @@ static void ldx_live(struct jc *jc, struct jbuf *b, int reg, unsigned xr)
 	if (p < 0)
 		ldx_mem(b, reg, xr);
 	else if (p != reg)
-		x_rr(b, false, 0x89, p, reg);
+		x_rr(b, false, 0x89, p, reg);   /* mov reg, p */
+}
+/* reg = x[xr]: the pinned register in the main code, x[] in cold code */
+static void ldx(struct jc *jc, struct jbuf *b, int reg, unsigned xr)
+{
+	if (pin_of(jc, b, xr) < 0)
+		ldx_mem(b, reg, xr);
+	else
+		ldx_live(jc, b, reg, xr);
 }
 /* Every pinned register stored to x[]: before a call and before leaving the region while they
  * hold the values (not after a call, which made x[] current and clobbered them). */

@@ -167,25 +167,38 @@ struct unpack_dest {
 	bool ovrd_addr;
 };
 
+/* The register row that output row `row` (datum / 16) of an unpack lands in: SrcB's or Dst's, or
+ * SrcA's before a transpose (its first four output rows are not written: call only from row 4);
+ * -1 for a SrcA row beyond what the unpack may write. */
+static inline int unpack_dest_row(const struct unpack_dest *d, unsigned row)
+{
+	if (d->j->u == 1)
+		return (int)((row + d->srcrow) & 0x3F);
+	if (d->j->to_dst)
+		return (int)((row - 4) & (d->ovrd_addr ? 15 : 0x3FF));
+	row -= 4;
+	if (d->ovrd_addr ? row >= 64 : row >= 16)
+		return -1;
+	return (int)(d->ovrd_addr ? row : (row + d->srcrow) & 0x3F);
+}
+
 /* Datum number `out` of the output address sequence into SrcA, SrcB or Dst (UNPACR_Regular.md).
  * False: a SrcA row beyond what the unpack may write (the caller faults, unpack_row_fault). */
 static inline __attribute__((always_inline)) bool unpack_store(const struct unpack_dest *d, unsigned out,
 							       uint32_t datum, bool wide)
 {
 	const struct unpack_job *j = d->j;
-	unsigned row = out / 16, col = out & 15;
+	unsigned col = out & 15;
+	if (!j->to_dst && j->u != 1 && (out / 16 < 4 || col < d->colshift))
+		return true;
+	int r = unpack_dest_row(d, out / 16);
+	if (r < 0)
+		return false;
+	unsigned row = (unsigned)r;
 	if (j->u == 1) {
-		row = (row + d->srcrow) & 0x3F;
 		atomic_store_explicit(&d->dp->srcb[d->bank][row][col], datum, memory_order_relaxed);
 	} else if (!j->to_dst) {
-		if (row < 4 || col < d->colshift)
-			return true;
-		row -= 4;
 		col -= d->colshift;
-		if (d->ovrd_addr ? row >= 64 : row >= 16)
-			return false;
-		if (!d->ovrd_addr)
-			row = (row + d->srcrow) & 0x3F;
 		if (j->transpose) {
 			unsigned lo = row & 15;
 			row = (row & ~15u) | col;
@@ -193,7 +206,6 @@ static inline __attribute__((always_inline)) bool unpack_store(const struct unpa
 		}
 		atomic_store_explicit(&d->dp->srca[d->bank][row][col], datum, memory_order_relaxed);
 	} else {
-		row = (row - 4) & (d->ovrd_addr ? 15 : 0x3FF);
 		if (wide)
 			tt_dst32_write(d->dp, row, col, datum);
 		else
@@ -208,19 +220,19 @@ static inline __attribute__((always_inline)) bool unpack_store(const struct unpa
 static inline bool unpack_store_row(const struct unpack_dest *d, unsigned out, const uint32_t v[16], bool wide)
 {
 	const struct unpack_job *j = d->j;
-	unsigned row = out / 16;
+	bool srca = j->u != 1 && !j->to_dst;
+	if (srca && out / 16 < 4)
+		return true;   /* the first four rows are not written */
+	int r = srca && (d->colshift || j->transpose) ? -1 : unpack_dest_row(d, out / 16);
+	if (r < 0)
+		return false;
+	unsigned row = (unsigned)r;
 	_Atomic uint32_t *cells;
 	if (j->u == 1) {
-		cells = d->dp->srcb[d->bank][(row + d->srcrow) & 0x3F];
-	} else if (!j->to_dst) {
-		if (row < 4)
-			return true;   /* the first four rows are not written */
-		row -= 4;
-		if (d->colshift || j->transpose || (d->ovrd_addr ? row >= 64 : row >= 16))
-			return false;
-		cells = d->dp->srca[d->bank][d->ovrd_addr ? row : (row + d->srcrow) & 0x3F];
+		cells = d->dp->srcb[d->bank][row];
+	} else if (srca) {
+		cells = d->dp->srca[d->bank][row];
 	} else {
-		row = (row - 4) & (d->ovrd_addr ? 15 : 0x3FF);
 		for (unsigned c = 0; c < 16; c++) {
 			if (wide)
 				tt_dst32_write(d->dp, row, c, v[c]);
@@ -250,16 +262,9 @@ static inline __attribute__((always_inline)) void unpack_row(struct bh_tile *til
 	uint32_t raw[16];
 	for (unsigned k = 0; k < cnt; k++)
 		raw[k] = l1_read_bits(tile, bit + (uint64_t)k * dbits, dbits);
-	/* The conversions apart from the (atomic) loads: a whole row's vectorise. */
-	if (cnt == 16) {
-		for (unsigned k = 0; k < 16; k++) {
-			bool wide;
-			const char *why;
-			tt_unpack_convert(in_fmt, out_fmt, raw[k], 0, to_dst, int8_unsigned, &v[k], &wide, &why);
-		}
-		return;
-	}
-	for (unsigned k = 0; k < cnt; k++) {
+	/* The conversions apart from the (atomic) loads; a whole row's count as a constant, so that
+	 * they vectorise. */
+	for (unsigned k = 0, n = cnt == 16 ? 16 : cnt; k < n; k++) {
 		bool wide;
 		const char *why;
 		tt_unpack_convert(in_fmt, out_fmt, raw[k], 0, to_dst, int8_unsigned, &v[k], &wide, &why);
