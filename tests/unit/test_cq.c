@@ -1406,12 +1406,13 @@ Test(cq, a_stall_without_notify_is_a_deadlock_report_naming_the_stall)
 	bh_device_close(dev);
 }
 
-/* Whatever the dispatcher waits for when the host gives up is named with the command. */
+/* Whatever the dispatcher waits for when the host gives up is named with the command (the
+ * timeout leaves a loaded host time to reach the WAIT). */
 Test(cq, a_timeout_names_the_command_that_waits_and_for_what)
 {
 	skip_unless_built();
 	struct bh_device *dev = tl_boot_ref_grid(3, 2);
-	struct bh_cq *cq = open_cq_cfg(dev, &(struct bh_cq_config){ .timeout_s = 0.3 });
+	struct bh_cq *cq = open_cq_cfg(dev, &(struct bh_cq_config){ .timeout_s = 2 });
 	uint8_t w[16] = { BH_CQD_WAIT };
 	bh_cq_put(w, BH_CQF_D_WAIT_flags, BH_CQ_WAIT_MEMORY);
 	bh_cq_put(w, BH_CQF_D_WAIT_addr, DST);
