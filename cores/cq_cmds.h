@@ -203,6 +203,7 @@ enum {
 	BH_CQ_MAX_WORKER_SEMS = 8,
 	BH_CQ_PAGED_IS_DRAM = 0x8000,             /* RELAY_PAGED is_dram_and_length_adjust */
 	BH_CQ_GO_NO_MCAST = 0xFF,                 /* SEND_GO_SIGNAL multicast_go_offset */
+	BH_CQ_RUN_MSG_GO = 0x80,                  /* SEND_GO_SIGNAL go_signal bits 31:24 that start kernels */
 };
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "cores/cq_model.h"
 #include "fabric/chip.h"
+#include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "fabric/wallclock.h"
 #include "sync/streams.h"
@@ -522,6 +523,30 @@ static bool dp_wait(struct dp *d, const uint8_t *h)
 	return true;
 }
 
+/* cb-reset-window at a fast-dispatch launch (races.md #5): a worker's kernels start on the CB
+ * counters it holds when its GO arrives; each worker the go signal is about to reach is judged as
+ * slow dispatch judges its tiles at GO. The other signals (RESET_READ_PTR, ...) start nothing. */
+static void dp_cb_launch_check(struct dp *d, uint32_t go, bool mcast, uint32_t first, uint32_t n)
+{
+	struct bh_cq_model *m = d->m;
+	struct bh_chip *c = m->chip;
+	if (go >> 24 != BH_CQ_RUN_MSG_GO || !bh_checks_on(&c->checks, BH_CHECK_CB_RESET_WINDOW))
+		return;
+	bool hit[c->topo.ntiles];
+	memset(hit, 0, sizeof hit);
+	for (uint32_t i = 0; i < n; i++) {
+		struct bh_tile *t = bh_noc_unicast_tile(c, d->go_words[first + i]);
+		if (t)
+			hit[t->index] = true;
+	}
+	for (unsigned k = 0; k < c->topo.ntiles; k++) {
+		struct bh_tile *t = c->tiles[k];
+		if (t != m->tile[BH_CQ_PREFETCH] && t != m->tile[BH_CQ_DISPATCH] &&
+		    (hit[k] || (mcast && bh_noc_write_reaches(m->tile[BH_CQ_DISPATCH], DP_NOC, m->go_mcast_grid, true, t))))
+			bh_stream_cb_launch_check(t, true);
+	}
+}
+
 static bool dp_send_go(struct dp *d, const uint8_t *h)
 {
 	struct bh_cq_model *m = d->m;
@@ -554,6 +579,7 @@ static bool dp_send_go(struct dp *d, const uint8_t *h)
 			return false;
 	if (!dp_wait_stream(d, stream, get32(h, BH_CQF_D_SEND_GO_SIGNAL_wait_count)))
 		return false;
+	dp_cb_launch_check(d, go, mcast_off != BH_CQ_GO_NO_MCAST, first, n);
 	bh_cqm_l1_st(m, BH_CQ_DISPATCH, BH_CQ_DISPATCH_SCRATCH, go);
 	/* fast-dispatch.md 4: the multicast to the worker grid first, then the unicast list. L1 to
 	 * L1 writes keep the low 4 address bits, so the word is staged at the same offset. */

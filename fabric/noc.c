@@ -283,6 +283,12 @@ bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool 
 	return noc_receives(&x, t->index);
 }
 
+struct bh_tile *bh_noc_unicast_tile(const struct bh_chip *c, uint32_t hi)
+{
+	struct bh_endpoint ep = bh_topology_at(&c->topo, HI_X(hi), HI_Y(hi));
+	return ep.kind == BH_EP_TENSIX ? c->tiles[ep.index] : NULL;
+}
+
 /* ------------------------------------------------------------------------------- issue */
 
 /* Lengths: 1..16384 per packet; longer requests split into packets when both addresses are

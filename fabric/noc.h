@@ -114,6 +114,8 @@ void bh_noc_responded(const struct bh_noc_txn *txn, uint32_t old);
 /* Whether a write from tile init on `noc` to hi (a tile, or a rectangle when mcast, without
  * BRCST_SRC_INCLUDE) would reach tile t: for checks made before anything moves. */
 bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool mcast, const struct bh_tile *t);
+/* The Tensix tile a unicast to hi (its NoC x/y) reaches, or NULL. */
+struct bh_tile *bh_noc_unicast_tile(const struct bh_chip *c, uint32_t hi);
 
 /* ---------------------------------------------------------------------------------------------
  * The asynchronous NoC (fabric/noc_engine.c). With an engine (chip->noc), a CMD_CTRL store only

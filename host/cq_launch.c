@@ -13,7 +13,6 @@
 #include "host/profile.h"
 #include "host/program.h"
 
-#define RUN_MSG_GO 0x80u
 #define LAUNCH_NOC 1u      /* brisc_noc_id of the launch messages (blackhole-py) */
 
 struct cq_lower {
@@ -173,7 +172,7 @@ static int send_go(struct cq_lower *lw)
 	uint8_t *h = lw->cmd;
 	memset(h, 0, 16);
 	h[0] = BH_CQD_SEND_GO_SIGNAL;
-	bh_cq_put(h, BH_CQF_D_SEND_GO_SIGNAL_go_signal, RUN_MSG_GO << 24 | dt->y << 16 | dt->x << 8);
+	bh_cq_put(h, BH_CQF_D_SEND_GO_SIGNAL_go_signal, (uint32_t)BH_CQ_RUN_MSG_GO << 24 | dt->y << 16 | dt->x << 8);
 	bh_cq_put(h, BH_CQF_D_SEND_GO_SIGNAL_multicast_go_offset, BH_CQ_GO_NO_MCAST);
 	bh_cq_put(h, BH_CQF_D_SEND_GO_SIGNAL_num_unicast_txns, lw->n);
 	bh_cq_put(h, BH_CQF_D_SEND_GO_SIGNAL_wait_stream, BH_CQ_STREAM_FIRST);

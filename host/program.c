@@ -708,7 +708,7 @@ static int launch_write_tile(struct bh_prog_launch *L, unsigned t, unsigned noc)
 		return prog_fail(p, BH_ERR_ARG, "tile %u is not idle: go signal 0x%02x (a launch still running, or the "
 				 "firmware never finished booting)", t, sig);
 	/* The kernels start on the counters as they are now: reset after the last run (cb-reset-window). */
-	bh_stream_cb_launch_check(dev->tiles[t]);
+	bh_stream_cb_launch_check(dev->tiles[t], false);
 	uint32_t cb_mask;
 	bh_prog_build_args(L, t);
 	bh_l1_write(dev, t, L->kcb, L->args, l->blob_off);

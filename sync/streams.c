@@ -580,7 +580,7 @@ void bh_stream_set_cb_reset_flag(struct bh_tile *t, uint32_t addr)
 	atomic_store_explicit(&t->streams->cb_reset_flag, addr < BH_L1_SIZE ? addr + 1 : 0, memory_order_relaxed);
 }
 
-bool bh_stream_cb_launch_check(struct bh_tile *t)
+bool bh_stream_cb_launch_check(struct bh_tile *t, bool fast)
 {
 	struct bh_streams *st = t->streams;
 	uint32_t flag = atomic_load_explicit(&st->cb_reset_flag, memory_order_relaxed);
@@ -607,10 +607,10 @@ bool bh_stream_cb_launch_check(struct bh_tile *t)
 		snprintf(other, sizeof other, "brisc of (%u,%u), whose firmware starts the kernels: no counter reset is "
 			 "pending (subordinate_sync.trisc0, L1 0x%x, is DONE)", t->x, t->y, flag - 1);
 		bh_check_fill(&f, BH_CHECK_CB_RESET_WINDOW, addr, region, other,
-			      "the host launches on (%u,%u) with CB%u tiles_received 0x%x and tiles_acked 0x%x: the counters "
+			      "%s (%u,%u) with CB%u tiles_received 0x%x and tiles_acked 0x%x: the counters "
 			      "were not reset since a run moved them (BRISC asks TRISC0 to reset them, subordinate_sync.trisc0 "
 			      "= 3, after every run), so the kernels start on stale counters",
-			      t->x, t->y, cb, rcv, acked);
+			      fast ? "the dispatcher sends GO to" : "the host launches on", t->x, t->y, cb, rcv, acked);
 		f.pc = t->chip->core_pc ? t->chip->core_pc(t, BH_BRISC) : 0;
 		bh_check_found(&t->chip->checks, t->index, BH_BRISC, &f);
 		return true;

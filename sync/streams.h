@@ -101,9 +101,10 @@ bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned 
 void bh_stream_set_cb_reset_flag(struct bh_tile *t, uint32_t addr);
 /* cb-reset-window at a launch (the kernels' entry): with the reset byte registered and at DONE (no
  * reset pending), every CB counter must be 0; the first CB with a non-zero counter is recorded as
- * a finding against BRISC (logged in either mode: the host's launch goes on). True when found.
- * Slow dispatch calls it before it sets a tile's GO (host/program.c). */
-bool bh_stream_cb_launch_check(struct bh_tile *t);
+ * a finding against BRISC (logged in either mode: the launch goes on). True when found. Slow
+ * dispatch calls it before it sets a tile's GO (host/program.c, fast false), the dispatcher model
+ * before it sends the go signal to the tile (cores/cq_dispatch.c, fast true: the finding says so). */
+bool bh_stream_cb_launch_check(struct bh_tile *t, bool fast);
 /* CB cb_index as its config block (sync.md 3.1) describes it: FIFO at L1 addr, pages pages of
  * page_size bytes. Launches set it from the config they write (host/program.c), `bhemu run` when
  * a guest sets its CBs up (the cb_config host call). pages 0 = unknown (the overfill check is then

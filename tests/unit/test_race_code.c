@@ -113,7 +113,8 @@ Test(race_07, fixed_next_launch_message_written_after_done_is_not_flagged)
 #define CB2_ACKED 0xFFB4A020u
 #define SYNC_WORD 0x68u                 /* subordinate_sync; byte 1 is TRISC0's (launch.md 6) */
 
-static int launch_push_pop(struct bh_device *dev)
+/* The program: on tile 0, a BRISC kernel that pushes and pops one page of CB2. */
+static struct bh_program *push_pop_program(struct bh_device *dev)
 {
 	struct bh_program *p;
 	cr_assert_eq(bh_program_create(dev, &p), BH_OK);
@@ -122,6 +123,12 @@ static int launch_push_pop(struct bh_device *dev)
 	emit_store_word(&k, CB2_ACKED, 1);
 	emit(&k, INSN_RET);
 	cr_assert(bh_program_add_kernel_code(p, BH_CORE_BRISC, k.w, k.n, &(struct bh_core_range){ 0, 0, 0, 0 }, 1) >= 0);
+	return p;
+}
+
+static int launch_push_pop(struct bh_device *dev)
+{
+	struct bh_program *p = push_pop_program(dev);
 	int rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 10 }, NULL);
 	cr_expect_eq(rc, BH_OK, "%s", bh_program_error(p));
 	bh_program_destroy(p);
@@ -164,5 +171,64 @@ Test(race_05, launch_on_counters_not_reset_since_a_run_is_flagged)
 	assert_has(buf, "  why: the host launches on (1,2) with CB2 tiles_received 0x1 and tiles_acked 0x1: the counters "
 			"were not reset since a run moved them (BRISC asks TRISC0 to reset them, subordinate_sync.trisc0 = 3, "
 			"after every run), so the kernels start on stale counters");
+	bh_device_close(dev);
+}
+
+/* The same at fast-dispatch launches: the dispatcher model judges each worker its go signal is
+ * about to reach (here by unicast: no multicast grid is configured), as slow dispatch judges its
+ * tiles. A 3 x 2 grid: the command queue's cores are tiles 2 and 5; the kernel runs on tile 0. */
+static int cq_push_pop(struct bh_cq *cq, struct bh_device *dev)
+{
+	struct bh_program *p = push_pop_program(dev);
+	int rc = bh_cq_launch(cq, p, NULL);
+	cr_expect_eq(rc, BH_OK, "%s %s", bh_program_error(p), bh_cq_error(cq));
+	if (rc == BH_OK) {
+		rc = bh_cq_finish(cq);
+		cr_expect_eq(rc, BH_OK, "%s", bh_cq_error(cq));
+	}
+	bh_program_destroy(p);
+	return rc;
+}
+
+static struct bh_cq *open_queue(struct bh_device *dev)
+{
+	struct bh_cq *cq = NULL;
+	char err[512] = "";
+	int rc = bh_cq_open(dev, &(struct bh_cq_config){ .timeout_s = 30 }, &cq, err, sizeof err);
+	cr_assert_eq(rc, BH_OK, "bh_cq_open: %d: %s", rc, err);
+	return cq;
+}
+
+Test(race_05, fast_dispatch_launches_after_the_firmware_reset_the_counters_are_not_flagged)
+{
+	tl_skip_unless_built("firmware/ref/brisc.elf");
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	struct bh_cq *cq = open_queue(dev);
+	for (int i = 0; i < 4; i++) {
+		cq_push_pop(cq, dev);
+		wait_word(dev, SYNC_WORD, 0xFF00u, 0);
+	}
+	char buf[2048] = "";
+	cr_expect_eq(bh_device_findings(dev, buf, sizeof buf), 0, "%s", buf);
+	bh_cq_close(cq);
+	bh_device_close(dev);
+}
+
+Test(race_05, fast_dispatch_launch_on_counters_not_reset_since_a_run_is_flagged)
+{
+	tl_skip_unless_built("firmware/ref/brisc.elf");
+	struct bh_device *dev = tl_boot_ref_grid(3, 2);
+	struct bh_cq *cq = open_queue(dev);
+	cq_push_pop(cq, dev);
+	wait_word(dev, SYNC_WORD, 0xFF00u, 0);
+	cr_assert_eq(bh_reg_write(dev, 0, CB2_RECEIVED, 1), BH_OK);
+	cr_assert_eq(bh_reg_write(dev, 0, CB2_ACKED, 1), BH_OK);
+	cq_push_pop(cq, dev);
+	char buf[2048] = "";
+	cr_assert_eq(bh_device_findings(dev, buf, sizeof buf), 1, "%s", buf);
+	assert_has(buf, "check cb-reset-window: on tile 0 (1,2) core brisc\n");
+	assert_has(buf, "  why: the dispatcher sends GO to (1,2) with CB2 tiles_received 0x1 and tiles_acked 0x1: the "
+			"counters were not reset since a run moved them");
+	bh_cq_close(cq);
 	bh_device_close(dev);
 }
