@@ -215,7 +215,9 @@ void expect_stays_parked(struct bh_device *dev, enum bh_core_id core);
 double cpu_seconds(void);
 double wall_seconds(void);
 /* Sleep ms and return the CPU seconds the whole process (every core thread) used meanwhile;
- * the wall seconds that passed go to *wall unless it is NULL. */
+ * the wall seconds that passed go to *wall unless it is NULL. Three such windows in a row, the
+ * one with the least CPU per wall second counts: on a loaded host the work a test waited to
+ * settle can spill into the first, while cores that really burn CPU when idle do in all three. */
 double cpu_used_while_sleeping(long ms, double *wall);
 
 /* ---------------------------------------------------------------------------------------------
