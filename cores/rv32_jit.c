@@ -1257,6 +1257,7 @@ static void jit_choose_pins(struct jc *jc)
 		    f == RV_FMT_SH)
 			uses[in->rd < 32 ? in->rd : 0] += w;
 	}
+	uses[0] = 0;   /* x0 (counted above as a source or destination) is never pinned: not a bar to the others */
 	memset(jc->pin, -1, sizeof jc->pin);
 	jc->npin = 0;
 	while (jc->npin < JIT_PINS) {
