@@ -110,6 +110,7 @@ struct bh_core {
 	uint8_t jit_mode;               /* enum rv_jit_mode (cores/rv32_jit.h), owner thread */
 	struct rv_jit *jit;             /* block compiler state, created on first compile */
 	_Atomic uint64_t jit_regions;   /* statistics (relaxed, written by the owner) */
+	_Atomic uint64_t jit_chained;
 	_Atomic uint64_t jit_flushes;
 	_Atomic uint64_t jit_shared;    /* regions taken from the shared translation cache */
 

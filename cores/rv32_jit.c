@@ -213,10 +213,11 @@ static void x_rr(struct jbuf *b, bool w, unsigned opc, int r, int rm)
 #define XOFF(r) ((int32_t)(4 * (r)))
 /* Pinned guest registers: the region's most used ones live in host registers the compiled code
  * does not otherwise use (six caller-saved ones, and r14/r15, saved by the trampoline; the
- * event-check limit and the local RAM base are read from the context instead), written through:
- * every write also goes to x[], so x[] is always current and exits, cold code and C helpers need
- * nothing; after a call (which may clobber them) the code reloads them from x[], and each entry
- * into the region loads them first (an entry stub per target). Only the main code reads them. */
+ * event-check limit and the local RAM base are read from the context instead), written back:
+ * the main code writes only the host register, and stores them all to x[] before every call and
+ * every exit while they hold the values (pin_flush), so exits, cold code and C helpers see x[]
+ * current; after a call (which may clobber them) the code reloads them from x[], and each entry
+ * into the region loads them first (an entry stub per target). */
 #define JIT_PINS 8u
 static const int pin_host[JIT_PINS] = { RSI, RDI, R8, R9, R10, R11, R14, R15 };
 
@@ -395,10 +396,61 @@ static void emit_exit_at(struct jc *jc, struct jbuf *b, unsigned pend, unsigned 
 	jmp_to(jc, b, FIX_EXIT, 0);
 }
 
-/* Leave through lookup: a taken jump from `from` to `to` (already counted). */
-static void emit_exit_jump(struct jc *jc, struct jbuf *b, uint32_t from, uint32_t to)
+/* A forward jcc rel32 inside one emitted sequence: the displacement to patch (jcc_land). */
+static uint8_t *jcc_fwd(struct jbuf *b, unsigned cc)
+{
+	b1(b, 0x0f);
+	b1(b, 0x80u | cc);
+	uint8_t *rel = b->p;
+	b4(b, 0);
+	return rel;
+}
+static void jcc_land(struct jbuf *b, uint8_t *rel)
+{
+	if (!b->full) {
+		int32_t d = (int32_t)(b->p - (rel + 4));
+		memcpy(rel, &d, 4);
+	}
+}
+
+/* Chaining: a jump that leaves the region for a slot of the same page goes straight into that
+ * slot's compiled code when it has some, as the interpreter's own same-page jumps do (JUMP,
+ * JUMP_LOCAL: no lookup, no event check) and with the same limit: below the event-check limit
+ * only. What a slot holds is read at every jump from the core's page (ctx->insn, ctx->jit: the
+ * slot's handler is the compiled-code handler exactly while pg->jit[slot] is its entry), so a
+ * reset or an invalidation needs nothing here, and code shared between cores reads each core's
+ * own page. The pinned registers are stored (the entry stub of the target loads its own). rcx
+ * holds the byte offset of the slot in the page; rax, rdx are free; falls through when not
+ * taken. */
+static void emit_chain_rcx(struct jbuf *b)
+{
+	x_m(b, 0, true, 0x3b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));     /* cmp r13, limit */
+	uint8_t *at_limit = jcc_fwd(b, CC_AE);
+	x_m(b, 0, true, 0x8b, RDX, R_CTX, -1, offsetof(struct rv_jit_ctx, insn));      /* mov rdx, insn */
+	x_m(b, 0, true, 0x8b, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, jit_h));     /* mov rax, jit_h */
+	shift_ri(b, true, 4, RCX, 2);                                                   /* rcx = slot * 16 */
+	_Static_assert(sizeof(struct rv_insn) == 16 && offsetof(struct rv_insn, h) == 0, "slot layout");
+	x_m(b, 0, true, 0x39, RAX, RDX, RCX, 0);                                         /* cmp [rdx+rcx], rax */
+	uint8_t *not_compiled = jcc_fwd(b, CC_NE);
+	shift_ri(b, true, 5, RCX, 1);                                                   /* rcx = slot * 8 */
+	x_m(b, 0, true, 0x8b, RDX, R_CTX, -1, offsetof(struct rv_jit_ctx, jit));       /* mov rdx, jit */
+	x_m(b, 0, true, 0xff, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, chained));     /* inc chained */
+	x_m(b, 0, false, 0xff, 4, RDX, RCX, 0);                                          /* jmp [rdx+rcx] */
+	jcc_land(b, at_limit);
+	jcc_land(b, not_compiled);
+}
+
+/* Leave through lookup: a taken jump from `from` to `to` (already counted); chained when `to`
+ * is a slot of this page and chain is set (not for exits at the limit). */
+static void emit_exit_jump(struct jc *jc, struct jbuf *b, uint32_t from, uint32_t to, bool chain)
 {
 	pin_flush(jc, b);
+	if (chain && ((to - jc->pg->base) & ~0xffcu) == 0) {
+		_Static_assert(BH_L1_PAGE_SHIFT == 12, "0xffc: a slot of the page");
+		b1(b, 0xb9);                                                             /* mov ecx, offset */
+		b4(b, to - jc->pg->base);
+		emit_chain_rcx(b);
+	}
 	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, pc));
 	b4(b, to);
 	x_m(b, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
@@ -666,17 +718,19 @@ static void emit_goto(struct jc *jc, struct jbuf *b, unsigned slot, uint32_t to,
 {
 	uint32_t from = slot_pc(jc, slot);
 	unsigned t = (to - jc->pg->base) >> 2;
+	bool at_limit = false;
 	if (local && t >= jc->s0 && t < jc->end && jc->target[t]) {
 		if (t <= slot) {
 			/* Back edge: keep going until the event-check limit, then leave through lookup. */
 			x_m(b, 0, true, 0x3b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));   /* cmp r13, limit */
 			jcc_to(jc, b, CC_B, FIX_LABEL, t);
+			at_limit = true;
 		} else {
 			jmp_to(jc, b, FIX_LABEL, t);
 			return;
 		}
 	}
-	emit_exit_jump(jc, b, from, to);
+	emit_exit_jump(jc, b, from, to, !at_limit);
 }
 
 static unsigned branch_cc(unsigned op, bool invert)
@@ -699,9 +753,15 @@ static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, 
 	uint32_t pc = slot_pc(jc, slot), to = pc + (uint32_t)in->imm;
 	unsigned t = (to - jc->pg->base) >> 2;
 	bool back = in->rd && t >= jc->s0 && t <= slot && jc->target[t];
-	ld_first(jc, in->rs1);
-	op_rx(jc, m, false, 0x3b, RAX, in->rs2);
-	jc->out_ax = in->rs1;   /* on the fall-through path */
+	int p1 = pin_of(jc, m, in->rs1);
+	if (p1 >= 0 && jc->in_ax != (int)in->rs1) {
+		op_rx(jc, m, false, 0x3b, p1, in->rs2);   /* cmp p1, rs2: eax keeps what it held */
+		jc->out_ax = jc->in_ax;
+	} else {
+		ld_first(jc, in->rs1);
+		op_rx(jc, m, false, 0x3b, RAX, in->rs2);
+		jc->out_ax = in->rs1;   /* on the fall-through path */
+	}
 	jc->out_dx = jc->in_dx;
 	if (back) {
 		/* Loop back edge inline: the taken path is the hot one. */
@@ -714,7 +774,7 @@ static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, 
 		jcc_to(jc, m, CC_B, FIX_LABEL, t);
 		uintptr_t cold = cold_here(jc);
 		jmp_to(jc, m, FIX_COLD, cold);
-		emit_exit_jump(jc, &jc->k, pc, to);
+		emit_exit_jump(jc, &jc->k, pc, to, false);   /* at the limit */
 		if (!m->full) {
 			int32_t rel = (int32_t)(m->p - (skip + 4));
 			memcpy(skip, &rel, 4);
@@ -726,12 +786,73 @@ static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, 
 	emit_goto(jc, &jc->k, slot, to, in->rd);
 }
 
+/* The common ALU instructions whose rd is pinned, computed in rd's host register p (no trip
+ * through eax): op p, imm / op p, rs2 when rd is rs1, the commutative ones with the operands
+ * swapped when rd is rs2, else p = rs1 first (lea for addi). False: not one of them (or rd is
+ * rs2 of a non-commutative one); the eax path does it. */
+static bool emit_alu_pinned(struct jc *jc, const struct rv_insn *in, int p)
+{
+	struct jbuf *m = &jc->m;
+	uint32_t imm = (uint32_t)in->imm;
+	unsigned rd = in->rd, rs1 = in->rs1, rs2 = in->rs2;
+	unsigned ext = 0, opc = 0;
+	bool commutes = true;
+	switch (in->op) {
+	case RV_OP_addi: ext = 0; break;
+	case RV_OP_xori: ext = 6; break;
+	case RV_OP_ori: ext = 1; break;
+	case RV_OP_andi: ext = 4; break;
+	case RV_OP_slli: ext = 4 | 0x100; break;
+	case RV_OP_srli: ext = 5 | 0x100; break;
+	case RV_OP_srai: ext = 7 | 0x100; break;
+	case RV_OP_add: opc = 0x03; break;
+	case RV_OP_and: opc = 0x23; break;
+	case RV_OP_or: opc = 0x0b; break;
+	case RV_OP_xor: opc = 0x33; break;
+	case RV_OP_mul: opc = 0x0faf; break;
+	case RV_OP_sub: opc = 0x2b; commutes = false; break;
+	default: return false;
+	}
+	if (!opc) {   /* the immediate forms */
+		if (in->op == RV_OP_addi && rs1 == 0)
+			return false;   /* li: one mov of the immediate on the other path */
+		int p1 = pin_of(jc, m, rs1);
+		if (rs1 != rd && in->op == RV_OP_addi && p1 >= 0) {
+			x_m(m, 0, false, 0x8d, p, p1, -1, (int32_t)imm);   /* lea p, [p1 + imm] */
+			return true;
+		}
+		if (rs1 != rd)
+			ldx(jc, m, p, rs1);
+		if (ext & 0x100)
+			shift_ri(m, false, ext & 7, p, imm & 31);
+		else if (imm || in->op != RV_OP_addi)
+			op_ri(m, false, ext, p, imm);
+		return true;
+	}
+	if (rs1 == rd) {
+		op_rx(jc, m, false, opc, p, rs2);
+	} else if (rs2 == rd) {
+		if (!commutes)
+			return false;
+		op_rx(jc, m, false, opc, p, rs1);
+	} else {
+		ldx(jc, m, p, rs1);
+		op_rx(jc, m, false, opc, p, rs2);
+	}
+	return true;
+}
+
 /* ALU instructions (rd != x0). Returns false for ops handled by the C helper. */
 static bool emit_alu_inline(struct jc *jc, const struct rv_insn *in)
 {
 	struct jbuf *m = &jc->m;
 	uint32_t imm = (uint32_t)in->imm;
 	unsigned rd = in->rd, rs1 = in->rs1, rs2 = in->rs2;
+	int p = pin_of(jc, m, rd);
+	if (p >= 0 && emit_alu_pinned(jc, in, p)) {
+		jc->out_ax = jc->in_ax == (int)rd ? -1 : jc->in_ax;
+		return true;
+	}
 	switch (in->op) {
 	case RV_OP_lui: case RV_OP_auipc:
 		stx_imm(jc, m, rd, imm);
@@ -955,6 +1076,14 @@ static void emit_insn(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 		x_m(m, 0, false, 0xc7, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, fpc));
 		b4(m, pc);
 		pin_flush(jc, m);
+		/* A target in this page (a return, mostly): chained when compiled (emit_chain_rcx). */
+		x_rr(m, false, 0x89, RAX, RCX);                                               /* mov ecx, eax */
+		op_ri(m, false, 5, RCX, jc->pg->base);                                        /* sub ecx, base */
+		x_rr(m, false, 0xf7, 0, RCX);                                                 /* test ecx, ~0xffc */
+		b4(m, ~0xffcu);
+		uint8_t *other_page = jcc_fwd(m, CC_NE);
+		emit_chain_rcx(m);
+		jcc_land(m, other_page);
 		mov_eax_imm(m, RV_JIT_EXIT_JUMP);
 		jmp_to(jc, m, FIX_EXIT, 0);
 		*pend = 0;

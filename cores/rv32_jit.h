@@ -12,6 +12,7 @@
 
 struct bh_core;
 struct rv_page;
+struct rv_insn;
 
 enum rv_jit_mode {
 	RV_JIT_OFF = 0,
@@ -42,6 +43,12 @@ struct rv_jit_ctx {
 	uint8_t *ldm;
 	uint32_t pc;
 	uint32_t fpc;
+	/* The page the code runs in (chaining to its other compiled slots): its slots, their
+	 * entries, and the handler that marks a compiled slot. */
+	const struct rv_insn *insn;
+	const void *const *jit;
+	const void *jit_h;
+	uint64_t chained;   /* chained jumps taken (statistics) */
 };
 
 /* Marks a slot where compiling was tried and refused (first instruction not compilable). */

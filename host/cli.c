@@ -83,7 +83,9 @@ static void usage(FILE *f)
 		"                              instruction counts are the same in every mode; with\n"
 		"                              --max-instructions the exact interpreter runs instead.\n"
 		"                              --stats adds 'stats: jit_regions=N jit_flushes=F\n"
-		"                              jit_shared=S' (S of the N from the shared cache)\n"
+		"                              jit_shared=S jit_chained=C' (S of the N from the\n"
+		"                              shared cache; C jumps from compiled code straight\n"
+		"                              into compiled code)\n"
 		"                              (with Tensix instructions 'stats: tensix=MODE words=N\n"
 		"                              by_trisc=N by_executor=N handovers=N')\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
@@ -1082,16 +1084,17 @@ static void run_stats(const struct run *r, double secs)
 	}
 	fprintf(stderr, "stats: instructions=%" PRIu64 " seconds=%.6f mips=%.2f\n", total, secs,
 		secs > 0 ? (double)total / secs / 1e6 : 0.0);
-	struct bh_jit_stats js = { 0, 0, 0 };
+	struct bh_jit_stats js = { 0, 0, 0, 0 };
 	for (unsigned sl = 0; sl < r->nslots; sl++) {
 		struct bh_jit_stats one;
 		bh_core_jit_stats(r->dev, slot_tile(r, sl), slot_core(r, sl), &one);
 		js.regions += one.regions;
 		js.flushes += one.flushes;
 		js.shared += one.shared;
+		js.chained += one.chained;
 	}
-	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 " jit_shared=%" PRIu64 "\n", js.regions,
-		js.flushes, js.shared);
+	fprintf(stderr, "stats: jit_regions=%" PRIu64 " jit_flushes=%" PRIu64 " jit_shared=%" PRIu64 " jit_chained=%" PRIu64 "\n",
+		js.regions, js.flushes, js.shared, js.chained);
 	struct bh_tensix_stats ts;
 	bh_device_tensix_stats(r->dev, &ts);
 	if (ts.by_trisc + ts.by_executor)

@@ -802,6 +802,7 @@ void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id cor
 	out->regions = c ? atomic_load_explicit(&c->jit_regions, memory_order_relaxed) : 0;
 	out->flushes = c ? atomic_load_explicit(&c->jit_flushes, memory_order_relaxed) : 0;
 	out->shared = c ? atomic_load_explicit(&c->jit_shared, memory_order_relaxed) : 0;
+	out->chained = c ? atomic_load_explicit(&c->jit_chained, memory_order_relaxed) : 0;
 }
 
 uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core)

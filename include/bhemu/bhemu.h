@@ -275,6 +275,7 @@ uint64_t bh_core_instructions(struct bh_device *dev, unsigned tile, enum bh_core
  * code at the same address, compiled once by another core or an earlier launch). */
 struct bh_jit_stats {
 	uint64_t regions, flushes, shared;
+	uint64_t chained;   /* jumps from compiled code straight into compiled code of its page */
 };
 void bh_core_jit_stats(struct bh_device *dev, unsigned tile, enum bh_core_id core, struct bh_jit_stats *out);
 

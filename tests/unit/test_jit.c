@@ -361,6 +361,54 @@ Test(jit, pinned_registers_survive_calls_and_interpreter_writes)
 	bh_device_close(dev);
 }
 
+/* Calls and returns inside a page chain: a loop calls two functions of its page (jal) that
+ * return (ret), each a compiled region; once compiled, a hop goes straight into the target's
+ * code. The pinned registers of each region hold across the hops and the counts stay exact;
+ * halfway, the loop rewrites the first function's addi, and the very next call runs the new one
+ * (a chained jump looks at the target slot every time, and the store dropped the page). */
+Test(jit, calls_and_returns_inside_a_page_chain_between_compiled_regions)
+{
+	enum { ITER = 4000 };
+	struct prog p = { 0 };
+	emit(&p, jal(X0, 20));                        /* over the two functions */
+	int32_t f1 = prog_here(&p);
+	emit(&p, addi(A0, A0, 3));
+	emit(&p, INSN_RET);
+	int32_t f2 = prog_here(&p);
+	emit(&p, add(A2, A2, A1));
+	emit(&p, INSN_RET);
+	cr_assert_eq(prog_here(&p), 20);
+	emit_li(&p, A0, 0);
+	emit_li(&p, A2, 0);
+	emit_li(&p, A1, ITER);
+	emit_li(&p, A3, ITER / 2);
+	emit_li(&p, A4, addi(A0, A0, 5));
+	int32_t loop = prog_here(&p);
+	emit(&p, enc_b(12, A3, A1, BNE));             /* a1 == ITER / 2: patch f1 */
+	int32_t at = prog_here(&p);
+	emit(&p, auipc(T0, 0));
+	emit(&p, sw(A4, f1 - at, T0));
+	emit(&p, jal(RA, f1 - prog_here(&p)));
+	emit(&p, jal(RA, f2 - prog_here(&p)));
+	emit(&p, addi(A1, A1, -1));
+	emit_branch(&p, BNE, A1, X0, loop);
+	emit(&p, lui(T0, DATA >> 12));
+	emit(&p, sw(A0, 0, T0));
+	emit(&p, sw(A2, 4, T0));
+	emit(&p, i_op(7, A0, A0, 0xff));
+	emit_exit(&p);
+	const uint32_t acc = 3 * (ITER / 2) + 5 * (ITER / 2), sum = ITER * (ITER + 1) / 2;
+	cr_expect_eq(same_in_every_mode(&p, 2, UINT64_MAX), acc & 0xff);
+	struct bh_device *dev = open_jit(BH_JIT_EAGER);
+	run_to_exit(dev, BH_CORE_BRISC, CODE, &p);
+	cr_expect_eq(l1_get(dev, DATA), acc, "acc %u, host %u", l1_get(dev, DATA), acc);
+	cr_expect_eq(l1_get(dev, DATA + 4), sum);
+	struct bh_jit_stats st;
+	bh_core_jit_stats(dev, 0, BH_CORE_BRISC, &st);
+	cr_expect_gt(st.chained, 2 * ITER, "%llu chained jumps", (unsigned long long)st.chained);
+	bh_device_close(dev);
+}
+
 /* jalr from compiled code to a misaligned target: the jalr is reported, as interpreted. */
 Test(jit, bad_jump_from_compiled_code_reports_the_jump)
 {
