@@ -38,7 +38,6 @@ static uint32_t core_pc_now(struct bh_tile *t, unsigned who)
 
 void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 {
-	memset(c, 0, sizeof *c);
 	c->tile = t;
 	c->kind = kind;
 	c->l1 = t->l1;

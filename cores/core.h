@@ -71,6 +71,7 @@ struct bh_core {
 	/* Decoded instructions per L1 page and interpreter variant (rv32_run.inc), owner only. */
 #define RV_VARIANTS 4
 	struct rv_page *pages[RV_VARIANTS][BH_L1_PAGES];
+	unsigned npages;                /* pages decoded (allocated into pages[][]; owner) */
 	_Atomic uint32_t stale_pages[BH_L1_PAGES / 32];
 
 	struct bh_tile *tile;
@@ -160,6 +161,7 @@ void rv32_drop_page(struct bh_core *core, unsigned page);
 void rv32_code_overwritten(struct bh_core *core, unsigned page);
 
 /* Lifecycle (cores/core.c). */
+/* core: zeroed memory (its page tables stay untouched until the core runs). */
 void bh_core_init(struct bh_core *core, struct bh_tile *tile, enum bh_core_kind kind);
 int bh_core_thread_start(struct bh_core *core);
 void bh_core_destroy(struct bh_core *core);

@@ -77,6 +77,7 @@ static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned va
 	pg->hi = RV_PAGE_INSNS - 1;
 	rv32_page_reset(pg);
 	c->pages[variant][pc >> BH_L1_PAGE_SHIFT] = pg;
+	c->npages++;
 	return pg;
 }
 
@@ -156,6 +157,9 @@ void rv32_flush_decoded(struct bh_core *c)
 void rv32_free_decoded(struct bh_core *c)
 {
 	rv32_jit_free(c);
+	if (!c->npages)
+		return;   /* never ran: its tables were never touched (nor are they now) */
+	c->npages = 0;
 	for (unsigned v = 0; v < RV_VARIANTS; v++)
 		for (unsigned p = 0; p < BH_L1_PAGES; p++) {
 			if (c->pages[v][p])

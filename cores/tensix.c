@@ -45,7 +45,6 @@ static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 
 void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 {
-	memset(tx, 0, sizeof *tx);
 	tx->tile = tile;
 	pthread_mutex_init(&tx->lock, NULL);
 	memset(tx->mutex_owner, -1, sizeof tx->mutex_owner);

@@ -312,6 +312,7 @@ struct bh_tensix {
 	struct bh_tt_thread th[BH_TT_THREADS];
 };
 
+/* tx: zeroed memory. */
 void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile);
 /* Stops and joins the executor threads. */
 void bh_tensix_destroy(struct bh_tensix *tx);

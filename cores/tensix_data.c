@@ -24,11 +24,12 @@
 #include "cores/tensix_fmt.h"
 #include "cores/tensix_sfpu.h"
 #include "fabric/mmio.h"
+#include "fabric/pages.h"
 #include "fabric/tile.h"
 
 bool tt_dp_init(struct bh_tensix *tx)
 {
-	struct tt_dp *dp = calloc(1, sizeof *dp);
+	struct tt_dp *dp = bh_pages_alloc(sizeof *dp);   /* zeroed, touched where used */
 	if (!dp)
 		return false;
 	/* SrcASrcB.md reset: every bank belongs to the unpackers, every client on bank 0. */
@@ -42,7 +43,7 @@ bool tt_dp_init(struct bh_tensix *tx)
 	pthread_mutex_init(&dp->adc_lock, NULL);
 	dp->pack.fresh = true;
 	if (!tt_sfpu_init(dp)) {
-		free(dp);
+		bh_pages_free(dp, sizeof *dp);
 		return false;
 	}
 	tx->dp = dp;
@@ -58,7 +59,7 @@ void tt_dp_destroy(struct bh_tensix *tx)
 	pthread_mutex_destroy(&tx->dp->pack_lock);
 	pthread_mutex_destroy(&tx->dp->adc_lock);
 	tt_sfpu_destroy(tx->dp);
-	free(tx->dp);
+	bh_pages_free(tx->dp, sizeof *tx->dp);
 	tx->dp = NULL;
 }
 

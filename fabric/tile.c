@@ -8,6 +8,7 @@
 #include "fabric/copy.h"
 #include "fabric/mmio.h"
 #include "fabric/noc.h"
+#include "fabric/pages.h"
 #include "fabric/wallclock.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -16,7 +17,6 @@
 
 int bh_tile_init(struct bh_tile *t, struct bh_chip *chip, unsigned index)
 {
-	memset(t, 0, sizeof *t);
 	t->chip = chip;
 	t->index = index;
 	t->lx = index % chip->topo.cols;
@@ -37,14 +37,14 @@ int bh_tile_init(struct bh_tile *t, struct bh_chip *chip, unsigned index)
 		bh_tile_destroy(t);
 		return -1;
 	}
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
-		t->ldm[k] = aligned_alloc(64, BH_LDM_SIZE_DM);
-		if (!t->ldm[k]) {
-			bh_tile_destroy(t);
-			return -1;
-		}
-		memset(t->ldm[k], 0, BH_LDM_SIZE_DM);
+	/* Every core's local RAM, zeroed, in one block (touched only where written). */
+	uint8_t *ldm = bh_pages_alloc(BH_CORES_PER_TILE * BH_LDM_SIZE_DM);
+	if (!ldm) {
+		bh_tile_destroy(t);
+		return -1;
 	}
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		t->ldm[k] = ldm + k * BH_LDM_SIZE_DM;
 	pthread_mutex_init(&t->lock, NULL);
 	bh_pcbuf_init(&t->pcbuf);
 	bh_mailbox_init(&t->mbox);
@@ -65,8 +65,8 @@ void bh_tile_destroy(struct bh_tile *t)
 		bh_mailbox_destroy(&t->mbox);
 		pthread_mutex_destroy(&t->lock);
 	}
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		free(t->ldm[k]);
+	bh_pages_free(t->ldm[0], BH_CORES_PER_TILE * BH_LDM_SIZE_DM);
+	memset(t->ldm, 0, sizeof t->ldm);
 	bh_code_map_destroy(t);
 	bh_stream_free(t->streams);
 	t->streams = NULL;

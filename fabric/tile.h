@@ -126,8 +126,9 @@ void bh_tile_guard_launch_slots(struct bh_tile *tile, const struct bh_launch_gua
 bool bh_tile_launch_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
 				struct bh_fault *f);
 
-/* The devices of tile `index` of chip (chip->topo must be built): coordinates come from the
- * topology. The links to cores and coprocessor stay NULL (tile/tile.c fills them). */
+/* The devices of tile `index` of chip (chip->topo must be built) in zeroed memory (tile/tile.c
+ * allocates it so): coordinates come from the topology. The links to cores and coprocessor stay
+ * NULL (tile/tile.c fills them). */
 int bh_tile_init(struct bh_tile *tile, struct bh_chip *chip, unsigned index);
 void bh_tile_destroy(struct bh_tile *tile);
 

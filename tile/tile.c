@@ -5,6 +5,7 @@
 
 #include "fabric/chip.h"
 #include "fabric/code.h"
+#include "fabric/pages.h"
 #include "fabric/wallclock.h"
 #include "sync/sched.h"
 #include "sync/mailbox.h"
@@ -23,12 +24,12 @@ static void worker_index_build(void)
 
 struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index)
 {
-	struct bh_worker_tile *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
+	struct bh_worker_tile *w = bh_pages_alloc(sizeof *w);   /* zeroed: the inits below rely on it */
 	if (!w)
 		return NULL;
 	struct bh_tile *t = &w->dev;
 	if (bh_tile_init(t, chip, index) != 0) {
-		free(w);
+		bh_pages_free(w, sizeof *w);
 		return NULL;
 	}
 	t->regions = bh_worker_regions;
@@ -87,7 +88,7 @@ void bh_worker_tile_free(struct bh_tile *t)
 		bh_core_destroy(&w->core[k]);
 	bh_tensix_destroy(&w->tensix);
 	bh_tile_destroy(t);
-	free(w);
+	bh_pages_free(w, sizeof *w);
 }
 
 /* Reset edges of the sync devices a core takes part in (memory-map.md 4.1): entering reset
