@@ -290,7 +290,7 @@ uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uin
 
 void rv32_jit_store_watched(struct bh_core *c, uint32_t addr, uint32_t size)
 {
-	bh_watch_l1_written(c->tile, addr, size);
+	bh_watch_l1_written(c->tile, addr, size, c->kind);
 }
 
 uint32_t rv32_jit_store_slow(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,

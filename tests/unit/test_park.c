@@ -141,6 +141,61 @@ Test(park, poll_loop_storing_what_its_word_holds_parks_and_restores_a_changed_wo
 	bh_device_close(dev);
 }
 
+#define ACK 0x8020u
+
+/* A core that waits on the same word again and again (as every firmware core waits at every
+ * launch) keeps its watch between the waits: only its first park needs a heavy fence, and every
+ * later write still wakes it. The loop: wait until FLAG differs from the last value seen, copy it
+ * to ACK, and end at 10. */
+Test(park, repeated_waits_on_one_word_fence_once_and_every_write_wakes_the_core)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_li(&p, A1, FLAG);
+	emit_li(&p, A3, ACK);
+	emit(&p, addi(A4, X0, 10));
+	emit(&p, addi(A0, X0, 0));
+	int32_t loop = prog_here(&p);
+	emit(&p, INSN_FENCE);
+	emit(&p, lw(A2, 0, A1));
+	emit_branch(&p, BEQ, A2, A0, loop);
+	emit(&p, addi(A0, A2, 0));
+	emit(&p, sw(A2, 0, A3));
+	emit_branch(&p, BNE, A2, A4, loop);
+	emit_exit(&p);
+	prog_put(dev, 0, CODE, &p);
+	bool membarrier = bh_park_heavy_fence();
+	uint64_t calls0 = 0, mb0 = 0, calls1, mb1;
+	bh_park_fence_stats(&calls0, &mb0);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
+	uint64_t n = wait_parks(dev, BH_CORE_BRISC, 0);
+	cr_assert_gt(n, 0, "the loop never parked");
+	bh_park_fence_stats(&calls1, &mb1);
+	if (membarrier)
+		cr_assert_gt(calls1, calls0, "the first park did not fence");
+	calls0 = calls1;
+	for (uint32_t k = 1; k <= 10; k++) {
+		uint32_t ack = 0;
+		cr_assert_eq(bh_l1_write(dev, 0, FLAG, &k, 4), BH_OK);
+		for (int ms = 0; ms < 10000 && ack != k; ms++) {
+			cr_assert_eq(bh_l1_read(dev, 0, ACK, &ack, 4), BH_OK);
+			if (ack != k)
+				sleep_ms(1);
+		}
+		cr_assert_eq(ack, k, "write %u of FLAG did not wake the parked core", k);
+		if (k < 10) {
+			uint64_t again = wait_parks(dev, BH_CORE_BRISC, n);
+			cr_assert_gt(again, n, "the core did not park again after write %u", k);
+			n = again;
+		}
+	}
+	expect_exit(dev, 0, BH_CORE_BRISC, 10);
+	bh_park_fence_stats(&calls1, &mb1);
+	cr_expect_eq(calls1, calls0, "%llu heavy fences for %llu parks on the same word after the first",
+		     (unsigned long long)(calls1 - calls0), (unsigned long long)n - 1);
+	bh_device_close(dev);
+}
+
 /* A bounded poll (timeout counter in a register) makes progress every iteration: it must never
  * park, and must run out exactly as the program says. */
 Test(park, poll_with_a_register_counter_does_not_park)
