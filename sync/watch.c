@@ -14,7 +14,7 @@ void bh_watch_init(struct bh_watch_set *w)
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
 		w->armed[c] = false;
 		atomic_store_explicit(&w->waiter[c], NULL, memory_order_relaxed);
-		for (unsigned k = 0; k < BH_WATCH_MAX; k++)
+		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++)
 			atomic_store_explicit(&w->entry[c][k], 0, memory_order_relaxed);
 	}
 }
@@ -24,37 +24,33 @@ void bh_watch_destroy(struct bh_watch_set *w)
 	pthread_mutex_destroy(&w->lock);
 }
 
-void bh_watch_register(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, const uint32_t *addr,
-		       const uint8_t *size, unsigned n)
+static uint64_t watch_entry(uint32_t addr, uint8_t size)
 {
-	struct bh_watch_set *w = &t->watch;
-	if (n > BH_WATCH_MAX)
-		n = BH_WATCH_MAX;
-	pthread_mutex_lock(&w->lock);
-	atomic_store_explicit(&w->waiter[slot], waiter, memory_order_relaxed);
-	for (unsigned k = 0; k < n; k++) {
-		atomic_store_explicit(&w->entry[slot][k], addr[k] | (uint64_t)size[k] << 32 | ENTRY_VALID,
-				      memory_order_release);
-		if (addr[k] < BH_L1_SIZE) {
-			unsigned p = addr[k] >> BH_L1_PAGE_SHIFT;
-			if (w->page_refs[p]++ == 0)
-				atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_WATCHED, memory_order_relaxed);
-		} else {
-			atomic_fetch_add_explicit(&w->reg_watches, 1, memory_order_relaxed);
-		}
-	}
-	pthread_mutex_unlock(&w->lock);
+	return addr | (uint64_t)size << 32 | ENTRY_VALID;
 }
 
-void bh_watch_unregister(struct bh_tile *t, unsigned slot)
+/* Entry k of the slot watches e (under lock; entries stay packed from 0). */
+static void watch_add_locked(struct bh_tile *t, unsigned slot, unsigned k, uint64_t e)
 {
 	struct bh_watch_set *w = &t->watch;
-	w->armed[slot] = false;
-	pthread_mutex_lock(&w->lock);
-	for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
+	uint32_t addr = (uint32_t)e;
+	atomic_store_explicit(&w->entry[slot][k], e, memory_order_release);
+	if (addr < BH_L1_SIZE) {
+		unsigned p = addr >> BH_L1_PAGE_SHIFT;
+		if (w->page_refs[p]++ == 0)
+			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_WATCHED, memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(&w->reg_watches, 1, memory_order_relaxed);
+	}
+}
+
+static void watch_clear_locked(struct bh_tile *t, unsigned slot)
+{
+	struct bh_watch_set *w = &t->watch;
+	for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++) {
 		uint64_t e = atomic_exchange_explicit(&w->entry[slot][k], 0, memory_order_relaxed);
 		if (!(e & ENTRY_VALID))
-			continue;
+			break;
 		uint32_t addr = (uint32_t)e;
 		if (addr < BH_L1_SIZE) {
 			unsigned p = addr >> BH_L1_PAGE_SHIFT;
@@ -64,24 +60,32 @@ void bh_watch_unregister(struct bh_tile *t, unsigned slot)
 			atomic_fetch_sub_explicit(&w->reg_watches, 1, memory_order_relaxed);
 		}
 	}
+}
+
+void bh_watch_unregister(struct bh_tile *t, unsigned slot)
+{
+	struct bh_watch_set *w = &t->watch;
+	w->armed[slot] = false;
+	pthread_mutex_lock(&w->lock);
+	watch_clear_locked(t, slot);
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Whether the slot's entries are exactly these words of this waiter (owner only: it is the one
- * that writes them). */
-static bool watch_registered(struct bh_watch_set *w, unsigned slot, const struct bh_waiter *waiter,
-			     const uint32_t *addr, const uint8_t *size, unsigned n)
+/* How many entries the slot holds, and whether e is one of them (owner only: it writes them). */
+static unsigned watch_count(struct bh_watch_set *w, unsigned slot)
 {
-	if (atomic_load_explicit(&w->waiter[slot], memory_order_relaxed) != waiter)
-		return false;
-	for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
-		uint64_t e = atomic_load_explicit(&w->entry[slot][k], memory_order_relaxed);
-		if (k == n)
-			return !(e & ENTRY_VALID);
-		if (e != (addr[k] | (uint64_t)size[k] << 32 | ENTRY_VALID))
-			return false;
-	}
-	return true;
+	unsigned k = 0;
+	while (k < BH_WATCH_ENTRIES && (atomic_load_explicit(&w->entry[slot][k], memory_order_relaxed) & ENTRY_VALID))
+		k++;
+	return k;
+}
+
+static bool watch_has(struct bh_watch_set *w, unsigned slot, unsigned count, uint64_t e)
+{
+	for (unsigned k = 0; k < count; k++)
+		if (atomic_load_explicit(&w->entry[slot][k], memory_order_relaxed) == e)
+			return true;
+	return false;
 }
 
 bool bh_watch_arm(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, const uint32_t *addr,
@@ -90,11 +94,28 @@ bool bh_watch_arm(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, co
 	struct bh_watch_set *w = &t->watch;
 	if (n > BH_WATCH_MAX)
 		n = BH_WATCH_MAX;
-	if (!watch_registered(w, slot, waiter, addr, size, n)) {
-		bh_watch_unregister(t, slot);
-		bh_watch_register(t, slot, waiter, addr, size, n);
-	} else if (w->armed[slot]) {
-		return true;   /* a membarrier began after the entries were stored (sync/watch.h) */
+	bool mine = atomic_load_explicit(&w->waiter[slot], memory_order_relaxed) == waiter;
+	unsigned count = mine ? watch_count(w, slot) : 0, missing = 0;
+	uint64_t add[BH_WATCH_MAX];
+	for (unsigned k = 0; k < n; k++)
+		if (!watch_has(w, slot, count, watch_entry(addr[k], size[k])))
+			add[missing++] = watch_entry(addr[k], size[k]);
+	if (!missing && w->armed[slot])
+		return true;   /* a membarrier began after these entries were stored (sync/watch.h) */
+	if (missing) {
+		w->armed[slot] = false;
+		pthread_mutex_lock(&w->lock);
+		if (!mine || count + missing > BH_WATCH_ENTRIES) {
+			/* Another waiter's entries, or no room: start again with exactly these words. */
+			watch_clear_locked(t, slot);
+			atomic_store_explicit(&w->waiter[slot], waiter, memory_order_relaxed);
+			count = missing = 0;
+			for (unsigned k = 0; k < n; k++)
+				add[missing++] = watch_entry(addr[k], size[k]);
+		}
+		for (unsigned k = 0; k < missing; k++)
+			watch_add_locked(t, slot, count + k, add[k]);
+		pthread_mutex_unlock(&w->lock);
 	}
 	bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
 	/* Serial scheduling fences nothing (no writer runs meanwhile) and drops the entries anyway. */
@@ -117,7 +138,7 @@ static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, uns
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
 		if (c == writer)
 			continue;
-		for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
+		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++) {
 			/* Acquire: a valid entry's waiter was stored before it. */
 			uint64_t e = atomic_load_explicit(&w->entry[c][k], memory_order_acquire);
 			if (!(e & ENTRY_VALID))
