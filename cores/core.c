@@ -307,7 +307,7 @@ bool bh_core_code_written(struct bh_tile *t, struct bh_core *writer, uint32_t ad
 	core_code_stale(t, writer, addr, len);
 	unsigned mask = atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed);
 	if (mask & BH_PAGE_WATCHED)
-		bh_watch_l1_written(t, addr, len);
+		bh_watch_l1_written(t, addr, len, writer->kind);
 	return stop;
 }
 

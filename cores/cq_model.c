@@ -58,6 +58,7 @@ static void *cqm_prefetch_main(void *arg)
 	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_NONE);
 	bh_cqm_provoke(m, BH_CQ_PREFETCH, BH_PROVOKE_CQ_SLOW, BH_PROVOKE_CQ_START_MAX_NS);
 	bh_cq_prefetch_run(m);
+	bh_watch_unregister(m->tile[BH_CQ_PREFETCH], BH_WATCH_SLOT_CQ(BH_CQ_PREFETCH));   /* kept since its last wait */
 	cqm_set_park(m, BH_CQ_PREFETCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_PREFETCH, memory_order_release);
 	bh_cqm_host_wake(m);
@@ -75,6 +76,7 @@ static void *cqm_dispatch_main(void *arg)
 	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_NONE);
 	bh_cqm_provoke(m, BH_CQ_DISPATCH, BH_PROVOKE_CQ_SLOW, BH_PROVOKE_CQ_START_MAX_NS);
 	bh_cq_dispatch_run(m);
+	bh_watch_unregister(m->tile[BH_CQ_DISPATCH], BH_WATCH_SLOT_CQ(BH_CQ_DISPATCH));   /* kept since its last wait */
 	cqm_set_park(m, BH_CQ_DISPATCH, BH_PARK_IDLE);
 	atomic_fetch_or_explicit(&m->exited, 1u << BH_CQ_DISPATCH, memory_order_release);
 	bh_cqm_host_wake(m);
@@ -251,8 +253,7 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 			described = true;
 		}
 		uint32_t seq = bh_park_seq(w);
-		bh_watch_register(t, BH_WATCH_SLOT_CQ(r), w, addr, size, n);
-		bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
+		bool fenced = bh_watch_arm(t, BH_WATCH_SLOT_CQ(r), w, addr, size, n);   /* sync/watch.h */
 		struct bh_cqm_block b = block ? *block : (struct bh_cqm_block){ 0 };
 		b.unit_head = atomic_load_explicit(&m->unit_head, memory_order_acquire);
 		if (!ready(arg) && !bh_cqm_stopping(m)) {
@@ -268,7 +269,7 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 			cqm_set_park(m, r, BH_PARK_NONE);
 			bh_park_unfenced_woken(w, seq, &unfenced_ns);
 		}
-		bh_watch_unregister(t, BH_WATCH_SLOT_CQ(r));
+		bh_watch_release(t, BH_WATCH_SLOT_CQ(r), w);
 	}
 	if (described)
 		cqm_set_waiting(m, r, NULL);

@@ -60,6 +60,7 @@ void rv32_page_reset(struct rv_page *pg)
 		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
 	pg->lo = RV_PAGE_INSNS;
 	pg->hi = 0;
+	memset(pg->live, 0, sizeof pg->live);
 }
 
 __attribute__((cold, noinline))
@@ -113,9 +114,16 @@ static void rv32_page_arm(struct rv_page *pg)
 	const void *remark = atomic_load_explicit(&rv_remark_handler[pg->variant], memory_order_relaxed);
 	if (!remark)
 		return;   /* the variant never ran: nothing decoded */
-	for (unsigned k = pg->lo; k <= pg->hi; k++)
-		if (pg->insn[k].op != RV_OP_decode)
-			pg->insn[k].h = remark;
+	/* Only the slots that got a handler since the last arm: the others still hold op_remark
+	 * (or op_decode), and the firmware of a launch runs a small part of its decoded pages. */
+	for (unsigned w = 0; w < RV_PAGE_INSNS / 64; w++) {
+		for (uint64_t bits = pg->live[w]; bits; bits &= bits - 1) {
+			unsigned k = w * 64 + (unsigned)__builtin_ctzll(bits);
+			if (pg->insn[k].op != RV_OP_decode)
+				pg->insn[k].h = remark;
+		}
+		pg->live[w] = 0;
+	}
 	if (pg->jit && pg->lo <= pg->hi)
 		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
 }
@@ -294,7 +302,7 @@ uint64_t rv32_jit_load_slow(struct bh_core *c, uint32_t addr, uint32_t size, uin
 
 void rv32_jit_store_watched(struct bh_core *c, uint32_t addr, uint32_t size)
 {
-	bh_watch_l1_written(c->tile, addr, size);
+	bh_watch_l1_written(c->tile, addr, size, c->kind);
 }
 
 uint32_t rv32_jit_store_slow(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,

@@ -23,6 +23,9 @@ struct rv_page {
 	 * RV_JIT_NONE where compiling was tried and refused. Allocated on first compile. */
 	const void **jit;
 	uint16_t lo, hi;                          /* slots decoded since the last reset (lo > hi: none) */
+	/* Slots given a handler (decoded, or marked again after an invalidate) since the last arm or
+	 * reset: all that an I-cache invalidate must set back to op_remark (rv32_page_arm). */
+	uint64_t live[RV_PAGE_INSNS / 64];
 	bool rewritten;                           /* its code was overwritten at least once */
 	uint64_t dropped_at;                      /* the core's instret when it last was */
 };
@@ -35,8 +38,14 @@ const void *rv32_remark_handler(unsigned variant);
 
 /* A slot is about to be decoded: the next reset must cover it (resets touch only that range:
  * every launch flushes the I-cache, and most pages hold a few hundred decoded slots at most). */
+static inline void rv_page_live(struct rv_page *pg, unsigned slot)
+{
+	pg->live[slot / 64] |= 1ull << (slot % 64);
+}
+
 static inline void rv_page_touch(struct rv_page *pg, unsigned slot)
 {
+	rv_page_live(pg, slot);
 	if (slot < pg->lo)
 		pg->lo = (uint16_t)slot;
 	if (slot > pg->hi)

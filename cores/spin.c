@@ -269,8 +269,7 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 		addr[n] = bh_mmio_watch(c->tile, c->kind, s->prev[k].addr);   /* where a waker names the change */
 		size[n++] = s->prev[k].size;
 	}
-	bh_watch_register(t, c->kind, &c->waiter, addr, size, n);
-	bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check (sync/watch.h) */
+	bool fenced = bh_watch_arm(t, c->kind, &c->waiter, addr, size, n);   /* sync/watch.h */
 
 	bool changed = false;
 	for (unsigned k = 0; k < s->prev_n && !changed; k++) {
@@ -315,7 +314,7 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 				s->timed_ns = SPIN_TIMED_MAX_NS;
 		}
 	}
-	bh_watch_unregister(t, c->kind);
+	bh_watch_release(t, c->kind, &c->waiter);
 	/* Back in the loop: suspect it again soon (it may still be waiting). */
 	s->backoff = SPIN_BACKOFF_MIN;
 	s->next_allowed = c->instret + SPIN_BACKOFF_MIN;

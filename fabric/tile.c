@@ -102,7 +102,7 @@ static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len, cons
 		hook(t, NULL, addr > lo ? addr : lo, (end < hi ? end : hi) - (addr > lo ? addr : lo));
 	}
 	if (watched)
-		bh_watch_l1_written(t, addr, len);
+		bh_watch_l1_written(t, addr, len, BH_WATCH_SLOTS);
 }
 
 void bh_tile_l1_written_by(struct bh_tile *t, uint32_t addr, uint32_t len, const struct bh_l1_writer *w)

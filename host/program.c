@@ -724,12 +724,15 @@ static int launch_write_tile(struct bh_prog_launch *L, unsigned t, unsigned noc)
 	bh_prog_set_cb_pages(L, t, cb_mask);
 	/* RESET_READ_PTR_FROM_HOST comes last: until GO its BRISC keeps storing rd = 0. After
 	 * fast-dispatch launches the ring's read pointer may be elsewhere; the firmware resets it on
-	 * 0xE0 (launch.md 5.1) and slow dispatch always uses launch[0]. */
+	 * 0xE0 (launch.md 5.1) and slow dispatch always uses launch[0]. An idle BRISC never moves
+	 * it, so when it already reads 0 the reset (and the BRISC's wake-up for it) is skipped. */
 	uint32_t zero = 0, rd = 0;
+	uint32_t rd_addr = bh_profile_mbox(prof, prof->launch_msg_rd_ptr);
 	bh_l1_write(dev, t, bh_profile_mbox(prof, prof->go_message_index), &zero, 4);
-	set_go(dev, prof, t, RUN_MSG_RESET_READ_PTR_FROM_HOST);
+	if (bh_l1_read(dev, t, rd_addr, &rd, 4) == BH_OK && rd != 0)
+		set_go(dev, prof, t, RUN_MSG_RESET_READ_PTR_FROM_HOST);
 	double until = prog_now() + 1.0;
-	while (bh_l1_read(dev, t, bh_profile_mbox(prof, prof->launch_msg_rd_ptr), &rd, 4) == BH_OK && rd != 0) {
+	while (bh_l1_read(dev, t, rd_addr, &rd, 4) == BH_OK && rd != 0) {
 		if (prog_now() > until)
 			return prog_fail(p, BH_ERR_TIMEOUT, "tile %u: the firmware did not reset launch_msg_rd_ptr (%u) "
 					 "on RESET_READ_PTR_FROM_HOST", t, rd);

@@ -92,7 +92,8 @@ void bh_park_set_unfenced(bool unfenced);
 /* Membarriers are at least this far apart: each interrupts every CPU running a thread of the
  * process, and parks come in waves (a launch parks every core of the chip, each at its own
  * time), so a fencer that comes sooner waits out the gap and its membarrier serves everyone who
- * asked meanwhile (603 membarriers per launch of a P150 became 58). A parker that waits there is
+ * asked meanwhile (603 membarriers per launch of a P150 became 58; kept watches, sync/watch.h, then
+ * took most parks off the fence altogether). A parker that waits there is
  * idle anyway; only a wake-up racing with its park can come that much later. */
 #define BH_PARK_FENCE_GAP_NS 200000u
 

@@ -12,8 +12,9 @@ void bh_watch_init(struct bh_watch_set *w)
 	pthread_mutex_init(&w->lock, NULL);
 	atomic_store_explicit(&w->reg_watches, 0, memory_order_relaxed);
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
+		w->armed[c] = false;
 		atomic_store_explicit(&w->waiter[c], NULL, memory_order_relaxed);
-		for (unsigned k = 0; k < BH_WATCH_MAX; k++)
+		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++)
 			atomic_store_explicit(&w->entry[c][k], 0, memory_order_relaxed);
 	}
 }
@@ -23,36 +24,33 @@ void bh_watch_destroy(struct bh_watch_set *w)
 	pthread_mutex_destroy(&w->lock);
 }
 
-void bh_watch_register(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, const uint32_t *addr,
-		       const uint8_t *size, unsigned n)
+static uint64_t watch_entry(uint32_t addr, uint8_t size)
 {
-	struct bh_watch_set *w = &t->watch;
-	if (n > BH_WATCH_MAX)
-		n = BH_WATCH_MAX;
-	pthread_mutex_lock(&w->lock);
-	atomic_store_explicit(&w->waiter[slot], waiter, memory_order_relaxed);
-	for (unsigned k = 0; k < n; k++) {
-		atomic_store_explicit(&w->entry[slot][k], addr[k] | (uint64_t)size[k] << 32 | ENTRY_VALID,
-				      memory_order_release);
-		if (addr[k] < BH_L1_SIZE) {
-			unsigned p = addr[k] >> BH_L1_PAGE_SHIFT;
-			if (w->page_refs[p]++ == 0)
-				atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_WATCHED, memory_order_relaxed);
-		} else {
-			atomic_fetch_add_explicit(&w->reg_watches, 1, memory_order_relaxed);
-		}
-	}
-	pthread_mutex_unlock(&w->lock);
+	return addr | (uint64_t)size << 32 | ENTRY_VALID;
 }
 
-void bh_watch_unregister(struct bh_tile *t, unsigned slot)
+/* Entry k of the slot watches e (under lock; entries stay packed from 0). */
+static void watch_add_locked(struct bh_tile *t, unsigned slot, unsigned k, uint64_t e)
 {
 	struct bh_watch_set *w = &t->watch;
-	pthread_mutex_lock(&w->lock);
-	for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
+	uint32_t addr = (uint32_t)e;
+	atomic_store_explicit(&w->entry[slot][k], e, memory_order_release);
+	if (addr < BH_L1_SIZE) {
+		unsigned p = addr >> BH_L1_PAGE_SHIFT;
+		if (w->page_refs[p]++ == 0)
+			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_WATCHED, memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(&w->reg_watches, 1, memory_order_relaxed);
+	}
+}
+
+static void watch_clear_locked(struct bh_tile *t, unsigned slot)
+{
+	struct bh_watch_set *w = &t->watch;
+	for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++) {
 		uint64_t e = atomic_exchange_explicit(&w->entry[slot][k], 0, memory_order_relaxed);
 		if (!(e & ENTRY_VALID))
-			continue;
+			break;
 		uint32_t addr = (uint32_t)e;
 		if (addr < BH_L1_SIZE) {
 			unsigned p = addr >> BH_L1_PAGE_SHIFT;
@@ -62,15 +60,85 @@ void bh_watch_unregister(struct bh_tile *t, unsigned slot)
 			atomic_fetch_sub_explicit(&w->reg_watches, 1, memory_order_relaxed);
 		}
 	}
+}
+
+void bh_watch_unregister(struct bh_tile *t, unsigned slot)
+{
+	struct bh_watch_set *w = &t->watch;
+	w->armed[slot] = false;
+	pthread_mutex_lock(&w->lock);
+	watch_clear_locked(t, slot);
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* How many entries the slot holds, and whether e is one of them (owner only: it writes them). */
+static unsigned watch_count(struct bh_watch_set *w, unsigned slot)
+{
+	unsigned k = 0;
+	while (k < BH_WATCH_ENTRIES && (atomic_load_explicit(&w->entry[slot][k], memory_order_relaxed) & ENTRY_VALID))
+		k++;
+	return k;
+}
+
+static bool watch_has(struct bh_watch_set *w, unsigned slot, unsigned count, uint64_t e)
+{
+	for (unsigned k = 0; k < count; k++)
+		if (atomic_load_explicit(&w->entry[slot][k], memory_order_relaxed) == e)
+			return true;
+	return false;
+}
+
+bool bh_watch_arm(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, const uint32_t *addr,
+		  const uint8_t *size, unsigned n)
+{
+	struct bh_watch_set *w = &t->watch;
+	if (n > BH_WATCH_MAX)
+		n = BH_WATCH_MAX;
+	bool mine = atomic_load_explicit(&w->waiter[slot], memory_order_relaxed) == waiter;
+	unsigned count = mine ? watch_count(w, slot) : 0, missing = 0;
+	uint64_t add[BH_WATCH_MAX];
+	for (unsigned k = 0; k < n; k++)
+		if (!watch_has(w, slot, count, watch_entry(addr[k], size[k])))
+			add[missing++] = watch_entry(addr[k], size[k]);
+	if (!missing && w->armed[slot])
+		return true;   /* a membarrier began after these entries were stored (sync/watch.h) */
+	if (missing) {
+		w->armed[slot] = false;
+		pthread_mutex_lock(&w->lock);
+		if (!mine || count + missing > BH_WATCH_ENTRIES) {
+			/* Another waiter's entries, or no room: start again with exactly these words. */
+			watch_clear_locked(t, slot);
+			atomic_store_explicit(&w->waiter[slot], waiter, memory_order_relaxed);
+			count = missing = 0;
+			for (unsigned k = 0; k < n; k++)
+				add[missing++] = watch_entry(addr[k], size[k]);
+		}
+		for (unsigned k = 0; k < missing; k++)
+			watch_add_locked(t, slot, count + k, add[k]);
+		pthread_mutex_unlock(&w->lock);
+	}
+	bool fenced = bh_park_heavy_fence();   /* pairs with the writers' store-then-check */
+	/* Serial scheduling fences nothing (no writer runs meanwhile) and drops the entries anyway. */
+	w->armed[slot] = fenced && !waiter->actor;
+	return fenced;
+}
+
+void bh_watch_release(struct bh_tile *t, unsigned slot, const struct bh_waiter *waiter)
+{
+	/* Unarmed entries (no membarrier: every park fences again anyway) go too, so a core that
+	 * wakes from a bounded sleep and stores into its own words does not look woken. */
+	if (waiter->actor || !t->watch.armed[slot])
+		bh_watch_unregister(t, slot);
+}
+
 /* Wake every waiter with a watched word overlapping [addr, addr + len). */
-static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len)
+static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned writer)
 {
 	struct bh_watch_set *w = &t->watch;
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
-		for (unsigned k = 0; k < BH_WATCH_MAX; k++) {
+		if (c == writer)
+			continue;
+		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++) {
 			/* Acquire: a valid entry's waiter was stored before it. */
 			uint64_t e = atomic_load_explicit(&w->entry[c][k], memory_order_acquire);
 			if (!(e & ENTRY_VALID))
@@ -84,9 +152,9 @@ static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len)
 	}
 }
 
-void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len)
+void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned writer)
 {
-	watch_wake_range(t, addr, len);
+	watch_wake_range(t, addr, len, writer);
 }
 
 void bh_tile_mmio_written(struct bh_tile *t, uint32_t addr)
@@ -94,5 +162,5 @@ void bh_tile_mmio_written(struct bh_tile *t, uint32_t addr)
 	/* Pairs with bh_park_heavy_fence() on the registering side. */
 	if (!atomic_load_explicit(&t->watch.reg_watches, memory_order_relaxed))
 		return;
-	watch_wake_range(t, addr & ~3u, 4);
+	watch_wake_range(t, addr & ~3u, 4, BH_WATCH_SLOTS);
 }

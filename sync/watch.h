@@ -10,7 +10,17 @@
  * Order (no lost wake-ups): the core registers, issues bh_park_heavy_fence(), re-reads the words,
  * then sleeps on the wake_seq it read before registering. Writers store, then look at the page
  * byte / watch count: the heavy fence makes either the writer see the registration or the core
- * see the store. */
+ * see the store.
+ *
+ * Registrations outlive the park (threaded scheduling): a waiter that parks again on words it
+ * watched before, as every core does at every launch, keeps its entries (up to
+ * BH_WATCH_ENTRIES per slot: the words of the few waits it alternates between, such as a BRISC's
+ * go signal with each of the launch ring's slots, and its subordinates' sync word), and once a
+ * membarrier has begun after they were stored every writer's later store is followed by a look
+ * that sees them, so that park needs no fence of its own (bh_watch_arm). A kept entry only costs
+ * its page's stores the cold path and may bump the waiter's wake_seq (a spurious return, which
+ * every sleep allows). Serial scheduling drops them at each wake (bh_watch_release), as a store
+ * into a watched page is one of its scheduling points. */
 #ifndef BH_SYNC_WATCH_H
 #define BH_SYNC_WATCH_H
 
@@ -21,7 +31,8 @@
 
 #include "fabric/hw.h"
 
-#define BH_WATCH_MAX 8
+#define BH_WATCH_MAX 8        /* words of one wait */
+#define BH_WATCH_ENTRIES 16   /* words a slot keeps watching across its waits */
 #define BH_PAGE_WATCHED 0x20u   /* bit of tile->code_pages[page]; bits 0..4 are the cores' code bits */
 /* Who can watch a tile's words: its five cores (slot = core kind), and the fast-dispatch models
  * of the roles that live on it (cores/cq_model.c). */
@@ -37,18 +48,30 @@ struct bh_watch_set {
 	_Atomic uint32_t reg_watches;              /* watches outside L1, whole tile */
 	/* entry = addr | (uint64_t)size << 32 | 1ull << 40 (valid); written by the owner under lock
 	 * (release, after its waiter), scanned by any waker without it (acquire). */
-	_Atomic uint64_t entry[BH_WATCH_SLOTS][BH_WATCH_MAX];
+	_Atomic uint64_t entry[BH_WATCH_SLOTS][BH_WATCH_ENTRIES];   /* packed from 0 */
 	struct bh_waiter *_Atomic waiter[BH_WATCH_SLOTS];   /* whom a write to a slot's words wakes */
+	/* The slot's entries have been seen by every writer since (a membarrier began after they were
+	 * stored): written and read by the slot's owner only, cleared by bh_watch_unregister. */
+	bool armed[BH_WATCH_SLOTS];
 };
 
 void bh_watch_init(struct bh_watch_set *w);
 void bh_watch_destroy(struct bh_watch_set *w);
-/* Waiter w, in `slot` of the tile, watches n words (addr, size). */
-void bh_watch_register(struct bh_tile *t, unsigned slot, struct bh_waiter *w, const uint32_t *addr,
-		       const uint8_t *size, unsigned n);
+/* The slot watches nothing any more (its owner only). */
 void bh_watch_unregister(struct bh_tile *t, unsigned slot);
-/* Cold path of a write of len bytes at L1 addr into a watched page: wake overlapping watchers. */
-void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len);
+/* Before a park: make waiter w in `slot` watch the n words (adding those it does not watch yet,
+ * or starting again with only these when the slot is full) and make them visible to every writer.
+ * Returns what bh_park_heavy_fence() would (false: no membarrier, sleep bounded); true without a
+ * fence when every word was armed by an earlier park. The caller re-checks its words after this. */
+bool bh_watch_arm(struct bh_tile *t, unsigned slot, struct bh_waiter *w, const uint32_t *addr, const uint8_t *size,
+		  unsigned n);
+/* After the park: keep armed entries for the next one; drop them under serial scheduling or when
+ * they were not armed. */
+void bh_watch_release(struct bh_tile *t, unsigned slot, const struct bh_waiter *w);
+/* Cold path of a write of len bytes at L1 addr into a watched page: wake overlapping watchers,
+ * except slot `writer` (the storing core's own, whose kept entries it is not parked on while it
+ * stores; BH_WATCH_SLOTS: a writer with no slot). */
+void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned writer);
 
 /* A device register at addr changed (stream register, semaphore, ...): wake cores parked on it.
  * One relaxed load when nothing outside L1 is watched. */

@@ -141,6 +141,75 @@ Test(park, poll_loop_storing_what_its_word_holds_parks_and_restores_a_changed_wo
 	bh_device_close(dev);
 }
 
+#define ACK 0x8020u
+#define FLAG2 0x9000u   /* another page */
+#define ACK2 0x9020u
+
+/* loop: fence; lw a2, flag; beq a2, last, loop; last = a2; sw a2, ack (a1: flag, a3: ack). */
+static void emit_wait_change_ack(struct prog *p, uint32_t flag, uint32_t ack, unsigned last)
+{
+	emit_li(p, A1, flag);
+	emit_li(p, A3, ack);
+	int32_t loop = prog_here(p);
+	emit(p, INSN_FENCE);
+	emit(p, lw(A2, 0, A1));
+	emit_branch(p, BEQ, A2, last, loop);
+	emit(p, addi(last, A2, 0));
+	emit(p, sw(A2, 0, A3));
+}
+
+/* Write value to flag, then wait (10 s at most: a hang) until the core copied it to ack. */
+static void handshake(struct bh_device *dev, uint32_t flag, uint32_t ack, uint32_t value)
+{
+	uint32_t seen = 0;
+	cr_assert_eq(bh_l1_write(dev, 0, flag, &value, 4), BH_OK);
+	for (int ms = 0; ms < 10000 && seen != value; ms++) {
+		cr_assert_eq(bh_l1_read(dev, 0, ack, &seen, 4), BH_OK);
+		if (seen != value)
+			sleep_ms(1);
+	}
+	cr_assert_eq(seen, value, "writing %u to 0x%x did not wake the parked core", value, flag);
+}
+
+/* A core that alternates between two waits (as a BRISC waits for GO, then for its subordinates,
+ * at every launch) keeps watching the words of both: each wait's first park needs a heavy
+ * fence, the later ones none, and every write still wakes the core. The loop waits for FLAG to
+ * change and copies it to ACK, then does the same with FLAG2 and ACK2, and ends at 5. */
+Test(park, alternating_waits_fence_only_at_their_first_park_and_every_write_wakes_the_core)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit(&p, addi(A4, X0, 5));
+	emit(&p, addi(A0, X0, 0));
+	emit(&p, addi(A6, X0, 0));
+	int32_t top = prog_here(&p);
+	emit_wait_change_ack(&p, FLAG, ACK, A0);
+	emit_wait_change_ack(&p, FLAG2, ACK2, A6);
+	emit_branch(&p, BNE, A6, A4, top);
+	emit_exit(&p);
+	prog_put(dev, 0, CODE, &p);
+	bool membarrier = bh_park_heavy_fence();
+	uint64_t calls0 = 0, mb0 = 0, calls1, mb1, n = 0;
+	bh_park_fence_stats(&calls0, &mb0);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
+	for (uint32_t k = 1; k <= 5; k++) {
+		n = wait_parks(dev, BH_CORE_BRISC, n);
+		cr_assert_gt(n, 0, "the core did not park before write %u of FLAG", k);
+		handshake(dev, FLAG, ACK, k);
+		n = wait_parks(dev, BH_CORE_BRISC, n);
+		handshake(dev, FLAG2, ACK2, k);
+		bh_park_fence_stats(&calls1, &mb1);
+		if (k == 1 && membarrier)
+			cr_assert_gt(calls1, calls0, "the first parks did not fence");
+		if (k == 1)
+			calls0 = calls1;
+	}
+	expect_exit(dev, 0, BH_CORE_BRISC, 5);
+	cr_expect_eq(calls1, calls0, "%llu heavy fences in %llu parks after the first of each wait",
+		     (unsigned long long)(calls1 - calls0), (unsigned long long)n);
+	bh_device_close(dev);
+}
+
 /* A bounded poll (timeout counter in a register) makes progress every iteration: it must never
  * park, and must run out exactly as the program says. */
 Test(park, poll_with_a_register_counter_does_not_park)
