@@ -413,9 +413,9 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	if (e && !bh_inflight_check_issue(a, &txn))
 		return false;
 	bh_noc_trace_issue(&txn);
-	if (e)
+	if (e && !bh_noc_at_issue(e, &txn))
 		return bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
-	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC: done here, CMD_CTRL stays 0 */
+	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC (or an atomic at issue): done here, CMD_CTRL stays 0 */
 }
 
 /* A command-buffer register takes the value; every NIU register a core may poll is announced. */
@@ -529,4 +529,22 @@ bool bh_niu_write(struct bh_access *a, uint32_t val)
 	default:
 		return niu_not_a_register(a, &r);
 	}
+}
+
+int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
+		       struct bh_fault *f, char *wait_what, unsigned wait_len)
+{
+	if (!t->region_index || __builtin_expect(t->chip->provoke.mmio, 0))
+		return BH_NIU_LANE_GENERAL;
+	unsigned k = t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12];
+	if (k == 0 || k == BH_MMIO_INDEX_MANY)
+		return BH_NIU_LANE_GENERAL;
+	const struct bh_region *r = &t->regions[k - 1];
+	if (addr - r->base >= r->size || (store ? r->write != bh_niu_write : r->read != bh_niu_read) ||
+	    !((store ? r->write_mask : r->read_mask) & BH_REQ_BIT(who)) || !(r->widths & (1u << 4)))
+		return BH_NIU_LANE_GENERAL;
+	unsigned noc = addr >= BH_NIU_BASE(1);
+	struct bh_access a = { .dev = &t->niu[noc], .tile = t, .who = who, .addr = addr, .off = addr - r->base,
+			       .size = 4, .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };
+	return bh_access_result(&a, store ? bh_niu_write(&a, *val) : bh_niu_read(&a, val), store);
 }

@@ -23,6 +23,7 @@
 
 #include "fabric/niu_check.h"
 
+struct bh_fault;
 struct bh_access;
 struct bh_tile;
 
@@ -177,6 +178,18 @@ bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf);
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);
+/* A core's access to an NIU window straight from its device-access path (cores/core.c), without
+ * the general decode: what bh_mmio_access does for these windows, when the tile's region table
+ * gives addr to bh_niu_read/bh_niu_write and lets `who` in, the access is an aligned 4-byte one
+ * and MMIO provocation is off. Otherwise BH_NIU_LANE_GENERAL: the caller takes bh_mmio_access,
+ * which serves or faults it. */
+#define BH_NIU_LANE_GENERAL (-1)
+static inline bool bh_niu_lane(uint32_t addr, unsigned size)
+{
+	return addr - BH_NIU_BASE(0) < 2 * BH_NIU_SIZE && size == 4 && !(addr & 3);
+}
+int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
+		       struct bh_fault *f, char *wait_what, unsigned wait_len);
 /* The register at addr by name, for reports; counters and CMD_CTRL add what is in flight. */
 const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
