@@ -386,11 +386,6 @@ static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_
 	return true;
 }
 
-bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
-{
-	return atomic_load_explicit(&n->busy[buf], memory_order_acquire);   /* asynchronous NoC only */
-}
-
 static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_noc_txn txn;

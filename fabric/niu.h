@@ -173,8 +173,12 @@ struct bh_niu {
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
 
-/* CMD_CTRL of command buffer buf reads busy: its last request is still being issued. */
-bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf);
+/* CMD_CTRL of command buffer buf reads busy: its last request is still being issued
+ * (asynchronous NoC only). */
+static inline bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
+{
+	return atomic_load_explicit(&n->busy[buf], memory_order_acquire);
+}
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);

@@ -60,7 +60,8 @@ static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf
  * starts one: the reader's transaction begins there). A core's accesses in a row need no numbers
  * of their own (no locked instruction per register write): only another core's access between
  * the issuer's first one and its CMD_CTRL matters, and that one takes a new number. */
-static uint32_t niu_number(struct bh_niu_programming *pg, unsigned who, uint32_t pc, bool poll)
+static inline __attribute__((always_inline)) uint32_t niu_number(struct bh_niu_programming *pg, unsigned who,
+								  uint32_t pc, bool poll)
 {
 	bool begun = atomic_load_explicit(&pg->core[who].first, memory_order_relaxed) >
 		     atomic_load_explicit(&pg->issued, memory_order_relaxed);
@@ -97,10 +98,11 @@ static bool niu_busy_reprogram(struct bh_access *a, struct bh_niu *n, unsigned b
 
 bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
 {
-	if (niu_checks_on(a, BH_CHECK_NOC_BUSY_REPROGRAM) && bh_niu_cmd_busy(n, buf) &&
-	    !niu_busy_reprogram(a, n, buf, v))
+	/* Both checks' bits read once: this runs at every register store of a request. */
+	uint32_t on = a->who != BH_REQ_HOST ? a->tile->chip->checks.enabled : 0;
+	if ((on >> BH_CHECK_NOC_BUSY_REPROGRAM & 1) && bh_niu_cmd_busy(n, buf) && !niu_busy_reprogram(a, n, buf, v))
 		return false;
-	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR) || (off == BH_NIU_CMD_CTRL && v == 0))
+	if (!(on >> BH_CHECK_NOC_SHARED_INITIATOR & 1) || (off == BH_NIU_CMD_CTRL && v == 0))
 		return true;
 	if (off == BH_NIU_CMD_CTRL)
 		return niu_check_shared(a, n, buf);
