@@ -499,11 +499,16 @@ static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, 
 	 1u << BH_NIU_RET_ADDR_LO / 4 | 1u << BH_NIU_RET_ADDR_MID / 4 | 1u << BH_NIU_RET_ADDR_HI / 4 |    \
 	 1u << BH_NIU_AT_LEN_BE / 4 | 1u << BH_NIU_AT_LEN_BE_1 / 4 | 1u << BH_NIU_AT_DATA / 4)
 
+static bool niu_plain(unsigned buf, unsigned in)
+{
+	return buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (NIU_PLAIN_CELLS >> in / 4 & 1);
+}
+
 bool bh_niu_write(struct bh_access *a, uint32_t val)
 {
 	/* Plain registers skip the general decode (the access is aligned: fabric/mmio.c). */
 	unsigned buf = a->off / BH_NIU_CMD_BUF_STRIDE, in = a->off % BH_NIU_CMD_BUF_STRIDE;
-	if (buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (NIU_PLAIN_CELLS >> in / 4 & 1)) {
+	if (niu_plain(buf, in)) {
 		if (!bh_niu_check_cmdbuf_write(a, a->dev, buf, in, val))
 			return false;
 		niu_cmdbuf_store(a, buf, in, val);
@@ -539,7 +544,15 @@ int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool stor
 	    !((store ? r->write_mask : r->read_mask) & BH_REQ_BIT(who)) || !(r->widths & (1u << 4)))
 		return BH_NIU_LANE_GENERAL;
 	unsigned noc = addr >= BH_NIU_BASE(1);
-	struct bh_access a = { .dev = &t->niu[noc], .tile = t, .who = who, .addr = addr, .off = addr - r->base,
-			       .size = 4, .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };
+	uint32_t off = addr - r->base;
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE;
+	if (store && niu_plain(buf, in) && bh_niu_check_cmdbuf_quick(t, &t->niu[noc], who, buf, in, f->pc)) {
+		/* A plain register (most stores of a request): the value, announced. */
+		bh_niu_cmdbuf_set(&t->niu[noc], buf, in, *val);
+		bh_tile_mmio_written(t, addr);
+		return BH_ACC_OK;
+	}
+	struct bh_access a = { .dev = &t->niu[noc], .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
+			       .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };
 	return bh_access_result(&a, store ? bh_niu_write(&a, *val) : bh_niu_read(&a, val), store);
 }

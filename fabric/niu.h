@@ -185,8 +185,9 @@ bool bh_niu_write(struct bh_access *a, uint32_t val);
 /* A core's access to an NIU window straight from its device-access path (cores/core.c), without
  * the general decode: what bh_mmio_access does for these windows, when the tile's region table
  * gives addr to bh_niu_read/bh_niu_write and lets `who` in, the access is an aligned 4-byte one
- * and MMIO provocation is off. Otherwise BH_NIU_LANE_GENERAL: the caller takes bh_mmio_access,
- * which serves or faults it. */
+ * and MMIO provocation is off (`who` a core: f->pc is its store's). A plain register store (an
+ * address, a length, atomic data) with no check finding is the value and its announcement only.
+ * Otherwise BH_NIU_LANE_GENERAL: the caller takes bh_mmio_access, which serves or faults it. */
 #define BH_NIU_LANE_GENERAL (-1)
 static inline bool bh_niu_lane(uint32_t addr, unsigned size)
 {

@@ -79,6 +79,16 @@ static inline __attribute__((always_inline)) uint32_t niu_number(struct bh_niu_p
 	return seq;
 }
 
+/* noc-shared-initiator: core `who` wrote register off (not CMD_CTRL) of the buffer at pc. */
+static inline __attribute__((always_inline)) void niu_note_write(struct bh_niu_programming *pg, unsigned who,
+								 uint32_t pc, unsigned off)
+{
+	uint32_t seq = niu_number(pg, who, pc, false);
+	atomic_store_explicit(&pg->core[who].last, seq, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[who].last_pc, pc, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[who].last_off, off, memory_order_relaxed);
+}
+
 void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
 	if (niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
@@ -106,12 +116,18 @@ bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned b
 		return true;
 	if (off == BH_NIU_CMD_CTRL)
 		return niu_check_shared(a, n, buf);
-	struct bh_niu_programming *pg = &n->prog[buf];
-	uint32_t pc = a->fault->pc;   /* the core's pc at this store (fabric/check.h) */
-	uint32_t seq = niu_number(pg, a->who, pc, false);
-	atomic_store_explicit(&pg->core[a->who].last, seq, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[a->who].last_pc, pc, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[a->who].last_off, off, memory_order_relaxed);
+	niu_note_write(&n->prog[buf], a->who, a->fault->pc, off);
+	return true;
+}
+
+bool bh_niu_check_cmdbuf_quick(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, unsigned off,
+			       uint32_t pc)
+{
+	uint32_t on = t->chip->checks.enabled;
+	if ((on >> BH_CHECK_NOC_BUSY_REPROGRAM & 1) && bh_niu_cmd_busy(n, buf))
+		return false;   /* a finding: the general path reports it */
+	if (on >> BH_CHECK_NOC_SHARED_INITIATOR & 1)
+		niu_note_write(&n->prog[buf], who, pc, off);
 	return true;
 }
 
