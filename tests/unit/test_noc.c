@@ -1552,6 +1552,28 @@ Test(noc_async, an_atomic_within_the_lookahead_alone_on_the_chip_completes_at_is
 	bh_device_close(dev);
 }
 
+/* 3 us each way: a round trip (6 us) beyond the one-step window, so the atomic stays in flight
+ * (three events, none at issue) and the barrier still finds the counters and the result exact. */
+Test(noc_async, an_atomic_whose_round_trip_exceeds_the_lookahead_stays_in_flight, .timeout = 60)
+{
+	struct bh_device *dev = open_async(2, "3000:3000", 1, -1);
+	l1_set_word(dev, 1, SRC, 7);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);
+	emit_load_word(&p, A0, ATOMIC_RET);
+	emit_exit(&p);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 7);
+	cr_expect_eq(bh_noc_engine_at_issue(dev->chip.noc), 0, "not completed at issue");
+	cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 0, "not one event");
+	cr_expect_eq(l1_word(dev, 1, SRC), 8);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_STARTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_SENT), 1);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
+	bh_device_close(dev);
+}
+
 /* The size of each NoC landing, in the order they happen (observer callback). */
 enum { LANDS_MAX = 64 };
 struct lands {
