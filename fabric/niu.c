@@ -32,6 +32,7 @@ void bh_niu_init(struct bh_niu *n, unsigned noc)
 	for (unsigned b = 0; b < BH_NIU_CMD_BUFS; b++)
 		atomic_store_explicit(&n->busy[b], 0, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, 0, memory_order_relaxed);
+	atomic_store_explicit(&n->at_issue, 0, memory_order_relaxed);
 }
 
 uint32_t bh_niu_node_id(const struct bh_tile *t, unsigned noc)

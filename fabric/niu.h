@@ -169,6 +169,9 @@ struct bh_niu {
 	_Atomic uint8_t busy[BH_NIU_CMD_BUFS];
 	/* Who programs each command buffer (fabric/niu_check.h). */
 	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
+	/* Atomics this NIU completed at their CMD_CTRL store (bh_noc_at_issue; statistics, kept
+	 * per NIU so that cores of different tiles do not share the line). */
+	_Atomic uint64_t at_issue;
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);

@@ -90,7 +90,7 @@ struct bh_noc_engine {
 	_Atomic uint64_t submitted, finished;
 	_Atomic uint64_t delivered;
 	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
-	_Atomic uint64_t st_one_step, st_all_in_one, st_at_issue;
+	_Atomic uint64_t st_one_step, st_all_in_one;
 	bool at_issue_fits;        /* an atomic's longest round trip fits in ONE_STEP_NS (bh_noc_at_issue) */
 	pthread_mutex_t run_lock;  /* one runner at a time */
 	/* Pooled flights the runner finished after its last look at the heap, for the pool at its
@@ -372,7 +372,7 @@ bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x)
 {
 	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !e->at_issue_fits || bh_noc_engine_inflight(e))
 		return false;
-	atomic_fetch_add_explicit(&e->st_at_issue, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&x->init->niu[x->noc].at_issue, 1, memory_order_relaxed);
 	return true;
 }
 
@@ -789,7 +789,7 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 			"all_in_one=%llu atomics_at_issue=%llu\n", (unsigned long long)e->delivered,
 			(unsigned long long)e->st_thread, (unsigned long long)e->st_help_calls,
 			(unsigned long long)e->st_wakes, (unsigned long long)e->st_one_step,
-			(unsigned long long)e->st_all_in_one, (unsigned long long)e->st_at_issue);
+			(unsigned long long)e->st_all_in_one, (unsigned long long)bh_noc_engine_at_issue(e));
 	bh_park_wake(&e->waiter);
 	if (e->started)
 		pthread_join(e->thread, NULL);
@@ -840,7 +840,11 @@ uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
 
 uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e)
 {
-	return atomic_load_explicit(&e->st_at_issue, memory_order_relaxed);
+	uint64_t n = 0;
+	for (unsigned t = 0; t < e->chip->topo.ntiles; t++)
+		for (unsigned noc = 0; noc < 2; noc++)
+			n += atomic_load_explicit(&e->chip->tiles[t]->niu[noc].at_issue, memory_order_relaxed);
+	return n;
 }
 
 /* ---------------------------------------------------------------------------------- latency */
