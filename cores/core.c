@@ -12,6 +12,7 @@
 #include "fabric/code.h"
 #include "fabric/fault.h"
 #include "fabric/mmio.h"
+#include "fabric/niu.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -494,6 +495,17 @@ static int sq_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t va
 	return BH_ACC_OK;
 }
 
+/* A device access of the core: the NIU windows' lane (most NoC request registers), else the
+ * general decode. */
+static int core_device_access(struct bh_core *c, uint32_t addr, unsigned size, bool store, uint32_t *val)
+{
+	int r = bh_niu_lane(addr, size) ? bh_niu_core_access(c->tile, c->kind, addr, store, val, &c->fault, c->wait_what,
+							     sizeof c->wait_what) : BH_NIU_LANE_GENERAL;
+	if (r == BH_NIU_LANE_GENERAL)
+		r = bh_mmio_access(c->tile, c->kind, addr, size, store, val, &c->fault, c->wait_what, sizeof c->wait_what);
+	return r;
+}
+
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
@@ -508,7 +520,7 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	    (addr - PCBUF_RANGE_BASE < PCBUF_RANGE_SIZE || addr - MAILBOX_RANGE_BASE < MAILBOX_RANGE_SIZE) &&
 	    bh_checks_on(&c->tile->chip->checks, BH_CHECK_TTSYNC_LOAD) && ttsync_load_check(c, addr))
 		return BH_ACC_FAULT;
-	int r = bh_mmio_access(c->tile, c->kind, addr, size, false, val, &c->fault, c->wait_what, sizeof c->wait_what);
+	int r = core_device_access(c, addr, size, false, val);
 	if (c->tt_deferred && r == BH_ACC_OK)
 		bh_tensix_drain(c);   /* after the access: it saw them pending */
 	/* About to park on a device: what it waits for may need its held stores (REORDER). */
@@ -528,7 +540,7 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 	bh_sched_point();
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
-	int r = bh_mmio_access(c->tile, c->kind, addr, size, true, &val, &c->fault, c->wait_what, sizeof c->wait_what);
+	int r = core_device_access(c, addr, size, true, &val);
 	/* A store that put this core in reset (its own SOFT_RESET_0 bit) takes effect at the store:
 	 * leave through the blocked path, which sees the stop event and stops here. The event is set
 	 * before the store returns (release in bh_tile_soft_reset_write). */

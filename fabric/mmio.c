@@ -116,13 +116,18 @@ enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, un
 {
 	struct bh_access a = { .tile = tile, .who = who, .addr = addr, .size = size, .fault = f,
 			       .wait_what = wait_what, .wait_len = wait_len };
-	if (mmio_access(&a, store, val))
+	return bh_access_result(&a, mmio_access(&a, store, val), store);
+}
+
+enum bh_acc bh_access_result(struct bh_access *a, bool ok, bool store)
+{
+	if (ok)
 		return BH_ACC_OK;
-	if (a.blocked)
+	if (a->blocked)
 		return BH_ACC_BLOCKED;
-	f->has_addr = true;
-	f->is_store = store;
-	f->size = size;
+	a->fault->has_addr = true;
+	a->fault->is_store = store;
+	a->fault->size = a->size;
 	return BH_ACC_FAULT;
 }
 

@@ -86,6 +86,10 @@ struct bh_region {
 enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
 			   uint32_t *val, struct bh_fault *fault, char *wait_what, unsigned wait_len);
 const struct bh_region *bh_mmio_region(const struct bh_tile *tile, uint32_t addr);
+/* What bh_mmio_access returns for an access its handler served (ok) or refused: a blocked one
+ * stays blocked, a fault gets the access's address, direction and size. For device lanes that
+ * call a handler without the general decode (fabric/niu.h). */
+enum bh_acc bh_access_result(struct bh_access *a, bool ok, bool store);
 /* A page index of a region table, so that a lookup costs one load instead of a scan: per 4 KiB
  * page from BH_MMIO_INDEX_BASE to the top of the address space, 0 when no region touches the
  * page, k + 1 when region k is the only one, BH_MMIO_INDEX_MANY when several share it (those

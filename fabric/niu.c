@@ -32,6 +32,7 @@ void bh_niu_init(struct bh_niu *n, unsigned noc)
 	for (unsigned b = 0; b < BH_NIU_CMD_BUFS; b++)
 		atomic_store_explicit(&n->busy[b], 0, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, 0, memory_order_relaxed);
+	atomic_store_explicit(&n->at_issue, 0, memory_order_relaxed);
 }
 
 uint32_t bh_niu_node_id(const struct bh_tile *t, unsigned noc)
@@ -386,11 +387,6 @@ static bool niu_check_ctrl(struct bh_access *a, const struct niu_reg *r, uint32_
 	return true;
 }
 
-bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
-{
-	return atomic_load_explicit(&n->busy[buf], memory_order_acquire);   /* asynchronous NoC only */
-}
-
 static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
 {
 	struct bh_noc_txn txn;
@@ -413,9 +409,9 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	if (e && !bh_inflight_check_issue(a, &txn))
 		return false;
 	bh_noc_trace_issue(&txn);
-	if (e)
+	if (e && !bh_noc_at_issue(e, &txn))
 		return bh_noc_submit(e, &txn, a->who, a->fault);   /* in flight: CMD_CTRL reads 1 until accepted */
-	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC: done here, CMD_CTRL stays 0 */
+	return bh_noc_complete(&txn, a->fault);   /* synchronous NoC (or an atomic at issue): done here, CMD_CTRL stays 0 */
 }
 
 /* A command-buffer register takes the value; every NIU register a core may poll is announced. */
@@ -504,11 +500,16 @@ static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, 
 	 1u << BH_NIU_RET_ADDR_LO / 4 | 1u << BH_NIU_RET_ADDR_MID / 4 | 1u << BH_NIU_RET_ADDR_HI / 4 |    \
 	 1u << BH_NIU_AT_LEN_BE / 4 | 1u << BH_NIU_AT_LEN_BE_1 / 4 | 1u << BH_NIU_AT_DATA / 4)
 
+static bool niu_plain(unsigned buf, unsigned in)
+{
+	return buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (NIU_PLAIN_CELLS >> in / 4 & 1);
+}
+
 bool bh_niu_write(struct bh_access *a, uint32_t val)
 {
 	/* Plain registers skip the general decode (the access is aligned: fabric/mmio.c). */
 	unsigned buf = a->off / BH_NIU_CMD_BUF_STRIDE, in = a->off % BH_NIU_CMD_BUF_STRIDE;
-	if (buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (NIU_PLAIN_CELLS >> in / 4 & 1)) {
+	if (niu_plain(buf, in)) {
 		if (!bh_niu_check_cmdbuf_write(a, a->dev, buf, in, val))
 			return false;
 		niu_cmdbuf_store(a, buf, in, val);
@@ -529,4 +530,30 @@ bool bh_niu_write(struct bh_access *a, uint32_t val)
 	default:
 		return niu_not_a_register(a, &r);
 	}
+}
+
+int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
+		       struct bh_fault *f, char *wait_what, unsigned wait_len)
+{
+	if (!t->region_index || __builtin_expect(t->chip->provoke.mmio, 0))
+		return BH_NIU_LANE_GENERAL;
+	unsigned k = t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12];
+	if (k == 0 || k == BH_MMIO_INDEX_MANY)
+		return BH_NIU_LANE_GENERAL;
+	const struct bh_region *r = &t->regions[k - 1];
+	if (addr - r->base >= r->size || (store ? r->write != bh_niu_write : r->read != bh_niu_read) ||
+	    !((store ? r->write_mask : r->read_mask) & BH_REQ_BIT(who)) || !(r->widths & (1u << 4)))
+		return BH_NIU_LANE_GENERAL;
+	unsigned noc = addr >= BH_NIU_BASE(1);
+	uint32_t off = addr - r->base;
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE;
+	if (store && niu_plain(buf, in) && bh_niu_check_cmdbuf_quick(t, &t->niu[noc], who, buf, in, f->pc)) {
+		/* A plain register (most stores of a request): the value, announced. */
+		bh_niu_cmdbuf_set(&t->niu[noc], buf, in, *val);
+		bh_tile_mmio_written(t, addr);
+		return BH_ACC_OK;
+	}
+	struct bh_access a = { .dev = &t->niu[noc], .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
+			       .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };
+	return bh_access_result(&a, store ? bh_niu_write(&a, *val) : bh_niu_read(&a, val), store);
 }

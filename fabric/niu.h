@@ -23,6 +23,7 @@
 
 #include "fabric/niu_check.h"
 
+struct bh_fault;
 struct bh_access;
 struct bh_tile;
 
@@ -168,15 +169,35 @@ struct bh_niu {
 	_Atomic uint8_t busy[BH_NIU_CMD_BUFS];
 	/* Who programs each command buffer (fabric/niu_check.h). */
 	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
+	/* Atomics this NIU completed at their CMD_CTRL store (bh_noc_at_issue; statistics, kept
+	 * per NIU so that cores of different tiles do not share the line). */
+	_Atomic uint64_t at_issue;
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
 
-/* CMD_CTRL of command buffer buf reads busy: its last request is still being issued. */
-bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf);
+/* CMD_CTRL of command buffer buf reads busy: its last request is still being issued
+ * (asynchronous NoC only). */
+static inline bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
+{
+	return atomic_load_explicit(&n->busy[buf], memory_order_acquire);
+}
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);
+/* A core's access to an NIU window straight from its device-access path (cores/core.c), without
+ * the general decode: what bh_mmio_access does for these windows, when the tile's region table
+ * gives addr to bh_niu_read/bh_niu_write and lets `who` in, the access is an aligned 4-byte one
+ * and MMIO provocation is off (`who` a core: f->pc is its store's). A plain register store (an
+ * address, a length, atomic data) with no check finding is the value and its announcement only.
+ * Otherwise BH_NIU_LANE_GENERAL: the caller takes bh_mmio_access, which serves or faults it. */
+#define BH_NIU_LANE_GENERAL (-1)
+static inline bool bh_niu_lane(uint32_t addr, unsigned size)
+{
+	return addr - BH_NIU_BASE(0) < 2 * BH_NIU_SIZE && size == 4 && !(addr & 3);
+}
+int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
+		       struct bh_fault *f, char *wait_what, unsigned wait_len);
 /* The register at addr by name, for reports; counters and CMD_CTRL add what is in flight. */
 const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 

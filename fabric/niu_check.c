@@ -60,7 +60,8 @@ static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf
  * starts one: the reader's transaction begins there). A core's accesses in a row need no numbers
  * of their own (no locked instruction per register write): only another core's access between
  * the issuer's first one and its CMD_CTRL matters, and that one takes a new number. */
-static uint32_t niu_number(struct bh_niu_programming *pg, unsigned who, uint32_t pc, bool poll)
+static inline __attribute__((always_inline)) uint32_t niu_number(struct bh_niu_programming *pg, unsigned who,
+								  uint32_t pc, bool poll)
 {
 	bool begun = atomic_load_explicit(&pg->core[who].first, memory_order_relaxed) >
 		     atomic_load_explicit(&pg->issued, memory_order_relaxed);
@@ -76,6 +77,16 @@ static uint32_t niu_number(struct bh_niu_programming *pg, unsigned who, uint32_t
 		atomic_store_explicit(&pg->core[who].first_pc, pc, memory_order_relaxed);
 	}
 	return seq;
+}
+
+/* noc-shared-initiator: core `who` wrote register off (not CMD_CTRL) of the buffer at pc. */
+static inline __attribute__((always_inline)) void niu_note_write(struct bh_niu_programming *pg, unsigned who,
+								 uint32_t pc, unsigned off)
+{
+	uint32_t seq = niu_number(pg, who, pc, false);
+	atomic_store_explicit(&pg->core[who].last, seq, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[who].last_pc, pc, memory_order_relaxed);
+	atomic_store_explicit(&pg->core[who].last_off, off, memory_order_relaxed);
 }
 
 void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
@@ -97,19 +108,26 @@ static bool niu_busy_reprogram(struct bh_access *a, struct bh_niu *n, unsigned b
 
 bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v)
 {
-	if (niu_checks_on(a, BH_CHECK_NOC_BUSY_REPROGRAM) && bh_niu_cmd_busy(n, buf) &&
-	    !niu_busy_reprogram(a, n, buf, v))
+	/* Both checks' bits read once: this runs at every register store of a request. */
+	uint32_t on = a->who != BH_REQ_HOST ? a->tile->chip->checks.enabled : 0;
+	if ((on >> BH_CHECK_NOC_BUSY_REPROGRAM & 1) && bh_niu_cmd_busy(n, buf) && !niu_busy_reprogram(a, n, buf, v))
 		return false;
-	if (!niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR) || (off == BH_NIU_CMD_CTRL && v == 0))
+	if (!(on >> BH_CHECK_NOC_SHARED_INITIATOR & 1) || (off == BH_NIU_CMD_CTRL && v == 0))
 		return true;
 	if (off == BH_NIU_CMD_CTRL)
 		return niu_check_shared(a, n, buf);
-	struct bh_niu_programming *pg = &n->prog[buf];
-	uint32_t pc = a->fault->pc;   /* the core's pc at this store (fabric/check.h) */
-	uint32_t seq = niu_number(pg, a->who, pc, false);
-	atomic_store_explicit(&pg->core[a->who].last, seq, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[a->who].last_pc, pc, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[a->who].last_off, off, memory_order_relaxed);
+	niu_note_write(&n->prog[buf], a->who, a->fault->pc, off);
+	return true;
+}
+
+bool bh_niu_check_cmdbuf_quick(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, unsigned off,
+			       uint32_t pc)
+{
+	uint32_t on = t->chip->checks.enabled;
+	if ((on >> BH_CHECK_NOC_BUSY_REPROGRAM & 1) && bh_niu_cmd_busy(n, buf))
+		return false;   /* a finding: the general path reports it */
+	if (on >> BH_CHECK_NOC_SHARED_INITIATOR & 1)
+		niu_note_write(&n->prog[buf], who, pc, off);
 	return true;
 }
 

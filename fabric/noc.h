@@ -137,6 +137,10 @@ struct bh_waiter;
 struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh_noc_latency *lat, uint64_t seed);
 /* Stop the thread; what is still in flight is dropped. Before the tiles go. */
 void bh_noc_engine_destroy(struct bh_noc_engine *e);
+/* True: the issued transaction x completes at its CMD_CTRL store (the caller does it, as on the
+ * synchronous NoC): a unicast atomic whose round trip always fits in a barrier's look-ahead,
+ * issued while nothing is in flight on the chip (fabric/noc_engine.c). */
+bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x);
 /* Put an issued transaction in flight for requester `who` (enum bh_core_kind). False: *f. */
 bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned who, struct bh_fault *f);
 /* Run what is due now on the calling thread, unless someone already runs the engine: a core
@@ -154,6 +158,8 @@ uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e);
 /* Requests done in one step so far (a unicast write, read or atomic whose round trip fits in the
  * one-step window: fabric/noc_engine.c). */
 uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e);
+/* Atomics completed at their CMD_CTRL store (bh_noc_at_issue), for tests and statistics. */
+uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e);
 /* "zero", "silicon", "slow", or "MIN:MAX" (ns). False: err says why. */
 bool bh_noc_latency_parse(const char *s, struct bh_noc_latency *out, char *err, size_t errlen);
 

@@ -91,6 +91,7 @@ struct bh_noc_engine {
 	_Atomic uint64_t delivered;
 	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
 	_Atomic uint64_t st_one_step, st_all_in_one;
+	bool at_issue_fits;        /* an atomic's longest round trip fits in ONE_STEP_NS (bh_noc_at_issue) */
 	pthread_mutex_t run_lock;  /* one runner at a time */
 	/* Pooled flights the runner finished after its last look at the heap, for the pool at its
 	 * next (under run_lock): a runner that found less than a batch due returns without taking
@@ -348,6 +349,30 @@ static bool one_step_ok(const struct bh_noc_txn *x, const struct bh_noc_side *d,
 		return false;
 	if (x->src.kind == BH_NOC_SIDE_L1 && d->kind == BH_NOC_SIDE_L1 && x->src.tile == d->tile)
 		return x->src.addr + 64u + x->len <= d->addr || d->addr + 64u + x->len <= x->src.addr;
+	return true;
+}
+
+/* The longest round trip of an atomic (4 bytes there, the response back, both with the most
+ * jitter, between the farthest tiles: 16 + 11 hops on the 17 x 12 torus) fits in ONE_STEP_NS. */
+static bool atomic_round_trip_fits(const struct bh_noc_latency *lat)
+{
+	uint64_t way = lat->base_ns + (uint64_t)lat->hop_ns * (16 + 11) + lat->jitter_ns;
+	return 2 * way + (uint64_t)lat->byte_ps * 4 / 1000 <= ONE_STEP_NS;
+}
+
+/* A unicast atomic whose every possible round trip fits in ONE_STEP_NS, issued while nothing is
+ * in flight on the chip, completes at its CMD_CTRL store, as on the synchronous NoC (the caller
+ * completes it): it would be one event (all_in_one_ok) that the issuer's barrier runs at its
+ * first poll, and with nothing in flight no request of its static VC can be before it, so the
+ * order stays; requests issued after it see it done. What this gives up is the gap between the
+ * store and the barrier: a program that reads an atomic's result without its barrier is not
+ * caught with such latencies (`slow` keeps every atomic in flight). Transactions finished are
+ * read before those submitted (bh_noc_engine_inflight): equal, every flight's effects are seen. */
+bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x)
+{
+	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !e->at_issue_fits || bh_noc_engine_inflight(e))
+		return false;
+	atomic_fetch_add_explicit(&x->init->niu[x->noc].at_issue, 1, memory_order_relaxed);
 	return true;
 }
 
@@ -724,6 +749,7 @@ struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh
 		return NULL;
 	e->chip = chip;
 	e->lat = *lat;
+	e->at_issue_fits = atomic_round_trip_fits(lat);
 	e->rng = seed;
 	e->last_due = calloc((size_t)chip->topo.ntiles * 2 * 8, sizeof *e->last_due);
 	if (!e->last_due) {
@@ -760,9 +786,10 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 	atomic_store_explicit(&e->stop, true, memory_order_release);
 	if (getenv("BHEMU_NOC_STATS"))
 		fprintf(stderr, "noc: delivered=%llu thread_events=%llu help_calls=%llu submit_wakes=%llu one_step_writes=%llu "
-			"all_in_one=%llu\n", (unsigned long long)e->delivered, (unsigned long long)e->st_thread,
-			(unsigned long long)e->st_help_calls, (unsigned long long)e->st_wakes,
-			(unsigned long long)e->st_one_step, (unsigned long long)e->st_all_in_one);
+			"all_in_one=%llu atomics_at_issue=%llu\n", (unsigned long long)e->delivered,
+			(unsigned long long)e->st_thread, (unsigned long long)e->st_help_calls,
+			(unsigned long long)e->st_wakes, (unsigned long long)e->st_one_step,
+			(unsigned long long)e->st_all_in_one, (unsigned long long)bh_noc_engine_at_issue(e));
 	bh_park_wake(&e->waiter);
 	if (e->started)
 		pthread_join(e->thread, NULL);
@@ -809,6 +836,15 @@ uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e)
 uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
 {
 	return atomic_load_explicit(&e->st_all_in_one, memory_order_relaxed);
+}
+
+uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e)
+{
+	uint64_t n = 0;
+	for (unsigned t = 0; t < e->chip->topo.ntiles; t++)
+		for (unsigned noc = 0; noc < 2; noc++)
+			n += atomic_load_explicit(&e->chip->tiles[t]->niu[noc].at_issue, memory_order_relaxed);
+	return n;
 }
 
 /* ---------------------------------------------------------------------------------- latency */

@@ -1518,11 +1518,11 @@ Test(noc_async, one_static_vc_delivers_in_issue_order_and_other_vcs_may_overtake
 	cr_expect_gt(reordered, 0, "no seed reordered writes on different VCs");
 }
 
-/* 1 us each way, no jitter: an atomic's round trip fits in the one-step window, so it is one
- * event (fabric/noc_engine.c), after which every counter and the result are exactly as the three
- * phases leave them. (That it is in flight until then is not observable here: the NoC thread may
- * run it as soon as it is due, 1 us after the store.) */
-Test(noc_async, an_atomic_within_the_lookahead_is_one_event_with_every_counter_exact, .timeout = 60)
+/* 1 us each way, no jitter: an atomic's round trip fits in the one-step window and nothing else
+ * is in flight, so it completes at its CMD_CTRL store (fabric/noc_engine.c, bh_noc_at_issue),
+ * after which every counter and the result are exactly as the three phases leave them. */
+Test(noc_async, an_atomic_within_the_lookahead_alone_on_the_chip_completes_at_issue_with_every_counter_exact,
+     .timeout = 60)
 {
 	struct bh_device *dev = open_async(2, "1000:1000", 1, -1);
 	l1_set_word(dev, 1, SRC, 41);
@@ -1540,7 +1540,8 @@ Test(noc_async, an_atomic_within_the_lookahead_is_one_event_with_every_counter_e
 	}
 	emit_exit_with(&p, 0);
 	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
-	cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 1, "the atomic was one event");
+	cr_expect_eq(bh_noc_engine_at_issue(dev->chip.noc), 1, "the atomic completed at issue");
+	cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 0, "no event for it");
 	static const uint32_t want[] = { 1, 1, 1, 0, 0, 0, 41 };
 	static const char *const what[] = { "NONPOSTED_ATOMIC_STARTED", "NONPOSTED_ATOMIC_SENT", "CMD_ACCEPTED",
 					    "REQS_OUTSTANDING_ID(0)", "POSTED_ATOMIC_SENT", "CMD_CTRL", "the result" };
@@ -1548,6 +1549,28 @@ Test(noc_async, an_atomic_within_the_lookahead_is_one_event_with_every_counter_e
 		cr_expect_eq(l1_word(dev, 0, RES + 4 + 4 * k), want[k], "%s after the barrier: %u", what[k],
 			     l1_word(dev, 0, RES + 4 + 4 * k));
 	cr_expect_eq(l1_word(dev, 1, SRC), 42);
+	bh_device_close(dev);
+}
+
+/* 3 us each way: a round trip (6 us) beyond the one-step window, so the atomic stays in flight
+ * (three events, none at issue) and the barrier still finds the counters and the result exact. */
+Test(noc_async, an_atomic_whose_round_trip_exceeds_the_lookahead_stays_in_flight, .timeout = 60)
+{
+	struct bh_device *dev = open_async(2, "3000:3000", 1, -1);
+	l1_set_word(dev, 1, SRC, 7);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);
+	emit_load_word(&p, A0, ATOMIC_RET);
+	emit_exit(&p);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 7);
+	cr_expect_eq(bh_noc_engine_at_issue(dev->chip.noc), 0, "not completed at issue");
+	cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 0, "not one event");
+	cr_expect_eq(l1_word(dev, 1, SRC), 8);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_STARTED), 1);
+	cr_expect_eq(ctr(dev, 0, 0, NONPOSTED_ATOMIC_SENT), 1);
+	cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), 0);
 	bh_device_close(dev);
 }
 
@@ -1567,7 +1590,8 @@ static void record_land(void *arg, const struct bh_core_event *ev)
 }
 
 /* 32 times a 16 KiB write and then a semaphore increment on the same static VC to the same tile,
- * each one step (round trips of about 5 us: the pair is issued within one): the payload always
+ * each one step (round trips of about 5 us: the pair is issued within one), or, for an increment
+ * issued once nothing is in flight (a poll ran the write), done at its store: the payload always
  * lands before the semaphore moves, whatever the seed, as the VC orders them. */
 Test(noc_async, one_step_requests_keep_the_static_vc_order_payload_before_semaphore, .timeout = 120)
 {
@@ -1591,8 +1615,8 @@ Test(noc_async, one_step_requests_keep_the_static_vc_order_payload_before_semaph
 		emit_exit_with(&w, 0);
 		run_on(dev, 0, BH_CORE_BRISC, &w, 0);
 		bh_device_unobserve(dev, id);
-		cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc), 2 * PAIRS, "seed %llu: all one step",
-			     (unsigned long long)seed);
+		cr_expect_eq(bh_noc_engine_all_in_one(dev->chip.noc) + bh_noc_engine_at_issue(dev->chip.noc), 2 * PAIRS,
+			     "seed %llu: all one step", (unsigned long long)seed);
 		cr_assert_eq(atomic_load(&lands.n), 2 * PAIRS, "seed %llu: every landing seen", (unsigned long long)seed);
 		for (unsigned k = 0; k < PAIRS; k++)
 			cr_expect(lands.size[2 * k] == LEN && lands.size[2 * k + 1] == 4,
