@@ -4,7 +4,7 @@
  * instruction; tight loops (a sieve, a dot product) then run at a quarter of qemu's JIT. Here a
  * region -- the straight run of compilable slots from a hot jump target to the first slot that
  * is not compilable or the end of the page -- becomes one piece of native code in which in-page
- * branches are native jumps and guest registers stay in bh_core.x (no register allocation).
+ * branches are native jumps and its most used guest registers stay in host registers (pinned).
  *
  * What the code does inline: ALU ops, loads and stores that hit L1 or the core's own local
  * RAM, and jumps inside the region. Other loads (register windows) call the interpreter's slow
@@ -15,8 +15,10 @@
  * parking, faults and device side effects stay in one place: a load that faulted or blocked
  * (nothing happened yet), a store that faulted or blocked, CSRs, AMOs, host calls, Tensix pushes, a store
  * into a page whose code_pages byte is set (decoded code or a watched word: the interpreter
- * stores and invalidates), misaligned or unmapped addresses. Jumps out of the region, and backward jumps once
- * the count reaches the event-check limit, leave through lookup (RV_JIT_EXIT_JUMP), where the
+ * stores and invalidates), misaligned or unmapped addresses. Jumps out of the region to a compiled
+ * slot of the same page go straight into its code below the event-check limit (chaining, as the
+ * interpreter's own same-page jumps skip lookup); other jumps out of the region, and backward
+ * jumps once the count reaches the limit, leave through lookup (RV_JIT_EXIT_JUMP), where the
  * interpreter checks events and jump targets exactly as for its own jumps.
  *
  * Instruction counting is exact: the code adds the number of completed instructions to r13 at
@@ -765,20 +767,14 @@ static void emit_branch(struct jc *jc, unsigned slot, const struct rv_insn *in, 
 	jc->out_dx = jc->in_dx;
 	if (back) {
 		/* Loop back edge inline: the taken path is the hot one. */
-		b1(m, 0x0f);
-		b1(m, 0x80u | branch_cc(in->op, true));
-		uint8_t *skip = m->p;
-		b4(m, 0);
+		uint8_t *skip = jcc_fwd(m, branch_cc(in->op, true));
 		add_count(m, pend + 1);
 		x_m(m, 0, true, 0x3b, R_IC, R_CTX, -1, offsetof(struct rv_jit_ctx, limit));
 		jcc_to(jc, m, CC_B, FIX_LABEL, t);
 		uintptr_t cold = cold_here(jc);
 		jmp_to(jc, m, FIX_COLD, cold);
 		emit_exit_jump(jc, &jc->k, pc, to, false);   /* at the limit */
-		if (!m->full) {
-			int32_t rel = (int32_t)(m->p - (skip + 4));
-			memcpy(skip, &rel, 4);
-		}
+		jcc_land(m, skip);
 		return;
 	}
 	jcc_to(jc, m, branch_cc(in->op, false), FIX_COLD, cold_here(jc));
