@@ -70,9 +70,9 @@ static const struct {
 				    "written to LReg 4-7 while LaneConfig.ENABLE_DEST_INDEX is set; SFP_STOCH_RND rounding "
 				    "toward zero rounding away)" },
 	[BH_CHECK_CB_RESET_WINDOW] = { "cb-reset-window",
-				       "a core other than TRISC0 writes a CB counter while TRISC0 resets them "
-				       "(subordinate_sync.trisc0 = 3, before its DONE), or a launch starts kernels on "
-				       "counters not reset since a run" },
+				       "a core other than TRISC0 writes a CB counter, or reads one not yet zeroed, while "
+				       "TRISC0 resets them (subordinate_sync.trisc0 = 3, before its DONE), or a launch "
+				       "starts kernels on counters not reset since a run" },
 };
 
 int bh_check_parse(const char *name)

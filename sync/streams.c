@@ -264,18 +264,27 @@ static bool cb_pop_unwaited(struct bh_access *a, struct bh_streams *st, int cb, 
 			       bh_requester_name(a->who), n, plural(n), cb, old, v, seen, saw > n ? n : saw);
 }
 
+/* The finding of cb-reset-window at a core's access to CB cb's counter: a write old -> v, or with
+ * `read` a read of the non-zero value old. */
 __attribute__((cold, noinline))
-static bool cb_reset_window_found(struct bh_access *a, int cb, uint32_t flag, uint32_t old, uint32_t v)
+static bool cb_reset_window_found(struct bh_access *a, int cb, uint32_t flag, bool read, uint32_t old, uint32_t v)
 {
-	bool acked = (a->addr - BH_STREAM_BASE) % BH_STREAM_STRIDE / 4 == BH_STREAM_REG_CB_ACKED;
+	const char *reg = (a->addr - BH_STREAM_BASE) % BH_STREAM_STRIDE / 4 == BH_STREAM_REG_CB_ACKED ? "tiles_acked"
+												       : "tiles_received";
 	char other[160];
 	snprintf(other, sizeof other, "trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, "
 		 "L1 0x%x) holds %u (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE", flag, BH_CB_RESET_REQUESTED);
+	if (read)
+		return bh_check_access(a, BH_CHECK_CB_RESET_WINDOW, other,
+				       "%s reads CB%d %s 0x%x while TRISC0 resets the CB counters: its kernel started on "
+				       "the last run's counters, which the reset is about to zero (start kernels only "
+				       "after subordinate_sync.trisc0 reads DONE)",
+				       bh_requester_name(a->who), cb, reg, old);
 	return bh_check_access(a, BH_CHECK_CB_RESET_WINDOW, other,
 			       "%s writes CB%d %s 0x%x -> 0x%x while TRISC0 resets the CB counters: the reset may zero "
 			       "it behind the writer, or its kernel started on counters not yet reset (start kernels "
 			       "only after subordinate_sync.trisc0 reads DONE)",
-			       bh_requester_name(a->who), cb, acked ? "tiles_acked" : "tiles_received", old, v);
+			       bh_requester_name(a->who), cb, reg, old, v);
 }
 
 /* cb-ownership bookkeeping at a pop of n pages: the oldest unpopped page moves n slots on. A
@@ -296,19 +305,22 @@ static void cb_seen_reset(struct bh_streams *st, int cb)
 		atomic_store_explicit(&st->cb[cb].seen_rcv[k], 0, memory_order_relaxed);
 }
 
-/* cb-reset-window (races.md #5): a core other than TRISC0 writes a CB counter while the tile's
- * CB reset byte (subordinate_sync.trisc0) holds RUN_SYNC_MSG_INIT_SYNC_REGISTERS: TRISC0 has been
- * asked to zero every CB's counters and has not reported DONE, so the write races the reset (it
- * may be zeroed behind the writer, or the writer's kernel started on counters not yet reset). True
- * when the write may go on. TRISC0's own writes (the reset itself, its pops) are not judged; nor
- * are the host's and the NoC's (the host never writes the counters; remote CBs are not modelled). */
-static bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb, uint32_t old, uint32_t v)
+/* cb-reset-window (races.md #5): a core other than TRISC0 writes a CB counter, or reads one that
+ * is not 0, while the tile's CB reset byte (subordinate_sync.trisc0) holds
+ * RUN_SYNC_MSG_INIT_SYNC_REGISTERS: TRISC0 has been asked to zero every CB's counters and has not
+ * reported DONE, so the access races the reset. A write may be zeroed behind the writer; a read of
+ * a value the reset is about to zero is a kernel that started on the last run's counters (the
+ * kernel's entry shows as its first CB call: cb_wait_front and cb_reserve_back read them). A read
+ * of 0 is not judged: it is what the reset leaves. True when the access may go on. TRISC0's own
+ * accesses (the reset itself, its pops) are not judged; nor are the host's and the NoC's (the host
+ * never writes the counters; remote CBs are not modelled). */
+static bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb, bool read, uint32_t old, uint32_t v)
 {
 	uint32_t flag = atomic_load_explicit(&st->cb_reset_flag, memory_order_relaxed);
-	if (!flag || a->who == BH_TRISC0 || !cb_check_on(a, BH_CHECK_CB_RESET_WINDOW) ||
+	if (!flag || a->who == BH_TRISC0 || (read && !old) || !cb_check_on(a, BH_CHECK_CB_RESET_WINDOW) ||
 	    bh_mem_ld(a->tile->l1 + flag - 1, 1) != BH_CB_RESET_REQUESTED)
 		return true;
-	return cb_reset_window_found(a, cb, flag - 1, old, v);
+	return cb_reset_window_found(a, cb, flag - 1, read, old, v);
 }
 
 /* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
@@ -338,7 +350,7 @@ static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsig
 	int cbi = stream_cb(st, s);
 	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? cbi : -1;
 	uint32_t old = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
-	if (cbi >= 0 && !cb_reset_window(a, st, cbi, old, v))
+	if (cbi >= 0 && !cb_reset_window(a, st, cbi, false, old, v))
 		return false;
 	do {
 		if (cb >= 0) {
@@ -370,7 +382,7 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 	uint32_t pages = cb >= 0 ? atomic_load_explicit(&st->cb[cb].pages, memory_order_relaxed) : 0;
 	uint64_t old = atomic_load_explicit(&sp->size_avail, memory_order_seq_cst);
 	int cbi = stream_cb(st, s);
-	if (cbi >= 0 && !cb_reset_window(a, st, cbi, (uint32_t)old & MASK17, v))
+	if (cbi >= 0 && !cb_reset_window(a, st, cbi, false, (uint32_t)old & MASK17, v))
 		return false;
 	do {
 		uint32_t old_rcv = (uint32_t)old & MASK17, n = (uint16_t)(v - old_rcv);
@@ -459,22 +471,26 @@ bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 	unsigned s, r;
 	if (!stream_decode(a, false, &s, &r))
 		return false;
-	struct bh_stream *sp = &((struct bh_streams *)a->dev)->s[s];
+	struct bh_streams *st = a->dev;
+	struct bh_stream *sp = &st->s[s];
+	int cb;
 	switch (r) {
 	case BH_STREAM_REG_REMOTE_SRC:
 		*val = atomic_load_explicit(&sp->remote_src, memory_order_seq_cst);
 		break;
 	case BH_STREAM_REG_REMOTE_DEST_BUF_START:
 		*val = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
+		if (*val && (cb = stream_cb(st, s)) >= 0 && !cb_reset_window(a, st, cb, true, *val, *val))
+			return false;
 		break;
 	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE:
 		*val = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
-		if (cb_check_on(a, BH_CHECK_CB_POP_UNWAITED)) {
-			int cb = stream_cb(a->dev, s);
-			if (cb >= 0)   /* what this core has seen published (cb-pop-unwaited) */
-				atomic_store_explicit(&((struct bh_streams *)a->dev)->cb[cb].seen_rcv[a->who], *val,
-						      memory_order_relaxed);
-		}
+		if ((cb = stream_cb(st, s)) < 0)
+			break;
+		if (*val && !cb_reset_window(a, st, cb, true, *val, *val))
+			return false;
+		if (cb_check_on(a, BH_CHECK_CB_POP_UNWAITED))   /* what this core has seen published */
+			atomic_store_explicit(&st->cb[cb].seen_rcv[a->who], *val, memory_order_relaxed);
 		break;
 	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
 		*val = atomic_load_explicit(&sp->phase_auto_cfg, memory_order_seq_cst);

@@ -94,8 +94,9 @@ const char *bh_stream_describe(struct bh_tile *t, uint32_t addr, char *buf, size
 bool bh_stream_set_cb_layout(struct bh_tile *t, unsigned first_stream, unsigned num_cbs);
 /* cb-reset-window (races.md #5): the L1 byte through which BRISC asks TRISC0 to zero the CB
  * counters, subordinate_sync.trisc0 of the firmware profile (launch.md 2, 5, 8): while it holds
- * BH_CB_RESET_REQUESTED (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), a CB counter write by any core but
- * TRISC0 is a finding. The host registers it with the profile (bh_boot, bh_device_use_profile);
+ * BH_CB_RESET_REQUESTED (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), a CB counter write, or a read of a
+ * non-zero counter (a kernel started on the last run's counters), by any core but TRISC0 is a
+ * finding. The host registers it with the profile (bh_boot, bh_device_use_profile);
  * an address outside L1 (BH_L1_SIZE) unregisters it: nothing is judged. Set it before cores run. */
 #define BH_CB_RESET_REQUESTED 3u
 void bh_stream_set_cb_reset_flag(struct bh_tile *t, uint32_t addr);

@@ -388,6 +388,8 @@ Test(checks_code, launch_slot_reused_after_brisc_finished_is_not_flagged)
 #define CB_REG(s, r) (0xFFB40000u + 0x1000u * (s) + 4u * (r))   /* CB n on stream 8 + n (p100a) */
 #define CB_WHY_TAIL " while TRISC0 resets the CB counters: the reset may zero it behind the writer, or its kernel " \
 		    "started on counters not yet reset (start kernels only after subordinate_sync.trisc0 reads DONE)"
+#define CB_READ_WHY_TAIL " while TRISC0 resets the CB counters: its kernel started on the last run's counters, which " \
+			 "the reset is about to zero (start kernels only after subordinate_sync.trisc0 reads DONE)"
 #define CB_RESET_OTHER "  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 " \
 		       "0x69) holds 3 (RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n"
 
@@ -456,6 +458,61 @@ Test(checks_code, cb_reset_window_writes_outside_the_window_or_by_trisc0_are_not
 		cr_expect_eq(bh_stream_read(dev->tiles[0], twins[k].stream, 10), 1, "twin %u", k);
 		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
 		free(res);
+		bh_device_close(dev);
+	}
+}
+
+/* A kernel started in the window shows at its first CB call: NCRISC's cb_wait_front reads CB0's
+ * tiles_received, BRISC's cb_reserve_back CB31's tiles_acked, each still at the last run's 4
+ * because TRISC0 has not zeroed them yet. Each core is stopped at its load, naming the value. */
+Test(checks_code, cb_reset_window_read_of_a_stale_counter_stops_the_reader)
+{
+	static const struct {
+		enum bh_core_id core;
+		unsigned stream, reg;
+		const char *why;
+	} bugs[] = {
+		{ BH_CORE_NCRISC, 8, 10, "  why: ncrisc reads CB0 tiles_received 0x4" CB_READ_WHY_TAIL },
+		{ BH_CORE_BRISC, 39, 8, "  why: brisc reads CB31 tiles_acked 0x4" CB_READ_WHY_TAIL },
+	};
+	for (unsigned k = 0; k < N(bugs); k++) {
+		struct bh_device *dev = open_cb_reset(0, BH_CHECK_STOP, true, 3);
+		bh_stream_write(dev->tiles[0], bugs[k].stream, 10, 4);   /* received first: a pop needs pages */
+		bh_stream_write(dev->tiles[0], bugs[k].stream, bugs[k].reg, 4);
+		cr_assert_eq(bh_stream_read(dev->tiles[0], bugs[k].stream, bugs[k].reg), 4);
+		struct prog p = { 0 };
+		emit_li(&p, T0, CB_REG(bugs[k].stream, bugs[k].reg));
+		uint32_t pc = core_code_at[bugs[k].core] + (uint32_t)prog_here(&p);
+		emit(&p, lw(A0, 0, T0));
+		emit_exit_with(&p, 0);
+		struct bh_core_result *res = run_checked(dev, bugs[k].core, &p);
+		assert_has(res->report, "  access: 4-byte load from ");
+		expect_check(dev, res, bugs[k].core, "cb-reset-window", pc, CB_RESET_OTHER, bugs[k].why);
+	}
+}
+
+/* Not judged: a read of 0 in the window (what the reset leaves), TRISC0's own read, and a read of
+ * the stale counter once the byte is back at DONE. Each core reads to the end and exits with the
+ * value it read; nothing is found. */
+Test(checks_code, cb_reset_window_reads_of_zero_by_trisc0_or_after_done_are_not_flagged)
+{
+	static const struct {
+		enum bh_core_id core;
+		uint8_t sync;
+		uint32_t v;
+	} twins[] = {
+		{ BH_CORE_NCRISC, 3, 0 },
+		{ BH_CORE_TRISC0, 3, 4 },
+		{ BH_CORE_NCRISC, 0, 4 },
+	};
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = open_cb_reset(0, BH_CHECK_STOP, true, twins[k].sync);
+		bh_stream_write(dev->tiles[0], 8, 10, twins[k].v);
+		struct prog p = { 0 };
+		emit_load_word(&p, A0, CB_REG(8, 10));
+		emit_exit(&p);
+		cr_expect_eq(run_core(dev, twins[k].core, &p), (int)twins[k].v, "twin %u", k);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
 		bh_device_close(dev);
 	}
 }
