@@ -149,18 +149,20 @@ Test(checks_host, cb_pop_unwaited_names_the_pop_the_producer_and_what_the_core_s
 #define CB_RESET_RUN "--cores brisc,ncrisc,trisc0 --profile p100a --timeout 20"
 
 /* races.md #5 as a program plays the firmware's launch protocol on the p100a mailbox: BRISC's
- * first push into CB0 comes right after it asked TRISC0 to reset the counters. */
-Test(checks_host, cb_reset_window_names_the_push_and_trisc0)
+ * first push into CB0 comes right after it asked TRISC0 to reset the counters. Which access of
+ * which launch is found first depends on when TRISC0's thread gets to the reset: usually BRISC's
+ * first push (tiles_received 0x0 -> 0x1), sometimes, after a reset that came in time, a kernel of
+ * the next launch reading or writing the counters the first run left. Each names TRISC0's reset. */
+Test(checks_host, cb_reset_window_names_the_access_and_trisc0)
 {
 	static const char *const want[] = {
-		"bhemu: check cb-reset-window: on tile 0 (1,2) core brisc\n  pc 0x",
-		" <main_brisc+0x",
-		"  access: 4-byte store to 0xffb48028 in NoC overlay stream registers\n",
+		"bhemu: check cb-reset-window: on tile 0 (1,2) core ",
+		"  access: 4-byte ",
+		" in NoC overlay stream registers\n",
 		"  other: trisc0, asked to zero the CB counters: its reset byte (subordinate_sync.trisc0, L1 0x69) holds 3 "
 		"(RUN_SYNC_MSG_INIT_SYNC_REGISTERS), not yet DONE\n",
-		"  why: brisc writes CB0 tiles_received 0x0 -> 0x1 while TRISC0 resets the CB counters: the reset may zero "
-		"it behind the writer, or its kernel started on counters not yet reset (start kernels only after "
-		"subordinate_sync.trisc0 reads DONE)\n",
+		" while TRISC0 resets the CB counters: ",
+		"(start kernels only after subordinate_sync.trisc0 reads DONE)\n",
 		NULL,
 	};
 	cli_expect(CB_RESET_RUN, CB_RESET_ELF, 8, want);
