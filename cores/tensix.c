@@ -141,7 +141,7 @@ static void tt_fault_fill(struct bh_tt_thread *th, struct bh_fault *f, enum bh_f
 	tt_disasm(word, dis, sizeof dis);
 	snprintf(region, sizeof region, "Tensix thread %u", th->id);
 	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot (kept
-	 * short: the detail has room for about 250 characters). */
+	 * short: the detail has room for about 500 characters, the cause included). */
 	if (th->origin == TT_FROM_MOP)
 		snprintf(from, sizeof from, "emitted by MOP 0x%08x, ", th->cur.word);
 	else if (th->origin == TT_FROM_REPLAY)
@@ -152,7 +152,7 @@ static void tt_fault_fill(struct bh_tt_thread *th, struct bh_fault *f, enum bh_f
 
 enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32_t word, const char *fmt, ...)
 {
-	char why[160];
+	char why[sizeof th->fault.detail];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
@@ -176,7 +176,7 @@ enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word
 {
 	struct bh_tile *t = th->tx->tile;
 	struct bh_fault f;
-	char why[160];
+	char why[sizeof th->fault.detail];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
@@ -352,6 +352,7 @@ static struct tt_entry tt_take_locked(struct bh_tt_thread *th)
 		tt_publish_latch(th);
 		th->hz_wrcfg.word = 0;
 		th->hz_rdcfg_gprs = 0;
+		th->tt_open = 0;
 	}
 	return e;
 }
@@ -546,6 +547,8 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	/* seq_cst: a TTSync/barrier waiter that saw "idle" before this is not wrong (the push came
 	 * later); one registering later sees busy. */
 	atomic_fetch_add_explicit(&t->pcbuf.tensix_busy[thread], 1, memory_order_seq_cst);
+	if (tt_open_unit(w))   /* cb-publish-early: the TRISC's stores from now on may overtake it */
+		atomic_fetch_or_explicit(&t->pcbuf.tt_open[thread], tt_open_unit(w), memory_order_relaxed);
 	if (!brisc && is_mop(w))
 		atomic_fetch_add_explicit(&t->pcbuf.mop_busy[thread], 1, memory_order_seq_cst);
 	if (th->count == 1 && !th->in_flight && !brisc)
@@ -750,6 +753,7 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 		th->head = th->count = 0;
 		th->faulted = false;
 		atomic_store_explicit(&th->latched_sems, 0, memory_order_relaxed);   /* the gate starts afresh */
+		atomic_store_explicit(&t->pcbuf.tt_open[i], 0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&th->epoch, 1, memory_order_relaxed);
 		bh_park_wake(&th->waiter);
 	}

@@ -27,6 +27,7 @@
 #include "fabric/check.h"
 #include "fabric/fault.h"
 #include "fabric/hw.h"
+#include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
 
@@ -88,6 +89,13 @@ struct tt_opinfo {
 };
 
 static inline unsigned tt_opcode_of(uint32_t w) { return w >> 24; }
+/* The unit (BH_TT_OPEN_*, fabric/mmio.h) whose L1 pages word w touches, for cb-publish-early:
+ * PACR the packer's, UNPACR its unpacker's (bit 23); 0 for any other word. */
+static inline unsigned tt_open_unit(uint32_t w)
+{
+	return tt_opcode_of(w) == TT_OP_PACR ? BH_TT_OPEN_PACK
+	       : tt_opcode_of(w) == TT_OP_UNPACR ? (w >> 23 & 1 ? BH_TT_OPEN_UNPACK1 : BH_TT_OPEN_UNPACK0) : 0;
+}
 static inline uint32_t tt_bits(uint32_t w, unsigned hi, unsigned lo)
 {
 	return (w >> lo) & (uint32_t)((2ull << (hi - lo)) - 1);
@@ -273,6 +281,8 @@ struct bh_tt_thread {
 	bool on_trisc;            /* the TRISC's thread executes cur: a wait gives it back (tt_wait_locked) */
 	bool gave_back;           /* ... and one did */
 	uint32_t done, skip;      /* words of cur executed so far; of those, still to pass over (resume) */
+	unsigned tt_open;         /* units (BH_TT_OPEN_*) with a PACR/UNPACR that no STALLWAIT holding
+				   * the scalar unit has waited for since (cb-publish-early) */
 	uint32_t mask_hi;
 	uint32_t replay[BH_TT_REPLAY_SLOTS];
 	uint32_t replay_recorded; /* bit k: slot k holds a recorded instruction (the rest never did) */

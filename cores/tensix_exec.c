@@ -126,6 +126,16 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 static enum tt_result cfg_hazard(struct bh_tt_thread *th, uint32_t w);
 static void cfg_hazard_note(struct bh_tt_thread *th, uint32_t w);
 
+/* Thread th gives unit `open` (BH_TT_OPEN_*) an instruction: what the thread and its TRISC access
+ * next is not ordered after it until a STALLWAIT (the thread's) or a TTSync (the TRISC's). */
+static void tt_opened(struct bh_tt_thread *th, unsigned open)
+{
+	th->tt_open |= open;
+	_Atomic uint32_t *rv = &th->tx->tile->pcbuf.tt_open[th->id];
+	if (!(atomic_load_explicit(rv, memory_order_relaxed) & open))
+		atomic_fetch_or_explicit(rv, open, memory_order_relaxed);
+}
+
 /* The Wait Gate: an instruction of a blocked class waits while the latched wait holds. */
 static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 {
@@ -347,6 +357,10 @@ static enum tt_result tt_wait_insn(struct bh_tt_thread *th, uint32_t w)
 	default:
 		l.kind = TT_WAIT_STALL;
 		l.cond = tt_bits(w, 12, 0) ? tt_bits(w, 12, 0) : STALL_COND_DEFAULT;
+		/* A wait on a unit that holds the scalar unit orders the thread's STOREREGs after that
+		 * unit's instructions (cb-publish-early). */
+		if (gate_blocks(l.block, TT_U_SCALAR))
+			th->tt_open &= ~l.cond;
 		break;
 	}
 	th->latch = l;
@@ -400,7 +414,7 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 	if (reg)
 		tt_provoke(th, reg->sync, store);
 	uint32_t v = store ? gpr_get(th, r) : 0;
-	enum bh_acc acc = bh_mmio_access(th->tx->tile, BH_TRISC0 + th->id, addr, 4, store, &v, &f, NULL, 0);
+	enum bh_acc acc = bh_mmio_access_tensix(th->tx->tile, BH_TRISC0 + th->id, addr, store, &v, &f, th->tt_open);
 	if (acc != BH_ACC_OK) {
 		enum tt_result res = tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-",
 					      addr, f.region, f.detail);
@@ -815,8 +829,12 @@ static enum tt_result tt_execute(struct bh_tt_thread *th, const struct tt_opinfo
 {
 	if (oi->exec == TT_E_B)
 		return TT_OK;   /* boot-time data-plane set-up (tensix.md 9): accepted, no state kept */
-	if (oi->plane == TT_P_DATA)
+	if (oi->plane == TT_P_DATA) {
+		unsigned open = tt_open_unit(w);
+		if (open)
+			tt_opened(th, open);
 		return tt_dp_execute(th, oi, w);
+	}
 	unsigned op = tt_opcode_of(w);
 	if (op == TT_OP_SEMINIT || op == TT_OP_SEMPOST || op == TT_OP_SEMGET)
 		tt_provoke(th, BH_SYNC_COUNTER, true);

@@ -73,6 +73,10 @@ static const struct {
 				       "a core other than TRISC0 writes a CB counter, or reads one not yet zeroed, while "
 				       "TRISC0 resets them (subordinate_sync.trisc0 = 3, before its DONE), or a launch "
 				       "starts kernels on counters not reset since a run" },
+	[BH_CHECK_CB_PUBLISH_EARLY] = { "cb-publish-early",
+					"a TRISC publishes a CB push (pop) while a PACR (UNPACR) before it may still be "
+					"writing (reading) the page: no STALLWAIT on that unit before its STOREREG, or no "
+					"TTSync before its own store" },
 };
 
 int bh_check_parse(const char *name)

@@ -32,7 +32,7 @@ struct bh_fault {
 	unsigned size;       /* access width in bytes, 0 if not a data access */
 	uint32_t addr;
 	char region[96];     /* region or register the address falls in */
-	char detail[256];    /* what was wrong and what was expected */
+	char detail[512];    /* what was wrong and what was expected (a Tensix fault quotes its cause) */
 	/* BH_FAULT_CHECK: which check (enum bh_check), and the other party of the race when there
 	 * is one (another core, a Tensix thread, a NoC transaction), else "". */
 	uint8_t check;

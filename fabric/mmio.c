@@ -119,6 +119,14 @@ enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, un
 	return bh_access_result(&a, mmio_access(&a, store, val), store);
 }
 
+enum bh_acc bh_mmio_access_tensix(struct bh_tile *tile, unsigned who, uint32_t addr, bool store, uint32_t *val,
+				  struct bh_fault *f, unsigned open)
+{
+	struct bh_access a = { .tile = tile, .who = who, .addr = addr, .size = 4, .fault = f,
+			       .tensix = (uint8_t)(BH_TT_ACC | open) };
+	return bh_access_result(&a, mmio_access(&a, store, val), store);
+}
+
 enum bh_acc bh_access_result(struct bh_access *a, bool ok, bool store)
 {
 	if (ok)

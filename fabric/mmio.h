@@ -35,7 +35,20 @@ struct bh_access {
 	bool blocked;
 	char *wait_what;
 	unsigned wait_len;
+	/* 0, or an access a Tensix thread makes (STOREREG, LOADREG): BH_TT_ACC and the thread's
+	 * units with instructions no STALLWAIT has yet ordered before it (BH_TT_OPEN_*). */
+	uint8_t tensix;
 };
+
+/* bh_access.tensix, and the units of a Tensix thread whose instructions a later access of the
+ * thread (or of its TRISC) is not ordered after, for cb-publish-early (races.md #9). The unit
+ * bits are STALLWAIT's conditions C1..C3 for them (sync.md 8): a STALLWAIT on C_k that holds
+ * the scalar unit orders what follows after unit k's instructions. */
+#define BH_TT_ACC 0x01u
+#define BH_TT_OPEN_UNPACK0 0x02u    /* C1: an instruction in unpacker 0 */
+#define BH_TT_OPEN_UNPACK1 0x04u    /* C2: unpacker 1 */
+#define BH_TT_OPEN_PACK 0x08u       /* C3: the packer */
+#define BH_TT_OPEN_UNPACK (BH_TT_OPEN_UNPACK0 | BH_TT_OPEN_UNPACK1)
 
 enum bh_acc {
 	BH_ACC_FAULT = 0,
@@ -85,6 +98,10 @@ struct bh_region {
  * waiter and wrote what it waits for into wait_what (NULL for the host: never blocks). */
 enum bh_acc bh_mmio_access(struct bh_tile *tile, unsigned who, uint32_t addr, unsigned size, bool store,
 			   uint32_t *val, struct bh_fault *fault, char *wait_what, unsigned wait_len);
+/* The same for a 4-byte access of a Tensix thread (STOREREG, LOADREG) as TRISC `who`, with
+ * bh_access.tensix = BH_TT_ACC | open (never blocks). */
+enum bh_acc bh_mmio_access_tensix(struct bh_tile *tile, unsigned who, uint32_t addr, bool store, uint32_t *val,
+				  struct bh_fault *fault, unsigned open);
 const struct bh_region *bh_mmio_region(const struct bh_tile *tile, uint32_t addr);
 /* What bh_mmio_access returns for an access its handler served (ok) or refused: a blocked one
  * stays blocked, a fault gets the access's address, direction and size. For device lanes that

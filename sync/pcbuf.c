@@ -217,6 +217,10 @@ static bool ttsync_wait(struct bh_access *a, unsigned i, bool mop, uint32_t *val
 						      : "TTSync CoprocessorDoneCheck (trisc%u): Tensix thread %u busy",
 					       i, i);
 	}
+	/* Everything the thread was given is done: TRISC i's next stores come after it (not when
+	 * the override answered for a busy thread). */
+	if (!mop && bh_pcbuf_tensix_thread_idle(t, i))
+		atomic_store_explicit(&t->pcbuf.tt_open[i], 0, memory_order_relaxed);
 	*val = 0;
 	return true;
 }

@@ -47,6 +47,11 @@ struct bh_pcbufs {
 	 * calls bh_pcbuf_tensix_idle_changed(); read seq_cst after a waiter registered. */
 	_Atomic uint32_t tensix_busy[BH_PCBUF_COUNT];
 	_Atomic uint32_t mop_busy[BH_PCBUF_COUNT];
+	/* cb-publish-early (races.md #9): the units (BH_TT_OPEN_*) of thread i that have been given
+	 * instructions (pushed, or expanded from a MOP) since TRISC i last saw the thread idle
+	 * through TTSync CoprocessorDoneCheck: a store of TRISC i's own is not ordered after them.
+	 * Or'ed by the coprocessor (relaxed), cleared by that TTSync and by T_i's reset. */
+	_Atomic uint32_t tt_open[BH_PCBUF_COUNT];
 };
 
 void bh_pcbuf_init(struct bh_pcbufs *p);

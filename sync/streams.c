@@ -323,6 +323,56 @@ static bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb, 
 	return cb_reset_window_found(a, cb, flag - 1, read, old, v);
 }
 
+/* cb-publish-early (races.md #9, the Tensix side): TRISC k publishes CB cb's counter (a push,
+ * tiles_received, with `push`; a pop, tiles_acked) old -> v while the unit that writes (the
+ * packer) or reads (an unpacker) the CB's pages may still be at work: its instructions came
+ * before the publish in program order and nothing ordered the publish after them. A STOREREG of
+ * Tensix thread k is ordered by a STALLWAIT on the unit that holds the scalar unit
+ * (a->tensix); a plain store of TRISC k's own by a TTSync CoprocessorDoneCheck that saw the
+ * thread idle (pcbuf.tt_open). Silicon's unit may then finish after the consumer (the producer)
+ * already took the page. Resets (writes of 0) and writes that do not move the counter are not
+ * publishes. True when the write may go on. */
+__attribute__((cold, noinline))
+static bool cb_publish_early_found(struct bh_access *a, int cb, bool push, unsigned open, uint32_t old, uint32_t v)
+{
+	unsigned k = a->who - BH_TRISC0;
+	const char *insn = push ? "PACR" : "UNPACR";
+	char unit[24], other[160];
+	if (push)
+		snprintf(unit, sizeof unit, "the packer");
+	else
+		snprintf(unit, sizeof unit, "unpacker %u", open & BH_TT_OPEN_UNPACK0 ? 0u : 1u);
+	snprintf(other, sizeof other, "%s of Tensix thread %u, given a %s before this %s", unit, k, insn,
+		 a->tensix ? "STOREREG" : "store");
+	const char *effect = push ? "the consumer may read the page before the packer wrote it"
+				  : "the producer may overwrite the page before the unpacker read it";
+	const char *reg = push ? "tiles_received" : "tiles_acked";
+	if (a->tensix)
+		return bh_check_access(a, BH_CHECK_CB_PUBLISH_EARLY, other,
+				       "%s's STOREREG publishes CB%d %s 0x%x -> 0x%x with no STALLWAIT on %s (C%u, "
+				       "holding the scalar unit) since its %s in Tensix thread %u: %s (push STALLWAIT "
+				       "B5 until C%u before the STOREREG)",
+				       bh_requester_name(a->who), cb, reg, old, v, unit, push ? 3u : open & 2 ? 1u : 2u,
+				       insn, k, effect, push ? 3u : open & 2 ? 1u : 2u);
+	return bh_check_access(a, BH_CHECK_CB_PUBLISH_EARLY, other,
+			       "%s publishes CB%d %s 0x%x -> 0x%x with a store of its own while the %s it pushed "
+			       "into Tensix thread %u may still be at work (no TTSync CoprocessorDoneCheck since): %s "
+			       "(publish through the thread: STALLWAIT B5 until C%u, then STOREREG)",
+			       bh_requester_name(a->who), cb, reg, old, v, insn, k, effect,
+			       push ? 3u : open & 2 ? 1u : 2u);
+}
+
+static bool cb_publish_early(struct bh_access *a, int cb, bool push, uint32_t old, uint32_t v)
+{
+	if (a->who < BH_TRISC0 || a->who > BH_TRISC2 || !v || v == old ||
+	    !cb_check_on(a, BH_CHECK_CB_PUBLISH_EARLY))
+		return true;
+	unsigned open = a->tensix ? a->tensix
+				  : atomic_load_explicit(&a->tile->pcbuf.tt_open[a->who - BH_TRISC0], memory_order_relaxed);
+	open &= push ? BH_TT_OPEN_PACK : BH_TT_OPEN_UNPACK;
+	return !open || cb_publish_early_found(a, cb, push, open, old, v);
+}
+
 /* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
 /* Observers of BH_EVENT_CB: the counters of CB cbi (stream s) after a push or a pop. */
 static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned s, int cbi)
@@ -350,7 +400,7 @@ static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsig
 	int cbi = stream_cb(st, s);
 	int cb = v && atomic_load_explicit(&st->checks, memory_order_relaxed) ? cbi : -1;
 	uint32_t old = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
-	if (cbi >= 0 && !cb_reset_window(a, st, cbi, false, old, v))
+	if (cbi >= 0 && (!cb_reset_window(a, st, cbi, false, old, v) || !cb_publish_early(a, cbi, false, old, v)))
 		return false;
 	do {
 		if (cb >= 0) {
@@ -382,7 +432,8 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 	uint32_t pages = cb >= 0 ? atomic_load_explicit(&st->cb[cb].pages, memory_order_relaxed) : 0;
 	uint64_t old = atomic_load_explicit(&sp->size_avail, memory_order_seq_cst);
 	int cbi = stream_cb(st, s);
-	if (cbi >= 0 && !cb_reset_window(a, st, cbi, false, (uint32_t)old & MASK17, v))
+	if (cbi >= 0 && (!cb_reset_window(a, st, cbi, false, (uint32_t)old & MASK17, v) ||
+			 !cb_publish_early(a, cbi, true, (uint32_t)old & MASK17, v)))
 		return false;
 	do {
 		uint32_t old_rcv = (uint32_t)old & MASK17, n = (uint16_t)(v - old_rcv);

@@ -741,6 +741,7 @@ enum bh_check {
 	BH_CHECK_CQ_COMPLETION_RD,      /* cq-completion-rd */
 	BH_CHECK_SFPU_ERRATUM,          /* sfpu-erratum */
 	BH_CHECK_CB_RESET_WINDOW,       /* cb-reset-window */
+	BH_CHECK_CB_PUBLISH_EARLY,      /* cb-publish-early */
 	BH_CHECK_COUNT
 };
 #define BH_CHECK_BIT(c) (1u << (c))

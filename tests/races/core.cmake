@@ -1,4 +1,4 @@
-# Core and Tensix misuse (races.md #2, #11-#17, #20, #23-#26): programs written as kernel authors
+# Core and Tensix misuse (races.md #2, #9's Tensix side, #11-#17, #20, #23-#26): programs written as kernel authors
 # write them, each caught by a detector or a fault, and their fixed twins.
 
 race_item(14 wrcfg_consumed
@@ -112,3 +112,38 @@ race_item(12 rendezvous_no_generation
   EXPECT "^bhemu: deadlock after" "waits on stream 21 reg 297"
   SEEDS 20
   TWIN_SEEDS 10)
+
+# #9, the Tensix side: a CB page published before the packer wrote it (a plain store after the
+# PACRs; a STOREREG without its STALLWAIT) or freed before the unpacker read it. One program, the
+# bug chosen at build time; each twin publishes through STALLWAIT + STOREREG.
+set(race_09_compute_run --board grid:1x1 --cores brisc,ncrisc,trisc0,trisc1,trisc2)
+race_item(09 pack_publish_early
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
+  CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute
+  RUN ${race_09_compute_run}
+  STATUS 8
+  EXPECT "^bhemu: check cb-publish-early: on tile 0 \\(1,2\\) core trisc2$"
+         "^  other: the packer of Tensix thread 2, given a PACR before this store$"
+         "^  why: trisc2 publishes CB1 tiles_received 0x0 -> 0x1 with a store of its own while the PACR it pushed into Tensix thread 2 may still be at work"
+  SEEDS 1
+  TWIN_SEEDS 3)
+race_item(09 storereg_no_stall
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
+  CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute -DRACE_STOREREG_NO_STALL
+  RUN ${race_09_compute_run}
+  STATUS 8
+  EXPECT "^bhemu: check cb-publish-early: on tile 0 \\(1,2\\) core trisc2$"
+         "^  other: the packer of Tensix thread 2, given a PACR before this STOREREG$"
+         "^  why: Tensix thread 2, instruction 0x[0-9a-f]+ STOREREG .*: trisc2's STOREREG publishes CB1 tiles_received 0x0 -> 0x1 with no STALLWAIT on the packer \\(C3, holding the scalar unit\\) since its PACR"
+  SEEDS 1
+  TWIN_SEEDS 3)
+race_item(09 unpack_pop_early
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
+  CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute -DRACE_POP_EARLY
+  RUN ${race_09_compute_run}
+  STATUS 8
+  EXPECT "^bhemu: check cb-publish-early: on tile 0 \\(1,2\\) core trisc0$"
+         "^  other: unpacker 0 of Tensix thread 0, given a UNPACR before this store$"
+         "^  why: trisc0 publishes CB0 tiles_acked 0x0 -> 0x1 with a store of its own while the UNPACR it pushed into Tensix thread 0 may still be at work"
+  SEEDS 1
+  TWIN_SEEDS 3)

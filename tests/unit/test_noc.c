@@ -142,7 +142,7 @@ static void expect_host_fault(struct bh_device *dev, uint32_t addr, bool store, 
 			      const char *phrase)
 {
 	struct bh_fault f = host_fault(dev, 0, addr, store, v);
-	char both[400];
+	char both[sizeof f.region + sizeof f.detail + 2];
 	snprintf(both, sizeof both, "%s: %s", f.region, f.detail);
 	cr_expect_eq(f.kind, kind, "0x%08x: fault kind %s, expected %s (%s)", addr, bh_fault_kind_name(f.kind),
 		     bh_fault_kind_name(kind), both);

@@ -10,8 +10,7 @@
  *   BRISC (writer) writes each page of CB 1 to the output buffer, then reads its pages back and
  *   checks every datum: x + 1, exact in BF16 for the inputs used (multiples of 1/16 in [-4, 4)).
  * Exit 0 on every core when the output is exact. */
-#include "cb.h"
-#include "compute.h"
+#include "compute_cb.h"
 #include "grid_test.h"
 
 #define PAGE 2048u
@@ -33,12 +32,8 @@ volatile uint32_t add1_cb_config[2 * 4] __attribute__((aligned(16)));
 
 void multicore_init(void)
 {
-	for (unsigned c = 0; c < 2; c++) {
-		add1_cb_config[c * 4 + 0] = (uint32_t)(uintptr_t)cb_mem[c];
-		add1_cb_config[c * 4 + 1] = CB_PAGES * PAGE;
-		add1_cb_config[c * 4 + 2] = CB_PAGES;
-		add1_cb_config[c * 4 + 3] = PAGE;
-	}
+	for (unsigned c = 0; c < 2; c++)
+		cb_config_set(add1_cb_config, c, cb_mem[c], CB_PAGES, PAGE);
 	cb_counters_reset(3);
 }
 
@@ -123,42 +118,23 @@ static int writer(uint32_t proc, const struct grid_self *self)
 	return GRID_OK;
 }
 
-/* The compute kernel, the same body on the three TRISCs (compute.h). */
+/* TRISC1's part of a tile: into Dst, then + 1.0 on the vector unit. */
+static void add1_math(unsigned idst)
+{
+	copy_tile(CB_IN, 0, idst);
+	add_unary_tile(idst, 0x3F800000u);   /* + 1.0f */
+}
+
+/* The compute kernel, the same body on the three TRISCs (compute.h, compute_cb.h). */
 static int compute(enum compute_thread role)
 {
 	const volatile struct bare_grid_info *g = bare_grid();
 	int k = bare_grid_tile_index(NOC_XY_ENCODING(my_x(), my_y()));
 	if (g->magic != BARE_GRID_MAGIC || k < 0)
 		return GRID_ERR_SETUP;
-	if (role == COMPUTE_UNPACK)
-		cb_interface_setup_unpacker(add1_cb_config, 1u << CB_IN);
-	else if (role == COMPUTE_PACK)
-		cb_interface_setup_packer(add1_cb_config, 1u << CB_OUT);
-	compute_cb_setup(CB_IN, 0, COMPUTE_FMT_BF16);
-	compute_cb_setup(CB_OUT, 0, COMPUTE_FMT_BF16);
-	compute_begin(role);
-	init_sfpu(CB_IN, CB_OUT);
-	for (uint32_t p = (uint32_t)k; p < add1_tiles * g->num_tiles; p += g->num_tiles) {
-		if (role == COMPUTE_UNPACK) {
-			cb_wait_front_unpacker(CB_IN, 1);
-			compute_unpack_tile_at(0, get_read_ptr_unpacker(CB_IN));
-			cb_pop_front_unpacker(CB_IN, 1);
-		}
-		tile_regs_acquire();
-		if (role == COMPUTE_MATH) {
-			copy_tile(CB_IN, 0, 0);
-			add_unary_tile(0, 0x3F800000u);   /* + 1.0f */
-		}
-		tile_regs_commit();
-		if (role == COMPUTE_PACK)
-			cb_reserve_back_packer(CB_OUT, 1);
-		tile_regs_wait();
-		if (role == COMPUTE_PACK)
-			compute_pack_tile_at(0, get_write_ptr_packer(CB_OUT), true);
-		tile_regs_release();
-		if (role == COMPUTE_PACK)
-			cb_push_back_packer(CB_OUT, 1);
-	}
+	compute_unary_cb_begin(role, add1_cb_config, CB_IN, CB_OUT);
+	for (uint32_t p = (uint32_t)k; p < add1_tiles * g->num_tiles; p += g->num_tiles)
+		compute_unary_cb_tile(CB_IN, CB_OUT, add1_math, cb_pop_front_unpacker, cb_push_back_packer);
 	compute_end();
 	return 0;
 }
