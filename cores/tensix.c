@@ -137,7 +137,7 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 static void tt_fault_fill(struct bh_tt_thread *th, struct bh_fault *f, enum bh_fault_kind kind, uint32_t word,
 			  const char *why)
 {
-	char dis[96], region[48], from[64] = "";
+	char dis[192], region[48], from[64] = "";
 	tt_disasm(word, dis, sizeof dis);
 	snprintf(region, sizeof region, "Tensix thread %u", th->id);
 	/* Where the word came from: the FIFO word itself, a MOP's expansion or a replay slot (kept

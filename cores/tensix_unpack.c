@@ -11,6 +11,7 @@
 #include "cores/tensix_fmt.h"
 #include "fabric/chip.h"
 #include "fabric/tile.h"
+#include "sync/streams.h"
 
 #define THCON(u) (64u + 48u * (u))      /* THCON_SEC0 (unpacker 0 / packer 0), THCON_SEC1 */
 #define UNP_BASE1(u) ((u) ? 61u : 49u)   /* UNPn_ADDR_BASE_REG_1_Base */
@@ -324,6 +325,46 @@ static bool unpack_fast(struct bh_tt_thread *th, uint32_t w, const struct unpack
 	return true;
 }
 
+/* cb-ownership (races.md #9), the compute side: the packer writing into a CB page the consumer
+ * holds (published, not yet popped), or an unpacker reading one that is not published (not yet
+ * pushed, or already popped), from the page state the counters give (bh_stream_cb_page_at).
+ * addr: the first L1 byte the instruction touches. A TRISC that unpacks pages of a CB it produces
+ * itself is not judged. */
+__attribute__((cold, noinline))
+static enum tt_result cb_ownership_found(struct bh_tt_thread *th, uint32_t w, unsigned unit, uint32_t addr,
+					 const struct bh_cb_page *pg)
+{
+	char other[192];
+	const char *insn = unit == 2 ? "PACR" : "UNPACR";
+	if (unit == 2) {
+		snprintf(other, sizeof other, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
+			 "tiles_received 0x%x)", pg->cb, pg->seq, pg->acked, pg->received);
+		return tt_check(th, BH_CHECK_CB_OWNERSHIP, w, other,
+				"%s packs into L1 0x%x, in CB%u page 0x%x (slot %u of %u), which is published and the "
+				"consumer still holds: pack only into pages cb_reserve_back gave you, before cb_push_back",
+				insn, addr, pg->cb, pg->seq, pg->slot, pg->pages);
+	}
+	if (pg->producer >= 0)
+		snprintf(other, sizeof other, "the producer of CB%u, %s, which has pushed tiles_received to 0x%x "
+			 "(tiles_acked 0x%x)", pg->cb, bh_requester_name((unsigned)pg->producer), pg->received, pg->acked);
+	else
+		snprintf(other, sizeof other, "the producer of CB%u, which has pushed nothing yet", pg->cb);
+	return tt_check(th, BH_CHECK_CB_OWNERSHIP, w, other,
+			"%s (unpacker %u) reads L1 0x%x, in CB%u slot %u of %u, which holds no published page: unpack "
+			"only pages cb_wait_front gave you, before cb_pop_front",
+			insn, unit, addr, pg->cb, pg->slot, pg->pages);
+}
+
+static enum tt_result cb_ownership(struct bh_tt_thread *th, uint32_t w, unsigned unit, uint32_t addr)
+{
+	struct bh_tile *t = th->tx->tile;
+	struct bh_cb_page pg;
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg) ||
+	    pg.published != (unit == 2) || (unit != 2 && pg.producer == (int)(BH_TRISC0 + th->id)))
+		return TT_OK;
+	return cb_ownership_found(th, w, unit, addr, &pg);
+}
+
 static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 {
 	struct bh_tensix *tx = th->tx;
@@ -406,6 +447,11 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	unsigned n = xend > xpos ? xend - xpos : 0;
 	unsigned dbits = fi->l1_bits;
 	uint64_t datum_bit = in * 8 + first * dbits, exp16 = exp_base * 16 + first;
+	if (n && datum_bit >> 3 < BH_L1_SIZE) {
+		enum tt_result r = cb_ownership(th, w, j.u, (uint32_t)(datum_bit >> 3));
+		if (r != TT_OK)
+			return r;
+	}
 	bool tileize = reg2 >> 9 & 1;
 	uint64_t row_stride_bits = tileize ? (uint64_t)((reg2 >> 16 & 15) << 4 | (reg2 >> 20 & 15) << 8 | (reg2 >> 24 & 15) << 12) * 8
 					   : (uint64_t)dbits * 16;
@@ -988,6 +1034,11 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w,
 				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
 	uint32_t first = ps->data, first_exp = ps->exp;
+	if (per_row && first < BH_L1_SIZE) {
+		enum tt_result r = cb_ownership(th, w, 2, first);
+		if (r != TT_OK)
+			return r;
+	}
 	struct pack_edge pe;
 	pack_edge_read(th, &pe);
 	bool edge_inf = tt_dp_cfg(th, PCK_EDGE_OFFSET) >> 16 & 1;   /* PCK_EDGE_MODE: -inf, else 0 */

@@ -33,31 +33,43 @@ static inline void compute_unary_cb_begin(enum compute_thread role, const volati
 	unary_op_init_common(icb, ocb);
 }
 
-/* One tile, on whichever TRISC runs it: TRISC0 waits for icb's front page, unpacks it and frees it
- * with pop; TRISC1 moves it into Dst 0 and computes with math(0) (copy_tile first, then its
- * operations); TRISC2 waits for room in ocb, packs Dst 0 into it (BF16 from Dst rows of 16 bits)
- * and publishes it with push. pop and push publish the counters: cb_pop_front_unpacker and
- * cb_push_back_packer, as tt-llk does, unless a program means to show another way. */
+/* The CB calls of the compute side: TRISC0 waits for pages and frees them, TRISC2 waits for room
+ * and publishes pages. compute_cb_llk holds the ones tt-llk's kernels make (cb.h); a program that
+ * means to show another way passes its own. */
+struct compute_cb_calls {
+	void (*wait_front)(uint32_t cb, uint32_t n);
+	void (*pop_front)(uint32_t cb, uint32_t n);
+	void (*reserve_back)(uint32_t cb, uint32_t n);
+	void (*push_back)(uint32_t cb, uint32_t n);
+};
+static const struct compute_cb_calls compute_cb_llk = {
+	cb_wait_front_unpacker, cb_pop_front_unpacker, cb_reserve_back_packer, cb_push_back_packer,
+};
+
+/* One tile, on whichever TRISC runs it: TRISC0 waits for icb's front page, unpacks it and frees it;
+ * TRISC1 moves it into Dst 0 and computes with math(0) (copy_tile first, then its operations);
+ * TRISC2 waits for room in ocb, packs Dst 0 into it (BF16 from Dst rows of 16 bits) and publishes
+ * it. The CB calls are cb's. */
 static inline void compute_unary_cb_tile(unsigned icb, unsigned ocb, void (*math)(unsigned idst),
-					 void (*pop)(uint32_t cb, uint32_t n), void (*push)(uint32_t cb, uint32_t n))
+					 const struct compute_cb_calls *cb)
 {
 	if (compute_role == COMPUTE_UNPACK) {
-		cb_wait_front_unpacker(icb, 1);
+		cb->wait_front(icb, 1);
 		compute_unpack_tile_at(0, get_read_ptr_unpacker(icb));
-		pop(icb, 1);
+		cb->pop_front(icb, 1);
 	}
 	tile_regs_acquire();
 	if (compute_role == COMPUTE_MATH)
 		math(0);
 	tile_regs_commit();
 	if (compute_role == COMPUTE_PACK)
-		cb_reserve_back_packer(ocb, 1);
+		cb->reserve_back(ocb, 1);
 	tile_regs_wait();
 	if (compute_role == COMPUTE_PACK)
 		compute_pack_tile_at(0, get_write_ptr_packer(ocb), true);
 	tile_regs_release();
 	if (compute_role == COMPUTE_PACK)
-		push(ocb, 1);
+		cb->push_back(ocb, 1);
 }
 
 #endif

@@ -114,36 +114,33 @@ race_item(12 rendezvous_no_generation
   TWIN_SEEDS 10)
 
 # #9, the Tensix side: a CB page published before the packer wrote it (a plain store after the
-# PACRs; a STOREREG without its STALLWAIT) or freed before the unpacker read it. One program, the
-# bug chosen at build time; each twin publishes through STALLWAIT + STOREREG.
-set(race_09_compute_run --board grid:1x1 --cores brisc,ncrisc,trisc0,trisc1,trisc2)
-race_item(09 pack_publish_early
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
-  CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute
-  RUN ${race_09_compute_run}
-  STATUS 8
-  EXPECT "^bhemu: check cb-publish-early: on tile 0 \\(1,2\\) core trisc2$"
-         "^  other: the packer of Tensix thread 2, given a PACR before this store$"
-         "^  why: trisc2 publishes CB1 tiles_received 0x0 -> 0x1 with a store of its own while the PACR it pushed into Tensix thread 2 may still be at work"
-  SEEDS 1
-  TWIN_SEEDS 3)
-race_item(09 storereg_no_stall
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
-  CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute -DRACE_STOREREG_NO_STALL
-  RUN ${race_09_compute_run}
-  STATUS 8
-  EXPECT "^bhemu: check cb-publish-early: on tile 0 \\(1,2\\) core trisc2$"
-         "^  other: the packer of Tensix thread 2, given a PACR before this STOREREG$"
-         "^  why: Tensix thread 2, instruction 0x[0-9a-f]+ STOREREG .*: trisc2's STOREREG publishes CB1 tiles_received 0x0 -> 0x1 with no STALLWAIT on the packer \\(C3, holding the scalar unit\\) since its PACR"
-  SEEDS 1
-  TWIN_SEEDS 3)
-race_item(09 unpack_pop_early
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
-  CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute -DRACE_POP_EARLY
-  RUN ${race_09_compute_run}
-  STATUS 8
-  EXPECT "^bhemu: check cb-publish-early: on tile 0 \\(1,2\\) core trisc0$"
-         "^  other: unpacker 0 of Tensix thread 0, given a UNPACR before this store$"
-         "^  why: trisc0 publishes CB0 tiles_acked 0x0 -> 0x1 with a store of its own while the UNPACR it pushed into Tensix thread 0 may still be at work"
-  SEEDS 1
-  TWIN_SEEDS 3)
+# PACRs; a STOREREG without its STALLWAIT) or freed before the unpacker read it (cb-publish-early),
+# packed into while the consumer holds it or unpacked before it was pushed (cb-ownership). One
+# program, the bug chosen at build time; each twin makes tt-llk's CB calls.
+# race_09_compute(SLUG DEFINE CHECK CORE [REGEX...]): the pipeline built with bug DEFINE, caught by
+# CHECK on CORE, its report matching each REGEX; the twin is clean over 3 seeds.
+function(race_09_compute SLUG DEFINE CHECK CORE)
+  race_item(09 ${SLUG}
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/09_pack_publish_early.c
+    CFLAGS -I${CMAKE_SOURCE_DIR}/firmware/compute -D${DEFINE}
+    RUN --board grid:1x1 --cores brisc,ncrisc,trisc0,trisc1,trisc2 --check default,${CHECK}
+    STATUS 8
+    EXPECT "^bhemu: check ${CHECK}: on tile 0 \\(1,2\\) core ${CORE}$" ${ARGN}
+    SEEDS 1
+    TWIN_SEEDS 3)
+endfunction()
+race_09_compute(pack_publish_early RACE_PUSH_PLAIN cb-publish-early trisc2
+  "^  other: the packer of Tensix thread 2, given a PACR before this store$"
+  "^  why: trisc2 publishes CB1 tiles_received 0x0 -> 0x1 with a store of its own while the PACR it pushed into Tensix thread 2 may still be at work")
+race_09_compute(storereg_no_stall RACE_STOREREG_NO_STALL cb-publish-early trisc2
+  "^  other: the packer of Tensix thread 2, given a PACR before this STOREREG$"
+  "STOREREG .*: trisc2's STOREREG publishes CB1 tiles_received 0x0 -> 0x1 with no STALLWAIT on the packer \\(C3, holding the scalar unit\\) since its PACR")
+race_09_compute(unpack_pop_early RACE_POP_EARLY cb-publish-early trisc0
+  "^  other: unpacker 0 of Tensix thread 0, given a UNPACR before this store$"
+  "^  why: trisc0 publishes CB0 tiles_acked 0x0 -> 0x1 with a store of its own while the UNPACR it pushed into Tensix thread 0 may still be at work")
+race_09_compute(pack_unreserved RACE_PACK_UNRESERVED cb-ownership trisc2
+  "^  other: the consumer of CB1: it has not popped page 0x0 yet \\(tiles_acked 0x0, tiles_received 0x2\\)$"
+  "PACR packs into L1 0x[0-9a-f]+, in CB1 page 0x0 \\(slot 0 of 2\\), which is published and the consumer still holds")
+race_09_compute(unpack_unwaited RACE_UNPACK_UNWAITED cb-ownership trisc0
+  "^  other: the producer of CB0, which has pushed nothing yet$"
+  "UNPACR \\(unpacker 0\\) reads L1 0x[0-9a-f]+, in CB0 slot 0 of 2, which holds no published page")

@@ -134,7 +134,7 @@ static int compute(enum compute_thread role)
 		return GRID_ERR_SETUP;
 	compute_unary_cb_begin(role, add1_cb_config, CB_IN, CB_OUT);
 	for (uint32_t p = (uint32_t)k; p < add1_tiles * g->num_tiles; p += g->num_tiles)
-		compute_unary_cb_tile(CB_IN, CB_OUT, add1_math, cb_pop_front_unpacker, cb_push_back_packer);
+		compute_unary_cb_tile(CB_IN, CB_OUT, add1_math, &compute_cb_llk);
 	compute_end();
 	return 0;
 }
