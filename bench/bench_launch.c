@@ -168,14 +168,26 @@ static double rss_mib(void)
 /* Launches through the command queue: the first uploads the kernels, the others are timed, in
  * opt->c.repeat parts (rates). */
 /* What the parks of a launch cost in heavy fences (sync/park.h), for the notes. */
-static char fence_slow[96], fence_fast[96];
+static char fence_slow[160], fence_fast[160];
 
-static void fence_note(char note[96], uint64_t calls0, uint64_t mb0, unsigned launches)
+/* Counters of parking (sync/park.h) at the start of the timed launches. */
+struct park_counts {
+	uint64_t calls, membarriers, sleeps, futex_wakes;
+};
+
+static void park_counts(struct park_counts *p)
 {
-	uint64_t calls, mb;
-	bh_park_fence_stats(&calls, &mb);
-	snprintf(note, 96, "; per launch %.0f fenced parks, %.1f membarrier calls", (double)(calls - calls0) / launches,
-		 (double)(mb - mb0) / launches);
+	bh_park_fence_stats(&p->calls, &p->membarriers);
+	bh_park_sleep_stats(&p->sleeps, &p->futex_wakes);
+}
+
+static void fence_note(char note[160], const struct park_counts *p0, unsigned launches)
+{
+	struct park_counts p;
+	park_counts(&p);
+	snprintf(note, 160, "; per launch %.0f sleeps, %.0f futex wakes, %.1f fenced parks, %.1f membarrier calls",
+		 (double)(p.sleeps - p0->sleeps) / launches, (double)(p.futex_wakes - p0->futex_wakes) / launches,
+		 (double)(p.calls - p0->calls) / launches, (double)(p.membarriers - p0->membarriers) / launches);
 }
 
 static void bench_fast(const struct options *opt, struct bh_device *dev, struct benchlib_row *fast, double *rates)
@@ -196,11 +208,11 @@ static void bench_fast(const struct options *opt, struct bh_device *dev, struct 
 			rc = BH_ERR_ARG;
 	if (rc == BH_OK)
 		rc = bh_cq_launch(cq, p, NULL);
-	uint64_t calls0 = 0, mb0 = 0;
+	struct park_counts p0 = { 0 };
 	for (int part = 0; part < opt->c.repeat && rc == BH_OK; part++) {
 		rc = bh_cq_finish(cq);
 		if (part == 0)
-			bh_park_fence_stats(&calls0, &mb0);
+			park_counts(&p0);
 		double t0 = benchlib_now();
 		for (unsigned l = 0; l < opt->launches && rc == BH_OK; l++)
 			rc = bh_cq_launch(cq, p, NULL);
@@ -211,7 +223,7 @@ static void bench_fast(const struct options *opt, struct bh_device *dev, struct 
 	if (rc != BH_OK)
 		benchlib_row_fail(fast, "%.400s%.400s", bh_cq_error(cq), p ? bh_program_error(p) : "");
 	else
-		fence_note(fence_fast, calls0, mb0, opt->launches * opt->c.repeat);
+		fence_note(fence_fast, &p0, opt->launches * opt->c.repeat);
 	bh_program_destroy(p);
 	bh_cq_close(cq);
 }
@@ -251,11 +263,11 @@ static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, st
 			goto out;
 		}
 	/* The first launch uploads the kernels; the rest reuse them, as repeated launches do. */
-	uint64_t calls0 = 0, mb0 = 0;
+	struct park_counts p0 = { 0 };
 	for (int part = -1; part < opt->c.repeat; part++) {
 		unsigned count = part < 0 ? 1 : opt->launches;
 		if (part == 0)
-			bh_park_fence_stats(&calls0, &mb0);
+			park_counts(&p0);
 		double t0 = benchlib_now();
 		for (unsigned l = 0; l < count; l++) {
 			rc = bh_program_launch(p, &(struct bh_launch_options){ .timeout_s = 30 }, NULL);
@@ -267,7 +279,7 @@ static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, st
 		if (part >= 0)
 			rates[part] = count / (benchlib_now() - t0);
 	}
-	fence_note(fence_slow, calls0, mb0, opt->launches * opt->c.repeat);
+	fence_note(fence_slow, &p0, opt->launches * opt->c.repeat);
 	bh_program_destroy(p);
 	p = NULL;
 	bench_fast(opt, dev, fast, fast_rates);

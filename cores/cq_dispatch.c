@@ -11,6 +11,7 @@
 #include "fabric/tile.h"
 #include "fabric/wallclock.h"
 #include "sync/streams.h"
+#include "sync/watch.h"
 
 #define DP_NOC 1u                 /* downstream (workers, DRAM, PCIe) */
 #define DP_UP_NOC 0u              /* upstream: credits to the prefetcher */
@@ -461,7 +462,7 @@ static bool stream_ready(void *arg)
 {
 	struct stream_wait *w = arg;
 	uint32_t v = bh_stream_read(w->d->m->tile[BH_CQ_DISPATCH], w->stream, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE);
-	return ((v - w->count) & STREAM_MASK) < 0x10000u;   /* stream_wrap_ge on 17 bits */
+	return bh_watch_counter_reached(v, w->count, 17);   /* stream_wrap_ge on 17 bits */
 }
 
 static bool dp_wait_stream(struct dp *d, unsigned stream, uint32_t count)
@@ -470,7 +471,9 @@ static bool dp_wait_stream(struct dp *d, unsigned stream, uint32_t count)
 	uint32_t a = BH_STREAM_ADDR(stream, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE);
 	char what[128];
 	snprintf(what, sizeof what, "worker completions: stream %u reg 297 >= %u", stream, count);
-	return bh_cqm_wait(d->m, BH_CQ_DISPATCH, &a, 1, stream_ready, &w, what, NULL);
+	/* Each worker's completion increments the counter: wake at the count, not at each. */
+	const struct bh_cqm_until until = { count & STREAM_MASK, 17 };
+	return bh_cqm_wait_count(d->m, BH_CQ_DISPATCH, a, &until, stream_ready, &w, what);
 }
 
 static void dp_clear_stream(struct dp *d, unsigned stream)

@@ -225,9 +225,12 @@ static bool cqm_block(struct bh_cq_model *m, enum bh_cq_role r, const struct bh_
 	return dead;
 }
 
-/* The parking order of sync/watch.h: read wake_seq, register, heavy fence, re-check, sleep. */
-bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
-		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block)
+/* The parking order of sync/watch.h: read wake_seq, register, heavy fence, re-check, sleep.
+ * until (may be NULL): the wait is for the counter register addr[0] to reach a count
+ * (bh_watch_until), published before each re-check and cleared when the wait ends. */
+static bool cqm_wait_loop(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
+			  const struct bh_cqm_until *until, bool (*ready)(void *), void *arg, const char *what,
+			  const struct bh_cqm_block *block)
 {
 	struct bh_tile *t = m->tile[r];
 	struct bh_waiter *w = &m->chip->cq_waiter[r];
@@ -254,6 +257,8 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 		}
 		uint32_t seq = bh_park_seq(w);
 		bool fenced = bh_watch_arm(t, BH_WATCH_SLOT_CQ(r), w, addr, size, n);   /* sync/watch.h */
+		if (until)
+			bh_watch_until(t, BH_WATCH_SLOT_CQ(r), addr[0], until->target, until->bits);
 		struct bh_cqm_block b = block ? *block : (struct bh_cqm_block){ 0 };
 		b.unit_head = atomic_load_explicit(&m->unit_head, memory_order_acquire);
 		if (!ready(arg) && !bh_cqm_stopping(m)) {
@@ -274,6 +279,28 @@ bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr,
 	if (described)
 		cqm_set_waiting(m, r, NULL);
 	return true;
+}
+
+static bool cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
+		     const struct bh_cqm_until *until, bool (*ready)(void *), void *arg, const char *what,
+		     const struct bh_cqm_block *block)
+{
+	bool ok = cqm_wait_loop(m, r, addr, n, until, ready, arg, what, block);
+	if (until)
+		bh_watch_until_clear(m->tile[r], BH_WATCH_SLOT_CQ(r));   /* it would hold back the next wait */
+	return ok;
+}
+
+bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
+		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block)
+{
+	return cqm_wait(m, r, addr, n, NULL, ready, arg, what, block);
+}
+
+bool bh_cqm_wait_count(struct bh_cq_model *m, enum bh_cq_role r, uint32_t addr, const struct bh_cqm_until *until,
+		       bool (*ready)(void *), void *arg, const char *what)
+{
+	return cqm_wait(m, r, &addr, 1, until, ready, arg, what, NULL);
 }
 
 /* A CQ tile's own code and state: L1 from 0 to the end of its rings and buffers, SOFT_RESET_0. */

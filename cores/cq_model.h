@@ -151,6 +151,16 @@ static inline void bh_cqm_at(struct bh_cq_model *m, enum bh_cq_role r, const cha
  * report naming each command and what it waits for. False when the model must stop. */
 bool bh_cqm_wait(struct bh_cq_model *m, enum bh_cq_role r, const uint32_t *addr, unsigned n,
 		 bool (*ready)(void *), void *arg, const char *what, const struct bh_cqm_block *block);
+/* A count to wait for: the counter register (sync/watch.h, bh_watch_until) of `bits` bits reaching
+ * target, compared with wrap-around. */
+struct bh_cqm_until {
+	uint32_t target;
+	unsigned bits;
+};
+/* bh_cqm_wait on the counter register addr for until's count: only a write that leaves the count
+ * reached wakes the model (not every increment on the way), other writes of the register still do. */
+bool bh_cqm_wait_count(struct bh_cq_model *m, enum bh_cq_role r, uint32_t addr, const struct bh_cqm_until *until,
+		       bool (*ready)(void *), void *arg, const char *what);
 /* Writes of dispatch commands: false when (hi, mid, lo, len) on `noc` from the dispatch tile
  * reaches a CQ core's own code or state (L1 below the end of its rings, SOFT_RESET_0); why
  * then names the tile and the region. */

@@ -24,6 +24,15 @@ uint32_t bh_park_seq(struct bh_waiter *w)
 	return atomic_load_explicit(&w->wake_seq, memory_order_acquire);
 }
 
+/* Statistics (bh_park_sleep_stats): futex sleeps entered, and wakes that had to make the system call. */
+static _Atomic uint64_t park_sleeps, park_futex_wakes;
+
+void bh_park_sleep_stats(uint64_t *sleeps, uint64_t *futex_wakes)
+{
+	*sleeps = atomic_load_explicit(&park_sleeps, memory_order_relaxed);
+	*futex_wakes = atomic_load_explicit(&park_futex_wakes, memory_order_relaxed);
+}
+
 void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
@@ -41,6 +50,7 @@ void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 	atomic_store_explicit(&w->sleeping, (uint64_t)seq | 1ull << 32, memory_order_seq_cst);
 	/* Returns at once (EAGAIN) if wake_seq moved since seq was read: no lost wake-up. */
 	bh_rcu_offline();   /* a sleeping core holds no hook pointer (sync/hooks.h) */
+	atomic_fetch_add_explicit(&park_sleeps, 1, memory_order_relaxed);
 	futex(&w->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
 	bh_rcu_online();
 	atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
@@ -59,8 +69,10 @@ void bh_park_wake(struct bh_waiter *w)
 	 * nothing to wake and the sleeper asleep for good (a rare hang under load). */
 	uint64_t mine = (uint64_t)old | 1ull << 32;
 	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst) == mine &&
-	    atomic_compare_exchange_strong_explicit(&w->sleeping, &mine, 0, memory_order_seq_cst, memory_order_relaxed))
+	    atomic_compare_exchange_strong_explicit(&w->sleeping, &mine, 0, memory_order_seq_cst, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&park_futex_wakes, 1, memory_order_relaxed);
 		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	}
 }
 
 void bh_waitq_add(struct bh_waitq *q, unsigned kind)

@@ -100,5 +100,8 @@ void bh_park_set_unfenced(bool unfenced);
 /* Calls of bh_park_heavy_fence that used membarrier, and membarrier system calls made for them
  * (one serves every call that came before it started). */
 void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers);
+/* Threaded sleeps of every actor in the process (futex waits entered by bh_park_sleep), and
+ * wake-ups that had to wake a sleeper through the kernel (statistics, benches). */
+void bh_park_sleep_stats(uint64_t *sleeps, uint64_t *futex_wakes);
 
 #endif

@@ -457,6 +457,16 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 	return true;
 }
 
+/* Reg 297 moves by n (mod 2^17): a counter, of worker completions at a dispatcher, whose waiter
+ * for a count is woken when the count is reached (sync/watch.h, bh_watch_until). */
+static void stream_space_add(struct bh_tile *t, struct bh_stream *sp, unsigned s, uint32_t n)
+{
+	uint64_t add = (uint64_t)n << 32;
+	uint64_t now = atomic_fetch_add_explicit(&sp->size_avail, add, memory_order_seq_cst) + add;
+	bh_tile_mmio_counter_written(t, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE),
+				     (uint32_t)(now >> 32) & MASK17);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Address-decode handlers.
  */
@@ -593,8 +603,7 @@ bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 		 * logical shift, and 2^26 being a multiple of 2^17, make (uint32)(-v) << 6 subtract v. */
 		if (v & 0x3F)
 			return stream_fault_subcounter(a, v);
-		atomic_fetch_add_explicit(&sp->size_avail, (uint64_t)(v >> 6) << 32, memory_order_seq_cst);
-		bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
+		stream_space_add(a->tile, sp, s, v >> 6);
 		return true;
 	default:
 		break;   /* read-only registers were refused by stream_decode */

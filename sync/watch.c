@@ -13,6 +13,7 @@ void bh_watch_init(struct bh_watch_set *w)
 	atomic_store_explicit(&w->reg_watches, 0, memory_order_relaxed);
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
 		w->armed[c] = false;
+		atomic_store_explicit(&w->until[c], 0, memory_order_relaxed);
 		atomic_store_explicit(&w->waiter[c], NULL, memory_order_relaxed);
 		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++)
 			atomic_store_explicit(&w->entry[c][k], 0, memory_order_relaxed);
@@ -66,6 +67,7 @@ void bh_watch_unregister(struct bh_tile *t, unsigned slot)
 {
 	struct bh_watch_set *w = &t->watch;
 	w->armed[slot] = false;
+	bh_watch_until_clear(t, slot);
 	pthread_mutex_lock(&w->lock);
 	watch_clear_locked(t, slot);
 	pthread_mutex_unlock(&w->lock);
@@ -131,8 +133,38 @@ void bh_watch_release(struct bh_tile *t, unsigned slot, const struct bh_waiter *
 		bh_watch_unregister(t, slot);
 }
 
-/* Wake every waiter with a watched word overlapping [addr, addr + len). */
-static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned writer)
+#define UNTIL_VALID (1ull << 63)
+
+void bh_watch_until(struct bh_tile *t, unsigned slot, uint32_t addr, uint32_t target, unsigned bits)
+{
+	uint64_t u = addr | (uint64_t)(target & 0xFFFFFFu) << 32 | (uint64_t)(bits & 0x3Fu) << 56 | UNTIL_VALID;
+	/* Before the caller's re-check of the counter (sync/watch.h: pairs with the writer's RMW). */
+	atomic_store_explicit(&t->watch.until[slot], u, memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void bh_watch_until_clear(struct bh_tile *t, unsigned slot)
+{
+	if (atomic_load_explicit(&t->watch.until[slot], memory_order_relaxed))
+		atomic_store_explicit(&t->watch.until[slot], 0, memory_order_seq_cst);
+}
+
+/* Whether slot c's counter wait on the register at addr still holds back a writer that left value
+ * there (value: its own update's result; has_value false: unknown, wake). */
+static bool watch_until_short(struct bh_watch_set *w, unsigned c, uint32_t addr, bool has_value, uint32_t value)
+{
+	if (!has_value)
+		return false;
+	uint64_t u = atomic_load_explicit(&w->until[c], memory_order_seq_cst);
+	if (!(u & UNTIL_VALID) || (uint32_t)u != addr)
+		return false;
+	return !bh_watch_counter_reached(value, (uint32_t)(u >> 32) & 0xFFFFFFu, (unsigned)(u >> 56) & 0x3Fu);
+}
+
+/* Wake every waiter with a watched word overlapping [addr, addr + len) (has_value: a counter
+ * register's writer that left value there, see bh_watch_until). */
+static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned writer, bool has_value,
+			     uint32_t value)
 {
 	struct bh_watch_set *w = &t->watch;
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
@@ -145,6 +177,8 @@ static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, uns
 				break;
 			uint32_t a = (uint32_t)e, sz = (uint32_t)(e >> 32) & 0xff;
 			if (a < addr + len && addr < a + sz) {
+				if (watch_until_short(w, c, addr, has_value, value))
+					break;   /* not at its target yet: nothing it waits for happened */
 				bh_park_wake(atomic_load_explicit(&w->waiter[c], memory_order_relaxed));
 				break;
 			}
@@ -154,13 +188,23 @@ static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, uns
 
 void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned writer)
 {
-	watch_wake_range(t, addr, len, writer);
+	watch_wake_range(t, addr, len, writer, false, 0);
 }
 
-void bh_tile_mmio_written(struct bh_tile *t, uint32_t addr)
+static void mmio_written(struct bh_tile *t, uint32_t addr, bool has_value, uint32_t value)
 {
 	/* Pairs with bh_park_heavy_fence() on the registering side. */
 	if (!atomic_load_explicit(&t->watch.reg_watches, memory_order_relaxed))
 		return;
-	watch_wake_range(t, addr & ~3u, 4, BH_WATCH_SLOTS);
+	watch_wake_range(t, addr & ~3u, 4, BH_WATCH_SLOTS, has_value, value);
+}
+
+void bh_tile_mmio_written(struct bh_tile *t, uint32_t addr)
+{
+	mmio_written(t, addr, false, 0);
+}
+
+void bh_tile_mmio_counter_written(struct bh_tile *t, uint32_t addr, uint32_t value)
+{
+	mmio_written(t, addr, true, value);
 }

@@ -53,6 +53,10 @@ struct bh_watch_set {
 	/* The slot's entries have been seen by every writer since (a membarrier began after they were
 	 * stored): written and read by the slot's owner only, cleared by bh_watch_unregister. */
 	bool armed[BH_WATCH_SLOTS];
+	/* A counter the slot waits to reach (bh_watch_until): 0, or the register's address |
+	 * target << 32 | bits << 56 | 1 << 63. Written by the slot's owner (seq_cst), read by the
+	 * counter's writers (seq_cst). */
+	_Atomic uint64_t until[BH_WATCH_SLOTS];
 };
 
 void bh_watch_init(struct bh_watch_set *w);
@@ -76,5 +80,28 @@ void bh_watch_l1_written(struct bh_tile *t, uint32_t addr, uint32_t len, unsigne
 /* A device register at addr changed (stream register, semaphore, ...): wake cores parked on it.
  * One relaxed load when nothing outside L1 is watched. */
 void bh_tile_mmio_written(struct bh_tile *tile, uint32_t addr);
+
+/* Counter waits: a waiter whose wait on the register at addr can only end once the counter there,
+ * compared with wrap-around on `bits` bits (2..24), reaches target (a dispatcher counting worker
+ * completions) says so after bh_watch_arm and before its re-check; from then on a writer that
+ * knows the value its own atomic update left (bh_tile_mmio_counter_written) wakes it only when
+ * that value has reached the target, instead of at every increment. Writers that do not know the
+ * value (bh_tile_mmio_written) still wake it. No wake-up is lost: the waiter publishes the target
+ * (seq_cst) before it re-reads the counter, the writer updates the counter (seq_cst RMW) before it
+ * reads the target, so either the waiter's re-check sees the update or the writer compares against
+ * this target. Clear it (bh_watch_until_clear) when the wait ends: a stale target would hold back
+ * the wake-ups of the slot's next wait on that register. Owner only. */
+void bh_watch_until(struct bh_tile *t, unsigned slot, uint32_t addr, uint32_t target, unsigned bits);
+void bh_watch_until_clear(struct bh_tile *t, unsigned slot);
+/* Whether a counter of `bits` bits holding value has reached target (wrap-around compare: at most
+ * half the range ahead of it). */
+static inline bool bh_watch_counter_reached(uint32_t value, uint32_t target, unsigned bits)
+{
+	uint32_t mask = (uint32_t)((1ull << bits) - 1);
+	return ((value - target) & mask) < (mask >> 1) + 1;
+}
+/* The counter register at addr was updated by an atomic RMW that left `value` there: wake cores
+ * parked on it, except a counter waiter whose target value has not reached. */
+void bh_tile_mmio_counter_written(struct bh_tile *tile, uint32_t addr, uint32_t value);
 
 #endif
