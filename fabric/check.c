@@ -10,6 +10,7 @@
 #include "fabric/wallclock.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/streams.h"
 
 /* Every check: name (what --check takes) and what it catches, in enum bh_check order. */
 static const struct {
@@ -214,7 +215,17 @@ bool bh_check_access(struct bh_access *a, enum bh_check id, const char *other, c
 
 bool bh_check_l1_load(struct bh_tile *t, unsigned who, uint32_t addr, unsigned size, uint32_t pc, struct bh_fault *f)
 {
-	return bh_inflight_load(t, who, addr, size, pc, f);
+	if (!bh_inflight_load(t, who, addr, size, pc, f))
+		return false;
+	struct bh_fault g;
+	if (!bh_stream_cb_load_check(t, who, addr, size, &g))
+		return true;
+	g.pc = pc;
+	g.insn = pc < BH_L1_SIZE && !(pc & 3) ? bh_mem_ld(t->l1 + pc, 4) : 0;
+	if (!bh_check_found(&t->chip->checks, t->index, who, &g))
+		return true;   /* logged: the core goes on */
+	*f = g;
+	return false;
 }
 
 unsigned bh_checks_copy(struct bh_checks *ch, struct bh_finding **out, unsigned *kept)

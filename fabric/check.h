@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "bhemu/bhemu.h"
+#include "fabric/code.h"
 #include "fabric/fault.h"
 #include "fabric/inflight.h"
 
@@ -80,8 +81,8 @@ bool bh_check_access(struct bh_access *a, enum bh_check id, const char *other, c
  * variant and compiled code do not), and a load from a page with any of BH_PAGE_LOAD_FLAGS calls
  * bh_check_l1_load. A check that wants loads adds its bit here, its page bit to the flags and its
  * look to bh_check_l1_load. */
-#define BH_CHECKS_LOADS BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD)
-#define BH_PAGE_LOAD_FLAGS BH_PAGE_INFLIGHT
+#define BH_CHECKS_LOADS (BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD) | BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP))
+#define BH_PAGE_LOAD_FLAGS (BH_PAGE_INFLIGHT | BH_PAGE_CB)
 /* A core (`who`) loads size bytes of L1 at addr, at pc, from a flagged page: every check that
  * judges loads looks. False: *f holds a finding that stops the core (stop mode). */
 __attribute__((cold))

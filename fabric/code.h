@@ -25,6 +25,10 @@ struct bh_noc_txn;
 struct bh_tile;
 
 #define BH_PAGE_EXECUTED 0x80u   /* bit of tile->code_pages[page]: some core executed words here (shared with BH_PAGE_CB, fabric/tile.h) */
+/* The same bit (fabric/tile.h): the L1 page holds part of a CB FIFO and cb-ownership is on, so the
+ * cores' stores into it take the slow path (cores/core.c) and, through the load-checking
+ * interpreter, their loads look too (fabric/check.h, sync/streams.h). */
+#define BH_PAGE_CB 0x80u
 #define BH_L1_WORDS (BH_L1_SIZE / 4u)
 
 struct bh_code_map {

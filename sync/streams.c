@@ -57,6 +57,7 @@ struct bh_stream_cb {
 	 * page the register says is free is free here too. */
 	_Atomic uint64_t rd;
 	_Atomic uint32_t producer;         /* requester + 1 of the last push (reg 10 write), 0 = none */
+	_Atomic uint32_t consumer;         /* core + 1 of the last pop (non-zero reg 8 write), 0 = none */
 };
 
 struct bh_streams {
@@ -414,6 +415,8 @@ static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsig
 		/* Single consumer: no other write of reg 8 races this one. */
 		if (cbi >= 0)
 			cb_rd_advance(st, cbi, v, (uint16_t)(v - old));
+		if (cbi >= 0 && v && a->who < BH_CORES_PER_TILE)   /* who pops: cb-ownership's loads */
+			atomic_store_explicit(&st->cb[cbi].consumer, a->who + 1, memory_order_relaxed);
 	} while (!atomic_compare_exchange_weak_explicit(&sp->acked, &old, v, memory_order_seq_cst,
 							memory_order_seq_cst));
 	if (cbi >= 0 && v == 0)
@@ -772,6 +775,32 @@ bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, un
 		      len, bh_requester_name(who), pg.cb, pg.seq);
 	f->has_addr = true;
 	f->is_store = true;
+	f->size = len;
+	return true;
+}
+
+bool bh_stream_cb_load_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f)
+{
+	struct bh_cb_page pg;
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || who >= BH_CORES_PER_TILE ||
+	    !bh_stream_cb_page_at(t, addr, &pg) || pg.published || pg.producer == (int)who)
+		return false;
+	struct bh_stream_cb *c = &t->streams->cb[pg.cb];
+	if (pg.producer < 0 && atomic_load_explicit(&c->consumer, memory_order_relaxed) != who + 1)
+		return false;   /* nobody pushed yet and who never popped: maybe the producer filling it */
+	char region[64], other[160];
+	snprintf(region, sizeof region, "CB%u slot %u of %u (L1 0x%x)", pg.cb, pg.slot, pg.pages, pg.addr);
+	if (pg.producer >= 0)
+		snprintf(other, sizeof other, "%s, the producer of CB%u: it has pushed tiles_received to 0x%x "
+			 "(tiles_acked 0x%x)", bh_requester_name((unsigned)pg.producer), pg.cb, pg.received, pg.acked);
+	else
+		snprintf(other, sizeof other, "the producer of CB%u, which has pushed nothing yet", pg.cb);
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, region, other,
+		      "%u-byte load by %s from CB%u slot %u, which holds no published page (tiles_acked 0x%x, "
+		      "tiles_received 0x%x): read only pages cb_wait_front gave you, before cb_pop_front",
+		      len, bh_requester_name(who), pg.cb, pg.slot, pg.acked, pg.received);
+	f->has_addr = true;
+	f->is_store = false;
 	f->size = len;
 	return true;
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric/code.h"
 #include "fabric/fault.h"
 
 struct bh_access;
@@ -117,9 +118,6 @@ bool bh_stream_set_cb_config(struct bh_tile *t, unsigned cb_index, uint32_t addr
 /* Page count only (FIFO unknown). */
 bool bh_stream_set_cb_pages(struct bh_tile *t, unsigned cb_index, uint32_t pages);
 
-/* Bit of tile->code_pages[page] (fabric/tile.h): the L1 page holds part of a CB FIFO and
- * cb-ownership is on, so the cores' stores into it take the slow path (cores/core.c). */
-#define BH_PAGE_CB 0x80u
 
 /* The CB page at an L1 address, as the counters say now (the shadow state of races.md #9). */
 struct bh_cb_page {
@@ -130,13 +128,20 @@ struct bh_cb_page {
 	bool published;            /* pushed and not yet popped: the consumer's */
 	int producer;              /* requester of the last push, -1 = none */
 };
-/* False when no CB with a known FIFO covers addr. A consumer's load from a page that is not
- * published (races.md #9, load side) is this with !published: the load-check hook plugs in here. */
+/* False when no CB with a known FIFO covers addr (cb-ownership's stores and loads, and the
+ * packer's and unpackers' accesses in cores/tensix_unpack.c, look at pages through this). */
 bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *pg);
 /* cb-ownership: a store of len bytes at L1 addr by core `who` (enum bh_core_kind) into a page its
  * producer published and the consumer has not popped. True with *f filled (a finding; pc and insn
  * are the caller's), false when the store is fine or the check is off. */
 bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f);
+/* cb-ownership, the load side: a load of len bytes at L1 addr by core `who` from a CB slot that
+ * holds no published page (not yet pushed, or popped), by a core that is not the CB's producer:
+ * a consumer reading before cb_wait_front gave it the page or after cb_pop_front. While nobody
+ * has pushed, only the core that popped before (the known consumer) is judged: the producer may
+ * read back a page it fills before its first push. True with *f filled (pc and insn are the
+ * caller's), false when the load is fine or the check is off. */
+bool bh_stream_cb_load_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f);
 /* CB protocol checks on reg 8/10 writes (default on). */
 void bh_stream_set_checks(struct bh_tile *t, bool on);
 

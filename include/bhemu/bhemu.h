@@ -750,7 +750,8 @@ enum bh_check {
 /* The costly checks, on only when asked for (they add work to a hot path): noc-inflight-load
  * (every L1 load of a core looks at its page: the cores run an interpreter that checks loads,
  * without the block compiler), code-written (every store into a page executed since an I-cache
- * invalidate goes to the slow path) and cb-ownership (every store into a CB's L1 pages does). */
+ * invalidate goes to the slow path) and cb-ownership (every store into a CB's L1 pages does, and
+ * loads are checked as for noc-inflight-load). */
 #define BH_CHECKS_OPT_IN                                                                                      \
 	(BH_CHECK_BIT(BH_CHECK_NOC_INFLIGHT_LOAD) | BH_CHECK_BIT(BH_CHECK_CODE_WRITTEN) |                    \
 	 BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP))

@@ -517,6 +517,72 @@ Test(checks_code, cb_reset_window_reads_of_zero_by_trisc0_or_after_done_are_not_
 	}
 }
 
+/* ------------------------------------------------------------------ #9 cb-ownership, the load side */
+
+#define OWN_CHECKS (BH_CHECKS_EXACT | BH_CHECKS_DEFAULT | BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP))
+#define OWN_FIFO 0x20000u   /* CB0's FIFO: 2 pages of 64 bytes */
+#define OWN_PAGE 64u
+
+/* A device with CB0 (stream 8, p100a) at OWN_FIFO, 2 pages, on which BRISC pushed one page (the
+ * producer is known: the core that wrote tiles_received). */
+static struct bh_device *open_cb_pushed(void)
+{
+	struct bh_device *dev = open_cb_reset(OWN_CHECKS, BH_CHECK_STOP, true, 0);
+	cr_assert(bh_stream_set_cb_config(dev->tiles[0], 0, OWN_FIFO, 2, OWN_PAGE));
+	struct prog b = { 0 };
+	emit_store_word(&b, CB_REG(8, 10), 1);
+	emit_exit_with(&b, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	return dev;
+}
+
+/* NCRISC reads slot 1, which BRISC has not pushed: stopped at its load, naming the slot, the
+ * counters and the producer. */
+Test(checks_code, cb_ownership_load_from_an_unpublished_slot_stops_the_reader)
+{
+	struct bh_device *dev = open_cb_pushed();
+	struct prog p = { 0 };
+	emit_li(&p, A0, 7);
+	emit_li(&p, T0, OWN_FIFO + OWN_PAGE + 8);
+	uint32_t pc = core_code_at[BH_CORE_NCRISC] + (uint32_t)prog_here(&p);
+	emit(&p, lw(A0, 0, T0));
+	emit_exit(&p);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_NCRISC, &p);
+	assert_has(res->report, "  access: 4-byte load from 0x00020048 in CB0 slot 1 of 2 (L1 0x20040)\n");
+	expect_check(dev, res, BH_CORE_NCRISC, "cb-ownership", pc,
+		     "  other: brisc, the producer of CB0: it has pushed tiles_received to 0x1 (tiles_acked 0x0)\n",
+		     "  why: 4-byte load by ncrisc from CB0 slot 1, which holds no published page (tiles_acked 0x0, "
+		     "tiles_received 0x1): read only pages cb_wait_front gave you, before cb_pop_front");
+}
+
+/* Not judged: NCRISC's load from the published slot 0, BRISC's (the producer's) own load from
+ * slot 1, and with the check off NCRISC's load from slot 1. Each exits with the word it read. */
+Test(checks_code, cb_ownership_loads_of_published_pages_or_by_the_producer_are_not_flagged)
+{
+	static const struct {
+		enum bh_core_id core;
+		uint32_t off;
+		bool off_check;
+	} twins[] = {
+		{ BH_CORE_NCRISC, 8, false },
+		{ BH_CORE_BRISC, OWN_PAGE + 8, false },
+		{ BH_CORE_NCRISC, OWN_PAGE + 8, true },
+	};
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = twins[k].off_check ? open_cb_reset(0, BH_CHECK_STOP, true, 0) : open_cb_pushed();
+		if (twins[k].off_check)
+			cr_assert(bh_stream_set_cb_config(dev->tiles[0], 0, OWN_FIFO, 2, OWN_PAGE));
+		uint32_t word = 0x40 + k;
+		cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO + twins[k].off, &word, 4), BH_OK);
+		struct prog p = { 0 };
+		emit_load_word(&p, A0, OWN_FIFO + twins[k].off);
+		emit_exit(&p);
+		cr_expect_eq(run_core(dev, twins[k].core, &p), (int)word, "twin %u", k);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
+		bh_device_close(dev);
+	}
+}
+
 /* Log mode: the write lands, the core runs on, and the finding is recorded once. */
 Test(checks_code, cb_reset_window_log_mode_records_the_write_and_goes_on)
 {
