@@ -13,6 +13,7 @@
 #include "fabric/fault.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
+#include "fabric/niu_lane.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -497,7 +498,7 @@ static int sq_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t va
 
 /* A device access of the core: the NIU windows' lane (most NoC request registers), else the
  * general decode. */
-static int core_device_access(struct bh_core *c, uint32_t addr, unsigned size, bool store, uint32_t *val)
+static inline __attribute__((always_inline)) int core_device_access(struct bh_core *c, uint32_t addr, unsigned size, bool store, uint32_t *val)
 {
 	int r = bh_niu_lane(addr, size) ? bh_niu_core_access(c->tile, c->kind, addr, store, val, &c->fault, c->wait_what,
 							     sizeof c->wait_what) : BH_NIU_LANE_GENERAL;
@@ -538,6 +539,13 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 			return q;
 	}
 	bh_sched_point();
+	/* A plain NIU register (most stores of a NoC request) never blocks and never stops the core:
+	 * the value, announced (fabric/niu_lane.h). */
+	if (bh_niu_lane(addr, size) && bh_niu_store_plain(c->tile, c->kind, addr, val, c->pc)) {
+		if (c->tt_deferred)
+			bh_tensix_drain(c);
+		return BH_ACC_OK;
+	}
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	int r = core_device_access(c, addr, size, true, &val);

@@ -89,10 +89,16 @@ static inline __attribute__((always_inline)) void niu_note_write(struct bh_niu_p
 	atomic_store_explicit(&pg->core[who].last_off, off, memory_order_relaxed);
 }
 
+void bh_niu_check_cmd_ctrl_poll(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, uint32_t pc)
+{
+	if (bh_checks_on(&t->chip->checks, BH_CHECK_NOC_SHARED_INITIATOR))
+		niu_number(&n->prog[buf], who, pc, true);
+}
+
 void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
-	if (niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
-		niu_number(&n->prog[buf], a->who, a->fault->pc, true);
+	if (a->who != BH_REQ_HOST)
+		bh_niu_check_cmd_ctrl_poll(a->tile, n, a->who, buf, a->fault->pc);
 }
 
 /* noc-busy-reprogram found (cold: its report needs a frame the check itself does not). */
