@@ -13,6 +13,7 @@
 #include "fabric/fault.h"
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
+#include "fabric/niu_lane.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -497,7 +498,7 @@ static int sq_store(struct bh_core *c, uint32_t addr, unsigned size, uint32_t va
 
 /* A device access of the core: the NIU windows' lane (most NoC request registers), else the
  * general decode. */
-static int core_device_access(struct bh_core *c, uint32_t addr, unsigned size, bool store, uint32_t *val)
+static inline __attribute__((always_inline)) int core_device_access(struct bh_core *c, uint32_t addr, unsigned size, bool store, uint32_t *val)
 {
 	int r = bh_niu_lane(addr, size) ? bh_niu_core_access(c->tile, c->kind, addr, store, val, &c->fault, c->wait_what,
 							     sizeof c->wait_what) : BH_NIU_LANE_GENERAL;
@@ -529,15 +530,11 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	return r;
 }
 
-int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+/* A device store after its scheduling point (no plain NIU register, or one the NIU lane left to
+ * the general decode). */
+__attribute__((noinline))
+static int mem_store_device(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
-	if (__builtin_expect(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER, 0)) {
-		bool held;
-		int q = sq_store(c, addr, size, val, &held);
-		if (q != BH_ACC_OK || held)
-			return q;
-	}
-	bh_sched_point();
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	int r = core_device_access(c, addr, size, true, &val);
@@ -551,6 +548,33 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 	if (c->tt_deferred && r == BH_ACC_OK && addr - BH_TT_PUSH_BASE >= BH_TT_PUSH_SPAN)
 		bh_tensix_drain(c);
 	return r;
+}
+
+/* REORDER on: the store may wait in the queue, or older held ones land first. */
+__attribute__((cold, noinline))
+static int mem_store_reorder(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	bool held;
+	int q = sq_store(c, addr, size, val, &held);
+	if (q != BH_ACC_OK || held)
+		return q;
+	bh_sched_point();
+	return mem_store_device(c, addr, size, val);
+}
+
+int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	if (__builtin_expect(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER, 0))
+		return mem_store_reorder(c, addr, size, val);
+	bh_sched_point();
+	/* A plain NIU register (most stores of a NoC request) never blocks and never stops the core:
+	 * the value, announced (fabric/niu_lane.h). */
+	if (bh_niu_lane(addr, size) && bh_niu_store_plain(c->tile, c->kind, addr, val, c->pc)) {
+		if (c->tt_deferred)
+			bh_tensix_drain(c);
+		return BH_ACC_OK;
+	}
+	return mem_store_device(c, addr, size, val);
 }
 
 bool bh_core_block(struct bh_core *c)

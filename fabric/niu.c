@@ -7,6 +7,7 @@
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
 #include "fabric/niu_check.h"
+#include "fabric/niu_lane.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
 
@@ -279,12 +280,25 @@ static bool niu_counter_modelled(struct bh_access *a, const struct niu_reg *r)
 }
 
 /* NOC_CMD_CTRL: 1 while the initiator holds a request not yet accepted (asynchronous NoC). */
-static uint32_t niu_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
+static uint32_t niu_cmd_ctrl_value(struct bh_tile *t, struct bh_niu *n, unsigned buf)
 {
 	if (!bh_niu_cmd_busy(n, buf))
 		return 0;
-	bh_noc_engine_help(a->tile->chip->noc);
+	bh_noc_engine_help(t->chip->noc);
 	return bh_niu_cmd_busy(n, buf);
+}
+
+static uint32_t niu_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
+{
+	return niu_cmd_ctrl_value(a->tile, n, buf);
+}
+
+/* A modelled counter's value (a barrier polls: the asynchronous NoC first finishes what is due). */
+static uint32_t niu_counter_value(struct bh_tile *t, struct bh_niu *n, unsigned idx)
+{
+	if (t->chip->noc)
+		bh_noc_engine_help(t->chip->noc);
+	return bh_niu_counter_read(n, idx);
 }
 
 const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n)
@@ -333,9 +347,7 @@ bool bh_niu_read(struct bh_access *a, uint32_t *val)
 	case R_COUNTER:
 		if (!niu_counter_modelled(a, &r))
 			return false;
-		if (a->tile->chip->noc)
-			bh_noc_engine_help(a->tile->chip->noc);   /* a barrier polls: finish what is due */
-		*val = bh_niu_counter_read(n, r.idx);
+		*val = niu_counter_value(a->tile, n, r.idx);
 		return true;
 	case R_CLEAR:
 		return bh_fault_fill(a->fault, BH_FAULT_ACCESS, a->addr, niu_name(&r), "%s is write-only", niu_name(&r));
@@ -493,29 +505,22 @@ static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, 
 	return true;
 }
 
-/* Command-buffer registers whose store has no effect but the value (addresses, lengths, atomic
- * data): most NIU stores of a request. Bit = cell (offset / 4). */
-#define NIU_PLAIN_CELLS                                                                              \
-	(1u << BH_NIU_TARG_ADDR_LO / 4 | 1u << BH_NIU_TARG_ADDR_MID / 4 | 1u << BH_NIU_TARG_ADDR_HI / 4 | \
-	 1u << BH_NIU_RET_ADDR_LO / 4 | 1u << BH_NIU_RET_ADDR_MID / 4 | 1u << BH_NIU_RET_ADDR_HI / 4 |    \
-	 1u << BH_NIU_AT_LEN_BE / 4 | 1u << BH_NIU_AT_LEN_BE_1 / 4 | 1u << BH_NIU_AT_DATA / 4)
-
-static bool niu_plain(unsigned buf, unsigned in)
-{
-	return buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (NIU_PLAIN_CELLS >> in / 4 & 1);
-}
-
 bool bh_niu_write(struct bh_access *a, uint32_t val)
 {
 	/* Plain registers skip the general decode (the access is aligned: fabric/mmio.c). */
 	unsigned buf = a->off / BH_NIU_CMD_BUF_STRIDE, in = a->off % BH_NIU_CMD_BUF_STRIDE;
-	if (niu_plain(buf, in)) {
+	if (bh_niu_plain(buf, in)) {
 		if (!bh_niu_check_cmdbuf_write(a, a->dev, buf, in, val))
 			return false;
 		niu_cmdbuf_store(a, buf, in, val);
 		return true;
 	}
 	unsigned noc = niu_noc(a);
+	if (buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL) {
+		/* A request's issue: CMD_CTRL without the general decode. */
+		struct niu_reg cmd = { .kind = R_CMDBUF, .buf = buf, .off = in, .noc = noc, .base = "NOC_CMD_CTRL" };
+		return niu_cmdbuf_write(a, &cmd, noc, val);
+	}
 	struct niu_reg r;
 	niu_decode(noc, a->off, &r);
 	switch (r.kind) {
@@ -532,28 +537,59 @@ bool bh_niu_write(struct bh_access *a, uint32_t val)
 	}
 }
 
+void bh_niu_lane_init(struct bh_tile *t)
+{
+	t->niu_lane[0] = t->niu_lane[1] = 0;
+	if (!t->region_index)
+		return;
+	for (unsigned noc = 0; noc < 2; noc++) {
+		unsigned k = t->region_index[(BH_NIU_BASE(noc) - BH_MMIO_INDEX_BASE) >> 12];
+		const struct bh_region *r = k && k != BH_MMIO_INDEX_MANY ? &t->regions[k - 1] : NULL;
+		/* The whole window one region, every page of it indexed to it, 4-byte accesses allowed. */
+		bool whole = r && r->base == BH_NIU_BASE(noc) && r->size == BH_NIU_SIZE && (r->widths & (1u << 4));
+		for (uint32_t p = 0; whole && p < BH_NIU_SIZE; p += 0x1000)
+			whole = t->region_index[(BH_NIU_BASE(noc) + p - BH_MMIO_INDEX_BASE) >> 12] == k;
+		uint8_t ld = whole && r->read == bh_niu_read ? r->read_mask : 0;
+		uint8_t st = whole && r->write == bh_niu_write ? r->write_mask : 0;
+		/* Both windows alike, or neither takes the lane. */
+		t->niu_lane[0] = noc ? t->niu_lane[0] & ld : ld;
+		t->niu_lane[1] = noc ? t->niu_lane[1] & st : st;
+	}
+	t->niu_lane[0] &= (uint8_t)~BH_REQ_BIT(BH_REQ_HOST);
+	t->niu_lane[1] &= (uint8_t)~BH_REQ_BIT(BH_REQ_HOST);
+}
+
+/* A modelled counter cell, by offset in the window (an exact or per-transaction-id one). */
+static bool niu_counter_quick(uint32_t off, unsigned *idx)
+{
+	*idx = (off - BH_NIU_COUNTER_BASE) / 4;
+	return off - BH_NIU_COUNTER_BASE < 4u * BH_NIU_COUNTER_CELLS &&
+	       (niu_counters[*idx].how == CNT_EXACT || counter_is_8bit(*idx));
+}
+
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
 		       struct bh_fault *f, char *wait_what, unsigned wait_len)
 {
-	if (!t->region_index || __builtin_expect(t->chip->provoke.mmio, 0))
-		return BH_NIU_LANE_GENERAL;
-	unsigned k = t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12];
-	if (k == 0 || k == BH_MMIO_INDEX_MANY)
-		return BH_NIU_LANE_GENERAL;
-	const struct bh_region *r = &t->regions[k - 1];
-	if (addr - r->base >= r->size || (store ? r->write != bh_niu_write : r->read != bh_niu_read) ||
-	    !((store ? r->write_mask : r->read_mask) & BH_REQ_BIT(who)) || !(r->widths & (1u << 4)))
+	if (!(t->niu_lane[store] >> who & 1) || __builtin_expect(t->chip->provoke.mmio, 0))
 		return BH_NIU_LANE_GENERAL;
 	unsigned noc = addr >= BH_NIU_BASE(1);
-	uint32_t off = addr - r->base;
-	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE;
-	if (store && niu_plain(buf, in) && bh_niu_check_cmdbuf_quick(t, &t->niu[noc], who, buf, in, f->pc)) {
-		/* A plain register (most stores of a request): the value, announced. */
-		bh_niu_cmdbuf_set(&t->niu[noc], buf, in, *val);
-		bh_tile_mmio_written(t, addr);
+	struct bh_niu *n = &t->niu[noc];
+	uint32_t off = addr - BH_NIU_BASE(noc);
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE, idx;
+	if (store) {
+		if (bh_niu_store_plain(t, who, addr, *val, f->pc))
+			return BH_ACC_OK;
+	} else if (buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL) {
+		/* A request's poll (every issue begins with one). */
+		*val = niu_cmd_ctrl_value(t, n, buf);
+		bh_niu_check_cmd_ctrl_poll(t, n, who, buf, f->pc);
+		return BH_ACC_OK;
+	} else if (niu_counter_quick(off, &idx)) {
+		*val = niu_counter_value(t, n, idx);
 		return BH_ACC_OK;
 	}
-	struct bh_access a = { .dev = &t->niu[noc], .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
+	const struct bh_region *r = &t->regions[t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12] - 1];
+	struct bh_access a = { .dev = n, .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
 			       .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };
 	return bh_access_result(&a, store ? bh_niu_write(&a, *val) : bh_niu_read(&a, val), store);
 }

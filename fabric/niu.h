@@ -182,20 +182,57 @@ static inline bool bh_niu_cmd_busy(struct bh_niu *n, unsigned buf)
 {
 	return atomic_load_explicit(&n->busy[buf], memory_order_acquire);
 }
+/* Command-buffer registers whose store has no effect but the value (addresses, lengths, atomic
+ * data): most NIU stores of a request. Bit = cell (offset / 4). */
+#define BH_NIU_PLAIN_CELLS                                                                           \
+	(1u << BH_NIU_TARG_ADDR_LO / 4 | 1u << BH_NIU_TARG_ADDR_MID / 4 | 1u << BH_NIU_TARG_ADDR_HI / 4 | \
+	 1u << BH_NIU_RET_ADDR_LO / 4 | 1u << BH_NIU_RET_ADDR_MID / 4 | 1u << BH_NIU_RET_ADDR_HI / 4 |    \
+	 1u << BH_NIU_AT_LEN_BE / 4 | 1u << BH_NIU_AT_LEN_BE_1 / 4 | 1u << BH_NIU_AT_DATA / 4)
+
+/* Register `in` (offset in the initiator's window) of initiator buf is a plain one. */
+static inline bool bh_niu_plain(unsigned buf, unsigned in)
+{
+	return buf < BH_NIU_CMD_BUFS && in < 32 * 4 && (BH_NIU_PLAIN_CELLS >> in / 4 & 1);
+}
+
+/* A store of v to register `in` of initiator buf that has no effect but the value: a plain
+ * register, or NOC_CTRL, NOC_PACKET_TAG, NOC_BRCST_EXCLUDE, NOC_L1_ACC_AT_INSTRN with a value
+ * fabric/niu.c accepts (it refuses the others by name). */
+static inline bool bh_niu_plain_value(unsigned buf, unsigned in, uint32_t v)
+{
+	if (buf >= BH_NIU_CMD_BUFS)
+		return false;
+	switch (in) {
+	case BH_NIU_CTRL:
+		return (v & BH_NOC_CTRL_TYPE_MASK) != 3 && !(v & (BH_NOC_CTRL_L1_ACC_AT_EN | BH_NOC_CTRL_RESERVED));
+	case BH_NIU_PACKET_TAG:
+		return (v & ~(0xFu << 10)) == 0;   /* the transaction id [13:10] only */
+	case BH_NIU_BRCST_EXCLUDE:
+	case BH_NIU_L1_ACC_AT_INSTRN:
+		return v == 0;
+	default:
+		return bh_niu_plain(buf, in);
+	}
+}
+
 /* Address-decode handlers of the two NIU windows (fabric/mmio.c); a->off is the NIU offset. */
 bool bh_niu_read(struct bh_access *a, uint32_t *val);
 bool bh_niu_write(struct bh_access *a, uint32_t val);
 /* A core's access to an NIU window straight from its device-access path (cores/core.c), without
  * the general decode: what bh_mmio_access does for these windows, when the tile's region table
  * gives addr to bh_niu_read/bh_niu_write and lets `who` in, the access is an aligned 4-byte one
- * and MMIO provocation is off (`who` a core: f->pc is its store's). A plain register store (an
- * address, a length, atomic data) with no check finding is the value and its announcement only.
+ * and MMIO provocation is off (`who` a core: f->pc is its access's). A plain register store (an
+ * address, a length, atomic data) with no check finding is the value and its announcement only;
+ * a CMD_CTRL poll and a modelled counter's read are their value and the poll's check only.
  * Otherwise BH_NIU_LANE_GENERAL: the caller takes bh_mmio_access, which serves or faults it. */
 #define BH_NIU_LANE_GENERAL (-1)
 static inline bool bh_niu_lane(uint32_t addr, unsigned size)
 {
 	return addr - BH_NIU_BASE(0) < 2 * BH_NIU_SIZE && size == 4 && !(addr & 3);
 }
+/* Which cores take that lane on tile t (t->niu_lane), from its region table: once, when the
+ * tile's region index is set (tile/tile.c). */
+void bh_niu_lane_init(struct bh_tile *t);
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
 		       struct bh_fault *f, char *wait_what, unsigned wait_len);
 /* The register at addr by name, for reports; counters and CMD_CTRL add what is in flight. */

@@ -7,6 +7,7 @@
 #include "fabric/mmio.h"
 #include "fabric/niu.h"
 #include "fabric/niu_check.h"
+#include "fabric/niu_lane.h"
 #include "fabric/tile.h"
 
 static bool niu_checks_on(const struct bh_access *a, enum bh_check id)
@@ -55,44 +56,16 @@ static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf
 			       bh_requester_name(a->who), atomic_load_explicit(&pg->core[a->who].first_pc, memory_order_relaxed));
 }
 
-/* A register write or CMD_CTRL poll of core `who` on the buffer, at pc: its number in the
- * buffer's sequence, and the start of who's transaction when none is under way (a poll always
- * starts one: the reader's transaction begins there). A core's accesses in a row need no numbers
- * of their own (no locked instruction per register write): only another core's access between
- * the issuer's first one and its CMD_CTRL matters, and that one takes a new number. */
-static inline __attribute__((always_inline)) uint32_t niu_number(struct bh_niu_programming *pg, unsigned who,
-								  uint32_t pc, bool poll)
+void bh_niu_check_cmd_ctrl_poll(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, uint32_t pc)
 {
-	bool begun = atomic_load_explicit(&pg->core[who].first, memory_order_relaxed) >
-		     atomic_load_explicit(&pg->issued, memory_order_relaxed);
-	uint32_t seq;
-	if (begun && atomic_load_explicit(&pg->last_who, memory_order_relaxed) == who) {
-		seq = atomic_load_explicit(&pg->seq, memory_order_relaxed);
-	} else {
-		seq = atomic_fetch_add_explicit(&pg->seq, 1, memory_order_relaxed) + 1;
-		atomic_store_explicit(&pg->last_who, who, memory_order_relaxed);
-	}
-	if (!begun || poll) {
-		atomic_store_explicit(&pg->core[who].first, seq, memory_order_relaxed);
-		atomic_store_explicit(&pg->core[who].first_pc, pc, memory_order_relaxed);
-	}
-	return seq;
-}
-
-/* noc-shared-initiator: core `who` wrote register off (not CMD_CTRL) of the buffer at pc. */
-static inline __attribute__((always_inline)) void niu_note_write(struct bh_niu_programming *pg, unsigned who,
-								 uint32_t pc, unsigned off)
-{
-	uint32_t seq = niu_number(pg, who, pc, false);
-	atomic_store_explicit(&pg->core[who].last, seq, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[who].last_pc, pc, memory_order_relaxed);
-	atomic_store_explicit(&pg->core[who].last_off, off, memory_order_relaxed);
+	if (bh_checks_on(&t->chip->checks, BH_CHECK_NOC_SHARED_INITIATOR))
+		bh_niu_number(&n->prog[buf], who, pc, true);
 }
 
 void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
-	if (niu_checks_on(a, BH_CHECK_NOC_SHARED_INITIATOR))
-		niu_number(&n->prog[buf], a->who, a->fault->pc, true);
+	if (a->who != BH_REQ_HOST)
+		bh_niu_check_cmd_ctrl_poll(a->tile, n, a->who, buf, a->fault->pc);
 }
 
 /* noc-busy-reprogram found (cold: its report needs a frame the check itself does not). */
@@ -116,18 +89,7 @@ bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned b
 		return true;
 	if (off == BH_NIU_CMD_CTRL)
 		return niu_check_shared(a, n, buf);
-	niu_note_write(&n->prog[buf], a->who, a->fault->pc, off);
-	return true;
-}
-
-bool bh_niu_check_cmdbuf_quick(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, unsigned off,
-			       uint32_t pc)
-{
-	uint32_t on = t->chip->checks.enabled;
-	if ((on >> BH_CHECK_NOC_BUSY_REPROGRAM & 1) && bh_niu_cmd_busy(n, buf))
-		return false;   /* a finding: the general path reports it */
-	if (on >> BH_CHECK_NOC_SHARED_INITIATOR & 1)
-		niu_note_write(&n->prog[buf], who, pc, off);
+	bh_niu_note_write(&n->prog[buf], a->who, a->fault->pc, off);
 	return true;
 }
 

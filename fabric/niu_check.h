@@ -40,14 +40,13 @@ struct bh_niu_programming {
 
 /* A read of CMD_CTRL of command buffer buf: the reader's transaction begins here. */
 void bh_niu_check_cmd_ctrl_read(struct bh_access *a, struct bh_niu *n, unsigned buf);
+/* The same for a core's (`who`) read at pc, without an access (it finds nothing by itself). */
+void bh_niu_check_cmd_ctrl_poll(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, uint32_t pc);
 /* Before a write of v to register off (enum bh_niu_cmdbuf_reg) of command buffer buf, CMD_CTRL
  * included. */
 bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned buf, unsigned off, uint32_t v);
-/* The same for a core's store to a register other than CMD_CTRL at pc, without an access: true
- * when it is done and found nothing; false (nothing done) when it has a finding to report, for
- * bh_niu_check_cmdbuf_write to make. */
-bool bh_niu_check_cmdbuf_quick(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, unsigned off,
-			       uint32_t pc);
+/* The same for a core's store to a register other than CMD_CTRL, without an access:
+ * bh_niu_check_cmdbuf_quick (fabric/niu_lane.h). */
 /* Around the issue at a CMD_CTRL store: snapshot the transaction id's counters before, compare
  * after (the counters a request moves at its CMD_CTRL, noc.md 3.4). Then the transaction's
  * programmer is forgotten. */

@@ -84,6 +84,9 @@ struct bh_tile {
 	const struct bh_region *regions;             /* the tile's address decode (fabric/mmio.h) */
 	unsigned nregions;
 	const uint8_t *region_index;                 /* its page index (bh_mmio_index_build), or NULL */
+	/* BH_REQ_BIT of the cores whose aligned 4-byte loads (niu_lane[0]) and stores (niu_lane[1])
+	 * of both NIU windows the region table gives straight to the NIU (bh_niu_lane_init). */
+	uint8_t niu_lane[2];
 
 	/* Lifecycle and tile-control state below is protected by lock. */
 	pthread_mutex_t lock;

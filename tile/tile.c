@@ -36,6 +36,7 @@ struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index)
 	t->nregions = bh_worker_nregions;
 	pthread_once(&worker_index_once, worker_index_build);
 	t->region_index = worker_index;
+	bh_niu_lane_init(t);
 	t->tensix = &w->tensix;
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		t->core[k] = &w->core[k];

@@ -450,6 +450,59 @@ Test(niu_regs, noc_ctrl_bits_that_change_the_result_and_are_not_modelled_fault)
 	bh_device_close(dev);
 }
 
+/* A core's store of v to addr, then exit(0): the store is a fault `kind` naming `phrase`. */
+static void core_store_faults(struct bh_device *dev, uint32_t addr, uint32_t v, const char *kind, const char *phrase)
+{
+	struct prog p = { 0 };
+	emit_li(&p, T0, addr);
+	emit_li(&p, T1, v);
+	int32_t at = prog_here(&p);
+	emit(&p, sw(T1, 0, T0));
+	emit_exit_with(&p, 0);
+	run_fault(dev, 0, BH_CORE_BRISC, &p, at, kind, phrase);
+}
+
+/* Cores store a request's fields on a short path (fabric/niu_lane.h): what it accepts lands as
+ * the host's stores do, what changes the result and is not modelled still faults at the store,
+ * naming the field, and changes nothing; its counter and CMD_CTRL reads still refuse the
+ * counters bhemu does not model. */
+Test(niu_regs, core_stores_of_request_fields_land_or_fault_as_the_hosts)
+{
+	struct bh_device *dev = open_row(1);
+	struct prog p = { 0 };
+	emit_reg(&p, 1, 2, PACKET_TAG, 0xFu << 10);
+	emit_reg(&p, 0, 1, CTRL, CTRL_MCAST | C_SRC_INCLUDE | C_VC_LINKED | 0xFu << 27);
+	emit_reg(&p, 0, 3, BRCST_EXCLUDE, 0);
+	emit_reg(&p, 1, 3, L1_ACC_AT_INSTRN, 0);
+	emit_reg(&p, 0, 0, TARG_LO, 0xA5000001u);
+	emit_reg(&p, 1, 3, AT_DATA, 0xA5000002u);
+	emit_li(&p, T0, CMDBUF(1, 3) + CMD_CTRL);
+	emit(&p, lw(A0, 0, T0));   /* nothing issued: 0 */
+	emit_li(&p, T0, CTR(1, CMD_ACCEPTED));
+	emit(&p, lw(T1, 0, T0));
+	emit(&p, add(A0, A0, T1));
+	emit_exit(&p);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, 2) + PACKET_TAG), 0xFu << 10);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, 1) + CTRL), CTRL_MCAST | C_SRC_INCLUDE | C_VC_LINKED | 0xFu << 27);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, 0) + TARG_LO), 0xA5000001u);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, 3) + AT_DATA), 0xA5000002u);
+
+	core_store_faults(dev, CMDBUF(0, 0) + CTRL, C_WR | 1u << 31, "not modelled", "L1_ACC_AT_EN");
+	core_store_faults(dev, CMDBUF(1, 2) + CTRL, 3, "bad register value", "request type 3 is reserved");
+	core_store_faults(dev, CMDBUF(0, 0) + CTRL, C_WR | 1u << 11, "bad register value", "reserved bits 0x00000800");
+	core_store_faults(dev, CMDBUF(0, 2) + PACKET_TAG, 1u << 9 | 3u << 10, "not modelled", "[9] HEADER_STORE");
+	core_store_faults(dev, CMDBUF(1, 0) + BRCST_EXCLUDE, 1, "not modelled", "non-rectangular");
+	core_store_faults(dev, CMDBUF(0, 3) + L1_ACC_AT_INSTRN, 5, "not modelled", "L1 accumulate");
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, 0) + CTRL), 0, "a refused store changes nothing");
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(1, 2) + CTRL), 0);
+	cr_expect_eq(reg_rd(dev, 0, CMDBUF(0, 2) + PACKET_TAG), 0);
+	expect_access_faults(dev, BH_CORE_BRISC, false, CTR(0, 3), "not modelled",
+			     "NIU_MST_RD_DATA_WORD_RECEIVED counts 64-byte");
+	expect_access_faults(dev, BH_CORE_NCRISC, false, CTR(1, 48), "not modelled", "NIU_SLV_ATOMIC_RESP_SENT");
+	bh_device_close(dev);
+}
+
 Test(niu_regs, clearing_translation_or_stopping_the_clock_faults)
 {
 	struct bh_device *dev = open_row(1);
