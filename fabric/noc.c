@@ -631,9 +631,11 @@ static bool noc_move(const struct bh_noc_txn *x, struct bh_fault *f, const struc
 		__atomic_store_n((uint32_t *)noc_side_ptr(dst, off), v, __ATOMIC_RELAXED);
 	} else {
 		if (dst->kind == BH_NOC_SIDE_L1 &&
-		    bh_tile_launch_guard_check(dst->tile, dst->addr + off, len,
-					       &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x }, f))
-			return false;   /* launch-slot-busy in stop mode: refused, the initiator stops */
+		    (bh_tile_launch_guard_check(dst->tile, dst->addr + off, len,
+						&(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x }, f) ||
+		     bh_tile_cb_guard_check(dst->tile, dst->addr + off, len,
+					    &(struct bh_l1_writer){ BH_CORES_PER_TILE, 0, x }, f)))
+			return false;   /* launch-slot-busy, cb-ownership in stop mode: refused, the initiator stops */
 		noc_copy(noc_side_ptr(dst, off), noc_side_ptr(src, off), len);
 	}
 	if (dst->kind == BH_NOC_SIDE_L1)

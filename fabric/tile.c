@@ -146,6 +146,25 @@ static bool launch_slot_owned(struct bh_tile *t, unsigned k, uint32_t *enables, 
 	return go < BH_L1_SIZE && bh_mem_ld(t->l1 + go, 1) == 0x80;
 }
 
+/* A check's finding f against the writer w of len bytes: a NoC request's is its initiator's (at the
+ * store that issued it), anything else's is recorded against BRISC. True when it stops the
+ * initiator (stop mode). */
+static bool l1_writer_found(struct bh_tile *t, const struct bh_l1_writer *w, uint32_t len, struct bh_fault *f)
+{
+	f->has_addr = true;
+	f->is_store = true;
+	f->size = len;
+	const struct bh_noc_txn *x = w->noc;
+	if (x && x->who < BH_CORES_PER_TILE) {
+		f->pc = x->pc;
+		f->insn = x->pc < BH_L1_SIZE && !(x->pc & 3) ? bh_mem_ld(x->init->l1 + x->pc, 4) : 0;
+		return bh_check_found(&t->chip->checks, x->init->index, x->who, f);
+	}
+	f->pc = t->chip->core_pc ? t->chip->core_pc(t, BH_BRISC) : 0;
+	bh_check_found(&t->chip->checks, t->index, BH_BRISC, f);
+	return false;
+}
+
 bool bh_tile_launch_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
 				struct bh_fault *f)
 {
@@ -166,20 +185,30 @@ bool bh_tile_launch_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, 
 		bh_check_fill(f, BH_CHECK_LAUNCH_SLOT_BUSY, addr, "L1", other,
 			      "%s writes %u bytes at 0x%05x into launch[%u] of (%u,%u) while BRISC owns it: reuse a slot only "
 			      "after BRISC cleared its enables (DEV) or reported DONE (HOST)", who, len, addr, k, t->x, t->y);
-		f->has_addr = true;
-		f->is_store = true;
-		f->size = len;
-		const struct bh_noc_txn *x = w->noc;
-		if (x && x->who < BH_CORES_PER_TILE) {
-			f->pc = x->pc;
-			f->insn = x->pc < BH_L1_SIZE && !(x->pc & 3) ? bh_mem_ld(x->init->l1 + x->pc, 4) : 0;
-			return bh_check_found(&t->chip->checks, x->init->index, x->who, f);
-		}
-		f->pc = t->chip->core_pc ? t->chip->core_pc(t, BH_BRISC) : 0;
-		bh_check_found(&t->chip->checks, t->index, BH_BRISC, f);
-		return false;
+		return l1_writer_found(t, w, len, f);
 	}
 	return false;
+}
+
+bool bh_tile_cb_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
+			    struct bh_fault *f)
+{
+	struct bh_cb_page pg;
+	if (!(atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_CB) ||
+	    !bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg) ||
+	    !pg.published)
+		return false;
+	char who[80], region[64], other[160];
+	bh_l1_writer_describe(w, who, sizeof who);
+	snprintf(region, sizeof region, "CB%u page %u of %u (L1 0x%x)", pg.cb, pg.slot, pg.pages, pg.addr);
+	snprintf(other, sizeof other, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
+		 "tiles_received 0x%x)", pg.cb, pg.seq, pg.acked, pg.received);
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, region, other,
+		      "%s lands %u bytes at 0x%05x in CB%u page 0x%x of (%u,%u), which is published and the consumer "
+		      "still holds: a NoC read into a CB page must complete (noc_async_read_barrier) before "
+		      "cb_push_back, and a write may fill only pages the producer reserved",
+		      who, len, addr, pg.cb, pg.seq, t->x, t->y);
+	return l1_writer_found(t, w, len, f);
 }
 
 void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)

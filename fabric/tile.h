@@ -128,6 +128,11 @@ void bh_tile_guard_launch_slots(struct bh_tile *tile, const struct bh_launch_gua
  * models' findings are logged against BRISC. */
 bool bh_tile_launch_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
 				struct bh_fault *f);
+/* The same for cb-ownership (races.md #9, #19): a NoC write landing in a CB page the consumer holds
+ * (published, not popped) — a read into a page pushed before its barrier, or a write into pages
+ * the producer did not reserve. Judged on the first byte's page. */
+bool bh_tile_cb_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
+			    struct bh_fault *f);
 
 /* The devices of tile `index` of chip (chip->topo must be built) in zeroed memory (tile/tile.c
  * allocates it so): coordinates come from the topology. The links to cores and coprocessor stay

@@ -328,6 +328,22 @@ static struct bh_device *open_guarded(void)
 	return dev;
 }
 
+/* BRISC NoC-writes len bytes from NOC_SRC to dst on its own tile and waits for the acknowledgement
+ * (asynchronous NoC); returns its result, *pc its CMD_CTRL store. */
+static struct bh_core_result *brisc_noc_write(struct bh_device *dev, uint32_t dst, uint32_t len, uint32_t *pc)
+{
+	struct prog b = { 0 };
+	emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, dst, len);
+	*pc = emit_issue(&b, BH_CORE_BRISC);
+	emit_li(&b, T0, 0xFFB20204u);   /* write barrier: NIU_MST_WR_ACK_RECEIVED == 1 */
+	emit_li(&b, T2, 1);
+	int32_t acks = prog_here(&b);
+	emit(&b, lw(T1, 0, T0));
+	emit_branch(&b, BNE, T1, T2, acks);
+	emit_exit_with(&b, 0);
+	return run_checked(dev, BH_CORE_BRISC, &b);
+}
+
 /* launch[1] with enables and mode as given, go signal 0 = sig; then brisc NoC-writes 96 bytes over
  * launch[1]. Returns its result; *pc is its CMD_CTRL store. */
 static struct bh_core_result *rewrite_slot(struct bh_device *dev, uint32_t enables, uint8_t mode, uint8_t sig,
@@ -336,16 +352,7 @@ static struct bh_core_result *rewrite_slot(struct bh_device *dev, uint32_t enabl
 	cr_assert_eq(bh_l1_write(dev, 0, LAUNCH(1) + 0x2A, &mode, 1), BH_OK);
 	cr_assert_eq(bh_l1_write(dev, 0, GO_SIGNAL0, &sig, 1), BH_OK);
 	l1_put(dev, LAUNCH(1) + 0x4C, &enables, 1);   /* last: the slot is BRISC's from here on */
-	struct prog b = { 0 };
-	emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, LAUNCH(1), 0x60);
-	*pc = emit_issue(&b, BH_CORE_BRISC);
-	emit_li(&b, T0, 0xFFB20204u);   /* write barrier: NIU_MST_WR_ACK_RECEIVED == 1 (asynchronous NoC) */
-	emit_li(&b, T2, 1);
-	int32_t acks = prog_here(&b);
-	emit(&b, lw(T1, 0, T0));
-	emit_branch(&b, BNE, T1, T2, acks);
-	emit_exit_with(&b, 0);
-	return run_checked(dev, BH_CORE_BRISC, &b);
+	return brisc_noc_write(dev, LAUNCH(1), 0x60, pc);
 }
 
 /* A DEV-mode slot BRISC has not cleared, and a HOST-mode slot whose kernel still runs (GO). */
@@ -520,7 +527,7 @@ Test(checks_code, cb_reset_window_reads_of_zero_by_trisc0_or_after_done_are_not_
 /* ------------------------------------------------------------------ #9 cb-ownership, the load side */
 
 #define OWN_CHECKS (BH_CHECKS_EXACT | BH_CHECKS_DEFAULT | BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP))
-#define OWN_FIFO 0x20000u   /* CB0's FIFO: 2 pages of 64 bytes */
+#define OWN_FIFO 0x30000u   /* CB0's FIFO: 2 pages of 64 bytes (NOC_SRC, 0x20000, is a NoC source) */
 #define OWN_PAGE 64u
 
 /* A device with CB0 (stream 8, p100a) at OWN_FIFO, 2 pages, on which BRISC pushed one page (the
@@ -548,7 +555,7 @@ Test(checks_code, cb_ownership_load_from_an_unpublished_slot_stops_the_reader)
 	emit(&p, lw(A0, 0, T0));
 	emit_exit(&p);
 	struct bh_core_result *res = run_checked(dev, BH_CORE_NCRISC, &p);
-	assert_has(res->report, "  access: 4-byte load from 0x00020048 in CB0 slot 1 of 2 (L1 0x20040)\n");
+	assert_has(res->report, "  access: 4-byte load from 0x00030048 in CB0 slot 1 of 2 (L1 0x30040)\n");
 	expect_check(dev, res, BH_CORE_NCRISC, "cb-ownership", pc,
 		     "  other: brisc, the producer of CB0: it has pushed tiles_received to 0x1 (tiles_acked 0x0)\n",
 		     "  why: 4-byte load by ncrisc from CB0 slot 1, which holds no published page (tiles_acked 0x0, "
@@ -581,6 +588,48 @@ Test(checks_code, cb_ownership_loads_of_published_pages_or_by_the_producer_are_n
 		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
 		bh_device_close(dev);
 	}
+}
+
+/* BRISC NoC-writes a page from NOC_SRC into CB0 slot `slot` of its own tile. */
+static struct bh_core_result *noc_write_into_cb(struct bh_device *dev, unsigned slot, uint32_t *pc)
+{
+	return brisc_noc_write(dev, OWN_FIFO + slot * OWN_PAGE, OWN_PAGE, pc);
+}
+
+/* A NoC write landing in page 0, which BRISC pushed and nobody popped (a NoC read pushed before
+ * its barrier looks the same): refused, the initiator stopped at its CMD_CTRL store; page 0 keeps
+ * its bytes. */
+Test(checks_code, cb_ownership_noc_write_into_a_held_page_stops_the_initiator)
+{
+	struct bh_device *dev = open_cb_pushed();
+	uint32_t before = 0x5A5A5A5Au, after = 0, pc;
+	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO, &before, 4), BH_OK);
+	struct bh_core_result *res = noc_write_into_cb(dev, 0, &pc);
+	char why[320];
+	snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x lands 64 bytes at 0x30000 in CB0 "
+		 "page 0x0 of (1,2), which is published and the consumer still holds: a NoC read into a CB page must "
+		 "complete (noc_async_read_barrier) before cb_push_back, and a write may fill only pages the producer "
+		 "reserved", pc);
+	cr_assert_eq(bh_l1_read(dev, 0, OWN_FIFO, &after, 4), BH_OK);
+	cr_expect_eq(after, before, "the refused write landed");
+	expect_check(dev, res, BH_CORE_BRISC, "cb-ownership", pc,
+		     "  other: the consumer of CB0: it has not popped page 0x0 yet (tiles_acked 0x0, tiles_received 0x1)\n",
+		     why);
+}
+
+/* The twin: the same write into slot 1, which the producer has not published, lands. */
+Test(checks_code, cb_ownership_noc_write_into_an_unpublished_page_is_not_flagged)
+{
+	struct bh_device *dev = open_cb_pushed();
+	uint32_t pc, src = 0x1234ABCDu, got = 0;
+	cr_assert_eq(bh_l1_write(dev, 0, NOC_SRC, &src, 4), BH_OK);
+	struct bh_core_result *res = noc_write_into_cb(dev, 1, &pc);
+	cr_expect_eq(res->status, BH_RUN_EXITED, "%s", res->report);
+	cr_assert_eq(bh_l1_read(dev, 0, OWN_FIFO + OWN_PAGE, &got, 4), BH_OK);
+	cr_expect_eq(got, src);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	free(res);
+	bh_device_close(dev);
 }
 
 /* Log mode: the write lands, the core runs on, and the finding is recorded once. */
