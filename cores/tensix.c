@@ -547,8 +547,9 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	/* seq_cst: a TTSync/barrier waiter that saw "idle" before this is not wrong (the push came
 	 * later); one registering later sees busy. */
 	atomic_fetch_add_explicit(&t->pcbuf.tensix_busy[thread], 1, memory_order_seq_cst);
-	if (tt_open_unit(w))   /* cb-publish-early: the TRISC's stores from now on may overtake it */
-		atomic_fetch_or_explicit(&t->pcbuf.tt_open[thread], tt_open_unit(w), memory_order_relaxed);
+	unsigned open = tt_open_unit(w);
+	if (open)   /* cb-publish-early: the TRISC's stores from now on may overtake it */
+		atomic_fetch_or_explicit(&t->pcbuf.tt_open[thread], open, memory_order_relaxed);
 	if (!brisc && is_mop(w))
 		atomic_fetch_add_explicit(&t->pcbuf.mop_busy[thread], 1, memory_order_seq_cst);
 	if (th->count == 1 && !th->in_flight && !brisc)

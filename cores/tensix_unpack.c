@@ -336,19 +336,12 @@ static enum tt_result cb_ownership_found(struct bh_tt_thread *th, uint32_t w, un
 {
 	char other[192];
 	const char *insn = unit == 2 ? "PACR" : "UNPACR";
-	if (unit == 2) {
-		snprintf(other, sizeof other, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
-			 "tiles_received 0x%x)", pg->cb, pg->seq, pg->acked, pg->received);
+	bh_stream_cb_page_party(pg, other, sizeof other);
+	if (unit == 2)
 		return tt_check(th, BH_CHECK_CB_OWNERSHIP, w, other,
 				"%s packs into L1 0x%x, in CB%u page 0x%x (slot %u of %u), which is published and the "
 				"consumer still holds: pack only into pages cb_reserve_back gave you, before cb_push_back",
 				insn, addr, pg->cb, pg->seq, pg->slot, pg->pages);
-	}
-	if (pg->producer >= 0)
-		snprintf(other, sizeof other, "the producer of CB%u, %s, which has pushed tiles_received to 0x%x "
-			 "(tiles_acked 0x%x)", pg->cb, bh_requester_name((unsigned)pg->producer), pg->received, pg->acked);
-	else
-		snprintf(other, sizeof other, "the producer of CB%u, which has pushed nothing yet", pg->cb);
 	return tt_check(th, BH_CHECK_CB_OWNERSHIP, w, other,
 			"%s (unpacker %u) reads L1 0x%x, in CB%u slot %u of %u, which holds no published page: unpack "
 			"only pages cb_wait_front gave you, before cb_pop_front",

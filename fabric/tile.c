@@ -200,10 +200,8 @@ bool bh_tile_cb_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, cons
 		return false;
 	char who[80], region[64], other[160];
 	bh_l1_writer_describe(w, who, sizeof who);
-	snprintf(region, sizeof region, "CB%u page %u of %u (L1 0x%x)", pg.cb, pg.slot, pg.pages, pg.addr);
-	snprintf(other, sizeof other, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
-		 "tiles_received 0x%x)", pg.cb, pg.seq, pg.acked, pg.received);
-	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, region, other,
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, bh_stream_cb_page_region(&pg, region, sizeof region),
+		      bh_stream_cb_page_party(&pg, other, sizeof other),
 		      "%s lands %u bytes at 0x%05x in CB%u page 0x%x of (%u,%u), which is published and the consumer "
 		      "still holds: a NoC read into a CB page must complete (noc_async_read_barrier) before "
 		      "cb_push_back, and a write may fill only pages the producer reserved",

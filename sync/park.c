@@ -24,13 +24,26 @@ uint32_t bh_park_seq(struct bh_waiter *w)
 	return atomic_load_explicit(&w->wake_seq, memory_order_acquire);
 }
 
-/* Statistics (bh_park_sleep_stats): futex sleeps entered, and wakes that had to make the system call. */
-static _Atomic uint64_t park_sleeps, park_futex_wakes;
+/* Statistics (bh_park_sleep_stats): futex sleeps entered, and wakes that had to make the system
+ * call, counted in shards picked by the waiter's address, so that 700 cores parking together do
+ * not all bounce one cache line. */
+#define PARK_STAT_SHARDS 64u
+static struct park_stat {
+	_Atomic uint64_t sleeps, futex_wakes;
+} __attribute__((aligned(64))) park_stat[PARK_STAT_SHARDS];
+
+static struct park_stat *park_shard(const struct bh_waiter *w)
+{
+	return &park_stat[(uintptr_t)w / 64u % PARK_STAT_SHARDS];
+}
 
 void bh_park_sleep_stats(uint64_t *sleeps, uint64_t *futex_wakes)
 {
-	*sleeps = atomic_load_explicit(&park_sleeps, memory_order_relaxed);
-	*futex_wakes = atomic_load_explicit(&park_futex_wakes, memory_order_relaxed);
+	*sleeps = *futex_wakes = 0;
+	for (unsigned k = 0; k < PARK_STAT_SHARDS; k++) {
+		*sleeps += atomic_load_explicit(&park_stat[k].sleeps, memory_order_relaxed);
+		*futex_wakes += atomic_load_explicit(&park_stat[k].futex_wakes, memory_order_relaxed);
+	}
 }
 
 void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
@@ -50,7 +63,7 @@ void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 	atomic_store_explicit(&w->sleeping, (uint64_t)seq | 1ull << 32, memory_order_seq_cst);
 	/* Returns at once (EAGAIN) if wake_seq moved since seq was read: no lost wake-up. */
 	bh_rcu_offline();   /* a sleeping core holds no hook pointer (sync/hooks.h) */
-	atomic_fetch_add_explicit(&park_sleeps, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&park_shard(w)->sleeps, 1, memory_order_relaxed);
 	futex(&w->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp);
 	bh_rcu_online();
 	atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
@@ -70,7 +83,7 @@ void bh_park_wake(struct bh_waiter *w)
 	uint64_t mine = (uint64_t)old | 1ull << 32;
 	if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst) == mine &&
 	    atomic_compare_exchange_strong_explicit(&w->sleeping, &mine, 0, memory_order_seq_cst, memory_order_relaxed)) {
-		atomic_fetch_add_explicit(&park_futex_wakes, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&park_shard(w)->futex_wakes, 1, memory_order_relaxed);
 		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	}
 }

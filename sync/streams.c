@@ -336,13 +336,11 @@ static bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb, 
 __attribute__((cold, noinline))
 static bool cb_publish_early_found(struct bh_access *a, int cb, bool push, unsigned open, uint32_t old, uint32_t v)
 {
-	unsigned k = a->who - BH_TRISC0;
+	/* The unit bits are STALLWAIT's C1..C3 (fabric/mmio.h): the lowest names the unit and its wait. */
+	unsigned k = a->who - BH_TRISC0, c = (unsigned)__builtin_ctz(open);
 	const char *insn = push ? "PACR" : "UNPACR";
 	char unit[24], other[160];
-	if (push)
-		snprintf(unit, sizeof unit, "the packer");
-	else
-		snprintf(unit, sizeof unit, "unpacker %u", open & BH_TT_OPEN_UNPACK0 ? 0u : 1u);
+	snprintf(unit, sizeof unit, push ? "the packer" : "unpacker %u", c - 1);
 	snprintf(other, sizeof other, "%s of Tensix thread %u, given a %s before this %s", unit, k, insn,
 		 a->tensix ? "STOREREG" : "store");
 	const char *effect = push ? "the consumer may read the page before the packer wrote it"
@@ -353,14 +351,12 @@ static bool cb_publish_early_found(struct bh_access *a, int cb, bool push, unsig
 				       "%s's STOREREG publishes CB%d %s 0x%x -> 0x%x with no STALLWAIT on %s (C%u, "
 				       "holding the scalar unit) since its %s in Tensix thread %u: %s (push STALLWAIT "
 				       "B5 until C%u before the STOREREG)",
-				       bh_requester_name(a->who), cb, reg, old, v, unit, push ? 3u : open & 2 ? 1u : 2u,
-				       insn, k, effect, push ? 3u : open & 2 ? 1u : 2u);
+				       bh_requester_name(a->who), cb, reg, old, v, unit, c, insn, k, effect, c);
 	return bh_check_access(a, BH_CHECK_CB_PUBLISH_EARLY, other,
 			       "%s publishes CB%d %s 0x%x -> 0x%x with a store of its own while the %s it pushed "
 			       "into Tensix thread %u may still be at work (no TTSync CoprocessorDoneCheck since): %s "
 			       "(publish through the thread: STALLWAIT B5 until C%u, then STOREREG)",
-			       bh_requester_name(a->who), cb, reg, old, v, insn, k, effect,
-			       push ? 3u : open & 2 ? 1u : 2u);
+			       bh_requester_name(a->who), cb, reg, old, v, insn, k, effect, c);
 }
 
 static bool cb_publish_early(struct bh_access *a, int cb, bool push, uint32_t old, uint32_t v)
@@ -759,6 +755,26 @@ bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *p
 	return false;
 }
 
+const char *bh_stream_cb_page_region(const struct bh_cb_page *pg, char *buf, size_t n)
+{
+	snprintf(buf, n, "CB%u %s %u of %u (L1 0x%x)", pg->cb, pg->published ? "page" : "slot", pg->slot, pg->pages,
+		 pg->addr);
+	return buf;
+}
+
+const char *bh_stream_cb_page_party(const struct bh_cb_page *pg, char *buf, size_t n)
+{
+	if (pg->published)
+		snprintf(buf, n, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
+			 "tiles_received 0x%x)", pg->cb, pg->seq, pg->acked, pg->received);
+	else if (pg->producer >= 0)
+		snprintf(buf, n, "%s, the producer of CB%u: it has pushed tiles_received to 0x%x (tiles_acked 0x%x)",
+			 bh_requester_name((unsigned)pg->producer), pg->cb, pg->received, pg->acked);
+	else
+		snprintf(buf, n, "the producer of CB%u, which has pushed nothing yet", pg->cb);
+	return buf;
+}
+
 bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f)
 {
 	struct bh_cb_page pg;
@@ -766,10 +782,8 @@ bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, un
 	    !pg.published || pg.producer != (int)who)
 		return false;
 	char region[64], other[160];
-	snprintf(region, sizeof region, "CB%u page %u of %u (L1 0x%x)", pg.cb, pg.slot, pg.pages, pg.addr);
-	snprintf(other, sizeof other, "the consumer of CB%u: it has not popped page 0x%x yet (tiles_acked 0x%x, "
-		 "tiles_received 0x%x)", pg.cb, pg.seq, pg.acked, pg.received);
-	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, region, other,
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, bh_stream_cb_page_region(&pg, region, sizeof region),
+		      bh_stream_cb_page_party(&pg, other, sizeof other),
 		      "%u-byte store by %s, the producer of CB%u, into page 0x%x, which it published (cb_push_back) and "
 		      "the consumer still holds: write only pages cb_reserve_back gave you, before cb_push_back",
 		      len, bh_requester_name(who), pg.cb, pg.seq);
@@ -789,13 +803,8 @@ bool bh_stream_cb_load_check(struct bh_tile *t, unsigned who, uint32_t addr, uns
 	if (pg.producer < 0 && atomic_load_explicit(&c->consumer, memory_order_relaxed) != who + 1)
 		return false;   /* nobody pushed yet and who never popped: maybe the producer filling it */
 	char region[64], other[160];
-	snprintf(region, sizeof region, "CB%u slot %u of %u (L1 0x%x)", pg.cb, pg.slot, pg.pages, pg.addr);
-	if (pg.producer >= 0)
-		snprintf(other, sizeof other, "%s, the producer of CB%u: it has pushed tiles_received to 0x%x "
-			 "(tiles_acked 0x%x)", bh_requester_name((unsigned)pg.producer), pg.cb, pg.received, pg.acked);
-	else
-		snprintf(other, sizeof other, "the producer of CB%u, which has pushed nothing yet", pg.cb);
-	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, region, other,
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, bh_stream_cb_page_region(&pg, region, sizeof region),
+		      bh_stream_cb_page_party(&pg, other, sizeof other),
 		      "%u-byte load by %s from CB%u slot %u, which holds no published page (tiles_acked 0x%x, "
 		      "tiles_received 0x%x): read only pages cb_wait_front gave you, before cb_pop_front",
 		      len, bh_requester_name(who), pg.cb, pg.slot, pg.acked, pg.received);

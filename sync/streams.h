@@ -131,6 +131,10 @@ struct bh_cb_page {
 /* False when no CB with a known FIFO covers addr (cb-ownership's stores and loads, and the
  * packer's and unpackers' accesses in cores/tensix_unpack.c, look at pages through this). */
 bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *pg);
+/* Reports on the page: where it is ("CB0 page 1 of 2 (L1 0x...)", "slot" when not published),
+ * and the other party (its consumer while published, else its producer). Return buf. */
+const char *bh_stream_cb_page_region(const struct bh_cb_page *pg, char *buf, size_t n);
+const char *bh_stream_cb_page_party(const struct bh_cb_page *pg, char *buf, size_t n);
 /* cb-ownership: a store of len bytes at L1 addr by core `who` (enum bh_core_kind) into a page its
  * producer published and the consumer has not popped. True with *f filled (a finding; pc and insn
  * are the caller's), false when the store is fine or the check is off. */
