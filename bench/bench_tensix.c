@@ -39,7 +39,7 @@
 
 _Static_assert(sizeof(struct tensix_bench_params) == 7 * 4, "tensix_bench_params: 32-bit words only");
 
-#define MAX_ROWS 16
+#define MAX_ROWS 24
 #define MAX_REPEAT BENCH_CB_MAX_REPEAT
 #define TRISCS 3
 
@@ -356,7 +356,8 @@ static double native_data(uint32_t op, uint32_t tiles)
 	return benchlib_now() - t0;
 }
 
-static void bench_data(struct benchlib_row *r, const struct options *opt, uint32_t op, uint32_t ntiles)
+static void bench_data(struct benchlib_row *r, const struct options *opt, uint32_t op, uint32_t ntiles,
+		       enum bh_tile_threads threads)
 {
 	struct data_case c = { op, op == DATA_MATMUL || op == DATA_EXP ? opt->tiles / 4 : opt->tiles, ntiles };
 	char err[512];
@@ -364,10 +365,10 @@ static void bench_data(struct benchlib_row *r, const struct options *opt, uint32
 	struct bh_tensix_stats ts = { 0 };
 	if (ntiles > 1)
 		c.tiles = c.tiles / 8 ? c.tiles / 8 : 1;
-	snprintf(r->name, sizeof r->name, "%s%s", op == DATA_MATMUL ? "matmul 32x32x32 HiFi4 tiles"
-						     : op == DATA_ADD1 ? "add1 (unpack->SFPU +1->pack) tiles"
-						     : op == DATA_EXP ? "exp over Dst (SFPU) tiles" : "unpack->ELWADD->pack tiles",
-		 ntiles > 1 ? ", all Tensix tiles" : "");
+	snprintf(r->name, sizeof r->name, "%s%s%s", op == DATA_MATMUL ? "matmul 32x32x32 HiFi4 tiles"
+						       : op == DATA_ADD1 ? "add1 (unpack->SFPU +1->pack) tiles"
+						       : op == DATA_EXP ? "exp over Dst (SFPU) tiles" : "unpack->ELWADD->pack tiles",
+		 ntiles > 1 ? ", all tiles" : "", threads == BH_TILE_THREADS_ONE ? ", 1 thread/tile" : "");
 	r->ref_what = "one host thread, the same BF16 arithmetic in C";
 	if (c.tiles == 0) {
 		benchlib_row_fail(r, "no tiles");
@@ -375,7 +376,8 @@ static void bench_data(struct benchlib_row *r, const struct options *opt, uint32
 	}
 	for (int k = 0; k < opt->c.repeat; k++) {
 		struct guest_run g;
-		if (!guest_run_tiles(opt->compute_elf, ntiles, GUEST_MAX_CORES, data_patch, &c, &g, err, sizeof err)) {
+		struct bh_device_config cfg = { .num_tiles = ntiles, .tile_threads = threads };
+		if (!guest_run_cfg(&cfg, opt->compute_elf, GUEST_MAX_CORES, data_patch, &c, &g, err, sizeof err)) {
 			benchlib_row_fail(r, "bhemu: %s", err);
 			return;
 		}
@@ -392,13 +394,15 @@ static void bench_data(struct benchlib_row *r, const struct options *opt, uint32
 	r->bar_kind = BENCHLIB_BAR_RATIO_MIN;
 	r->bar = 0.2;   /* issues 17 and 18: per tile, at least 20% of the host reference's rate */
 	snprintf(r->diag, sizeof r->diag, "%" PRIu32 " tiles per run on each of %" PRIu32 " Tensix tiles (3 TRISCs each), "
-		 "best of %d", c.tiles, ntiles, opt->c.repeat);
+		 "%s, best of %d", c.tiles, ntiles, threads == BH_TILE_THREADS_ONE ? "one host thread per tile (fibers)"
+		 : "a host thread per core and executor", opt->c.repeat);
 	double per = (double)c.tiles * ntiles;
 	benchlib_appendf(r->diag, sizeof r->diag, "; per tile: %.0f Tensix words, %.0f%% by the TRISCs (%s), %.1f hand-overs "
 			 "to the executors", (double)(ts.by_trisc + ts.by_executor) / per,
 			 ts.by_trisc + ts.by_executor ? 100.0 * (double)ts.by_trisc / (double)(ts.by_trisc + ts.by_executor) : 0.0,
 			 ts.deferred ? "deferred" : "threaded", (double)ts.handovers / per);
-	benchlib_appendf(r->extra, sizeof r->extra, ", \"tiles\": %" PRIu32 ", \"tensix_tiles\": %" PRIu32, c.tiles, ntiles);
+	benchlib_appendf(r->extra, sizeof r->extra, ", \"tiles\": %" PRIu32 ", \"tensix_tiles\": %" PRIu32
+			 ", \"tile_threads\": \"%s\"", c.tiles, ntiles, threads == BH_TILE_THREADS_ONE ? "one" : "per-core");
 }
 
 /* ---- Command line ----------------------------------------------------------------------------- */
@@ -509,26 +513,29 @@ int main(int argc, char **argv)
 		PROGRESS("cb pingpong, 1-page CB, %" PRIu32 " pages", opt.pages);
 		bench_cb(benchlib_row_new(rows, &n, "cb_pingpong_1", "pages/s"), &opt);
 	}
-	if (opt.only & M_ELTWISE) {
-		PROGRESS("%" PRIu32 " tiles unpack -> ELWADD -> pack", opt.tiles);
-		bench_data(benchlib_row_new(rows, &n, "tensix_eltwise_tiles", "tiles/s"), &opt, DATA_ELTWISE, 1);
-	}
-	if (opt.only & M_MATMUL) {
-		PROGRESS("%" PRIu32 " tiles 32x32x32 matmul HiFi4", opt.tiles / 4);
-		bench_data(benchlib_row_new(rows, &n, "tensix_matmul_tiles", "tiles/s"), &opt, DATA_MATMUL, 1);
-	}
-	if (opt.only & M_EXP) {
-		PROGRESS("%" PRIu32 " tiles exp over Dst (SFPU)", opt.tiles / 4);
-		bench_data(benchlib_row_new(rows, &n, "sfpu_exp_tiles", "tiles/s"), &opt, DATA_EXP, 1);
-	}
-	if (opt.only & M_ADD1) {
-		PROGRESS("%" PRIu32 " tiles add1 (SFPU)", opt.tiles);
-		bench_data(benchlib_row_new(rows, &n, "sfpu_add1_tiles", "tiles/s"), &opt, DATA_ADD1, 1);
-	}
-	if (opt.only & M_ADD1_GRID) {
-		PROGRESS("%" PRIu32 " tiles add1 (SFPU) on each of 140 Tensix tiles", opt.tiles / 8);
-		bench_data(benchlib_row_new(rows, &n, "sfpu_add1_140_tiles", "tiles/s"), &opt, DATA_ADD1, 140);
-	}
+	/* The data-plane rows, with each tile's actors on their own host threads and then sharing
+	 * one (bh_device_config.tile_threads). */
+	static const struct {
+		unsigned mask;
+		const char *key[2], *what;
+		uint32_t op, ntiles, div;
+	} data_rows[] = {
+		{ M_ELTWISE, { "tensix_eltwise_tiles", "tensix_eltwise_tiles_one_thread" }, "unpack -> ELWADD -> pack", DATA_ELTWISE, 1, 1 },
+		{ M_MATMUL, { "tensix_matmul_tiles", "tensix_matmul_tiles_one_thread" }, "32x32x32 matmul HiFi4", DATA_MATMUL, 1, 4 },
+		{ M_EXP, { "sfpu_exp_tiles", "sfpu_exp_tiles_one_thread" }, "exp over Dst (SFPU)", DATA_EXP, 1, 4 },
+		{ M_ADD1, { "sfpu_add1_tiles", "sfpu_add1_tiles_one_thread" }, "add1 (SFPU)", DATA_ADD1, 1, 1 },
+		{ M_ADD1_GRID, { "sfpu_add1_140_tiles", "sfpu_add1_140_tiles_one_thread" }, "add1 (SFPU) on each of 140 Tensix tiles",
+		  DATA_ADD1, 140, 8 },
+	};
+	for (unsigned one = 0; one < 2; one++)
+		for (size_t k = 0; k < sizeof data_rows / sizeof data_rows[0]; k++) {
+			if (!(opt.only & data_rows[k].mask))
+				continue;
+			PROGRESS("%" PRIu32 " tiles %s, %s", opt.tiles / data_rows[k].div, data_rows[k].what,
+				 one ? "one host thread per tile" : "a host thread per core");
+			bench_data(benchlib_row_new(rows, &n, data_rows[k].key[one], "tiles/s"), &opt, data_rows[k].op,
+				   data_rows[k].ntiles, one ? BH_TILE_THREADS_ONE : BH_TILE_THREADS_PER_CORE);
+		}
 #undef PROGRESS
 
 	char host_line[64], head[64];

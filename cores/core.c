@@ -1,6 +1,7 @@
 /* Core lifecycle: one OS thread per baby RISC-V core. A core held in reset sleeps on its
  * condition variable (no CPU); releasing reset re-initialises it and runs the interpreter on
  * that thread until it exits, faults, hits its limit, or is asked to stop. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "fabric/niu_lane.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
+#include "sync/fiber.h"
 #include "sync/park.h"
 #include "sync/sched.h"
 #include "sync/streams.h"
@@ -172,8 +174,20 @@ static void *core_thread(void *arg)
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
 		bh_rcu_offline();
-		while (!t->shutdown && !(c->restart && !c->held) && !(act && bh_sched_wanted(act)))
-			pthread_cond_wait(&c->cond, &t->lock);
+		while (!t->shutdown && !(c->restart && !c->held) && !(act && bh_sched_wanted(act))) {
+			if (!c->fiber) {
+				pthread_cond_wait(&c->cond, &t->lock);
+				continue;
+			}
+			/* A fiber parks instead (its thread runs the tile's other actors): whoever
+			 * signals c->cond changes the state under t->lock and bumps the waiter. */
+			uint32_t seq = bh_park_seq(&c->waiter);
+			if (t->shutdown || (c->restart && !c->held))
+				break;
+			pthread_mutex_unlock(&t->lock);
+			bh_park_sleep(&c->waiter, seq, 0);
+			pthread_mutex_lock(&t->lock);
+		}
 		bh_rcu_online();
 		if (act && !t->shutdown) {
 			/* Serial: run only with the token; a release taken back meanwhile gives it away. */
@@ -236,6 +250,14 @@ static void *core_thread(void *arg)
 
 int bh_core_thread_start(struct bh_core *c)
 {
+	if (c->tile->fibers) {
+		/* c->fiber is set before the fiber runs: core_thread reads it first thing. */
+		c->fiber = bh_fiber_start(c->tile->fibers, &c->waiter, core_thread, c, 256 * 1024);
+		if (!c->fiber)
+			return ENOMEM;
+		c->thread_started = true;
+		return 0;
+	}
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);   /* the interpreter needs little stack */

@@ -126,6 +126,7 @@ struct bh_core {
 
 	/* Lifecycle, protected by tile->lock. */
 	pthread_t thread;
+	struct bh_fiber *fiber;   /* instead of thread, in a tile whose actors are fibers */
 	bool thread_started;
 	pthread_cond_t cond;           /* the core thread sleeps on it while held or stopped */
 	enum bh_core_state state;

@@ -16,6 +16,7 @@
 #include "fabric/code.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/fiber.h"
 #include "sync/hooks.h"
 #include "sync/sched.h"
 #include "sync/watch.h"
@@ -184,6 +185,7 @@ static bool rv_handle_events(struct bh_core *c)
 	/* Every periodic check passes here: between two the core holds no hook pointer. */
 	bh_rcu_quiescent();
 	bh_sched_point();   /* serial scheduling: the end of a quantum of instructions */
+	bh_fiber_point();   /* fibers: the tile's other actors get the thread (sync/fiber.h) */
 	if (c->tt_deferred)
 		bh_tensix_drain(c);   /* its Tensix words wait at most a quantum */
 	uint32_t ev = atomic_load_explicit(&c->events, memory_order_acquire); /* pairs with the release in senders */

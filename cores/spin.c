@@ -11,6 +11,7 @@
 #include "fabric/mmio.h"
 #include "fabric/wallclock.h"
 #include "fabric/tile.h"
+#include "sync/fiber.h"
 #include "sync/park.h"
 #include "sync/sched.h"
 #include "sync/watch.h"
@@ -243,7 +244,10 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 	}
 	/* Serial scheduling parks at once: a park is as cheap as a yield there, and exact. */
 	if (!bh_sched_self && spin_still_young(s)) {
-		sched_yield();
+		if (bh_fiber_self)
+			bh_fiber_yield();   /* the tile's other actors first: the polled word may be theirs */
+		else
+			sched_yield();
 		s->backoff = SPIN_BACKOFF_MIN;
 		s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
 		return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP ? BH_SPIN_LEAVE : BH_SPIN_PARKED;

@@ -1,6 +1,7 @@
 /* The Tensix coprocessor of a tile: instruction push (tensix.md 2, riscv-cores.md 2), the
  * per-thread FIFOs and executor threads, the MOP expander stage, GPR and MOP-config MMIO, idle
  * tracking for PCBufs, faults and reset. Instruction semantics: cores/tensix_exec.c. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "fabric/chip.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
+#include "sync/fiber.h"
 #include "sync/sched.h"
 #include "sync/pcbuf.h"
 #include "sync/tensix_sem.h"
@@ -68,7 +70,9 @@ void bh_tensix_destroy(struct bh_tensix *tx)
 	}
 	pthread_mutex_unlock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
-		if (tx->th[i].started)
+		if (tx->th[i].started && tx->th[i].fiber)
+			bh_fiber_join(tx->th[i].fiber);
+		else if (tx->th[i].started)
 			pthread_join(tx->th[i].thread, NULL);
 	}
 	tt_dp_destroy(tx);
@@ -492,11 +496,17 @@ static bool tt_start_thread(struct bh_access *a, struct bh_tt_thread *th, uint32
 		if (!(th->waiter.actor = bh_sched_actor_add(s, name, true)))
 			return push_fault(a, th->id, BH_FAULT_NOT_MODELLED, w, "host failure: out of memory for the executor");
 	}
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	int rc = pthread_create(&th->thread, &attr, tt_thread_main, th);
-	pthread_attr_destroy(&attr);
+	int rc = 0;
+	if (a->tile->fibers) {
+		th->fiber = bh_fiber_start(a->tile->fibers, &th->waiter, tt_thread_main, th, 256 * 1024);
+		rc = th->fiber ? 0 : ENOMEM;
+	} else {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 256 * 1024);
+		rc = pthread_create(&th->thread, &attr, tt_thread_main, th);
+		pthread_attr_destroy(&attr);
+	}
 	if (rc != 0)
 		return push_fault(a, th->id, BH_FAULT_NOT_MODELLED, w, "host failure: cannot create the executor thread");
 	th->started = true;

@@ -234,6 +234,7 @@ struct bh_tt_thread {
 	struct bh_tensix *tx;
 	unsigned id;
 	pthread_t thread;
+	struct bh_fiber *fiber;   /* instead of thread, in a tile whose actors are fibers */
 	bool started;             /* under tx->lock */
 	/* The executor parks here (sync/park.h): idle, held at the gate, faulted. park_state is
 	 * BH_PARK_IDLE while it has no work (or stopped by a fault), BH_PARK_GATE at the gate,

@@ -63,6 +63,9 @@ struct bh_chip {
 	/* A TRISC executes its own Tensix instructions while the executor is idle
 	 * (bh_device_config.tensix, cores/tensix.c). Set before any actor's thread starts. */
 	bool tensix_deferred;
+	/* Each worker tile's cores and Tensix executors share one host thread as fibers
+	 * (bh_device_config.tile_threads, sync/fiber.h). Set before any tile is created. */
+	bool tile_fibers;
 	/* The silicon bugs modelled (bh_device_config.hw_bugs). Set before any actor's thread starts. */
 	uint32_t hw_bugs;
 	/* Where the fast-dispatch models park (cores/cq_model.c), by role. They live as long as the

@@ -25,6 +25,7 @@ struct bh_chip;
 struct bh_code_map;
 struct bh_core;
 struct bh_fault;
+struct bh_fiber_group;
 struct bh_l1_writer;
 struct bh_region;
 struct bh_streams;
@@ -100,6 +101,9 @@ struct bh_tile {
 	_Atomic uint32_t ctrl_cells[0x1000 / 4];  /* plain storage of tile control registers */
 
 	bool shutdown;                     /* device closing: core threads exit (under lock) */
+	/* The host thread the tile's cores and executors share as fibers (bh_chip.tile_fibers),
+	 * else NULL: each has its own. Set at creation. */
+	struct bh_fiber_group *fibers;
 
 	struct bh_watch_set watch;         /* words parked cores wait on (sync/watch.h) */
 

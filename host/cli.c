@@ -162,6 +162,11 @@ static void usage(FILE *f)
 		"                              thread's executor. threaded: the executor executes\n"
 		"                              every one at once (a host-thread hand-over each).\n"
 		"                              --sched serial and --provoke delay/coalesce use threaded\n"
+		"  --tile-threads MODE         host threads of a worker tile: per-core (default, or\n"
+		"                              BHEMU_TILE_THREADS): each core and Tensix executor its\n"
+		"                              own, racing in parallel; one: they share one thread as\n"
+		"                              fibers switching where one would park (faster hand-overs\n"
+		"                              on hosts with few CPUs; a tile's actors interleave)\n"
 		"\n"
 		"Before loading the ELF, run writes into low L1 of every tile it loads a block\n"
 		"describing the run (0x1000: tile positions, bank counts, host memory) and the\n"
@@ -418,17 +423,18 @@ static int fault_exit_status(struct bh_device *dev, const struct bh_device_confi
  */
 
 enum { OPT_SEED = 0x110, OPT_PROVOKE, OPT_PROVOKE_RATE, OPT_TRACE, OPT_TRACE_EVENTS, OPT_TRACE_LIMIT, OPT_SCHED,
-       OPT_STRATEGY, OPT_PCT_DEPTH, OPT_SWITCH_EVERY, OPT_TENSIX };
+       OPT_STRATEGY, OPT_PCT_DEPTH, OPT_SWITCH_EVERY, OPT_TENSIX, OPT_TILE_THREADS };
 #define PROVOKE_OPTS \
 	{ "seed", required_argument, NULL, OPT_SEED }, { "provoke", required_argument, NULL, OPT_PROVOKE }, \
 	{ "provoke-rate", required_argument, NULL, OPT_PROVOKE_RATE }, { "trace", required_argument, NULL, OPT_TRACE }, \
 	{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS }, \
 	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT }, { "sched", required_argument, NULL, OPT_SCHED }, \
 	{ "strategy", required_argument, NULL, OPT_STRATEGY }, { "pct-depth", required_argument, NULL, OPT_PCT_DEPTH }, \
-	{ "switch-every", required_argument, NULL, OPT_SWITCH_EVERY }, { "tensix", required_argument, NULL, OPT_TENSIX }
+	{ "switch-every", required_argument, NULL, OPT_SWITCH_EVERY }, { "tensix", required_argument, NULL, OPT_TENSIX }, \
+	{ "tile-threads", required_argument, NULL, OPT_TILE_THREADS }
 #define PROVOKE_CASES case OPT_SEED: case OPT_PROVOKE: case OPT_PROVOKE_RATE: case OPT_TRACE: \
 	case OPT_TRACE_EVENTS: case OPT_TRACE_LIMIT: case OPT_SCHED: case OPT_STRATEGY: case OPT_PCT_DEPTH: \
-	case OPT_SWITCH_EVERY: case OPT_TENSIX
+	case OPT_SWITCH_EVERY: case OPT_TENSIX: case OPT_TILE_THREADS
 
 /* --trace FILE, --trace-events LIST, --trace-limit N: the trace open_device starts (and
  * bh_device_close writes). */
@@ -500,6 +506,16 @@ static int parse_provoke_opt(const char *cmd, int opt, const char *arg, struct b
 		if (opt_choice(cmd, "--tensix", arg, modes, &mode) != 0)
 			return -1;
 		cfg->tensix = (enum bh_tensix_mode)mode;
+		return 0;
+	}
+	case OPT_TILE_THREADS: {
+		static const struct opt_choice modes[] = {
+			{ "per-core", BH_TILE_THREADS_PER_CORE }, { "one", BH_TILE_THREADS_ONE }, { NULL, 0 },
+		};
+		int mode = 0;
+		if (opt_choice(cmd, "--tile-threads", arg, modes, &mode) != 0)
+			return -1;
+		cfg->tile_threads = (enum bh_tile_threads)mode;
 		return 0;
 	}
 	case OPT_SWITCH_EVERY: {

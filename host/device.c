@@ -125,45 +125,53 @@ void bh_device_tensix_stats(struct bh_device *dev, struct bh_tensix_stats *out)
 }
 
 /* bh_device_config's sched and strategy, or the environment's. */
+/* A two-valued mode left at its default (0) in the configuration: the environment variable's
+ * value, `first` (-> 1) or `second` (-> 2), or 0 when unset. -1: any other value (reported). */
+static int env_mode(const char *var, const char *first, const char *second)
+{
+	const char *e = getenv(var);
+	if (!e || !*e)
+		return 0;
+	if (!strcmp(e, first) || !strcmp(e, second))
+		return strcmp(e, first) ? 2 : 1;
+	fprintf(stderr, "bhemu: %s is %s or %s, not '%s'\n", var, first, second, e);
+	return -1;
+}
+
 static int device_sched_init(struct bh_device *dev, const struct bh_device_config *cfg)
 {
 	enum bh_sched_mode mode = cfg ? cfg->sched : BH_SCHED_DEFAULT;
 	enum bh_sched_strategy strat = cfg ? cfg->strategy : BH_STRATEGY_DEFAULT;
-	const char *e;
-	if (mode == BH_SCHED_DEFAULT && (e = getenv("BHEMU_SCHED")) && *e) {
-		if (!strcmp(e, "serial"))
-			mode = BH_SCHED_SERIAL;
-		else if (strcmp(e, "threaded")) {
-			fprintf(stderr, "bhemu: BHEMU_SCHED is threaded or serial, not '%s'\n", e);
-			return BH_ERR_ARG;
-		}
-	}
-	if (strat == BH_STRATEGY_DEFAULT && (e = getenv("BHEMU_STRATEGY")) && *e) {
-		if (!strcmp(e, "pct"))
-			strat = BH_STRATEGY_PCT;
-		else if (strcmp(e, "random")) {
-			fprintf(stderr, "bhemu: BHEMU_STRATEGY is random or pct, not '%s'\n", e);
-			return BH_ERR_ARG;
-		}
-	}
+	enum bh_tensix_mode tmode = cfg ? cfg->tensix : BH_TENSIX_DEFAULT;
+	enum bh_tile_threads threads = cfg ? cfg->tile_threads : BH_TILE_THREADS_DEFAULT;
+	/* The enums' values 1 and 2 are the two names, in this order. */
+	_Static_assert(BH_SCHED_THREADED == 1 && BH_SCHED_SERIAL == 2 && BH_STRATEGY_RANDOM == 1 && BH_STRATEGY_PCT == 2 &&
+		       BH_TENSIX_DEFERRED == 1 && BH_TENSIX_THREADED == 2 && BH_TILE_THREADS_PER_CORE == 1 &&
+		       BH_TILE_THREADS_ONE == 2, "env_mode's numbering");
+	int m = mode == BH_SCHED_DEFAULT ? env_mode("BHEMU_SCHED", "threaded", "serial") : 0;
+	int st = strat == BH_STRATEGY_DEFAULT ? env_mode("BHEMU_STRATEGY", "random", "pct") : 0;
+	int tm = tmode == BH_TENSIX_DEFAULT ? env_mode("BHEMU_TENSIX", "deferred", "threaded") : 0;
+	int th = threads == BH_TILE_THREADS_DEFAULT ? env_mode("BHEMU_TILE_THREADS", "per-core", "one") : 0;
+	if (m < 0 || st < 0 || tm < 0 || th < 0)
+		return BH_ERR_ARG;
+	mode = m ? (enum bh_sched_mode)m : mode;
+	strat = st ? (enum bh_sched_strategy)st : strat;
+	tmode = tm ? (enum bh_tensix_mode)tm : tmode;
+	threads = th ? (enum bh_tile_threads)th : threads;
 	unsigned depth = cfg && cfg->pct_depth ? cfg->pct_depth : 3;
 	if (depth > 64) {
 		fprintf(stderr, "bhemu: device configuration: PCT depth %u: at most 64\n", depth);
 		return BH_ERR_ARG;
 	}
-	enum bh_tensix_mode tmode = cfg ? cfg->tensix : BH_TENSIX_DEFAULT;
-	if (tmode == BH_TENSIX_DEFAULT && (e = getenv("BHEMU_TENSIX")) && *e) {
-		if (!strcmp(e, "threaded"))
-			tmode = BH_TENSIX_THREADED;
-		else if (strcmp(e, "deferred")) {
-			fprintf(stderr, "bhemu: BHEMU_TENSIX is deferred or threaded, not '%s'\n", e);
-			return BH_ERR_ARG;
-		}
-	}
 	/* Deferred execution would hide the Tensix threads from the serial scheduler (each of their
 	 * instructions is a scheduling point) and from the delays provocation gives them. */
 	dev->chip.tensix_deferred = tmode != BH_TENSIX_THREADED && mode != BH_SCHED_SERIAL && !dev->chip.provoke.mmio;
 	dev->chip.hw_bugs = cfg ? cfg->hw_bugs : 0;
+	if (threads > BH_TILE_THREADS_ONE) {
+		fprintf(stderr, "bhemu: device configuration: tile_threads %u is not a bh_tile_threads value\n", (unsigned)threads);
+		return BH_ERR_ARG;
+	}
+	dev->chip.tile_fibers = threads == BH_TILE_THREADS_ONE && mode != BH_SCHED_SERIAL;
 	if (mode != BH_SCHED_SERIAL)
 		return BH_OK;
 	uint64_t steps = cfg && cfg->pct_steps ? cfg->pct_steps : 100000;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <urcu-qsbr.h>
 
+#include "sync/fiber.h"
 #include "sync/hooks.h"
 
 /* ThreadSanitizer cannot see liburcu's grace periods (the library is not instrumented): make
@@ -38,15 +39,19 @@ struct bh_hook_set {
 
 static __thread bool rcu_registered;
 
+/* A fiber's thread is its group's (sync/fiber.c): the group registers it and takes it offline
+ * while it sleeps; the fibers' own calls change nothing. */
 void bh_rcu_thread_register(void)
 {
+	if (bh_fiber_self)
+		return;
 	urcu_qsbr_register_thread();
 	rcu_registered = true;
 }
 
 void bh_rcu_thread_unregister(void)
 {
-	if (!rcu_registered)
+	if (!rcu_registered || bh_fiber_self)
 		return;
 	TSAN_RELEASE();
 	urcu_qsbr_unregister_thread();
@@ -63,7 +68,7 @@ void bh_rcu_quiescent(void)
 
 void bh_rcu_offline(void)
 {
-	if (!rcu_registered)
+	if (!rcu_registered || bh_fiber_self)
 		return;
 	TSAN_RELEASE();
 	urcu_qsbr_thread_offline();
@@ -71,7 +76,7 @@ void bh_rcu_offline(void)
 
 void bh_rcu_online(void)
 {
-	if (rcu_registered)
+	if (rcu_registered && !bh_fiber_self)
 		urcu_qsbr_thread_online();
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fabric/tile.h"
+#include "sync/fiber.h"
 #include "sync/hooks.h"
 #include "sync/park.h"
 #include "sync/sched.h"
@@ -55,6 +56,15 @@ void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 	/* Serial: not runnable until woken (or virtual time passes the timeout). */
 	if (w->actor && bh_sched_park(w->actor, &w->wake_seq, seq, timeout_ns))
 		return;
+	/* A fiber: the group's other fibers run meanwhile (sync/fiber.h). */
+	if (bh_fiber_self) {
+		atomic_fetch_add_explicit(&park_shard(w)->sleeps, 1, memory_order_relaxed);
+		/* The mark only tells observers that it sleeps: its wakers take the fiber's path. */
+		atomic_store_explicit(&w->sleeping, (uint64_t)seq | 1ull << 32, memory_order_release);
+		bh_fiber_park(w, seq, timeout_ns);
+		atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
+		return;
+	}
 	if (timeout_ns) {
 		ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
 		ts.tv_nsec = (long)(timeout_ns % 1000000000u);
@@ -74,6 +84,11 @@ void bh_park_wake(struct bh_waiter *w)
 	uint32_t old = atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_seq_cst);
 	if (w->actor)
 		bh_sched_wake(w->actor);
+	struct bh_fiber *f = atomic_load_explicit(&w->fiber, memory_order_seq_cst);
+	if (f) {
+		bh_fiber_wake(f);
+		return;
+	}
 	/* Only the waker that moved wake_seq off the value a sleep waits on makes the system call:
 	 * the others' increments are enough (a sleeper not yet in the kernel sees wake_seq moved and
 	 * does not sleep). Either the sleeper's mark is visible here, or its futex sees the moved

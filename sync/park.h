@@ -31,7 +31,8 @@ enum bh_park_state {
 /* The part of an actor that sleeps and is woken. */
 struct bh_waiter {
 	_Atomic uint32_t wake_seq;      /* futex word: wakers bump it */
-	/* While in bh_park_sleep: the wake_seq it sleeps on | 1 << 32; else 0. */
+	/* While in bh_park_sleep: the wake_seq it sleeps on | 1 << 32; else 0. A fiber's (sync/fiber.h)
+	 * is only for observers (its wakers do not look at it). */
 	_Atomic uint64_t sleeping;
 	_Atomic uint32_t sleep_seq;     /* the wake_seq its last bh_park_sleep waited on */
 	_Atomic uint32_t park_state;    /* enum bh_park_state: release by the owner, acquire by monitors */
@@ -43,6 +44,9 @@ struct bh_waiter {
 	/* Serial scheduling (sync/sched.h): the actor this waiter belongs to, whose sleeps and
 	 * wake-ups the scheduler decides; NULL when threaded. Set before its thread runs. */
 	struct bh_actor *actor;
+	/* The fiber it belongs to when its actor runs in a fiber group (sync/fiber.h), else NULL:
+	 * its sleeps switch fibers, its wakes wake the group's thread. Set before the fiber runs. */
+	struct bh_fiber *_Atomic fiber;
 };
 
 #define BH_WAITER_STOP 1u

@@ -1,5 +1,6 @@
 /* The tile assembly (tile/tile.h): creating and linking a tile's devices, cores and coprocessor,
  * shutting them down, and the core lifecycle that SOFT_RESET_0 drives. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "fabric/code.h"
 #include "fabric/pages.h"
 #include "fabric/wallclock.h"
+#include "sync/fiber.h"
 #include "sync/sched.h"
 #include "sync/mailbox.h"
 #include "sync/park.h"
@@ -31,6 +33,15 @@ struct bh_tile *bh_worker_tile_create(struct bh_chip *chip, unsigned index)
 	if (bh_tile_init(t, chip, index) != 0) {
 		bh_pages_free(w, sizeof *w);
 		return NULL;
+	}
+	if (chip->tile_fibers) {
+		char name[16];
+		snprintf(name, sizeof name, "bhemu tile %u", index);
+		if (!(t->fibers = bh_fiber_group_create(name))) {
+			bh_tile_destroy(t);
+			bh_pages_free(w, sizeof *w);
+			return NULL;
+		}
 	}
 	t->regions = bh_worker_regions;
 	t->nregions = bh_worker_nregions;
@@ -74,7 +85,10 @@ void bh_worker_tile_join(struct bh_tile *t)
 	struct bh_worker_tile *w = (struct bh_worker_tile *)t;
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		if (w->core[k].thread_started) {
-			pthread_join(w->core[k].thread, NULL);
+			if (w->core[k].fiber)
+				bh_fiber_join(w->core[k].fiber);
+			else
+				pthread_join(w->core[k].thread, NULL);
 			w->core[k].thread_started = false;
 		}
 }
@@ -88,6 +102,7 @@ void bh_worker_tile_free(struct bh_tile *t)
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		bh_core_destroy(&w->core[k]);
 	bh_tensix_destroy(&w->tensix);
+	bh_fiber_group_destroy(t->fibers);
 	bh_tile_destroy(t);
 	bh_pages_free(w, sizeof *w);
 }

@@ -155,6 +155,18 @@ struct bh_device_config {
 	/* Documented silicon bugs to model (BH_HW_BUG_*); 0 = none: where a program meets one, the
 	 * emulator faults naming it instead. */
 	uint32_t hw_bugs;
+	/* Host threads of a worker tile. Per core: each RISC-V core and each Tensix executor runs
+	 * on its own host thread, so the actors of a tile race in parallel, as on silicon. One: the
+	 * five cores and three executors of a tile share one host thread as fibers that switch where
+	 * one would park (and every 4096 instructions of a core), for hosts with fewer CPUs than
+	 * busy actors: a hand-over inside a tile costs a user-level switch instead of a futex
+	 * wake-up, but the tile's actors interleave instead of running at once (tiles still run in
+	 * parallel). Serial scheduling uses per-core. */
+	enum bh_tile_threads {
+		BH_TILE_THREADS_DEFAULT = 0,   /* the BHEMU_TILE_THREADS environment variable (per-core / one), else per-core */
+		BH_TILE_THREADS_PER_CORE,
+		BH_TILE_THREADS_ONE,
+	} tile_threads;
 };
 
 /* Bits of bh_device_config.hw_bugs. */

@@ -1,0 +1,356 @@
+/* Fiber groups (sync/fiber.h): actors sharing one host thread switch where they would park, and
+ * the parking protocol keeps its guarantees: no lost wake-up from a fiber of the same group,
+ * of another group or a plain thread; timeouts end sleeps; a fiber that never parks still lets
+ * the others run at its preemption points; an idle group costs no CPU. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cores/core.h"
+#include "fabric/tile.h"
+#include "host/device.h"
+#include "sync/fiber.h"
+#include "sync/park.h"
+#include "testlib.h"
+
+#define STACK (128 * 1024)
+
+/* Park on w until *word == want (the protocol of sync/park.h). */
+static void wait_for(struct bh_waiter *w, _Atomic uint32_t *word, uint32_t want)
+{
+	for (;;) {
+		uint32_t seq = bh_park_seq(w);
+		if (atomic_load(word) == want)
+			return;
+		bh_park_sleep(w, seq, 0);
+	}
+}
+
+/* Two fibers hand a turn counter back and forth: each waits for its value, bumps it and wakes
+ * the other. */
+struct pingpong {
+	_Atomic uint32_t turn;
+	struct bh_waiter w[2];
+	unsigned rounds;
+	_Atomic uint32_t seen[2];   /* hand-overs each side saw, in order */
+	_Atomic bool on_fiber[2];
+};
+
+struct side {
+	struct pingpong *p;
+	unsigned me;
+};
+
+static void *pingpong_side(void *arg)
+{
+	struct side *s = arg;
+	struct pingpong *p = s->p;
+	atomic_store(&p->on_fiber[s->me], bh_fiber_self != NULL);
+	for (unsigned i = 0; i < p->rounds; i++) {
+		wait_for(&p->w[s->me], &p->turn, 2 * i + s->me);
+		atomic_fetch_add(&p->seen[s->me], 1);
+		atomic_store(&p->turn, 2 * i + s->me + 1);
+		bh_park_wake(&p->w[!s->me]);
+	}
+	return NULL;
+}
+
+static void run_pingpong(bool same_group, unsigned rounds)
+{
+	struct pingpong p = { .rounds = rounds };
+	struct side s[2] = { { &p, 0 }, { &p, 1 } };
+	struct bh_fiber_group *g0 = bh_fiber_group_create("test fiber 0");
+	struct bh_fiber_group *g1 = same_group ? g0 : bh_fiber_group_create("test fiber 1");
+	cr_assert(g0 && g1);
+	uint64_t before = bh_fiber_switches();
+	struct bh_fiber *f0 = bh_fiber_start(g0, &p.w[0], pingpong_side, &s[0], STACK);
+	struct bh_fiber *f1 = bh_fiber_start(g1, &p.w[1], pingpong_side, &s[1], STACK);
+	cr_assert(f0 && f1);
+	bh_fiber_join(f0);
+	bh_fiber_join(f1);
+	cr_expect_eq(atomic_load(&p.turn), 2 * rounds);
+	cr_expect_eq(atomic_load(&p.seen[0]), rounds);
+	cr_expect_eq(atomic_load(&p.seen[1]), rounds);
+	cr_expect(atomic_load(&p.on_fiber[0]) && atomic_load(&p.on_fiber[1]), "the sides did not run as fibers");
+	if (same_group)   /* every hand-over in one group is a switch between the two */
+		cr_expect_geq(bh_fiber_switches() - before, 2 * (uint64_t)rounds - 1);
+	bh_fiber_group_destroy(g0);
+	if (!same_group)
+		bh_fiber_group_destroy(g1);
+}
+
+Test(fiber, two_fibers_of_one_group_hand_a_counter_back_and_forth)
+{
+	run_pingpong(true, 50000);
+}
+
+Test(fiber, fibers_of_two_groups_wake_each_other_across_threads)
+{
+	run_pingpong(false, 20000);
+}
+
+/* A plain thread feeds a fiber through a ring; the fiber parks when it is empty. */
+#define RING 64u
+struct feed {
+	_Atomic uint32_t head, tail;
+	uint32_t ring[RING];
+	struct bh_waiter consumer, producer;
+	unsigned items;
+	uint64_t sum;
+	bool in_order;
+};
+
+static void *feed_consumer(void *arg)
+{
+	struct feed *q = arg;
+	uint32_t expect = 1;
+	q->in_order = true;
+	for (unsigned i = 0; i < q->items; i++) {
+		uint32_t h = atomic_load(&q->head);
+		for (;;) {
+			uint32_t seq = bh_park_seq(&q->consumer);
+			if (atomic_load(&q->tail) != h)
+				break;
+			bh_park_sleep(&q->consumer, seq, 0);
+		}
+		uint32_t v = q->ring[h % RING];
+		q->in_order &= v == expect++;
+		q->sum += v;
+		atomic_store(&q->head, h + 1);
+		bh_park_wake(&q->producer);
+	}
+	return NULL;
+}
+
+Test(fiber, a_plain_thread_feeds_a_fiber_without_losing_a_wake_up)
+{
+	struct feed q = { .items = 200000 };
+	struct bh_fiber_group *g = bh_fiber_group_create("test feed");
+	cr_assert(g);
+	struct bh_fiber *f = bh_fiber_start(g, &q.consumer, feed_consumer, &q, STACK);
+	cr_assert(f);
+	for (uint32_t v = 1; v <= q.items; v++) {
+		uint32_t t = atomic_load(&q.tail);
+		for (;;) {
+			uint32_t seq = bh_park_seq(&q.producer);
+			if (t - atomic_load(&q.head) < RING)
+				break;
+			bh_park_sleep(&q.producer, seq, 0);   /* a plain thread: a futex sleep */
+		}
+		q.ring[t % RING] = v;
+		atomic_store(&q.tail, t + 1);
+		bh_park_wake(&q.consumer);
+	}
+	bh_fiber_join(f);
+	cr_expect(q.in_order, "items came out of order");
+	cr_expect_eq(q.sum, (uint64_t)q.items * (q.items + 1) / 2);
+	bh_fiber_group_destroy(g);
+}
+
+/* A fiber parked with a timeout and nobody to wake it returns once the timeout has passed. */
+struct timed {
+	struct bh_waiter w;
+	uint64_t slept_ns;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *timed_sleeper(void *arg)
+{
+	struct timed *t = arg;
+	uint64_t t0 = mono_ns();
+	bh_park_sleep(&t->w, bh_park_seq(&t->w), 20 * 1000 * 1000);
+	t->slept_ns = mono_ns() - t0;
+	return NULL;
+}
+
+Test(fiber, a_timed_park_ends_when_its_timeout_passes)
+{
+	struct timed t = { 0 };
+	struct bh_fiber_group *g = bh_fiber_group_create("test timed");
+	cr_assert(g);
+	struct bh_fiber *f = bh_fiber_start(g, &t.w, timed_sleeper, &t, STACK);
+	cr_assert(f);
+	bh_fiber_join(f);   /* a lost timeout would hang here (ctest's limit) */
+	cr_expect_geq(t.slept_ns, 20u * 1000 * 1000, "woke after %llu ns, before its 20 ms", (unsigned long long)t.slept_ns);
+	bh_fiber_group_destroy(g);
+}
+
+/* A fiber that never parks (a compute loop polling a flag it cannot park on) gives the thread to
+ * the others at its preemption points: the flag's writer, in the same group, gets to run. */
+struct spin {
+	struct bh_waiter w[2];
+	_Atomic uint32_t flag;
+	_Atomic uint32_t started;
+	uint64_t points;
+};
+
+static void *spinner(void *arg)
+{
+	struct spin *s = arg;
+	atomic_store(&s->started, 1);
+	while (!atomic_load(&s->flag)) {
+		s->points++;
+		bh_fiber_point();
+	}
+	return NULL;
+}
+
+static void *setter(void *arg)
+{
+	struct spin *s = arg;
+	atomic_store(&s->flag, 1);
+	return NULL;
+}
+
+Test(fiber, a_fiber_that_never_parks_lets_the_others_run_at_its_preemption_points)
+{
+	struct spin s = { 0 };
+	struct bh_fiber_group *g = bh_fiber_group_create("test spin");
+	cr_assert(g);
+	struct bh_fiber *a = bh_fiber_start(g, &s.w[0], spinner, &s, STACK);
+	cr_assert(a);
+	while (!atomic_load(&s.started))
+		sleep_ms(1);
+	struct bh_fiber *b = bh_fiber_start(g, &s.w[1], setter, &s, STACK);
+	cr_assert(b);
+	bh_fiber_join(b);
+	bh_fiber_join(a);
+	cr_expect_gt(s.points, 0);
+	bh_fiber_group_destroy(g);
+}
+
+/* Fibers parked with nothing to wake them: the group's thread sleeps (no CPU), and a wake from
+ * the host still gets through afterwards. */
+struct idle {
+	struct bh_waiter w[3];
+	_Atomic uint32_t go;
+	_Atomic uint32_t done;
+};
+
+struct idle_arg {
+	struct idle *s;
+	unsigned k;
+};
+
+static void *idle_fiber(void *arg)
+{
+	struct idle_arg *a = arg;
+	wait_for(&a->s->w[a->k], &a->s->go, 1);
+	atomic_fetch_add(&a->s->done, 1);
+	return NULL;
+}
+
+Test(fiber, parked_fibers_cost_no_cpu_and_still_wake)
+{
+	struct idle s = { 0 };
+	struct idle_arg args[3];
+	struct bh_fiber *f[3];
+	struct bh_fiber_group *g = bh_fiber_group_create("test idle");
+	cr_assert(g);
+	for (unsigned k = 0; k < 3; k++) {
+		args[k] = (struct idle_arg){ &s, k };
+		cr_assert((f[k] = bh_fiber_start(g, &s.w[k], idle_fiber, &args[k], STACK)));
+	}
+	sleep_ms(50);
+	double wall;
+	double used = cpu_used_while_sleeping(300, &wall);
+	cr_expect_lt(used, 0.1 * wall, "three parked fibers used %.1f ms of CPU in %.0f ms", used * 1e3, wall * 1e3);
+	atomic_store(&s.go, 1);
+	for (unsigned k = 0; k < 3; k++)
+		bh_park_wake(&s.w[k]);
+	for (unsigned k = 0; k < 3; k++)
+		bh_fiber_join(f[k]);
+	cr_expect_eq(atomic_load(&s.done), 3);
+	bh_fiber_group_destroy(g);
+}
+
+/* Tokens around a ring of nine fibers in three groups (every third hop crosses threads), many
+ * laps: each fiber passes the token on only when it holds it, so a lost wake-up hangs and a
+ * double hand-over shows in the counts. */
+#define RING_FIBERS 9u
+struct lap {
+	struct bh_waiter w[RING_FIBERS];
+	_Atomic uint32_t holder;   /* hop number; fiber hop % RING_FIBERS holds it */
+	uint32_t hops;
+	_Atomic uint32_t passed[RING_FIBERS];
+};
+
+struct lap_arg {
+	struct lap *l;
+	unsigned k;
+};
+
+static void *lap_fiber(void *arg)
+{
+	struct lap_arg *a = arg;
+	struct lap *l = a->l;
+	for (uint32_t hop = a->k; hop < l->hops; hop += RING_FIBERS) {
+		wait_for(&l->w[a->k], &l->holder, hop);
+		atomic_fetch_add(&l->passed[a->k], 1);
+		atomic_store(&l->holder, hop + 1);
+		bh_park_wake(&l->w[(a->k + 1) % RING_FIBERS]);
+	}
+	return NULL;
+}
+
+Test(fiber, a_token_goes_round_nine_fibers_in_three_groups)
+{
+	struct lap l = { .hops = 90000 };
+	struct lap_arg args[RING_FIBERS];
+	struct bh_fiber *f[RING_FIBERS];
+	struct bh_fiber_group *g[3];
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert((g[k] = bh_fiber_group_create("test lap")));
+	for (unsigned k = 0; k < RING_FIBERS; k++) {
+		args[k] = (struct lap_arg){ &l, k };
+		/* Fibers 0-2 in group 0, 3-5 in 1, 6-8 in 2. */
+		cr_assert((f[k] = bh_fiber_start(g[k / 3], &l.w[k], lap_fiber, &args[k], STACK)));
+	}
+	for (unsigned k = 0; k < RING_FIBERS; k++)
+		bh_fiber_join(f[k]);
+	cr_expect_eq(atomic_load(&l.holder), l.hops);
+	for (unsigned k = 0; k < RING_FIBERS; k++)
+		cr_expect_eq(atomic_load(&l.passed[k]), l.hops / RING_FIBERS, "fiber %u passed %u", k, atomic_load(&l.passed[k]));
+	for (unsigned k = 0; k < 3; k++)
+		bh_fiber_group_destroy(g[k]);
+}
+
+/* The device option: with tile_threads ONE a tile's cores run as fibers of its group (and a
+ * program runs to its exit); the environment's value is checked. */
+Test(fiber, a_device_with_one_thread_per_tile_runs_its_cores_as_fibers)
+{
+	struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .num_tiles = 2, .tile_threads = BH_TILE_THREADS_ONE });
+	cr_assert(dev->tiles[0]->fibers && dev->tiles[1]->fibers, "no fiber group");
+	struct prog p = { 0 };
+	emit_exit_with(&p, 5);
+	prog_put(dev, 1, 0x1000, &p);
+	cr_assert_eq(bh_core_start(dev, 1, BH_CORE_NCRISC, 0x1000), BH_OK);
+	expect_exit(dev, 1, BH_CORE_NCRISC, 5);
+	cr_expect(dev->tiles[1]->core[BH_CORE_NCRISC]->fiber != NULL, "the core has no fiber");
+	bh_device_close(dev);
+
+	dev = t_open_cfg(&(struct bh_device_config){ .num_tiles = 1, .tile_threads = BH_TILE_THREADS_PER_CORE });
+	cr_expect(dev->tiles[0]->fibers == NULL, "per-core made a fiber group");
+	bh_device_close(dev);
+}
+
+Test(fiber, a_wrong_BHEMU_TILE_THREADS_is_refused)
+{
+	struct bh_device *dev = NULL;
+	setenv("BHEMU_TILE_THREADS", "two", 1);
+	cr_expect_eq(bh_device_open(NULL, &dev), BH_ERR_ARG);
+	cr_expect_null(dev);
+	setenv("BHEMU_TILE_THREADS", "one", 1);
+	cr_assert_eq(bh_device_open(&(struct bh_device_config){ .num_tiles = 1 }, &dev), BH_OK);
+	cr_expect(dev->tiles[0]->fibers != NULL, "BHEMU_TILE_THREADS=one made no fiber group");
+	bh_device_close(dev);
+	unsetenv("BHEMU_TILE_THREADS");
+}
