@@ -229,8 +229,9 @@ static void bench_fast(const struct options *opt, struct bh_device *dev, struct 
 }
 
 /* rates and fast_rates: of each part of the launches. */
-static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, struct benchlib_row *rss,
-			struct benchlib_row *launch, struct benchlib_row *fast, double *rates, double *fast_rates)
+static void bench_bhemu(const struct options *opt, enum bh_tile_threads threads, struct benchlib_row *boot,
+			struct benchlib_row *rss, struct benchlib_row *launch, struct benchlib_row *fast, double *rates,
+			double *fast_rates)
 {
 	static const uint32_t ret = 0x00008067u;
 	struct bh_device *dev = NULL;
@@ -242,7 +243,7 @@ static void bench_bhemu(const struct options *opt, struct benchlib_row *boot, st
 		benchlib_row_fail(boot, "%s", err);
 		return;
 	}
-	if (bh_device_open(&(struct bh_device_config){ .board = BH_BOARD_P150 }, &dev) != BH_OK) {
+	if (bh_device_open(&(struct bh_device_config){ .board = BH_BOARD_P150, .tile_threads = threads }, &dev) != BH_OK) {
 		benchlib_row_fail(boot, "cannot open a P150 device");
 		return;
 	}
@@ -365,20 +366,40 @@ int main(int argc, char **argv)
 	struct benchlib_row *fast = benchlib_row_new(rows, &n, "launch_empty_fast", "launch/s");
 	snprintf(fast->name, sizeof fast->name, "fast-dispatch launches, 690 cores");
 	fast->ref_what = "same handshake, 700 host threads";
+	/* The same with each tile's cores sharing one host thread (bh_device_config.tile_threads). */
+	struct benchlib_row *launch1 = benchlib_row_new(rows, &n, "launch_empty_one_thread", "launch/s");
+	snprintf(launch1->name, sizeof launch1->name, "slow-dispatch launches, 1 thread/tile");
+	launch1->ref_what = launch->ref_what;
+	struct benchlib_row *fast1 = benchlib_row_new(rows, &n, "launch_empty_fast_one_thread", "launch/s");
+	snprintf(fast1->name, sizeof fast1->name, "fast-dispatch launches, 1 thread/tile");
+	fast1->ref_what = fast->ref_what;
 
 	benchlib_host_begin(&load);
 	double rates[MAX_REPEAT], fast_rates[MAX_REPEAT], native_rates[MAX_REPEAT];
+	double rates1[MAX_REPEAT], fast_rates1[MAX_REPEAT];
 	for (int i = 0; i < MAX_REPEAT; i++)
-		rates[i] = fast_rates[i] = -1;   /* not measured */
+		rates[i] = fast_rates[i] = rates1[i] = fast_rates1[i] = -1;   /* not measured */
 	fprintf(out, "running boot and %d x %u launches on bhemu ...\n", opt.c.repeat, opt.launches);
 	fflush(out);
-	bench_bhemu(&opt, boot, rss, launch, fast, rates, fast_rates);
+	bench_bhemu(&opt, BH_TILE_THREADS_PER_CORE, boot, rss, launch, fast, rates, fast_rates);
+	char notes[2][160];   /* the per-launch park counts of this mode (the next run overwrites them) */
+	memcpy(notes[0], fence_slow, sizeof notes[0]);
+	memcpy(notes[1], fence_fast, sizeof notes[1]);
+	fprintf(out, "running boot and %d x %u launches on bhemu, one host thread per tile ...\n", opt.c.repeat,
+		opt.launches);
+	fflush(out);
+	struct benchlib_row boot1 = { 0 }, rss1 = { 0 };   /* not reported */
+	bench_bhemu(&opt, BH_TILE_THREADS_ONE, &boot1, &rss1, launch1, fast1, rates1, fast_rates1);
+	if (boot1.failed)
+		benchlib_row_fail(launch1, "%s", boot1.error);
 	fprintf(out, "running the native reference, %d x %u launches ...\n", opt.c.repeat, opt.launches);
 	fflush(out);
 	if (native_launches(opt.launches, opt.c.repeat, native_rates, &boot->ref)) {
 		struct benchlib_stats ref = benchlib_stats_of(native_rates, opt.c.repeat);
-		launch_row_rates(launch, rates, &ref, &opt, fence_slow);
-		launch_row_rates(fast, fast_rates, &ref, &opt, fence_fast);
+		launch_row_rates(launch, rates, &ref, &opt, notes[0]);
+		launch_row_rates(fast, fast_rates, &ref, &opt, notes[1]);
+		launch_row_rates(launch1, rates1, &ref, &opt, fence_slow);
+		launch_row_rates(fast1, fast_rates1, &ref, &opt, fence_fast);
 	} else {
 		benchlib_row_fail(launch, "native reference: out of memory");
 		benchlib_row_fail(fast, "native reference: out of memory");
