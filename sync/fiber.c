@@ -455,6 +455,22 @@ void bh_fiber_park(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)
 	me->blocked = false;
 }
 
+void bh_fiber_sleep(uint64_t ns)
+{
+	struct bh_fiber *me = bh_fiber_self;
+	uint64_t end = now_ns() + ns;
+	/* Parked on its own waiter until the deadline; a wake-up meanwhile only parks it again. */
+	while (now_ns() < end) {
+		me->blocked = true;
+		me->seq = atomic_load_explicit(&me->w->wake_seq, memory_order_seq_cst);
+		me->deadline = end;
+		struct bh_fiber *next = fiber_next(me->g, me);
+		if (next != me)
+			fiber_switch(me->g, me, next, false);
+		me->blocked = false;
+	}
+}
+
 void bh_fiber_wake(struct bh_fiber *f)
 {
 	struct bh_fiber_group *g = f->g;

@@ -46,6 +46,8 @@ void bh_fiber_join(struct bh_fiber *f);
 /* bh_park_sleep for a fiber (sync/park.c): other fibers run until w's wake_seq moves off seq or
  * timeout_ns passes (0: no timeout). */
 void bh_fiber_park(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns);
+/* A delay of ns for the calling fiber (provocation): the group's other fibers run meanwhile. */
+void bh_fiber_sleep(uint64_t ns);
 /* bh_park_wake's part for a waiter of a fiber: its group's thread, if asleep, wakes. */
 void bh_fiber_wake(struct bh_fiber *f);
 /* Let another fiber of the group that can run do so now; the caller stays runnable. No-op on

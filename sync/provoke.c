@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "sync/sched.h"
+#include "sync/fiber.h"
 #include "sync/provoke.h"
 
 /* ---- Random streams ---------------------------------------------------------------------------- */
@@ -82,6 +83,10 @@ void bh_provoke_sleep(uint64_t ns)
 {
 	if (bh_sched_self) {
 		bh_sched_sleep(ns);   /* serial scheduling: a delay in virtual time, others run meanwhile */
+		return;
+	}
+	if (bh_fiber_self) {
+		bh_fiber_sleep(ns);   /* a fiber: the tile's other actors run meanwhile */
 		return;
 	}
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };

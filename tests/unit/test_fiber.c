@@ -183,6 +183,51 @@ Test(fiber, a_timed_park_ends_when_its_timeout_passes)
 	bh_fiber_group_destroy(g);
 }
 
+/* A fiber's delay (a provoked one, sync/provoke.c) lets the other fibers of its group run: a
+ * second fiber counts while the first sleeps 20 ms. */
+struct delay {
+	struct bh_waiter w[2];
+	_Atomic uint32_t sleeping, done;
+	uint64_t slept_ns, counted;
+};
+
+static void *delay_sleeper(void *arg)
+{
+	struct delay *d = arg;
+	uint64_t t0 = mono_ns();
+	atomic_store(&d->sleeping, 1);
+	bh_fiber_sleep(20 * 1000 * 1000);
+	d->slept_ns = mono_ns() - t0;
+	atomic_store(&d->done, 1);
+	return NULL;
+}
+
+static void *delay_counter(void *arg)
+{
+	struct delay *d = arg;
+	while (!atomic_load(&d->done)) {
+		if (atomic_load(&d->sleeping))
+			d->counted++;
+		bh_fiber_yield();
+	}
+	return NULL;
+}
+
+Test(fiber, a_delay_of_one_fiber_lets_the_others_of_its_group_run)
+{
+	struct delay d = { 0 };
+	struct bh_fiber_group *g = bh_fiber_group_create("test delay");
+	cr_assert(g);
+	struct bh_fiber *a = bh_fiber_start(g, &d.w[0], delay_sleeper, &d, STACK);
+	struct bh_fiber *b = bh_fiber_start(g, &d.w[1], delay_counter, &d, STACK);
+	cr_assert(a && b);
+	bh_fiber_join(a);
+	bh_fiber_join(b);
+	cr_expect_geq(d.slept_ns, 20u * 1000 * 1000, "woke after %llu ns, before its 20 ms", (unsigned long long)d.slept_ns);
+	cr_expect_gt(d.counted, 0, "the other fiber did not run during the delay");
+	bh_fiber_group_destroy(g);
+}
+
 /* A fiber that never parks (a compute loop polling a flag it cannot park on) gives the thread to
  * the others at its preemption points: the flag's writer, in the same group, gets to run. */
 struct spin {
