@@ -194,18 +194,22 @@ bool bh_tile_cb_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, cons
 			    struct bh_fault *f)
 {
 	struct bh_cb_page pg;
-	if (!(atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed) & BH_PAGE_CB) ||
-	    !bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg) ||
-	    !pg.published)
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP))
+		return false;
+	bool cb = false;   /* a CB FIFO in one of the 4 KiB pages the write covers */
+	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; len && p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT && !cb; p++)
+		cb = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_CB;
+	/* Every page the write covers is judged, not only its first byte's. */
+	if (!cb || !bh_stream_cb_page_in(t, addr, len, true, &pg))
 		return false;
 	char who[80], region[64], other[160];
 	bh_l1_writer_describe(w, who, sizeof who);
 	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, bh_stream_cb_page_region(&pg, region, sizeof region),
 		      bh_stream_cb_page_party(&pg, other, sizeof other),
-		      "%s lands %u bytes at 0x%05x in CB%u page 0x%x of (%u,%u), which is published and the consumer "
+		      "%s lands %u bytes at 0x%05x%s in CB%u page 0x%x of (%u,%u), which is published and the consumer "
 		      "still holds: a NoC read into a CB page must complete (noc_async_read_barrier) before "
 		      "cb_push_back, and a write may fill only pages the producer reserved",
-		      who, len, addr, pg.cb, pg.seq, t->x, t->y);
+		      who, len, addr, pg.addr > addr ? ", some of them" : "", pg.cb, pg.seq, t->x, t->y);
 	return l1_writer_found(t, w, len, f);
 }
 

@@ -746,11 +746,40 @@ bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *p
 		uint32_t acked = (uint32_t)rd & MASK17, held = (uint16_t)(rcv - acked);
 		uint32_t slot = (addr - start) / page_size, k = (slot + pages - (uint32_t)(rd >> 32)) % pages;
 		*pg = (struct bh_cb_page){ .cb = cb, .slot = slot, .pages = pages, .addr = start + slot * page_size,
+					   .size = page_size,
 					   .received = rcv, .acked = acked, .published = k < held,
 					   .seq = (uint16_t)(acked + k) };
 		uint32_t p = atomic_load_explicit(&c->producer, memory_order_relaxed);
 		pg->producer = p ? (int)p - 1 : -1;
 		return true;
+	}
+	return false;
+}
+
+/* The lowest start of a known CB FIFO above addr, or UINT32_MAX. */
+static uint32_t cb_next_fifo(struct bh_tile *t, uint32_t addr)
+{
+	struct bh_streams *st = t->streams;
+	uint32_t layout = atomic_load_explicit(&st->cb_layout, memory_order_relaxed), next = UINT32_MAX;
+	for (unsigned cb = 0, num = layout >> 8 & 0xFF; cb < num; cb++) {
+		uint32_t start = atomic_load_explicit(&st->cb[cb].addr, memory_order_relaxed);
+		if (atomic_load_explicit(&st->cb[cb].page_size, memory_order_acquire) && start > addr && start < next)
+			next = start;
+	}
+	return next;
+}
+
+bool bh_stream_cb_page_in(struct bh_tile *t, uint32_t addr, uint32_t len, bool published, struct bh_cb_page *pg)
+{
+	uint64_t end = (uint64_t)addr + len;
+	for (uint64_t a = addr; a < end;) {
+		if (!bh_stream_cb_page_at(t, (uint32_t)a, pg)) {
+			a = cb_next_fifo(t, (uint32_t)a);
+			continue;
+		}
+		if (pg->published == published)
+			return true;
+		a = (uint64_t)pg->addr + pg->size;
 	}
 	return false;
 }

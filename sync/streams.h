@@ -122,7 +122,7 @@ bool bh_stream_set_cb_pages(struct bh_tile *t, unsigned cb_index, uint32_t pages
 /* The CB page at an L1 address, as the counters say now (the shadow state of races.md #9). */
 struct bh_cb_page {
 	unsigned cb, slot, pages;  /* CB index, FIFO slot of the page, slots in all */
-	uint32_t addr;             /* L1 address of the page */
+	uint32_t addr, size;       /* L1 address of the page, its bytes */
 	uint32_t received, acked;  /* the CB's counters */
 	uint16_t seq;              /* the page's 16-bit sequence number (published, or next to fill) */
 	bool published;            /* pushed and not yet popped: the consumer's */
@@ -131,6 +131,9 @@ struct bh_cb_page {
 /* False when no CB with a known FIFO covers addr (cb-ownership's stores and loads, and the
  * packer's and unpackers' accesses in cores/tensix_unpack.c, look at pages through this). */
 bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *pg);
+/* The first page of a known CB FIFO in L1 bytes [addr, addr + len) that is published (published
+ * true) or not: false when there is none. */
+bool bh_stream_cb_page_in(struct bh_tile *t, uint32_t addr, uint32_t len, bool published, struct bh_cb_page *pg);
 /* Reports on the page: where it is ("CB0 page 1 of 2 (L1 0x...)", "slot" when not published),
  * and the other party (its consumer while published, else its producer). Return buf. */
 const char *bh_stream_cb_page_region(const struct bh_cb_page *pg, char *buf, size_t n);

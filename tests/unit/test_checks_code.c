@@ -617,6 +617,24 @@ Test(checks_code, cb_ownership_noc_write_into_a_held_page_stops_the_initiator)
 		     why);
 }
 
+/* A write whose first bytes lie before the FIFO and whose rest lands in held page 0 is judged by
+ * every page it covers: refused, page 0 keeps its bytes. */
+Test(checks_code, cb_ownership_noc_write_reaching_into_a_held_page_stops_the_initiator)
+{
+	struct bh_device *dev = open_cb_pushed();
+	uint32_t before = 0x5A5A5A5Au, after = 0, pc;
+	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO, &before, 4), BH_OK);
+	struct bh_core_result *res = brisc_noc_write(dev, OWN_FIFO - 32, OWN_PAGE, &pc);
+	char why[320];
+	snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x lands 64 bytes at 0x2ffe0, some of "
+		 "them in CB0 page 0x0 of (1,2), which is published and the consumer still holds", pc);
+	cr_assert_eq(bh_l1_read(dev, 0, OWN_FIFO, &after, 4), BH_OK);
+	cr_expect_eq(after, before, "the refused write landed");
+	expect_check(dev, res, BH_CORE_BRISC, "cb-ownership", pc,
+		     "  other: the consumer of CB0: it has not popped page 0x0 yet (tiles_acked 0x0, tiles_received 0x1)\n",
+		     why);
+}
+
 /* The twin: the same write into slot 1, which the producer has not published, lands. */
 Test(checks_code, cb_ownership_noc_write_into_an_unpublished_page_is_not_flagged)
 {
