@@ -328,8 +328,9 @@ static bool unpack_fast(struct bh_tt_thread *th, uint32_t w, const struct unpack
 /* cb-ownership (races.md #9), the compute side: the packer writing into a CB page the consumer
  * holds (published, not yet popped), or an unpacker reading one that is not published (not yet
  * pushed, or already popped), from the page state the counters give (bh_stream_cb_page_at).
- * addr: the first L1 byte the instruction touches. A TRISC that unpacks pages of a CB it produces
- * itself is not judged. */
+ * An unpack is judged on every page its rows read (addr, len), a pack on its first byte's (its
+ * extent shows only as it packs). A TRISC that unpacks pages of a CB it produces itself is not
+ * judged. */
 __attribute__((cold, noinline))
 static enum tt_result cb_ownership_found(struct bh_tt_thread *th, uint32_t w, unsigned unit, uint32_t addr,
 					 const struct bh_cb_page *pg)
@@ -348,14 +349,14 @@ static enum tt_result cb_ownership_found(struct bh_tt_thread *th, uint32_t w, un
 			insn, unit, addr, pg->cb, pg->slot, pg->pages);
 }
 
-static enum tt_result cb_ownership(struct bh_tt_thread *th, uint32_t w, unsigned unit, uint32_t addr)
+static enum tt_result cb_ownership(struct bh_tt_thread *th, uint32_t w, unsigned unit, uint32_t addr, uint32_t len)
 {
 	struct bh_tile *t = th->tx->tile;
 	struct bh_cb_page pg;
-	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg) ||
-	    pg.published != (unit == 2) || (unit != 2 && pg.producer == (int)(BH_TRISC0 + th->id)))
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_in(t, addr, len, unit == 2, &pg) ||
+	    (unit != 2 && pg.producer == (int)(BH_TRISC0 + th->id)))
 		return TT_OK;
-	return cb_ownership_found(th, w, unit, addr, &pg);
+	return cb_ownership_found(th, w, unit, pg.addr > addr ? pg.addr : addr, &pg);
 }
 
 static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
@@ -440,14 +441,17 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 	unsigned n = xend > xpos ? xend - xpos : 0;
 	unsigned dbits = fi->l1_bits;
 	uint64_t datum_bit = in * 8 + first * dbits, exp16 = exp_base * 16 + first;
-	if (n && datum_bit >> 3 < BH_L1_SIZE) {
-		enum tt_result r = cb_ownership(th, w, j.u, (uint32_t)(datum_bit >> 3));
-		if (r != TT_OK)
-			return r;
-	}
 	bool tileize = reg2 >> 9 & 1;
 	uint64_t row_stride_bits = tileize ? (uint64_t)((reg2 >> 16 & 15) << 4 | (reg2 >> 20 & 15) << 8 | (reg2 >> 24 & 15) << 12) * 8
 					   : (uint64_t)dbits * 16;
+	if (n && datum_bit >> 3 < BH_L1_SIZE) {
+		/* The bytes its rows read: from the first datum to the end of the last row's. */
+		uint64_t end = (datum_bit + (uint64_t)(n - 1) / 16 * row_stride_bits + (n < 16 ? n : 16) * (uint64_t)dbits + 7) / 8;
+		enum tt_result r = cb_ownership(th, w, j.u, (uint32_t)(datum_bit >> 3),
+						(uint32_t)((end < BH_L1_SIZE ? end : BH_L1_SIZE) - (datum_bit >> 3)));
+		if (r != TT_OK)
+			return r;
+	}
 	/* Output address. */
 	j.to_dst = j.u == 0 && (j.multi ? reg2b >> (4 + c3 + 16 * hi) & 1 : reg2 >> 11 & 1);
 	j.transpose = j.u == 0 && (reg2 >> 8 & 1);
@@ -1028,7 +1032,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
 	uint32_t first = ps->data, first_exp = ps->exp;
 	if (per_row && first < BH_L1_SIZE) {
-		enum tt_result r = cb_ownership(th, w, 2, first);
+		enum tt_result r = cb_ownership(th, w, 2, first, 1);   /* its extent shows only as it packs */
 		if (r != TT_OK)
 			return r;
 	}
