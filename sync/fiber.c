@@ -78,6 +78,7 @@ struct bh_fiber_group {
 	_Atomic uint32_t gseq;           /* futex word of the thread's sleeps */
 	_Atomic uint32_t sleeping;
 	_Atomic bool closing;
+	bool started;                    /* the thread runs (under lock) */
 	struct bh_fiber_ctx main;
 	unsigned next;                   /* round-robin cursor */
 	char name[16];
@@ -341,17 +342,21 @@ struct bh_fiber_group *bh_fiber_group_create(const char *name)
 		return NULL;
 	pthread_mutex_init(&g->lock, NULL);
 	snprintf(g->name, sizeof g->name, "%s", name);
+	return g;
+}
+
+/* The group's thread, at its first fiber (under g->lock): a tile none of whose cores was ever
+ * released has no thread, as with a thread per core. */
+static bool group_thread_start(struct bh_fiber_group *g)
+{
+	if (g->started)
+		return true;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
-	int rc = pthread_create(&g->thread, &attr, group_main, g);
+	g->started = pthread_create(&g->thread, &attr, group_main, g) == 0;
 	pthread_attr_destroy(&attr);
-	if (rc != 0) {
-		pthread_mutex_destroy(&g->lock);
-		free(g);
-		return NULL;
-	}
-	return g;
+	return g->started;
 }
 
 static void group_kick(struct bh_fiber_group *g)
@@ -367,7 +372,11 @@ void bh_fiber_group_destroy(struct bh_fiber_group *g)
 		return;
 	atomic_store_explicit(&g->closing, true, memory_order_seq_cst);
 	group_kick(g);
-	pthread_join(g->thread, NULL);
+	pthread_mutex_lock(&g->lock);
+	bool started = g->started;
+	pthread_mutex_unlock(&g->lock);
+	if (started)
+		pthread_join(g->thread, NULL);
 	unsigned n = atomic_load_explicit(&g->n, memory_order_acquire);
 	for (unsigned k = 0; k < n; k++) {
 		struct bh_fiber *f = g->fiber[k];
@@ -412,7 +421,7 @@ struct bh_fiber *bh_fiber_start(struct bh_fiber_group *g, struct bh_waiter *w, v
 #endif
 	pthread_mutex_lock(&g->lock);
 	unsigned n = atomic_load_explicit(&g->n, memory_order_relaxed);
-	if (n == FIBER_MAX) {
+	if (n == FIBER_MAX || !group_thread_start(g)) {
 		pthread_mutex_unlock(&g->lock);
 #ifdef FIBER_TSAN
 		__tsan_destroy_fiber(f->tsan);

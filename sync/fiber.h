@@ -29,8 +29,8 @@ struct bh_waiter;
 /* The fiber running on this host thread, NULL on an ordinary thread. */
 extern __thread struct bh_fiber *bh_fiber_self;
 
-/* A group and its host thread (started at once, idle until a fiber is added). name: for the
- * thread's name (at most 15 characters are kept). NULL: no memory or no thread. */
+/* A group; its host thread starts with its first fiber. name: for the thread's name (at most 15
+ * characters are kept). NULL: no memory. */
 struct bh_fiber_group *bh_fiber_group_create(const char *name);
 /* Once every fiber of the group was joined: stops the thread and frees the group. */
 void bh_fiber_group_destroy(struct bh_fiber_group *g);

@@ -5,7 +5,9 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cores/core.h"
@@ -398,4 +400,43 @@ Test(fiber, a_wrong_BHEMU_TILE_THREADS_is_refused)
 	cr_expect(dev->tiles[0]->fibers != NULL, "BHEMU_TILE_THREADS=one made no fiber group");
 	bh_device_close(dev);
 	unsetenv("BHEMU_TILE_THREADS");
+}
+
+static long threads_now(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "Threads:", 8))
+			v = strtol(line + 8, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* A P150 with one thread per tile: no tile thread at open, one per tile once its cores are
+ * released (140 for 700 cores, each parked in a poll), none left after close. */
+Test(fiber, a_p150_with_one_thread_per_tile_runs_140_threads_for_700_cores)
+{
+	bh_device_close(t_open_cfg(&(struct bh_device_config){ .num_tiles = 1 }));   /* runtime threads first */
+	long threads0 = threads_now();
+	struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .board = BH_BOARD_P150,
+								      .tile_threads = BH_TILE_THREADS_ONE });
+	long opened = threads_now() - threads0;
+	cr_expect_lt(opened, 8, "%ld threads at open", opened);
+	/* lw t0, 0x100(x0); beq t0, x0, -4: a poll that parks */
+	struct prog p = { 0 };
+	int32_t loop = prog_here(&p);
+	emit(&p, lw(T0, 0x100, X0));
+	emit_branch(&p, BEQ, T0, X0, loop);
+	for (unsigned t = 0; t < 140; t++) {
+		prog_put(dev, t, 0, &p);
+		cr_assert_eq(bh_reg_write(dev, t, 0xFFB121B0u, 0), BH_OK);   /* SOFT_RESET_0: release all five */
+	}
+	long threads = threads_now() - threads0;
+	cr_expect_eq(threads, 140 + opened, "%ld threads after the releases", threads);
+	bh_device_close(dev);
+	long left = threads_now() - threads0;
+	cr_expect_eq(left, 0, "%ld of the device's threads outlived bh_device_close", left);
 }
