@@ -136,6 +136,7 @@ struct native_case {
 	enum tensix_bench_mode mode;
 	unsigned threads;
 	uint32_t count;
+	enum bh_tile_threads tile_threads;   /* bhemu's run (bh_device_config.tile_threads) */
 };
 
 static double native_run(const struct native_case *c, char *err, size_t errlen)
@@ -169,7 +170,8 @@ static bool measure(struct benchlib_row *r, const struct options *opt, const str
 	b->native_s = -1;
 	for (b->runs = 0; b->runs < opt->c.repeat; b->runs++) {
 		struct guest_run g;
-		if (!guest_run(opt->tensix_elf, GUEST_MAX_CORES, tensix_patch, &p, &g, err, sizeof err)) {
+		struct bh_device_config cfg = { .num_tiles = 1, .tile_threads = c->tile_threads };
+		if (!guest_run_cfg(&cfg, opt->tensix_elf, GUEST_MAX_CORES, tensix_patch, &p, &g, err, sizeof err)) {
 			benchlib_row_fail(r, "bhemu: %s", err);
 			return false;
 		}
@@ -221,7 +223,7 @@ static void describe_triscs(struct benchlib_row *r, const struct guest_run *g, u
 static void bench_stream(struct benchlib_row *r, const struct options *opt, enum tensix_bench_mode mode, unsigned threads)
 {
 	bool pushed = mode == TENSIX_BENCH_PUSHED;
-	struct native_case c = { mode, threads, pushed ? opt->pushed : opt->mop };
+	struct native_case c = { mode, threads, pushed ? opt->pushed : opt->mop, BH_TILE_THREADS_PER_CORE };
 	struct best b;
 
 	snprintf(r->name, sizeof r->name, "tensix insns %s, %u thread%s", pushed ? "pushed" : "from MOPs", threads,
@@ -239,13 +241,14 @@ static void bench_stream(struct benchlib_row *r, const struct options *opt, enum
 
 /* ---- 3. Semaphore hand-off -------------------------------------------------------------------- */
 
-static void bench_handoff(struct benchlib_row *r, const struct options *opt)
+static void bench_handoff(struct benchlib_row *r, const struct options *opt, enum bh_tile_threads threads)
 {
-	struct native_case c = { TENSIX_BENCH_HANDOFF, 2, opt->rounds };
+	struct native_case c = { TENSIX_BENCH_HANDOFF, 2, opt->rounds, threads };
 	double handoffs = 2.0 * opt->rounds;
 	struct best b;
 
-	snprintf(r->name, sizeof r->name, "SEMPOST/SEMWAIT hand-off T0<->T1");
+	snprintf(r->name, sizeof r->name, "SEMPOST/SEMWAIT hand-off T0<->T1%s",
+		 threads == BH_TILE_THREADS_ONE ? ", 1 thread/tile" : "");
 	r->ref_what = "two host threads, POSIX semaphores";
 	if (!measure(r, opt, &c, &b))
 		return;
@@ -507,7 +510,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.only & M_HANDOFF) {
 		PROGRESS("%" PRIu32 " semaphore ping-pong rounds between Tensix threads 0 and 1", opt.rounds);
-		bench_handoff(benchlib_row_new(rows, &n, "tensix_sem_handoff", "ns"), &opt);
+		bench_handoff(benchlib_row_new(rows, &n, "tensix_sem_handoff", "ns"), &opt, BH_TILE_THREADS_PER_CORE);
+		bench_handoff(benchlib_row_new(rows, &n, "tensix_sem_handoff_one_thread", "ns"), &opt, BH_TILE_THREADS_ONE);
 	}
 	if (opt.only & M_CB) {
 		PROGRESS("cb pingpong, 1-page CB, %" PRIu32 " pages", opt.pages);
