@@ -199,6 +199,9 @@ struct tt_dp {
 	_Atomic uint32_t srca[2][TT_SRC_ROWS][16], srcb[2][TT_SRC_ROWS][16];   /* 19-bit cells */
 	_Atomic uint16_t dst[TT_DST_ROWS][16];            /* DstBits */
 	_Atomic uint16_t dst_undef[TT_DST_ROWS];          /* ZEROACC's Undefined: bit c for column c */
+	/* Bit r % 64 of word r / 64: row r may hold a defined element (set as its dst_undef leaves
+	 * 0xFFFF, cleared by ZEROACC), so that ZEROACC visits only the rows written since. */
+	_Atomic uint64_t dst_dirty[TT_DST_ROWS / 64];
 	/* One instruction at a time per unit, whichever thread issued it. */
 	pthread_mutex_t fpu_lock, unpack_lock, pack_lock;
 	/* Unpackers[u].SrcRow[thread]: each only by its thread's instructions. */

@@ -37,6 +37,8 @@ bool tt_dp_init(struct bh_tensix *tx)
 		atomic_init(&dp->srca_client[b], TT_SRC_UNPACKERS);
 		atomic_init(&dp->srcb_client[b], TT_SRC_UNPACKERS);
 	}
+	for (unsigned w = 0; w < TT_DST_ROWS / 64; w++)
+		atomic_init(&dp->dst_dirty[w], UINT64_MAX);   /* reset: zeros, defined */
 	pthread_mutex_init(&dp->fpu_lock, NULL);
 	pthread_mutex_init(&dp->unpack_lock, NULL);
 	pthread_mutex_init(&dp->pack_lock, NULL);
@@ -98,6 +100,18 @@ static void dst_clear16(struct tt_dp *dp, unsigned r)
 	for (unsigned j = 0; j < 16; j++)
 		atomic_store_explicit(&dp->dst[r][j], 0, memory_order_relaxed);
 	atomic_store_explicit(&dp->dst_undef[r], 0xFFFF, memory_order_relaxed);
+}
+
+/* ZEROACC of 16-bit rows lo .. hi - 1: only those written since their last clear (dst_dirty). */
+static void dst_clear_rows(struct tt_dp *dp, unsigned lo, unsigned hi)
+{
+	for (unsigned w = lo / 64; w * 64 < hi; w++) {
+		unsigned a = w * 64 > lo ? 0 : lo % 64, b = (w + 1) * 64 <= hi ? 64 : hi % 64;
+		uint64_t mask = (b == 64 ? UINT64_MAX : (1ull << b) - 1) & ~((1ull << a) - 1);
+		uint64_t bits = atomic_fetch_and_explicit(&dp->dst_dirty[w], ~mask, memory_order_relaxed) & mask;
+		for (; bits; bits &= bits - 1)
+			dst_clear16(dp, w * 64 + (unsigned)__builtin_ctzll(bits));
+	}
 }
 
 static void dst_clear_row(struct tt_dp *dp, unsigned row, bool dst32)
@@ -461,8 +475,7 @@ static enum tt_result dp_zeroacc(struct bh_tt_thread *th, uint32_t w)
 		break;
 	default: {  /* half (by bit 0 of Imm10) or all of Dst */
 		unsigned lo = mode == 3 ? 0 : (imm & 1) * 512, hi = mode == 3 ? 1024 : lo + 512;
-		for (unsigned i = lo; i < hi; i++)
-			dst_clear16(dp, i);
+		dst_clear_rows(dp, lo, hi);
 		return TT_OK;
 	}
 	}

@@ -53,8 +53,12 @@ static inline unsigned tt_dst32_adj(unsigned row)
  * flags live per 16-bit row (a 32-bit element is its two halves' rows); cols: bit c for column c. */
 static inline void tt_dst_define_cols(struct tt_dp *dp, unsigned r, uint32_t cols)
 {
-	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) & cols)
-		atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~cols, memory_order_relaxed);
+	uint16_t u = atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed);
+	if (!(u & cols))
+		return;
+	atomic_fetch_and_explicit(&dp->dst_undef[r], (uint16_t)~cols, memory_order_relaxed);
+	if (u == 0xFFFF)   /* the row's first element since ZEROACC: it is to be cleared again */
+		atomic_fetch_or_explicit(&dp->dst_dirty[r / 64], 1ull << (r % 64), memory_order_relaxed);
 }
 
 static inline void tt_dst_define(struct tt_dp *dp, unsigned r, unsigned col)

@@ -10,6 +10,7 @@
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
 #include "fabric/chip.h"
+#include "fabric/copy.h"
 #include "fabric/tile.h"
 #include "sync/streams.h"
 
@@ -242,8 +243,7 @@ static inline bool unpack_store_row(const struct unpack_dest *d, unsigned out, c
 		}
 		return true;
 	}
-	for (unsigned c = 0; c < 16; c++)
-		atomic_store_explicit(&cells[c], v[c], memory_order_relaxed);
+	bh_copy_relaxed((uint8_t *)cells, (const uint8_t *)v, 16 * sizeof *v);   /* a row of relaxed stores */
 	return true;
 }
 
@@ -260,9 +260,17 @@ static inline __attribute__((always_inline)) void unpack_row(struct bh_tile *til
 							     unsigned dbits, unsigned in_fmt, unsigned out_fmt,
 							     bool to_dst, bool int8_unsigned, uint32_t v[16])
 {
+	/* The row's bytes in one relaxed copy (unpack_fast's rows are whole bytes of 16- or 32-bit
+	 * datums at aligned addresses), then widened as l1_read_bits reads them. */
 	uint32_t raw[16];
-	for (unsigned k = 0; k < cnt; k++)
-		raw[k] = l1_read_bits(tile, bit + (uint64_t)k * dbits, dbits);
+	if (dbits == 16) {
+		uint16_t half[16];
+		bh_copy_relaxed((uint8_t *)half, tile->l1 + (bit >> 3), (uint64_t)cnt * 2);
+		for (unsigned k = 0; k < cnt; k++)
+			raw[k] = half[k];
+	} else {
+		bh_copy_relaxed((uint8_t *)raw, tile->l1 + (bit >> 3), (uint64_t)cnt * 4);
+	}
 	/* The conversions apart from the (atomic) loads; a whole row's count as a constant, so that
 	 * they vectorise. */
 	for (unsigned k = 0, n = cnt == 16 ? 16 : cnt; k < n; k++) {
@@ -295,7 +303,7 @@ static bool unpack_fast(struct bh_tt_thread *th, uint32_t w, const struct unpack
 		return false;
 	for (unsigned i = 0; i < n; i += 16, datum_bit += row_stride_bits) {
 		unsigned cnt = n - i < 16 ? n - i : 16;
-		uint32_t v[16];
+		uint32_t v[16] __attribute__((aligned(16)));
 		/* The common conversions with constant formats (int8_unsigned matters to INT8 only). */
 #define UNPACK_CASE(in, out, dst, bits) \
 	case UNPACK_KEY(in, out, dst): unpack_row(tile, datum_bit, cnt, bits, in, out, dst, false, v); break

@@ -618,6 +618,18 @@ Test(tensix_data, zeroacc_clears_one_row_16_rows_a_half_or_all)
 	const uint32_t all[] = { ZEROACC_M(3, 0, 0, 0) };
 	run_pushes(dev, BH_CORE_TRISC1, all, 1);
 	cr_expect_eq(tt_dst16_read(dp, 100, 0), 0);
+	/* Rows written after a clear, in several 64-row groups of both halves: a half's ZEROACC
+	 * clears its own (and leaves them Undefined), not the other half's. */
+	static const unsigned again[] = { 3, 70, 511, 600, 1023 };
+	for (unsigned k = 0; k < N(again); k++)
+		tt_dst16_write(dp, again[k], 11, 0x5555);
+	const uint32_t half0[] = { ZEROACC_M(2, 0, 0, 0) };
+	run_pushes(dev, BH_CORE_TRISC1, half0, 1);
+	for (unsigned k = 0; k < N(again); k++) {
+		bool low = again[k] < 512;
+		cr_expect_eq(tt_dst16_read(dp, again[k], 11), low ? 0 : 0x5555, "row %u", again[k]);
+		cr_expect_eq(tt_dst_undefined(dp, again[k], 11, false), low, "row %u", again[k]);
+	}
 	bh_device_close(dev);
 }
 
