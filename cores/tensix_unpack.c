@@ -123,6 +123,20 @@ static bool l1_ok(uint64_t byte, unsigned len)
 	return byte + len <= BH_L1_SIZE;
 }
 
+/* A row's bytes between L1, a register file and the host: relaxed 8-byte words when both sides
+ * and len allow (a row of 16 datums always does), else bh_copy_relaxed. */
+static inline __attribute__((always_inline)) void row_copy(uint8_t *dst, const uint8_t *src, unsigned len)
+{
+	if (!(((uintptr_t)dst | (uintptr_t)src | len) & 7)) {
+		for (unsigned k = 0; k < len; k += 8)
+			__atomic_store_n((uint64_t *)(void *)(dst + k),
+					 __atomic_load_n((const uint64_t *)(const void *)(src + k), __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		return;
+	}
+	bh_copy_relaxed(dst, src, len);
+}
+
 /* nbits (1..32, a power of two) at a bit address aligned to nbits. */
 static inline __attribute__((always_inline)) uint32_t l1_read_bits(struct bh_tile *t, uint64_t bitaddr, unsigned nbits)
 {
@@ -243,7 +257,7 @@ static inline bool unpack_store_row(const struct unpack_dest *d, unsigned out, c
 		}
 		return true;
 	}
-	bh_copy_relaxed((uint8_t *)cells, (const uint8_t *)v, 16 * sizeof *v);   /* a row of relaxed stores */
+	row_copy((uint8_t *)cells, (const uint8_t *)v, 16 * sizeof *v);   /* a row of relaxed stores */
 	return true;
 }
 
@@ -262,14 +276,14 @@ static inline __attribute__((always_inline)) void unpack_row(struct bh_tile *til
 {
 	/* The row's bytes in one relaxed copy (unpack_fast's rows are whole bytes of 16- or 32-bit
 	 * datums at aligned addresses), then widened as l1_read_bits reads them. */
-	uint32_t raw[16];
+	uint32_t raw[16] __attribute__((aligned(16)));
 	if (dbits == 16) {
-		uint16_t half[16];
-		bh_copy_relaxed((uint8_t *)half, tile->l1 + (bit >> 3), (uint64_t)cnt * 2);
+		uint16_t half[16] __attribute__((aligned(16)));
+		row_copy((uint8_t *)half, tile->l1 + (bit >> 3), cnt * 2);
 		for (unsigned k = 0; k < cnt; k++)
 			raw[k] = half[k];
 	} else {
-		bh_copy_relaxed((uint8_t *)raw, tile->l1 + (bit >> 3), (uint64_t)cnt * 4);
+		row_copy((uint8_t *)raw, tile->l1 + (bit >> 3), cnt * 4);
 	}
 	/* The conversions apart from the (atomic) loads; a whole row's count as a constant, so that
 	 * they vectorise. */
@@ -857,16 +871,27 @@ static inline __attribute__((always_inline)) void pack_row_with(const struct pac
 								 unsigned in_fmt, unsigned out_fmt)
 {
 	unsigned nb = out_fmt == TT_FMT_BF16 ? 2 : tt_fmt_info(out_fmt)->l1_bits / 8;
+	/* The Dst row's halves (a 32-bit element is rows r and r + 8 of its adjusted row,
+	 * tt_dst32_read) and the L1 bytes each in one relaxed copy, the conversions between. */
+	uint16_t hi[16] __attribute__((aligned(16))), lo[16] __attribute__((aligned(16)));
+	unsigned r = read32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	row_copy((uint8_t *)hi, (const uint8_t *)&p->dp->dst[r][col0], n * 2);
+	if (read32)
+		row_copy((uint8_t *)lo, (const uint8_t *)&p->dp->dst[r + 8][col0], n * 2);
+	union {
+		uint16_t h[16];
+		uint32_t w[16];
+	} out __attribute__((aligned(16)));
 	for (unsigned c = 0; c < n; c++) {
-		unsigned col = col0 + c;
-		uint32_t d = read32 ? tt_dst32_read(p->dp, row, col) : tt_dst16_read(p->dp, row, col), v = 0;
+		uint32_t d = read32 ? (uint32_t)hi[c] << 16 | lo[c] : hi[c], v = 0;
 		pack_early(inter, read32, p->raw, p->i8, d, &v);
 		uint32_t o = pack_late(in_fmt, out_fmt, v);
 		if (nb == 2)
-			__atomic_store_n((uint16_t *)(void *)(p->tile->l1 + addr + 2 * c), (uint16_t)o, __ATOMIC_RELAXED);
+			out.h[c] = (uint16_t)o;
 		else
-			__atomic_store_n((uint32_t *)(void *)(p->tile->l1 + addr + 4 * c), o, __ATOMIC_RELAXED);
+			out.w[c] = o;
 	}
+	row_copy(p->tile->l1 + addr, (const uint8_t *)&out, n * nb);
 }
 
 static void pack_row_fast(const struct pack_fast *p, unsigned row, unsigned col0, unsigned n, uint32_t addr)
