@@ -17,6 +17,7 @@
  * exact; others may differ from silicon in the last place. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cores/tensix.h"
@@ -645,13 +646,28 @@ static inline __attribute__((always_inline)) mm_v4u mm_flush(mm_v4u b)
 	return b & ((mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u);
 }
 
-/* Four Src cells (c[0..3], or c[0] in every lane with bcast) as read_src reads them. */
+/* The register files' rows are 16-byte aligned (struct tt_dp is page-aligned, bh_pages_alloc), so
+ * four cells at a multiple of four columns are two aligned 8-byte words, four Dst elements one. */
+_Static_assert(offsetof(struct tt_dp, srca) % 16 == 0 && offsetof(struct tt_dp, srcb) % 16 == 0 &&
+	       offsetof(struct tt_dp, dst) % 16 == 0, "register rows are not 16-byte aligned");
+
+static inline __attribute__((always_inline)) uint64_t mm_ld64(const void *p)
+{
+	return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+}
+
+/* Four Src cells (c[0..3], c at a multiple of four columns; or c[0] in every lane with bcast) as
+ * read_src reads them. */
 static inline __attribute__((always_inline)) mm_v4u mm_src_bits(_Atomic uint32_t *c, bool bcast)
 {
 	mm_v4u v;
-#pragma GCC unroll 4
-	for (unsigned j = 0; j < 4; j++)
-		v[j] = atomic_load_explicit(&c[bcast ? 0 : j], memory_order_relaxed);
+	if (bcast) {
+		uint32_t x = atomic_load_explicit(c, memory_order_relaxed);
+		v = (mm_v4u){ x, x, x, x };
+	} else {
+		uint64_t lo = mm_ld64(c), hi = mm_ld64(c + 2);
+		v = (mm_v4u){ (uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi, (uint32_t)(hi >> 32) };
+	}
 	return mm_flush(((v & 0x40000u) | (v & 0xFFu) << 10 | (v >> 8 & 0x3FFu)) << 13);
 }
 
@@ -673,11 +689,11 @@ static inline __attribute__((always_inline)) mm_v4f mm_dst_read4(struct tt_dp *d
 {
 	mm_v4u h, l = { 0 };
 	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
-#pragma GCC unroll 4
-	for (unsigned j = 0; j < 4; j++) {
-		h[j] = atomic_load_explicit(&dp->dst[r][col + j], memory_order_relaxed);
-		if (dst32)
-			l[j] = atomic_load_explicit(&dp->dst[r + 8][col + j], memory_order_relaxed);
+	uint64_t x = mm_ld64(&dp->dst[r][col]);   /* col: a multiple of 4 */
+	h = (mm_v4u){ (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (uint16_t)(x >> 48) };
+	if (dst32) {
+		x = mm_ld64(&dp->dst[r + 8][col]);
+		l = (mm_v4u){ (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (uint16_t)(x >> 48) };
 	}
 	return (mm_v4f)mm_flush(((h & 0x8000u) | (h & 0xFFu) << 7 | (h >> 8 & 0x7Fu)) << 16 | l);   /* tt_dst_to_fp32 */
 }
@@ -696,12 +712,13 @@ static inline __attribute__((always_inline)) void mm_dst_write4(struct tt_dp *dp
 		    (normal & ((b & 0x80000000u) | (((b & 0x7FFFFFFFu) + 0x8000u) & 0xFFFF0000u)));
 	}
 	mm_v4u nh = (b >> 16 & 0x8000u) | (b >> 16 & 0x7Fu) << 8 | (b >> 16 & 0x7F80u) >> 7;   /* tt_dst_from_bf16 */
-#pragma GCC unroll 4
-	for (unsigned j = 0; j < 4; j++) {
-		atomic_store_explicit(&dp->dst[r][col + j], (uint16_t)nh[j], memory_order_relaxed);
-		if (dst32)
-			atomic_store_explicit(&dp->dst[r + 8][col + j], (uint16_t)b[j], memory_order_relaxed);
-	}
+	__atomic_store_n((uint64_t *)(void *)&dp->dst[r][col],
+			 (uint64_t)(uint16_t)nh[0] | (uint64_t)(uint16_t)nh[1] << 16 | (uint64_t)(uint16_t)nh[2] << 32 |
+			 (uint64_t)(uint16_t)nh[3] << 48, __ATOMIC_RELAXED);
+	if (dst32)
+		__atomic_store_n((uint64_t *)(void *)&dp->dst[r + 8][col],
+				 (uint64_t)(uint16_t)b[0] | (uint64_t)(uint16_t)b[1] << 16 | (uint64_t)(uint16_t)b[2] << 32 |
+				 (uint64_t)(uint16_t)b[3] << 48, __ATOMIC_RELAXED);
 }
 
 /* A Dst row written in all 16 columns is defined again (tt_dst_define per element). */
