@@ -98,19 +98,22 @@ struct noc_where {
 	const char *verb;
 	uint32_t lo;
 	bool mcast;
-	char buf[112];
 };
 
-static const char *noc_where_str(struct noc_where *w)
+/* The name, in a buffer of the calling thread (a fault message formats one at a time): the
+ * request's own noc_where carries no buffer, so building one per transaction zeroes nothing. */
+__attribute__((cold))
+static const char *noc_where_str(const struct noc_where *w)
 {
+	static _Thread_local char buf[112];
 	if (w->fixed)
 		return w->fixed;
 	if (w->mcast)
-		snprintf(w->buf, sizeof w->buf, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", w->noc, w->verb, w->sx, w->sy,
+		snprintf(buf, sizeof buf, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", w->noc, w->verb, w->sx, w->sy,
 			 w->ex, w->ey, w->lo);
 	else
-		snprintf(w->buf, sizeof w->buf, "NoC%u %s (%u,%u) 0x%08x", w->noc, w->verb, w->ex, w->ey, w->lo);
-	return w->buf;
+		snprintf(buf, sizeof buf, "NoC%u %s (%u,%u) 0x%08x", w->noc, w->verb, w->ex, w->ey, w->lo);
+	return buf;
 }
 
 static bool noc_tensix_addr(const struct bh_noc_txn *x, struct bh_fault *f, struct noc_where *w, uint32_t mid,
