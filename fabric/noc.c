@@ -503,8 +503,9 @@ static bool noc_check_linked(struct bh_noc_txn *x, struct bh_fault *f, uint32_t 
 bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, struct bh_fault *f)
 {
 	struct bh_niu *n = &t->niu[noc];
-	uint32_t r[BH_NIU_CMDBUF_CELLS];
-	for (unsigned k = 0; k < BH_NIU_CMDBUF_CELLS; k++)
+	/* The request's registers, up to NOC_L1_ACC_AT_INSTRN (CMD_CTRL is the store that issues it). */
+	uint32_t r[BH_NIU_L1_ACC_AT_INSTRN / 4 + 1];
+	for (unsigned k = 0; k < sizeof r / sizeof r[0]; k++)
 		r[k] = bh_niu_cmdbuf_get(n, buf, 4 * k);
 	uint32_t ctrl = r[BH_NIU_CTRL / 4];
 	memset(x, 0, sizeof *x);

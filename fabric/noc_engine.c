@@ -257,6 +257,8 @@ static int static_vc(const struct bh_noc_txn *x)
 
 static unsigned receivers(const struct bh_noc_txn *x)
 {
+	if (!x->mcast)
+		return 1;   /* a unicast: its destination */
 	unsigned it = 0, n = 0;
 	struct bh_noc_side d;
 	while (bh_noc_next_receiver(x, &it, &d))
