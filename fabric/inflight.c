@@ -12,12 +12,12 @@
 void bh_inflight_init(struct bh_inflight_set *s)
 {
 	memset(s, 0, sizeof *s);
-	pthread_mutex_init(&s->lock, NULL);
+	bh_lock_init(&s->lock);
 }
 
 void bh_inflight_destroy(struct bh_inflight_set *s)
 {
-	pthread_mutex_destroy(&s->lock);
+	(void)s;   /* a struct bh_lock holds nothing to release */
 }
 
 bool bh_inflight_wanted(const struct bh_chip *chip)
@@ -80,9 +80,9 @@ static bool page_busy_locked(struct bh_tile *t, uint32_t page)
 
 bool bh_inflight_page_busy(struct bh_tile *t, uint32_t page)
 {
-	pthread_mutex_lock(&t->inflight.lock);
+	bh_lock(&t->inflight.lock);
 	bool busy = page_busy_locked(t, page);
-	pthread_mutex_unlock(&t->inflight.lock);
+	bh_unlock(&t->inflight.lock);
 	return busy;
 }
 
@@ -92,7 +92,7 @@ void bh_inflight_add(struct bh_inflight_span *s)
 	if (!t)
 		return;
 	struct bh_inflight_set *set = &t->inflight;
-	pthread_mutex_lock(&set->lock);
+	bh_lock(&set->lock);
 	s->prev = NULL;
 	s->next = set->head;
 	if (set->head)
@@ -102,7 +102,7 @@ void bh_inflight_add(struct bh_inflight_span *s)
 	atomic_store_explicit(&set->listed, atomic_load_explicit(&set->listed, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	span_mark_pages(t, s);
-	pthread_mutex_unlock(&set->lock);
+	bh_unlock(&set->lock);
 }
 
 void bh_inflight_remove(struct bh_inflight_span *s)
@@ -113,7 +113,7 @@ void bh_inflight_remove(struct bh_inflight_span *s)
 	if (!t || !s->listed)
 		return;
 	struct bh_inflight_set *set = &t->inflight;
-	pthread_mutex_lock(&set->lock);
+	bh_lock(&set->lock);
 	if (s->listed) {
 		if (s->prev)
 			s->prev->next = s->next;
@@ -125,7 +125,7 @@ void bh_inflight_remove(struct bh_inflight_span *s)
 		atomic_store_explicit(&set->listed, atomic_load_explicit(&set->listed, memory_order_relaxed) - 1,
 				      memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&set->lock);
+	bh_unlock(&set->lock);
 }
 
 /* ------------------------------------------------------------------------------- reports */
@@ -191,7 +191,7 @@ static bool core_access(struct bh_tile *t, enum bh_check id, unsigned who, uint3
 	struct bh_fault found;
 	const struct bh_inflight_span *hit = NULL;
 	bool read = false;
-	pthread_mutex_lock(&t->inflight.lock);
+	bh_lock(&t->inflight.lock);
 	if (page_busy_locked(t, addr >> BH_L1_PAGE_SHIFT))
 		for (const struct bh_inflight_span *s = t->inflight.head; s && !hit; s = s->next)
 			if (overlaps(s, addr, addr + size) && (store || s->role == BH_SPAN_DEST))
@@ -201,7 +201,7 @@ static bool core_access(struct bh_tile *t, enum bh_check id, unsigned who, uint3
 		read = hit->txn->op == BH_NOC_OP_READ;
 	}
 	enum bh_span_role role = hit ? (enum bh_span_role)hit->role : BH_SPAN_DEST;
-	pthread_mutex_unlock(&t->inflight.lock);
+	bh_unlock(&t->inflight.lock);
 	if (!hit)
 		return true;
 	if (role == BH_SPAN_SOURCE)
@@ -281,11 +281,11 @@ bool bh_inflight_check_issue(struct bh_access *a, const struct bh_noc_txn *x)
 		if (!atomic_load_explicit(&n.tile->inflight.listed, memory_order_relaxed))
 			continue;
 		char other[384], mine[96];
-		pthread_mutex_lock(&n.tile->inflight.lock);
+		bh_lock(&n.tile->inflight.lock);
 		const struct bh_inflight_span *hit = issue_hit(&n);
 		if (hit)
 			span_describe(hit, other, sizeof other);
-		pthread_mutex_unlock(&n.tile->inflight.lock);
+		bh_unlock(&n.tile->inflight.lock);
 		if (!hit)
 			continue;
 		side_str(x, sd, n.tile, mine, sizeof mine);

@@ -16,12 +16,12 @@
 #ifndef BH_FABRIC_INFLIGHT_H
 #define BH_FABRIC_INFLIGHT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "fabric/hw.h"
+#include "fabric/lock.h"
 
 struct bh_access;
 struct bh_chip;
@@ -49,7 +49,7 @@ struct bh_inflight_span {
 };
 
 struct bh_inflight_set {
-	pthread_mutex_t lock;
+	struct bh_lock lock;
 	struct bh_inflight_span *head;
 	_Atomic uint32_t listed;                /* spans in the list: stored under lock, read without */
 };
