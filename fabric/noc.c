@@ -815,7 +815,7 @@ static bool noc_atomic_into_code(const struct bh_noc_txn *x, struct bh_tile *t, 
 	uint32_t word = 0;
 	int k = -1;
 	if (bh_checks_on(&x->chip->checks, BH_CHECK_ATOMIC_INTO_CODE))
-		k = bh_code_executed_by(t, x->dst.addr & ~3u, 4, &word);
+		k = bh_code_executed_fenced(t, x->dst.addr & ~3u, 4, &word);   /* noc_atomic_apply fenced */
 	if (k < 0)
 		return true;
 	const char *victim = bh_core_kind_name((enum bh_core_kind)k);
