@@ -131,9 +131,14 @@ static bool code_first_executed(const struct bh_code_map *m, unsigned k, uint32_
 
 int bh_code_executed_by(struct bh_tile *t, uint32_t addr, uint32_t len, uint32_t *word)
 {
+	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the marking in bh_code_fetch */
+	return bh_code_executed_fenced(t, addr, len, word);
+}
+
+int bh_code_executed_fenced(struct bh_tile *t, uint32_t addr, uint32_t len, uint32_t *word)
+{
 	if (!t->code || !len)
 		return -1;
-	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the marking in bh_code_fetch */
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
 		if (code_core_running(t, k) && code_first_executed(t->code, k, addr, len, word))
 			return (int)k;

@@ -68,6 +68,9 @@ bool bh_code_written(struct bh_tile *t, const struct bh_l1_writer *w, uint32_t a
 /* The running core of t that executed a word of [addr, addr + len) since its last invalidate
  * (lowest kind first), or -1; *word is that word. For atomic-into-code. */
 int bh_code_executed_by(struct bh_tile *t, uint32_t addr, uint32_t len, uint32_t *word);
+/* The same for a caller whose store of the word was followed by a seq_cst fence already (a NoC
+ * atomic: bh_tile_l1_written_by fenced after it): no second fence. */
+int bh_code_executed_fenced(struct bh_tile *t, uint32_t addr, uint32_t len, uint32_t *word);
 /* The I-cache of the cores in core_mask (bit = enum bh_core_kind) was invalidated (config 185,
  * release from reset): nothing they executed before counts any more. */
 void bh_code_invalidated(struct bh_tile *t, unsigned core_mask);

@@ -12,12 +12,12 @@
 void bh_inflight_init(struct bh_inflight_set *s)
 {
 	memset(s, 0, sizeof *s);
-	pthread_mutex_init(&s->lock, NULL);
+	bh_lock_init(&s->lock);
 }
 
 void bh_inflight_destroy(struct bh_inflight_set *s)
 {
-	pthread_mutex_destroy(&s->lock);
+	(void)s;   /* a struct bh_lock holds nothing to release */
 }
 
 bool bh_inflight_wanted(const struct bh_chip *chip)
@@ -54,36 +54,35 @@ void bh_inflight_spans(const struct bh_noc_txn *x, unsigned who, uint32_t pc, st
 			out[k].tile = d.tile;
 }
 
-/* Count span s in (delta 1) or out of (-1) the pages it touches. A page's bit is set when its
- * count leaves 0 (unless still set) and left set when it returns to 0: the accesses that meet a
- * stale bit clear it (bh_inflight_page_busy), so a buffer the NoC moves again and again costs no
- * atomic read-modify-write per page and transfer. Caller holds the set's lock. */
-static void span_pages(struct bh_tile *t, const struct bh_inflight_span *s, int delta)
+/* Mark the pages span s touches (caller holds the set's lock). A page's bit is set when a span
+ * touching it is listed and left set when the span goes: no count per page, so listing and
+ * unlisting a span costs no walk of its pages but this one. The accesses that meet a stale bit
+ * clear it (bh_inflight_page_busy looks at the listed spans), so a buffer the NoC moves again and
+ * again costs no atomic read-modify-write per page and transfer. */
+static void span_mark_pages(struct bh_tile *t, const struct bh_inflight_span *s)
 {
-	struct bh_inflight_set *set = &t->inflight;
-	for (uint32_t p = s->lo >> BH_L1_PAGE_SHIFT; p <= (s->hi - 1) >> BH_L1_PAGE_SHIFT; p++) {
-		uint32_t before = set->page_refs[p];
-		set->page_refs[p] = before + (uint32_t)delta;
-		if (delta > 0 && before == 0 &&
-		    !(atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_INFLIGHT))
+	for (uint32_t p = s->lo >> BH_L1_PAGE_SHIFT; p <= (s->hi - 1) >> BH_L1_PAGE_SHIFT; p++)
+		if (!(atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_INFLIGHT))
 			atomic_fetch_or_explicit(&t->code_pages[p], BH_PAGE_INFLIGHT, memory_order_relaxed);
-	}
 }
 
-/* Caller holds the set's lock: clear the page's bit when no span touches it any more. */
+/* Caller holds the set's lock: whether a listed span touches the page; when none does, the
+ * page's bit is cleared. */
 static bool page_busy_locked(struct bh_tile *t, uint32_t page)
 {
-	if (t->inflight.page_refs[page])
-		return true;
+	uint32_t lo = page << BH_L1_PAGE_SHIFT, hi = lo + (1u << BH_L1_PAGE_SHIFT);
+	for (const struct bh_inflight_span *s = t->inflight.head; s; s = s->next)
+		if (s->lo < hi && lo < s->hi)
+			return true;
 	atomic_fetch_and_explicit(&t->code_pages[page], (uint8_t)~BH_PAGE_INFLIGHT, memory_order_relaxed);
 	return false;
 }
 
 bool bh_inflight_page_busy(struct bh_tile *t, uint32_t page)
 {
-	pthread_mutex_lock(&t->inflight.lock);
+	bh_lock(&t->inflight.lock);
 	bool busy = page_busy_locked(t, page);
-	pthread_mutex_unlock(&t->inflight.lock);
+	bh_unlock(&t->inflight.lock);
 	return busy;
 }
 
@@ -93,7 +92,7 @@ void bh_inflight_add(struct bh_inflight_span *s)
 	if (!t)
 		return;
 	struct bh_inflight_set *set = &t->inflight;
-	pthread_mutex_lock(&set->lock);
+	bh_lock(&set->lock);
 	s->prev = NULL;
 	s->next = set->head;
 	if (set->head)
@@ -102,8 +101,8 @@ void bh_inflight_add(struct bh_inflight_span *s)
 	s->listed = true;
 	atomic_store_explicit(&set->listed, atomic_load_explicit(&set->listed, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	span_pages(t, s, 1);
-	pthread_mutex_unlock(&set->lock);
+	span_mark_pages(t, s);
+	bh_unlock(&set->lock);
 }
 
 void bh_inflight_remove(struct bh_inflight_span *s)
@@ -114,7 +113,7 @@ void bh_inflight_remove(struct bh_inflight_span *s)
 	if (!t || !s->listed)
 		return;
 	struct bh_inflight_set *set = &t->inflight;
-	pthread_mutex_lock(&set->lock);
+	bh_lock(&set->lock);
 	if (s->listed) {
 		if (s->prev)
 			s->prev->next = s->next;
@@ -125,9 +124,8 @@ void bh_inflight_remove(struct bh_inflight_span *s)
 		s->listed = false;
 		atomic_store_explicit(&set->listed, atomic_load_explicit(&set->listed, memory_order_relaxed) - 1,
 				      memory_order_relaxed);
-		span_pages(t, s, -1);
 	}
-	pthread_mutex_unlock(&set->lock);
+	bh_unlock(&set->lock);
 }
 
 /* ------------------------------------------------------------------------------- reports */
@@ -193,7 +191,7 @@ static bool core_access(struct bh_tile *t, enum bh_check id, unsigned who, uint3
 	struct bh_fault found;
 	const struct bh_inflight_span *hit = NULL;
 	bool read = false;
-	pthread_mutex_lock(&t->inflight.lock);
+	bh_lock(&t->inflight.lock);
 	if (page_busy_locked(t, addr >> BH_L1_PAGE_SHIFT))
 		for (const struct bh_inflight_span *s = t->inflight.head; s && !hit; s = s->next)
 			if (overlaps(s, addr, addr + size) && (store || s->role == BH_SPAN_DEST))
@@ -203,7 +201,7 @@ static bool core_access(struct bh_tile *t, enum bh_check id, unsigned who, uint3
 		read = hit->txn->op == BH_NOC_OP_READ;
 	}
 	enum bh_span_role role = hit ? (enum bh_span_role)hit->role : BH_SPAN_DEST;
-	pthread_mutex_unlock(&t->inflight.lock);
+	bh_unlock(&t->inflight.lock);
 	if (!hit)
 		return true;
 	if (role == BH_SPAN_SOURCE)
@@ -283,11 +281,11 @@ bool bh_inflight_check_issue(struct bh_access *a, const struct bh_noc_txn *x)
 		if (!atomic_load_explicit(&n.tile->inflight.listed, memory_order_relaxed))
 			continue;
 		char other[384], mine[96];
-		pthread_mutex_lock(&n.tile->inflight.lock);
+		bh_lock(&n.tile->inflight.lock);
 		const struct bh_inflight_span *hit = issue_hit(&n);
 		if (hit)
 			span_describe(hit, other, sizeof other);
-		pthread_mutex_unlock(&n.tile->inflight.lock);
+		bh_unlock(&n.tile->inflight.lock);
 		if (!hit)
 			continue;
 		side_str(x, sd, n.tile, mine, sizeof mine);

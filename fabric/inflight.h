@@ -4,24 +4,24 @@
  * noc-inflight (stores, and NoC requests at their CMD_CTRL store) and noc-inflight-load (loads).
  *
  * Each such range is a span, registered by the NoC engine at submit and removed when its phase
- * runs. A tile keeps its spans in a list under its own lock, and a count per 4 KiB page; while a
- * page's count is non-zero its byte in tile->code_pages has BH_PAGE_INFLIGHT, set under that lock
- * (the other bits of the byte change by atomic read-modify-writes of their own owners). When the
- * count returns to 0 the bit stays (stale) until an access meets it: a core's store already
- * leaves the fast path when the byte is non-zero, and on that slow path it clears a stale bit
- * under the lock or looks up the spans. Nothing is registered when neither check is on.
+ * runs. A tile keeps its spans in a list under its own lock; while a listed span touches a 4 KiB
+ * page, the page's byte in tile->code_pages has BH_PAGE_INFLIGHT, set under that lock when the span
+ * is listed (the other bits of the byte change by atomic read-modify-writes of their own owners).
+ * When the span goes the bit stays (stale) until an access meets it: a core's store already
+ * leaves the fast path when the byte is non-zero, and on that slow path it looks up the spans
+ * under the lock and clears a stale bit. Nothing is registered when neither check is on.
  *
  * Only NoC requests put spans in flight: the host's accesses, and the fast-dispatch models' NoC
  * requests (native C, completed at their issue), are neither judged nor ever in flight. */
 #ifndef BH_FABRIC_INFLIGHT_H
 #define BH_FABRIC_INFLIGHT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "fabric/hw.h"
+#include "fabric/lock.h"
 
 struct bh_access;
 struct bh_chip;
@@ -49,10 +49,9 @@ struct bh_inflight_span {
 };
 
 struct bh_inflight_set {
-	pthread_mutex_t lock;
+	struct bh_lock lock;
 	struct bh_inflight_span *head;
 	_Atomic uint32_t listed;                /* spans in the list: stored under lock, read without */
-	uint32_t page_refs[BH_L1_PAGES];        /* listed spans per page */
 };
 
 void bh_inflight_init(struct bh_inflight_set *s);

@@ -505,6 +505,13 @@ static bool niu_clear_outstanding(struct bh_access *a, const struct niu_reg *r, 
 	return true;
 }
 
+/* A store to CMD_CTRL of initiator buf (a request's issue) without the general decode. */
+static bool niu_cmd_ctrl_write(struct bh_access *a, unsigned buf, unsigned noc, uint32_t val)
+{
+	struct niu_reg cmd = { .kind = R_CMDBUF, .buf = buf, .off = BH_NIU_CMD_CTRL, .noc = noc, .base = "NOC_CMD_CTRL" };
+	return niu_cmdbuf_write(a, &cmd, noc, val);
+}
+
 bool bh_niu_write(struct bh_access *a, uint32_t val)
 {
 	/* Plain registers skip the general decode (the access is aligned: fabric/mmio.c). */
@@ -516,11 +523,8 @@ bool bh_niu_write(struct bh_access *a, uint32_t val)
 		return true;
 	}
 	unsigned noc = niu_noc(a);
-	if (buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL) {
-		/* A request's issue: CMD_CTRL without the general decode. */
-		struct niu_reg cmd = { .kind = R_CMDBUF, .buf = buf, .off = in, .noc = noc, .base = "NOC_CMD_CTRL" };
-		return niu_cmdbuf_write(a, &cmd, noc, val);
-	}
+	if (buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL)
+		return niu_cmd_ctrl_write(a, buf, noc, val);
 	struct niu_reg r;
 	niu_decode(noc, a->off, &r);
 	switch (r.kind) {
@@ -576,10 +580,11 @@ int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool stor
 	struct bh_niu *n = &t->niu[noc];
 	uint32_t off = addr - BH_NIU_BASE(noc);
 	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE, idx;
+	bool cmd_ctrl = buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL;
 	if (store) {
-		if (bh_niu_store_plain(t, who, addr, *val, f->pc))
+		if (!cmd_ctrl && bh_niu_store_plain(t, who, addr, *val, f->pc))
 			return BH_ACC_OK;
-	} else if (buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL) {
+	} else if (cmd_ctrl) {
 		/* A request's poll (every issue begins with one). */
 		*val = niu_cmd_ctrl_value(t, n, buf);
 		bh_niu_check_cmd_ctrl_poll(t, n, who, buf, f->pc);
@@ -591,5 +596,7 @@ int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool stor
 	const struct bh_region *r = &t->regions[t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12] - 1];
 	struct bh_access a = { .dev = n, .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
 			       .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };
+	if (store && cmd_ctrl)   /* what bh_niu_write does for it, without finding out again */
+		return bh_access_result(&a, niu_cmd_ctrl_write(&a, buf, noc, *val), true);
 	return bh_access_result(&a, store ? bh_niu_write(&a, *val) : bh_niu_read(&a, val), store);
 }

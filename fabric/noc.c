@@ -98,19 +98,22 @@ struct noc_where {
 	const char *verb;
 	uint32_t lo;
 	bool mcast;
-	char buf[112];
 };
 
-static const char *noc_where_str(struct noc_where *w)
+/* The name, in a buffer of the calling thread (a fault message formats one at a time): the
+ * request's own noc_where carries no buffer, so building one per transaction zeroes nothing. */
+__attribute__((cold))
+static const char *noc_where_str(const struct noc_where *w)
 {
+	static _Thread_local char buf[112];
 	if (w->fixed)
 		return w->fixed;
 	if (w->mcast)
-		snprintf(w->buf, sizeof w->buf, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", w->noc, w->verb, w->sx, w->sy,
+		snprintf(buf, sizeof buf, "NoC%u multicast %s (%u,%u)-(%u,%u) 0x%08x", w->noc, w->verb, w->sx, w->sy,
 			 w->ex, w->ey, w->lo);
 	else
-		snprintf(w->buf, sizeof w->buf, "NoC%u %s (%u,%u) 0x%08x", w->noc, w->verb, w->ex, w->ey, w->lo);
-	return w->buf;
+		snprintf(buf, sizeof buf, "NoC%u %s (%u,%u) 0x%08x", w->noc, w->verb, w->ex, w->ey, w->lo);
+	return buf;
 }
 
 static bool noc_tensix_addr(const struct bh_noc_txn *x, struct bh_fault *f, struct noc_where *w, uint32_t mid,
@@ -500,8 +503,9 @@ static bool noc_check_linked(struct bh_noc_txn *x, struct bh_fault *f, uint32_t 
 bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, struct bh_fault *f)
 {
 	struct bh_niu *n = &t->niu[noc];
-	uint32_t r[BH_NIU_CMDBUF_CELLS];
-	for (unsigned k = 0; k < BH_NIU_CMDBUF_CELLS; k++)
+	/* The request's registers, up to NOC_L1_ACC_AT_INSTRN (CMD_CTRL is the store that issues it). */
+	uint32_t r[BH_NIU_L1_ACC_AT_INSTRN / 4 + 1];
+	for (unsigned k = 0; k < sizeof r / sizeof r[0]; k++)
 		r[k] = bh_niu_cmdbuf_get(n, buf, 4 * k);
 	uint32_t ctrl = r[BH_NIU_CTRL / 4];
 	memset(x, 0, sizeof *x);
@@ -811,7 +815,7 @@ static bool noc_atomic_into_code(const struct bh_noc_txn *x, struct bh_tile *t, 
 	uint32_t word = 0;
 	int k = -1;
 	if (bh_checks_on(&x->chip->checks, BH_CHECK_ATOMIC_INTO_CODE))
-		k = bh_code_executed_by(t, x->dst.addr & ~3u, 4, &word);
+		k = bh_code_executed_fenced(t, x->dst.addr & ~3u, 4, &word);   /* noc_atomic_apply fenced */
 	if (k < 0)
 		return true;
 	const char *victim = bh_core_kind_name((enum bh_core_kind)k);

@@ -22,6 +22,7 @@
 #include "fabric/chip.h"
 #include "fabric/copy.h"
 #include "fabric/inflight.h"
+#include "fabric/lock.h"
 #include "fabric/niu.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
@@ -73,7 +74,7 @@ struct noc_event {
 struct bh_noc_engine {
 	struct bh_chip *chip;
 	struct bh_noc_latency lat;
-	pthread_mutex_t lock;      /* the heap, seq, rng, last_due, pool */
+	struct bh_lock lock;       /* the heap, seq, rng, last_due, pool */
 	struct noc_event *heap;
 	unsigned n, cap;
 	uint64_t seq;
@@ -92,7 +93,7 @@ struct bh_noc_engine {
 	_Atomic uint64_t st_thread, st_wakes, st_help_calls;   /* statistics (BHEMU_NOC_STATS) */
 	_Atomic uint64_t st_one_step, st_all_in_one;
 	bool at_issue_fits;        /* an atomic's longest round trip fits in ONE_STEP_NS (bh_noc_at_issue) */
-	pthread_mutex_t run_lock;  /* one runner at a time */
+	struct bh_lock run_lock;   /* one runner at a time */
 	/* Pooled flights the runner finished after its last look at the heap, for the pool at its
 	 * next (under run_lock): a runner that found less than a batch due returns without taking
 	 * e->lock again. */
@@ -257,6 +258,8 @@ static int static_vc(const struct bh_noc_txn *x)
 
 static unsigned receivers(const struct bh_noc_txn *x)
 {
+	if (!x->mcast)
+		return 1;   /* a unicast: its destination */
 	unsigned it = 0, n = 0;
 	struct bh_noc_side d;
 	while (bh_noc_next_receiver(x, &it, &d))
@@ -381,7 +384,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 	unsigned nrecv = receivers(x);
 	uint32_t pc = x->init->chip->access_pc ? x->init->chip->access_pc(x->init, who) : 0;
 	bool spans = bh_inflight_wanted(e->chip);
-	pthread_mutex_lock(&e->lock);
+	bh_lock(&e->lock);
 	struct noc_flight *fl = flight_get(e, nrecv);
 	if (fl && spans) {
 		fl->nspans = 1 + nrecv;
@@ -392,7 +395,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 		}
 	}
 	if (!fl) {
-		pthread_mutex_unlock(&e->lock);
+		bh_unlock(&e->lock);
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
 	}
 	fl->x = *x;
@@ -449,7 +452,7 @@ bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned
 		ok = heap_push(e, (struct noc_event){ .due = acc, .fl = fl, .kind = EV_ACCEPT });
 	uint64_t first = e->n ? e->heap[0].due : UINT64_MAX;
 	publish_earliest(e, true);
-	pthread_mutex_unlock(&e->lock);
+	bh_unlock(&e->lock);
 	if (!ok)
 		return bh_fault_fill(f, BH_FAULT_NOT_MODELLED, 0, "NoC", "out of host memory for a NoC transaction");
 	uint64_t tick = atomic_load_explicit(&e->tick, memory_order_relaxed);
@@ -598,7 +601,7 @@ static void run_event(struct bh_noc_engine *e, const struct noc_event *ev)
  * memory): the caller runs them now. */
 static bool put_back(struct bh_noc_engine *e, const struct noc_event *ev, unsigned n)
 {
-	pthread_mutex_lock(&e->lock);
+	bh_lock(&e->lock);
 	bool room = e->n + n <= e->cap;
 	if (!room) {
 		struct noc_event *h = realloc(e->heap, (size_t)(e->n + n) * sizeof *h);
@@ -611,7 +614,7 @@ static bool put_back(struct bh_noc_engine *e, const struct noc_event *ev, unsign
 	for (unsigned k = 0; room && k < n; k++)
 		heap_insert(e, &ev[k]);
 	publish_earliest(e, false);
-	pthread_mutex_unlock(&e->lock);
+	bh_unlock(&e->lock);
 	return room;
 }
 
@@ -627,14 +630,14 @@ static uint64_t run_due(struct bh_noc_engine *e, uint64_t now)
 	struct noc_event batch[RUN_BATCH_MAX];
 	for (;;) {
 		unsigned n = 0;
-		pthread_mutex_lock(&e->lock);
+		bh_lock(&e->lock);
 		pool_put(e, e->run_done, e->nrun_done);
 		e->nrun_done = 0;
 		while (n < RUN_BATCH_MAX && e->n && e->heap[0].due <= now)
 			batch[n++] = heap_pop(e);
 		uint64_t next = e->n ? e->heap[0].due : UINT64_MAX;
 		publish_earliest(e, false);
-		pthread_mutex_unlock(&e->lock);
+		bh_unlock(&e->lock);
 		if (!n)
 			return next;
 		bool whole = true;   /* the batch ran to its end (none went back) */
@@ -673,17 +676,17 @@ void bh_noc_engine_help(struct bh_noc_engine *e)
 		return;
 	/* The NoC thread may hold run_lock: it only ever holds it while running events, so waiting
 	 * for it is short, and afterwards what is due still runs here, not after a hand-off. */
-	pthread_mutex_lock(&e->run_lock);
+	bh_lock(&e->run_lock);
 	count_held(&e->st_help_calls);
 	run_due(e, now);
-	pthread_mutex_unlock(&e->run_lock);
+	bh_unlock(&e->run_lock);
 }
 
 void bh_noc_engine_flush(struct bh_noc_engine *e)
 {
-	pthread_mutex_lock(&e->run_lock);
+	bh_lock(&e->run_lock);
 	run_due(e, UINT64_MAX);
-	pthread_mutex_unlock(&e->run_lock);
+	bh_unlock(&e->run_lock);
 }
 
 static void *engine_main(void *arg)
@@ -701,11 +704,11 @@ static void *engine_main(void *arg)
 		uint64_t next = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
 		uint32_t tick = atomic_load_explicit(&e->tick, memory_order_relaxed);
 		if (next <= bh_time_ns()) {
-			pthread_mutex_lock(&e->run_lock);
+			bh_lock(&e->run_lock);
 			uint64_t before = e->delivered;
 			next = run_due(e, bh_time_ns());
 			e->st_thread += e->delivered - before;
-			pthread_mutex_unlock(&e->run_lock);
+			bh_unlock(&e->run_lock);
 			tick = TICK_MIN_NS;   /* work the cores left: look often */
 		} else if (tick < TICK_MAX_NS) {
 			tick = tick * 2 < TICK_MAX_NS ? tick * 2 : TICK_MAX_NS;
@@ -756,8 +759,8 @@ struct bh_noc_engine *bh_noc_engine_create(struct bh_chip *chip, const struct bh
 		free(e);
 		return NULL;
 	}
-	pthread_mutex_init(&e->lock, NULL);
-	pthread_mutex_init(&e->run_lock, NULL);
+	bh_lock_init(&e->lock);
+	bh_lock_init(&e->run_lock);
 	atomic_init(&e->earliest, UINT64_MAX);
 	atomic_init(&e->deadline, UINT64_MAX);
 	atomic_init(&e->tick, TICK_MIN_NS);
@@ -805,8 +808,6 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e)
 	}
 	free(e->heap);
 	free(e->last_due);
-	pthread_mutex_destroy(&e->lock);
-	pthread_mutex_destroy(&e->run_lock);
 	free(e);
 }
 

@@ -170,6 +170,26 @@ Test(inflight, a_buffer_sent_again_is_judged_again_after_its_first_write_left, .
 	}
 }
 
+/* Two writes into one page of the destination, the second issued after the first landed: a store
+ * into the first's bytes finds nothing (and leaves the page marked: the second is still listed
+ * there), a store into the second's bytes right after is flagged. */
+Test(inflight, a_page_stays_judged_while_another_transaction_still_lands_in_it, .timeout = 60)
+{
+	struct bh_device *dev = open_inflight(0, LATENCY);
+	struct prog p = { 0 };
+	emit_request(&p, BH_CORE_BRISC, 0, BUF_WR, CTRL_WRITE, SRC + 0x100, DST + 0x100, 64);
+	emit_wait_word(&p, NIU(0, WR_ACK_RECEIVED), 1);   /* the first landed and was acknowledged */
+	uint32_t issue = emit_request(&p, BH_CORE_BRISC, 0, BUF_WR, CTRL_WRITE, SRC, DST, 64);
+	emit_store(&p, BH_CORE_BRISC, W_W, DST + 0x100);  /* the first's bytes, same page: landed */
+	uint32_t pc = emit_store(&p, BH_CORE_BRISC, W_W, DST + 0x10);
+	emit_exit_with(&p, 0);
+	char other[300];
+	other_line(other, sizeof other, "write", 0, issue, "not landed yet");
+	expect_run(dev, false, BH_CORE_BRISC, &p, "noc-inflight", pc, "  access: 4-byte store to 0x00030010 in L1\n",
+		   other, "  why: store into the destination of a NoC write still in flight: its data lands over this "
+			  "store (write after write: which lands last is a race)");
+}
+
 /* #19's store side: the return buffer of a read written before the data landed; the twin waits
  * for the read barrier. */
 Test(inflight, store_into_the_destination_of_a_read_not_landed_yet_is_flagged, .timeout = 60)
