@@ -15,8 +15,11 @@ void bh_watch_init(struct bh_watch_set *w)
 		w->armed[c] = false;
 		atomic_store_explicit(&w->until[c], 0, memory_order_relaxed);
 		atomic_store_explicit(&w->waiter[c], NULL, memory_order_relaxed);
-		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++)
+		w->expect_mask[c] = 0;
+		for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++) {
 			atomic_store_explicit(&w->entry[c][k], 0, memory_order_relaxed);
+			atomic_store_explicit(&w->expect[c][k], 0, memory_order_relaxed);
+		}
 	}
 }
 
@@ -45,9 +48,18 @@ static void watch_add_locked(struct bh_tile *t, unsigned slot, unsigned k, uint6
 	}
 }
 
+/* The slot's expectations (bh_watch_expect) in `keep` stay; the others go. Owner only. */
+static void watch_expect_keep(struct bh_watch_set *w, unsigned slot, uint32_t keep)
+{
+	for (uint32_t drop = w->expect_mask[slot] & ~keep; drop; drop &= drop - 1)
+		atomic_store_explicit(&w->expect[slot][__builtin_ctz(drop)], 0, memory_order_relaxed);
+	w->expect_mask[slot] = keep;
+}
+
 static void watch_clear_locked(struct bh_tile *t, unsigned slot)
 {
 	struct bh_watch_set *w = &t->watch;
+	watch_expect_keep(w, slot, 0);
 	for (unsigned k = 0; k < BH_WATCH_ENTRIES; k++) {
 		uint64_t e = atomic_exchange_explicit(&w->entry[slot][k], 0, memory_order_relaxed);
 		if (!(e & ENTRY_VALID))
@@ -125,6 +137,33 @@ bool bh_watch_arm(struct bh_tile *t, unsigned slot, struct bh_waiter *waiter, co
 	return fenced;
 }
 
+#define EXPECT_VALID (1ull << 32)
+
+void bh_watch_expect(struct bh_tile *t, unsigned slot, const uint32_t *addr, const uint8_t *size,
+		     const uint32_t *value, unsigned n)
+{
+	struct bh_watch_set *w = &t->watch;
+	unsigned count = watch_count(w, slot);
+	uint32_t keep = 0;
+	for (unsigned k = 0; k < n && k < BH_WATCH_MAX; k++) {
+		if (addr[k] >= BH_L1_SIZE || (size[k] != 1 && size[k] != 2 && size[k] != 4) || addr[k] % size[k])
+			continue;
+		uint64_t e = watch_entry(addr[k], size[k]);
+		for (unsigned j = 0; j < count; j++) {
+			if (atomic_load_explicit(&w->entry[slot][j], memory_order_relaxed) != e)
+				continue;
+			uint64_t x = (uint64_t)value[k] | EXPECT_VALID;
+			if (atomic_load_explicit(&w->expect[slot][j], memory_order_relaxed) != x)
+				atomic_store_explicit(&w->expect[slot][j], x, memory_order_relaxed);
+			keep |= 1u << j;
+			break;
+		}
+	}
+	watch_expect_keep(w, slot, keep);
+	/* Before the caller's re-check: pairs with the writer's fence in watch_wake_range. */
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
 void bh_watch_release(struct bh_tile *t, unsigned slot, const struct bh_waiter *waiter)
 {
 	/* Unarmed entries (no membarrier: every park fences again anyway) go too, so a core that
@@ -167,6 +206,7 @@ static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, uns
 			     uint32_t value)
 {
 	struct bh_watch_set *w = &t->watch;
+	bool fenced = false;
 	for (unsigned c = 0; c < BH_WATCH_SLOTS; c++) {
 		if (c == writer)
 			continue;
@@ -177,6 +217,15 @@ static void watch_wake_range(struct bh_tile *t, uint32_t addr, uint32_t len, uns
 				break;
 			uint32_t a = (uint32_t)e, sz = (uint32_t)(e >> 32) & 0xff;
 			if (a < addr + len && addr < a + sz) {
+				if (a < BH_L1_SIZE) {
+					/* After the store (sync/watch.h: bh_watch_expect). */
+					if (!fenced)
+						atomic_thread_fence(memory_order_seq_cst);
+					fenced = true;
+					uint64_t x = atomic_load_explicit(&w->expect[c][k], memory_order_relaxed);
+					if ((x & EXPECT_VALID) && bh_mem_ld(t->l1 + a, sz) == (uint32_t)x)
+						continue;   /* it still holds what the waiter saw */
+				}
 				if (watch_until_short(w, c, addr, has_value, value))
 					break;   /* not at its target yet: nothing it waits for happened */
 				bh_park_wake(atomic_load_explicit(&w->waiter[c], memory_order_relaxed));
