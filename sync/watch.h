@@ -46,6 +46,10 @@ struct bh_watch_set {
 	pthread_mutex_t lock;                      /* registration and unregistration */
 	uint16_t page_refs[BH_L1_PAGES];           /* watches per L1 page (under lock) */
 	_Atomic uint32_t reg_watches;              /* watches outside L1, whole tile */
+	/* Which registers are watched, one bit per hash of their address (bh_watch_reg_bit), so that a
+	 * write to another register (a TRISC zeroing the CB counters of 32 streams at every launch)
+	 * skips the scan; a superset between clears (under lock). */
+	_Atomic uint64_t reg_mask;
 	/* entry = addr | (uint64_t)size << 32 | 1ull << 40 (valid); written by the owner under lock
 	 * (release, after its waiter), scanned by any waker without it (acquire). */
 	_Atomic uint64_t entry[BH_WATCH_SLOTS][BH_WATCH_ENTRIES];   /* packed from 0 */
