@@ -264,7 +264,8 @@ void bh_code_invalidated(struct bh_tile *t, unsigned core_mask)
 				for (unsigned i = 0; i < (1u << (BH_L1_PAGE_SHIFT - 2)) / 32; i++) {
 					unsigned wi = (p << (BH_L1_PAGE_SHIFT - 2)) / 32 + i;
 					atomic_store_explicit(&m->exec[k][wi], 0, memory_order_relaxed);
-					atomic_store_explicit(&m->stale[k][wi], 0, memory_order_relaxed);
+					if (m->stale_on)   /* only code-written makes words stale */
+						atomic_store_explicit(&m->stale[k][wi], 0, memory_order_relaxed);
 				}
 			}
 		}
