@@ -172,22 +172,24 @@ static char fence_slow[160], fence_fast[160];
 
 /* Counters of parking (sync/park.h) at the start of the timed launches. */
 struct park_counts {
-	uint64_t calls, membarriers, sleeps, futex_wakes;
+	uint64_t calls, membarriers, sleeps, futex_wakes, yields;
 };
 
 static void park_counts(struct park_counts *p)
 {
 	bh_park_fence_stats(&p->calls, &p->membarriers);
 	bh_park_sleep_stats(&p->sleeps, &p->futex_wakes);
+	p->yields = bh_park_yield_stats();
 }
 
 static void fence_note(char note[160], const struct park_counts *p0, unsigned launches)
 {
 	struct park_counts p;
 	park_counts(&p);
-	snprintf(note, 160, "; per launch %.0f sleeps, %.0f futex wakes, %.1f fenced parks, %.1f membarrier calls",
+	snprintf(note, 160, "; per launch %.0f sleeps, %.0f futex wakes, %.0f yields, %.1f fenced parks, %.1f membarriers",
 		 (double)(p.sleeps - p0->sleeps) / launches, (double)(p.futex_wakes - p0->futex_wakes) / launches,
-		 (double)(p.calls - p0->calls) / launches, (double)(p.membarriers - p0->membarriers) / launches);
+		 (double)(p.yields - p0->yields) / launches, (double)(p.calls - p0->calls) / launches,
+		 (double)(p.membarriers - p0->membarriers) / launches);
 }
 
 static void bench_fast(const struct options *opt, struct bh_device *dev, struct benchlib_row *fast, double *rates)

@@ -116,13 +116,13 @@ static void rv32_page_arm(struct rv_page *pg)
 	if (!remark)
 		return;   /* the variant never ran: nothing decoded */
 	/* Only the slots that got a handler since the last arm: the others still hold op_remark
-	 * (or op_decode), and the firmware of a launch runs a small part of its decoded pages. */
+	 * (or op_decode), and the firmware of a launch runs a small part of its decoded pages. Stores
+	 * only (a slot is not read: stores to lines not in the cache do not stall, and a launch arms
+	 * some hundred slots of every core): a live slot whose decoding never finished keeps op
+	 * RV_OP_decode, which op_remark hands to op_decode either way. */
 	for (unsigned w = 0; w < RV_PAGE_INSNS / 64; w++) {
-		for (uint64_t bits = pg->live[w]; bits; bits &= bits - 1) {
-			unsigned k = w * 64 + (unsigned)__builtin_ctzll(bits);
-			if (pg->insn[k].op != RV_OP_decode)
-				pg->insn[k].h = remark;
-		}
+		for (uint64_t bits = pg->live[w]; bits; bits &= bits - 1)
+			pg->insn[w * 64 + (unsigned)__builtin_ctzll(bits)].h = remark;
 		pg->live[w] = 0;
 	}
 	if (pg->jit && pg->lo <= pg->hi)

@@ -1,5 +1,4 @@
 /* Spin-wait detection and parking of poll loops (see spin.h). */
-#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,7 +10,6 @@
 #include "fabric/mmio.h"
 #include "fabric/wallclock.h"
 #include "fabric/tile.h"
-#include "sync/fiber.h"
 #include "sync/park.h"
 #include "sync/sched.h"
 #include "sync/watch.h"
@@ -244,10 +242,7 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 	}
 	/* Serial scheduling parks at once: a park is as cheap as a yield there, and exact. */
 	if (!bh_sched_self && spin_still_young(s)) {
-		if (bh_fiber_self)
-			bh_fiber_yield();   /* the tile's other actors first: the polled word may be theirs */
-		else
-			sched_yield();
+		bh_park_yield(&c->waiter);   /* a fiber: the tile's other actors first (the word may be theirs) */
 		s->backoff = SPIN_BACKOFF_MIN;
 		s->next_allowed = c->instret + SPIN_BACKOFF_MIN;
 		return atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP ? BH_SPIN_LEAVE : BH_SPIN_PARKED;
@@ -259,8 +254,8 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 		c->pc = s->branch_pc;
 		return BH_SPIN_FINDING;
 	}
-	uint32_t addr[BH_WATCH_MAX];
-	uint8_t size[BH_WATCH_MAX];
+	uint32_t addr[BH_WATCH_MAX], value[BH_WATCH_MAX];
+	uint8_t size[BH_WATCH_MAX], esize[BH_WATCH_MAX];
 	unsigned n = 0;
 	bool timed = false;
 
@@ -271,9 +266,13 @@ enum bh_spin_park_result bh_spin_park(struct bh_core *c)
 			continue;
 		}
 		addr[n] = bh_mmio_watch(c->tile, c->kind, s->prev[k].addr);   /* where a waker names the change */
+		/* The value it waits to change, for a word named as itself (bh_watch_expect keeps L1's). */
+		value[n] = s->prev[k].value;
+		esize[n] = addr[n] == s->prev[k].addr ? s->prev[k].size : 0;
 		size[n++] = s->prev[k].size;
 	}
 	bool fenced = bh_watch_arm(t, c->kind, &c->waiter, addr, size, n);   /* sync/watch.h */
+	bh_watch_expect(t, c->kind, addr, esize, value, n);
 
 	bool changed = false;
 	for (unsigned k = 0; k < s->prev_n && !changed; k++) {

@@ -62,10 +62,12 @@ bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *
 	 * either sees the mark or the decoder reads what it wrote. */
 	code_set(&m->pages[k][page / 32], 1u << (page % 32), memory_order_relaxed);
 	code_set(&m->exec[k][w / 32], bit, memory_order_seq_cst);
-	if (!(atomic_load_explicit(&t->code_pages[page], memory_order_relaxed) & BH_PAGE_EXECUTED))
-		atomic_fetch_or_explicit(&t->code_pages[page], BH_PAGE_EXECUTED, memory_order_seq_cst);
+	/* Only code-written judges stores into executed words (atomic-into-code looks at the map at
+	 * the atomic): without it, stores into the page keep their fast path. */
 	if (!m->stale_on)
 		return false;
+	if (!(atomic_load_explicit(&t->code_pages[page], memory_order_relaxed) & BH_PAGE_EXECUTED))
+		atomic_fetch_or_explicit(&t->code_pages[page], BH_PAGE_EXECUTED, memory_order_seq_cst);
 	if (!(atomic_load_explicit(&m->stale[k][w / 32], memory_order_acquire) & bit))
 		return false;
 	return code_fetch_stale(t, k, pc, f);
@@ -267,7 +269,8 @@ void bh_code_invalidated(struct bh_tile *t, unsigned core_mask)
 				for (unsigned i = 0; i < (1u << (BH_L1_PAGE_SHIFT - 2)) / 32; i++) {
 					unsigned wi = (p << (BH_L1_PAGE_SHIFT - 2)) / 32 + i;
 					atomic_store_explicit(&m->exec[k][wi], 0, memory_order_relaxed);
-					atomic_store_explicit(&m->stale[k][wi], 0, memory_order_relaxed);
+					if (m->stale_on)   /* only code-written makes words stale */
+						atomic_store_explicit(&m->stale[k][wi], 0, memory_order_relaxed);
 				}
 			}
 		}

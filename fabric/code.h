@@ -6,8 +6,9 @@
  * may still hold the old instruction in its I-cache). A core marks a word when it decodes it
  * (a slow path: once per word until its decoded code is dropped) and finds stale words there;
  * writers reach the map on the slow path of stores into pages whose code_pages byte is set.
- * BH_PAGE_EXECUTED keeps that byte set on every page with executed words, so a later write into
- * the page is seen even after the decoded code was dropped.
+ * With code-written on, BH_PAGE_EXECUTED keeps that byte set on every page with executed words, so
+ * a later write into the page is seen even after the decoded code was dropped (atomic-into-code
+ * alone looks at the map at the atomic, and leaves stores into executed pages their fast path).
  * Everything is off (tile->code NULL) unless one of the two checks is on. */
 #ifndef BH_FABRIC_CODE_H
 #define BH_FABRIC_CODE_H

@@ -149,9 +149,11 @@ void bh_noc_engine_help(struct bh_noc_engine *e);
 /* Run everything in flight now, in order (the host flushes the NoC). */
 void bh_noc_engine_flush(struct bh_noc_engine *e);
 /* The NoC thread's waiter (an actor for deadlock detection: TIMED while anything is in flight). */
-/* A core (or model) about to park: if events wait and the NoC thread would look at them later
- * than their grace time (its tick grew while cores ran everything themselves), wake it. Any
- * thread; NULL: no engine. */
+/* A core (or model) about to park: threaded, it first runs what is due within the look-ahead
+ * itself, as a core at a barrier does (a posted write it just issued lands without a hand-off to
+ * the NoC thread); then, if events wait and the NoC thread would look at them later than their
+ * grace time (its tick grew while cores ran everything themselves), wakes it. Any thread; NULL:
+ * no engine. */
 void bh_noc_engine_nudge(struct bh_noc_engine *e);
 struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e);
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e);

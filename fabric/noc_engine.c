@@ -815,6 +815,11 @@ void bh_noc_engine_nudge(struct bh_noc_engine *e)
 {
 	if (!e)
 		return;
+	/* Threaded: what is due within the look-ahead runs here, as at a barrier: the parking core is
+	 * idle anyway, and a posted write it issued just before (a worker's completion report) lands
+	 * without waking the NoC thread. Serial scheduling keeps every delivery on its actors. */
+	if (!bh_sched_self)
+		bh_noc_engine_help(e);
 	uint64_t first = atomic_load_explicit(&e->earliest, memory_order_seq_cst);
 	if (first != UINT64_MAX && first + THREAD_GRACE_NS < atomic_load_explicit(&e->deadline, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&e->st_wakes, 1, memory_order_relaxed);

@@ -53,7 +53,7 @@ struct bh_tile {
 	/* Per 4 KiB L1 page: bit k set while core k holds decoded instructions of that page, bit 5
 	 * (BH_PAGE_WATCHED) while a parked core watches a word in it, bit 6 (BH_PAGE_INFLIGHT) while
 	 * a NoC transaction in flight reads or lands in it, bit 7 (BH_PAGE_EXECUTED, fabric/code.h)
-	 * while a core executed words in it since its last I-cache invalidate. A store pays one
+	 * while a core executed words in it since its last I-cache invalidate (code-written on). A store pays one
 	 * relaxed load of this byte; non-zero sends it to the slow path (cores/core.c,
 	 * bh_core_l1_stored). The bytes
 	 * live right after L1 in the same allocation (l1 + BH_L1_SIZE), so the interpreter reaches

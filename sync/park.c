@@ -3,6 +3,7 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -30,7 +31,7 @@ uint32_t bh_park_seq(struct bh_waiter *w)
  * not all bounce one cache line. */
 #define PARK_STAT_SHARDS 64u
 static struct park_stat {
-	_Atomic uint64_t sleeps, futex_wakes;
+	_Atomic uint64_t sleeps, futex_wakes, yields;
 } __attribute__((aligned(64))) park_stat[PARK_STAT_SHARDS];
 
 static struct park_stat *park_shard(const struct bh_waiter *w)
@@ -45,6 +46,23 @@ void bh_park_sleep_stats(uint64_t *sleeps, uint64_t *futex_wakes)
 		*sleeps += atomic_load_explicit(&park_stat[k].sleeps, memory_order_relaxed);
 		*futex_wakes += atomic_load_explicit(&park_stat[k].futex_wakes, memory_order_relaxed);
 	}
+}
+
+uint64_t bh_park_yield_stats(void)
+{
+	uint64_t n = 0;
+	for (unsigned k = 0; k < PARK_STAT_SHARDS; k++)
+		n += atomic_load_explicit(&park_stat[k].yields, memory_order_relaxed);
+	return n;
+}
+
+void bh_park_yield(struct bh_waiter *w)
+{
+	atomic_fetch_add_explicit(&park_shard(w)->yields, 1, memory_order_relaxed);
+	if (bh_fiber_self)
+		bh_fiber_yield();   /* the group's other fibers that can run, not the kernel's threads */
+	else
+		sched_yield();
 }
 
 void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns)

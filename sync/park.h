@@ -63,6 +63,9 @@ uint32_t bh_park_seq(struct bh_waiter *w);
 /* Sleep until woken after `seq` was read, or timeout_ns passes (0: no timeout). Spurious returns
  * are allowed: the caller re-checks. */
 void bh_park_sleep(struct bh_waiter *w, uint32_t seq, uint64_t timeout_ns);
+/* Give the host CPU to another thread instead of sleeping (a wait expected to end soon); a fiber
+ * gives its group's thread to another of its fibers that can run (sync/fiber.h). */
+void bh_park_yield(struct bh_waiter *w);
 /* Wake (any thread). Cheap when nobody sleeps: one atomic add and one load. */
 void bh_park_wake(struct bh_waiter *w);
 
@@ -107,5 +110,8 @@ void bh_park_fence_stats(uint64_t *calls, uint64_t *membarriers);
 /* Threaded sleeps of every actor in the process (futex waits entered by bh_park_sleep), and
  * wake-ups that had to wake a sleeper through the kernel (statistics, benches). */
 void bh_park_sleep_stats(uint64_t *sleeps, uint64_t *futex_wakes);
+/* Yields of every actor in the process (bh_park_yield: waits that gave the CPU away instead of
+ * sleeping). */
+uint64_t bh_park_yield_stats(void);
 
 #endif

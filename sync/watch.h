@@ -46,6 +46,10 @@ struct bh_watch_set {
 	pthread_mutex_t lock;                      /* registration and unregistration */
 	uint16_t page_refs[BH_L1_PAGES];           /* watches per L1 page (under lock) */
 	_Atomic uint32_t reg_watches;              /* watches outside L1, whole tile */
+	/* Which registers are watched, one bit per hash of their address (bh_watch_reg_bit), so that a
+	 * write to another register (a TRISC zeroing the CB counters of 32 streams at every launch)
+	 * skips the scan; a superset between clears (under lock). */
+	_Atomic uint64_t reg_mask;
 	/* entry = addr | (uint64_t)size << 32 | 1ull << 40 (valid); written by the owner under lock
 	 * (release, after its waiter), scanned by any waker without it (acquire). */
 	_Atomic uint64_t entry[BH_WATCH_SLOTS][BH_WATCH_ENTRIES];   /* packed from 0 */
@@ -57,6 +61,10 @@ struct bh_watch_set {
 	 * target << 32 | bits << 56 | 1 << 63. Written by the slot's owner (seq_cst), read by the
 	 * counter's writers (seq_cst). */
 	_Atomic uint64_t until[BH_WATCH_SLOTS];
+	/* What the slot's waiter last saw in an L1 entry of its current wait (bh_watch_expect): 0, or
+	 * the value | 1 << 32. Written by the slot's owner, read by writers after a fence. */
+	_Atomic uint64_t expect[BH_WATCH_SLOTS][BH_WATCH_ENTRIES];
+	uint32_t expect_mask[BH_WATCH_SLOTS];      /* entries with an expectation (owner only) */
 };
 
 void bh_watch_init(struct bh_watch_set *w);
@@ -69,6 +77,16 @@ void bh_watch_unregister(struct bh_tile *t, unsigned slot);
  * fence when every word was armed by an earlier park. The caller re-checks its words after this. */
 bool bh_watch_arm(struct bh_tile *t, unsigned slot, struct bh_waiter *w, const uint32_t *addr, const uint8_t *size,
 		  unsigned n);
+/* After bh_watch_arm and before the re-check: the values the waiter saw in the n words of its
+ * wait (a poll loop waits until one of them changes). A write into an L1 word of the slot's that
+ * leaves it holding the value its waiter saw does not wake it: the waiter would find nothing
+ * changed and park again (a dispatcher's launch message rewriting the preload byte a worker polls
+ * with the same value, every launch). Words outside L1 and earlier waits' entries wake as before.
+ * No wake-up is lost: the owner stores the values and fences before it re-reads the words, a writer
+ * stores, then fences before it compares, so either the re-read sees the store or the writer
+ * compares with these values. Owner only. */
+void bh_watch_expect(struct bh_tile *t, unsigned slot, const uint32_t *addr, const uint8_t *size,
+		     const uint32_t *value, unsigned n);
 /* After the park: keep armed entries for the next one; drop them under serial scheduling or when
  * they were not armed. */
 void bh_watch_release(struct bh_tile *t, unsigned slot, const struct bh_waiter *w);

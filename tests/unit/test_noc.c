@@ -1508,6 +1508,33 @@ Test(noc_async, a_write_landing_later_leaves_first_so_a_flush_is_not_a_barrier, 
 	bh_device_close(dev);
 }
 
+/* A posted write whose core then parks (a worker's completion report before it waits for the next
+ * launch): nobody waits for its counters, and it still lands (delivered by the parking core as at a
+ * barrier, or by the NoC thread) and wakes the core polling its destination on the other tile. */
+Test(noc_async, a_posted_write_issued_before_its_core_parks_lands_and_wakes_the_destinations_poller,
+     .timeout = 60)
+{
+	struct bh_device *dev = open_async(2, "2000:2000", 1, -1);
+	l1_set_word(dev, 0, SRC, 0x5EED);
+	l1_set_word(dev, 0, RES, 0);
+	l1_set_word(dev, 1, DST, 0);
+	struct prog b = { 0 };
+	emit_wait_nonzero(&b, DST, T1);
+	emit(&b, addi(A0, T2, 0));
+	emit_exit(&b);
+	start_on(dev, 1, BH_CORE_BRISC, &b);
+	struct prog a = { 0 };
+	emit_noc_init(&a, 0);
+	emit_write(&a, 0, CTRL_WRITE_POSTED, SRC, tile_xy(dev, 1), 0, DST, 4);
+	emit_wait_nonzero(&a, RES, T1);   /* parks: only the host ends it */
+	emit_exit_with(&a, 0);
+	start_on(dev, 0, BH_CORE_BRISC, &a);
+	expect_exit(dev, 1, BH_CORE_BRISC, 0x5EED);
+	l1_set_word(dev, 0, RES, 1);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	bh_device_close(dev);
+}
+
 Test(noc_async, a_read_lands_later_and_the_read_barrier_waits_for_it, .timeout = 60)
 {
 	struct bh_device *dev = open_async(2, SLOW_NOC, 1, -1);

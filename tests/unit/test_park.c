@@ -141,6 +141,40 @@ Test(park, poll_loop_storing_what_its_word_holds_parks_and_restores_a_changed_wo
 	bh_device_close(dev);
 }
 
+static uint32_t wake_seq(struct bh_device *dev, enum bh_core_id core)
+{
+	return atomic_load(&dev->tiles[0]->core[core]->waiter.wake_seq);
+}
+
+/* A parked poller waits for its word to change (sync/watch.h: bh_watch_expect): writes that leave
+ * the word as the core saw it (the whole word, a byte of it, a range around it) do not wake it (its
+ * wake_seq stays: the writer wakes synchronously, so this is no timing), and the write that changes
+ * it does. */
+Test(park, writes_leaving_the_polled_word_as_it_was_do_not_wake_the_core_and_a_change_does)
+{
+	struct bh_device *dev = t_open();
+	struct prog p = { 0 };
+	emit_poll_flag(&p, true);
+	prog_put(dev, 0, CODE, &p);
+	uint32_t zero = 0, around[4] = { 0x11111111u, 0, 0x22222222u, 0x33333333u };
+	uint8_t byte = 0;
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG, &zero, 4), BH_OK);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE), BH_OK);
+	cr_assert_gt(wait_parks(dev, BH_CORE_BRISC, 0), 0, "the loop never parked");
+	uint32_t seq = wake_seq(dev, BH_CORE_BRISC);
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG, &zero, 4), BH_OK);
+	cr_expect_eq(wake_seq(dev, BH_CORE_BRISC), seq, "rewriting the 0 it polls woke the core");
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG + 2, &byte, 1), BH_OK);
+	cr_expect_eq(wake_seq(dev, BH_CORE_BRISC), seq, "rewriting a byte of it woke the core");
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG - 4, around, sizeof around), BH_OK);
+	cr_expect_eq(wake_seq(dev, BH_CORE_BRISC), seq, "changing only its neighbours woke the core");
+	uint32_t v = 7;
+	cr_assert_eq(bh_l1_write(dev, 0, FLAG, &v, 4), BH_OK);
+	cr_expect_neq(wake_seq(dev, BH_CORE_BRISC), seq, "changing the polled word did not wake the core");
+	expect_exit(dev, 0, BH_CORE_BRISC, 7);
+	bh_device_close(dev);
+}
+
 #define ACK 0x8020u
 #define FLAG2 0x9000u   /* another page */
 #define ACK2 0x9020u

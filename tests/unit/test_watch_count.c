@@ -172,3 +172,27 @@ Test(watch_count, racing_increments_never_lose_the_wake_up_at_the_target)
 	bh_watch_unregister(r.t, SLOT);
 	bh_device_close(dev);
 }
+
+/* Register watches are found through a per-tile mask of the watched registers: when one waiter
+ * stops watching its register, another's register stays in the mask (its writes still wake it),
+ * and writes to the register nobody watches any more wake nobody. */
+Test(watch_count, a_register_watch_outlives_another_slots_unregistering)
+{
+	struct bh_device *dev = t_open();
+	struct bh_tile *t = dev->tiles[0];
+	struct bh_waiter a = { 0 }, b = { 0 };
+	uint32_t ra = COUNTER, rb = BH_STREAM_ADDR(STREAM + 1, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE);
+	uint8_t size = 4;
+	bh_watch_arm(t, SLOT, &a, &ra, &size, 1);
+	bh_watch_arm(t, BH_WATCH_SLOT_CQ(0), &b, &rb, &size, 1);
+	bh_watch_unregister(t, SLOT);
+	bh_tile_mmio_written(t, rb);
+	cr_expect_eq(wakes(&b), 1, "a write to the register still watched did not wake its waiter");
+	bh_tile_mmio_written(t, ra);
+	cr_expect_eq(wakes(&a), 0, "a write to a register no longer watched woke its former waiter");
+	cr_expect_eq(wakes(&b), 1, "a write to another register woke the waiter");
+	bh_watch_unregister(t, BH_WATCH_SLOT_CQ(0));
+	bh_tile_mmio_written(t, rb);
+	cr_expect_eq(wakes(&b), 1, "a write after the last unregistering woke the waiter");
+	bh_device_close(dev);
+}
