@@ -469,15 +469,8 @@ void bh_fiber_sleep(uint64_t ns)
 	struct bh_fiber *me = bh_fiber_self;
 	uint64_t end = now_ns() + ns;
 	/* Parked on its own waiter until the deadline; a wake-up meanwhile only parks it again. */
-	while (now_ns() < end) {
-		me->blocked = true;
-		me->seq = atomic_load_explicit(&me->w->wake_seq, memory_order_seq_cst);
-		me->deadline = end;
-		struct bh_fiber *next = fiber_next(me->g, me);
-		if (next != me)
-			fiber_switch(me->g, me, next, false);
-		me->blocked = false;
-	}
+	for (uint64_t now; (now = now_ns()) < end;)
+		bh_fiber_park(me->w, atomic_load_explicit(&me->w->wake_seq, memory_order_seq_cst), end - now);
 }
 
 void bh_fiber_wake(struct bh_fiber *f)

@@ -596,20 +596,17 @@ static struct bh_core_result *noc_write_into_cb(struct bh_device *dev, unsigned 
 	return brisc_noc_write(dev, OWN_FIFO + slot * OWN_PAGE, OWN_PAGE, pc);
 }
 
-/* A NoC write landing in page 0, which BRISC pushed and nobody popped (a NoC read pushed before
- * its barrier looks the same): refused, the initiator stopped at its CMD_CTRL store; page 0 keeps
- * its bytes. */
-Test(checks_code, cb_ownership_noc_write_into_a_held_page_stops_the_initiator)
+/* BRISC NoC-writes a page to dst, which reaches CB0 page 0 (BRISC pushed it, nobody popped it):
+ * refused, the initiator stopped at its CMD_CTRL store, page 0 keeps its bytes; the report's why
+ * goes on after "lands 64 bytes at " with `at`. */
+static void expect_held_page_write_refused(uint32_t dst, const char *at)
 {
 	struct bh_device *dev = open_cb_pushed();
 	uint32_t before = 0x5A5A5A5Au, after = 0, pc;
 	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO, &before, 4), BH_OK);
-	struct bh_core_result *res = noc_write_into_cb(dev, 0, &pc);
+	struct bh_core_result *res = brisc_noc_write(dev, dst, OWN_PAGE, &pc);
 	char why[320];
-	snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x lands 64 bytes at 0x30000 in CB0 "
-		 "page 0x0 of (1,2), which is published and the consumer still holds: a NoC read into a CB page must "
-		 "complete (noc_async_read_barrier) before cb_push_back, and a write may fill only pages the producer "
-		 "reserved", pc);
+	snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x lands 64 bytes at %s", pc, at);
 	cr_assert_eq(bh_l1_read(dev, 0, OWN_FIFO, &after, 4), BH_OK);
 	cr_expect_eq(after, before, "the refused write landed");
 	expect_check(dev, res, BH_CORE_BRISC, "cb-ownership", pc,
@@ -617,22 +614,20 @@ Test(checks_code, cb_ownership_noc_write_into_a_held_page_stops_the_initiator)
 		     why);
 }
 
-/* A write whose first bytes lie before the FIFO and whose rest lands in held page 0 is judged by
- * every page it covers: refused, page 0 keeps its bytes. */
+/* A NoC write landing in page 0 (a NoC read pushed before its barrier looks the same). */
+Test(checks_code, cb_ownership_noc_write_into_a_held_page_stops_the_initiator)
+{
+	expect_held_page_write_refused(OWN_FIFO, "0x30000 in CB0 page 0x0 of (1,2), which is published and the consumer "
+				       "still holds: a NoC read into a CB page must complete (noc_async_read_barrier) "
+				       "before cb_push_back, and a write may fill only pages the producer reserved");
+}
+
+/* A write whose first bytes lie before the FIFO and whose rest lands in page 0 is judged by every
+ * page it covers. */
 Test(checks_code, cb_ownership_noc_write_reaching_into_a_held_page_stops_the_initiator)
 {
-	struct bh_device *dev = open_cb_pushed();
-	uint32_t before = 0x5A5A5A5Au, after = 0, pc;
-	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO, &before, 4), BH_OK);
-	struct bh_core_result *res = brisc_noc_write(dev, OWN_FIFO - 32, OWN_PAGE, &pc);
-	char why[320];
-	snprintf(why, sizeof why, "  why: NoC0 write issued by (1,2) brisc at pc 0x%08x lands 64 bytes at 0x2ffe0, some of "
-		 "them in CB0 page 0x0 of (1,2), which is published and the consumer still holds", pc);
-	cr_assert_eq(bh_l1_read(dev, 0, OWN_FIFO, &after, 4), BH_OK);
-	cr_expect_eq(after, before, "the refused write landed");
-	expect_check(dev, res, BH_CORE_BRISC, "cb-ownership", pc,
-		     "  other: the consumer of CB0: it has not popped page 0x0 yet (tiles_acked 0x0, tiles_received 0x1)\n",
-		     why);
+	expect_held_page_write_refused(OWN_FIFO - 32, "0x2ffe0, some of them in CB0 page 0x0 of (1,2), which is "
+				       "published and the consumer still holds");
 }
 
 /* The twin: the same write into slot 1, which the producer has not published, lands. */

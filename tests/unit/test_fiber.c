@@ -30,67 +30,79 @@ static void wait_for(struct bh_waiter *w, _Atomic uint32_t *word, uint32_t want)
 	}
 }
 
-/* Two fibers hand a turn counter back and forth: each waits for its value, bumps it and wakes
- * the other. */
-struct pingpong {
-	_Atomic uint32_t turn;
-	struct bh_waiter w[2];
-	unsigned rounds;
-	_Atomic uint32_t seen[2];   /* hand-overs each side saw, in order */
-	_Atomic bool on_fiber[2];
+/* A token goes round n fibers, `per_group` consecutive ones in each group, for `hops` hops: each
+ * fiber passes it on only when it holds it, so a lost wake-up hangs and a double hand-over shows
+ * in the counts. */
+#define RING_MAX 9u
+struct lap {
+	unsigned n;
+	struct bh_waiter w[RING_MAX];
+	_Atomic uint32_t holder;   /* hop number; fiber hop % n holds it */
+	uint32_t hops;
+	_Atomic uint32_t passed[RING_MAX];
+	_Atomic bool on_fiber[RING_MAX];
 };
 
-struct side {
-	struct pingpong *p;
-	unsigned me;
+struct lap_arg {
+	struct lap *l;
+	unsigned k;
 };
 
-static void *pingpong_side(void *arg)
+static void *lap_fiber(void *arg)
 {
-	struct side *s = arg;
-	struct pingpong *p = s->p;
-	atomic_store(&p->on_fiber[s->me], bh_fiber_self != NULL);
-	for (unsigned i = 0; i < p->rounds; i++) {
-		wait_for(&p->w[s->me], &p->turn, 2 * i + s->me);
-		atomic_fetch_add(&p->seen[s->me], 1);
-		atomic_store(&p->turn, 2 * i + s->me + 1);
-		bh_park_wake(&p->w[!s->me]);
+	struct lap_arg *a = arg;
+	struct lap *l = a->l;
+	atomic_store(&l->on_fiber[a->k], bh_fiber_self != NULL);
+	for (uint32_t hop = a->k; hop < l->hops; hop += l->n) {
+		wait_for(&l->w[a->k], &l->holder, hop);
+		atomic_fetch_add(&l->passed[a->k], 1);
+		atomic_store(&l->holder, hop + 1);
+		bh_park_wake(&l->w[(a->k + 1) % l->n]);
 	}
 	return NULL;
 }
 
-static void run_pingpong(bool same_group, unsigned rounds)
+static void run_ring(unsigned n, unsigned per_group, uint32_t hops)
 {
-	struct pingpong p = { .rounds = rounds };
-	struct side s[2] = { { &p, 0 }, { &p, 1 } };
-	struct bh_fiber_group *g0 = bh_fiber_group_create("test fiber 0");
-	struct bh_fiber_group *g1 = same_group ? g0 : bh_fiber_group_create("test fiber 1");
-	cr_assert(g0 && g1);
+	struct lap l = { .n = n, .hops = hops };
+	struct lap_arg args[RING_MAX];
+	struct bh_fiber *f[RING_MAX];
+	struct bh_fiber_group *g[RING_MAX];
+	unsigned ngroups = (n + per_group - 1) / per_group;
+	for (unsigned k = 0; k < ngroups; k++)
+		cr_assert((g[k] = bh_fiber_group_create("test ring")));
 	uint64_t before = bh_fiber_switches();
-	struct bh_fiber *f0 = bh_fiber_start(g0, &p.w[0], pingpong_side, &s[0], STACK);
-	struct bh_fiber *f1 = bh_fiber_start(g1, &p.w[1], pingpong_side, &s[1], STACK);
-	cr_assert(f0 && f1);
-	bh_fiber_join(f0);
-	bh_fiber_join(f1);
-	cr_expect_eq(atomic_load(&p.turn), 2 * rounds);
-	cr_expect_eq(atomic_load(&p.seen[0]), rounds);
-	cr_expect_eq(atomic_load(&p.seen[1]), rounds);
-	cr_expect(atomic_load(&p.on_fiber[0]) && atomic_load(&p.on_fiber[1]), "the sides did not run as fibers");
-	if (same_group)   /* every hand-over in one group is a switch between the two */
-		cr_expect_geq(bh_fiber_switches() - before, 2 * (uint64_t)rounds - 1);
-	bh_fiber_group_destroy(g0);
-	if (!same_group)
-		bh_fiber_group_destroy(g1);
+	for (unsigned k = 0; k < n; k++) {
+		args[k] = (struct lap_arg){ &l, k };
+		cr_assert((f[k] = bh_fiber_start(g[k / per_group], &l.w[k], lap_fiber, &args[k], STACK)));
+	}
+	for (unsigned k = 0; k < n; k++)
+		bh_fiber_join(f[k]);
+	cr_expect_eq(atomic_load(&l.holder), hops);
+	for (unsigned k = 0; k < n; k++) {
+		cr_expect_eq(atomic_load(&l.passed[k]), hops / n, "fiber %u passed %u", k, atomic_load(&l.passed[k]));
+		cr_expect(atomic_load(&l.on_fiber[k]), "fiber %u did not run as a fiber", k);
+	}
+	if (ngroups == 1)   /* every hand-over in one group is a switch between its fibers */
+		cr_expect_geq(bh_fiber_switches() - before, (uint64_t)hops - 1);
+	for (unsigned k = 0; k < ngroups; k++)
+		bh_fiber_group_destroy(g[k]);
 }
 
-Test(fiber, two_fibers_of_one_group_hand_a_counter_back_and_forth)
+Test(fiber, two_fibers_of_one_group_hand_a_token_back_and_forth)
 {
-	run_pingpong(true, 50000);
+	run_ring(2, 2, 100000);
 }
 
 Test(fiber, fibers_of_two_groups_wake_each_other_across_threads)
 {
-	run_pingpong(false, 20000);
+	run_ring(2, 1, 40000);
+}
+
+/* Nine fibers in three groups: every third hop crosses threads. */
+Test(fiber, a_token_goes_round_nine_fibers_in_three_groups)
+{
+	run_ring(9, 3, 90000);
 }
 
 /* A plain thread feeds a fiber through a ring; the fiber parks when it is empty. */
@@ -319,56 +331,6 @@ Test(fiber, parked_fibers_cost_no_cpu_and_still_wake)
 	bh_fiber_group_destroy(g);
 }
 
-/* Tokens around a ring of nine fibers in three groups (every third hop crosses threads), many
- * laps: each fiber passes the token on only when it holds it, so a lost wake-up hangs and a
- * double hand-over shows in the counts. */
-#define RING_FIBERS 9u
-struct lap {
-	struct bh_waiter w[RING_FIBERS];
-	_Atomic uint32_t holder;   /* hop number; fiber hop % RING_FIBERS holds it */
-	uint32_t hops;
-	_Atomic uint32_t passed[RING_FIBERS];
-};
-
-struct lap_arg {
-	struct lap *l;
-	unsigned k;
-};
-
-static void *lap_fiber(void *arg)
-{
-	struct lap_arg *a = arg;
-	struct lap *l = a->l;
-	for (uint32_t hop = a->k; hop < l->hops; hop += RING_FIBERS) {
-		wait_for(&l->w[a->k], &l->holder, hop);
-		atomic_fetch_add(&l->passed[a->k], 1);
-		atomic_store(&l->holder, hop + 1);
-		bh_park_wake(&l->w[(a->k + 1) % RING_FIBERS]);
-	}
-	return NULL;
-}
-
-Test(fiber, a_token_goes_round_nine_fibers_in_three_groups)
-{
-	struct lap l = { .hops = 90000 };
-	struct lap_arg args[RING_FIBERS];
-	struct bh_fiber *f[RING_FIBERS];
-	struct bh_fiber_group *g[3];
-	for (unsigned k = 0; k < 3; k++)
-		cr_assert((g[k] = bh_fiber_group_create("test lap")));
-	for (unsigned k = 0; k < RING_FIBERS; k++) {
-		args[k] = (struct lap_arg){ &l, k };
-		/* Fibers 0-2 in group 0, 3-5 in 1, 6-8 in 2. */
-		cr_assert((f[k] = bh_fiber_start(g[k / 3], &l.w[k], lap_fiber, &args[k], STACK)));
-	}
-	for (unsigned k = 0; k < RING_FIBERS; k++)
-		bh_fiber_join(f[k]);
-	cr_expect_eq(atomic_load(&l.holder), l.hops);
-	for (unsigned k = 0; k < RING_FIBERS; k++)
-		cr_expect_eq(atomic_load(&l.passed[k]), l.hops / RING_FIBERS, "fiber %u passed %u", k, atomic_load(&l.passed[k]));
-	for (unsigned k = 0; k < 3; k++)
-		bh_fiber_group_destroy(g[k]);
-}
 
 /* The device option: with tile_threads ONE a tile's cores run as fibers of its group (and a
  * program runs to its exit); the environment's value is checked. */
