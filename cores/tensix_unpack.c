@@ -350,9 +350,9 @@ static bool unpack_fast(struct bh_tt_thread *th, uint32_t w, const struct unpack
 /* cb-ownership (races.md #9), the compute side: the packer writing into a CB page the consumer
  * holds (published, not yet popped), or an unpacker reading one that is not published (not yet
  * pushed, or already popped), from the page state the counters give (bh_stream_cb_page_at).
- * An unpack is judged on every page its rows read (addr, len), a pack on its first byte's (its
- * extent shows only as it packs). A TRISC that unpacks pages of a CB it produces itself is not
- * judged. */
+ * Judged on every page the instruction's rows read or write (addr, len). A TRISC that unpacks
+ * pages of a CB it produces itself is not judged; a pack into free slots names its TRISC the
+ * CB's producer at work (bh_stream_cb_filled). */
 __attribute__((cold, noinline))
 static enum tt_result cb_ownership_found(struct bh_tt_thread *th, uint32_t w, unsigned unit, uint32_t addr,
 					 const struct bh_cb_page *pg)
@@ -375,8 +375,11 @@ static enum tt_result cb_ownership(struct bh_tt_thread *th, uint32_t w, unsigned
 {
 	struct bh_tile *t = th->tx->tile;
 	struct bh_cb_page pg;
-	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_in(t, addr, len, unit == 2, &pg) ||
-	    (unit != 2 && pg.producer == (int)(BH_TRISC0 + th->id)))
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP))
+		return TT_OK;
+	if (unit == 2)
+		bh_stream_cb_filled(t, addr, len, BH_TRISC0 + th->id);
+	if (!bh_stream_cb_page_in(t, addr, len, unit == 2, &pg) || (unit != 2 && pg.producer == (int)(BH_TRISC0 + th->id)))
 		return TT_OK;
 	return cb_ownership_found(th, w, unit, pg.addr > addr ? pg.addr : addr, &pg);
 }
@@ -1064,8 +1067,13 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w,
 				       "L1 accumulation (Pack_L1_Acc) into a format other than FP32, BF16 and FP16");
 	uint32_t first = ps->data, first_exp = ps->exp;
-	if (per_row && first < BH_L1_SIZE) {
-		enum tt_result r = cb_ownership(th, w, 2, first, 1);   /* its extent shows only as it packs */
+	if (per_row) {
+		/* What the rows below write: per_row datums of each enabled interface, and a BFP
+		 * format's exponent per 16 of them. */
+		uint32_t rows = (uint32_t)__builtin_popcount(intf & 0xFu);
+		enum tt_result r = cb_ownership(th, w, 2, first, rows * per_row * fo->l1_bits / 8);
+		if (r == TT_OK && fo->bfp)
+			r = cb_ownership(th, w, 2, first_exp, rows * per_row / 16);
 		if (r != TT_OK)
 			return r;
 	}

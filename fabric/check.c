@@ -57,7 +57,8 @@ static const struct {
 	[BH_CHECK_CB_POP_UNWAITED] = { "cb-pop-unwaited",
 				       "a CB pop (tiles_acked) of pages the popping core never saw published (no cb_wait_front)" },
 	[BH_CHECK_CB_OWNERSHIP] = { "cb-ownership",
-				    "a CB producer's store into a page the consumer still holds (published, not yet popped)" },
+				    "a CB page written while the consumer holds it, or read (load, NoC write source, UNPACR) "
+				    "by the consumer while it holds no published page" },
 	[BH_CHECK_NOC_MCAST_ORDER] = { "noc-mcast-order",
 				       "a multicast whose corners are in the other NoC's order: it wraps around the grid" },
 	[BH_CHECK_CQ_RECORD_CHANGED] = { "cq-record-changed",
@@ -218,10 +219,8 @@ bool bh_check_l1_load(struct bh_tile *t, unsigned who, uint32_t addr, unsigned s
 	if (!bh_inflight_load(t, who, addr, size, pc, f))
 		return false;
 	struct bh_fault g;
-	if (!bh_stream_cb_load_check(t, who, addr, size, &g))
+	if (!bh_stream_cb_read_check(t, who, addr, size, pc, false, &g))
 		return true;
-	g.pc = pc;
-	g.insn = pc < BH_L1_SIZE && !(pc & 3) ? bh_mem_ld(t->l1 + pc, 4) : 0;
 	if (!bh_check_found(&t->chip->checks, t->index, who, &g))
 		return true;   /* logged: the core goes on */
 	*f = g;

@@ -416,6 +416,8 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 	if (a->who < BH_CORES_PER_TILE) {
 		txn.who = (uint8_t)a->who;
 		txn.pc = a->fault->pc;   /* set by the core before the access (cores/core.c) */
+		if (!bh_tile_cb_source_check(a, &txn))
+			return false;
 	}
 	struct bh_noc_engine *e = a->tile->chip->noc;
 	if (e && !bh_inflight_check_issue(a, &txn))

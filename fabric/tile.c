@@ -199,8 +199,14 @@ bool bh_tile_cb_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, cons
 	bool cb = false;   /* a CB FIFO in one of the 4 KiB pages the write covers */
 	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; len && p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT && !cb; p++)
 		cb = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_CB;
+	if (!cb)
+		return false;
+	/* A read its own tile's core issued, filling a free slot before the first push: that core is
+	 * the producer at work (bh_stream_cb_read_check). */
+	if (w->noc && w->noc->init == t)
+		bh_stream_cb_filled(t, addr, len, w->noc->who);
 	/* Every page the write covers is judged, not only its first byte's. */
-	if (!cb || !bh_stream_cb_page_in(t, addr, len, true, &pg))
+	if (!bh_stream_cb_page_in(t, addr, len, true, &pg))
 		return false;
 	char who[80], region[64], other[160];
 	bh_l1_writer_describe(w, who, sizeof who);
@@ -211,6 +217,23 @@ bool bh_tile_cb_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, cons
 		      "cb_push_back, and a write may fill only pages the producer reserved",
 		      who, len, addr, pg.addr > addr ? ", some of them" : "", pg.cb, pg.seq, t->x, t->y);
 	return l1_writer_found(t, w, len, f);
+}
+
+bool bh_tile_cb_source_check(struct bh_access *a, const struct bh_noc_txn *x)
+{
+	struct bh_tile *t = a->tile;
+	struct bh_fault f;
+	if (x->op != BH_NOC_OP_WRITE || x->src.kind != BH_NOC_SIDE_L1 || x->src.tile != t || !x->len ||
+	    !bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP))
+		return true;
+	bool cb = false;   /* a CB FIFO in one of the 4 KiB pages the source covers */
+	for (uint32_t p = x->src.addr >> BH_L1_PAGE_SHIFT; p <= (x->src.addr + x->len - 1) >> BH_L1_PAGE_SHIFT && !cb; p++)
+		cb = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_CB;
+	if (!cb || !bh_stream_cb_read_check(t, a->who, x->src.addr, x->len, a->fault->pc, true, &f) ||
+	    !bh_check_found(&t->chip->checks, t->index, a->who, &f))
+		return true;
+	*a->fault = f;
+	return false;
 }
 
 void bh_tile_l1_read(struct bh_tile *t, uint32_t addr, void *dst, uint32_t len)

@@ -27,6 +27,7 @@ struct bh_core;
 struct bh_fault;
 struct bh_fiber_group;
 struct bh_l1_writer;
+struct bh_noc_txn;
 struct bh_region;
 struct bh_streams;
 struct bh_tensix;
@@ -134,9 +135,14 @@ bool bh_tile_launch_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t le
 				struct bh_fault *f);
 /* The same for cb-ownership (races.md #9, #19): a NoC write landing in a CB page the consumer holds
  * (published, not popped) — a read into a page pushed before its barrier, or a write into pages
- * the producer did not reserve. Judged on the first byte's page. */
+ * the producer did not reserve. Judged on every page it covers. */
 bool bh_tile_cb_guard_check(struct bh_tile *tile, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
 			    struct bh_fault *f);
+/* cb-ownership at a core's issue of NoC write x (its CMD_CTRL store, access a): its source in the
+ * tile's L1 reads a CB slot holding no published page, by a core not the CB's producer (a writer
+ * kernel's noc_async_write before cb_wait_front, bh_stream_cb_read_check). False with a->fault
+ * filled in stop mode (the issue is refused, the core stops); true otherwise. */
+bool bh_tile_cb_source_check(struct bh_access *a, const struct bh_noc_txn *x);
 
 /* The devices of tile `index` of chip (chip->topo must be built) in zeroed memory (tile/tile.c
  * allocates it so): coordinates come from the topology. The links to cores and coprocessor stay

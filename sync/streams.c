@@ -58,6 +58,19 @@ struct bh_stream_cb {
 	_Atomic uint64_t rd;
 	_Atomic uint32_t producer;         /* requester + 1 of the last push (reg 10 write), 0 = none */
 	_Atomic uint32_t consumer;         /* core + 1 of the last pop (non-zero reg 8 write), 0 = none */
+	/* Before the first push: core + 1 of the last core that wrote a free slot (its stores, its
+	 * NoC reads landing there), the producer at work; 0 = none yet. */
+	_Atomic uint32_t filler;
+	_Atomic bool suspected;            /* a read waits in bh_streams.suspect[] for the first push */
+};
+
+/* cb-ownership: a core's read of a free slot while nobody has pushed to or written the CB and the
+ * reader never popped it: whether it was the consumer reading before cb_wait_front shows only at
+ * the first push (a push by another core). Kept under bh_streams.suspect_lock. */
+struct cb_suspect {
+	uint8_t who;        /* enum bh_core_kind */
+	bool noc;           /* the source of a NoC write, else a load */
+	uint32_t pc, addr, size, slot, received;
 };
 
 struct bh_streams {
@@ -72,6 +85,8 @@ struct bh_streams {
 	/* BH_EVENT_CB samples (only while observed): time and counters read under it, so samples of
 	 * two writers ordered by time never show a counter going back. */
 	pthread_mutex_t trace_lock;
+	pthread_mutex_t suspect_lock;
+	struct cb_suspect suspect[BH_STREAM_MAX_CBS];   /* valid while cb[].suspected */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -299,11 +314,78 @@ static void cb_rd_advance(struct bh_streams *st, int cb, uint32_t v, uint32_t n)
 	atomic_store_explicit(&c->rd, (uint64_t)slot << 32 | v, memory_order_seq_cst);
 }
 
-/* A counter reset (0 written to reg 10 or 8): what cores saw before is void. */
+/* A counter reset (0 written to reg 10 or 8), or a new FIFO: what cores saw before is void, and
+ * who produces and consumes is learnt anew (the next kernels may swap the roles). */
 static void cb_seen_reset(struct bh_streams *st, int cb)
 {
+	struct bh_stream_cb *c = &st->cb[cb];
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
-		atomic_store_explicit(&st->cb[cb].seen_rcv[k], 0, memory_order_relaxed);
+		atomic_store_explicit(&c->seen_rcv[k], 0, memory_order_relaxed);
+	atomic_store_explicit(&c->producer, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->consumer, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->filler, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->suspected, false, memory_order_relaxed);
+}
+
+/* cb-ownership: core `who` wrote a free slot of CB cb before its first push (it is filling it). */
+static void cb_note_filler(struct bh_streams *st, unsigned cb, unsigned who)
+{
+	struct bh_stream_cb *c = &st->cb[cb];
+	if (who < BH_CORES_PER_TILE && atomic_load_explicit(&c->filler, memory_order_relaxed) != who + 1)
+		atomic_store_explicit(&c->filler, who + 1, memory_order_relaxed);
+}
+
+/* Keep the first suspect read of CB cb (a free slot read while nobody pushed or filled). */
+__attribute__((cold, noinline))
+static void cb_suspect_keep(struct bh_streams *st, unsigned cb, const struct cb_suspect *r)
+{
+	pthread_mutex_lock(&st->suspect_lock);
+	if (!atomic_load_explicit(&st->cb[cb].suspected, memory_order_relaxed)) {
+		st->suspect[cb] = *r;
+		atomic_store_explicit(&st->cb[cb].suspected, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&st->suspect_lock);
+}
+
+/* The first push of CB cb (tiles_received old -> v), by a->who, judges the read kept before it:
+ * a read by another core was a consumer's read of a page not yet published. The reader has moved
+ * on: the finding is recorded against it at its read's pc and, in stop mode, stops it (the
+ * chip's noc_fault signal: a fault found after its core moved on). */
+__attribute__((cold, noinline))
+static void cb_suspect_judge(struct bh_access *a, struct bh_streams *st, unsigned cb, uint32_t old, uint32_t v)
+{
+	struct cb_suspect r;
+	pthread_mutex_lock(&st->suspect_lock);
+	bool have = atomic_exchange_explicit(&st->cb[cb].suspected, false, memory_order_acquire);
+	r = st->suspect[cb];
+	pthread_mutex_unlock(&st->suspect_lock);
+	if (!have || r.who == a->who)
+		return;   /* the producer read a slot before filling it: its own business */
+	struct bh_tile *t = a->tile;
+	struct bh_stream_cb *c = &st->cb[cb];
+	uint32_t start = atomic_load_explicit(&c->addr, memory_order_relaxed);
+	uint32_t pages = atomic_load_explicit(&c->pages, memory_order_relaxed);
+	uint32_t size = atomic_load_explicit(&c->page_size, memory_order_relaxed);
+	char region[64], other[160], what[96];
+	snprintf(region, sizeof region, "CB%u slot %u of %u (L1 0x%x)", cb, r.slot, pages, start + r.slot * size);
+	snprintf(other, sizeof other, "%s, the producer of CB%u: its first push (tiles_received 0x%x -> 0x%x) came "
+		 "after this read", bh_requester_name(a->who), cb, old, v);
+	if (r.noc)
+		snprintf(what, sizeof what, "NoC write issued by %s reads its %u-byte source at 0x%x",
+			 bh_requester_name(r.who), r.size, r.addr);
+	else
+		snprintf(what, sizeof what, "%u-byte load by %s", r.size, bh_requester_name(r.who));
+	struct bh_fault f;
+	bh_check_fill(&f, BH_CHECK_CB_OWNERSHIP, r.addr, region, other,
+		      "%s from CB%u slot %u before anything was pushed to it (tiles_received 0x%x): read only pages "
+		      "cb_wait_front gave you, before cb_pop_front (found at the first push)",
+		      what, cb, r.slot, r.received);
+	f.pc = r.pc;
+	f.insn = r.pc < BH_L1_SIZE && !(r.pc & 3) ? bh_mem_ld(t->l1 + r.pc, 4) : 0;
+	f.has_addr = !r.noc;   /* a load's access line; a NoC write's pc is its CMD_CTRL store */
+	f.size = r.size;
+	if (bh_check_found(&t->chip->checks, t->index, r.who, &f) && t->chip->noc_fault)
+		t->chip->noc_fault(t, r.who, &f);
 }
 
 /* cb-reset-window (races.md #5): a core other than TRISC0 writes a CB counter, or reads one that
@@ -449,6 +531,8 @@ static bool stream_write_received(struct bh_access *a, struct bh_streams *st, un
 		atomic_store_explicit(&st->cb[cbi].producer, a->who + 1, memory_order_relaxed);
 		/* A core knows what it published itself (cb-pop-unwaited). */
 		atomic_store_explicit(&st->cb[cbi].seen_rcv[a->who], v, memory_order_relaxed);
+		if (atomic_load_explicit(&st->cb[cbi].suspected, memory_order_relaxed))
+			cb_suspect_judge(a, st, (unsigned)cbi, (uint32_t)old & MASK17, v);
 	}
 	bh_tile_mmio_written(a->tile, a->addr);
 	bh_tile_mmio_written(a->tile, BH_STREAM_ADDR(s, BH_STREAM_REG_REMOTE_DEST_BUF_SPACE_AVAILABLE));
@@ -709,6 +793,7 @@ bool bh_stream_set_cb_config(struct bh_tile *t, unsigned cb_index, uint32_t addr
 	int s = (int)(atomic_load_explicit(&t->streams->cb_layout, memory_order_relaxed) & 0xFF) + (int)cb_index;
 	uint32_t acked = s < (int)BH_STREAM_COUNT ? atomic_load_explicit(&t->streams->s[s].acked, memory_order_relaxed) : 0;
 	atomic_store_explicit(&c->rd, acked, memory_order_relaxed);
+	cb_seen_reset(t->streams, (int)cb_index);
 	atomic_store_explicit(&c->pages, pages, memory_order_relaxed);
 	atomic_store_explicit(&c->addr, addr, memory_order_relaxed);
 	atomic_store_explicit(&c->page_size, page_size, memory_order_release);
@@ -750,7 +835,9 @@ bool bh_stream_cb_page_at(struct bh_tile *t, uint32_t addr, struct bh_cb_page *p
 					   .received = rcv, .acked = acked, .published = k < held,
 					   .seq = (uint16_t)(acked + k) };
 		uint32_t p = atomic_load_explicit(&c->producer, memory_order_relaxed);
+		uint32_t fl = atomic_load_explicit(&c->filler, memory_order_relaxed);
 		pg->producer = p ? (int)p - 1 : -1;
+		pg->filler = fl ? (int)fl - 1 : -1;
 		return true;
 	}
 	return false;
@@ -799,6 +886,9 @@ const char *bh_stream_cb_page_party(const struct bh_cb_page *pg, char *buf, size
 	else if (pg->producer >= 0)
 		snprintf(buf, n, "%s, the producer of CB%u: it has pushed tiles_received to 0x%x (tiles_acked 0x%x)",
 			 bh_requester_name((unsigned)pg->producer), pg->cb, pg->received, pg->acked);
+	else if (pg->filler >= 0)
+		snprintf(buf, n, "%s, the producer of CB%u: it writes the CB's free slots and has pushed nothing yet",
+			 bh_requester_name((unsigned)pg->filler), pg->cb);
 	else
 		snprintf(buf, n, "the producer of CB%u, which has pushed nothing yet", pg->cb);
 	return buf;
@@ -807,8 +897,11 @@ const char *bh_stream_cb_page_party(const struct bh_cb_page *pg, char *buf, size
 bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f)
 {
 	struct bh_cb_page pg;
-	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg) ||
-	    !pg.published || pg.producer != (int)who)
+	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || !bh_stream_cb_page_at(t, addr, &pg))
+		return false;
+	if (!pg.published && pg.producer < 0)
+		cb_note_filler(t->streams, pg.cb, who);   /* filling it before the first push */
+	if (!pg.published || pg.producer != (int)who)
 		return false;
 	char region[64], other[160];
 	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, bh_stream_cb_page_region(&pg, region, sizeof region),
@@ -822,22 +915,52 @@ bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, un
 	return true;
 }
 
-bool bh_stream_cb_load_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f)
+void bh_stream_cb_filled(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned who)
+{
+	struct bh_cb_page pg;
+	if (who < BH_CORES_PER_TILE && bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) &&
+	    bh_stream_cb_page_in(t, addr, len, false, &pg) && pg.producer < 0)
+		cb_note_filler(t->streams, pg.cb, who);
+}
+
+bool bh_stream_cb_read_check(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t len, uint32_t pc, bool noc,
+			     struct bh_fault *f)
 {
 	struct bh_cb_page pg;
 	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP) || who >= BH_CORES_PER_TILE ||
-	    !bh_stream_cb_page_at(t, addr, &pg) || pg.published || pg.producer == (int)who)
+	    !bh_stream_cb_page_in(t, addr, len, false, &pg) || pg.producer == (int)who)
 		return false;
 	struct bh_stream_cb *c = &t->streams->cb[pg.cb];
-	if (pg.producer < 0 && atomic_load_explicit(&c->consumer, memory_order_relaxed) != who + 1)
-		return false;   /* nobody pushed yet and who never popped: maybe the producer filling it */
+	uint32_t at = pg.addr > addr ? pg.addr : addr;
+	/* Nobody pushed yet: a core that popped before is the consumer; one that did not is judged if
+	 * another core is filling the CB, and at the first push if nobody is yet. */
+	if (pg.producer < 0 && atomic_load_explicit(&c->consumer, memory_order_relaxed) != who + 1) {
+		if (pg.filler == (int)who)
+			return false;
+		if (pg.filler < 0) {
+			struct cb_suspect r = { (uint8_t)who, noc, pc, at, noc ? len - (at - addr) : len, pg.slot,
+						pg.received };
+			if (!atomic_load_explicit(&c->suspected, memory_order_relaxed))
+				cb_suspect_keep(t->streams, pg.cb, &r);
+			return false;
+		}
+	}
 	char region[64], other[160];
-	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, addr, bh_stream_cb_page_region(&pg, region, sizeof region),
-		      bh_stream_cb_page_party(&pg, other, sizeof other),
-		      "%u-byte load by %s from CB%u slot %u, which holds no published page (tiles_acked 0x%x, "
-		      "tiles_received 0x%x): read only pages cb_wait_front gave you, before cb_pop_front",
-		      len, bh_requester_name(who), pg.cb, pg.slot, pg.acked, pg.received);
-	f->has_addr = true;
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, at, bh_stream_cb_page_region(&pg, region, sizeof region),
+		      bh_stream_cb_page_party(&pg, other, sizeof other), "%s", "");
+	if (noc)
+		snprintf(f->detail, sizeof f->detail, "NoC write issued by %s reads its %u-byte source at 0x%x%s from CB%u "
+			 "slot %u, which holds no published page (tiles_acked 0x%x, tiles_received 0x%x): send only pages "
+			 "cb_wait_front gave you, and pop them only after noc_async_write_barrier",
+			 bh_requester_name(who), len, addr, at > addr ? ", some of it" : "", pg.cb, pg.slot, pg.acked,
+			 pg.received);
+	else
+		snprintf(f->detail, sizeof f->detail, "%u-byte load by %s from CB%u slot %u, which holds no published "
+			 "page (tiles_acked 0x%x, tiles_received 0x%x): read only pages cb_wait_front gave you, before "
+			 "cb_pop_front", len, bh_requester_name(who), pg.cb, pg.slot, pg.acked, pg.received);
+	f->pc = pc;
+	f->insn = pc < BH_L1_SIZE && !(pc & 3) ? bh_mem_ld(t->l1 + pc, 4) : 0;
+	f->has_addr = !noc;   /* a load's access line; a NoC write's pc is its CMD_CTRL store */
 	f->is_store = false;
 	f->size = len;
 	return true;
@@ -866,13 +989,16 @@ struct bh_streams *bh_stream_create(void)
 	atomic_init(&st->checks, true);
 	atomic_init(&st->gate_waiters, 0);
 	pthread_mutex_init(&st->trace_lock, NULL);
+	pthread_mutex_init(&st->suspect_lock, NULL);
 	return st;
 }
 
 void bh_stream_free(struct bh_streams *st)
 {
-	if (st)
+	if (st) {
 		pthread_mutex_destroy(&st->trace_lock);
+		pthread_mutex_destroy(&st->suspect_lock);
+	}
 	free(st);
 }
 

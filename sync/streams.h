@@ -127,6 +127,7 @@ struct bh_cb_page {
 	uint16_t seq;              /* the page's 16-bit sequence number (published, or next to fill) */
 	bool published;            /* pushed and not yet popped: the consumer's */
 	int producer;              /* requester of the last push, -1 = none */
+	int filler;                /* before the first push: the core that wrote a free slot last, -1 = none */
 };
 /* False when no CB with a known FIFO covers addr (cb-ownership's stores and loads, and the
  * packer's and unpackers' accesses in cores/tensix_unpack.c, look at pages through this). */
@@ -140,15 +141,23 @@ const char *bh_stream_cb_page_region(const struct bh_cb_page *pg, char *buf, siz
 const char *bh_stream_cb_page_party(const struct bh_cb_page *pg, char *buf, size_t n);
 /* cb-ownership: a store of len bytes at L1 addr by core `who` (enum bh_core_kind) into a page its
  * producer published and the consumer has not popped. True with *f filled (a finding; pc and insn
- * are the caller's), false when the store is fine or the check is off. */
+ * are the caller's), false when the store is fine or the check is off. Before the CB's first push
+ * a store into a free slot names `who` the producer at work (see bh_stream_cb_read_check). */
 bool bh_stream_cb_store_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f);
-/* cb-ownership, the load side: a load of len bytes at L1 addr by core `who` from a CB slot that
- * holds no published page (not yet pushed, or popped), by a core that is not the CB's producer:
- * a consumer reading before cb_wait_front gave it the page or after cb_pop_front. While nobody
- * has pushed, only the core that popped before (the known consumer) is judged: the producer may
- * read back a page it fills before its first push. True with *f filled (pc and insn are the
- * caller's), false when the load is fine or the check is off. */
-bool bh_stream_cb_load_check(struct bh_tile *t, unsigned who, uint32_t addr, unsigned len, struct bh_fault *f);
+/* cb-ownership, the read side: a read of len bytes at L1 addr by core `who` (a load, or with noc
+ * the source of a NoC write it issues) from a CB slot that holds no published page (not yet
+ * pushed, or popped), by a core that is not the CB's producer: a consumer reading before
+ * cb_wait_front gave it the page, or after cb_pop_front. While nobody has pushed, the producer may
+ * read back a page it fills: a core that popped before (the known consumer) is judged at once, so
+ * is one reading while another core fills the CB (bh_stream_cb_filled, the stores); a read before
+ * anybody wrote is kept and judged at the CB's first push, against the reader (recorded, and in
+ * stop mode the reader stopped through chip->noc_fault). True with *f filled (pc and insn from pc),
+ * false when the read is fine, waits for the push, or the check is off. */
+bool bh_stream_cb_read_check(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t len, uint32_t pc, bool noc,
+			     struct bh_fault *f);
+/* cb-ownership: core `who` wrote L1 [addr, addr + len) (a NoC read it issued landing there):
+ * before a CB's first push, a write into a free slot names the CB's producer at work. */
+void bh_stream_cb_filled(struct bh_tile *t, uint32_t addr, uint32_t len, unsigned who);
 /* CB protocol checks on reg 8/10 writes (default on). */
 void bh_stream_set_checks(struct bh_tile *t, bool on);
 

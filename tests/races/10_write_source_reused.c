@@ -5,7 +5,15 @@
  * refilled by the producer first and the next page's bytes go out instead: caught by the
  * noc-inflight check at the producer's store into the page (status 8), or by tile 1, which checks
  * every page it received (GRID_ERR_DATA). Fixed (-DRACE_FIXED): noc_async_writes_flushed()
- * before cb_pop_front. */
+ * before cb_pop_front.
+ *
+ * With -DRACE_SEND_UNWAITED, races.md #9 on the writer kernel's side instead: BRISC sends each
+ * page (and waits until the write has left) before cb_wait_front, and the producer is the slow
+ * side (each word takes some arithmetic), so the slot's old bytes go out. cb-ownership (opt-in)
+ * judges the write's source at its CMD_CTRL store, or at the producer's first push when nothing
+ * was written to the CB yet, against BRISC; without it, noc-inflight sees the producer's store
+ * into the slot still being sent (against NCRISC), or tile 1 finds the old bytes. Fixed:
+ * cb_wait_front first. */
 #include "cb.h"
 #include "grid_test.h"
 
@@ -29,6 +37,17 @@ void multicore_init(void)
 	cb_counters_reset(1u << CB);
 }
 
+/* grid_word(p, SALT, i), slowly with RACE_SEND_UNWAITED (the producer is then the slow side). */
+static uint32_t page_word(uint32_t p, uint32_t i)
+{
+#ifdef RACE_SEND_UNWAITED
+	volatile uint32_t x = p + i;
+	for (uint32_t k = 0; k < 200; k++)
+		x = x * 1664525u + 1013904223u;
+#endif
+	return grid_word(p, SALT, i);
+}
+
 /* Tile 0 NCRISC: page p holds grid_word(p, SALT, i). */
 static int produce(void)
 {
@@ -37,7 +56,7 @@ static int produce(void)
 		cb_reserve_back(CB, 1);
 		volatile uint32_t *w = (volatile uint32_t *)(uintptr_t)get_write_ptr(CB);
 		for (uint32_t i = 0; i < PAGE_WORDS; i++)
-			w[i] = grid_word(p, SALT, i);
+			w[i] = page_word(p, i);
 		cb_push_back(CB, 1);
 	}
 	return GRID_OK;
@@ -48,10 +67,16 @@ static int write_out(void)
 {
 	cb_interface_setup(cb_config, 1u << CB);
 	for (uint32_t p = 0; p < PAGES; p++) {
+#if defined(RACE_SEND_UNWAITED) && !defined(RACE_FIXED)
+		noc_async_write(get_read_ptr(CB), grid_tile_addr(1, GRID_DATA_BASE + p * PAGE_BYTES), PAGE_BYTES);
+		noc_async_writes_flushed();
+		cb_wait_front(CB, 1);
+#else
 		cb_wait_front(CB, 1);
 		noc_async_write(get_read_ptr(CB), grid_tile_addr(1, GRID_DATA_BASE + p * PAGE_BYTES), PAGE_BYTES);
-#ifdef RACE_FIXED
+#if defined(RACE_FIXED) || defined(RACE_SEND_UNWAITED)
 		noc_async_writes_flushed();
+#endif
 #endif
 		cb_pop_front(CB, 1);
 	}

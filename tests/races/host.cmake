@@ -26,6 +26,18 @@ race_item(09 cb_overwrite_held
   SEEDS 5
   TWIN_SEEDS 10)
 
+# #9: a writer kernel sends a page (noc_async_write from the CB) before cb_wait_front; the producer
+# is the slow side. cb-ownership judges the write's source (opt-in). #10's program, built so.
+race_item(09 cb_send_unwaited
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/10_write_source_reused.c
+  CFLAGS -I${CMAKE_CURRENT_SOURCE_DIR}/../guest/grid -DRACE_SEND_UNWAITED
+  RUN --board grid:2x1 --grid --cores brisc,ncrisc --check default,cb-ownership
+  STATUS 8
+  EXPECT "^bhemu: check cb-ownership: on tile 0 \\(1,2\\) core brisc$"
+         "^  why: NoC write issued by brisc reads its 64-byte source (at 0x[0-9a-f]+ )?from CB0 slot 0"
+  SEEDS 3
+  TWIN_SEEDS 5)
+
 # #27: a NoC1 multicast with its rectangle in NoC0 corner order.
 race_item(27 noc1_mcast_corners
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/27_noc1_mcast_corners.c

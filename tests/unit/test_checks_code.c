@@ -330,16 +330,25 @@ static struct bh_device *open_guarded(void)
 
 /* BRISC NoC-writes len bytes from NOC_SRC to dst on its own tile and waits for the acknowledgement
  * (asynchronous NoC); returns its result, *pc its CMD_CTRL store. */
+/* Spin until the NIU counter register at addr reads 1 (a barrier on the first request). */
+static void emit_wait_one(struct prog *p, uint32_t addr)
+{
+	emit_li(p, T0, addr);
+	emit_li(p, T2, 1);
+	int32_t loop = prog_here(p);
+	emit(p, lw(T1, 0, T0));
+	emit_branch(p, BNE, T1, T2, loop);
+}
+
+#define WR_ACK_RECEIVED 0xFFB20204u    /* NIU_MST_WR_ACK_RECEIVED: the write barrier's counter */
+#define RD_RESP_RECEIVED 0xFFB20208u   /* NIU_MST_RD_RESP_RECEIVED: the read barrier's */
+
 static struct bh_core_result *brisc_noc_write(struct bh_device *dev, uint32_t dst, uint32_t len, uint32_t *pc)
 {
 	struct prog b = { 0 };
 	emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, dst, len);
 	*pc = emit_issue(&b, BH_CORE_BRISC);
-	emit_li(&b, T0, 0xFFB20204u);   /* write barrier: NIU_MST_WR_ACK_RECEIVED == 1 */
-	emit_li(&b, T2, 1);
-	int32_t acks = prog_here(&b);
-	emit(&b, lw(T1, 0, T0));
-	emit_branch(&b, BNE, T1, T2, acks);
+	emit_wait_one(&b, WR_ACK_RECEIVED);
 	emit_exit_with(&b, 0);
 	return run_checked(dev, BH_CORE_BRISC, &b);
 }
@@ -526,6 +535,7 @@ Test(checks_code, cb_reset_window_reads_of_zero_by_trisc0_or_after_done_are_not_
 
 /* ------------------------------------------------------------------ #9 cb-ownership, the load side */
 
+#define CTRL_READ 0x2090u   /* NOC_CTRL of a read (type 0), as test_noc.c */
 #define OWN_CHECKS (BH_CHECKS_EXACT | BH_CHECKS_DEFAULT | BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP))
 #define OWN_FIFO 0x30000u   /* CB0's FIFO: 2 pages of 64 bytes (NOC_SRC, 0x20000, is a NoC source) */
 #define OWN_PAGE 64u
@@ -639,6 +649,160 @@ Test(checks_code, cb_ownership_noc_write_into_an_unpublished_page_is_not_flagged
 	struct bh_core_result *res = noc_write_into_cb(dev, 1, &pc);
 	cr_expect_eq(res->status, BH_RUN_EXITED, "%s", res->report);
 	cr_assert_eq(bh_l1_read(dev, 0, OWN_FIFO + OWN_PAGE, &got, 4), BH_OK);
+	cr_expect_eq(got, src);
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	free(res);
+	bh_device_close(dev);
+}
+
+/* ---------------------------------------- cb-ownership before the first push; a NoC write's source */
+
+/* CB0 at OWN_FIFO, 2 pages, that nobody has pushed to or written. */
+static struct bh_device *open_cb_fresh(void)
+{
+	struct bh_device *dev = open_cb_reset(OWN_CHECKS, BH_CHECK_STOP, true, 0);
+	cr_assert(bh_stream_set_cb_config(dev->tiles[0], 0, OWN_FIFO, 2, OWN_PAGE));
+	return dev;
+}
+
+/* A program of `core` that loads the word at addr and exits with it; *pc is the load's. */
+static struct prog load_and_exit(enum bh_core_id core, uint32_t addr, uint32_t *pc)
+{
+	struct prog p = { 0 };
+	emit_li(&p, T0, addr);
+	*pc = core_code_at[core] + (uint32_t)prog_here(&p);
+	emit(&p, lw(A0, 0, T0));
+	emit_exit(&p);
+	return p;
+}
+
+#define OWN_LOAD_WHY(slot, rcv) \
+	"  why: 4-byte load by ncrisc from CB0 slot " #slot ", which holds no published page (tiles_acked 0x0, " \
+	"tiles_received " #rcv "): read only pages cb_wait_front gave you, before cb_pop_front"
+
+/* Nobody has pushed, but BRISC has stored into slot 0 (it is filling the CB): NCRISC's load from
+ * slot 0 is judged at once. */
+Test(checks_code, cb_ownership_load_while_another_core_fills_the_cb_stops_the_reader)
+{
+	struct bh_device *dev = open_cb_fresh();
+	run_store_word(dev, BH_CORE_BRISC, OWN_FIFO + 4, 0x77);
+	uint32_t pc;
+	struct prog p = load_and_exit(BH_CORE_NCRISC, OWN_FIFO + 4, &pc);
+	expect_check(dev, run_checked(dev, BH_CORE_NCRISC, &p), BH_CORE_NCRISC, "cb-ownership", pc,
+		     "  other: brisc, the producer of CB0: it writes the CB's free slots and has pushed nothing yet\n",
+		     OWN_LOAD_WHY(0, 0x0));
+}
+
+/* The same with the CB filled by a NoC read NCRISC issued (landed: it waited for the response):
+ * BRISC's load is judged at once, naming NCRISC. */
+Test(checks_code, cb_ownership_load_while_a_noc_read_fills_the_cb_stops_the_reader)
+{
+	struct bh_device *dev = open_cb_fresh();
+	struct prog n = { 0 };
+	emit_program_noc_write(&n, BH_CORE_NCRISC, CTRL_READ, TILE0_XY, OWN_FIFO, OWN_PAGE);   /* NOC_SRC -> slot 0 */
+	emit_issue(&n, BH_CORE_NCRISC);
+	emit_wait_one(&n, RD_RESP_RECEIVED);
+	emit_exit_with(&n, 0);
+	cr_assert_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+	uint32_t pc;
+	struct prog b = load_and_exit(BH_CORE_BRISC, OWN_FIFO, &pc);
+	expect_check(dev, run_checked(dev, BH_CORE_BRISC, &b), BH_CORE_BRISC, "cb-ownership", pc,
+		     "  other: ncrisc, the producer of CB0: it writes the CB's free slots and has pushed nothing yet\n",
+		     "  why: 4-byte load by brisc from CB0 slot 0, which holds no published page");
+}
+
+/* NCRISC loads slot 0 before anybody wrote or pushed: nothing says yet whose page it is, and it
+ * reads on. BRISC's first push decides: the finding is recorded against NCRISC at its load, and
+ * NCRISC, which has exited, stops faulted. */
+Test(checks_code, cb_ownership_load_before_anything_is_judged_at_the_first_push)
+{
+	struct bh_device *dev = open_cb_fresh();
+	uint32_t word = 0x5EED, pc;
+	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO + 8, &word, 4), BH_OK);
+	struct prog p = load_and_exit(BH_CORE_NCRISC, OWN_FIFO + 8, &pc);
+	cr_assert_eq(run_core(dev, BH_CORE_NCRISC, &p), word);
+	cr_assert_eq(bh_device_findings(dev, NULL, 0), 0, "judged before the push");
+	run_store_word(dev, BH_CORE_BRISC, CB_REG(8, 10), 1);
+	struct bh_core_result *res = result_new();
+	bh_core_result(dev, 0, BH_CORE_NCRISC, res);
+	assert_has(res->report, "  access: 4-byte load from 0x00030008 in CB0 slot 0 of 2 (L1 0x30000)\n");
+	expect_check(dev, res, BH_CORE_NCRISC, "cb-ownership", pc,
+		     "  other: brisc, the producer of CB0: its first push (tiles_received 0x0 -> 0x1) came after this "
+		     "read\n",
+		     "  why: 4-byte load by ncrisc from CB0 slot 0 before anything was pushed to it (tiles_received 0x0): "
+		     "read only pages cb_wait_front gave you, before cb_pop_front (found at the first push)");
+}
+
+/* Not judged: the core that pushes first read a slot before (BRISC), the core filling the CB reads
+ * back what it wrote and pushes it (NCRISC), and a read made before a counter reset (the next
+ * kernels' roles start anew). Each load exits with its word; nothing is found. */
+Test(checks_code, cb_ownership_reads_by_the_core_that_fills_or_pushes_first_are_not_flagged)
+{
+	static const struct {
+		enum bh_core_id reader, pusher;
+		bool fill, reset;
+	} twins[] = {
+		{ BH_CORE_BRISC, BH_CORE_BRISC, false, false },
+		{ BH_CORE_NCRISC, BH_CORE_NCRISC, true, false },
+		{ BH_CORE_NCRISC, BH_CORE_BRISC, false, true },
+	};
+	for (unsigned k = 0; k < N(twins); k++) {
+		struct bh_device *dev = open_cb_fresh();
+		uint32_t word = 0x700 + k, pc;
+		if (twins[k].fill)
+			run_store_word(dev, twins[k].reader, OWN_FIFO, word);
+		else
+			cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO, &word, 4), BH_OK);
+		struct prog p = load_and_exit(twins[k].reader, OWN_FIFO, &pc);
+		cr_expect_eq(run_core(dev, twins[k].reader, &p), word, "twin %u", k);
+		if (twins[k].reset)
+			run_store_word(dev, BH_CORE_TRISC0, CB_REG(8, 10), 0);
+		run_store_word(dev, twins[k].pusher, CB_REG(8, 10), 1);
+		cr_expect_eq(bh_device_findings(dev, NULL, 0), 0, "twin %u", k);
+		bh_device_close(dev);
+	}
+}
+
+/* NCRISC (a writer kernel) sends CB0 slot `slot` by a NoC write to 0x50000, BRISC having pushed
+ * page 0 only; returns its result, *pc its CMD_CTRL store. */
+static struct bh_core_result *noc_write_from_cb(struct bh_device *dev, unsigned slot, uint32_t *pc)
+{
+	struct prog p = { 0 };
+	emit_program_noc_write(&p, BH_CORE_NCRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, 0x50000, OWN_PAGE);
+	emit_store_word(&p, CMDBUF0(0) + N_TARG_LO, OWN_FIFO + slot * OWN_PAGE);
+	*pc = emit_issue(&p, BH_CORE_NCRISC);
+	emit_wait_one(&p, WR_ACK_RECEIVED);
+	emit_exit_with(&p, 0);
+	return run_checked(dev, BH_CORE_NCRISC, &p);
+}
+
+/* Slot 1 holds no published page: the write is refused at its CMD_CTRL store (noc_async_write of a
+ * page before cb_wait_front) and nothing lands. */
+Test(checks_code, cb_ownership_noc_write_from_an_unpublished_slot_stops_the_initiator)
+{
+	struct bh_device *dev = open_cb_pushed();
+	uint32_t pc, got = 0xA5A5A5A5u, src = 0x11111111u;
+	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO + OWN_PAGE, &src, 4), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, 0x50000, &got, 4), BH_OK);
+	struct bh_core_result *res = noc_write_from_cb(dev, 1, &pc);
+	cr_assert_eq(bh_l1_read(dev, 0, 0x50000, &got, 4), BH_OK);
+	cr_expect_eq(got, 0xA5A5A5A5u, "the refused write landed");
+	expect_check(dev, res, BH_CORE_NCRISC, "cb-ownership", pc,
+		     "  other: brisc, the producer of CB0: it has pushed tiles_received to 0x1 (tiles_acked 0x0)\n",
+		     "  why: NoC write issued by ncrisc reads its 64-byte source at 0x30040 from CB0 slot 1, which holds "
+		     "no published page (tiles_acked 0x0, tiles_received 0x1): send only pages cb_wait_front gave you, "
+		     "and pop them only after noc_async_write_barrier");
+}
+
+/* The twin: the published page 0 goes out and lands. */
+Test(checks_code, cb_ownership_noc_write_from_a_published_page_is_not_flagged)
+{
+	struct bh_device *dev = open_cb_pushed();
+	uint32_t pc, got = 0, src = 0x22222222u;
+	cr_assert_eq(bh_l1_write(dev, 0, OWN_FIFO, &src, 4), BH_OK);
+	struct bh_core_result *res = noc_write_from_cb(dev, 0, &pc);
+	cr_expect_eq(res->status, BH_RUN_EXITED, "%s", res->report);
+	cr_assert_eq(bh_l1_read(dev, 0, 0x50000, &got, 4), BH_OK);
 	cr_expect_eq(got, src);
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
 	free(res);

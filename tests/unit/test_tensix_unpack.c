@@ -3,12 +3,14 @@
  * data-valid hand-over and a Tensix semaphore between math and pack, exact against the host; the
  * format paths of UNPACR and PACR on their own; ADC instructions; named faults. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cores/tensix.h"
 #include "cores/tensix_dp.h"
 #include "cores/tensix_fmt.h"
 #include "cores/tensix_sfpu.h"
+#include "sync/streams.h"
 #include "tensix_testlib.h"
 
 #define TENSIX_CFG 0xFFEF0000u
@@ -806,9 +808,8 @@ static uint16_t rowcol(unsigned row, unsigned col)
 	return (uint16_t)(0x4000u | row << 4 | col);
 }
 
-static struct bh_device *open_rowcol(void)
+static struct bh_device *open_rowcol_on(struct bh_device *dev)
 {
-	struct bh_device *dev = open_packer();
 	struct tt_dp *dp = tile0(dev)->tensix->dp;
 	for (unsigned r = 0; r < 32; r++)
 		for (unsigned c = 0; c < 16; c++)
@@ -817,6 +818,11 @@ static struct bh_device *open_rowcol(void)
 	cfg(dev, THCON(0) + 6, 1u | TT_FMT_BF16 << 4 | TT_FMT_BF16 << 8);
 	cfg(dev, 12, 32u << 16);   /* Ystride: a Dst row of BF16 */
 	return dev;
+}
+
+static struct bh_device *open_rowcol(void)
+{
+	return open_rowcol_on(open_packer());
 }
 
 #define SENTINEL 0xDEADu
@@ -862,6 +868,52 @@ Test(tensix_unpack, pacr_read_intf_sel_reads_rows_start_and_not_3_or_i_in_order)
 		}
 	cr_assert_eq(runs, 16 + 7 + 3 + 1, "every defined combination ran");
 	bh_device_close(dev);
+}
+
+/* cb-ownership judges a PACR on every byte it writes, not on its first: CB0 (p100a: stream 8) is 4
+ * pages of 32 bytes at 0x40000, 2 pushed and 1 popped (slot 1 published, the consumer's; slots 0, 2
+ * and 3 free). Four BF16 rows (128 bytes) from slot 0 reach into slot 1: refused at the push, TRISC0
+ * stopped there and nothing written. From slot 2 they land in slots 2 and 3 (and on past the FIFO). */
+Test(tensix_unpack, pacr_reaching_into_a_held_cb_page_is_refused_by_cb_ownership)
+{
+	for (unsigned from = 0; from < 3; from += 2) {
+		struct bh_device *dev = t_open_checks(BH_CHECKS_EXACT | BH_CHECKS_DEFAULT |
+						      BH_CHECK_BIT(BH_CHECK_CB_OWNERSHIP), BH_CHECK_STOP);
+		cr_assert_eq(bh_device_use_profile(dev, bh_profile_default()), BH_OK);
+		open_rowcol_on(packer_masks_open(dev));
+		cr_assert(bh_stream_set_cb_config(tile0(dev), 0, 0x40000, 4, 32));
+		cr_assert(bh_stream_write(tile0(dev), 8, 10, 2));
+		cr_assert(bh_stream_write(tile0(dev), 8, 8, 1));
+		uint32_t at = 0x40000 + 32 * from;
+		l1_sentinel(dev, 0x40000, 192);
+		cfg(dev, THCON(0) + 5, at / 16 - 1);
+		struct prog p = { 0 };
+		const uint32_t pre[] = { SETC16(37, 0), SETADCXX(4, 15, 0), SETADC(4, 0, 1, 8) };
+		for (unsigned k = 0; k < N(pre); k++)
+			emit_push(&p, pre[k]);
+		uint32_t pc;
+		struct bh_core_result *r = run_push_checked(dev, BH_CORE_TRISC0, &p, PACR(0, 1), &pc);
+		uint16_t out[96];
+		bh_tile_l1_read(tile0(dev), 0x40000, out, sizeof out);
+		if (from == 0) {
+			char why[200];
+			cr_assert_eq(r->status, BH_RUN_FAULTED, "status %d\n%s", r->status, r->report);
+			expect_in_report(r, "check cb-ownership: on tile 0 (1,2) core trisc0\n");
+			snprintf(why, sizeof why, "pc 0x%08x", pc);
+			expect_in_report(r, why);
+			expect_in_report(r, "PACR packs into L1 0x40020, in CB0 page 0x1 (slot 1 of 4), which is published and "
+					 "the consumer still holds");
+			for (unsigned n = 0; n < 96; n++)
+				cr_assert_eq(out[n], SENTINEL, "datum %u written by the refused PACR", n);
+		} else {
+			cr_assert_eq(r->status, BH_RUN_EXITED, "status %d\n%s", r->status, r->report);
+			for (unsigned n = 0; n < 64; n++)
+				cr_assert_eq(out[32 + n], rowcol(8 + n / 16, n % 16), "datum %u", n);
+			cr_assert_eq(bh_device_findings(dev, NULL, 0), 0);
+		}
+		free(r);
+		bh_device_close(dev);
+	}
 }
 
 /* What the page leaves undefined, or does not describe, faults by name at the PACR. */
