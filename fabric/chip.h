@@ -47,8 +47,9 @@ struct bh_chip {
 	 * fabric/tile.h); state a Tensix Wait Gate reads changed (cores/tensix.c; sync/tensix_sem.h). */
 	void (*code_written)(struct bh_tile *tile, struct bh_core *writer, uint32_t addr, uint32_t len);
 	void (*gate_wake)(struct bh_tile *tile, unsigned sems_changed);
-	/* A NoC destination refused a transaction after its initiator moved on (asynchronous NoC):
-	 * the fault becomes core `who` of tile's (cores/core.c). */
+	/* A fault found after its core moved on: a NoC destination refused a transaction of the
+	 * asynchronous NoC, or a CB read judged at the CB's first push (sync/streams.c, cb-ownership).
+	 * The fault becomes core `who` of tile's (cores/core.c). */
 	void (*noc_fault)(struct bh_tile *tile, unsigned who, const struct bh_fault *f);
 	/* The pc of the device access core `who` of tile is making (for faults found later). */
 	uint32_t (*access_pc)(struct bh_tile *tile, unsigned who);
