@@ -270,15 +270,23 @@ int bh_core_thread_start(struct bh_core *c)
 
 /* Decoded code on the page of an L1 write: the writer drops its own copy now (its interpreter
  * re-decodes the next instruction from memory); other cores are told through their stale-page
- * bits and pick it up at their next event check. */
+ * bits and pick it up at their next event check. With stale-icache every core keeps its copy
+ * until its next I-cache invalidate (rv32_invalidate_decoded drops the pages kept). */
 static void core_code_stale(struct bh_tile *t, struct bh_core *writer, uint32_t addr, uint32_t len)
 {
 	unsigned page = addr >> BH_L1_PAGE_SHIFT;
 	unsigned mask = atomic_load_explicit(&t->code_pages[page], memory_order_relaxed);
+	bool keep = t->chip->provoke.mask & BH_PROVOKE_STALE_ICACHE;
 	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
 		if (!(mask >> k & 1))
 			continue;
 		struct bh_core *c = t->core[k];
+		if (__builtin_expect(keep, 0)) {
+			uint32_t bit = 1u << (page % 32);
+			if (!(atomic_fetch_or_explicit(&c->icache_kept[page / 32], bit, memory_order_relaxed) & bit))
+				atomic_fetch_add_explicit(&t->chip->provoke.stats[BH_PSTAT_STALE_KEPT], 1, memory_order_relaxed);
+			continue;
+		}
 		if (c == writer) {
 			rv32_code_overwritten(c, page);
 			continue;

@@ -73,6 +73,9 @@ struct bh_core {
 	struct rv_page *pages[RV_VARIANTS][BH_L1_PAGES];
 	unsigned npages;                /* pages decoded (allocated into pages[][]; owner) */
 	_Atomic uint32_t stale_pages[BH_L1_PAGES / 32];
+	/* stale-icache (BH_PROVOKE_STALE_ICACHE): pages written since the core decoded them, whose
+	 * decoded code it keeps running until its next I-cache invalidate drops them. */
+	_Atomic uint32_t icache_kept[BH_L1_PAGES / 32];
 
 	struct bh_tile *tile;
 	enum bh_core_kind kind;

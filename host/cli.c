@@ -90,7 +90,7 @@ static void usage(FILE *f)
 		"                              by_trisc=N by_executor=N handovers=N')\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
 		"                              delays=N coalesced=N skews=N reordered=N\n"
-		"                              delay_seconds=S')\n"
+		"                              stale_kept=N delay_seconds=S')\n"
 		"      --noc MODE              async (default, or the BHEMU_NOC environment variable):\n"
 		"                              a NoC request is in flight from its NOC_CMD_CTRL store\n"
 		"                              until it lands, so a missing barrier shows; sync: every\n"
@@ -124,8 +124,10 @@ static void usage(FILE *f)
 		"                              fetch), coalesce (a counter read is 20-300 us late, so\n"
 		"                              increments land between polls), reorder (a core's\n"
 		"                              store to a stream register waits in its store queue\n"
-		"                              while its loads of other addresses go ahead), all (all\n"
-		"                              but reorder), or none.\n"
+		"                              while its loads of other addresses go ahead),\n"
+		"                              stale-icache (a core runs the instructions it decoded\n"
+		"                              until its I-cache invalidate, however L1 changed), all\n"
+		"                              (all but reorder and stale-icache), or none.\n"
 		"                              Default: the BHEMU_PROVOKE environment variable, else\n"
 		"                              none\n"
 		"  --provoke-rate P            chance per sync point of delay, coalesce and reorder,\n"
@@ -1135,8 +1137,8 @@ static void run_stats(const struct run *r, double secs)
 	struct bh_provoke_stats ps;
 	bh_device_provoke_stats(r->dev, &ps);
 	fprintf(stderr, "stats: provoke sync_points=%" PRIu64 " delays=%" PRIu64 " coalesced=%" PRIu64 " skews=%" PRIu64
-		" reordered=%" PRIu64 " delay_seconds=%.6f\n", ps.sync_points, ps.delays, ps.coalesced, ps.skews,
-		ps.reordered, (double)ps.delay_ns * 1e-9);
+		" reordered=%" PRIu64 " stale_kept=%" PRIu64 " delay_seconds=%.6f\n", ps.sync_points, ps.delays,
+		ps.coalesced, ps.skews, ps.reordered, ps.stale_kept, (double)ps.delay_ns * 1e-9);
 }
 
 /* Opens the device, writes the run information, loads the ELF; 0 or an exit status. */

@@ -91,6 +91,7 @@ enum bh_provoke_stat {
 	BH_PSTAT_CQ_DELAYS,     /* CQ start-up and prefetch delays */
 	BH_PSTAT_CQ_DELAY_NS,
 	BH_PSTAT_REORDERED,     /* stream-register stores held in a core's store queue */
+	BH_PSTAT_STALE_KEPT,    /* (core, page) writes a core's decoded code outlived (STALE_ICACHE) */
 	BH_PSTAT_COUNT,
 };
 

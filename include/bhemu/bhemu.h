@@ -205,6 +205,12 @@ void bh_device_tensix_stats(struct bh_device *dev, struct bh_tensix_stats *out);
  * the same register, its next other device store, when it parks or stops, or within 4096
  * instructions. Not part of "all": it changes what a program may observe, not only when. */
 #define BH_PROVOKE_REORDER       (1u << 5)
+/* A core keeps its decoded instructions when their L1 words are written (by anyone, itself
+ * included) until its I-cache is invalidated (Tensix config 185, or release from reset): it runs
+ * the old instructions, as silicon's I-cache serves them (races.md #6; silicon holds some 20,
+ * bhemu every one decoded). Words it never decoded come from L1. Not part of "all": it changes
+ * what a program may observe. */
+#define BH_PROVOKE_STALE_ICACHE  (1u << 6)
 #define BH_PROVOKE_ALL           0x1fu      /* the timing provocations: every kind but REORDER */
 #define BH_PROVOKE_NONE          (1u << 31)
 
@@ -302,9 +308,10 @@ struct bh_provoke_stats {
 	uint64_t skews, skew_ns;   /* core starts skewed, and the skews drawn, summed */
 	uint64_t cq_delays, cq_delay_ns;
 	uint64_t reordered;     /* stream-register stores held in a store queue (REORDER) */
+	uint64_t stale_kept;    /* writes into a core's decoded code it kept running (STALE_ICACHE) */
 };
 void bh_device_provoke_stats(struct bh_device *dev, struct bh_provoke_stats *out);
-/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, reorder, all, none into a mask
+/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, reorder, stale-icache, all, none into a mask
  * ("none" alone: BH_PROVOKE_NONE). Returns 0, or -1 with a message naming the bad item in err. */
 int bh_provoke_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
 /* The mask as such a list ("none" when no kind is on). */

@@ -8,6 +8,16 @@ race_item(06 stale_icache
   SEEDS 3
   TWIN_SEEDS 5)
 
+# The same program with the decode cache kept until the invalidate (Provoke of races.md #6): the
+# worker runs the old kernel and its own check fails; the twin invalidates first.
+race_item(06 stale_icache_provoked
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/06_stale_icache.c
+  RUN --board grid:2x1 --grid --cores brisc --provoke stale-icache
+  STATUS 21
+  EXPECT "^stale_icache: the new kernel returned 1$"
+  SEEDS 1
+  TWIN_SEEDS 3)
+
 race_item(01 firmware_rewritten
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/01_firmware_rewritten.c
   RUN --cores brisc,ncrisc --check code-written

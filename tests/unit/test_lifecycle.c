@@ -13,9 +13,9 @@
 
 #define IC_INVALIDATE (0xFFEF0000u + 185u * 4u)
 
-static struct bh_device *open_tiles_checks(unsigned n, uint32_t checks)
+static struct bh_device *open_tiles_cfg(unsigned n, uint32_t checks, uint32_t provoke)
 {
-	struct bh_device_config cfg = { .num_tiles = n, .checks = checks };
+	struct bh_device_config cfg = { .num_tiles = n, .checks = checks, .provoke = provoke };
 	struct bh_device *dev = NULL;
 	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
 	cr_assert_eq(bh_device_num_tiles(dev), n);
@@ -23,6 +23,11 @@ static struct bh_device *open_tiles_checks(unsigned n, uint32_t checks)
 		for (unsigned c = 0; c < 5; c++)
 			bh_core_enable_host_calls(dev, t, all_cores[c], true);
 	return dev;
+}
+
+static struct bh_device *open_tiles_checks(unsigned n, uint32_t checks)
+{
+	return open_tiles_cfg(n, checks, 0);
 }
 
 static struct bh_device *open_tiles(unsigned n)
@@ -355,10 +360,10 @@ Test(lifecycle, program_shorter_than_the_limit_exits_normally)
 
 /* ------------------------------------------------------------------------ code written live */
 
-/* The core executes `addi a0, zero, 1` once, stores `addi a0, zero, 2` over it and runs it again. */
-Test(lifecycle, self_modifying_code_runs_the_new_instruction)
+/* The core executes `addi a0, zero, 1` once, stores `addi a0, zero, 2` over it (then, with
+ * invalidate, writes its I-cache invalidate bit) and runs it again; returns what it exits with. */
+static uint32_t run_self_modifying(struct bh_device *dev, bool invalidate)
 {
-	struct bh_device *dev = open_tiles(1);
 	const uint32_t base = 0x1000;
 	struct prog p = { 0 };
 	emit(&p, addi(T0, X0, 0));
@@ -370,12 +375,30 @@ Test(lifecycle, self_modifying_code_runs_the_new_instruction)
 	emit_li(&p, T1, addi(A0, X0, 2));
 	emit_li(&p, T2, base + (uint32_t)target);
 	emit(&p, sw(T1, 0, T2));
+	if (invalidate)
+		emit_store_word(&p, IC_INVALIDATE, 0x1);   /* BRISC's bit */
 	emit_j(&p, target);
 	int32_t done = prog_here(&p);
 	emit_exit(&p);
 	p.w[bne_at / 4] = enc_b(done - bne_at, X0, T0, BNE);
-	cr_expect_eq(run_to_exit(dev, BH_CORE_BRISC, base, &p), 2, "the old instruction ran after it was overwritten");
+	uint32_t r = run_to_exit(dev, BH_CORE_BRISC, base, &p);
 	bh_device_close(dev);
+	return r;
+}
+
+Test(lifecycle, self_modifying_code_runs_the_new_instruction)
+{
+	cr_expect_eq(run_self_modifying(open_tiles(1), false), 2, "the old instruction ran after it was overwritten");
+}
+
+/* stale-icache (races.md #6's Provoke): the core runs the instruction it decoded until its I-cache
+ * is invalidated, its own store over it included; after the invalidate, the new one. */
+Test(lifecycle, stale_icache_runs_the_old_instruction_until_the_invalidate)
+{
+	cr_expect_eq(run_self_modifying(open_tiles_cfg(1, 0, BH_PROVOKE_STALE_ICACHE), false), 1,
+		     "the new instruction ran without an invalidate");
+	cr_expect_eq(run_self_modifying(open_tiles_cfg(1, 0, BH_PROVOKE_STALE_ICACHE), true), 2,
+		     "the old instruction ran after the invalidate");
 }
 
 /* A store over the instruction right after it, never executed before. */
@@ -522,13 +545,20 @@ static void rewrite_behind_the_back(struct bh_device *dev)
 			 __ATOMIC_RELAXED);
 }
 
-static void expect_host_invalidate_resyncs(uint32_t checks)
+/* With provoke 0 the rewrite goes behind the model's back; with BH_PROVOKE_STALE_ICACHE it is an
+ * ordinary host write, which the core's kept decoded copy outlives until the invalidate. */
+static void expect_host_invalidate_resyncs_in(uint32_t checks, uint32_t provoke)
 {
-	struct bh_device *dev = open_tiles_checks(1, checks);
+	struct bh_device *dev = open_tiles_cfg(1, checks, provoke);
 	put_caller(dev, 0x1000);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
 	wait_called(dev);
-	rewrite_behind_the_back(dev);
+	if (provoke) {
+		const uint32_t ret2 = addi(A0, X0, 2);
+		cr_assert_eq(bh_l1_write(dev, 0, FUNC, &ret2, 4), BH_OK);
+	} else {
+		rewrite_behind_the_back(dev);
+	}
 	sleep_ms(50);
 	cr_assert_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING,
 		     "the core saw an unannounced write: this test no longer exercises the invalidate");
@@ -538,7 +568,22 @@ static void expect_host_invalidate_resyncs(uint32_t checks)
 	cr_expect_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_RUNNING, "mask 0x1E flushed BRISC");
 	cr_assert_eq(bh_reg_write(dev, 0, IC_INVALIDATE, 0x1), BH_OK);
 	expect_exit(dev, 0, BH_CORE_BRISC, 2);
+	struct bh_provoke_stats ps;
+	bh_device_provoke_stats(dev, &ps);
+	cr_expect_eq(ps.stale_kept, provoke ? 1u : 0u, "BRISC's page kept past the host's write");
 	bh_device_close(dev);
+}
+
+static void expect_host_invalidate_resyncs(uint32_t checks)
+{
+	expect_host_invalidate_resyncs_in(checks, 0);
+}
+
+/* stale-icache: a host write into the function the core keeps calling is not seen until the
+ * core's invalidate bit is written (the other cores' bits do not do it). */
+Test(lifecycle, stale_icache_keeps_a_host_rewritten_function_until_the_invalidate)
+{
+	expect_host_invalidate_resyncs_in(0, BH_PROVOKE_STALE_ICACHE);
 }
 
 Test(lifecycle, ic_invalidate_from_the_host_flushes_decoded_code)

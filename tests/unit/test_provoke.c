@@ -94,6 +94,11 @@ Test(provoke, names_parse_into_the_mask_and_back)
 	cr_assert_eq(m, BH_PROVOKE_ALL | BH_PROVOKE_REORDER);
 	bh_provoke_format(BH_PROVOKE_REORDER, buf, sizeof buf);
 	cr_assert_str_eq(buf, "reorder");
+	cr_assert_eq(bh_provoke_parse("stale-icache,skew", &m, err, sizeof err), 0);   /* not in all either */
+	cr_assert_eq(m, BH_PROVOKE_STALE_ICACHE | BH_PROVOKE_SKEW);
+	cr_assert_eq(m & BH_PROVOKE_ALL, BH_PROVOKE_SKEW);
+	bh_provoke_format(m, buf, sizeof buf);
+	cr_assert_str_eq(buf, "skew,stale-icache");
 	cr_assert_eq(bh_provoke_parse("none", &m, err, sizeof err), 0);
 	cr_assert_eq(m, BH_PROVOKE_NONE);
 	cr_assert_eq(bh_provoke_parse("skew,bogus", &m, err, sizeof err), -1);
