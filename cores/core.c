@@ -102,6 +102,8 @@ static void core_leave_reset(struct bh_core *c)
 	c->instret_offset = 0;
 	c->cfg0 = CFG0_RESET;
 	memset(c->pmacfg, 0, sizeof c->pmacfg);
+	c->l0_model = t->chip->provoke.mask & BH_PROVOKE_L0_CACHE;
+	memset(&c->l0, 0, sizeof c->l0);
 	memset(c->csr_scratch, 0, sizeof c->csr_scratch);
 	memset(c->sstatus, 0, sizeof c->sstatus);
 	c->intp_restore_pc = 0;
@@ -605,6 +607,50 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 		return BH_ACC_OK;
 	}
 	return mem_store_device(c, addr, size, val);
+}
+
+void bh_l0_flush(struct bh_core *c)
+{
+	memset(c->l0.tag, 0, sizeof c->l0.tag);
+}
+
+uint32_t bh_l0_load(struct bh_core *c, uint32_t addr, unsigned size)
+{
+	uint32_t now = bh_mem_ld(c->l1 + addr, size);
+	if (!bh_core_l0_on(c))
+		return now;
+	struct bh_l0 *l = &c->l0;
+	struct bh_chip *chip = c->tile->chip;
+	if (!(c->cfg0 & BH_CFG0_DIS_LOW_CACHE_FLUSH) && l->until_flush-- == 0) {
+		bh_l0_flush(c);
+		struct bh_rng *r = &chip->provoke.stream[bh_provoke_tile_actor(c->tile->index, c->kind)].rng;
+		l->until_flush = (uint32_t)bh_rng_below(r, 250);
+	}
+	uint32_t line = addr & ~15u;
+	unsigned k = 0;
+	while (k < 4 && l->tag[k] != line + 1)
+		k++;
+	if (k == 4) {
+		k = l->next;
+		l->next = (k + 1) & 3;
+		l->tag[k] = line + 1;
+		for (unsigned w = 0; w < 16; w += 4) {
+			uint32_t v = bh_mem_ld(c->l1 + line + w, 4);
+			memcpy(&l->data[k][w], &v, 4);
+		}
+	}
+	uint32_t v = 0;
+	memcpy(&v, &l->data[k][addr & 15], size);   /* little-endian, as the core */
+	if (v != now)
+		atomic_fetch_add_explicit(&chip->provoke.stats[BH_PSTAT_L0_STALE], 1, memory_order_relaxed);
+	return v;
+}
+
+void bh_l0_store(struct bh_core *c, uint32_t addr)
+{
+	for (unsigned k = 0; k < 4; k++)
+		if (c->l0.tag[k] == (addr & ~15u) + 1)
+			c->l0.tag[k] = 0;
 }
 
 bool bh_core_block(struct bh_core *c)

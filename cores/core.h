@@ -93,6 +93,15 @@ struct bh_core {
 	uint32_t block_seq;             /* wake_seq read before the last device access (owner) */
 	char wait_what[160];            /* what a blocked access waits for, for reports (owner) */
 	struct bh_spin spin;            /* poll-loop detection (owner thread) */
+	/* L0_CACHE provocation (races.md #20, riscv-cores.md 4): the L0 data cache, 4 lines of 16 B
+	 * in front of L1 (owner thread; see bh_l0_load). l0_model is set at release from reset. */
+	bool l0_model;
+	struct bh_l0 {
+		uint32_t tag[4];        /* line address + 1, 0 = empty */
+		uint8_t data[4][16];
+		unsigned next;          /* the line the next fill replaces (first in, first out) */
+		uint32_t until_flush;   /* loads left before the next random flush */
+	} l0;
 	/* REORDER provocation (races.md #21): stream-register stores held in the core's store queue
 	 * (4 entries, oldest first) while its later loads of other addresses go ahead; applied by
 	 * bh_core_sq_drain (owner thread). */
@@ -201,6 +210,24 @@ int bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_
 int bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
 /* Sleep after a BLOCKED access. Returns true when the core must leave the interpreter. */
 bool bh_core_block(struct bh_core *core);
+/* cfg0 (riscv-cores.md 3) bits of the L0 data cache. */
+#define BH_CFG0_DIS_LOW_CACHE (1u << 3)           /* DisLowCash: the cache is off */
+#define BH_CFG0_DIS_LOW_CACHE_FLUSH (1u << 24)    /* DisLowCachePeriodicFlush: no random flush */
+/* The core's L0 data cache is on: cfg0 bit 3 and pmacfg bit 0 clear (crt0 leaves them so; the
+ * p100a firmware sets bit 3 at entry). */
+static inline bool bh_core_l0_on(const struct bh_core *c)
+{
+	return !(c->cfg0 & BH_CFG0_DIS_LOW_CACHE) && !((c->pmacfg[0] | c->pmacfg[1]) & 1);
+}
+/* L0_CACHE (owner thread, c->l0_model): an aligned L1 load of size bytes at addr while the cache is
+ * on is answered from its line, filled from L1 on a miss (4 lines, first in first out); unless
+ * cfg0 bit 24, a random flush every 1..250 loads (silicon: ~0.8 %). Not coherent: writes by others
+ * show only after a flush. The core's own store drops its line (the cache is never dirty); fence,
+ * AMOs and cfg0 writes flush it. */
+uint32_t bh_l0_load(struct bh_core *c, uint32_t addr, unsigned size);
+void bh_l0_store(struct bh_core *c, uint32_t addr);
+void bh_l0_flush(struct bh_core *c);
+
 /* Apply the stores held in the core's store queue, oldest first (REORDER; owner thread).
  * BH_ACC_OK, or BH_ACC_FAULT with core->fault filled (a held store the model refused, e.g. a CB
  * protocol fault; the report names the store's pc and that it was held). */

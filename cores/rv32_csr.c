@@ -133,7 +133,11 @@ bool rv32_csr_write(struct bh_core *c, uint32_t num, uint32_t val)
 		return bh_fault_set(c, BH_FAULT_CSR, 0, NULL, "write of 0x%08x to read-only CSR %s (0x%03x)", val,
 				    d->name, num);
 	switch (d->kind) {
-	case CSR_CFG0: c->cfg0 = val; return true;
+	case CSR_CFG0:
+		c->cfg0 = val;
+		if (c->l0_model)
+			bh_l0_flush(c);   /* the cache turned on or off: it starts empty */
+		return true;
 	case CSR_PMACFG: c->pmacfg[d->index] = val; return true;
 	case CSR_SCRATCH: c->csr_scratch[d->index] = val; return true;
 	case CSR_INTP_PC: c->intp_restore_pc = val; return true;

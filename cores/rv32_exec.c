@@ -343,7 +343,7 @@ static enum rv_stop rv32_run_variants(struct bh_core *c)
 {
 	/* A check that judges loads runs the variant that looks at them, without compiled code: the
 	 * default variant and the block compiler stay as they are. */
-	c->load_checks = (c->tile->chip->checks.enabled & BH_CHECKS_LOADS) != 0;
+	c->load_checks = (c->tile->chip->checks.enabled & BH_CHECKS_LOADS) != 0 || c->l0_model;
 	if (c->max_instructions)
 		return rv32_run_exact(c);   /* exact limits: no spin detection */
 	for (;;) {

@@ -200,7 +200,6 @@ static bool spin_finding(struct bh_core *c, struct bh_fault *f, uint32_t insn, u
 	return true;
 }
 
-#define CFG0_DIS_LOW_CACHE (1u << 3)   /* DisLowCash: the L0 data cache is off */
 
 /* poll-no-fence (races.md #20, riscv-cores.md 4): each core's L0 data cache (4 x 16 B in front
  * of L1, not coherent) is flushed only by fence or an AMO, so a poll of an L1 word with the cache
@@ -212,7 +211,7 @@ static bool spin_poll_no_fence(struct bh_core *c)
 {
 	struct bh_spin *s = &c->spin;
 	const struct bh_spin_load *word = NULL;
-	if (s->fenced || (c->cfg0 & CFG0_DIS_LOW_CACHE) || ((c->pmacfg[0] | c->pmacfg[1]) & 1))
+	if (s->fenced || !bh_core_l0_on(c))
 		return false;
 	for (unsigned k = 0; k < s->prev_n && !word; k++)
 		if (!s->prev[k].timed && !s->prev[k].stored && s->prev[k].addr < BH_L1_SIZE)

@@ -90,7 +90,7 @@ static void usage(FILE *f)
 		"                              by_trisc=N by_executor=N handovers=N')\n"
 		"                              (and with --provoke 'stats: provoke sync_points=N\n"
 		"                              delays=N coalesced=N skews=N reordered=N\n"
-		"                              stale_kept=N delay_seconds=S')\n"
+		"                              stale_kept=N l0_stale=N delay_seconds=S')\n"
 		"      --noc MODE              async (default, or the BHEMU_NOC environment variable):\n"
 		"                              a NoC request is in flight from its NOC_CMD_CTRL store\n"
 		"                              until it lands, so a missing barrier shows; sync: every\n"
@@ -126,8 +126,11 @@ static void usage(FILE *f)
 		"                              store to a stream register waits in its store queue\n"
 		"                              while its loads of other addresses go ahead),\n"
 		"                              stale-icache (a core runs the instructions it decoded\n"
-		"                              until its I-cache invalidate, however L1 changed), all\n"
-		"                              (all but reorder and stale-icache), or none.\n"
+		"                              until its I-cache invalidate, however L1 changed),\n"
+		"                              l0-cache (each core's L0 data cache in front of L1, not\n"
+		"                              coherent: loads may read stale lines until a fence),\n"
+		"                              all (all but reorder, stale-icache and l0-cache), or\n"
+		"                              none.\n"
 		"                              Default: the BHEMU_PROVOKE environment variable, else\n"
 		"                              none\n"
 		"  --provoke-rate P            chance per sync point of delay, coalesce and reorder,\n"
@@ -1137,8 +1140,8 @@ static void run_stats(const struct run *r, double secs)
 	struct bh_provoke_stats ps;
 	bh_device_provoke_stats(r->dev, &ps);
 	fprintf(stderr, "stats: provoke sync_points=%" PRIu64 " delays=%" PRIu64 " coalesced=%" PRIu64 " skews=%" PRIu64
-		" reordered=%" PRIu64 " stale_kept=%" PRIu64 " delay_seconds=%.6f\n", ps.sync_points, ps.delays,
-		ps.coalesced, ps.skews, ps.reordered, ps.stale_kept, (double)ps.delay_ns * 1e-9);
+		" reordered=%" PRIu64 " stale_kept=%" PRIu64 " l0_stale=%" PRIu64 " delay_seconds=%.6f\n", ps.sync_points,
+		ps.delays, ps.coalesced, ps.skews, ps.reordered, ps.stale_kept, ps.l0_stale, (double)ps.delay_ns * 1e-9);
 }
 
 /* Opens the device, writes the run information, loads the ELF; 0 or an exit status. */

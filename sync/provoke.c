@@ -55,7 +55,7 @@ int bh_provoke_init(struct bh_provoke *p, uint32_t mask, double rate, uint64_t s
 {
 	memset(p, 0, sizeof *p);
 	p->seed = seed;
-	p->mask = mask & (BH_PROVOKE_ALL | BH_PROVOKE_REORDER | BH_PROVOKE_STALE_ICACHE);
+	p->mask = mask & (BH_PROVOKE_ALL | BH_PROVOKE_REORDER | BH_PROVOKE_STALE_ICACHE | BH_PROVOKE_L0_CACHE);
 	if (!(rate > 0))
 		rate = 0;
 	p->chance = rate >= 1 ? 1ull << 32 : (uint64_t)(rate * 4294967296.0);
@@ -178,6 +178,7 @@ static const struct {
 	{ "coalesce", BH_PROVOKE_COALESCE },
 	{ "reorder", BH_PROVOKE_REORDER },
 	{ "stale-icache", BH_PROVOKE_STALE_ICACHE },
+	{ "l0-cache", BH_PROVOKE_L0_CACHE },
 };
 #define PROVOKE_NNAMES (sizeof provoke_names / sizeof provoke_names[0])
 
@@ -198,7 +199,7 @@ int bh_provoke_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
 				bit = provoke_names[k].bit;
 		if (!bit && !(len == 4 && !strncmp(s, "none", 4))) {
 			snprintf(err, errlen, "'%.*s' is not a provocation (delay, skew, cq-slow, prefetch-slow, coalesce, "
-				 "reorder, stale-icache, all or none, comma separated)", (int)len, s);
+				 "reorder, stale-icache, l0-cache, all or none, comma separated)", (int)len, s);
 			return -1;
 		}
 		m |= bit;

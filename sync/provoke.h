@@ -92,6 +92,7 @@ enum bh_provoke_stat {
 	BH_PSTAT_CQ_DELAY_NS,
 	BH_PSTAT_REORDERED,     /* stream-register stores held in a core's store queue */
 	BH_PSTAT_STALE_KEPT,    /* (core, page) writes a core's decoded code outlived (STALE_ICACHE) */
+	BH_PSTAT_L0_STALE,      /* loads answered from an L0 line older than L1 (L0_CACHE) */
 	BH_PSTAT_COUNT,
 };
 

@@ -211,6 +211,11 @@ void bh_device_tensix_stats(struct bh_device *dev, struct bh_tensix_stats *out);
  * bhemu every one decoded). Words it never decoded come from L1. Not part of "all": it changes
  * what a program may observe. */
 #define BH_PROVOKE_STALE_ICACHE  (1u << 6)
+/* Each core's L0 data cache (4 x 16 B in front of L1, not coherent) is modelled while cfg0 turns it
+ * on: loads are answered from it, so a poll without fence may read a stale line until a random
+ * flush, or forever with cfg0 bit 24 (races.md #20). The cores then run the interpreter that looks
+ * at loads, without the block compiler. Not part of "all". */
+#define BH_PROVOKE_L0_CACHE      (1u << 7)
 #define BH_PROVOKE_ALL           0x1fu      /* the timing provocations: every kind but REORDER */
 #define BH_PROVOKE_NONE          (1u << 31)
 
@@ -309,9 +314,10 @@ struct bh_provoke_stats {
 	uint64_t cq_delays, cq_delay_ns;
 	uint64_t reordered;     /* stream-register stores held in a store queue (REORDER) */
 	uint64_t stale_kept;    /* writes into a core's decoded code it kept running (STALE_ICACHE) */
+	uint64_t l0_stale;      /* loads answered from an L0 line older than L1 (L0_CACHE) */
 };
 void bh_device_provoke_stats(struct bh_device *dev, struct bh_provoke_stats *out);
-/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, reorder, stale-icache, all, none into a mask
+/* A comma-separated list of delay, skew, cq-slow, prefetch-slow, coalesce, reorder, stale-icache, l0-cache, all, none into a mask
  * ("none" alone: BH_PROVOKE_NONE). Returns 0, or -1 with a message naming the bad item in err. */
 int bh_provoke_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
 /* The mask as such a list ("none" when no kind is on). */

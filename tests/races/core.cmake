@@ -41,6 +41,17 @@ race_item(20 poll_no_fence
   SEEDS 3
   TWIN_SEEDS 5)
 
+# The same cache seen by one read after a hand-off through a stream register, shown by the L0
+# model (--provoke l0-cache; the program's own status).
+race_item(20 read_after_signal
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/20_poll_no_fence.c
+  CFLAGS -DRACE_READ_AFTER_SIGNAL
+  RUN --board grid:1x1 --cores brisc,ncrisc --provoke l0-cache --timeout 20
+  STATUS 9
+  EXPECT "^bhemu: ncrisc exited with status 9$"
+  SEEDS 3
+  TWIN_SEEDS 5)
+
 race_item(13 seminit_in_use
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/13_seminit_in_use.c
   RUN --board grid:1x1 --cores brisc,trisc0,trisc1 --timeout 20

@@ -330,25 +330,12 @@ static struct bh_device *open_guarded(void)
 
 /* BRISC NoC-writes len bytes from NOC_SRC to dst on its own tile and waits for the acknowledgement
  * (asynchronous NoC); returns its result, *pc its CMD_CTRL store. */
-/* Spin until the NIU counter register at addr reads 1 (a barrier on the first request). */
-static void emit_wait_one(struct prog *p, uint32_t addr)
-{
-	emit_li(p, T0, addr);
-	emit_li(p, T2, 1);
-	int32_t loop = prog_here(p);
-	emit(p, lw(T1, 0, T0));
-	emit_branch(p, BNE, T1, T2, loop);
-}
-
-#define WR_ACK_RECEIVED 0xFFB20204u    /* NIU_MST_WR_ACK_RECEIVED: the write barrier's counter */
-#define RD_RESP_RECEIVED 0xFFB20208u   /* NIU_MST_RD_RESP_RECEIVED: the read barrier's */
-
 static struct bh_core_result *brisc_noc_write(struct bh_device *dev, uint32_t dst, uint32_t len, uint32_t *pc)
 {
 	struct prog b = { 0 };
 	emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, dst, len);
 	*pc = emit_issue(&b, BH_CORE_BRISC);
-	emit_wait_one(&b, WR_ACK_RECEIVED);
+	emit_wait_one(&b, NOC0_WR_ACKS);
 	emit_exit_with(&b, 0);
 	return run_checked(dev, BH_CORE_BRISC, &b);
 }
@@ -701,7 +688,7 @@ Test(checks_code, cb_ownership_load_while_a_noc_read_fills_the_cb_stops_the_read
 	struct prog n = { 0 };
 	emit_program_noc_write(&n, BH_CORE_NCRISC, CTRL_READ, TILE0_XY, OWN_FIFO, OWN_PAGE);   /* NOC_SRC -> slot 0 */
 	emit_issue(&n, BH_CORE_NCRISC);
-	emit_wait_one(&n, RD_RESP_RECEIVED);
+	emit_wait_one(&n, NOC0_RD_RESPS);
 	emit_exit_with(&n, 0);
 	cr_assert_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
 	uint32_t pc;
@@ -771,7 +758,7 @@ static struct bh_core_result *noc_write_from_cb(struct bh_device *dev, unsigned 
 	emit_program_noc_write(&p, BH_CORE_NCRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, 0x50000, OWN_PAGE);
 	emit_store_word(&p, CMDBUF0(0) + N_TARG_LO, OWN_FIFO + slot * OWN_PAGE);
 	*pc = emit_issue(&p, BH_CORE_NCRISC);
-	emit_wait_one(&p, WR_ACK_RECEIVED);
+	emit_wait_one(&p, NOC0_WR_ACKS);
 	emit_exit_with(&p, 0);
 	return run_checked(dev, BH_CORE_NCRISC, &p);
 }

@@ -468,3 +468,102 @@ Test(provoke, malformed_environment_is_refused_by_name)
 	unsetenv("BHEMU_PROVOKE");
 	unsetenv("BHEMU_SEED");
 }
+
+/* ---- l0-cache: the L0 data cache model (races.md #20, riscv-cores.md 4) ---- */
+
+#define L0_WORD 0x30000u   /* a word of L1 and its 16-byte line */
+enum { S2 = 18, S3 = 19, S4 = 20 };   /* kept across the NoC request's helpers (t0-t2) */
+#define L0_OLD 0x11u
+#define L0_NEW 0x22u
+
+/* L0_WORD holds L0_OLD and NOC_SRC L0_NEW; BRISC loads L0_WORD into s2, NoC-writes NOC_SRC's 16
+ * bytes over its line and waits for the acknowledgement; t0 = L0_WORD after. */
+static void emit_l0_load_then_overwrite(struct bh_device *dev, struct prog *p)
+{
+	uint32_t line[4] = { L0_OLD, 0, 0, 0 }, src[4] = { L0_NEW, 0, 0, 0 };
+	cr_assert_eq(bh_l1_write(dev, 0, L0_WORD, line, sizeof line), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, NOC_SRC, src, sizeof src), BH_OK);
+	emit_li(p, T0, L0_WORD);
+	emit(p, lw(S2, 0, T0));
+	emit_program_noc_write(p, BH_CORE_BRISC, CTRL_WRITE_NONPOSTED, TILE0_XY, L0_WORD, 16);
+	emit_issue(p, BH_CORE_BRISC);
+	emit_wait_one(p, NOC0_WR_ACKS);
+	emit_li(p, T0, L0_WORD);
+}
+
+/* BRISC, with cfg0 |= cfg0_set, loads L0_WORD, has its line overwritten by the NoC (which does not
+ * touch the core's L0), loads again, runs `then` (0: nothing; t0 holds L0_WORD) and loads a third
+ * time. Returns the three loads, one per byte. */
+static uint32_t l0_three_loads(struct bh_device *dev, uint32_t cfg0_set, uint32_t then)
+{
+	struct prog p = { 0 };
+	emit_li(&p, T1, cfg0_set);
+	emit(&p, enc_i(0x7C0, T1, F3_CSRRS, X0, OP_SYSTEM));   /* csrrs x0, cfg0, t1 */
+	emit_l0_load_then_overwrite(dev, &p);
+	emit(&p, lw(S3, 0, T0));
+	if (then)
+		emit(&p, then);
+	emit(&p, lw(S4, 0, T0));
+	emit(&p, enc_i(8, S3, 1, S3, OP_IMM));    /* slli s3, s3, 8 */
+	emit(&p, enc_i(16, S4, 1, S4, OP_IMM));   /* slli s4, s4, 16 */
+	emit(&p, or(A0, S2, S3));
+	emit(&p, or(A0, A0, S4));
+	emit_exit(&p);
+	return run_core(dev, BH_CORE_BRISC, &p);
+}
+
+#define L0_LOADS(a, b, c) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16)
+#define CFG0_NO_RANDOM_FLUSH (1u << 24)
+
+/* The second load hits the line the first filled and returns the old word; a fence, an AMO, the
+ * core's own store into the line (which drops it) or a cfg0 write make the third read L1. Without
+ * the model, or with the cache off (cfg0 bit 3), every load reads L1. */
+Test(provoke, l0_cache_answers_loads_from_the_line_until_a_fence_amo_own_store_or_cfg0_write)
+{
+	const struct {
+		uint32_t mask, cfg0, then, want;
+		const char *what;
+	} c[] = {
+		{ 0, 0, 0, L0_LOADS(L0_OLD, L0_NEW, L0_NEW), "no model" },
+		{ BH_PROVOKE_L0_CACHE, CFG0_NO_RANDOM_FLUSH, 0, L0_LOADS(L0_OLD, L0_OLD, L0_OLD), "stale" },
+		{ BH_PROVOKE_L0_CACHE, CFG0_NO_RANDOM_FLUSH, INSN_FENCE, L0_LOADS(L0_OLD, L0_OLD, L0_NEW), "fence" },
+		{ BH_PROVOKE_L0_CACHE, CFG0_NO_RANDOM_FLUSH, amo(0, X0, X0, T0, 0), L0_LOADS(L0_OLD, L0_OLD, L0_NEW),
+		  "amoadd.w x0, x0, (t0)" },
+		{ BH_PROVOKE_L0_CACHE, CFG0_NO_RANDOM_FLUSH, sw(X0, 8, T0), L0_LOADS(L0_OLD, L0_OLD, L0_NEW),
+		  "own store into the line" },
+		{ BH_PROVOKE_L0_CACHE, CFG0_NO_RANDOM_FLUSH, INSN_L0_CACHE_OFF, L0_LOADS(L0_OLD, L0_OLD, L0_NEW),
+		  "cfg0 write" },
+		{ BH_PROVOKE_L0_CACHE, CFG0_NO_RANDOM_FLUSH | 8u, 0, L0_LOADS(L0_OLD, L0_NEW, L0_NEW), "cache off" },
+	};
+	for (unsigned k = 0; k < sizeof c / sizeof c[0]; k++) {
+		uint32_t then = c[k].then, want = c[k].want;
+		struct bh_device *dev = open_provoked(c[k].mask, 0, 1);
+		uint32_t got = l0_three_loads(dev, c[k].cfg0, then);
+		cr_expect_eq(got, want, "%s: loads 0x%06x, want 0x%06x", c[k].what, got, want);
+		struct bh_provoke_stats ps;
+		bh_device_provoke_stats(dev, &ps);
+		cr_expect_eq(ps.l0_stale != 0, c[k].mask != 0 && !(c[k].cfg0 & 8u), "%s: l0_stale %llu", c[k].what,
+			     (unsigned long long)ps.l0_stale);
+		bh_device_close(dev);
+	}
+}
+
+/* Unless cfg0 bit 24 is set, the cache is flushed at random, at least every 250 loads: a poll
+ * without fence sees the new word within 251 loads of it, not at once. */
+Test(provoke, l0_cache_random_flush_ends_a_stale_poll_within_250_loads)
+{
+	struct bh_device *dev = open_provoked(BH_PROVOKE_L0_CACHE, 0, 7);
+	struct prog p = { 0 };
+	emit_l0_load_then_overwrite(dev, &p);
+	emit_li(&p, T2, L0_NEW);
+	emit(&p, addi(A0, X0, 0));
+	int32_t loop = prog_here(&p);
+	emit(&p, addi(A0, A0, 1));
+	emit(&p, lw(T1, 0, T0));
+	emit_branch(&p, BNE, T1, T2, loop);
+	emit_exit(&p);
+	uint32_t loads = run_core(dev, BH_CORE_BRISC, &p);
+	cr_expect(loads >= 1 && loads <= 251, "%u loads", loads);
+	bh_device_close(dev);
+}
+

@@ -679,6 +679,15 @@ uint32_t emit_issue(struct prog *p, enum bh_core_id core)
 	return emit_store_pc(p, core, CMDBUF0(0) + N_CMD_CTRL, 1);
 }
 
+void emit_wait_one(struct prog *p, uint32_t addr)
+{
+	emit_li(p, T0, addr);
+	emit_li(p, T2, 1);
+	int32_t loop = prog_here(p);
+	emit(p, lw(T1, 0, T0));
+	emit_branch(p, BNE, T1, T2, loop);
+}
+
 /* ---- The CLI ---- */
 
 extern char **environ;

@@ -282,6 +282,10 @@ uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t c
 				uint32_t len);
 /* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
 uint32_t emit_issue(struct prog *p, enum bh_core_id core);
+#define NOC0_WR_ACKS 0xFFB20204u    /* NoC0 NIU_MST_WR_ACK_RECEIVED: the write barrier's counter */
+#define NOC0_RD_RESPS 0xFFB20208u   /* NoC0 NIU_MST_RD_RESP_RECEIVED: the read barrier's */
+/* Spin until the NIU counter register at addr reads 1 (a barrier on the first request; t0-t2). */
+void emit_wait_one(struct prog *p, uint32_t addr);
 
 /* ---- The CLI (build/bhemu) as a child process ---- */
 
