@@ -945,19 +945,18 @@ bool bh_stream_cb_read_check(struct bh_tile *t, unsigned who, uint32_t addr, uin
 			return false;
 		}
 	}
-	char region[64], other[160];
-	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, at, bh_stream_cb_page_region(&pg, region, sizeof region),
-		      bh_stream_cb_page_party(&pg, other, sizeof other), "%s", "");
+	char region[64], other[160], what[96];
 	if (noc)
-		snprintf(f->detail, sizeof f->detail, "NoC write issued by %s reads its %u-byte source at 0x%x%s from CB%u "
-			 "slot %u, which holds no published page (tiles_acked 0x%x, tiles_received 0x%x): send only pages "
-			 "cb_wait_front gave you, and pop them only after noc_async_write_barrier",
-			 bh_requester_name(who), len, addr, at > addr ? ", some of it" : "", pg.cb, pg.slot, pg.acked,
-			 pg.received);
+		snprintf(what, sizeof what, "NoC write issued by %s reads its %u-byte source at 0x%x%s", bh_requester_name(who),
+			 len, addr, at > addr ? ", some of it," : "");
 	else
-		snprintf(f->detail, sizeof f->detail, "%u-byte load by %s from CB%u slot %u, which holds no published "
-			 "page (tiles_acked 0x%x, tiles_received 0x%x): read only pages cb_wait_front gave you, before "
-			 "cb_pop_front", len, bh_requester_name(who), pg.cb, pg.slot, pg.acked, pg.received);
+		snprintf(what, sizeof what, "%u-byte load by %s", len, bh_requester_name(who));
+	bh_check_fill(f, BH_CHECK_CB_OWNERSHIP, at, bh_stream_cb_page_region(&pg, region, sizeof region),
+		      bh_stream_cb_page_party(&pg, other, sizeof other),
+		      "%s from CB%u slot %u, which holds no published page (tiles_acked 0x%x, tiles_received 0x%x): %s",
+		      what, pg.cb, pg.slot, pg.acked, pg.received,
+		      noc ? "send only pages cb_wait_front gave you, and pop them only after noc_async_write_barrier"
+			  : "read only pages cb_wait_front gave you, before cb_pop_front");
 	f->pc = pc;
 	f->insn = pc < BH_L1_SIZE && !(pc & 3) ? bh_mem_ld(t->l1 + pc, 4) : 0;
 	f->has_addr = !noc;   /* a load's access line; a NoC write's pc is its CMD_CTRL store */
