@@ -325,7 +325,8 @@ Test(park, forty_polling_cores_use_almost_no_cpu)
 	bh_device_close(dev);
 }
 
-/* 65 core threads parked at once: the process's futex hash grew to BH_PARK_HASH_PER_THREAD
+/* 65 core threads parked at once (a thread per core, whatever BHEMU_TILE_THREADS says: fibers
+ * sleep on their group's futex): the process's futex hash grew to BH_PARK_HASH_PER_THREAD
  * buckets per thread for 128 threads when the 64th started (sync/park.h), and every parked core
  * is still woken by its word's write. */
 Test(park, sixty_five_parked_core_threads_grow_the_futex_hash)
@@ -334,7 +335,8 @@ Test(park, sixty_five_parked_core_threads_grow_the_futex_hash)
 		cr_skip_test("the kernel has no process-private futex hash (PR_FUTEX_HASH, Linux 6.16)");
 	enum { TILES = 13 };
 	struct bh_device *dev;
-	cr_assert_eq(bh_device_open(&(struct bh_device_config){ .num_tiles = TILES }, &dev), BH_OK);
+	cr_assert_eq(bh_device_open(&(struct bh_device_config){ .num_tiles = TILES, .tile_threads = BH_TILE_THREADS_PER_CORE },
+				    &dev), BH_OK);
 	struct prog p = { 0 };
 	emit_poll_flag(&p, true);
 	for (unsigned t = 0; t < TILES; t++) {
