@@ -168,7 +168,7 @@ static void *core_thread(void *arg)
 	struct bh_tile *t = c->tile;
 
 	struct bh_actor *act = c->waiter.actor;   /* serial scheduling (sync/sched.h), else NULL */
-	const bool own_thread = !c->fiber;       /* sleeps on its own futex (a fiber: its group's) */
+	const bool own_thread = !bh_fiber_self;  /* sleeps on its own futex (a fiber: its group's) */
 	if (own_thread)
 		bh_park_thread_added();
 	bh_rcu_thread_register();   /* an RCU reader of the hook table (sync/hooks.h) */
