@@ -105,9 +105,10 @@ static void *native_core(void *p)
 	return NULL;
 }
 
-/* Launches per second of each of `parts` parts of `launches` launches into rates, and the seconds
- * until every thread had started in *start_s; false when out of memory. */
-static bool native_launches(unsigned launches, int parts, double *rates, double *start_s)
+/* Launches per second of each of `parts` parts of `launches` launches into rates, the seconds
+ * until every thread had started in *start_s and the process's CPU milliseconds per launch in
+ * *cpu_ms; false when out of memory. */
+static bool native_launches(unsigned launches, int parts, double *rates, double *start_s, double *cpu_ms)
 {
 	struct native *n = calloc(1, sizeof *n);
 	struct native_arg *args = calloc(TILES * (SUBS + 1), sizeof *args);
@@ -131,6 +132,7 @@ static bool native_launches(unsigned launches, int parts, double *rates, double 
 	while ((v = atomic_load(&n->started)) != nth)
 		futex(&n->started, FUTEX_WAIT, v);
 	*start_s = benchlib_now() - t0;
+	double cpu0 = benchlib_process_cpu();
 	for (int part = 0; part < parts; part++) {
 		t0 = benchlib_now();
 		for (unsigned l = part * launches + 1; l <= (part + 1) * launches; l++) {
@@ -142,6 +144,7 @@ static bool native_launches(unsigned launches, int parts, double *rates, double 
 		}
 		rates[part] = launches / (benchlib_now() - t0);
 	}
+	*cpu_ms = (benchlib_process_cpu() - cpu0) * 1e3 / (launches * (unsigned)parts);
 	for (unsigned i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
 	free(n);
@@ -173,6 +176,7 @@ static char fence_slow[160], fence_fast[160];
 /* Counters of parking (sync/park.h) at the start of the timed launches. */
 struct park_counts {
 	uint64_t calls, membarriers, sleeps, futex_wakes, yields;
+	double cpu;   /* the process's CPU seconds (only the measured mode's threads run) */
 };
 
 static void park_counts(struct park_counts *p)
@@ -180,14 +184,15 @@ static void park_counts(struct park_counts *p)
 	bh_park_fence_stats(&p->calls, &p->membarriers);
 	bh_park_sleep_stats(&p->sleeps, &p->futex_wakes);
 	p->yields = bh_park_yield_stats();
+	p->cpu = benchlib_process_cpu();
 }
 
 static void fence_note(char note[160], const struct park_counts *p0, unsigned launches)
 {
 	struct park_counts p;
 	park_counts(&p);
-	snprintf(note, 160, "; per launch %.0f sleeps, %.0f futex wakes, %.0f yields, %.1f fenced parks, %.1f membarriers",
-		 (double)(p.sleeps - p0->sleeps) / launches, (double)(p.futex_wakes - p0->futex_wakes) / launches,
+	snprintf(note, 160, "; per launch %.1f ms of CPU, %.0f sleeps, %.0f futex wakes, %.0f yields, %.1f fenced parks, "
+		 "%.1f membarriers", (p.cpu - p0->cpu) * 1e3 / launches, (double)(p.sleeps - p0->sleeps) / launches, (double)(p.futex_wakes - p0->futex_wakes) / launches,
 		 (double)(p.yields - p0->yields) / launches, (double)(p.calls - p0->calls) / launches,
 		 (double)(p.membarriers - p0->membarriers) / launches);
 }
@@ -295,7 +300,7 @@ out:
 /* A launch row from the rates of its parts and the reference's; bhemu's value stays unmeasured when
  * the row failed or a part has no rate (negative: bhemu stopped before it, e.g. the boot failed). */
 static void launch_row_rates(struct benchlib_row *r, double *rates, const struct benchlib_stats *ref,
-			     const struct options *opt, const char *fences)
+			     double ref_cpu_ms, const struct options *opt, const char *fences)
 {
 	r->ref = ref->median;
 	for (int i = 0; i < opt->c.repeat; i++)
@@ -306,7 +311,8 @@ static void launch_row_rates(struct benchlib_row *r, double *rates, const struct
 	struct benchlib_stats b = benchlib_stats_of(rates, opt->c.repeat);
 	r->bhemu = b.median;
 	snprintf(r->diag, sizeof r->diag, "%d parts of %u launches: %.1f-%.1f launch/s (quartiles %.1f-%.1f); "
-		 "reference %.1f-%.1f%s", b.n, opt->launches, b.min, b.max, b.q1, b.q3, ref->min, ref->max, fences);
+		 "reference %.1f-%.1f, %.1f ms of CPU per launch%s", b.n, opt->launches, b.min, b.max, b.q1, b.q3,
+		 ref->min, ref->max, ref_cpu_ms, fences);
 	benchlib_stats_json(r->extra, sizeof r->extra, "bhemu", &b, 1);
 	benchlib_stats_json(r->extra, sizeof r->extra, "native", ref, 1);
 }
@@ -396,12 +402,13 @@ int main(int argc, char **argv)
 		benchlib_row_fail(launch1, "%s", boot1.error);
 	fprintf(out, "running the native reference, %d x %u launches ...\n", opt.c.repeat, opt.launches);
 	fflush(out);
-	if (native_launches(opt.launches, opt.c.repeat, native_rates, &boot->ref)) {
+	double native_cpu_ms = 0;
+	if (native_launches(opt.launches, opt.c.repeat, native_rates, &boot->ref, &native_cpu_ms)) {
 		struct benchlib_stats ref = benchlib_stats_of(native_rates, opt.c.repeat);
-		launch_row_rates(launch, rates, &ref, &opt, notes[0]);
-		launch_row_rates(fast, fast_rates, &ref, &opt, notes[1]);
-		launch_row_rates(launch1, rates1, &ref, &opt, fence_slow);
-		launch_row_rates(fast1, fast_rates1, &ref, &opt, fence_fast);
+		launch_row_rates(launch, rates, &ref, native_cpu_ms, &opt, notes[0]);
+		launch_row_rates(fast, fast_rates, &ref, native_cpu_ms, &opt, notes[1]);
+		launch_row_rates(launch1, rates1, &ref, native_cpu_ms, &opt, fence_slow);
+		launch_row_rates(fast1, fast_rates1, &ref, native_cpu_ms, &opt, fence_fast);
 	} else {
 		benchlib_row_fail(launch, "native reference: out of memory");
 		benchlib_row_fail(fast, "native reference: out of memory");

@@ -170,6 +170,9 @@ static void *core_thread(void *arg)
 	struct bh_tile *t = c->tile;
 
 	struct bh_actor *act = c->waiter.actor;   /* serial scheduling (sync/sched.h), else NULL */
+	const bool own_thread = !bh_fiber_self;  /* sleeps on its own futex (a fiber: its group's) */
+	if (own_thread)
+		bh_park_thread_added();
 	bh_rcu_thread_register();   /* an RCU reader of the hook table (sync/hooks.h) */
 	if (act)
 		bh_sched_self = act;
@@ -247,6 +250,8 @@ static void *core_thread(void *arg)
 	}
 	pthread_mutex_unlock(&t->lock);
 	bh_rcu_thread_unregister();
+	if (own_thread)
+		bh_park_thread_gone();
 	return NULL;
 }
 

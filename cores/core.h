@@ -67,6 +67,10 @@ struct bh_core {
 	/* Owner only: the pages this core ever set its code_pages bit on since its last flush (a
 	 * superset of those holding its decoded code), so an invalidate visits only them. */
 	uint64_t code_seen[(BH_L1_PAGES + 63) / 64];
+	/* Owner only: I-cache invalidates so far. A decoded page whose rv_page.armed is behind it
+	 * has its slots set back to op_remark when the interpreter next enters it (rv32_page_enter):
+	 * an invalidate costs nothing for the pages the core does not run again before the next. */
+	uint64_t ic_epoch;
 	_Atomic uint32_t events;        /* BH_EV_*, written by any thread (release), read relaxed then acquire */
 	/* Decoded instructions per L1 page and interpreter variant (rv32_run.inc), owner only. */
 #define RV_VARIANTS 4

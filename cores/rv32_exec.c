@@ -77,6 +77,7 @@ static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned va
 	pg->dropped_at = 0;
 	pg->lo = 0;                   /* a new page: every slot */
 	pg->hi = RV_PAGE_INSNS - 1;
+	pg->armed = c->ic_epoch;      /* nothing decoded: nothing to arm */
 	rv32_page_reset(pg);
 	c->pages[variant][pc >> BH_L1_PAGE_SHIFT] = pg;
 	c->npages++;
@@ -109,9 +110,12 @@ void rv32_code_overwritten(struct bh_core *c, unsigned page)
 
 /* Keep the page's decoded slots across an I-cache invalidate, each to be marked executed again by
  * the code checks when it next runs (op_remark, cores/rv32_run.inc); compiled entries go (compiled
- * code would run the words without marking them). Owner thread only. */
-static void rv32_page_arm(struct rv_page *pg)
+ * code would run the words without marking them). Owner thread only, when the interpreter enters
+ * the page after the invalidate (rv32_page_enter), so that pages it does not run again, and the
+ * other interpreter variants' copies, cost the invalidate nothing. */
+void rv32_page_arm(struct rv_page *pg, uint64_t epoch)
 {
+	pg->armed = epoch;
 	const void *remark = atomic_load_explicit(&rv_remark_handler[pg->variant], memory_order_relaxed);
 	if (!remark)
 		return;   /* the variant never ran: nothing decoded */
@@ -140,15 +144,10 @@ void rv32_invalidate_decoded(struct bh_core *c)
 	 * (core_code_stale, the stale pages just handled). The invalidate restarts what the code
 	 * checks count as executed: the kept slots are marked again as they run (op_remark), and each
 	 * compares its word with L1 first, so a write the model did not see as one is picked up here
-	 * with or without the checks. A launch re-decodes nothing of its firmware. */
-	for (unsigned w = 0; w < sizeof c->code_seen / sizeof c->code_seen[0]; w++)
-		for (uint64_t bits = c->code_seen[w]; bits; bits &= bits - 1) {
-			unsigned p = w * 64 + (unsigned)__builtin_ctzll(bits);
-			if (atomic_load_explicit(&c->code_pages[p], memory_order_relaxed) & (1u << c->kind))
-				for (unsigned v = 0; v < RV_VARIANTS; v++)
-					if (c->pages[v][p])
-						rv32_page_arm(c->pages[v][p]);
-		}
+	 * with or without the checks. A launch re-decodes nothing of its firmware. Every page is
+	 * armed for that when the interpreter next enters it (rv32_page_enter): the interpreter
+	 * handles this event at a jump that leaves through its lookup, where that happens. */
+	c->ic_epoch++;
 }
 
 void rv32_flush_decoded(struct bh_core *c)

@@ -18,6 +18,9 @@ struct rv_page {
 	 * decoded again when L1 no longer holds it (a write the model did not see as one). */
 	uint32_t raw[RV_PAGE_INSNS];
 	uint32_t base;
+	/* The owner's ic_epoch when its slots were last armed (or reset): behind it, the page must
+	 * be armed before any of its slots runs (rv32_page_enter). Next to base: the same line. */
+	uint64_t armed;
 	unsigned variant;                         /* whose handler addresses the slots hold */
 	/* Fast variant only (rv32_jit.c): native entry of the slot whose handler is op_jit, or
 	 * RV_JIT_NONE where compiling was tried and refused. Allocated on first compile. */
@@ -35,6 +38,17 @@ void rv32_page_reset(struct rv_page *pg);
 /* The handler of the variant's slots kept across an I-cache invalidate, to be marked executed
  * again when they next run (NULL until the variant first ran). */
 const void *rv32_remark_handler(unsigned variant);
+
+/* Arm the page's live slots (an I-cache invalidate since they last ran: op_remark), at epoch. */
+void rv32_page_arm(struct rv_page *pg, uint64_t epoch);
+
+/* The interpreter enters pg (every entry to a page goes through its lookup): slots kept across an
+ * I-cache invalidate since the page last ran are marked to be checked again first. */
+static inline void rv32_page_enter(const struct bh_core *c, struct rv_page *pg)
+{
+	if (__builtin_expect(pg->armed != c->ic_epoch, 0))
+		rv32_page_arm(pg, c->ic_epoch);
+}
 
 /* A slot is about to be decoded: the next reset must cover it (resets touch only that range:
  * every launch flushes the I-cache, and most pages hold a few hundred decoded slots at most). */

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +120,38 @@ void bh_park_wake(struct bh_waiter *w)
 		atomic_fetch_add_explicit(&park_shard(w)->futex_wakes, 1, memory_order_relaxed);
 		futex(&w->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	}
+}
+
+#ifndef PR_FUTEX_HASH
+#define PR_FUTEX_HASH 78
+#define PR_FUTEX_HASH_SET_SLOTS 1
+#define PR_FUTEX_HASH_GET_SLOTS 2
+#endif
+
+static _Atomic unsigned park_threads;
+
+int bh_park_futex_hash_slots(void)
+{
+	int n = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
+	return n < 0 ? -1 : n;
+}
+
+void bh_park_thread_added(void)
+{
+	unsigned n = atomic_fetch_add_explicit(&park_threads, 1, memory_order_relaxed) + 1;
+	if (n < BH_PARK_HASH_MIN_THREADS || (n & (n - 1)))
+		return;   /* only when the count reaches a power of two */
+	/* 2 buckets per thread for twice the threads: grown once per doubling. Growing only (a
+	 * slower caller with a smaller count leaves a bigger hash as it is); 0 is the global hash. */
+	unsigned long want = 2ul * n * BH_PARK_HASH_PER_THREAD;
+	int have = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
+	if (have > 0 && (unsigned long)have < want)
+		(void)prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0);
+}
+
+void bh_park_thread_gone(void)
+{
+	atomic_fetch_sub_explicit(&park_threads, 1, memory_order_relaxed);
 }
 
 void bh_waitq_add(struct bh_waitq *q, unsigned kind)

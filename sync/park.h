@@ -69,6 +69,22 @@ void bh_park_yield(struct bh_waiter *w);
 /* Wake (any thread). Cheap when nobody sleeps: one atomic add and one load. */
 void bh_park_wake(struct bh_waiter *w);
 
+/* The calling thread is one more (added) or one less (gone, at its end) of the process's threads
+ * that sleep through bh_park_sleep on a futex of their own. Linux (6.16 and later) gives a threaded
+ * process its own futex hash of 4 buckets per online CPU (at least 16), and a futex wake walks
+ * every waiter in its bucket: 700 parked cores on a 2-CPU host put ~44 in each. Each time the
+ * count of live such threads reaches a power of two (from BH_PARK_HASH_MIN_THREADS), the hash grows
+ * to BH_PARK_HASH_PER_THREAD buckets per thread for twice that count (prctl PR_FUTEX_HASH; the
+ * process's other futexes share it; it never shrinks). A kernel without it refuses the prctl:
+ * the hash stays as it was and only wake-ups cost more. */
+void bh_park_thread_added(void);
+void bh_park_thread_gone(void);
+#define BH_PARK_HASH_MIN_THREADS 64u
+#define BH_PARK_HASH_PER_THREAD 2u
+/* Buckets of the process's futex hash: 0 while it uses the kernel's global one, -1 when the
+ * kernel has no PR_FUTEX_HASH. */
+int bh_park_futex_hash_slots(void);
+
 /* A set of cores of one tile waiting on one device condition. */
 struct bh_waitq {
 	_Atomic uint32_t waiters;   /* bit k: core kind k of the owning tile */

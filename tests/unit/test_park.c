@@ -325,6 +325,44 @@ Test(park, forty_polling_cores_use_almost_no_cpu)
 	bh_device_close(dev);
 }
 
+/* 65 core threads parked at once (a thread per core, whatever BHEMU_TILE_THREADS says: fibers
+ * sleep on their group's futex): the process's futex hash grew to BH_PARK_HASH_PER_THREAD
+ * buckets per thread for 128 threads when the 64th started (sync/park.h), and every parked core
+ * is still woken by its word's write. */
+Test(park, sixty_five_parked_core_threads_grow_the_futex_hash)
+{
+	if (bh_park_futex_hash_slots() < 0)
+		cr_skip_test("the kernel has no process-private futex hash (PR_FUTEX_HASH, Linux 6.16)");
+	enum { TILES = 13 };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&(struct bh_device_config){ .num_tiles = TILES, .tile_threads = BH_TILE_THREADS_PER_CORE },
+				    &dev), BH_OK);
+	struct prog p = { 0 };
+	emit_poll_flag(&p, true);
+	for (unsigned t = 0; t < TILES; t++) {
+		prog_put(dev, t, CODE, &p);
+		for (unsigned c = 0; c < 5; c++) {
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
+			cr_assert_eq(bh_core_start(dev, t, (enum bh_core_id)c, CODE), BH_OK);
+		}
+	}
+	for (unsigned t = 0; t < TILES; t++)   /* each thread counted itself before it first ran */
+		for (unsigned c = 0; c < 5; c++)
+			for (int ms = 0; !atomic_load(&dev->tiles[t]->core[c]->waiter.parks); ms++) {
+				cr_assert_lt(ms, 60000, "core %u of tile %u never parked", c, t);
+				sleep_ms(1);
+			}
+	int slots = bh_park_futex_hash_slots();
+	cr_expect_geq(slots, (int)(2 * 64 * BH_PARK_HASH_PER_THREAD), "futex hash of %d buckets", slots);
+	uint32_t v = 9;
+	for (unsigned t = 0; t < TILES; t++)
+		cr_assert_eq(bh_l1_write(dev, t, FLAG, &v, 4), BH_OK);
+	for (unsigned t = 0; t < TILES; t++)
+		for (unsigned c = 0; c < 5; c++)
+			expect_exit(dev, t, (enum bh_core_id)c, 9);
+	bh_device_close(dev);
+}
+
 /* Heavy fences are combined (sync/park.c): 32 threads fencing at once all return and each call
  * is counted (a lost turn in the combining would hang here; under TSan its locking is checked).
  * The ordering itself is what every parking test above relies on: a lost wake-up hangs them. */
