@@ -639,6 +639,30 @@ static unsigned fidelity_phase(struct bh_tt_thread *th)
  * host's in both). Cells are loaded one by one: they are relaxed atomics. */
 typedef float mm_v4f __attribute__((vector_size(16)));
 typedef uint32_t mm_v4u __attribute__((vector_size(16)));
+typedef uint64_t mm_v2q __attribute__((vector_size(16)));
+typedef uint16_t mm_v4h __attribute__((vector_size(8)));
+
+/* Two relaxed 8-byte words as one vector (lo in lanes 0-1); four 16-bit Dst rows' words widened to
+ * (or narrowed from) four lanes: the host's vector moves and unpacks, no lane-by-lane assembly. */
+static inline __attribute__((always_inline)) mm_v4u mm_v4u_of(uint64_t lo, uint64_t hi)
+{
+	return (mm_v4u)(mm_v2q){ lo, hi };
+}
+
+static inline __attribute__((always_inline)) mm_v4u mm_widen16(uint64_t x)
+{
+	mm_v4h h;
+	memcpy(&h, &x, sizeof h);
+	return __builtin_convertvector(h, mm_v4u);
+}
+
+static inline __attribute__((always_inline)) uint64_t mm_narrow16(mm_v4u v)
+{
+	mm_v4h h = __builtin_convertvector(v, mm_v4h);   /* the low 16 bits of each lane */
+	uint64_t x;
+	memcpy(&x, &h, sizeof x);
+	return x;
+}
 
 /* fbits/bitsf on four lanes: denormals as signed zeros. */
 static inline __attribute__((always_inline)) mm_v4u mm_flush(mm_v4u b)
@@ -665,8 +689,7 @@ static inline __attribute__((always_inline)) mm_v4u mm_src_bits(_Atomic uint32_t
 		uint32_t x = atomic_load_explicit(c, memory_order_relaxed);
 		v = (mm_v4u){ x, x, x, x };
 	} else {
-		uint64_t lo = mm_ld64(c), hi = mm_ld64(c + 2);
-		v = (mm_v4u){ (uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi, (uint32_t)(hi >> 32) };
+		v = mm_v4u_of(mm_ld64(c), mm_ld64(c + 2));
 	}
 	return mm_flush(((v & 0x40000u) | (v & 0xFFu) << 10 | (v >> 8 & 0x3FFu)) << 13);
 }
@@ -689,12 +712,9 @@ static inline __attribute__((always_inline)) mm_v4f mm_dst_read4(struct tt_dp *d
 {
 	mm_v4u h, l = { 0 };
 	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
-	uint64_t x = mm_ld64(&dp->dst[r][col]);   /* col: a multiple of 4 */
-	h = (mm_v4u){ (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (uint16_t)(x >> 48) };
-	if (dst32) {
-		x = mm_ld64(&dp->dst[r + 8][col]);
-		l = (mm_v4u){ (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (uint16_t)(x >> 48) };
-	}
+	h = mm_widen16(mm_ld64(&dp->dst[r][col]));   /* col: a multiple of 4 */
+	if (dst32)
+		l = mm_widen16(mm_ld64(&dp->dst[r + 8][col]));
 	return (mm_v4f)mm_flush(((h & 0x8000u) | (h & 0xFFu) << 7 | (h >> 8 & 0x7Fu)) << 16 | l);   /* tt_dst_to_fp32 */
 }
 
@@ -712,13 +732,9 @@ static inline __attribute__((always_inline)) void mm_dst_write4(struct tt_dp *dp
 		    (normal & ((b & 0x80000000u) | (((b & 0x7FFFFFFFu) + 0x8000u) & 0xFFFF0000u)));
 	}
 	mm_v4u nh = (b >> 16 & 0x8000u) | (b >> 16 & 0x7Fu) << 8 | (b >> 16 & 0x7F80u) >> 7;   /* tt_dst_from_bf16 */
-	__atomic_store_n((uint64_t *)(void *)&dp->dst[r][col],
-			 (uint64_t)(uint16_t)nh[0] | (uint64_t)(uint16_t)nh[1] << 16 | (uint64_t)(uint16_t)nh[2] << 32 |
-			 (uint64_t)(uint16_t)nh[3] << 48, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)(void *)&dp->dst[r][col], mm_narrow16(nh), __ATOMIC_RELAXED);
 	if (dst32)
-		__atomic_store_n((uint64_t *)(void *)&dp->dst[r + 8][col],
-				 (uint64_t)(uint16_t)b[0] | (uint64_t)(uint16_t)b[1] << 16 | (uint64_t)(uint16_t)b[2] << 32 |
-				 (uint64_t)(uint16_t)b[3] << 48, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(void *)&dp->dst[r + 8][col], mm_narrow16(b), __ATOMIC_RELAXED);
 }
 
 /* A Dst row written in all 16 columns is defined again (tt_dst_define per element). */
