@@ -1367,8 +1367,8 @@ static bool dst_window(struct bh_access *a, unsigned *fmt, bool *raw, unsigned *
 bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val)
 {
 	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
-	unsigned fmt, row, col;
-	bool raw;
+	unsigned fmt = 0, row = 0, col = 0;   /* set by dst_window when it succeeds */
+	bool raw = false;
 	if (!dst_window(a, &fmt, &raw, &row, &col))
 		return false;
 	if (fmt == 0) {
@@ -1384,8 +1384,8 @@ bool bh_tensix_dst_read(struct bh_access *a, uint32_t *val)
 bool bh_tensix_dst_write(struct bh_access *a, uint32_t val)
 {
 	struct tt_dp *dp = ((struct bh_tensix *)a->dev)->dp;
-	unsigned fmt, row, col;
-	bool raw;
+	unsigned fmt = 0, row = 0, col = 0;   /* set by dst_window when it succeeds */
+	bool raw = false;
 	if (!dst_window(a, &fmt, &raw, &row, &col))
 		return false;
 	if (fmt == 0) {
