@@ -271,6 +271,83 @@ static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint3
 		       (a ^ b) & 0x80000000u, zs, (int32_t)ec, c & 0x80000000u);
 }
 
+uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c)
+{
+	return sfpu_mad(a, b, c);
+}
+
+/* sfpu_mad on every lane (a ^ na, b, c ^ nc), four lanes at a time on the host's floating point
+ * where that is provably the same bits, sfpu_mad for the other lanes. The host path takes finite
+ * normal a and b and a finite c (a zero or denormal c reads as zero of its sign):
+ *  - c zero: the unit rounds the product, truncated to 26 fraction bits with a sticky bit, to
+ *    nearest even on its guard bits: the correctly rounded product, which the host's double
+ *    product (exact: 48 bits) converted to single gives;
+ *  - a * b exact in single: the unit adds two exact operands, the smaller aligned with a sticky
+ *    bit below its three guard bits (only ever left of the rounding point's round bit, the
+ *    addend having three zero low bits), and rounds to nearest even: a correctly rounded sum,
+ *    which the host's single add gives.
+ * Both only when the rounded product has a biased exponent of 3-253 (so that the unit's product
+ * exponent ea + eb - 127 is 1-254: it neither underflows to "the addend" nor overflows) and the
+ * result one of 2-254 (no denormal, flush-at-the-boundary or overflow: those take sfpu_mad), or
+ * the +0 of an exact product's exact cancellation (the unit's sign of a zero sum is the AND of
+ * the operands', which differ there). The host is in its default rounding mode (round to nearest even). */
+typedef uint32_t mad_v4u __attribute__((vector_size(16)));
+typedef int32_t mad_v4i __attribute__((vector_size(16)));
+typedef float mad_v4f __attribute__((vector_size(16)));
+typedef double mad_v4d __attribute__((vector_size(32)));
+typedef int64_t mad_v4l __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) mad_v4u mad_in(mad_v4u e, uint32_t lo, uint32_t hi)
+{
+	return (mad_v4u)((mad_v4i)(e - lo) >= 0) & (mad_v4u)((mad_v4i)(e - lo) <= (int32_t)(hi - lo));
+}
+
+/* Four lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
+ * host path declines. */
+static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *A, uint32_t na, const uint32_t *B,
+								 const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
+{
+	mad_v4u a, b, c;
+	memcpy(&a, A + l, sizeof a);
+	memcpy(&b, B + l, sizeof b);
+	memcpy(&c, C + l, sizeof c);
+	a ^= na;
+	c ^= nc;
+	mad_v4u ec = c >> 23 & 0xFF, cz = (mad_v4u)(ec == 0);
+	c &= ~cz | 0x80000000u;   /* a zero or denormal addend: zero of its sign */
+	mad_v4d pd = __builtin_convertvector((mad_v4f)a, mad_v4d) * __builtin_convertvector((mad_v4f)b, mad_v4d);
+	mad_v4f pf = __builtin_convertvector(pd, mad_v4f);
+	mad_v4u exact = (mad_v4u)__builtin_convertvector((mad_v4l)(__builtin_convertvector(pf, mad_v4d) == pd), mad_v4i);
+	mad_v4f sum = pf + (mad_v4f)c;
+	/* An exact product's exact cancellation: +0 from both (the unit: the signs' AND, which differ). */
+	mad_v4u sum_ok = mad_in((mad_v4u)sum >> 23 & 0xFF, 2, 254) | ((mad_v4u)((mad_v4u)sum == 0) & exact);
+	mad_v4u ok = mad_in(a >> 23 & 0xFF, 1, 254) & mad_in(b >> 23 & 0xFF, 1, 254) & (mad_v4u)(ec != 255) &
+		     (cz | exact) & mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
+	memcpy(r + l, &sum, sizeof sum);
+	mad_v4u no = ~ok & (mad_v4u){ 1, 2, 4, 8 };
+	return (no[0] | no[1] | no[2] | no[3]) << l;
+}
+
+void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
+		       uint32_t r[TT_SFPU_LANES])
+{
+	/* Lanes of one instruction tend to be alike: when the first four all need the model, so
+	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
+	 * without the host path's trial. */
+	uint32_t slow = mad_host4(A, na, B, C, nc, r, 0);
+	if (slow == 0xF) {
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+		return;
+	}
+	for (unsigned l = 4; l < TT_SFPU_LANES; l += 4)
+		slow |= mad_host4(A, na, B, C, nc, r, l);
+	for (; slow; slow &= slow - 1) {
+		unsigned l = (unsigned)__builtin_ctz(slow);
+		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+	}
+}
+
 static int32_t sext12(uint32_t v)
 {
 	return (int32_t)(v << 20) >> 20;
@@ -632,8 +709,7 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 			B = op == TT_OP_SFPADDI ? kb : s->lreg[src];
 			C = op == TT_OP_SFPADDI ? s->lreg[src] : kb;
 		}
-		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+		tt_sfpu_mad_lanes(A, na, B, C, nc, r);
 		merge_lanes(s->lreg[out], r, mask);
 		return TT_OK;
 	}

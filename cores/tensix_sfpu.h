@@ -53,4 +53,11 @@ void tt_sfpu_drain(struct bh_tt_thread *th);
 /* A write of PRNG_SEED_Seed_Val (BackendConfiguration.md): every lane's PRNG reseeded from seed. */
 void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed);
 
+/* The MAD unit's a * b + c, bit for bit (SFPMAD.md; see cores/tensix_sfpu.c): the lane-by-lane
+ * model, and what the instructions use, every lane's (a[l] ^ na) * b[l] + (c[l] ^ nc) with the
+ * host's floating point where it gives the same bits. Exposed for the tests that compare them. */
+uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c);
+void tt_sfpu_mad_lanes(const uint32_t *a, uint32_t na, const uint32_t *b, const uint32_t *c, uint32_t nc,
+		       uint32_t r[TT_SFPU_LANES]);
+
 #endif
