@@ -290,12 +290,12 @@ uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c)
  * exponent ea + eb - 127 is 1-254: it neither underflows to "the addend" nor overflows) and the
  * result one of 2-254 (no denormal, flush-at-the-boundary or overflow: those take sfpu_mad), or
  * the +0 of an exact product's exact cancellation (the unit's sign of a zero sum is the AND of
- * the operands', which differ there). The host is in its default rounding mode (round to nearest even). */
+ * the operands', which differ there). A zero factor leaves the addend as sfpu_mad does. The host is in its default rounding mode (round to nearest even). */
 typedef uint32_t mad_v4u __attribute__((vector_size(16)));
 typedef int32_t mad_v4i __attribute__((vector_size(16)));
 typedef float mad_v4f __attribute__((vector_size(16)));
 typedef double mad_v4d __attribute__((vector_size(32)));
-typedef int64_t mad_v4l __attribute__((vector_size(32)));
+typedef uint32_t mad_v8u __attribute__((vector_size(32)));
 
 static inline __attribute__((always_inline)) mad_v4u mad_in(mad_v4u e, uint32_t lo, uint32_t hi)
 {
@@ -317,13 +317,21 @@ static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *
 	c &= ~cz | 0x80000000u;   /* a zero or denormal addend: zero of its sign */
 	mad_v4d pd = __builtin_convertvector((mad_v4f)a, mad_v4d) * __builtin_convertvector((mad_v4f)b, mad_v4d);
 	mad_v4f pf = __builtin_convertvector(pd, mad_v4f);
-	mad_v4u exact = (mad_v4u)__builtin_convertvector((mad_v4l)(__builtin_convertvector(pf, mad_v4d) == pd), mad_v4i);
+	/* Exact in single (pf normal): the double's low 29 fraction bits, in its low word, are zero. */
+	mad_v8u pw = (mad_v8u)pd;
+	mad_v4u exact = (mad_v4u)((__builtin_shufflevector(pw, pw, 0, 2, 4, 6) & 0x1FFFFFFFu) == 0);
 	mad_v4f sum = pf + (mad_v4f)c;
 	/* An exact product's exact cancellation: +0 from both (the unit: the signs' AND, which differ). */
 	mad_v4u sum_ok = mad_in((mad_v4u)sum >> 23 & 0xFF, 2, 254) | ((mad_v4u)((mad_v4u)sum == 0) & exact);
-	mad_v4u ok = mad_in(a >> 23 & 0xFF, 1, 254) & mad_in(b >> 23 & 0xFF, 1, 254) & (mad_v4u)(ec != 255) &
-		     (cz | exact) & mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
-	memcpy(r + l, &sum, sizeof sum);
+	mad_v4u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, finite = (mad_v4u)(ea != 255) & (mad_v4u)(eb != 255) & (mad_v4u)(ec != 255);
+	mad_v4u ok = mad_in(ea, 1, 254) & mad_in(eb, 1, 254) & finite & (cz | exact) & mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) &
+		     sum_ok;
+	/* A zero (or denormal) factor: the addend, a zero one with the signs' AND (as sfpu_mad). */
+	mad_v4u zp = ((mad_v4u)(ea == 0) | (mad_v4u)(eb == 0)) & finite;
+	mad_v4u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
+	mad_v4u res = (zp & addend) | (~zp & (mad_v4u)sum);
+	ok |= zp;
+	memcpy(r + l, &res, sizeof res);
 	mad_v4u no = ~ok & (mad_v4u){ 1, 2, 4, 8 };
 	return (no[0] | no[1] | no[2] | no[3]) << l;
 }
