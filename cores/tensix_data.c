@@ -579,8 +579,15 @@ static inline __attribute__((always_inline)) float read_src(uint32_t cell, enum 
 
 static int32_t read_src_int8(uint32_t cell)
 {
-	int32_t m = (int32_t)(cell >> 8 & 0x3FF);
+	int32_t m = (int32_t)(cell & 0x3FF);   /* the mantissa field: the magnitude */
 	return cell >> 18 & 1 ? -m : m;
+}
+
+/* The bits of an integer "8" Src cell a fidelity phase multiplies (SrcA: a, else SrcB), given in
+ * the hardware's layout. */
+static inline uint32_t int8_fid_mask(bool a, unsigned phase)
+{
+	return tt_src_cell_of_hw(a ? (phase & 1 ? 0x41FFFu : 0x4E0FFu) : (phase & 2 ? 0x40FFFu : 0x7F0FFu));
 }
 
 /* SrcAFidelityBits / SrcBFidelityBits (ELWMUL.md): x with
@@ -691,7 +698,7 @@ static inline __attribute__((always_inline)) mm_v4u mm_src_bits(_Atomic uint32_t
 	} else {
 		v = mm_v4u_of(mm_ld64(c), mm_ld64(c + 2));
 	}
-	return mm_flush(((v & 0x40000u) | (v & 0xFFu) << 10 | (v >> 8 & 0x3FFu)) << 13);
+	return mm_flush(v << 13);   /* tt_src_to_fp32 */
 }
 
 /* fid_bits on four lanes of flushed FP32 bits. */
@@ -765,8 +772,7 @@ static inline __attribute__((always_inline)) void elw_block(const struct elw_arg
 			if (s == STYLE_INT8) {
 				int32_t r;
 				if (a->op == TT_OP_ELWMUL) {
-					r = read_src_int8(va & (a->phase & 1 ? 0x41FFFu : 0x4E0FFu)) *
-					    read_src_int8(vb & (a->phase & 2 ? 0x40FFFu : 0x7F0FFu));
+					r = read_src_int8(va & int8_fid_mask(true, a->phase)) * read_src_int8(vb & int8_fid_mask(false, a->phase));
 				} else {
 					r = a->op == TT_OP_ELWADD ? read_src_int8(va) + read_src_int8(vb) : read_src_int8(va) - read_src_int8(vb);
 				}
@@ -863,7 +869,7 @@ static inline __attribute__((always_inline)) void mvmul_operands(_Atomic uint32_
 		for (unsigned j = 0; j < 16; j++) {
 			uint32_t v = atomic_load_explicit(&cells[(row0 + i * step) & 0x3F][j], memory_order_relaxed);
 			if (s == STYLE_INT8)
-				out[i][j].i = read_src_int8(v & (a ? (phase & 1 ? 0x41FFFu : 0x4E0FFu) : (phase & 2 ? 0x40FFFu : 0x7F0FFu)));
+				out[i][j].i = read_src_int8(v & int8_fid_mask(a, phase));
 			else
 				out[i][j].f = a ? fid_a(read_src(v, s), phase) : fid_b(read_src(v, s), phase);
 		}
@@ -1054,7 +1060,7 @@ static enum tt_result fpu_gmpool(struct bh_tt_thread *th, uint32_t w)
 			unsigned i = k < 8 ? k ^ 4 : k;   /* the documented visiting order (ties) */
 			uint32_t a = atomic_load_explicit(&dp->srca[ab][arow + i][j], memory_order_relaxed);
 			uint32_t b = atomic_load_explicit(&dp->srcb[bb][brow][i], memory_order_relaxed);
-			struct pool_datum x = pool_read_src(a, as, b);
+			struct pool_datum x = pool_read_src(tt_src_hw_of_cell(a), as, tt_src_hw_of_cell(b));
 			if (pool_key(x) >= pool_key(max)) {
 				max = x;
 				if (i < 8)
@@ -1123,7 +1129,7 @@ static enum tt_result fpu_movb2a(struct bh_tt_thread *th, uint32_t w)
 			if (blocked >> c & 1)
 				continue;
 			uint32_t v = atomic_load_explicit(&dp->srcb[bb][brow][c], memory_order_relaxed);
-			if (flush && !(v & 0xFF))
+			if (flush && !(tt_src_hw_of_cell(v) & 0xFF))   /* a zero exponent */
 				v = 0;
 			atomic_store_explicit(&dp->srca[ab][arow][c], v, memory_order_relaxed);
 		}
@@ -1174,6 +1180,7 @@ static enum tt_result fpu_mov2d(struct bh_tt_thread *th, uint32_t w)
 				continue;
 			uint32_t v = atomic_load_explicit(from_b ? &dp->srcb[bank][srow & 0x3F][col0 ? 0 : c]
 							  : &dp->srca[bank][srow & 0x3F][c], memory_order_relaxed);
+			v = tt_src_hw_of_cell(v);
 			if (flush && !(v & 0xFF))
 				v = 0;
 			uint16_t v16 = exp8 ? remove_low_mantissa(v) : remove_high_exponent(v);
@@ -1246,8 +1253,8 @@ static enum tt_result fpu_movd2src(struct bh_tt_thread *th, uint32_t w)
 				uint16_t d = tt_dst16_read(dp, drow, c);
 				v = s == STYLE_BF16 ? shuffle_bf16(d) : shuffle_fp16(d);
 			}
-			atomic_store_explicit(to_b ? &dp->srcb[bank][srow & 0x3F][c] : &dp->srca[bank][srow & 0x3F][c], v,
-					      memory_order_relaxed);
+			atomic_store_explicit(to_b ? &dp->srcb[bank][srow & 0x3F][c] : &dp->srca[bank][srow & 0x3F][c],
+					      tt_src_cell_of_hw(v), memory_order_relaxed);
 		}
 	}
 	return apply_addr_mod(th, w, tt_bits(w, 16, 14));

@@ -557,7 +557,8 @@ Test(tensix_data, gmpool_argmax_returns_the_transformed_row_index)
 /* TRNSPSRCB transposes SrcB rows 16..31 in place; MOVB2A then copies four of the transposed
  * rows into SrcA rows 0..3 and one more into row 9 (with GATESRCRST around them as tt-llk's
  * reduce does it: it changes nothing), the 19 bits unchanged except a zero
- * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). */
+ * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). Cells are given and
+ * read in the hardware's layout (exponent in bits 7:0). */
 Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 {
 	struct bh_device *dev = dp_open();
@@ -566,20 +567,20 @@ Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++) {
 			orig[i][j] = (i * 16 + j) << 8 | (i == 7 && j == 2 ? 0 : 0x40u + i);
-			put_src(dev, true, 0, 16 + i, j, orig[i][j]);
+			put_src(dev, true, 0, 16 + i, j, tt_src_cell_of_hw(orig[i][j]));
 		}
 	const uint32_t w[] = { SETDVALID(3), GATESRCRST, TRNSPSRCB, GATESRCRST, MOVB2A(0, 0, 1, 16), MOVB2A(9, 0, 0, 21) };
 	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++)
-			cr_expect_eq(atomic_load(&dp->srcb[0][16 + i][j]), orig[j][i], "SrcB[%u][%u]", 16 + i, j);
+			cr_expect_eq(tt_src_hw_of_cell(atomic_load(&dp->srcb[0][16 + i][j])), orig[j][i], "SrcB[%u][%u]", 16 + i, j);
 	for (unsigned j = 0; j < 16; j++) {
 		for (unsigned i = 0; i < 4; i++) {
 			uint32_t want = orig[j][i] & 0xFF ? orig[j][i] : 0;
-			cr_expect_eq(atomic_load(&dp->srca[0][i][j]), want, "SrcA[%u][%u]", i, j);
+			cr_expect_eq(tt_src_hw_of_cell(atomic_load(&dp->srca[0][i][j])), want, "SrcA[%u][%u]", i, j);
 		}
 		uint32_t want9 = orig[j][5] & 0xFF ? orig[j][5] : 0;
-		cr_expect_eq(atomic_load(&dp->srca[0][9][j]), want9, "SrcA[9][%u]", j);
+		cr_expect_eq(tt_src_hw_of_cell(atomic_load(&dp->srca[0][9][j])), want9, "SrcA[9][%u]", j);
 	}
 	cr_expect_eq(atomic_load(&dp->srca[0][2][7]), 0u, 
 		     "the zero-exponent datum (SrcB[23][2] before the transpose) was flushed");
