@@ -645,36 +645,10 @@ static unsigned fidelity_phase(struct bh_tt_thread *th)
  * lane an IEEE single-precision operation, so the results are the same bits (NaN payloads are the
  * host's in both). Cells are loaded one by one: they are relaxed atomics. */
 typedef float mm_v4f __attribute__((vector_size(16)));
-typedef uint32_t mm_v4u __attribute__((vector_size(16)));
-typedef uint64_t mm_v2q __attribute__((vector_size(16)));
-typedef uint16_t mm_v4h __attribute__((vector_size(8)));
-
-/* Two relaxed 8-byte words as one vector (lo in lanes 0-1); four 16-bit Dst rows' words widened to
- * (or narrowed from) four lanes: the host's vector moves and unpacks, no lane-by-lane assembly. */
-static inline __attribute__((always_inline)) mm_v4u mm_v4u_of(uint64_t lo, uint64_t hi)
-{
-	return (mm_v4u)(mm_v2q){ lo, hi };
-}
-
-static inline __attribute__((always_inline)) mm_v4u mm_widen16(uint64_t x)
-{
-	mm_v4h h;
-	memcpy(&h, &x, sizeof h);
-	return __builtin_convertvector(h, mm_v4u);
-}
-
-static inline __attribute__((always_inline)) uint64_t mm_narrow16(mm_v4u v)
-{
-	mm_v4h h = __builtin_convertvector(v, mm_v4h);   /* the low 16 bits of each lane */
-	uint64_t x;
-	memcpy(&x, &h, sizeof x);
-	return x;
-}
-
 /* fbits/bitsf on four lanes: denormals as signed zeros. */
-static inline __attribute__((always_inline)) mm_v4u mm_flush(mm_v4u b)
+static inline __attribute__((always_inline)) tt_v4u mm_flush(tt_v4u b)
 {
-	return b & ((mm_v4u)((b & 0x7F800000u) != 0) | 0x80000000u);
+	return b & ((tt_v4u)((b & 0x7F800000u) != 0) | 0x80000000u);
 }
 
 /* The register files' rows are 16-byte aligned (struct tt_dp is page-aligned, bh_pages_alloc), so
@@ -682,27 +656,23 @@ static inline __attribute__((always_inline)) mm_v4u mm_flush(mm_v4u b)
 _Static_assert(offsetof(struct tt_dp, srca) % 16 == 0 && offsetof(struct tt_dp, srcb) % 16 == 0 &&
 	       offsetof(struct tt_dp, dst) % 16 == 0, "register rows are not 16-byte aligned");
 
-static inline __attribute__((always_inline)) uint64_t mm_ld64(const void *p)
-{
-	return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
-}
 
 /* Four Src cells (c[0..3], c at a multiple of four columns; or c[0] in every lane with bcast) as
  * read_src reads them. */
-static inline __attribute__((always_inline)) mm_v4u mm_src_bits(_Atomic uint32_t *c, bool bcast)
+static inline __attribute__((always_inline)) tt_v4u mm_src_bits(_Atomic uint32_t *c, bool bcast)
 {
-	mm_v4u v;
+	tt_v4u v;
 	if (bcast) {
 		uint32_t x = atomic_load_explicit(c, memory_order_relaxed);
-		v = (mm_v4u){ x, x, x, x };
+		v = (tt_v4u){ x, x, x, x };
 	} else {
-		v = mm_v4u_of(mm_ld64(c), mm_ld64(c + 2));
+		v = tt_v4u_of(tt_ld64(c), tt_ld64(c + 2));
 	}
 	return mm_flush(v << 13);   /* tt_src_to_fp32 */
 }
 
 /* fid_bits on four lanes of flushed FP32 bits. */
-static inline __attribute__((always_inline)) mm_v4f mm_fid(mm_v4u b, bool rest, uint32_t hi_mask, uint32_t rest_mask)
+static inline __attribute__((always_inline)) mm_v4f mm_fid(tt_v4u b, bool rest, uint32_t hi_mask, uint32_t rest_mask)
 {
 	return rest ? (mm_v4f)b - (mm_v4f)(b & rest_mask) : (mm_v4f)(b & hi_mask);
 }
@@ -710,19 +680,19 @@ static inline __attribute__((always_inline)) mm_v4f mm_fid(mm_v4u b, bool rest, 
 /* Four Src cells with the fidelity phase's bits (SrcA: a, else SrcB). */
 static inline __attribute__((always_inline)) mm_v4f mm_src4(_Atomic uint32_t *c, bool a, unsigned phase)
 {
-	mm_v4u b = mm_src_bits(c, false);
+	tt_v4u b = mm_src_bits(c, false);
 	return a ? mm_fid(b, phase & 1, 0xFFF80000u, 0xFFF83FFFu) : mm_fid(b, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
 }
 
 /* Four Dst elements of row at column col as read_dst reads them (BF16 style). */
 static inline __attribute__((always_inline)) mm_v4f mm_dst_read4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32)
 {
-	mm_v4u h, l = { 0 };
+	tt_v4u h, l = { 0 };
 	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
-	h = mm_widen16(mm_ld64(&dp->dst[r][col]));   /* col: a multiple of 4 */
+	h = tt_widen16(tt_ld64(&dp->dst[r][col]));   /* col: a multiple of 4 */
 	if (dst32)
-		l = mm_widen16(mm_ld64(&dp->dst[r + 8][col]));
-	return (mm_v4f)mm_flush(((h & 0x8000u) | (h & 0xFFu) << 7 | (h >> 8 & 0x7Fu)) << 16 | l);   /* tt_dst_to_fp32 */
+		l = tt_widen16(tt_ld64(&dp->dst[r + 8][col]));
+	return (mm_v4f)mm_flush(tt_v4_dst_to_fp32(h, l));
 }
 
 /* Four Dst elements written as write_dst writes them (BF16 style: FP32, or rounded to BF16 with
@@ -730,18 +700,14 @@ static inline __attribute__((always_inline)) mm_v4f mm_dst_read4(struct tt_dp *d
 static inline __attribute__((always_inline)) void mm_dst_write4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
 								mm_v4f x)
 {
-	mm_v4u b = mm_flush((mm_v4u)x);
+	tt_v4u b = mm_flush((tt_v4u)x);
 	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
-	if (!dst32) {
-		mm_v4u e = b & 0x7F800000u;
-		mm_v4u inf = (mm_v4u)(e == 0x7F800000u), normal = (mm_v4u)(e != 0x7F800000u) & (mm_v4u)(e != 0);
-		b = (inf & ((b & 0x80000000u) | 0x7F800000u)) |
-		    (normal & ((b & 0x80000000u) | (((b & 0x7FFFFFFFu) + 0x8000u) & 0xFFFF0000u)));
-	}
-	mm_v4u nh = (b >> 16 & 0x8000u) | (b >> 16 & 0x7Fu) << 8 | (b >> 16 & 0x7F80u) >> 7;   /* tt_dst_from_bf16 */
-	__atomic_store_n((uint64_t *)(void *)&dp->dst[r][col], mm_narrow16(nh), __ATOMIC_RELAXED);
+	if (!dst32)
+		b = tt_v4_round_bf16(b);
+	tt_v4u nh = tt_v4_dst_from_bf16(b >> 16);
+	__atomic_store_n((uint64_t *)(void *)&dp->dst[r][col], tt_narrow16(nh), __ATOMIC_RELAXED);
 	if (dst32)
-		__atomic_store_n((uint64_t *)(void *)&dp->dst[r + 8][col], mm_narrow16(b), __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(void *)&dp->dst[r + 8][col], tt_narrow16(b), __ATOMIC_RELAXED);
 }
 
 /* A Dst row written in all 16 columns is defined again (tt_dst_define per element). */
@@ -805,7 +771,7 @@ static void elw_float4(const struct elw_args *a, bool dst32)
 		_Atomic uint32_t *ra = a->dp->srca[a->ab][a->arow + i];
 		_Atomic uint32_t *rb = a->dp->srcb[a->bb][(a->brow + (a->bcast_row ? 0 : i)) & 0x3F];
 		for (unsigned q = 0; q < 4; q++) {
-			mm_v4u fa = mm_src_bits(&ra[4 * q], false), fb = mm_src_bits(&rb[a->bcast_col0 ? 0 : 4 * q], a->bcast_col0);
+			tt_v4u fa = mm_src_bits(&ra[4 * q], false), fb = mm_src_bits(&rb[a->bcast_col0 ? 0 : 4 * q], a->bcast_col0);
 			mm_v4f r;
 			if (a->op == TT_OP_ELWMUL) {
 				r = mm_fid(fa, a->phase & 1, 0xFFF80000u, 0xFFF83FFFu) * mm_fid(fb, a->phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
