@@ -117,7 +117,7 @@ static uint32_t lanes_with(const struct tt_sfpu *s, uint32_t bits)
  * with the complement of the parity of taps 31, 21, 1 and 0 coming in at the top. */
 static uint32_t prng_step(uint32_t x)
 {
-	return (uint32_t)~__builtin_parity(x & 0x80200003u) << 31 | x >> 1;
+	return ~(x ^ x >> 1 ^ x >> 21 ^ x >> 31) << 31 | x >> 1;   /* the parity of bits 0, 1, 21, 31 */
 }
 
 static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
@@ -528,9 +528,13 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	const uint32_t *old = s->lreg[vd];
 	/* Every lane's datum first (a read has no side effect), then the format's conversion. */
 	bool wide = mod0_dst32(mod0);
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
-		unsigned row = (addr & ~3u) + l / 8, col = lane_col(addr, odd, l);
-		raw[l] = wide ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col);
+	for (unsigned i = 0; i < 4; i++) {   /* lanes 8 i .. 8 i + 7 read row (addr & ~3) + i (lane_col) */
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		for (unsigned k = 0; k < 8; k++) {
+			unsigned col = lane_col(addr, odd, k);
+			uint32_t hi = atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed);
+			raw[8 * i + k] = wide ? hi << 16 | atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed) : hi;
+		}
 	}
 	switch (mod0) {
 	case MOD0_FP16:
@@ -634,10 +638,10 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
 		uint32_t cols = 0;
-		for (unsigned l = 8 * i; l < 8 * i + 8; l++) {
+		for (unsigned k = 0; k < 8; k++) {
+			unsigned l = 8 * i + k, col = lane_col(addr, odd, k);
 			if (!(mask >> l & 1))
 				continue;
-			unsigned col = lane_col(addr, odd, l);
 			cols |= 1u << col;
 			if (wide) {
 				atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v[l] >> 16), memory_order_relaxed);
