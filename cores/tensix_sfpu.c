@@ -299,7 +299,19 @@ typedef uint32_t mad_v8u __attribute__((vector_size(32)));
 
 static inline __attribute__((always_inline)) mad_v4u mad_in(mad_v4u e, uint32_t lo, uint32_t hi)
 {
-	return (mad_v4u)((mad_v4i)(e - lo) >= 0) & (mad_v4u)((mad_v4i)(e - lo) <= (int32_t)(hi - lo));
+	/* One signed compare: e + (INT32_MAX - hi) leaves the positive range exactly when e > hi. */
+	return (mad_v4u)((mad_v4i)(e + (0x7FFFFFFFu - hi)) > (int32_t)(0x7FFFFFFFu - hi + lo - 1));
+}
+
+/* Bit k for each lane k whose mask is all ones (masks are all ones or zero). */
+static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
+{
+#ifdef __SSE__
+	return (uint32_t)__builtin_ia32_movmskps((mad_v4f)m);
+#else
+	m &= (mad_v4u){ 1, 2, 4, 8 };
+	return m[0] | m[1] | m[2] | m[3];
+#endif
 }
 
 /* Four lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
@@ -323,17 +335,16 @@ static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *
 	mad_v4f sum = pf + (mad_v4f)c;
 	/* An exact product's exact cancellation: +0 from both (the unit: the signs' AND, which differ). */
 	mad_v4u sum_ok = mad_in((mad_v4u)sum >> 23 & 0xFF, 2, 254) | ((mad_v4u)((mad_v4u)sum == 0) & exact);
-	mad_v4u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, finite = (mad_v4u)(ea != 255) & (mad_v4u)(eb != 255) & (mad_v4u)(ec != 255);
-	mad_v4u ok = mad_in(ea, 1, 254) & mad_in(eb, 1, 254) & finite & (cz | exact) & mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) &
-		     sum_ok;
+	mad_v4u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, c_finite = (mad_v4u)(ec != 255);
+	mad_v4u ok = mad_in(ea, 1, 254) & mad_in(eb, 1, 254) & c_finite & (cz | exact) &
+		     mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
 	/* A zero (or denormal) factor: the addend, a zero one with the signs' AND (as sfpu_mad). */
-	mad_v4u zp = ((mad_v4u)(ea == 0) | (mad_v4u)(eb == 0)) & finite;
+	mad_v4u zp = ((mad_v4u)(ea == 0) | (mad_v4u)(eb == 0)) & (mad_v4u)(ea != 255) & (mad_v4u)(eb != 255) & c_finite;
 	mad_v4u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
 	mad_v4u res = (zp & addend) | (~zp & (mad_v4u)sum);
 	ok |= zp;
 	memcpy(r + l, &res, sizeof res);
-	mad_v4u no = ~ok & (mad_v4u){ 1, 2, 4, 8 };
-	return (no[0] | no[1] | no[2] | no[3]) << l;
+	return (~mad_bits(ok) & 0xFu) << l;
 }
 
 void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
