@@ -70,17 +70,6 @@ void tt_dp_destroy(struct bh_tensix *tx)
  * Configuration reads.
  */
 
-uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx)
-{
-	unsigned bank = atomic_load_explicit(&th->thread_cfg[0], memory_order_relaxed) & 1;
-	return atomic_load_explicit(bh_tensix_cfg_cell(th->tx->tile, bank, idx), memory_order_relaxed);
-}
-
-uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx)
-{
-	return atomic_load_explicit(&th->thread_cfg[idx], memory_order_relaxed);
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Dst views (Dst.md).
  */
@@ -98,8 +87,8 @@ static void dst_clear16(struct tt_dp *dp, unsigned r)
 {
 	if (atomic_load_explicit(&dp->dst_undef[r], memory_order_relaxed) == 0xFFFF)
 		return;
-	for (unsigned j = 0; j < 16; j++)
-		atomic_store_explicit(&dp->dst[r][j], 0, memory_order_relaxed);
+	for (unsigned q = 0; q < 4; q++)   /* the row's 16 elements, four to a relaxed 8-byte word */
+		tt_st64(&dp->dst[r][4 * q], 0);
 	atomic_store_explicit(&dp->dst_undef[r], 0xFFFF, memory_order_relaxed);
 }
 

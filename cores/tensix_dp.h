@@ -36,8 +36,17 @@
 #define BH_DP_TCFG_UNPACK_MISC 41u
 #define BH_DP_TCFG_FP16A_FORCE 55u
 
-uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx);
-uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx);
+/* A configuration word of the thread's state (inline: the units read a few dozen an instruction). */
+static inline uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx)
+{
+	unsigned bank = atomic_load_explicit(&th->thread_cfg[0], memory_order_relaxed) & 1;
+	return atomic_load_explicit(bh_tensix_cfg_cell(th->tx->tile, bank, idx), memory_order_relaxed);
+}
+
+static inline uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx)
+{
+	return atomic_load_explicit(&th->thread_cfg[idx], memory_order_relaxed);
+}
 /* 0 BF16 style, 1 FP16 style, 2 TF32 of a SrcA data format (ELWADD.md). */
 unsigned tt_dp_src_style(unsigned fmt);
 
