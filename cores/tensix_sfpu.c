@@ -16,6 +16,7 @@
  * guard bits; a denormal result is flushed to zero of its sign after rounding; every NaN result
  * is the canonical 0x7FC00000. A differential run of 50 million operand triples (specials,
  * denormals, cancellation) against ttsim's bit-level Blackhole model found no difference. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ bool tt_sfpu_init(struct tt_dp *dp)
 	struct tt_sfpu *s = calloc(1, sizeof *s);
 	if (!s)
 		return false;
-	pthread_mutex_init(&s->lock, NULL);
+	bh_lock_init(&s->lock);
 	static pthread_once_t tables = PTHREAD_ONCE_INIT;
 	pthread_once(&tables, sfpu_tables);
 	/* LReg.md: the fixed constants and the lane ids (lane i holds 2 i). The programmable ones
@@ -56,7 +57,6 @@ void tt_sfpu_destroy(struct tt_dp *dp)
 {
 	if (!dp->sfpu)
 		return;
-	pthread_mutex_destroy(&dp->sfpu->lock);
 	free(dp->sfpu);
 	dp->sfpu = NULL;
 }
@@ -137,12 +137,12 @@ void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed)
 		return;
 	for (unsigned i = 0; i < 32; i++)
 		seed = prng_step(seed);
-	pthread_mutex_lock(&s->lock);
+	bh_lock(&s->lock);
 	for (unsigned i = 0; i < 32; i++) {
 		seed = prng_step(prng_step(seed));
 		s->prng[31 - i] = seed;
 	}
-	pthread_mutex_unlock(&s->lock);
+	bh_unlock(&s->lock);
 }
 
 static uint32_t b32(float f)
@@ -1540,9 +1540,9 @@ void tt_sfpu_drain(struct bh_tt_thread *th)
 	unsigned ran;
 	if (!atomic_load_explicit(&s->pending, memory_order_relaxed))
 		return;
-	pthread_mutex_lock(&s->lock);
+	bh_lock(&s->lock);
 	sched_until(th, s, UINT64_MAX, &ran);
-	pthread_mutex_unlock(&s->lock);
+	bh_unlock(&s->lock);
 }
 
 static bool lanes_agree(const uint32_t v[TT_SFPU_LANES])
@@ -1724,13 +1724,13 @@ enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_sfpu *s = th->tx->dp->sfpu;
 	unsigned ran = 0;
-	pthread_mutex_lock(&s->lock);
+	bh_lock(&s->lock);
 	s->cycle++;
 	enum tt_result r = atomic_load_explicit(&s->pending, memory_order_relaxed) ? sched_until(th, s, s->cycle, &ran)
 										  : TT_OK;
 	/* A received instruction meeting a scheduled one on its sub-unit is discarded. */
 	if (r == TT_OK && !(ran >> sub_unit(tt_opcode_of(w)) & 1) && !sfpu_backdoor(th, s, w, &r))
 		r = sfpu_dispatch(th, s, w, tt_bits(w, 7, 4));
-	pthread_mutex_unlock(&s->lock);
+	bh_unlock(&s->lock);
 	return r;
 }

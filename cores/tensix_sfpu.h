@@ -3,16 +3,18 @@
 #ifndef BH_CORES_TENSIX_SFPU_H
 #define BH_CORES_TENSIX_SFPU_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "fabric/lock.h"
 
 #define TT_SFPU_LANES 32
 #define TT_SFPU_LREGS 17        /* 0-7 general, 8-10 fixed constants, 11-14 programmable, 15 lane ids, 16 macro scratch */
 #define TT_SFPU_STACK 8         /* FlagStack depth */
 
 struct tt_sfpu {
-	pthread_mutex_t lock;   /* one instruction at a time, whichever thread issued it */
+	struct bh_lock lock;    /* one instruction at a time, whichever thread issued it (an inline
+				 * compare-and-swap each way: the unit takes it per instruction) */
 	uint32_t lreg[TT_SFPU_LREGS][TT_SFPU_LANES];
 	/* Per-lane predication as bit masks (bit = lane): LaneFlags, UseLaneFlagsForLaneEnable and
 	 * the FlagStack (every lane pushes and pops together, so one depth serves all). */
