@@ -36,8 +36,17 @@
 #define BH_DP_TCFG_UNPACK_MISC 41u
 #define BH_DP_TCFG_FP16A_FORCE 55u
 
-uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx);
-uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx);
+/* A configuration word of the thread's state (inline: the units read a few dozen an instruction). */
+static inline uint32_t tt_dp_cfg(struct bh_tt_thread *th, unsigned idx)
+{
+	unsigned bank = atomic_load_explicit(&th->thread_cfg[0], memory_order_relaxed) & 1;
+	return atomic_load_explicit(bh_tensix_cfg_cell(th->tx->tile, bank, idx), memory_order_relaxed);
+}
+
+static inline uint32_t tt_dp_tcfg(struct bh_tt_thread *th, unsigned idx)
+{
+	return atomic_load_explicit(&th->thread_cfg[idx], memory_order_relaxed);
+}
 /* 0 BF16 style, 1 FP16 style, 2 TF32 of a SrcA data format (ELWADD.md). */
 unsigned tt_dp_src_style(unsigned fmt);
 
@@ -92,6 +101,100 @@ static inline void tt_dst16_write(struct tt_dp *dp, unsigned row, unsigned col, 
 	atomic_store_explicit(&dp->dst[row & 0x3FF][col], v, memory_order_relaxed);
 	tt_dst_define(dp, row & 0x3FF, col);
 }
+/* Four lanes at a time on host vectors (GCC's vector extensions; SSE2 on x86-64) for the units'
+ * row loops: relaxed 8-byte words of the register files and L1 as vectors, and the register
+ * layouts' conversions lane by lane as tensix_fmt.h gives them. */
+typedef uint32_t tt_v4u __attribute__((vector_size(16)));
+typedef uint64_t tt_v2q __attribute__((vector_size(16)));
+typedef uint16_t tt_v4h __attribute__((vector_size(8)));
+
+static inline __attribute__((always_inline)) uint64_t tt_ld64(const void *p)
+{
+	return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+}
+
+static inline __attribute__((always_inline)) void tt_st64(void *p, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
+}
+
+typedef uint16_t tt_v8h __attribute__((vector_size(16)));
+
+/* Two 8-byte words as one vector (lo in lanes 0-1); four 16-bit words widened to (or narrowed
+ * from: the low halves) four lanes. */
+static inline __attribute__((always_inline)) tt_v4u tt_v4u_of(uint64_t lo, uint64_t hi)
+{
+	return (tt_v4u)(tt_v2q){ lo, hi };
+}
+
+static inline __attribute__((always_inline)) tt_v4u tt_widen16(uint64_t x)
+{
+	tt_v4h h;
+	__builtin_memcpy(&h, &x, sizeof h);
+	return __builtin_convertvector(h, tt_v4u);
+}
+
+static inline __attribute__((always_inline)) uint64_t tt_narrow16(tt_v4u v)
+{
+	tt_v4h h = __builtin_convertvector(v, tt_v4h);
+	uint64_t x;
+	__builtin_memcpy(&x, &h, sizeof x);
+	return x;
+}
+
+/* Eight 16-bit words from two 8-byte words, and back. */
+static inline __attribute__((always_inline)) tt_v8h tt_v8h_of(uint64_t lo, uint64_t hi)
+{
+	return (tt_v8h)(tt_v2q){ lo, hi };
+}
+
+static inline __attribute__((always_inline)) uint64_t tt_v8h_word(tt_v8h v, unsigned k)
+{
+	return ((tt_v2q)v)[k];
+}
+
+/* tt_dst_to_bf16 (tt_dst_from_bf16) of eight Dst16 BF16-layout elements (BF16 values); tt_fp32_to_bf16(x << 16, nearest away) of
+ * eight BF16 values (the packer's early conversion of a 16-bit Dst's BF16: NaN and infinity to
+ * infinity of their sign, a zero exponent to +0, the others kept). */
+static inline __attribute__((always_inline)) tt_v8h tt_v8_dst_to_bf16(tt_v8h d)
+{
+	return (d & 0x8000u) | (d & 0xFFu) << 7 | (d >> 8 & 0x7Fu);
+}
+
+static inline __attribute__((always_inline)) tt_v8h tt_v8_dst_from_bf16(tt_v8h x)
+{
+	return (x & 0x8000u) | (x & 0x7Fu) << 8 | (x & 0x7F80u) >> 7;
+}
+
+static inline __attribute__((always_inline)) tt_v8h tt_v8_round_bf16(tt_v8h x)
+{
+	tt_v8h e = x & 0x7F80u;
+	tt_v8h inf = (tt_v8h)(e == 0x7F80u), zero = (tt_v8h)(e == 0);
+	return (inf & ((x & 0x8000u) | 0x7F80u)) | (~inf & ~zero & x);
+}
+
+/* tt_dst_to_fp32 of Dst32 halves hi (the Dst16 BF16 layout) and lo; with lo 0, a Dst16 BF16
+ * element as FP32. tt_dst_from_bf16 of BF16 bits (low halves). */
+static inline __attribute__((always_inline)) tt_v4u tt_v4_dst_to_fp32(tt_v4u hi, tt_v4u lo)
+{
+	return ((hi & 0x8000u) | (hi & 0xFFu) << 7 | (hi >> 8 & 0x7Fu)) << 16 | lo;
+}
+
+static inline __attribute__((always_inline)) tt_v4u tt_v4_dst_from_bf16(tt_v4u x)
+{
+	return (x & 0x8000u) | (x & 0x7Fu) << 8 | (x & 0x7F80u) >> 7;
+}
+
+/* tt_fp32_round(b, 7, TT_ROUND_NEAREST_AWAY): NaN and infinity to infinity of their sign, a zero
+ * exponent to +0, else rounded to BF16 with ties away (the BF16 in the high halves). */
+static inline __attribute__((always_inline)) tt_v4u tt_v4_round_bf16(tt_v4u b)
+{
+	tt_v4u e = b & 0x7F800000u;
+	tt_v4u inf = (tt_v4u)(e == 0x7F800000u), normal = (tt_v4u)(e != 0x7F800000u) & (tt_v4u)(e != 0);
+	return (inf & ((b & 0x80000000u) | 0x7F800000u)) |
+	       (normal & ((b & 0x80000000u) | (((b & 0x7FFFFFFFu) + 0x8000u) & 0xFFFF0000u)));
+}
+
 /* Whether ZEROACC left the element Undefined (no write since). */
 bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32);
 

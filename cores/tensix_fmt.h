@@ -6,9 +6,13 @@
  * Storage layouts:
  *   L1      the format's own bits (BFP: sign + magnitude per datum, one shared exponent byte
  *           per 16 datums in a separate section).
- *   Src     19-bit cells {sign 18, mantissa 17:8, exponent 7:0}: TF32 natively, BF16 with the
- *           low three mantissa bits zero, FP16 with its 5-bit exponent in bits 4:0, integer "8"
- *           as FP16 with raw exponent 16 (0 for magnitude 0).
+ *   Src     19-bit cells; the hardware's layout is {sign 18, mantissa 17:8, exponent 7:0}: TF32
+ *           natively, BF16 with the low three mantissa bits zero, FP16 with its 5-bit exponent in
+ *           bits 4:0, integer "8" as FP16 with raw exponent 16 (0 for magnitude 0). bhemu keeps
+ *           the same fields in IEEE order, {sign 18, exponent 17:10, mantissa 9:0} (a TF32
+ *           pattern: BF16 and FP32 in and out are shifts), a permutation of the hardware's bits
+ *           (tt_src_cell_of_hw, tt_src_hw_of_cell) that the code working on the hardware's
+ *           layout (MOV*, GMPOOL, integer reads) applies at the register.
  *   Dst16   {sign 15, mantissa 14:8, exponent 7:0} for BF16, {sign 15, mantissa 14:5, exponent
  *           4:0} for FP16, raw bits for integer "16".
  *   Dst32   FP32 as the Dst16 BF16 layout of its top half above its low 16 mantissa bits;
@@ -123,15 +127,17 @@ static inline int32_t tt_sm32_to_int(uint32_t x)
 /* Saturates to +-(2^31 - 1). */
 uint32_t tt_int_to_sm32(int64_t v);
 
-/* Register layouts. */
-static inline uint32_t tt_src_from_tf32(uint32_t t19)   /* IEEE-order TF32 (19 bits) */
+/* Register layouts. A Src cell between the hardware's layout and bhemu's (see the top). */
+static inline uint32_t tt_src_cell_of_hw(uint32_t hw)
 {
-	return (t19 & 0x40000u) | (t19 & 0x3FFu) << 8 | (t19 & 0x3FC00u) >> 10;
+	return (hw & 0x40000u) | (hw & 0xFFu) << 10 | (hw >> 8 & 0x3FFu);
 }
-static inline uint32_t tt_src_to_tf32(uint32_t s)
+static inline uint32_t tt_src_hw_of_cell(uint32_t cell)
 {
-	return (s & 0x40000u) | (s & 0xFFu) << 10 | (s >> 8 & 0x3FFu);
+	return (cell & 0x40000u) | (cell & 0x3FFu) << 8 | (cell & 0x3FC00u) >> 10;
 }
+static inline uint32_t tt_src_from_tf32(uint32_t t19) { return t19 & 0x7FFFFu; }   /* IEEE-order TF32 (19 bits) */
+static inline uint32_t tt_src_to_tf32(uint32_t s) { return s; }
 static inline uint32_t tt_src_from_bf16(uint16_t x) { return tt_src_from_tf32((uint32_t)x << 3); }
 static inline uint32_t tt_src_from_fp16(uint16_t x) { return tt_src_from_tf32((uint32_t)(x & 0x8000u) << 3 | (x & 0x7FFFu)); }
 static inline uint32_t tt_src_from_fp32(uint32_t x) { return tt_src_from_tf32(x >> 13); }   /* truncating */
@@ -239,7 +245,7 @@ tt_unpack_convert(unsigned in_fmt, unsigned out_fmt, uint32_t bits, uint8_t exp,
 	}
 	switch (in_fmt) {
 	case TT_FMT_INT16:
-		*out = to_dst ? bits & 0xFFFFu : (bits & 0xFF00u) << 3 | (bits & 0xFFu);
+		*out = to_dst ? bits & 0xFFFFu : tt_src_cell_of_hw((bits & 0xFF00u) << 3 | (bits & 0xFFu));
 		return true;
 	case TT_FMT_INT32:
 	case TT_FMT_FP32:

@@ -16,6 +16,7 @@
  * guard bits; a denormal result is flushed to zero of its sign after rounding; every NaN result
  * is the canonical 0x7FC00000. A differential run of 50 million operand triples (specials,
  * denormals, cancellation) against ttsim's bit-level Blackhole model found no difference. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ bool tt_sfpu_init(struct tt_dp *dp)
 	struct tt_sfpu *s = calloc(1, sizeof *s);
 	if (!s)
 		return false;
-	pthread_mutex_init(&s->lock, NULL);
+	bh_lock_init(&s->lock);
 	static pthread_once_t tables = PTHREAD_ONCE_INIT;
 	pthread_once(&tables, sfpu_tables);
 	/* LReg.md: the fixed constants and the lane ids (lane i holds 2 i). The programmable ones
@@ -56,7 +57,6 @@ void tt_sfpu_destroy(struct tt_dp *dp)
 {
 	if (!dp->sfpu)
 		return;
-	pthread_mutex_destroy(&dp->sfpu->lock);
 	free(dp->sfpu);
 	dp->sfpu = NULL;
 }
@@ -117,7 +117,7 @@ static uint32_t lanes_with(const struct tt_sfpu *s, uint32_t bits)
  * with the complement of the parity of taps 31, 21, 1 and 0 coming in at the top. */
 static uint32_t prng_step(uint32_t x)
 {
-	return (uint32_t)~__builtin_parity(x & 0x80200003u) << 31 | x >> 1;
+	return ~(x ^ x >> 1 ^ x >> 21 ^ x >> 31) << 31 | x >> 1;   /* the parity of bits 0, 1, 21, 31 */
 }
 
 static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
@@ -137,12 +137,12 @@ void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed)
 		return;
 	for (unsigned i = 0; i < 32; i++)
 		seed = prng_step(seed);
-	pthread_mutex_lock(&s->lock);
+	bh_lock(&s->lock);
 	for (unsigned i = 0; i < 32; i++) {
 		seed = prng_step(prng_step(seed));
 		s->prng[31 - i] = seed;
 	}
-	pthread_mutex_unlock(&s->lock);
+	bh_unlock(&s->lock);
 }
 
 static uint32_t b32(float f)
@@ -269,6 +269,102 @@ static inline __attribute__((always_inline)) uint32_t sfpu_mad(uint32_t a, uint3
 	uint32_t zs = ec ? ((c & 0x7FFFFFu) | 0x800000u) << 3 : 0;
 	return mad_sum(mad_product((a & 0x7FFFFFu) | 0x800000u, (b & 0x7FFFFFu) | 0x800000u), p_exp,
 		       (a ^ b) & 0x80000000u, zs, (int32_t)ec, c & 0x80000000u);
+}
+
+uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c)
+{
+	return sfpu_mad(a, b, c);
+}
+
+/* sfpu_mad on every lane (a ^ na, b, c ^ nc), four lanes at a time on the host's floating point
+ * where that is provably the same bits, sfpu_mad for the other lanes. The host path takes finite
+ * normal a and b and a finite c (a zero or denormal c reads as zero of its sign):
+ *  - c zero: the unit rounds the product, truncated to 26 fraction bits with a sticky bit, to
+ *    nearest even on its guard bits: the correctly rounded product, which the host's double
+ *    product (exact: 48 bits) converted to single gives;
+ *  - a * b exact in single: the unit adds two exact operands, the smaller aligned with a sticky
+ *    bit below its three guard bits (only ever left of the rounding point's round bit, the
+ *    addend having three zero low bits), and rounds to nearest even: a correctly rounded sum,
+ *    which the host's single add gives.
+ * Both only when the rounded product has a biased exponent of 3-253 (so that the unit's product
+ * exponent ea + eb - 127 is 1-254: it neither underflows to "the addend" nor overflows) and the
+ * result one of 2-254 (no denormal, flush-at-the-boundary or overflow: those take sfpu_mad), or
+ * the +0 of an exact product's exact cancellation (the unit's sign of a zero sum is the AND of
+ * the operands', which differ there). A zero factor leaves the addend as sfpu_mad does. The host is in its default rounding mode (round to nearest even). */
+typedef uint32_t mad_v4u __attribute__((vector_size(16)));
+typedef int32_t mad_v4i __attribute__((vector_size(16)));
+typedef float mad_v4f __attribute__((vector_size(16)));
+typedef double mad_v4d __attribute__((vector_size(32)));
+typedef uint32_t mad_v8u __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) mad_v4u mad_in(mad_v4u e, uint32_t lo, uint32_t hi)
+{
+	/* One signed compare: e + (INT32_MAX - hi) leaves the positive range exactly when e > hi. */
+	return (mad_v4u)((mad_v4i)(e + (0x7FFFFFFFu - hi)) > (int32_t)(0x7FFFFFFFu - hi + lo - 1));
+}
+
+/* Bit k for each lane k whose mask is all ones (masks are all ones or zero). */
+static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
+{
+#ifdef __SSE__
+	return (uint32_t)__builtin_ia32_movmskps((mad_v4f)m);
+#else
+	m &= (mad_v4u){ 1, 2, 4, 8 };
+	return m[0] | m[1] | m[2] | m[3];
+#endif
+}
+
+/* Four lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
+ * host path declines. */
+static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *A, uint32_t na, const uint32_t *B,
+								 const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
+{
+	mad_v4u a, b, c;
+	memcpy(&a, A + l, sizeof a);
+	memcpy(&b, B + l, sizeof b);
+	memcpy(&c, C + l, sizeof c);
+	a ^= na;
+	c ^= nc;
+	mad_v4u ec = c >> 23 & 0xFF, cz = (mad_v4u)(ec == 0);
+	c &= ~cz | 0x80000000u;   /* a zero or denormal addend: zero of its sign */
+	mad_v4d pd = __builtin_convertvector((mad_v4f)a, mad_v4d) * __builtin_convertvector((mad_v4f)b, mad_v4d);
+	mad_v4f pf = __builtin_convertvector(pd, mad_v4f);
+	/* Exact in single (pf normal): the double's low 29 fraction bits, in its low word, are zero. */
+	mad_v8u pw = (mad_v8u)pd;
+	mad_v4u exact = (mad_v4u)((__builtin_shufflevector(pw, pw, 0, 2, 4, 6) & 0x1FFFFFFFu) == 0);
+	mad_v4f sum = pf + (mad_v4f)c;
+	/* An exact product's exact cancellation: +0 from both (the unit: the signs' AND, which differ). */
+	mad_v4u sum_ok = mad_in((mad_v4u)sum >> 23 & 0xFF, 2, 254) | ((mad_v4u)((mad_v4u)sum == 0) & exact);
+	mad_v4u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, c_finite = (mad_v4u)(ec != 255);
+	mad_v4u ok = mad_in(ea, 1, 254) & mad_in(eb, 1, 254) & c_finite & (cz | exact) &
+		     mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
+	/* A zero (or denormal) factor: the addend, a zero one with the signs' AND (as sfpu_mad). */
+	mad_v4u zp = ((mad_v4u)(ea == 0) | (mad_v4u)(eb == 0)) & (mad_v4u)(ea != 255) & (mad_v4u)(eb != 255) & c_finite;
+	mad_v4u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
+	mad_v4u res = (zp & addend) | (~zp & (mad_v4u)sum);
+	ok |= zp;
+	memcpy(r + l, &res, sizeof res);
+	return (~mad_bits(ok) & 0xFu) << l;
+}
+
+void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
+		       uint32_t r[TT_SFPU_LANES])
+{
+	/* Lanes of one instruction tend to be alike: when the first four all need the model, so
+	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
+	 * without the host path's trial. */
+	uint32_t slow = mad_host4(A, na, B, C, nc, r, 0);
+	if (slow == 0xF) {
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+		return;
+	}
+	for (unsigned l = 4; l < TT_SFPU_LANES; l += 4)
+		slow |= mad_host4(A, na, B, C, nc, r, l);
+	for (; slow; slow &= slow - 1) {
+		unsigned l = (unsigned)__builtin_ctz(slow);
+		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+	}
 }
 
 static int32_t sext12(uint32_t v)
@@ -443,9 +539,13 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	const uint32_t *old = s->lreg[vd];
 	/* Every lane's datum first (a read has no side effect), then the format's conversion. */
 	bool wide = mod0_dst32(mod0);
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
-		unsigned row = (addr & ~3u) + l / 8, col = lane_col(addr, odd, l);
-		raw[l] = wide ? tt_dst32_read(dp, row, col) : tt_dst16_read(dp, row, col);
+	for (unsigned i = 0; i < 4; i++) {   /* lanes 8 i .. 8 i + 7 read row (addr & ~3) + i (lane_col) */
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		for (unsigned k = 0; k < 8; k++) {
+			unsigned col = lane_col(addr, odd, k);
+			uint32_t hi = atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed);
+			raw[8 * i + k] = wide ? hi << 16 | atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed) : hi;
+		}
 	}
 	switch (mod0) {
 	case MOD0_FP16:
@@ -549,10 +649,10 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
 		uint32_t cols = 0;
-		for (unsigned l = 8 * i; l < 8 * i + 8; l++) {
+		for (unsigned k = 0; k < 8; k++) {
+			unsigned l = 8 * i + k, col = lane_col(addr, odd, k);
 			if (!(mask >> l & 1))
 				continue;
-			unsigned col = lane_col(addr, odd, l);
 			cols |= 1u << col;
 			if (wide) {
 				atomic_store_explicit(&dp->dst[r][col], (uint16_t)(v[l] >> 16), memory_order_relaxed);
@@ -632,8 +732,7 @@ static enum tt_result sfpu_mad_insn(struct tt_sfpu *s, uint32_t w, unsigned src)
 			B = op == TT_OP_SFPADDI ? kb : s->lreg[src];
 			C = op == TT_OP_SFPADDI ? s->lreg[src] : kb;
 		}
-		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+		tt_sfpu_mad_lanes(A, na, B, C, nc, r);
 		merge_lanes(s->lreg[out], r, mask);
 		return TT_OK;
 	}
@@ -1441,9 +1540,9 @@ void tt_sfpu_drain(struct bh_tt_thread *th)
 	unsigned ran;
 	if (!atomic_load_explicit(&s->pending, memory_order_relaxed))
 		return;
-	pthread_mutex_lock(&s->lock);
+	bh_lock(&s->lock);
 	sched_until(th, s, UINT64_MAX, &ran);
-	pthread_mutex_unlock(&s->lock);
+	bh_unlock(&s->lock);
 }
 
 static bool lanes_agree(const uint32_t v[TT_SFPU_LANES])
@@ -1625,13 +1724,13 @@ enum tt_result tt_sfpu_execute(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_sfpu *s = th->tx->dp->sfpu;
 	unsigned ran = 0;
-	pthread_mutex_lock(&s->lock);
+	bh_lock(&s->lock);
 	s->cycle++;
 	enum tt_result r = atomic_load_explicit(&s->pending, memory_order_relaxed) ? sched_until(th, s, s->cycle, &ran)
 										  : TT_OK;
 	/* A received instruction meeting a scheduled one on its sub-unit is discarded. */
 	if (r == TT_OK && !(ran >> sub_unit(tt_opcode_of(w)) & 1) && !sfpu_backdoor(th, s, w, &r))
 		r = sfpu_dispatch(th, s, w, tt_bits(w, 7, 4));
-	pthread_mutex_unlock(&s->lock);
+	bh_unlock(&s->lock);
 	return r;
 }

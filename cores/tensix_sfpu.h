@@ -3,16 +3,18 @@
 #ifndef BH_CORES_TENSIX_SFPU_H
 #define BH_CORES_TENSIX_SFPU_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "fabric/lock.h"
 
 #define TT_SFPU_LANES 32
 #define TT_SFPU_LREGS 17        /* 0-7 general, 8-10 fixed constants, 11-14 programmable, 15 lane ids, 16 macro scratch */
 #define TT_SFPU_STACK 8         /* FlagStack depth */
 
 struct tt_sfpu {
-	pthread_mutex_t lock;   /* one instruction at a time, whichever thread issued it */
+	struct bh_lock lock;    /* one instruction at a time, whichever thread issued it (an inline
+				 * compare-and-swap each way: the unit takes it per instruction) */
 	uint32_t lreg[TT_SFPU_LREGS][TT_SFPU_LANES];
 	/* Per-lane predication as bit masks (bit = lane): LaneFlags, UseLaneFlagsForLaneEnable and
 	 * the FlagStack (every lane pushes and pops together, so one depth serves all). */
@@ -52,5 +54,12 @@ struct bh_tt_thread;
 void tt_sfpu_drain(struct bh_tt_thread *th);
 /* A write of PRNG_SEED_Seed_Val (BackendConfiguration.md): every lane's PRNG reseeded from seed. */
 void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed);
+
+/* The MAD unit's a * b + c, bit for bit (SFPMAD.md; see cores/tensix_sfpu.c): the lane-by-lane
+ * model, and what the instructions use, every lane's (a[l] ^ na) * b[l] + (c[l] ^ nc) with the
+ * host's floating point where it gives the same bits. Exposed for the tests that compare them. */
+uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c);
+void tt_sfpu_mad_lanes(const uint32_t *a, uint32_t na, const uint32_t *b, const uint32_t *c, uint32_t nc,
+		       uint32_t r[TT_SFPU_LANES]);
 
 #endif

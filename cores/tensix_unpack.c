@@ -249,12 +249,19 @@ static inline bool unpack_store_row(const struct unpack_dest *d, unsigned out, c
 	} else if (srca) {
 		cells = d->dp->srca[d->bank][row];
 	} else {
-		for (unsigned c = 0; c < 16; c++) {
+		/* tt_dst16_write / tt_dst32_write of the 16 columns: the halves four to a relaxed 8-byte
+		 * word, then the row's columns defined. */
+		unsigned dr = wide ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+		for (unsigned q = 0; q < 4; q++) {
+			tt_v4u x;
+			memcpy(&x, v + 4 * q, sizeof x);
+			tt_st64(&d->dp->dst[dr][4 * q], tt_narrow16(wide ? x >> 16 : x));
 			if (wide)
-				tt_dst32_write(d->dp, row, c, v[c]);
-			else
-				tt_dst16_write(d->dp, row, c, (uint16_t)v[c]);
+				tt_st64(&d->dp->dst[dr + 8][4 * q], tt_narrow16(x));
 		}
+		tt_dst_define_cols(d->dp, dr, 0xFFFF);
+		if (wide)
+			tt_dst_define_cols(d->dp, dr + 8, 0xFFFF);
 		return true;
 	}
 	row_copy((uint8_t *)cells, (const uint8_t *)v, 16 * sizeof *v);   /* a row of relaxed stores */
@@ -277,6 +284,23 @@ static inline __attribute__((always_inline)) void unpack_row(struct bh_tile *til
 	/* The row's bytes in one relaxed copy (unpack_fast's rows are whole bytes of 16- or 32-bit
 	 * datums at aligned addresses), then widened as l1_read_bits reads them. */
 	uint32_t raw[16] __attribute__((aligned(16)));
+	if (in_fmt == TT_FMT_BF16 && out_fmt == TT_FMT_BF16 && cnt == 16 && !(bit % 64)) {
+		/* A whole BF16 row on host vectors: eight datums from two 8-byte words, widened. */
+		const uint8_t *l1 = tile->l1 + (bit >> 3);
+		const tt_v8h zero = { 0 };
+		for (unsigned h = 0; h < 2; h++) {
+			tt_v8h x = tt_v8h_of(tt_ld64(l1 + 16 * h), tt_ld64(l1 + 16 * h + 8));
+			if (to_dst)
+				x = tt_v8_dst_from_bf16(x);
+			tt_v4u lo = (tt_v4u)__builtin_shufflevector(x, zero, 0, 8, 1, 9, 2, 10, 3, 11);
+			tt_v4u hi = (tt_v4u)__builtin_shufflevector(x, zero, 4, 12, 5, 13, 6, 14, 7, 15);
+			if (!to_dst)   /* tt_src_from_bf16 */
+				lo <<= 3, hi <<= 3;
+			memcpy(v + 8 * h, &lo, sizeof lo);
+			memcpy(v + 8 * h + 4, &hi, sizeof hi);
+		}
+		return;
+	}
 	if (dbits == 16) {
 		uint16_t half[16] __attribute__((aligned(16)));
 		row_copy((uint8_t *)half, tile->l1 + (bit >> 3), cnt * 2);
@@ -897,12 +921,38 @@ static inline __attribute__((always_inline)) void pack_row_with(const struct pac
 	row_copy(p->tile->l1 + addr, (const uint8_t *)&out, n * nb);
 }
 
+/* pack_row_with's BF16 row (16 datums from a 16- or 32-bit Dst, rounded as pack_early rounds
+ * them, not raw) on host vectors: four Dst elements and four BF16 datums an 8-byte word each. */
+static void pack_row_bf16(const struct pack_fast *p, unsigned row, unsigned col0, uint32_t addr, bool read32)
+{
+	unsigned r = read32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	if (!read32) {   /* eight BF16 datums a vector */
+		for (unsigned q = 0; q < 2; q++) {
+			_Atomic uint16_t *d = &p->dp->dst[r][col0 + 8 * q];
+			tt_v8h x = tt_v8_round_bf16(tt_v8_dst_to_bf16(tt_v8h_of(tt_ld64(d), tt_ld64(d + 4))));
+			tt_st64(p->tile->l1 + addr + 16 * q, tt_v8h_word(x, 0));
+			tt_st64(p->tile->l1 + addr + 16 * q + 8, tt_v8h_word(x, 1));
+		}
+		return;
+	}
+	for (unsigned q = 0; q < 4; q++) {
+		tt_v4u hi = tt_widen16(tt_ld64(&p->dp->dst[r][col0 + 4 * q])), lo = { 0 };
+		if (read32)
+			lo = tt_widen16(tt_ld64(&p->dp->dst[r + 8][col0 + 4 * q]));
+		tt_st64(p->tile->l1 + addr + 8 * q, tt_narrow16(tt_v4_round_bf16(tt_v4_dst_to_fp32(hi, lo)) >> 16));
+	}
+}
+
 static void pack_row_fast(const struct pack_fast *p, unsigned row, unsigned col0, unsigned n, uint32_t addr)
 {
-	/* The compute kernels' BF16 packs, from a 16- or a 32-bit Dst, as constants. */
-	if (!p->read32 && p->inter == TT_FMT_BF16 && p->in_fmt == TT_FMT_BF16 && p->out_fmt == TT_FMT_BF16)
+	/* The compute kernels' BF16 packs, from a 16- or a 32-bit Dst: whole rows on host vectors,
+	 * the others with the formats as constants. */
+	bool bf16 = p->inter == TT_FMT_BF16 && p->in_fmt == TT_FMT_BF16 && p->out_fmt == TT_FMT_BF16;
+	if (bf16 && n == 16 && !p->raw && !(col0 % 4) && !(addr % 8))
+		pack_row_bf16(p, row, col0, addr, p->read32);
+	else if (bf16 && !p->read32)
 		pack_row_with(p, row, col0, n, addr, false, TT_FMT_BF16, TT_FMT_BF16, TT_FMT_BF16);
-	else if (p->read32 && p->inter == TT_FMT_BF16 && p->in_fmt == TT_FMT_BF16 && p->out_fmt == TT_FMT_BF16)
+	else if (bf16)
 		pack_row_with(p, row, col0, n, addr, true, TT_FMT_BF16, TT_FMT_BF16, TT_FMT_BF16);
 	else
 		pack_row_with(p, row, col0, n, addr, p->read32, p->inter, p->in_fmt, p->out_fmt);

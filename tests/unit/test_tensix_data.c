@@ -30,6 +30,8 @@
 #define ZEROSRC(neg, single, both, ab) TT(0x11, (uint32_t)(neg) << 4 | (uint32_t)(single) << 3 | (uint32_t)(both) << 2 | (ab))
 #define SETC16(reg, v) TT(0xB2, (uint32_t)(reg) << 16 | (v))
 #define MOVA2D(row, am, move8, dst) TT(0x12, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(move8) << 13 | (dst))
+#define MOVB2D(row, am, four, dst) \
+	TT(0x13, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct tt_dp *dp_of(struct bh_device *dev) { return tile0(dev)->tensix->dp; }
@@ -557,7 +559,8 @@ Test(tensix_data, gmpool_argmax_returns_the_transformed_row_index)
 /* TRNSPSRCB transposes SrcB rows 16..31 in place; MOVB2A then copies four of the transposed
  * rows into SrcA rows 0..3 and one more into row 9 (with GATESRCRST around them as tt-llk's
  * reduce does it: it changes nothing), the 19 bits unchanged except a zero
- * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). */
+ * exponent, which is flushed (ALU_ACC_CTRL_Zero_Flag_disabled_src clear). Cells are given and
+ * read in the hardware's layout (exponent in bits 7:0). */
 Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 {
 	struct bh_device *dev = dp_open();
@@ -566,20 +569,20 @@ Test(tensix_data, trnspsrcb_then_movb2a_moves_the_transposed_rows_to_srca)
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++) {
 			orig[i][j] = (i * 16 + j) << 8 | (i == 7 && j == 2 ? 0 : 0x40u + i);
-			put_src(dev, true, 0, 16 + i, j, orig[i][j]);
+			put_src(dev, true, 0, 16 + i, j, tt_src_cell_of_hw(orig[i][j]));
 		}
 	const uint32_t w[] = { SETDVALID(3), GATESRCRST, TRNSPSRCB, GATESRCRST, MOVB2A(0, 0, 1, 16), MOVB2A(9, 0, 0, 21) };
 	run_pushes(dev, BH_CORE_TRISC1, w, N(w));
 	for (unsigned i = 0; i < 16; i++)
 		for (unsigned j = 0; j < 16; j++)
-			cr_expect_eq(atomic_load(&dp->srcb[0][16 + i][j]), orig[j][i], "SrcB[%u][%u]", 16 + i, j);
+			cr_expect_eq(tt_src_hw_of_cell(atomic_load(&dp->srcb[0][16 + i][j])), orig[j][i], "SrcB[%u][%u]", 16 + i, j);
 	for (unsigned j = 0; j < 16; j++) {
 		for (unsigned i = 0; i < 4; i++) {
 			uint32_t want = orig[j][i] & 0xFF ? orig[j][i] : 0;
-			cr_expect_eq(atomic_load(&dp->srca[0][i][j]), want, "SrcA[%u][%u]", i, j);
+			cr_expect_eq(tt_src_hw_of_cell(atomic_load(&dp->srca[0][i][j])), want, "SrcA[%u][%u]", i, j);
 		}
 		uint32_t want9 = orig[j][5] & 0xFF ? orig[j][5] : 0;
-		cr_expect_eq(atomic_load(&dp->srca[0][9][j]), want9, "SrcA[9][%u]", j);
+		cr_expect_eq(tt_src_hw_of_cell(atomic_load(&dp->srca[0][9][j])), want9, "SrcA[9][%u]", j);
 	}
 	cr_expect_eq(atomic_load(&dp->srca[0][2][7]), 0u, 
 		     "the zero-exponent datum (SrcB[23][2] before the transpose) was flushed");
@@ -600,6 +603,41 @@ Test(tensix_data, mova2d_moves_src_rows_into_the_dst_layout)
 	cr_expect_eq(dst_bf16(dev, 100, 5), va(3, 5));
 	cr_expect_eq(dst_bf16(dev, 101, 5), 0.0f);
 	bh_device_close(dev);
+}
+
+/* MOVA2D and MOVB2D of a whole row into a 16-bit Dst in the BF16 style, on every kind of cell
+ * (given in the hardware's Src layout: zero exponents with and without a mantissa, both signs,
+ * exponent 255, all ones, pseudo-random ones): RemoveLowMantissa of each (sign, the top seven
+ * mantissa bits, the eight exponent bits), a zero exponent flushed to 0 unless
+ * ALU_ACC_CTRL_Zero_Flag_disabled_src is set (MOVA2D.md, MOVB2D.md); each written element is
+ * defined again after a ZEROACC. */
+Test(tensix_data, mova2d_and_movb2d_rows_move_every_kind_of_cell_bit_for_bit)
+{
+	static const uint32_t edge[] = { 0x00000, 0x40000, 0x3FF00, 0x7FF00, 0x000FF, 0x400FF, 0x7FFFF, 0x00001,
+					 0x12380, 0x5AB7F };
+	uint32_t seed = 5;
+	for (int from_b = 0; from_b < 2; from_b++)
+		for (int keep = 0; keep < 2; keep++) {
+			struct bh_device *dev = dp_open();
+			uint32_t hw[16];
+			for (unsigned j = 0; j < 16; j++) {
+				seed = seed * 1103515245u + 12345u;
+				hw[j] = j < N(edge) ? edge[j] : seed >> 8 & 0x7FFFF;
+				put_src(dev, from_b, 0, 2, j, tt_src_cell_of_hw(hw[j]));
+				tt_dst16_write(dp_of(dev), 9, j, 0x1234);   /* written, so that ZEROACC leaves it Undefined */
+			}
+			bh_tensix_cfg_store(tile0(dev), 0, BH_DP_CFG_ACC_CTRL, keep ? 1u : 0u);
+			const uint32_t w[] = { SETDVALID(3), ZEROACC_M(3, 0, 0, 0), from_b ? MOVB2D(2, 0, 0, 9) : MOVA2D(2, 0, 0, 9) };
+			run_pushes(dev, BH_CORE_TRISC1, w, N(w));
+			for (unsigned j = 0; j < 16; j++) {
+				uint32_t v = !keep && !(hw[j] & 0xFF) ? 0 : hw[j];
+				uint16_t want = (uint16_t)((v >> 18 & 1) << 15 | (v >> 11 & 0x7F) << 8 | (v & 0xFF));
+				cr_expect_eq(tt_dst16_read(dp_of(dev), 9, j), want, "from_b %d keep %d column %u: cell 0x%05x", from_b,
+					     keep, j, hw[j]);
+				cr_expect_not(tt_dst_undefined(dp_of(dev), 9, j, false), "column %u defined again after ZEROACC", j);
+			}
+			bh_device_close(dev);
+		}
 }
 
 Test(tensix_data, zeroacc_clears_one_row_16_rows_a_half_or_all)
@@ -841,8 +879,6 @@ Test(tensix_data, movd2a_and_movd2b_move_dst_rows_into_src)
 
 /* LaneConfig = Imm16 in the lanes Imm16's even bits choose (mask), or in every lane */
 #define SFPCONFIG_LANES(imm16, mask) TT(0x91, (uint32_t)(imm16) << 8 | 15u << 4 | ((mask) ? 9u : 1u))
-#define MOVB2D(row, am, four, dst) \
-	TT(0x13, (uint32_t)(row) << 17 | (uint32_t)(am) << 14 | (uint32_t)(four) << 13 | (dst))
 #define BLOCKED(c) ((c) == 0 || (c) == 4 || (c) == 7 || (c) == 11)
 
 /* LaneConfig's BLOCK_DEST_MOV (SFPCONFIG of LaneConfig, lanes chosen by Imm16's even bits): bit 9

@@ -244,11 +244,12 @@ Test(tensix_fmt, integers_are_sign_magnitude_and_saturate)
 Test(tensix_fmt, register_layouts_move_the_exponent_below_the_mantissa)
 {
 	/* BF16 1.5 = 0x3FC0: sign 0, exponent 0x7F, mantissa 0x40 */
-	cr_assert_eq(tt_src_from_bf16(0x3FC0), 0x40u << 3 << 8 | 0x7F);
+	cr_assert_eq(tt_src_hw_of_cell(tt_src_from_bf16(0x3FC0)), 0x40u << 3 << 8 | 0x7F);   /* the hardware's Src layout */
+	cr_assert_eq(tt_src_from_bf16(0x3FC0), 0x3FC0u << 3);                             /* bhemu's cell: IEEE order */
 	cr_assert_eq(tt_dst_from_bf16(0x3FC0), 0x40u << 8 | 0x7F);
 	cr_assert_eq(tt_dst_to_bf16(tt_dst_from_bf16(0xBFC1)), 0xBFC1);
 	/* FP16 -1.5 = 0xBE00: exponent 15 in the low five bits */
-	cr_assert_eq(tt_src_from_fp16(0xBE00), 0x40000u | 0x200u << 8 | 15);
+	cr_assert_eq(tt_src_hw_of_cell(tt_src_from_fp16(0xBE00)), 0x40000u | 0x200u << 8 | 15);
 	cr_assert_eq(tt_src_to_fp16(tt_src_from_fp16(0xBE00)), 0xBE00);
 	cr_assert_eq(tt_dst_from_fp16(0xBE00), 0x8000u | 0x200u << 5 | 15);
 	cr_assert_eq(tt_dst_to_fp16(tt_dst_from_fp16(0x7FFF)), 0x7FFF);
@@ -261,6 +262,8 @@ Test(tensix_fmt, register_layouts_move_the_exponent_below_the_mantissa)
 	for (int k = 0; k < 1000; k++) {
 		uint32_t t = lcg(&s) & 0x7FFFFu;
 		cr_assert_eq(tt_src_to_tf32(tt_src_from_tf32(t)), t);
+		cr_assert_eq(tt_src_hw_of_cell(tt_src_cell_of_hw(t)), t);
+		cr_assert_eq(tt_src_cell_of_hw(tt_src_hw_of_cell(t)), t);
 	}
 }
 
@@ -288,7 +291,7 @@ Test(tensix_fmt, unpack_conversion_follows_the_functional_model)
 	cr_assert_eq(out, tt_dst_from_fp16(0x8000 | 16u << 10 | 3));
 	/* INT16 to Src: the high byte moves up three bits */
 	cr_assert(tt_unpack_convert(TT_FMT_INT16, TT_FMT_INT16, 0xABCD, 0, false, false, &out, &wide, &why));
-	cr_assert_eq(out, 0xAB00u << 3 | 0xCD);
+	cr_assert_eq(tt_src_hw_of_cell(out), 0xAB00u << 3 | 0xCD);
 	/* undefined combinations say why */
 	cr_assert_not(tt_unpack_convert(TT_FMT_BF16, TT_FMT_FP16, 0, 0, false, false, &out, &wide, &why));
 	cr_assert_not_null(why);

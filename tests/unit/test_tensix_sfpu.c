@@ -242,6 +242,116 @@ Test(tensix_sfpu, mad_rounds_to_nearest_even_is_fused_flushes_denormals_and_cano
 	bh_device_close(dev);
 }
 
+/* The instructions' MAD (tt_sfpu_mad_lanes: host floating point where it claims the same bits)
+ * against the bit-level model (tt_sfpu_mad_ref) on operands made for the host path's edges: exact
+ * products (a power-of-two or short-mantissa factor) added to addends of nearby exponents
+ * (cancellation, a power of two minus a little), sums that land on a rounding tie, zero and
+ * denormal addends with products near underflow and overflow, results at the normal/denormal
+ * boundary, exact products about the unit's underflow, and every special (zero, denormal, infinity, NaN) in every slot; both negate bits. */
+static uint64_t mad_rng = 0x9E3779B97F4A7C15ull;
+static uint32_t mad_rand(void)
+{
+	mad_rng ^= mad_rng << 13;
+	mad_rng ^= mad_rng >> 7;
+	mad_rng ^= mad_rng << 17;
+	return (uint32_t)(mad_rng >> 16);
+}
+
+static uint32_t mad_fp(uint32_t sign, uint32_t exp, uint32_t man)
+{
+	return sign << 31 | (exp & 0xFF) << 23 | (man & 0x7FFFFFu);
+}
+
+static uint32_t mad_special(void)
+{
+	static const uint32_t v[] = { 0, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00800000u, 0x7F7FFFFFu, 0x7F800000u,
+				      0xFF800000u, 0x7FC00000u, 0x7F800001u, 0x3F800000u, 0xBF800000u };
+	return v[mad_rand() % N(v)];
+}
+
+/* One lane's operands of generator g. */
+static void mad_operands(unsigned g, uint32_t *a, uint32_t *b, uint32_t *c)
+{
+	uint32_t r = mad_rand(), ea = 1 + mad_rand() % 254;
+	*a = mad_fp(r & 1, ea, mad_rand());
+	switch (g) {
+	case 0:   /* exact product (power of two), addend within a few binades: cancellation */
+		*b = mad_fp(r >> 1 & 1, 127 + (int)(mad_rand() % 7) - 3, 0);
+		*c = mad_fp(r >> 2 & 1, (*a >> 23 & 0xFF) + (*b >> 23 & 0xFF) - 127 + (int)(mad_rand() % 61) - 30,
+			    r >> 3 & 1 ? *a : mad_rand());
+		break;
+	case 1:   /* short mantissas: exact products of any exponent, addends near them */
+		*a &= 0xFFFFF000u;
+		*b = mad_fp(r >> 1 & 1, 100 + mad_rand() % 56, mad_rand() & 0x7FF000u);
+		*c = mad_fp(r >> 2 & 1, (*a >> 23 & 0xFF) + (*b >> 23 & 0xFF) - 127 + (int)(mad_rand() % 9) - 4, mad_rand());
+		break;
+	case 2: {   /* a * 1.0 + a tie: half an ulp of a (or 1.5, 2.5 ulp), either sign, on any a */
+		uint32_t e = *a >> 23 & 0xFF;
+		*b = 0x3F800000u;
+		*c = e > 24 ? mad_fp(r >> 2 & 1, e - 24 + mad_rand() % 2, r >> 4 & 1 ? 0x400000u : 0) : mad_special();
+		break;
+	}
+	case 3:   /* a zero or denormal addend: the rounded product, near underflow and overflow */
+		*b = mad_fp(r >> 1 & 1, 127 - (int)(*a >> 23 & 0xFF) + 127 + (int)(mad_rand() % 260) - 130, mad_rand());
+		*c = r >> 2 & 1 ? (r >> 3 & 1) << 31 : mad_fp(r >> 3 & 1, 0, mad_rand());
+		break;
+	case 4:   /* results at the normal/denormal boundary: a tiny a minus about a */
+		*a = mad_fp(r & 1, 1 + mad_rand() % 4, mad_rand());
+		*b = 0x3F800000u;
+		*c = (*a ^ 0x80000000u) + (mad_rand() % 5) - 2;
+		break;
+	case 5:   /* exact products at the bottom of the range (the unit's product exponent about 0,
+		   * where an underflowing product leaves the addend) with addends there */
+		*a = mad_fp(r & 1, 1 + mad_rand() % 8, mad_rand() & 0x7FF000u);
+		*b = mad_fp(r >> 1 & 1, 124 + mad_rand() % 6, mad_rand() & 0x7FF000u);
+		*c = mad_fp(r >> 2 & 1, 1 + mad_rand() % 8, mad_rand());
+		break;
+	case 6:   /* general operands (the host path declines the inexact ones with an addend) */
+		*b = mad_fp(r >> 1 & 1, 100 + mad_rand() % 56, mad_rand());
+		*c = mad_fp(r >> 2 & 1, (*a >> 23 & 0xFF) + (*b >> 23 & 0xFF) - 127 + (int)(mad_rand() % 9) - 4, mad_rand());
+		break;
+	default:   /* a special in one slot or more */
+		*b = mad_fp(r >> 1 & 1, 127 + (int)(mad_rand() % 9) - 4, mad_rand());
+		*c = mad_fp(r >> 2 & 1, ea, mad_rand());
+		if (r >> 5 & 1)
+			*a = mad_special();
+		if (r >> 6 & 1)
+			*b = mad_special();
+		if (r >> 7 & 1 || !(r >> 5 & 3))
+			*c = mad_special();
+		break;
+	}
+}
+
+Test(tensix_sfpu, mad_host_path_gives_the_bit_models_result)
+{
+	enum { GENS = 8, ROUNDS = 24000 };
+	unsigned host_like[GENS] = { 0 }, lanes[GENS] = { 0 };
+	for (unsigned round = 0; round < ROUNDS; round++) {
+		unsigned g = round % GENS;
+		uint32_t a[TT_SFPU_LANES], b[TT_SFPU_LANES], c[TT_SFPU_LANES], r[TT_SFPU_LANES];
+		uint32_t na = round / GENS % 2 ? 0x80000000u : 0, nc = round / GENS / 2 % 2 ? 0x80000000u : 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			mad_operands(g, &a[l], &b[l], &c[l]);
+		tt_sfpu_mad_lanes(a, na, b, c, nc, r);
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t want = tt_sfpu_mad_ref(a[l] ^ na, b[l], c[l] ^ nc);
+			if (r[l] != want)
+				cr_assert_fail("generator %u: (0x%08x ^ 0x%08x) * 0x%08x + (0x%08x ^ 0x%08x) = 0x%08x, the model 0x%08x",
+					g, a[l], na, b[l], c[l], nc, r[l], want);
+			/* How often the model's result is the host's rounded arithmetic: the host path's domain. */
+			float fa = f_of(a[l] ^ na), fb = f_of(b[l]), fc = f_of(c[l] ^ nc);
+			float host = (c[l] >> 23 & 0xFF) == 0 ? (float)((double)fa * fb) : (float)((double)fa * fb) + fc;
+			host_like[g] += b_of(host) == want;
+			lanes[g]++;
+		}
+	}
+	/* The generators meant for the host path reach it (most of their lanes are host arithmetic). */
+	for (unsigned g = 0; g < 4; g++)
+		cr_expect_gt(host_like[g], lanes[g] / 2, "generator %u: %u of %u lanes in the host path's domain", g,
+			     host_like[g], lanes[g]);
+}
+
 /* Negate bits, indirect VA/VD through LReg 7, SFPADD with LReg 10 (1.0), the immediates. */
 Test(tensix_sfpu, mad_modes_and_immediates)
 {
