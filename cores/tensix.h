@@ -27,6 +27,7 @@
 #include "fabric/check.h"
 #include "fabric/fault.h"
 #include "fabric/hw.h"
+#include "fabric/lock.h"
 #include "fabric/mmio.h"
 #include "fabric/tile.h"
 #include "sync/park.h"
@@ -208,7 +209,7 @@ struct tt_dp {
 	uint8_t unpacker_src_row[2][BH_TT_THREADS];
 	/* ADCs[thread].Unpackers[0..1] and .Packers (index 2), Channel[0..1], X Y Z W and their _Cr
 	 * copies: under adc_lock (any thread's may be named by the units and the ADC instructions). */
-	pthread_mutex_t adc_lock;
+	struct bh_lock adc_lock;   /* fabric/lock.h: two short sections per UNPACR/PACR */
 	uint32_t adc[BH_TT_THREADS][3][2][4], adc_cr[BH_TT_THREADS][3][2][4];
 	/* Under pack_lock: Blackhole's one packer (PACR.md): its output streams
 	 * (Packers/OutputAddressGenerator.md), byte addresses, and whether the next PACR starts fresh

@@ -43,7 +43,7 @@ bool tt_dp_init(struct bh_tensix *tx)
 	pthread_mutex_init(&dp->fpu_lock, NULL);
 	pthread_mutex_init(&dp->unpack_lock, NULL);
 	pthread_mutex_init(&dp->pack_lock, NULL);
-	pthread_mutex_init(&dp->adc_lock, NULL);
+	bh_lock_init(&dp->adc_lock);
 	dp->pack.fresh = true;
 	if (!tt_sfpu_init(dp)) {
 		bh_pages_free(dp, sizeof *dp);
@@ -60,7 +60,6 @@ void tt_dp_destroy(struct bh_tensix *tx)
 	pthread_mutex_destroy(&tx->dp->fpu_lock);
 	pthread_mutex_destroy(&tx->dp->unpack_lock);
 	pthread_mutex_destroy(&tx->dp->pack_lock);
-	pthread_mutex_destroy(&tx->dp->adc_lock);
 	tt_sfpu_destroy(tx->dp);
 	bh_pages_free(tx->dp, sizeof *tx->dp);
 	tx->dp = NULL;

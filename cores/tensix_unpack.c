@@ -76,7 +76,7 @@ static enum tt_result adc_insn(struct bh_tt_thread *th, uint32_t w)
 	unsigned op = tt_opcode_of(w), units = bits(w, 23, 21), t = th->id;
 	if (op == TT_OP_SETADC && bits(w, 17, 16))
 		t = bits(w, 17, 16) - 1;   /* ThreadOverride */
-	pthread_mutex_lock(&dp->adc_lock);
+	bh_lock(&dp->adc_lock);
 	for (unsigned u = 0; u < 3; u++) {
 		if (!(units >> u & 1))
 			continue;
@@ -110,7 +110,7 @@ static enum tt_result adc_insn(struct bh_tt_thread *th, uint32_t w)
 			}
 		}
 	}
-	pthread_mutex_unlock(&dp->adc_lock);
+	bh_unlock(&dp->adc_lock);
 	return TT_OK;
 }
 
@@ -480,13 +480,13 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 			in += (nexp + 15) / 16 * 16;
 		}
 	}
-	pthread_mutex_lock(&dp->adc_lock);
+	bh_lock(&dp->adc_lock);
 	const uint32_t *xy = dp->adc[j.adc][j.u][0], *zw = dp->adc[me][j.u][0];
 	unsigned xpos = xy[AX], ypos = xy[AY], xend = dp->adc[j.adc][j.u][1][AX] + 1;
 	uint64_t first = (((uint64_t)zw[AW] * zdim + zw[AZ]) * ydim + ypos) * xdim + xpos;
 	const uint32_t *out_adc = dp->adc[me][j.u][1];
 	uint32_t oy = out_adc[AY], oz = out_adc[AZ], ow = out_adc[AW];
-	pthread_mutex_unlock(&dp->adc_lock);
+	bh_unlock(&dp->adc_lock);
 	unsigned n = xend > xpos ? xend - xpos : 0;
 	unsigned dbits = fi->l1_bits;
 	uint64_t datum_bit = in * 8 + first * dbits, exp16 = exp_base * 16 + first;
@@ -566,7 +566,7 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 		}
 	}
 	/* Counters for the next instruction: Y/Z increments on this thread's and the named ADC. */
-	pthread_mutex_lock(&dp->adc_lock);
+	bh_lock(&dp->adc_lock);
 	for (unsigned t = 0; t < BH_TT_THREADS; t++) {
 		if (t != me && t != j.adc)
 			continue;
@@ -575,7 +575,7 @@ static enum tt_result unpacr(struct bh_tt_thread *th, uint32_t w)
 		adc_inc(dp, t, j.u, 1, AZ, bits(w, 20, 19));
 		adc_inc(dp, t, j.u, 1, AY, bits(w, 22, 21));
 	}
-	pthread_mutex_unlock(&dp->adc_lock);
+	bh_unlock(&dp->adc_lock);
 	unsigned set_base = (tt_dp_tcfg(th, j.u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) & 3) << 4;
 	if (j.flip)   /* the implied format: this UNPACR's OutDataFormat (ttsim's rule; README "Implied Src formats") */
 		tt_dp_unpacker_flip(th, j.u, j.out_fmt);
@@ -1069,7 +1069,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		return pack_unmodelled(th, w, "an intermediate format other than the late conversion's input");
 	unsigned bpd = (in_fmt & 3) == 0 ? 4 : (in_fmt & 3) == 1 ? 2 : 1, xmask = bpd == 4 ? 3 : bpd == 2 ? 7 : 15;
 	/* The input address generator: the start datum, and D datums per enabled read interface. */
-	pthread_mutex_lock(&dp->adc_lock);
+	bh_lock(&dp->adc_lock);
 	uint32_t *c0 = dp->adc[me][2][0], *c1 = dp->adc[me][2][1];
 	uint32_t addr = (tt_dp_cfg(th, PCK_BASE0) & 0x3FFFF) + c0[AX] * (tt_dp_cfg(th, PCK_XY0) & 15) +
 			c0[AY] * (tt_dp_cfg(th, PCK_XY0) >> 16) + c0[AZ] * (tt_dp_cfg(th, PCK_ZW0) & 0xFFFF) +
@@ -1079,7 +1079,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 			 0x3FFF;
 	uint32_t yzw = (tt_dp_cfg(th, PCK_BASE1) & 0x3FFFF) + c1[AY] * (tt_dp_cfg(th, PCK_XY1) >> 16) +
 		       c1[AZ] * (tt_dp_cfg(th, PCK_ZW1) & 0xFFFF) + c1[AW] * (tt_dp_cfg(th, PCK_ZW1) >> 16);
-	pthread_mutex_unlock(&dp->adc_lock);
+	bh_unlock(&dp->adc_lock);
 	unsigned start_row = start >> 4, col0 = start & 15;
 	if (per_row && col0 + per_row > 16)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w, "PACR: %u datums from column %u leave the Dst row (undefined: "
@@ -1218,7 +1218,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		bh_tile_l1_written(tile, first_exp, ps->exp - first_exp);
 	/* ADDR_MOD_PACK: Y/Z of both channels for the next PACR. */
 	uint32_t am = tt_dp_tcfg(th, TCFG_ADDR_MOD_PACK + bits(w, 16, 15));
-	pthread_mutex_lock(&dp->adc_lock);
+	bh_lock(&dp->adc_lock);
 	for (unsigned ch = 0; ch < 2; ch++) {
 		unsigned sh = ch ? 6 : 0, zsh = ch ? 14 : 12;
 		if (am >> (sh + 5) & 1)
@@ -1232,7 +1232,7 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 		else
 			adc_inc(dp, me, 2, ch, AZ, am >> zsh & 1);
 	}
-	pthread_mutex_unlock(&dp->adc_lock);
+	bh_unlock(&dp->adc_lock);
 	return TT_OK;
 }
 
