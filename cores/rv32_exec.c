@@ -136,10 +136,11 @@ void rv32_page_arm(struct rv_page *pg, uint64_t epoch)
 void rv32_invalidate_decoded(struct bh_core *c)
 {
 	/* stale-icache: the pages written while the core kept running their old code go now. */
-	for (unsigned w = 0; w < BH_L1_PAGES / 32 && (c->tile->chip->provoke.mask & BH_PROVOKE_STALE_ICACHE); w++)
-		for (uint32_t bits = atomic_exchange_explicit(&c->icache_kept[w], 0, memory_order_acq_rel); bits;
-		     bits &= bits - 1)
-			rv32_code_overwritten(c, w * 32 + (unsigned)__builtin_ctz(bits));
+	if (c->tile->chip->provoke.mask & BH_PROVOKE_STALE_ICACHE)
+		for (unsigned w = 0; w < BH_L1_PAGES / 32; w++)
+			for (uint32_t bits = atomic_exchange_explicit(&c->icache_kept[w], 0, memory_order_acq_rel); bits;
+			     bits &= bits - 1)
+				rv32_code_overwritten(c, w * 32 + (unsigned)__builtin_ctz(bits));
 	/* The decoded slots hold what L1 holds: every write into a page with decoded code drops them
 	 * (core_code_stale, the stale pages just handled). The invalidate restarts what the code
 	 * checks count as executed: the kept slots are marked again as they run (op_remark), and each

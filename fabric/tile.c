@@ -190,16 +190,23 @@ bool bh_tile_launch_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, 
 	return false;
 }
 
+/* A configured CB FIFO in one of the 4 KiB L1 pages [addr, addr + len) covers (BH_PAGE_CB, set only
+ * while cb-ownership is on): the cheap test before the page-by-page judgement. */
+static bool cb_pages_in(struct bh_tile *t, uint32_t addr, uint32_t len)
+{
+	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; len && p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT; p++)
+		if (atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_CB)
+			return true;
+	return false;
+}
+
 bool bh_tile_cb_guard_check(struct bh_tile *t, uint32_t addr, uint32_t len, const struct bh_l1_writer *w,
 			    struct bh_fault *f)
 {
 	struct bh_cb_page pg;
 	if (!bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP))
 		return false;
-	bool cb = false;   /* a CB FIFO in one of the 4 KiB pages the write covers */
-	for (uint32_t p = addr >> BH_L1_PAGE_SHIFT; len && p <= (addr + len - 1) >> BH_L1_PAGE_SHIFT && !cb; p++)
-		cb = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_CB;
-	if (!cb)
+	if (!cb_pages_in(t, addr, len))
 		return false;
 	/* A read its own tile's core issued, filling a free slot before the first push: that core is
 	 * the producer at work (bh_stream_cb_read_check). */
@@ -226,10 +233,7 @@ bool bh_tile_cb_source_check(struct bh_access *a, const struct bh_noc_txn *x)
 	if (x->op != BH_NOC_OP_WRITE || x->src.kind != BH_NOC_SIDE_L1 || x->src.tile != t || !x->len ||
 	    !bh_checks_on(&t->chip->checks, BH_CHECK_CB_OWNERSHIP))
 		return true;
-	bool cb = false;   /* a CB FIFO in one of the 4 KiB pages the source covers */
-	for (uint32_t p = x->src.addr >> BH_L1_PAGE_SHIFT; p <= (x->src.addr + x->len - 1) >> BH_L1_PAGE_SHIFT && !cb; p++)
-		cb = atomic_load_explicit(&t->code_pages[p], memory_order_relaxed) & BH_PAGE_CB;
-	if (!cb || !bh_stream_cb_read_check(t, a->who, x->src.addr, x->len, a->fault->pc, true, &f) ||
+	if (!cb_pages_in(t, x->src.addr, x->len) || !bh_stream_cb_read_check(t, a->who, x->src.addr, x->len, a->fault->pc, true, &f) ||
 	    !bh_check_found(&t->chip->checks, t->index, a->who, &f))
 		return true;
 	*a->fault = f;
