@@ -127,6 +127,19 @@ static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
 	return r;
 }
 
+/* prng_advance on the lanes of mask (r: every lane's state before, whether it advanced or not),
+ * all lanes at once. */
+static void prng_advance_lanes(struct tt_sfpu *s, uint32_t mask, uint32_t r[TT_SFPU_LANES])
+{
+	uint32_t next[TT_SFPU_LANES];
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		r[l] = s->prng[l];
+		next[l] = prng_step(r[l]);
+	}
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		s->prng[l] = mask >> l & 1 ? next[l] : r[l];
+}
+
 /* Reseeding as ttsim's Blackhole model does it (the documentation says only that the value
  * reseeds all the PRNGs): the seed steps 32 times, then every second step of the next 64 seeds
  * one lane, lane 31 first. */
@@ -1345,13 +1358,12 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	if (rnd == 3)
 		return sfpu_unmodelled(th, w, "with rounding mode 3 is undefined (0 nearest, 1 stochastic, 2 toward zero)");
 	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
-	uint32_t mask = enabled(s), out[TT_SFPU_LANES], away = 0;   /* away: lanes toward zero rounded up */
+	uint32_t mask = enabled(s), out[TT_SFPU_LANES], away = 0, prng[TT_SFPU_LANES];   /* away: lanes toward zero rounded up */
+	prng_advance_lanes(s, mask, prng);
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
-		uint32_t thr = prng_advance(s, l) & 0x7FFFFFu;
-		if (rnd != 1)
-			thr = rnd == 0 ? 0x400000u : 0x7FFFFFu;
+		uint32_t thr = rnd == 1 ? prng[l] & 0x7FFFFFu : rnd == 0 ? 0x400000u : 0x7FFFFFu;
 		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
 		if (flavour <= 1) {
 			if (e == 0) {

@@ -865,6 +865,16 @@ Test(tensix_sfpu, prng_sequence_predication_and_seeding)
 	run(dev, pred, N(pred));
 	cr_expect_eq(s->prng[0], 0x50000000u, "lane 0 was enabled: advanced");
 	cr_expect_eq(s->prng[8], 0xA0000000u, "lane 8 was not");
+	/* SFPSTOCHRND under the same predication (lanes 0-7): those lanes advance, the others not. */
+	const uint32_t pred_stoch[] = {
+		SFPI(OP_MOV, 0, 15, 3, 0), SFPI(OP_IADD, 0xFF0, 3, 3, 1), ENABLE_CC, SFPI(OP_SETCC, 0, 3, 0, 0),
+		SFPSTOCH(1, 1, 4, 1), SFPI(OP_ENCC, 0, 0, 0, 2),
+	};
+	uint32_t before[32];
+	memcpy(before, s->prng, sizeof before);
+	run(dev, pred_stoch, N(pred_stoch));
+	for (unsigned l = 0; l < 32; l++)
+		cr_expect_eq(s->prng[l], l < 8 ? prng_after(before[l], 1) : before[l], "SFPSTOCHRND, lane %u", l);
 	bh_tensix_cfg_store(tile0(dev), 0, BH_CFG_PRNG_SEED, 0x12345678u);
 	cr_expect_eq(s->prng[0], 0x837EE01Du);
 	cr_expect_eq(s->prng[7], 0xB807426Au);
