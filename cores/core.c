@@ -48,6 +48,8 @@ void bh_core_init(struct bh_core *c, struct bh_tile *t, enum bh_core_kind kind)
 	c->ldm = t->ldm[kind];
 	c->ldm_size = bh_ldm_size(kind);
 	c->code_pages = t->code_pages;
+	if (t->code)
+		c->code_row = (struct bh_code_row){ t->code->exec[kind], t->code->pages[kind], t->code->stale_on };
 	c->waiter.events = &c->events;
 	atomic_init(&c->waiter.park_state, BH_PARK_IDLE);   /* held: not an active actor */
 	c->held = true;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fabric/code.h"
 #include "fabric/fault.h"
 #include "fabric/hw.h"
 #include "bhemu/bhemu.h"
@@ -64,6 +65,9 @@ struct bh_core {
 	uint8_t *ldm;                   /* this core's local data RAM */
 	uint32_t ldm_size;
 	_Atomic uint8_t *code_pages;    /* tile's per-page mask of cores holding decoded code */
+	/* This core's rows of the tile's code map (fabric/code.h; exec NULL without one): the words
+	 * and pages it executed since its last I-cache invalidate. */
+	struct bh_code_row code_row;
 	/* Owner only: the pages this core ever set its code_pages bit on since its last flush (a
 	 * superset of those holding its decoded code), so an invalidate visits only them. */
 	uint64_t code_seen[(BH_L1_PAGES + 63) / 64];

@@ -113,12 +113,20 @@ void rv32_code_overwritten(struct bh_core *c, unsigned page)
  * code would run the words without marking them). Owner thread only, when the interpreter enters
  * the page after the invalidate (rv32_page_enter), so that pages it does not run again, and the
  * other interpreter variants' copies, cost the invalidate nothing. */
-void rv32_page_arm(struct rv_page *pg, uint64_t epoch)
+void rv32_page_arm(const struct bh_core *c, struct rv_page *pg)
 {
-	pg->armed = epoch;
+	pg->armed = c->ic_epoch;
 	const void *remark = atomic_load_explicit(&rv_remark_handler[pg->variant], memory_order_relaxed);
 	if (!remark)
 		return;   /* the variant never ran: nothing decoded */
+	/* The code checks: the page of the words op_remark marks (bh_code_fetch_word) is marked once
+	 * here, before any of them. */
+	if (c->code_row.exec)
+		for (unsigned w = 0; w < RV_PAGE_INSNS / 64; w++)
+			if (pg->live[w]) {
+				bh_code_page_mark(&c->code_row, pg->base >> BH_L1_PAGE_SHIFT);
+				break;
+			}
 	/* Only the slots that got a handler since the last arm: the others still hold op_remark
 	 * (or op_decode), and the firmware of a launch runs a small part of its decoded pages. Stores
 	 * only (a slot is not read: stores to lines not in the cache do not stall, and a launch arms

@@ -39,15 +39,16 @@ void rv32_page_reset(struct rv_page *pg);
  * again when they next run (NULL until the variant first ran). */
 const void *rv32_remark_handler(unsigned variant);
 
-/* Arm the page's live slots (an I-cache invalidate since they last ran: op_remark), at epoch. */
-void rv32_page_arm(struct rv_page *pg, uint64_t epoch);
+/* Arm the page's live slots for c's I-cache invalidate (c->ic_epoch) since they last ran
+ * (op_remark), and mark the page for the code checks (bh_code_page_mark). */
+void rv32_page_arm(const struct bh_core *c, struct rv_page *pg);
 
 /* The interpreter enters pg (every entry to a page goes through its lookup): slots kept across an
  * I-cache invalidate since the page last ran are marked to be checked again first. */
 static inline void rv32_page_enter(const struct bh_core *c, struct rv_page *pg)
 {
 	if (__builtin_expect(pg->armed != c->ic_epoch, 0))
-		rv32_page_arm(pg, c->ic_epoch);
+		rv32_page_arm(c, pg);
 }
 
 /* A slot is about to be decoded: the next reset must cover it (resets touch only that range:

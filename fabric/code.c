@@ -45,27 +45,13 @@ static bool code_core_running(const struct bh_tile *t, unsigned k)
 	return atomic_load_explicit(&t->waiter[k]->park_state, memory_order_acquire) != BH_PARK_IDLE;
 }
 
-static void code_set(_Atomic uint32_t *w, uint32_t bit, memory_order mo)
-{
-	if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
-		atomic_fetch_or_explicit(w, bit, mo);
-}
-
 static bool code_fetch_stale(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f);
 
-bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f)
+bool bh_code_fetch_stale(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f)
 {
 	struct bh_code_map *m = t->code;
 	uint32_t w = pc >> 2, bit = 1u << (w & 31);
 	unsigned page = pc >> BH_L1_PAGE_SHIFT;
-	/* Marked before the decoder reads the word (seq_cst, as op_decode's page marking): a writer
-	 * either sees the mark or the decoder reads what it wrote. */
-	code_set(&m->pages[k][page / 32], 1u << (page % 32), memory_order_relaxed);
-	code_set(&m->exec[k][w / 32], bit, memory_order_seq_cst);
-	/* Only code-written judges stores into executed words (atomic-into-code looks at the map at
-	 * the atomic): without it, stores into the page keep their fast path. */
-	if (!m->stale_on)
-		return false;
 	if (!(atomic_load_explicit(&t->code_pages[page], memory_order_relaxed) & BH_PAGE_EXECUTED))
 		atomic_fetch_or_explicit(&t->code_pages[page], BH_PAGE_EXECUTED, memory_order_seq_cst);
 	if (!(atomic_load_explicit(&m->stale[k][w / 32], memory_order_acquire) & bit))

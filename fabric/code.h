@@ -57,9 +57,51 @@ void bh_l1_writer_describe(const struct bh_l1_writer *w, char *buf, size_t n);
 int bh_code_map_init(struct bh_tile *t);
 void bh_code_map_destroy(struct bh_tile *t);
 
-/* Core k of t executes the word at pc (at decode). Returns true when that word is stale and
- * code-written has a finding for the core (filled into *f; stop mode: the core stops with it). */
-bool bh_code_fetch(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f);
+/* bh_code_fetch's part for code-written: the page's BH_PAGE_EXECUTED and a stale word's finding. */
+bool bh_code_fetch_stale(struct bh_tile *t, unsigned k, uint32_t pc, struct bh_fault *f);
+
+/* A core's rows of its tile's map (exec[k], pages[k]), kept by the core; exec NULL without a map. */
+struct bh_code_row {
+	_Atomic uint32_t *exec, *pages;
+	bool stale_on;
+};
+
+/* Core k of t executes the word at pc, whose page r->pages already marks (bh_code_page_mark):
+ * at the first run of a slot kept across an I-cache invalidate. Every word a core runs after
+ * each launch's invalidate comes here, so the marking is inline. r: the core's rows of t->code.
+ * The word is marked executed before the decoder reads it (seq_cst, as op_decode's page
+ * marking): a writer either sees the mark or the decoder reads what it wrote. Returns true when
+ * that word is stale and code-written has a finding for the core (filled into *f; stop mode: the
+ * core stops with it). */
+static inline bool bh_code_fetch_word(struct bh_tile *t, const struct bh_code_row *r, unsigned k, uint32_t pc,
+				      struct bh_fault *f)
+{
+	uint32_t bit = 1u << (pc >> 2 & 31);
+	_Atomic uint32_t *e = &r->exec[pc >> 7];
+	if (!(atomic_load_explicit(e, memory_order_relaxed) & bit))
+		atomic_fetch_or_explicit(e, bit, memory_order_seq_cst);
+	/* Only code-written judges stores into executed words (atomic-into-code looks at the map at
+	 * the atomic): without it, stores into the page keep their fast path. */
+	return r->stale_on && bh_code_fetch_stale(t, k, pc, f);
+}
+
+/* Page p may hold words the core executes from now on: writers look at their pages' marks
+ * first. Set before any of its words' marks (bh_code_fetch_word). */
+static inline void bh_code_page_mark(const struct bh_code_row *r, unsigned p)
+{
+	_Atomic uint32_t *pw = &r->pages[p / 32];
+	if (!(atomic_load_explicit(pw, memory_order_relaxed) >> (p % 32) & 1))
+		atomic_fetch_or_explicit(pw, 1u << (p % 32), memory_order_seq_cst);
+}
+
+/* Core k of t executes the word at pc (at decode): bh_code_fetch_word with the page's mark. */
+static inline bool bh_code_fetch(struct bh_tile *t, const struct bh_code_row *r, unsigned k, uint32_t pc,
+				 struct bh_fault *f)
+{
+	bh_code_page_mark(r, pc >> BH_L1_PAGE_SHIFT);
+	return bh_code_fetch_word(t, r, k, pc, f);
+}
+
 /* [addr, addr + len) of t's L1 was written by w (plain store or transfer, not an atomic): the
  * words of it running cores executed become stale for them. A core of the tile writing words
  * another running core executed is a code-written finding at the store: true (stop mode) with

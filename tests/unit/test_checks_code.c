@@ -178,6 +178,20 @@ Test(checks_code, code_written_code_run_again_after_an_invalidate_counts_as_exec
 	expect_ncrisc_store_into_func_stopped(dev);
 }
 
+/* The same with a FUNC whose words each run again through their kept decode alone (ori, not the
+ * add the interpreter pairs with its next word): the page is marked for the code checks when it is
+ * armed after the invalidate, before its words are (rv32_page_arm), and the store is flagged. */
+Test(checks_code, code_written_kept_decode_run_again_after_an_invalidate_counts_as_executed)
+{
+	struct bh_device *dev = t_open_checks(CODE_CHECKS, BH_CHECK_STOP);
+	const uint32_t words[2] = { i_op(6, A0, X0, 1), INSN_RET };   /* ori a0, x0, 1; ret */
+	l1_put(dev, FUNC, words, 2);
+	start_invalidating_caller(dev, true);
+	set_l1(dev, FLAG, 1);
+	wait_l1(dev, PAST, 1);
+	expect_ncrisc_store_into_func_stopped(dev);
+}
+
 /* The twin: brisc does not call FUNC after the invalidate, so what it ran before no longer
  * counts (the kept decode is not executed again): the store is not flagged, and brisc, calling
  * nothing more, exits with the first call's value. */
