@@ -96,6 +96,17 @@ void rv32_drop_page(struct bh_core *c, unsigned page)
 		atomic_fetch_and_explicit(&c->code_pages[page], (uint8_t)~(1u << c->kind), memory_order_relaxed);
 }
 
+uint32_t rv32_kept_word(const struct bh_core *c, uint32_t pc, uint32_t l1_word)
+{
+	unsigned page = pc >> BH_L1_PAGE_SHIFT, slot = (pc & ((1u << BH_L1_PAGE_SHIFT) - 1)) >> 2;
+	for (unsigned v = 0; v < RV_VARIANTS; v++) {
+		const struct rv_page *pg = c->pages[v][page];
+		if (pg && pg->insn[slot].op != RV_OP_decode)
+			return pg->raw[slot];
+	}
+	return l1_word;
+}
+
 /* Code in the page was overwritten (not a flush of everything): the block compiler leaves pages
  * that keep changing to the interpreter for a while. */
 void rv32_code_overwritten(struct bh_core *c, unsigned page)

@@ -9,6 +9,7 @@
 #include "cores/core.h"
 #include "cores/rv32_insns.h"
 #include "fabric/hw.h"
+#include "fabric/tile.h"
 
 #define RV_PAGE_INSNS (1u << (BH_L1_PAGE_SHIFT - 2))
 
@@ -42,6 +43,22 @@ const void *rv32_remark_handler(unsigned variant);
 /* Arm the page's live slots for c's I-cache invalidate (c->ic_epoch) since they last ran
  * (op_remark), and mark the page for the code checks (bh_code_page_mark). */
 void rv32_page_arm(const struct bh_core *c, struct rv_page *pg);
+
+/* stale-icache (BH_PROVOKE_STALE_ICACHE): the word at pc of a page whose L1 was written while
+ * the core kept running its decoded code (c->icache_kept), as the core's one I-cache holds it:
+ * the word another interpreter variant decoded there, or l1_word (L1's) where none did. */
+uint32_t rv32_kept_word(const struct bh_core *c, uint32_t pc, uint32_t l1_word);
+
+/* The word at pc (in L1 at l1 + pc) the interpreter decodes: L1's, or under stale-icache the
+ * core's cached one (rv32_kept_word). Owner thread only. */
+static inline uint32_t rv32_fetch_word(const struct bh_core *c, const uint8_t *l1, uint32_t pc)
+{
+	uint32_t w = bh_mem_ld(l1 + pc, 4);
+	unsigned page = pc >> BH_L1_PAGE_SHIFT;
+	if (__builtin_expect(atomic_load_explicit(&c->icache_kept[page / 32], memory_order_relaxed) >> (page % 32) & 1, 0))
+		w = rv32_kept_word(c, pc, w);
+	return w;
+}
 
 /* The interpreter enters pg (every entry to a page goes through its lookup): slots kept across an
  * I-cache invalidate since the page last ran are marked to be checked again first. */

@@ -654,6 +654,59 @@ Test(lifecycle, a_page_entered_only_after_invalidates_runs_what_l1_holds)
 	bh_device_close(dev);
 }
 
+/* stale-icache keeps one I-cache per core, however many of the interpreter's variants run its
+ * code: the core calls FUNC (the default variant decodes it), parks polling GO, FUNC is rewritten
+ * by the host, GO set; then it calls FUNC 100,000 times in a loop, which the poll detector
+ * suspects and runs in its monitoring variant again and again (a variant that never decoded
+ * FUNC). Every call must still be the old function (one returning anything else ends the loop
+ * with that value) until the core's invalidate; with the mode off, the first call is the new one. */
+static uint32_t call_after_wake(uint32_t provoke, bool invalidate)
+{
+	struct bh_device *dev = open_tiles_cfg(1, 0, provoke);
+	struct prog p = { 0 };
+	emit_li(&p, S0, CALLED_FLAG);
+	emit(&p, addi(S1, X0, 1));
+	emit_call(&p, 0x1000, FUNC);
+	emit(&p, sw(S1, 0, S0));
+	emit_wait_nonzero(&p, GO_FLAG, A2);
+	if (invalidate)
+		emit_store_word(&p, IC_INVALIDATE, 1);
+	emit_li(&p, A3, 100000);
+	emit(&p, addi(T0, X0, 1));
+	int32_t loop = prog_here(&p);
+	emit_call(&p, 0x1000, FUNC);
+	int32_t here = prog_here(&p);
+	emit_branch(&p, BNE, A0, T0, here + 12);   /* to the exit */
+	emit(&p, addi(A3, A3, -1));
+	emit_branch(&p, BNE, A3, X0, loop);
+	emit_exit(&p);
+	prog_put(dev, 0, 0x1000, &p);
+	struct prog f = { 0 };
+	emit(&f, addi(A0, X0, 1));
+	emit(&f, INSN_RET);
+	prog_put(dev, 0, FUNC, &f);
+	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
+	wait_called(dev);
+	wait_parked(dev, 0, BH_CORE_BRISC);
+	const uint32_t ret2 = addi(A0, X0, 2), go = 1;
+	cr_assert_eq(bh_l1_write(dev, 0, FUNC, &ret2, 4), BH_OK);
+	cr_assert_eq(bh_l1_write(dev, 0, GO_FLAG, &go, 4), BH_OK);
+	struct bh_core_result *r = result_new();
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 60000, r), BH_OK, "brisc did not stop");
+	cr_assert_eq(r->status, BH_RUN_EXITED, "brisc: status %d\n%s", r->status, r->report);
+	uint32_t status = (uint32_t)r->exit_status;
+	free(r);
+	bh_device_close(dev);
+	return status;
+}
+
+Test(lifecycle, stale_icache_is_one_cache_per_core_across_the_interpreters_variants)
+{
+	cr_expect_eq(call_after_wake(BH_PROVOKE_STALE_ICACHE, false), 1, "the woken core ran the rewritten function");
+	cr_expect_eq(call_after_wake(BH_PROVOKE_STALE_ICACHE, true), 2, "its invalidate did not drop the old one");
+	cr_expect_eq(call_after_wake(0, false), 2, "without the mode the write is seen at once");
+}
+
 /* ------------------------------------------------------------------------------- stress */
 
 /* Every core of every tile sums i*i over its own range; entry stubs pick the parameter block.
