@@ -453,6 +453,15 @@ Test(lifecycle, code_patched_every_iteration_is_seen_every_time)
 #define FUNC 0x4000u
 #define CALLED_FLAG 0x8000u
 
+/* FUNC: return 1. */
+static void put_func1(struct bh_device *dev)
+{
+	struct prog f = { 0 };
+	emit(&f, addi(A0, X0, 1));
+	emit(&f, INSN_RET);
+	prog_put(dev, 0, FUNC, &f);
+}
+
 static void put_caller(struct bh_device *dev, uint32_t base)
 {
 	struct prog p = { 0 };
@@ -465,10 +474,7 @@ static void put_caller(struct bh_device *dev, uint32_t base)
 	emit_branch(&p, BNE, A0, T0, loop);
 	emit_exit(&p);
 	prog_put(dev, 0, base, &p);
-	struct prog f = { 0 };
-	emit(&f, addi(A0, X0, 1));
-	emit(&f, INSN_RET);
-	prog_put(dev, 0, FUNC, &f);
+	put_func1(dev);
 }
 
 /* Once the caller has run FUNC, rewrite it to return 2 (a store by a core), then exit(0). */
@@ -623,22 +629,25 @@ Test(lifecycle, ic_invalidate_written_by_a_core_flushes_decoded_code)
  * own page (and parks); FUNC is rewritten behind the model's back, the I-cache invalidated
  * three times, GO set: the second call runs the new word. */
 #define GO_FLAG 0x8004u
+
+/* brisc's program at 0x1000 from its start: call FUNC, store 1 to CALLED_FLAG, wait for GO_FLAG. */
+static void emit_call_then_wait_go(struct prog *p)
+{
+	emit_li(p, S0, CALLED_FLAG);
+	emit(p, addi(S1, X0, 1));
+	emit_call(p, 0x1000, FUNC);
+	emit(p, sw(S1, 0, S0));
+	emit_wait_nonzero(p, GO_FLAG, A2);
+}
 Test(lifecycle, a_page_entered_only_after_invalidates_runs_what_l1_holds)
 {
 	struct bh_device *dev = open_tiles(1);
 	struct prog p = { 0 };
-	emit_li(&p, S0, CALLED_FLAG);
-	emit(&p, addi(S1, X0, 1));
-	emit_call(&p, 0x1000, FUNC);
-	emit(&p, sw(S1, 0, S0));
-	emit_wait_nonzero(&p, GO_FLAG, A2);
+	emit_call_then_wait_go(&p);
 	emit_call(&p, 0x1000, FUNC);
 	emit_exit(&p);
 	prog_put(dev, 0, 0x1000, &p);
-	struct prog f = { 0 };
-	emit(&f, addi(A0, X0, 1));
-	emit(&f, INSN_RET);
-	prog_put(dev, 0, FUNC, &f);
+	put_func1(dev);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
 	wait_called(dev);
 	for (int ms = 0; !atomic_load(&dev->tiles[0]->core[BH_CORE_BRISC]->waiter.parks); ms++) {
@@ -664,11 +673,7 @@ static uint32_t call_after_wake(uint32_t provoke, bool invalidate)
 {
 	struct bh_device *dev = open_tiles_cfg(1, 0, provoke);
 	struct prog p = { 0 };
-	emit_li(&p, S0, CALLED_FLAG);
-	emit(&p, addi(S1, X0, 1));
-	emit_call(&p, 0x1000, FUNC);
-	emit(&p, sw(S1, 0, S0));
-	emit_wait_nonzero(&p, GO_FLAG, A2);
+	emit_call_then_wait_go(&p);
 	if (invalidate)
 		emit_store_word(&p, IC_INVALIDATE, 1);
 	emit_li(&p, A3, 100000);
@@ -681,10 +686,7 @@ static uint32_t call_after_wake(uint32_t provoke, bool invalidate)
 	emit_branch(&p, BNE, A3, X0, loop);
 	emit_exit(&p);
 	prog_put(dev, 0, 0x1000, &p);
-	struct prog f = { 0 };
-	emit(&f, addi(A0, X0, 1));
-	emit(&f, INSN_RET);
-	prog_put(dev, 0, FUNC, &f);
+	put_func1(dev);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
 	wait_called(dev);
 	wait_parked(dev, 0, BH_CORE_BRISC);
