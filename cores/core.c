@@ -552,6 +552,13 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	if (c->sq_n && sq_overlaps(c, addr, size) && bh_core_sq_drain(c) != BH_ACC_OK)
 		return BH_ACC_FAULT;
 	bh_sched_point();   /* serial: a device access is a scheduling point */
+	/* A CMD_CTRL poll or a NoC counter (a barrier's poll) never blocks and never faults: its
+	 * value, without what an access that may needs (fabric/niu.h). */
+	if (bh_niu_lane(addr, size) && bh_niu_core_load(c->tile, c->kind, addr, c->pc, val)) {
+		if (c->tt_deferred)
+			bh_tensix_drain(c);   /* after the access: it saw them pending */
+		return BH_ACC_OK;
+	}
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	if (c->kind >= BH_TRISC0 &&

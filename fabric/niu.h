@@ -235,6 +235,11 @@ static inline bool bh_niu_lane(uint32_t addr, unsigned size)
 void bh_niu_lane_init(struct bh_tile *t);
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
 		       struct bh_fault *f, char *wait_what, unsigned wait_len);
+/* The load half of that lane alone, for a core's load at pc (bh_niu_lane(addr, 4)): a CMD_CTRL
+ * poll or a modelled counter's read, served (true), else false, nothing done. It never blocks,
+ * never faults and judges nothing but the poll (noc-shared-initiator): a core's load path takes it
+ * before the work a blocking or faulting access needs (cores/core.c). */
+bool bh_niu_core_load(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t pc, uint32_t *val);
 /* The register at addr by name, for reports; counters and CMD_CTRL add what is in flight. */
 const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
@@ -263,9 +268,22 @@ void bh_niu_count_run(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delt
 /* Both cells summed, unmasked (acquire). The runner's cell is read first: a decrement seen there
  * comes after the increment it undoes, which the second read then sees, so a barrier never sees
  * a count below what is really outstanding. */
-uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i);
+static inline uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i)
+{
+	uint32_t run = atomic_load_explicit(&n->counter_run[i], memory_order_acquire);
+	return run + atomic_load_explicit(&n->counter[i], memory_order_acquire);
+}
+/* Counter i is one of the 8-bit per-transaction-id ones. */
+static inline bool bh_niu_counter_8bit(unsigned i)
+{
+	return i - BH_NIU_MST_REQS_OUTSTANDING_ID0 < 2 * BH_NIU_TXN_IDS;
+}
 /* Acquire read, masked to the counter's width. */
-uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i);
+static inline uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i)
+{
+	uint32_t v = bh_niu_counter_raw(n, i);
+	return bh_niu_counter_8bit(i) ? v & 0xFF : v;
+}
 /* Set counter i to 0 (NOC_CLEAR_OUTSTANDING_REQ_CNT): the runner's part is cancelled in the other
  * cell; a runner's move racing with the clear lands before or after it, as on silicon. */
 void bh_niu_counter_clear(struct bh_niu *n, unsigned i);

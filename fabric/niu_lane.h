@@ -73,7 +73,7 @@ static inline bool bh_niu_store_plain(struct bh_tile *t, unsigned who, uint32_t 
 	if (!bh_niu_plain_value(buf, in, val) || !bh_niu_check_cmdbuf_quick(t, n, who, buf, in, pc))
 		return false;
 	bh_niu_cmdbuf_set(n, buf, in, val);
-	bh_tile_mmio_written(t, addr);
+	bh_tile_mmio_announce(t, addr);
 	return true;
 }
 
