@@ -157,8 +157,15 @@ static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const ch
 {
 	struct bh_chip *chip = x->chip;
 	struct bh_endpoint ep = bh_topology_at(&chip->topo, ex, ey);
-	struct noc_where w = { .noc = x->noc, .verb = verb, .ex = ex, .ey = ey, .lo = lo };
 	memset(s, 0, sizeof *s);
+	if (ep.kind == BH_EP_TENSIX && !mid && lo < BH_L1_SIZE && len <= BH_L1_SIZE - lo) {
+		/* L1 of a Tensix tile, all of it there (noc_tensix_addr finds nothing to say) */
+		s->tile = chip->tiles[ep.index];
+		s->kind = BH_NOC_SIDE_L1;
+		s->addr = lo;
+		return true;
+	}
+	struct noc_where w = { .noc = x->noc, .verb = verb, .ex = ex, .ey = ey, .lo = lo };
 	switch (ep.kind) {
 	case BH_EP_TENSIX:
 		s->tile = chip->tiles[ep.index];
