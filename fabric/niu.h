@@ -159,19 +159,23 @@ struct bh_niu {
 	 * moved only by the asynchronous NoC's one runner (under the engine's run_lock) with a plain
 	 * load and store: the phases after issue cost no locked instruction. */
 	_Atomic uint32_t counter[BH_NIU_COUNTER_CELLS];
-	_Atomic uint32_t counter_run[BH_NIU_COUNTER_CELLS];
 	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
 	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
 	_Atomic uint64_t linked;
+	/* What the asynchronous NoC's runner writes starts a line of its own (the issuing core
+	 * writes the fields above at every request). */
+	_Alignas(64) _Atomic uint32_t counter_run[BH_NIU_COUNTER_CELLS];
 	/* Asynchronous NoC: busy[b] while initiator b holds a request not yet accepted (CMD_CTRL
 	 * reads 1). Set at the CMD_CTRL store, cleared by the engine (fabric/noc_engine.c); one byte
 	 * each, so neither needs a read-modify-write. */
 	_Atomic uint8_t busy[BH_NIU_CMD_BUFS];
-	/* Who programs each command buffer (fabric/niu_check.h). */
-	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
+	/* Who programs each command buffer (fabric/niu_check.h): written at every register store of
+	 * the issuing core, so on lines of their own, away from what the asynchronous NoC's runner
+	 * writes (busy, counter_run). */
+	_Alignas(64) struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
 	/* Atomics this NIU completed at their CMD_CTRL store (bh_noc_at_issue; statistics, kept
 	 * per NIU so that cores of different tiles do not share the line). */
-	_Atomic uint64_t at_issue;
+	_Alignas(64) _Atomic uint64_t at_issue;
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
