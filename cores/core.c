@@ -594,9 +594,9 @@ static int mem_store_device(struct bh_core *c, uint32_t addr, unsigned size, uin
 	return r;
 }
 
-/* A device store after REORDER's queue: its scheduling point, then a plain NIU register (most
- * stores of a NoC request), which never blocks and never stops the core: the value, announced
- * (fabric/niu_lane.h); else the device. */
+/* A device store (past REORDER's queue when that is on): its scheduling point, then a plain NIU
+ * register (most stores of a NoC request), which never blocks and never stops the core: the
+ * value, announced (fabric/niu_lane.h); else the device. */
 __attribute__((noinline))
 static int mem_store_point(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {

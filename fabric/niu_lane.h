@@ -57,10 +57,10 @@ static inline bool bh_niu_check_cmdbuf_quick(const struct bh_tile *t, struct bh_
 	return true;
 }
 
-/* The value of core `who`'s store of val at addr (bh_niu_lane(addr, 4)), at pc, in its register
- * when it goes to the NIU (t->niu_lane, MMIO provocation off), is a store with no effect but its
- * value (bh_niu_plain_value) and the initiator checks find nothing: true. Otherwise false, nothing
- * done. The store is not announced yet. */
+/* Core `who`'s store of val at addr (bh_niu_lane(addr, 4)), at pc: when it goes to the NIU
+ * (t->niu_lane, MMIO provocation off), is a store with no effect but its value
+ * (bh_niu_plain_value) and the initiator checks find nothing, the value lands in its register
+ * (not announced yet) and it returns true. Otherwise false, nothing done. */
 static inline __attribute__((always_inline)) bool niu_store_plain_unannounced(struct bh_tile *t, unsigned who,
 									       uint32_t addr, uint32_t val, uint32_t pc)
 {
