@@ -504,27 +504,31 @@ Test(niu_regs, core_stores_of_request_fields_land_or_fault_as_the_hosts)
 }
 
 /* A core's loads of CMD_CTRL and of the modelled counters take a short path (bh_niu_core_load,
- * ahead of what a blocking access needs): after a non-posted atomic on NoC0 and a posted write on
- * NoC1 (transaction id 5), what brisc reads of each is what the host reads and what noc.md 3.4
- * says the two requests moved, 8-bit counters included. */
+ * ahead of what a blocking access needs): after a non-posted atomic and a non-posted multicast
+ * to two tiles on NoC0 (transaction id 0 for both) and a posted write on NoC1 (id 5), what brisc
+ * reads of each is what the host reads and what noc.md 3.4 says the requests moved. The 8-bit
+ * REQS_OUTSTANDING_ID(0) took +1 and -1 for the atomic, +1 and -2 for the multicast: it reads 255. */
 Test(niu_regs, core_reads_of_cmd_ctrl_and_counters_are_the_counters)
 {
 	static const struct { unsigned noc, i; uint32_t want; } reads[] = {
-		{ 0, ATOMIC_RESP_RECEIVED, 1 }, { 0, CMD_ACCEPTED, 1 }, { 0, NONPOSTED_ATOMIC_SENT, 1 },
-		{ 0, NONPOSTED_ATOMIC_STARTED, 1 }, { 0, POSTED_ATOMIC_SENT, 0 }, { 0, OUTSTANDING(0), 0 },
+		{ 0, ATOMIC_RESP_RECEIVED, 1 }, { 0, CMD_ACCEPTED, 2 }, { 0, NONPOSTED_ATOMIC_SENT, 1 },
+		{ 0, NONPOSTED_ATOMIC_STARTED, 1 }, { 0, POSTED_ATOMIC_SENT, 0 }, { 0, WR_ACK_RECEIVED, 2 },
+		{ 0, NONPOSTED_WR_REQ_SENT, 1 }, { 0, OUTSTANDING(0), 255 }, { 0, OUTGOING(0), 0 },
 		{ 1, CMD_ACCEPTED, 1 }, { 1, POSTED_WR_REQ_SENT, 1 }, { 1, POSTED_WR_REQ_STARTED, 1 },
 		{ 1, NONPOSTED_WR_REQ_SENT, 0 }, { 1, WR_ACK_RECEIVED, 0 }, { 1, OUTGOING(5), 0 },
 		{ 1, OUTSTANDING(5), 0 },
 	};
-	struct bh_device *dev = open_row(2);
+	struct bh_device *dev = open_row(3);
 	l1_set_word(dev, 1, SRC, 7);
 	struct prog p = { 0 };
 	emit_noc_init(&p, 0);
 	emit_noc_init(&p, 1);
 	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
 	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);
+	emit_write(&p, 0, CTRL_MCAST, SRC, RECT(2, 2, 3, 2), 0, DST, 64);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 2);
 	emit_reg(&p, 1, BUF_WR, PACKET_TAG, 5u << 10);
-	emit_write(&p, 1, CTRL_WRITE_POSTED, SRC, tile_xy(dev, 1), 0, DST, 64);
+	emit_write(&p, 1, CTRL_WRITE_POSTED, SRC, tile_xy(dev, 2), 0, DST + 0x1000, 64);
 	emit_wait_counter(&p, 1, POSTED_WR_REQ_SENT, 1);
 	for (unsigned k = 0; k <= N(reads); k++) {   /* the counters, then CMD_CTRL of buf 3 */
 		emit_load_word(&p, T1, k < N(reads) ? CTR(reads[k].noc, reads[k].i) : CMDBUF(0, BUF_AT) + CMD_CTRL);
