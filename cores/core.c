@@ -632,7 +632,7 @@ static int mem_store_general(struct bh_core *c, uint32_t addr, unsigned size, ui
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
 	/* The plain NIU register with nothing else to do (no store queue, no scheduling point to
-	 * take, no deferred Tensix words, no watched register): no call, no frame. */
+	 * take, no deferred Tensix words, no watched register): stored without a call. */
 	if (!(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred &&
 	    bh_niu_lane(addr, size)) {
 		if (bh_niu_store_plain_leaf(c->tile, c->kind, addr, val, c->pc))
