@@ -554,6 +554,13 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	if (c->sq_n && sq_overlaps(c, addr, size) && bh_core_sq_drain(c) != BH_ACC_OK)
 		return BH_ACC_FAULT;
 	bh_sched_point();   /* serial: a device access is a scheduling point */
+	/* A CMD_CTRL poll or a NoC counter (a barrier's poll) never blocks and never faults: its
+	 * value, without what an access that may needs (fabric/niu.h). */
+	if (bh_niu_lane(addr, size) && bh_niu_core_load(c->tile, c->kind, addr, c->pc, val)) {
+		if (c->tt_deferred)
+			bh_tensix_drain(c);   /* after the access: it saw them pending */
+		return BH_ACC_OK;
+	}
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;   /* the access's pc, for checks that log and go on (fabric/check.h) */
 	if (c->kind >= BH_TRISC0 &&
@@ -589,6 +596,21 @@ static int mem_store_device(struct bh_core *c, uint32_t addr, unsigned size, uin
 	return r;
 }
 
+/* A device store (past REORDER's queue when that is on): its scheduling point, then a plain NIU
+ * register (most stores of a NoC request), which never blocks and never stops the core: the
+ * value, announced (fabric/niu_lane.h); else the device. */
+__attribute__((noinline))
+static int mem_store_point(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	bh_sched_point();
+	if (bh_niu_lane(addr, size) && bh_niu_store_plain(c->tile, c->kind, addr, val, c->pc)) {
+		if (c->tt_deferred)
+			bh_tensix_drain(c);
+		return BH_ACC_OK;
+	}
+	return mem_store_device(c, addr, size, val);
+}
+
 /* REORDER on: the store may wait in the queue, or older held ones land first. */
 __attribute__((cold, noinline))
 static int mem_store_reorder(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
@@ -597,23 +619,31 @@ static int mem_store_reorder(struct bh_core *c, uint32_t addr, unsigned size, ui
 	int q = sq_store(c, addr, size, val, &held);
 	if (q != BH_ACC_OK || held)
 		return q;
-	bh_sched_point();
-	return mem_store_device(c, addr, size, val);
+	return mem_store_point(c, addr, size, val);
+}
+
+/* Any store of the slow path: REORDER's queue, else mem_store_point. */
+__attribute__((noinline))
+static int mem_store_general(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	if (__builtin_expect(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER, 0))
+		return mem_store_reorder(c, addr, size, val);
+	return mem_store_point(c, addr, size, val);
 }
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
-	if (__builtin_expect(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER, 0))
-		return mem_store_reorder(c, addr, size, val);
-	bh_sched_point();
-	/* A plain NIU register (most stores of a NoC request) never blocks and never stops the core:
-	 * the value, announced (fabric/niu_lane.h). */
-	if (bh_niu_lane(addr, size) && bh_niu_store_plain(c->tile, c->kind, addr, val, c->pc)) {
-		if (c->tt_deferred)
-			bh_tensix_drain(c);
-		return BH_ACC_OK;
+	/* The plain NIU register with nothing else to do (no store queue, no scheduling point to
+	 * take, no deferred Tensix words, no watched register): stored without a call. */
+	if (!(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred &&
+	    bh_niu_lane(addr, size)) {
+		if (bh_niu_store_plain_leaf(c->tile, c->kind, addr, val, c->pc))
+			return BH_ACC_OK;
+		/* CMD_CTRL (a request's issue), a finding, a watched register: the device (the NIU's
+		 * own lane, fabric/niu.h) without a second try here. */
+		return mem_store_device(c, addr, size, val);
 	}
-	return mem_store_device(c, addr, size, val);
+	return mem_store_general(c, addr, size, val);
 }
 
 void bh_l0_flush(struct bh_core *c)

@@ -76,36 +76,19 @@ const char *bh_niu_counter_name(unsigned i, char *buf, unsigned n)
 	return buf;
 }
 
-static bool counter_is_8bit(unsigned i)
-{
-	return i - BH_NIU_MST_REQS_OUTSTANDING_ID0 < 2 * BH_NIU_TXN_IDS;
-}
-
 void bh_niu_count(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta)
 {
 	/* Release: pairs with the acquire in bh_niu_counter_read(); whoever sees the counter move
 	 * sees the data it reports. */
 	atomic_fetch_add_explicit(&t->niu[noc].counter[i], delta, memory_order_release);
-	bh_tile_mmio_written(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
+	bh_tile_mmio_announce(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
 }
 
 void bh_niu_count_run(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delta)
 {
 	_Atomic uint32_t *c = &t->niu[noc].counter_run[i];
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + delta, memory_order_release);
-	bh_tile_mmio_written(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
-}
-
-uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i)
-{
-	uint32_t run = atomic_load_explicit(&n->counter_run[i], memory_order_acquire);
-	return run + atomic_load_explicit(&n->counter[i], memory_order_acquire);
-}
-
-uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i)
-{
-	uint32_t v = bh_niu_counter_raw(n, i);
-	return counter_is_8bit(i) ? v & 0xFF : v;
+	bh_tile_mmio_announce(t, BH_NIU_BASE(noc) + BH_NIU_COUNTER_BASE + 4 * i);
 }
 
 void bh_niu_counter_clear(struct bh_niu *n, unsigned i)
@@ -197,7 +180,7 @@ static void niu_decode(unsigned noc, uint32_t off, struct niu_reg *r)
 		r->base = n;
 	} else if (off - BH_NIU_COUNTER_BASE < 4u * BH_NIU_COUNTER_CELLS) {
 		r->idx = (off - BH_NIU_COUNTER_BASE) / 4;
-		if (niu_counters[r->idx].how == CNT_NONE && !counter_is_8bit(r->idx))
+		if (niu_counters[r->idx].how == CNT_NONE && !bh_niu_counter_8bit(r->idx))
 			return;
 		r->kind = R_COUNTER;
 	} else {
@@ -432,7 +415,7 @@ static bool niu_cmd_ctrl(struct bh_access *a, const struct niu_reg *r, unsigned 
 static void niu_cmdbuf_store(struct bh_access *a, unsigned buf, unsigned off, uint32_t v)
 {
 	bh_niu_cmdbuf_set(a->dev, buf, off, v);
-	bh_tile_mmio_written(a->tile, a->addr);
+	bh_tile_mmio_announce(a->tile, a->addr);
 }
 
 static bool niu_cmdbuf_write(struct bh_access *a, const struct niu_reg *r, unsigned noc, uint32_t v)
@@ -570,7 +553,27 @@ static bool niu_counter_quick(uint32_t off, unsigned *idx)
 {
 	*idx = (off - BH_NIU_COUNTER_BASE) / 4;
 	return off - BH_NIU_COUNTER_BASE < 4u * BH_NIU_COUNTER_CELLS &&
-	       (niu_counters[*idx].how == CNT_EXACT || counter_is_8bit(*idx));
+	       (niu_counters[*idx].how == CNT_EXACT || bh_niu_counter_8bit(*idx));
+}
+
+bool bh_niu_core_load(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t pc, uint32_t *val)
+{
+	if (!(t->niu_lane[0] >> who & 1) || __builtin_expect(t->chip->provoke.mmio, 0))
+		return false;
+	unsigned noc = addr >= BH_NIU_BASE(1);
+	struct bh_niu *n = &t->niu[noc];
+	uint32_t off = addr - BH_NIU_BASE(noc);
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, idx;
+	if (buf < BH_NIU_CMD_BUFS && off % BH_NIU_CMD_BUF_STRIDE == BH_NIU_CMD_CTRL) {
+		/* A request's poll (every issue begins with one). */
+		*val = niu_cmd_ctrl_value(t, n, buf);
+		bh_niu_check_cmd_ctrl_poll(t, n, who, buf, pc);
+		return true;
+	}
+	if (!niu_counter_quick(off, &idx))
+		return false;
+	*val = niu_counter_value(t, n, idx);
+	return true;
 }
 
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
@@ -581,20 +584,11 @@ int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool stor
 	unsigned noc = addr >= BH_NIU_BASE(1);
 	struct bh_niu *n = &t->niu[noc];
 	uint32_t off = addr - BH_NIU_BASE(noc);
-	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE, idx;
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE, in = off % BH_NIU_CMD_BUF_STRIDE;
 	bool cmd_ctrl = buf < BH_NIU_CMD_BUFS && in == BH_NIU_CMD_CTRL;
-	if (store) {
-		if (!cmd_ctrl && bh_niu_store_plain(t, who, addr, *val, f->pc))
-			return BH_ACC_OK;
-	} else if (cmd_ctrl) {
-		/* A request's poll (every issue begins with one). */
-		*val = niu_cmd_ctrl_value(t, n, buf);
-		bh_niu_check_cmd_ctrl_poll(t, n, who, buf, f->pc);
+	if (store ? !cmd_ctrl && bh_niu_store_plain(t, who, addr, *val, f->pc)
+		  : bh_niu_core_load(t, who, addr, f->pc, val))
 		return BH_ACC_OK;
-	} else if (niu_counter_quick(off, &idx)) {
-		*val = niu_counter_value(t, n, idx);
-		return BH_ACC_OK;
-	}
 	const struct bh_region *r = &t->regions[t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12] - 1];
 	struct bh_access a = { .dev = n, .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
 			       .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };

@@ -159,19 +159,23 @@ struct bh_niu {
 	 * moved only by the asynchronous NoC's one runner (under the engine's run_lock) with a plain
 	 * load and store: the phases after issue cost no locked instruction. */
 	_Atomic uint32_t counter[BH_NIU_COUNTER_CELLS];
-	_Atomic uint32_t counter_run[BH_NIU_COUNTER_CELLS];
 	/* Destination of an open VC_LINKED transaction (bh_noc_link_key), 0 if none. Moved by
 	 * whichever core issues on this NIU (relaxed: linked requests come from one core). */
 	_Atomic uint64_t linked;
+	/* What the asynchronous NoC's runner writes starts a line of its own (the issuing core
+	 * writes the fields above at every request). */
+	_Alignas(64) _Atomic uint32_t counter_run[BH_NIU_COUNTER_CELLS];
 	/* Asynchronous NoC: busy[b] while initiator b holds a request not yet accepted (CMD_CTRL
 	 * reads 1). Set at the CMD_CTRL store, cleared by the engine (fabric/noc_engine.c); one byte
 	 * each, so neither needs a read-modify-write. */
 	_Atomic uint8_t busy[BH_NIU_CMD_BUFS];
-	/* Who programs each command buffer (fabric/niu_check.h). */
-	struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
+	/* Who programs each command buffer (fabric/niu_check.h): written at every register store of
+	 * the issuing core, so on lines of their own, away from what the asynchronous NoC's runner
+	 * writes (busy, counter_run). */
+	_Alignas(64) struct bh_niu_programming prog[BH_NIU_CMD_BUFS];
 	/* Atomics this NIU completed at their CMD_CTRL store (bh_noc_at_issue; statistics, kept
 	 * per NIU so that cores of different tiles do not share the line). */
-	_Atomic uint64_t at_issue;
+	_Alignas(64) _Atomic uint64_t at_issue;
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
@@ -235,6 +239,11 @@ static inline bool bh_niu_lane(uint32_t addr, unsigned size)
 void bh_niu_lane_init(struct bh_tile *t);
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
 		       struct bh_fault *f, char *wait_what, unsigned wait_len);
+/* The load half of that lane alone, for a core's load at pc (bh_niu_lane(addr, 4)): a CMD_CTRL
+ * poll or a modelled counter's read, served (true), else false, nothing done. It never blocks,
+ * never faults and judges nothing but the poll (noc-shared-initiator): a core's load path takes it
+ * before the work a blocking or faulting access needs (cores/core.c). */
+bool bh_niu_core_load(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t pc, uint32_t *val);
 /* The register at addr by name, for reports; counters and CMD_CTRL add what is in flight. */
 const char *bh_niu_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
@@ -263,9 +272,22 @@ void bh_niu_count_run(struct bh_tile *t, unsigned noc, unsigned i, uint32_t delt
 /* Both cells summed, unmasked (acquire). The runner's cell is read first: a decrement seen there
  * comes after the increment it undoes, which the second read then sees, so a barrier never sees
  * a count below what is really outstanding. */
-uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i);
+static inline uint32_t bh_niu_counter_raw(struct bh_niu *n, unsigned i)
+{
+	uint32_t run = atomic_load_explicit(&n->counter_run[i], memory_order_acquire);
+	return run + atomic_load_explicit(&n->counter[i], memory_order_acquire);
+}
+/* Counter i is one of the 8-bit per-transaction-id ones. */
+static inline bool bh_niu_counter_8bit(unsigned i)
+{
+	return i - BH_NIU_MST_REQS_OUTSTANDING_ID0 < 2 * BH_NIU_TXN_IDS;
+}
 /* Acquire read, masked to the counter's width. */
-uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i);
+static inline uint32_t bh_niu_counter_read(struct bh_niu *n, unsigned i)
+{
+	uint32_t v = bh_niu_counter_raw(n, i);
+	return bh_niu_counter_8bit(i) ? v & 0xFF : v;
+}
 /* Set counter i to 0 (NOC_CLEAR_OUTSTANDING_REQ_CNT): the runner's part is cancelled in the other
  * cell; a runner's move racing with the clear lands before or after it, as on silicon. */
 void bh_niu_counter_clear(struct bh_niu *n, unsigned i);

@@ -59,10 +59,10 @@ static inline bool bh_niu_check_cmdbuf_quick(const struct bh_tile *t, struct bh_
 
 /* Core `who`'s store of val at addr (bh_niu_lane(addr, 4)), at pc: when it goes to the NIU
  * (t->niu_lane, MMIO provocation off), is a store with no effect but its value
- * (bh_niu_plain_value) and the initiator checks find nothing, the value is stored and announced
- * and it returns true: what bh_mmio_access would have done. Otherwise false, nothing done: the caller takes the general
- * path, which serves the store or reports the finding. */
-static inline bool bh_niu_store_plain(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t val, uint32_t pc)
+ * (bh_niu_plain_value) and the initiator checks find nothing, the value lands in its register
+ * (not announced yet) and it returns true. Otherwise false, nothing done. */
+static inline __attribute__((always_inline)) bool niu_store_plain_unannounced(struct bh_tile *t, unsigned who,
+									       uint32_t addr, uint32_t val, uint32_t pc)
 {
 	if (!(t->niu_lane[1] >> who & 1) || __builtin_expect(t->chip->provoke.mmio, 0))
 		return false;
@@ -73,8 +73,29 @@ static inline bool bh_niu_store_plain(struct bh_tile *t, unsigned who, uint32_t 
 	if (!bh_niu_plain_value(buf, in, val) || !bh_niu_check_cmdbuf_quick(t, n, who, buf, in, pc))
 		return false;
 	bh_niu_cmdbuf_set(n, buf, in, val);
-	bh_tile_mmio_written(t, addr);
 	return true;
+}
+
+/* Core `who`'s store of val at addr (bh_niu_lane(addr, 4)), at pc: when it goes to the NIU
+ * (t->niu_lane, MMIO provocation off), is a store with no effect but its value
+ * (bh_niu_plain_value) and the initiator checks find nothing, the value is stored and announced
+ * and it returns true: what bh_mmio_access would have done. Otherwise false, nothing done: the caller takes the general
+ * path, which serves the store or reports the finding. */
+static inline bool bh_niu_store_plain(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t val, uint32_t pc)
+{
+	if (!niu_store_plain_unannounced(t, who, addr, val, pc))
+		return false;
+	bh_tile_mmio_announce(t, addr);
+	return true;
+}
+
+/* The same with no call on its way, for a caller's first try (cores/core.c): false, nothing
+ * done, also while a core of the tile watches a register (the general path announces). */
+static inline __attribute__((always_inline)) bool bh_niu_store_plain_leaf(struct bh_tile *t, unsigned who,
+									   uint32_t addr, uint32_t val, uint32_t pc)
+{
+	return !atomic_load_explicit(&t->watch.reg_watches, memory_order_relaxed) &&
+	       niu_store_plain_unannounced(t, who, addr, val, pc);
 }
 
 #endif

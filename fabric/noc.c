@@ -157,8 +157,15 @@ static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const ch
 {
 	struct bh_chip *chip = x->chip;
 	struct bh_endpoint ep = bh_topology_at(&chip->topo, ex, ey);
-	struct noc_where w = { .noc = x->noc, .verb = verb, .ex = ex, .ey = ey, .lo = lo };
 	memset(s, 0, sizeof *s);
+	if (ep.kind == BH_EP_TENSIX && !mid && lo < BH_L1_SIZE && len <= BH_L1_SIZE - lo) {
+		/* L1 of a Tensix tile, all of it there (noc_tensix_addr finds nothing to say) */
+		s->tile = chip->tiles[ep.index];
+		s->kind = BH_NOC_SIDE_L1;
+		s->addr = lo;
+		return true;
+	}
+	struct noc_where w = { .noc = x->noc, .verb = verb, .ex = ex, .ey = ey, .lo = lo };
 	switch (ep.kind) {
 	case BH_EP_TENSIX:
 		s->tile = chip->tiles[ep.index];
@@ -505,21 +512,16 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 	struct bh_niu *n = &t->niu[noc];
 	/* The request's registers, up to NOC_L1_ACC_AT_INSTRN (CMD_CTRL is the store that issues it). */
 	uint32_t r[BH_NIU_L1_ACC_AT_INSTRN / 4 + 1];
+#pragma GCC unroll 16
 	for (unsigned k = 0; k < sizeof r / sizeof r[0]; k++)
 		r[k] = bh_niu_cmdbuf_get(n, buf, 4 * k);
 	uint32_t ctrl = r[BH_NIU_CTRL / 4];
-	memset(x, 0, sizeof *x);
-	x->chip = t->chip;
-	x->init = t;
-	x->who = BH_CORES_PER_TILE;
-	x->noc = (uint8_t)noc;
-	x->buf = (uint8_t)buf;
-	x->id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(r[BH_NIU_PACKET_TAG / 4]);
-	x->resp = ctrl & BH_NOC_CTRL_RESP_MARKED;
-	x->mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET;
-	x->src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE;
-	x->vc_static = ctrl & BH_NOC_CTRL_VC_STATIC;
-	x->vc = (uint8_t)(ctrl >> 13 & 7);
+	/* Everything else zero (inline, no library call). */
+	*x = (struct bh_noc_txn){ .chip = t->chip, .init = t, .who = BH_CORES_PER_TILE, .noc = (uint8_t)noc,
+				  .buf = (uint8_t)buf, .id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(r[BH_NIU_PACKET_TAG / 4]),
+				  .resp = ctrl & BH_NOC_CTRL_RESP_MARKED, .mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET,
+				  .src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE,
+				  .vc_static = ctrl & BH_NOC_CTRL_VC_STATIC, .vc = (uint8_t)(ctrl >> 13 & 7) };
 	bool ok;
 	switch (ctrl & BH_NOC_CTRL_TYPE_MASK) {
 	case BH_NOC_CTRL_RD:

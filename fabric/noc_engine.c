@@ -555,7 +555,7 @@ static void run_accept(struct bh_noc_engine *e, struct noc_flight *fl)
 	else
 		bh_noc_accepted(x);
 	atomic_store_explicit(&niu->busy[x->buf], 0, memory_order_release);
-	bh_tile_mmio_written(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
+	bh_tile_mmio_announce(x->init, BH_NIU_BASE(x->noc) + BH_NIU_CMD_BUF_STRIDE * x->buf + BH_NIU_CMD_CTRL);
 }
 
 /* The data (or the atomic) at the receiver of ev (EV_DELIVER). */

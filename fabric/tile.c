@@ -108,6 +108,10 @@ static void tile_page_check(struct bh_tile *t, uint32_t addr, uint32_t len, cons
 void bh_tile_l1_written_by(struct bh_tile *t, uint32_t addr, uint32_t len, const struct bh_l1_writer *w)
 {
 	atomic_thread_fence(memory_order_seq_cst);   /* pairs with the fence in op_decode's page marking */
+	/* Within one page whose byte is clear (no code, no watcher): nothing to do (an atomic's word). */
+	if (len && (addr ^ (addr + len - 1)) >> BH_L1_PAGE_SHIFT == 0 &&
+	    !atomic_load_explicit(&t->code_pages[addr >> BH_L1_PAGE_SHIFT], memory_order_relaxed))
+		return;
 	tile_page_check(t, addr, len, w);
 }
 

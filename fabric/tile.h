@@ -175,6 +175,14 @@ bool bh_ldm_slow_write(struct bh_access *a, uint32_t val);
 uint32_t bh_ldm_watch(unsigned who, uint32_t addr);
 const char *bh_ldm_describe(struct bh_tile *t, uint32_t addr, char *buf, size_t n);
 
+/* bh_tile_mmio_written (sync/watch.h) without the call while no core of the tile watches a
+ * register: its own first test, the NoC's counter moves and NIU register stores take it. */
+static inline void bh_tile_mmio_announce(struct bh_tile *t, uint32_t addr)
+{
+	if (atomic_load_explicit(&t->watch.reg_watches, memory_order_relaxed))
+		bh_tile_mmio_written(t, addr);
+}
+
 /* Relaxed atomic guest accesses (the memory model of DESIGN.md). `p` must be naturally aligned. */
 static inline uint32_t bh_mem_ld(const uint8_t *p, unsigned size)
 {

@@ -83,6 +83,11 @@ static inline void bh_sched_point(void)
 	if (__builtin_expect(bh_sched_self != NULL, 0))
 		bh_sched_point_slow();
 }
+/* This thread runs an actor of the serial mode: its device accesses are scheduling points. */
+static inline bool bh_sched_active(void)
+{
+	return __builtin_expect(bh_sched_self != NULL, 0);
+}
 
 /* Park actor a on word (its waiter's wake_seq) read as seq: not runnable until the word moves
  * (bh_sched_wake) or, timeout_ns > 0, virtual time passes now + timeout_ns. Returns false when

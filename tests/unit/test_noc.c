@@ -503,6 +503,62 @@ Test(niu_regs, core_stores_of_request_fields_land_or_fault_as_the_hosts)
 	bh_device_close(dev);
 }
 
+/* A core's loads of CMD_CTRL and of the modelled counters take a short path (bh_niu_core_load,
+ * ahead of what a blocking access needs): after a non-posted atomic and a non-posted multicast
+ * to two tiles on NoC0 (transaction id 0 for both) and a posted write on NoC1 (id 5), what brisc
+ * reads of each is what the host reads and what noc.md 3.4 says the requests moved. The 8-bit
+ * REQS_OUTSTANDING_ID(0) took +1 and -1 for the atomic, +1 and -2 for the multicast: it reads 255. */
+Test(niu_regs, core_reads_of_cmd_ctrl_and_counters_are_the_counters)
+{
+	static const struct { unsigned noc, i; uint32_t want; } reads[] = {
+		{ 0, ATOMIC_RESP_RECEIVED, 1 }, { 0, CMD_ACCEPTED, 2 }, { 0, NONPOSTED_ATOMIC_SENT, 1 },
+		{ 0, NONPOSTED_ATOMIC_STARTED, 1 }, { 0, POSTED_ATOMIC_SENT, 0 }, { 0, WR_ACK_RECEIVED, 2 },
+		{ 0, NONPOSTED_WR_REQ_SENT, 1 }, { 0, OUTSTANDING(0), 255 }, { 0, OUTGOING(0), 0 },
+		{ 1, CMD_ACCEPTED, 1 }, { 1, POSTED_WR_REQ_SENT, 1 }, { 1, POSTED_WR_REQ_STARTED, 1 },
+		{ 1, NONPOSTED_WR_REQ_SENT, 0 }, { 1, WR_ACK_RECEIVED, 0 }, { 1, OUTGOING(5), 0 },
+		{ 1, OUTSTANDING(5), 0 },
+	};
+	struct bh_device *dev = open_row(3);
+	l1_set_word(dev, 1, SRC, 7);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_noc_init(&p, 1);
+	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
+	emit_wait_counter(&p, 0, ATOMIC_RESP_RECEIVED, 1);
+	emit_write(&p, 0, CTRL_MCAST, SRC, RECT(2, 2, 3, 2), 0, DST, 64);
+	emit_wait_counter(&p, 0, WR_ACK_RECEIVED, 2);
+	emit_reg(&p, 1, BUF_WR, PACKET_TAG, 5u << 10);
+	emit_write(&p, 1, CTRL_WRITE_POSTED, SRC, tile_xy(dev, 2), 0, DST + 0x1000, 64);
+	emit_wait_counter(&p, 1, POSTED_WR_REQ_SENT, 1);
+	for (unsigned k = 0; k <= N(reads); k++) {   /* the counters, then CMD_CTRL of buf 3 */
+		emit_load_word(&p, T1, k < N(reads) ? CTR(reads[k].noc, reads[k].i) : CMDBUF(0, BUF_AT) + CMD_CTRL);
+		emit_li(&p, T0, DST + 4 * k);
+		emit(&p, sw(T1, 0, T0));
+	}
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	for (unsigned k = 0; k < N(reads); k++) {
+		cr_expect_eq(l1_word(dev, 0, DST + 4 * k), reads[k].want, "NoC%u counter %u", reads[k].noc, reads[k].i);
+		cr_expect_eq(l1_word(dev, 0, DST + 4 * k), ctr(dev, 0, reads[k].noc, reads[k].i), "NoC%u counter %u",
+			     reads[k].noc, reads[k].i);
+	}
+	cr_expect_eq(l1_word(dev, 0, DST + 4 * N(reads)), 0, "CMD_CTRL of an idle initiator reads 0");
+	cr_expect_eq(l1_word(dev, 1, SRC), 8);
+	bh_device_close(dev);
+}
+
+/* A core parked polling a command-buffer register (a watched register) is woken by another
+ * core's store of that register: the stores' short path (fabric/niu_lane.h) leaves a watched
+ * register to the path that announces it. */
+Test(niu_regs, a_core_polling_a_request_field_wakes_on_another_cores_store_of_it)
+{
+	struct bh_device *dev = open_row(1);
+	start_parked_poller(dev, BH_CORE_NCRISC, core_code_at[BH_CORE_NCRISC], CMDBUF(1, 2) + TARG_LO);
+	run_store_word(dev, BH_CORE_BRISC, CMDBUF(1, 2) + TARG_LO, 0x5A5A0);
+	expect_exit(dev, 0, BH_CORE_NCRISC, 0x5A5A0);
+	bh_device_close(dev);
+}
+
 Test(niu_regs, clearing_translation_or_stopping_the_clock_faults)
 {
 	struct bh_device *dev = open_row(1);
