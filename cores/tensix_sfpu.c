@@ -360,137 +360,20 @@ static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *
 	return (~mad_bits(ok) & 0xFu) << l;
 }
 
-#ifdef __x86_64__
-#include <immintrin.h>
-
-/* sfpu_mad on eight lanes from l at once, step for step on 32-bit lanes (the significands'
- * product in 64-bit halves), on processors with AVX2 (mad_wide). Lanes with a special exponent
- * (255) or a product exponent outside 0-254 take sfpu_mad. A polynomial's MADs (exp, log, the
- * activations) are inexact products with an addend, outside the host path: about 45 host
- * instructions a lane one at a time, a fifth of that here. */
-__attribute__((target("avx2"))) static void mad_model8(const uint32_t *A, uint32_t na, const uint32_t *B,
-							 const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
-{
-	const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xFF);
-	const __m256i man = _mm256_set1_epi32(0x7FFFFF), hid = _mm256_set1_epi32(0x800000);
-	const __m256i sgn = _mm256_set1_epi32(INT32_MIN);
-	__m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(A + l)), _mm256_set1_epi32((int32_t)na));
-	__m256i b = _mm256_loadu_si256((const __m256i *)(B + l));
-	__m256i c = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(C + l)), _mm256_set1_epi32((int32_t)nc));
-	__m256i ea = _mm256_and_si256(_mm256_srli_epi32(a, 23), ff), eb = _mm256_and_si256(_mm256_srli_epi32(b, 23), ff);
-	__m256i ec = _mm256_and_si256(_mm256_srli_epi32(c, 23), ff);
-	__m256i p_exp = _mm256_sub_epi32(_mm256_add_epi32(ea, eb), _mm256_set1_epi32(127));
-	/* sfpu_mad's order: a special exponent; a zero factor (the addend); a product exponent
-	 * out of range. */
-	__m256i spec = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, ff), _mm256_cmpeq_epi32(eb, ff)),
-				       _mm256_cmpeq_epi32(ec, ff));
-	__m256i zprod = _mm256_or_si256(_mm256_cmpeq_epi32(ea, zero), _mm256_cmpeq_epi32(eb, zero));
-	__m256i range = _mm256_or_si256(_mm256_cmpgt_epi32(p_exp, _mm256_set1_epi32(254)), _mm256_cmpgt_epi32(zero, p_exp));
-	spec = _mm256_or_si256(spec, _mm256_andnot_si256(zprod, range));
-	__m256i c_zero = _mm256_cmpeq_epi32(ec, zero), p_sign = _mm256_and_si256(_mm256_xor_si256(a, b), sgn);
-	__m256i z_sign = _mm256_and_si256(c, sgn);
-	/* mad_product: 24 x 24 bits in the even and the odd lanes' 64-bit halves. */
-	__m256i sa = _mm256_or_si256(_mm256_and_si256(a, man), hid), sb = _mm256_or_si256(_mm256_and_si256(b, man), hid);
-	__m256i pe = _mm256_mul_epu32(sa, sb), po = _mm256_mul_epu32(_mm256_srli_epi64(sa, 32), _mm256_srli_epi64(sb, 32));
-	const __m256i low20 = _mm256_set1_epi64x(0xFFFFF), one64 = _mm256_set1_epi64x(1);
-	pe = _mm256_or_si256(_mm256_srli_epi64(pe, 20),
-			     _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(pe, low20), zero), one64));
-	po = _mm256_or_si256(_mm256_srli_epi64(po, 20),
-			     _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(po, low20), zero), one64));
-	__m256i p = _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
-	__m256i zs = _mm256_andnot_si256(c_zero, _mm256_slli_epi32(_mm256_or_si256(_mm256_and_si256(c, man), hid), 3));
-	/* mad_align of the operand with the smaller exponent (shifts of 32 or more give 0). */
-	__m256i d = _mm256_sub_epi32(p_exp, ec), p_ge = _mm256_cmpgt_epi32(d, _mm256_set1_epi32(-1));
-	__m256i s = _mm256_abs_epi32(d), v = _mm256_blendv_epi8(p, zs, p_ge);
-	__m256i al = _mm256_srlv_epi32(v, s);
-	__m256i lost = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_sllv_epi32(al, s), v), one);
-	al = _mm256_or_si256(al, _mm256_andnot_si256(_mm256_cmpeq_epi32(al, zero), lost));
-	zs = _mm256_blendv_epi8(zs, al, p_ge);
-	p = _mm256_blendv_epi8(al, p, p_ge);
-	__m256i e = _mm256_blendv_epi8(ec, p_exp, p_ge);
-	/* mad_sum: the signed sum, its sign and magnitude. */
-	__m256i sum = _mm256_add_epi32(p, _mm256_blendv_epi8(_mm256_sub_epi32(zero, zs), zs, _mm256_cmpeq_epi32(p_sign, z_sign)));
-	__m256i sign = _mm256_blendv_epi8(p_sign, z_sign, _mm256_cmpgt_epi32(zero, sum));
-	__m256i m = _mm256_abs_epi32(sum), m_zero = _mm256_cmpeq_epi32(m, zero);
-	/* The leading one's position (m below 2^30): a float's exponent, exact below 2^24 and of m
-	 * shifted right by 8 above. */
-	__m256i big = _mm256_cmpgt_epi32(m, _mm256_set1_epi32(0xFFFFFF));
-	__m256i mf = _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_blendv_epi8(m, _mm256_srli_epi32(m, 8), big)));
-	__m256i n = _mm256_sub_epi32(_mm256_add_epi32(_mm256_srli_epi32(mf, 23), _mm256_and_si256(big, _mm256_set1_epi32(8))),
-				     _mm256_set1_epi32(127 + 26));
-	e = _mm256_add_epi32(e, n);
-	__m256i over = _mm256_cmpgt_epi32(e, _mm256_set1_epi32(254)), under = _mm256_cmpgt_epi32(one, e);
-	n = _mm256_sub_epi32(n, under);   /* under: one more shift, exponent 0 */
-	e = _mm256_andnot_si256(under, e);
-	__m256i left = _mm256_sllv_epi32(m, _mm256_sub_epi32(zero, n));
-	__m256i right = _mm256_or_si256(_mm256_srlv_epi32(m, n),
-					_mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(m, _mm256_or_si256(n, one)), zero), one));
-	m = _mm256_blendv_epi8(right, left, _mm256_cmpgt_epi32(one, n));
-	__m256i out = _mm256_add_epi32(_mm256_slli_epi32(e, 23), _mm256_and_si256(_mm256_srli_epi32(m, 3), man));
-	__m256i up = _mm256_cmpgt_epi32(_mm256_add_epi32(_mm256_and_si256(m, _mm256_set1_epi32(7)), _mm256_and_si256(out, one)),
-					_mm256_set1_epi32(4));
-	out = _mm256_sub_epi32(out, up);
-	out = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_srli_epi32(out, 23), zero), out);
-	__m256i res = _mm256_or_si256(sign, out);
-	res = _mm256_blendv_epi8(res, _mm256_or_si256(sign, _mm256_set1_epi32(0x7F800000)), over);
-	res = _mm256_blendv_epi8(res, _mm256_and_si256(z_sign, p_sign), m_zero);
-	res = _mm256_blendv_epi8(res, _mm256_blendv_epi8(c, _mm256_and_si256(c, p_sign), c_zero), zprod);
-	_mm256_storeu_si256((__m256i *)(r + l), res);
-	for (uint32_t k = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(spec)); k; k &= k - 1) {
-		unsigned j = l + (unsigned)__builtin_ctz(k);
-		r[j] = sfpu_mad(A[j] ^ na, B[j], C[j] ^ nc);
-	}
-}
-
-static bool mad_wide(void)
-{
-	return __builtin_cpu_supports("avx2");
-}
-#else
-static void mad_model8(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc, uint32_t *r,
-		       unsigned l)
-{
-	for (unsigned j = l; j < l + 8; j++)
-		r[j] = sfpu_mad(A[j] ^ na, B[j], C[j] ^ nc);
-}
-
-static bool mad_wide(void)
-{
-	return false;
-}
-#endif
-
 void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
 		       uint32_t r[TT_SFPU_LANES])
 {
 	/* Lanes of one instruction tend to be alike: when the first four all need the model, so
 	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
 	 * without the host path's trial. */
-	bool wide = mad_wide();
 	uint32_t slow = mad_host4(A, na, B, C, nc, r, 0);
 	if (slow == 0xF) {
-		for (unsigned l = 0; l < TT_SFPU_LANES; l += 8) {
-			if (wide) {
-				mad_model8(A, na, B, C, nc, r, l);
-				continue;
-			}
-			for (unsigned j = l; j < l + 8; j++)
-				r[j] = sfpu_mad(A[j] ^ na, B[j], C[j] ^ nc);
-		}
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
 		return;
 	}
 	for (unsigned l = 4; l < TT_SFPU_LANES; l += 4)
 		slow |= mad_host4(A, na, B, C, nc, r, l);
-	/* The model gives every lane's bits, the host path's too: eight lanes with three or more
-	 * declined go to it together. */
-	for (unsigned l = 0; wide && l < TT_SFPU_LANES; l += 8) {
-		uint32_t g = slow >> l & 0xFFu;
-		g &= g - 1;
-		if (g & (g - 1)) {   /* three bits or more (no popcount call on the baseline ISA) */
-			mad_model8(A, na, B, C, nc, r, l);
-			slow &= ~(0xFFu << l);
-		}
-	}
 	for (; slow; slow &= slow - 1) {
 		unsigned l = (unsigned)__builtin_ctz(slow);
 		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
