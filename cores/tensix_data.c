@@ -665,13 +665,6 @@ static inline __attribute__((always_inline)) mm_v4f mm_fid(tt_v4u b, bool rest, 
 	return rest ? (mm_v4f)b - (mm_v4f)(b & rest_mask) : (mm_v4f)(b & hi_mask);
 }
 
-/* Four Src cells with the fidelity phase's bits (SrcA: a, else SrcB). */
-static inline __attribute__((always_inline)) mm_v4f mm_src4(_Atomic uint32_t *c, bool a, unsigned phase)
-{
-	tt_v4u b = mm_src_bits(c, false);
-	return a ? mm_fid(b, phase & 1, 0xFFF80000u, 0xFFF83FFFu) : mm_fid(b, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
-}
-
 /* Eight Dst elements of row from column col (a multiple of 8) as read_dst reads them (BF16
  * style), as two vectors: the Dst32 halves (or a Dst16 element and zero) interleaved sixteen bits
  * at a time are the FP32 words. */
@@ -851,44 +844,95 @@ static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp
 		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
-/* MVMUL's rows for the BF16/TF32 styles (see mm_v4f): each row's sixteen sums in registers, two
- * rows at a time. rows and step as in fpu_mvmul. */
-static void mvmul_float4(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
-			 unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
+/* Eight lanes (two SSE2 vectors, one AVX2 vector): MVMUL's operand rows of 16 as two halves. */
+typedef float mm_v8f __attribute__((vector_size(32)));
+typedef uint32_t mm_v8u __attribute__((vector_size(32)));
+typedef uint64_t mm_v4q __attribute__((vector_size(32)));
+
+/* Eight Src cells (c[0..7], c at a multiple of eight columns) with the fidelity phase's bits of
+ * SrcA (a) or SrcB (SrcAFidelityBits / SrcBFidelityBits: fid_a / fid_b) on eight lanes. */
+static inline __attribute__((always_inline)) void mm_src8(_Atomic uint32_t *c, bool a, unsigned phase, mm_v8f *out)
 {
-	mm_v4f ma[16][4];
+	mm_v8u b = (mm_v8u)(mm_v4q){ tt_ld64(c), tt_ld64(c + 2), tt_ld64(c + 4), tt_ld64(c + 6) } << 13;
+	b &= (mm_v8u)((b & 0x7F800000u) != 0) | 0x80000000u;   /* mm_flush */
+	uint32_t hi_mask = a ? 0xFFF80000u : 0xFFFE0000u, rest_mask = a ? 0xFFF83FFFu : 0xFFFE1FFFu;
+	*out = (a ? phase & 1 : phase & 2) ? (mm_v8f)b - (mm_v8f)(b & rest_mask) : (mm_v8f)(b & hi_mask);
+}
+
+static inline __attribute__((always_inline)) mm_v4f mm_half(const mm_v8f *x, unsigned h)
+{
+	return h ? __builtin_shufflevector(*x, *x, 4, 5, 6, 7) : __builtin_shufflevector(*x, *x, 0, 1, 2, 3);
+}
+
+/* MVMUL's rows for the BF16/TF32 styles: each row's sixteen sums in two eight-lane vectors, two
+ * rows at a time, each lane's operations those of the scalar path in its order (see mm_v4f).
+ * rows and step as in fpu_mvmul. Inlined into an AVX2 and a baseline version (mvmul_float). */
+static inline __attribute__((always_inline)) void mvmul_float8(struct tt_dp *dp, unsigned ab, unsigned bb,
+							       unsigned arow, unsigned brow, unsigned drow, unsigned rows,
+							       unsigned istep, bool bstep, bool dst32, unsigned phase)
+{
+	mm_v8f ma[16][2];
 	float mb[8][16];
 	for (unsigned k = 0; k < 16; k++)
-		for (unsigned q = 0; q < 4; q++)
-			ma[k][q] = mm_src4(&dp->srca[ab][(arow + k) & 0x3F][4 * q], true, phase);
+		for (unsigned h = 0; h < 2; h++)
+			mm_src8(&dp->srca[ab][(arow + k) & 0x3F][8 * h], true, phase, &ma[k][h]);
 	for (unsigned i = 0; i < rows; i += istep)
-		for (unsigned q = 0; q < 4; q++) {
-			mm_v4f v = mm_src4(&dp->srcb[bb][(brow + i * bstep) & 0x3F][4 * q], false, phase);
-			memcpy(&mb[i][4 * q], &v, sizeof v);
+		for (unsigned h = 0; h < 2; h++) {
+			mm_v8f v;
+			mm_src8(&dp->srcb[bb][(brow + i * bstep) & 0x3F][8 * h], false, phase, &v);
+			memcpy(&mb[i][8 * h], &v, sizeof v);
 		}
-	/* Two rows at a time, eight sums in registers (rows / istep is 8 or 4). */
+	/* Two rows at a time, four vectors of sums in registers (rows / istep is 8 or 4). */
 	for (unsigned i = 0; i < rows; i += 2 * istep) {
 		unsigned i2 = i + istep < rows ? i + istep : i;
-		mm_v4f x[2][4] = { { { 0 } } };
+		mm_v8f x[2][2] = { { { 0 } } };
 		for (unsigned k = 0; k < 16; k++) {
-#pragma GCC unroll 4
-			for (unsigned q = 0; q < 4; q++) {
-				x[0][q] += mb[i][k] * ma[k][q];   /* the scalar in every lane */
-				x[1][q] += mb[i2][k] * ma[k][q];
+			for (unsigned h = 0; h < 2; h++) {
+				x[0][h] += mb[i][k] * ma[k][h];   /* the scalar in every lane */
+				x[1][h] += mb[i2][k] * ma[k][h];
 			}
 		}
-		for (unsigned h = 0; h < (i2 != i ? 2u : 1u); h++) {
-			unsigned row = drow + (h ? i2 : i);
-			for (unsigned q = 0; q < 4; q += 2) {
+		for (unsigned r = 0; r < (i2 != i ? 2u : 1u); r++) {
+			unsigned row = drow + (r ? i2 : i);
+			for (unsigned h = 0; h < 2; h++) {
 				mm_v4f d[2];
-				mm_dst_read8(dp, row, 4 * q, dst32, d);
-				d[0] = x[h][q] + d[0];
-				d[1] = x[h][q + 1] + d[1];
-				mm_dst_write8(dp, row, 4 * q, dst32, d);
+				mm_dst_read8(dp, row, 8 * h, dst32, d);
+				d[0] = mm_half(&x[r][h], 0) + d[0];
+				d[1] = mm_half(&x[r][h], 1) + d[1];
+				mm_dst_write8(dp, row, 8 * h, dst32, d);
 			}
 			mm_dst_define_row(dp, row, dst32);
 		}
 	}
+}
+
+__attribute__((target("avx2"))) static void mvmul_float_avx2(struct tt_dp *dp, unsigned ab, unsigned bb,
+							    unsigned arow, unsigned brow, unsigned drow,
+							    unsigned rows, unsigned istep, bool bstep, bool dst32,
+							    unsigned phase)
+{
+	mvmul_float8(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
+}
+
+static void mvmul_float_base(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
+			     unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
+{
+	mvmul_float8(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
+}
+
+/* Which path fpu_mvmul takes for the BF16/TF32 styles (TT_MVMUL_AUTO: AVX2 when the host has it). */
+_Atomic int tt_mvmul_path = TT_MVMUL_AUTO;
+
+static void mvmul_float(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
+			unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
+{
+	int path = atomic_load_explicit(&tt_mvmul_path, memory_order_relaxed);
+	if (path == TT_MVMUL_AUTO)
+		path = __builtin_cpu_supports("avx2") ? TT_MVMUL_AVX2 : TT_MVMUL_BASE;
+	if (path == TT_MVMUL_AVX2)
+		mvmul_float_avx2(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
+	else
+		mvmul_float_base(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
 }
 
 /* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
@@ -911,8 +955,9 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	if (s == STYLE_BF16 || s == STYLE_TF32) {
-		mvmul_float4(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, phase);
+	bool vec = atomic_load_explicit(&tt_mvmul_path, memory_order_relaxed) != TT_MVMUL_SCALAR;
+	if (vec && (s == STYLE_BF16 || s == STYLE_TF32)) {
+		mvmul_float(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, phase);
 		matrix_flip(th, tt_bits(w, 23, 22));
 		return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
 	}
