@@ -40,9 +40,9 @@ bool tt_dp_init(struct bh_tensix *tx)
 	}
 	for (unsigned w = 0; w < TT_DST_ROWS / 64; w++)
 		atomic_init(&dp->dst_dirty[w], UINT64_MAX);   /* reset: zeros, defined */
-	pthread_mutex_init(&dp->fpu_lock, NULL);
-	pthread_mutex_init(&dp->unpack_lock, NULL);
-	pthread_mutex_init(&dp->pack_lock, NULL);
+	bh_lock_init(&dp->fpu_lock);
+	bh_lock_init(&dp->unpack_lock);
+	bh_lock_init(&dp->pack_lock);
 	bh_lock_init(&dp->adc_lock);
 	dp->pack.fresh = true;
 	if (!tt_sfpu_init(dp)) {
@@ -57,9 +57,6 @@ void tt_dp_destroy(struct bh_tensix *tx)
 {
 	if (!tx->dp)
 		return;
-	pthread_mutex_destroy(&tx->dp->fpu_lock);
-	pthread_mutex_destroy(&tx->dp->unpack_lock);
-	pthread_mutex_destroy(&tx->dp->pack_lock);
 	tt_sfpu_destroy(tx->dp);
 	bh_pages_free(tx->dp, sizeof *tx->dp);
 	tx->dp = NULL;
@@ -146,17 +143,26 @@ static int src_blocker(struct tt_dp *dp, unsigned mask)
 	return -1;
 }
 
-/* Whether a condition of mask holds; what: which one, for reports ("<who> until ..."), or NULL. */
-static bool src_holds(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *who)
+/* Whether a condition of mask holds; with describe, which one goes into th->wait_desc for
+ * reports ("<who> until ...", who: the instruction's name, NULL: "STALLWAIT C<5 + which>"). */
+static bool src_holds(struct bh_tt_thread *th, unsigned mask, bool describe, const char *who)
 {
-	int b = src_blocker(dp, mask);
+	int b = src_blocker(th->tx->dp, mask);
 	if (b < 0)
 		return false;
-	unsigned owner = (unsigned)b >> 3;
-	if (what)
-		snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b & 1 ? "SrcB" : "SrcA",
-		 (unsigned)b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
+	if (describe)
+		th->wait_desc = (struct tt_wait_desc){ .kind = TT_WD_SRC, .blocker = b, .who = who };
 	return true;
+}
+
+void tt_dp_src_text(const struct tt_wait_desc *d, char *buf, size_t n)
+{
+	unsigned b = (unsigned)d->blocker, owner = b >> 3;
+	char who[16];
+	if (!d->who)
+		snprintf(who, sizeof who, "STALLWAIT C%u", 5 + (b & 3));
+	snprintf(buf, n, "%s until %s bank %u belongs to %s (it belongs to %s)", d->who ? d->who : who,
+		 b & 1 ? "SrcB" : "SrcA", b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
 }
 
 void tt_dp_src_waiter(struct bh_tt_thread *th, bool on, unsigned mask)
@@ -188,15 +194,9 @@ static void dp_wake_all(struct bh_tensix *tx)
 			bh_park_wake(&tx->th[i].waiter);
 }
 
-bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n)
+bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, bool describe)
 {
-	int b = src_blocker(th->tx->dp, cond >> 5 & 15);
-	if (b < 0)
-		return false;
-	char who[16] = "";
-	if (what)
-		snprintf(who, sizeof who, "STALLWAIT C%d", 5 + (b & 3));
-	return src_holds(th->tx->dp, 1u << (b & 3), what, n, who);
+	return src_holds(th, cond >> 5 & 15, describe, NULL);
 }
 
 /* Wait, parked, while any of the conditions in mask (bit k: src_blocker's which) holds. */
@@ -204,14 +204,13 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 {
 	struct bh_tensix *tx = th->tx;
 	const char *name = tt_opinfo(tt_opcode_of(w))->name;
-	char what[192];
 	enum tt_result r = TT_OK;
 	bool locked = false;
 	for (;;) {
-		if (!src_holds(tx->dp, mask, NULL, 0, name))   /* described only when the thread parks */
+		if (!src_holds(th, mask, false, name))   /* described only when the thread parks */
 			break;
 		if (!locked) {   /* re-check under the lock, which the owner changes take */
-			pthread_mutex_lock(&tx->lock);
+			bh_lock(&tx->lock);
 			locked = true;
 			continue;
 		}
@@ -221,12 +220,12 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 		}
 		th->cur_word = w;
 		tt_dp_src_waiter(th, true, mask);
-		if (src_holds(tx->dp, mask, th->on_trisc ? NULL : what, sizeof what, name))
-			tt_wait_locked(th, what);
+		if (src_holds(th, mask, !th->on_trisc, name))
+			tt_wait_locked(th, NULL);
 		tt_dp_src_waiter(th, false, mask);
 	}
 	if (locked)
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 	return r;
 }
 
@@ -237,7 +236,7 @@ static void matrix_release(struct bh_tt_thread *th, unsigned regs, bool clear_a,
 	struct tt_dp *dp = th->tx->dp;
 	if (!regs)
 		return;
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	for (unsigned r = 0; r < 2; r++) {
 		if (!(regs >> r & 1))
 			continue;
@@ -248,7 +247,7 @@ static void matrix_release(struct bh_tt_thread *th, unsigned regs, bool clear_a,
 		if (flip)
 			st8(bank, (uint8_t)(b ^ 1));
 	}
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	dp_wake_all(th->tx);
 }
 
@@ -267,12 +266,12 @@ static void matrix_flip(struct bh_tt_thread *th, unsigned regs)
 void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u, unsigned fmt)
 {
 	struct tt_dp *dp = th->tx->dp;
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	unsigned b = ld8(&dp->unpacker_bank[u]);
 	atomic_store_explicit(u ? &dp->implied_srcb[b] : &dp->implied_srca[b], (uint8_t)fmt, memory_order_relaxed);
 	st8(u ? &dp->srcb_client[b] : &dp->srca_client[b], TT_SRC_MATRIX_UNIT);
 	st8(&dp->unpacker_bank[u], (uint8_t)(b ^ 1));
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	dp->unpacker_src_row[u][th->id] = (uint8_t)((tt_dp_tcfg(th, u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) & 3) << 4);
 	dp_wake_all(th->tx);
 }
@@ -281,7 +280,7 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	if (tt_bits(w, 0, 0)) {   /* Reset */
-		pthread_mutex_lock(&th->tx->lock);
+		bh_lock(&th->tx->lock);
 		st8(&dp->matrix_srca_bank, 0);
 		st8(&dp->matrix_srcb_bank, 0);
 		for (unsigned b = 0; b < 2; b++) {
@@ -291,7 +290,7 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 			st8(&dp->implied_srca[b], 0);   /* Blackhole: both implied formats 0 (CLEARDVALID.md) */
 			st8(&dp->implied_srcb[b], 0);
 		}
-		pthread_mutex_unlock(&th->tx->lock);
+		bh_unlock(&th->tx->lock);
 		dp_wake_all(th->tx);
 		return TT_OK;
 	}
@@ -1321,7 +1320,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 		if (r != TT_OK)
 			return r;
 	}
-	pthread_mutex_lock(&dp->fpu_lock);
+	bh_lock(&dp->fpu_lock);
 	enum tt_result r;
 	switch (op) {
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
@@ -1340,7 +1339,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	case TT_OP_INCRWC: r = dp_incrwc(th, w); break;
 	default: r = dp_cleardvalid(th, w); break;
 	}
-	pthread_mutex_unlock(&dp->fpu_lock);
+	bh_unlock(&dp->fpu_lock);
 	return r;
 }
 
