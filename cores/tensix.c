@@ -30,7 +30,7 @@ static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 {
 	struct bh_tensix *tx = t->tensix;
 	unsigned wake = 0;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	uint64_t st = atomic_load_explicit(&t->sem.state, memory_order_seq_cst);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		const struct bh_tt_thread *o = &tx->th[i];
@@ -39,7 +39,7 @@ static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 				    bh_sem_wait_blocker(st, o->wait_sems, o->wait_sem_cond) != o->wait_sem_blocker))
 			<< i;
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++)
 		if (wake >> i & 1)
 			bh_park_wake(&tx->th[i].waiter);
@@ -48,7 +48,7 @@ static void tt_gate_wake(struct bh_tile *t, unsigned sems_changed)
 void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 {
 	tx->tile = tile;
-	pthread_mutex_init(&tx->lock, NULL);
+	bh_lock_init(&tx->lock);
 	memset(tx->mutex_owner, -1, sizeof tx->mutex_owner);
 	if (!tt_dp_init(tx))
 		abort();
@@ -62,13 +62,13 @@ void bh_tensix_init(struct bh_tensix *tx, struct bh_tile *tile)
 
 void bh_tensix_destroy(struct bh_tensix *tx)
 {
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	tx->shutdown = true;
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		atomic_fetch_add_explicit(&tx->th[i].epoch, 1, memory_order_relaxed);
 		bh_park_wake(&tx->th[i].waiter);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		if (tx->th[i].started && tx->th[i].fiber)
 			bh_fiber_join(tx->th[i].fiber);
@@ -76,7 +76,6 @@ void bh_tensix_destroy(struct bh_tensix *tx)
 			pthread_join(tx->th[i].thread, NULL);
 	}
 	tt_dp_destroy(tx);
-	pthread_mutex_destroy(&tx->lock);
 }
 
 /* Park the executor as `state` until woken, with tx->lock held on entry and on return. Wakers
@@ -91,10 +90,13 @@ static void tt_sleep_locked(struct bh_tt_thread *th, enum bh_park_state state)
 	struct bh_tile *t = th->tx->tile;
 	bool traced = bh_hooks_want(&t->chip->hooks, BH_EVENT_ACTOR);
 	char what[sizeof th->wait_what + 16];
-	if (traced)
-		snprintf(what, sizeof what, state == BH_PARK_IDLE || !th->wait_what[0] ? "idle" : "parked: %s", th->wait_what);
+	if (traced) {
+		char wait[sizeof th->wait_what];
+		tt_wait_text(th, wait, sizeof wait);
+		snprintf(what, sizeof what, state == BH_PARK_IDLE || !wait[0] ? "idle" : "parked: %s", wait);
+	}
 	bool room = th->count <= BH_TT_FIFO_ACCEPT;
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	if (room)   /* cores stalled on the FIFO above BH_TT_FIFO_REFILL: it takes no more for now */
 		bh_waitq_wake(t, &th->push_waiters);
 	if (traced)
@@ -102,7 +104,7 @@ static void tt_sleep_locked(struct bh_tt_thread *th, enum bh_park_state state)
 	bh_park_sleep(&th->waiter, seq, 0);
 	if (traced)
 		bh_hooks_emit_actor(&t->chip->hooks, t->index, BH_ACTOR_TENSIX0 + th->id, "running");
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_relaxed);
 }
 
@@ -120,16 +122,19 @@ void tt_wait_locked(struct bh_tt_thread *th, const char *what)
 		th->gave_back = true;
 		return;
 	}
-	size_t n = strnlen(what, sizeof th->wait_what - 1);
-	memcpy(th->wait_what, what, n);
-	th->wait_what[n] = 0;
+	if (what) {
+		size_t n = strnlen(what, sizeof th->wait_what - 1);
+		memcpy(th->wait_what, what, n);
+		th->wait_what[n] = 0;
+		th->wait_desc.kind = TT_WD_TEXT;
+	}
 	/* The executor's own latch (it runs here): a SEMWAIT's semaphores, for tt_gate_wake. */
 	th->wait_sems = th->latch.active && th->latch.kind == TT_WAIT_SEM ? (uint8_t)th->latch.sem_mask : 0;
 	th->wait_sem_cond = (uint8_t)th->latch.cond;
 	th->wait_sem_blocker = th->sem_blocker;
 	tt_sleep_locked(th, BH_PARK_GATE);
 	atomic_fetch_add_explicit(&th->waiter.progress, 1, memory_order_relaxed);
-	th->wait_what[0] = 0;
+	th->wait_desc.kind = TT_WD_NONE;
 	th->wait_sems = 0;
 }
 
@@ -161,9 +166,9 @@ enum tt_result tt_fault(struct bh_tt_thread *th, enum bh_fault_kind kind, uint32
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	tt_fault_fill(th, &th->fault, kind, word, why);
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	return TT_FAULT;
 }
 
@@ -191,9 +196,9 @@ enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word
 	tt_fault_at_push(t, &th->cur, &f);
 	if (!bh_check_found(&t->chip->checks, t->index, th->cur.pusher, &f))
 		return TT_OK;   /* logged: the thread goes on */
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	th->fault = f;
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	return TT_FAULT;
 }
 
@@ -231,7 +236,7 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 	struct bh_core *c = t->core[e->pusher];
 	bool notify = false;
 	pthread_mutex_lock(&t->lock);
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	bool abandoned = tt_abandoned(th);
 	if (!abandoned) {
 		th->faulted = true;
@@ -239,7 +244,7 @@ static bool tt_deliver_fault(struct bh_tt_thread *th, const struct tt_entry *e)
 		f.pc = e->pc;
 		notify = core_take_fault_locked(t, c, &f);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	pthread_mutex_unlock(&t->lock);
 	if (notify)
 		bh_chip_state_changed(t->chip);
@@ -254,10 +259,10 @@ void bh_core_async_fault(struct bh_tile *t, unsigned who, const struct bh_fault 
 	struct bh_core *c = t->core[who];
 	bool notify = false;
 	pthread_mutex_lock(&t->lock);
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	struct bh_fault f = *fault;   /* f.pc: the access that caused it (the core has moved on) */
 	notify = core_take_fault_locked(t, c, &f);
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	pthread_mutex_unlock(&t->lock);
 	if (notify)
 		bh_chip_state_changed(t->chip);
@@ -268,7 +273,7 @@ bool bh_tensix_take_fault(struct bh_core *c)
 	if (!(atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_TENSIX_FAULT))
 		return false;
 	struct bh_tensix *tx = c->tile->tensix;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	bool have = atomic_fetch_and_explicit(&c->events, ~BH_EV_TENSIX_FAULT, memory_order_acq_rel) &
 		    BH_EV_TENSIX_FAULT;
 	if (have) {
@@ -276,7 +281,7 @@ bool bh_tensix_take_fault(struct bh_core *c)
 		c->pc = c->fault.pc;
 		memset(&tx->pending[c->kind], 0, sizeof tx->pending[c->kind]);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return have;
 }
 
@@ -372,7 +377,7 @@ static void *tt_thread_main(void *arg)
 	struct bh_tensix *tx = th->tx;
 	if (th->waiter.actor)
 		bh_sched_enter(th->waiter.actor);   /* serial scheduling: only with the token */
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	for (;;) {
 		while (!tx->shutdown && (th->count == 0 || th->faulted || th->in_flight || th->deferred)) {
 			if (th->count == 0 && !th->in_flight)
@@ -383,7 +388,7 @@ static void *tt_thread_main(void *arg)
 			break;
 		struct tt_entry e = tt_take_locked(th);
 		bool refill = th->count <= BH_TT_FIFO_REFILL;
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		atomic_fetch_add_explicit(&th->by_executor, 1, memory_order_relaxed);
 		if (refill)
 			bh_waitq_wake(tx->tile, &th->push_waiters);   /* room for a batch of words */
@@ -391,7 +396,7 @@ static void *tt_thread_main(void *arg)
 
 		enum tt_result r = tt_mop_stage(th, &e);
 
-		pthread_mutex_lock(&tx->lock);
+		bh_lock(&tx->lock);
 		th->in_flight = false;
 		if (r != TT_FAULT) {
 			/* Retired under the lock the loop goes on with: tt_retire takes no lock (its
@@ -399,13 +404,13 @@ static void *tt_thread_main(void *arg)
 			tt_retire(th, &e);
 			continue;
 		}
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		/* A faulted word is never retired: the thread stays busy until T_i's reset drops it. */
 		if (!tt_deliver_fault(th, &e))
 			tt_retire(th, &e);
-		pthread_mutex_lock(&tx->lock);
+		bh_lock(&tx->lock);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	if (th->waiter.actor)
 		bh_sched_exit(th->waiter.actor);
 	return NULL;
@@ -476,14 +481,14 @@ static bool push_to_faulted(struct bh_access *a, struct bh_tt_thread *th, uint32
 	struct bh_tensix *tx = th->tx;
 	struct bh_core *c = a->tile->core[a->who];
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_TENSIX_FAULT) {
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		return bh_access_block(a, "Tensix thread %u push: stops with the fault of a word it pushed earlier", th->id);
 	}
 	char why[160];
 	snprintf(why, sizeof why, "the thread stopped at an earlier fault (%s of 0x%08x pushed by %s at pc 0x%08x) "
 		 "until its TRISC enters reset", bh_fault_kind_name(th->fault.kind), th->cur.word,
 		 bh_core_kind_name((enum bh_core_kind)th->cur.pusher), th->cur.pc);
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return push_fault(a, th->id, BH_FAULT_NOT_MODELLED, w, why);
 }
 
@@ -531,24 +536,24 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	if (brisc && bh_checks_on(&t->chip->checks, BH_CHECK_BRISC_PUSH) && !brisc_push_check(a, thread, w))
 		return false;
 	struct bh_tt_thread *th = &tx->th[thread];
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	if (th->count > BH_TT_FIFO_ACCEPT && th->deferred && !brisc) {
 		/* Full of words the pusher itself is to execute: it does so first. */
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		bh_tensix_drain(t->core[a->who]);
-		pthread_mutex_lock(&tx->lock);
+		bh_lock(&tx->lock);
 	}
 	if (th->faulted)
 		return push_to_faulted(a, th, w);   /* unlocks */
 	if (th->count > BH_TT_FIFO_ACCEPT) {
 		bh_waitq_add(&th->push_waiters, a->who);
 		unsigned n = th->count;
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		return bh_access_block(a, "Tensix thread %u push (%s): instruction FIFO full (%u queued)", thread,
 				       bh_core_kind_name((enum bh_core_kind)a->who), n);
 	}
 	if (!th->started && !tt_start_thread(a, th, w)) {
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		return false;
 	}
 	struct tt_entry e = { .word = w, .pc = t->core[a->who]->pc, .pusher = (uint8_t)a->who, .after_mop = brisc };
@@ -576,7 +581,7 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 			bh_park_wake(&th->waiter);
 		}
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return true;
 }
 
@@ -587,15 +592,15 @@ bool bh_tensix_drain(struct bh_core *c)
 	struct bh_tt_thread *th = &tx->th[c->kind - BH_TRISC0];
 	bool ran = false;
 	c->tt_deferred = false;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	while (th->count && th->deferred && !th->in_flight && !th->faulted && !tx->shutdown) {
 		struct tt_entry e = tt_take_locked(th);
 		th->on_trisc = true;
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		enum tt_result r = tt_mop_stage(th, &e);
 		bool gave_back = th->gave_back;
 		th->on_trisc = th->gave_back = false;
-		pthread_mutex_lock(&tx->lock);
+		bh_lock(&tx->lock);
 		th->in_flight = false;
 		if (gave_back && !tt_abandoned(th)) {
 			/* A word of it would wait: back to the head of the FIFO, for the executor, which
@@ -606,12 +611,12 @@ bool bh_tensix_drain(struct bh_core *c)
 			th->count++;
 			break;
 		}
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		ran = true;
 		atomic_fetch_add_explicit(&th->by_trisc, 1, memory_order_relaxed);
 		if (r != TT_FAULT || !tt_deliver_fault(th, &e))
 			tt_retire(th, &e);
-		pthread_mutex_lock(&tx->lock);
+		bh_lock(&tx->lock);
 	}
 	if (th->count && th->deferred && !th->in_flight && !tx->shutdown) {
 		/* What the TRISC could not execute: the executor takes the FIFO until it is empty. */
@@ -620,7 +625,7 @@ bool bh_tensix_drain(struct bh_core *c)
 		atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
 		bh_park_wake(&th->waiter);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	if (ran)
 		bh_waitq_wake(t, &th->push_waiters);   /* BRISC's pushes may wait for a slot */
 	return ran;
@@ -632,7 +637,7 @@ uint32_t bh_tensix_status_types(struct bh_tile *t, unsigned i, bool backend)
 	struct bh_tt_thread *th = &tx->th[i];
 	uint8_t pusher = (uint8_t)(BH_TRISC0 + i);
 	uint32_t v = 0;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	for (unsigned n = 0; n < th->count; n++) {
 		const struct tt_entry *e = &th->fifo[(th->head + n) % BH_TT_FIFO_SLOTS];
 		if (e->pusher == pusher)
@@ -647,7 +652,7 @@ uint32_t bh_tensix_status_types(struct bh_tile *t, unsigned i, bool backend)
 		if ((stage & TT_STAGE_GATE) || (backend && (stage & TT_STAGE_UNIT)))
 			v |= tt_status_type_bits((uint32_t)stage);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return v;
 }
 
@@ -655,13 +660,13 @@ uint32_t bh_tensix_instrn_buf_status(struct bh_tile *t)
 {
 	struct bh_tensix *tx = t->tensix;
 	uint32_t v = 0;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		/* The same test as the push's back-pressure in bh_tensix_push_write. */
 		v |= (uint32_t)(tx->th[i].count <= BH_TT_FIFO_ACCEPT) << i;
 		v |= (uint32_t)(tx->th[i].count == 0) << (4 + i);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return v;
 }
 
@@ -706,7 +711,7 @@ static bool mop_held(struct bh_tt_thread *th, char *other, size_t n)
 {
 	struct bh_tensix *tx = th->tx;
 	const struct tt_entry *e = NULL;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	if (th->in_flight && !th->cur.after_mop && is_mop(th->cur.word))
 		e = &th->cur;
 	for (unsigned k = 0; !e && k < th->count; k++) {
@@ -718,7 +723,7 @@ static bool mop_held(struct bh_tt_thread *th, char *other, size_t n)
 		snprintf(other, n, "MOP 0x%08x pushed by %s at pc 0x%08x, %s by Tensix thread %u's MOP expander", e->word,
 			 bh_core_kind_name((enum bh_core_kind)e->pusher), e->pc, e == &th->cur ? "being expanded" : "queued",
 			 th->id);
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return e != NULL;
 }
 
@@ -746,7 +751,7 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 	if (!entering)
 		return;
 	atomic_fetch_and_explicit(&t->core[k]->events, ~BH_EV_TENSIX_FAULT, memory_order_relaxed);
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	memset(&tx->pending[k], 0, sizeof tx->pending[k]);
 	unsigned dropped = 0, dropped_mops = 0, i = k - BH_TRISC0;
 	struct bh_tt_thread *th = k >= BH_TRISC0 ? &tx->th[i] : NULL;
@@ -768,7 +773,7 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 		atomic_fetch_add_explicit(&th->epoch, 1, memory_order_relaxed);
 		bh_park_wake(&th->waiter);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	if (!th)
 		return;
 	if (dropped_mops)
@@ -783,8 +788,8 @@ void bh_tensix_reset_edge(struct bh_tile *t, enum bh_core_kind k, bool entering)
 void bh_tensix_report(struct bh_tile *t, void (*put)(void *o, const char *line), void *o)
 {
 	struct bh_tensix *tx = t->tensix;
-	char line[512], dis[96], pdis[96];
-	pthread_mutex_lock(&tx->lock);
+	char line[512], dis[96], pdis[96], wait[sizeof tx->th[0].wait_what];
+	bh_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS; i++) {
 		struct bh_tt_thread *th = &tx->th[i];
 		if (!th->started)
@@ -795,10 +800,10 @@ void bh_tensix_report(struct bh_tile *t, void (*put)(void *o, const char *line),
 		tt_disasm(th->cur.word, pdis, sizeof pdis);
 		if (th->faulted)
 			snprintf(line + n, sizeof line - (size_t)n, "stopped by a fault: %s\n", th->fault.detail);
-		else if (park == BH_PARK_GATE)
+		else if (park == BH_PARK_GATE && (tt_wait_text(th, wait, sizeof wait), true))
 			snprintf(line + n, sizeof line - (size_t)n,
 				 "waits at the Wait Gate with %s: %s (from 0x%08x %s pushed by %s at pc 0x%08x; %u more queued)\n",
-				 dis, th->wait_what, th->cur.word, pdis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher),
+				 dis, wait, th->cur.word, pdis, bh_core_kind_name((enum bh_core_kind)th->cur.pusher),
 				 th->cur.pc, th->count);
 		else if (th->in_flight || th->count)
 			snprintf(line + n, sizeof line - (size_t)n, "running 0x%08x %s pushed by %s (%u more queued)\n",
@@ -807,5 +812,5 @@ void bh_tensix_report(struct bh_tile *t, void (*put)(void *o, const char *line),
 			continue;
 		put(o, line);
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 }

@@ -101,10 +101,24 @@ static inline uint32_t tt_bits(uint32_t w, unsigned hi, unsigned lo)
 {
 	return (w >> lo) & (uint32_t)((2ull << (hi - lo)) - 1);
 }
-const struct tt_opinfo *tt_opinfo(unsigned opcode);
+/* The opcode table (cores/tensix_decode.c): an instruction's entry, NULL for an opcode Blackhole
+ * lacks. Inline: every word looks itself up a few times on its way. */
+extern const struct tt_opinfo tt_ops[256];
+static inline const struct tt_opinfo *tt_opinfo(unsigned opcode)
+{
+	return opcode < 256 && tt_ops[opcode].name ? &tt_ops[opcode] : NULL;
+}
+/* tt_decode_check's verdict on a word it rejects: false, with why filled. */
+bool tt_decode_reject(uint32_t word, char *why, size_t n);
 /* Whether the word is a Blackhole instruction with no reserved bit set; else why not (returns
  * false with why filled). */
-bool tt_decode_check(uint32_t word, char *why, size_t n);
+static inline bool tt_decode_check(uint32_t word, char *why, size_t n)
+{
+	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(word));
+	if (oi && !(oi->fields_known && (word & 0xFFFFFFu & ~oi->field_mask)))
+		return true;
+	return tt_decode_reject(word, why, n);
+}
 /* Why an instruction with exec N is not executed, for its fault ("... is not modelled yet"). */
 void tt_not_modelled_why(const struct tt_opinfo *oi, char *why, size_t n);
 /* The instruction-type bits of tt_cfg_qstatus / tt_cfg_bstatus (Blackhole CSRs.md) that the
@@ -204,7 +218,7 @@ struct tt_dp {
 	 * 0xFFFF, cleared by ZEROACC), so that ZEROACC visits only the rows written since. */
 	_Atomic uint64_t dst_dirty[TT_DST_ROWS / 64];
 	/* One instruction at a time per unit, whichever thread issued it. */
-	pthread_mutex_t fpu_lock, unpack_lock, pack_lock;
+	struct bh_lock fpu_lock, unpack_lock, pack_lock;   /* fabric/lock.h */
 	/* Unpackers[u].SrcRow[thread]: each only by its thread's instructions. */
 	uint8_t unpacker_src_row[2][BH_TT_THREADS];
 	/* ADCs[thread].Unpackers[0..1] and .Packers (index 2), Channel[0..1], X Y Z W and their _Cr
@@ -234,6 +248,17 @@ enum tt_origin { TT_FROM_PUSH, TT_FROM_MOP, TT_FROM_REPLAY };
 
 struct bh_tensix;
 
+/* What a parked executor waits for: the values its last check saw, formatted only when a report,
+ * a deadlock verdict or the timeline trace asks (tt_wait_text), not at every park. */
+enum tt_wait_desc_kind { TT_WD_NONE, TT_WD_TEXT, TT_WD_SEM, TT_WD_STREAM, TT_WD_SRC };
+struct tt_wait_desc {
+	uint8_t kind;         /* enum tt_wait_desc_kind */
+	int blocker;          /* SEM: bh_sem_wait_blocker; SRC: the ownership condition (tensix_data.c) */
+	uint32_t cond;        /* SEM, STREAM: the latch's condition */
+	uint32_t stream, value, target;   /* STREAM */
+	const char *who;      /* SRC: the waiting instruction's name, NULL: STALLWAIT */
+};
+
 struct bh_tt_thread {
 	struct bh_tensix *tx;
 	unsigned id;
@@ -259,7 +284,8 @@ struct bh_tt_thread {
 	bool deferred;
 	struct tt_entry cur;      /* FIFO word being processed (for reports and faults) */
 	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
-	char wait_what[192];      /* what the parked executor waits for */
+	char wait_what[192];      /* what the parked executor waits for, when wait_desc.kind is TT_WD_TEXT */
+	struct tt_wait_desc wait_desc;   /* ... kept as what its last check saw (tt_wait_text) */
 	uint8_t wait_sems;        /* semaphores (bit k) whose change may release the parked executor (under tx->lock) */
 	uint8_t wait_sem_cond;    /* ... its SEMWAIT condition and what held it when it parked (bh_sem_wait_blocker: */
 	int wait_sem_blocker;     /* a change that leaves that as it is does not wake it), under tx->lock */
@@ -318,7 +344,7 @@ struct bh_tt_thread {
 
 struct bh_tensix {
 	struct bh_tile *tile;
-	pthread_mutex_t lock;
+	struct bh_lock lock;   /* fabric/lock.h: a few short sections per word */
 	bool shutdown;                        /* under lock */
 	struct tt_dp *dp;                     /* data plane (allocated at init) */
 	int8_t mutex_owner[BH_TT_MUTEXES];    /* -1 free, else thread; under lock */
@@ -378,17 +404,24 @@ enum tt_result tt_check(struct bh_tt_thread *th, enum bh_check id, uint32_t word
 void tt_publish_latch(struct bh_tt_thread *th);
 /* True when the executor must drop what it is doing (reset of T_i, shutdown). */
 bool tt_abandoned(struct bh_tt_thread *th);
-/* Park the executor until woken (tx->lock held); what = text for reports (unread, and may be
- * unset, when a TRISC runs the word: it gives the word back instead). */
+/* Park the executor until woken (tx->lock held); what = text for reports, or NULL when the
+ * caller's check filled th->wait_desc (unread, and may be unset, when a TRISC runs the word: it
+ * gives the word back instead). */
 void tt_wait_locked(struct bh_tt_thread *th, const char *what);
+/* What the parked executor waits for, as reports and the timeline trace say it ("" when not
+ * parked at a wait); tx->lock held. */
+void tt_wait_text(const struct bh_tt_thread *th, char *buf, size_t n);
 
 /* Data plane (cores/tensix_data.c). */
 bool tt_dp_init(struct bh_tensix *tx);
 void tt_dp_destroy(struct bh_tensix *tx);
 /* Execute a data-plane instruction (exec Y) of th. */
 enum tt_result tt_dp_execute(struct bh_tt_thread *th, const struct tt_opinfo *oi, uint32_t w);
-/* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? what: why (or NULL). */
-bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n);
+/* STALLWAIT C5-C8: does one of the selected Src ownership conditions still hold? describe: keep
+ * which in th->wait_desc. */
+bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, bool describe);
+/* The text of a TT_WD_SRC description (tt_wait_text). */
+void tt_dp_src_text(const struct tt_wait_desc *d, char *buf, size_t n);
 #define TT_DP_STALL_SRC_CONDS 0x1E0u
 /* th waits (on) or no longer waits (off) on SrcA/SrcB ownership conditions `mask` (tt_dp_wait_src's
  * bits; tx->lock held): ownership changes wake only such waiters, and only once none of their

@@ -40,9 +40,9 @@ bool tt_dp_init(struct bh_tensix *tx)
 	}
 	for (unsigned w = 0; w < TT_DST_ROWS / 64; w++)
 		atomic_init(&dp->dst_dirty[w], UINT64_MAX);   /* reset: zeros, defined */
-	pthread_mutex_init(&dp->fpu_lock, NULL);
-	pthread_mutex_init(&dp->unpack_lock, NULL);
-	pthread_mutex_init(&dp->pack_lock, NULL);
+	bh_lock_init(&dp->fpu_lock);
+	bh_lock_init(&dp->unpack_lock);
+	bh_lock_init(&dp->pack_lock);
 	bh_lock_init(&dp->adc_lock);
 	dp->pack.fresh = true;
 	if (!tt_sfpu_init(dp)) {
@@ -57,9 +57,6 @@ void tt_dp_destroy(struct bh_tensix *tx)
 {
 	if (!tx->dp)
 		return;
-	pthread_mutex_destroy(&tx->dp->fpu_lock);
-	pthread_mutex_destroy(&tx->dp->unpack_lock);
-	pthread_mutex_destroy(&tx->dp->pack_lock);
 	tt_sfpu_destroy(tx->dp);
 	bh_pages_free(tx->dp, sizeof *tx->dp);
 	tx->dp = NULL;
@@ -146,17 +143,26 @@ static int src_blocker(struct tt_dp *dp, unsigned mask)
 	return -1;
 }
 
-/* Whether a condition of mask holds; what: which one, for reports ("<who> until ..."), or NULL. */
-static bool src_holds(struct tt_dp *dp, unsigned mask, char *what, size_t n, const char *who)
+/* Whether a condition of mask holds; with describe, which one goes into th->wait_desc for
+ * reports ("<who> until ...", who: the instruction's name, NULL: "STALLWAIT C<5 + which>"). */
+static bool src_holds(struct bh_tt_thread *th, unsigned mask, bool describe, const char *who)
 {
-	int b = src_blocker(dp, mask);
+	int b = src_blocker(th->tx->dp, mask);
 	if (b < 0)
 		return false;
-	unsigned owner = (unsigned)b >> 3;
-	if (what)
-		snprintf(what, n, "%s until %s bank %u belongs to %s (it belongs to %s)", who, b & 1 ? "SrcB" : "SrcA",
-		 (unsigned)b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
+	if (describe)
+		th->wait_desc = (struct tt_wait_desc){ .kind = TT_WD_SRC, .blocker = b, .who = who };
 	return true;
+}
+
+void tt_dp_src_text(const struct tt_wait_desc *d, char *buf, size_t n)
+{
+	unsigned b = (unsigned)d->blocker, owner = b >> 3;
+	char who[16];
+	if (!d->who)
+		snprintf(who, sizeof who, "STALLWAIT C%u", 5 + (b & 3));
+	snprintf(buf, n, "%s until %s bank %u belongs to %s (it belongs to %s)", d->who ? d->who : who,
+		 b & 1 ? "SrcB" : "SrcA", b >> 2 & 1, client_name[owner ^ 1], client_name[owner]);
 }
 
 void tt_dp_src_waiter(struct bh_tt_thread *th, bool on, unsigned mask)
@@ -188,15 +194,9 @@ static void dp_wake_all(struct bh_tensix *tx)
 			bh_park_wake(&tx->th[i].waiter);
 }
 
-bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, char *what, size_t n)
+bool tt_dp_stall_holds(struct bh_tt_thread *th, uint32_t cond, bool describe)
 {
-	int b = src_blocker(th->tx->dp, cond >> 5 & 15);
-	if (b < 0)
-		return false;
-	char who[16] = "";
-	if (what)
-		snprintf(who, sizeof who, "STALLWAIT C%d", 5 + (b & 3));
-	return src_holds(th->tx->dp, 1u << (b & 3), what, n, who);
+	return src_holds(th, cond >> 5 & 15, describe, NULL);
 }
 
 /* Wait, parked, while any of the conditions in mask (bit k: src_blocker's which) holds. */
@@ -204,14 +204,13 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 {
 	struct bh_tensix *tx = th->tx;
 	const char *name = tt_opinfo(tt_opcode_of(w))->name;
-	char what[192];
 	enum tt_result r = TT_OK;
 	bool locked = false;
 	for (;;) {
-		if (!src_holds(tx->dp, mask, NULL, 0, name))   /* described only when the thread parks */
+		if (!src_holds(th, mask, false, name))   /* described only when the thread parks */
 			break;
 		if (!locked) {   /* re-check under the lock, which the owner changes take */
-			pthread_mutex_lock(&tx->lock);
+			bh_lock(&tx->lock);
 			locked = true;
 			continue;
 		}
@@ -221,12 +220,12 @@ enum tt_result tt_dp_wait_src(struct bh_tt_thread *th, uint32_t w, unsigned mask
 		}
 		th->cur_word = w;
 		tt_dp_src_waiter(th, true, mask);
-		if (src_holds(tx->dp, mask, th->on_trisc ? NULL : what, sizeof what, name))
-			tt_wait_locked(th, what);
+		if (src_holds(th, mask, !th->on_trisc, name))
+			tt_wait_locked(th, NULL);
 		tt_dp_src_waiter(th, false, mask);
 	}
 	if (locked)
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 	return r;
 }
 
@@ -237,7 +236,7 @@ static void matrix_release(struct bh_tt_thread *th, unsigned regs, bool clear_a,
 	struct tt_dp *dp = th->tx->dp;
 	if (!regs)
 		return;
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	for (unsigned r = 0; r < 2; r++) {
 		if (!(regs >> r & 1))
 			continue;
@@ -248,7 +247,7 @@ static void matrix_release(struct bh_tt_thread *th, unsigned regs, bool clear_a,
 		if (flip)
 			st8(bank, (uint8_t)(b ^ 1));
 	}
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	dp_wake_all(th->tx);
 }
 
@@ -267,12 +266,12 @@ static void matrix_flip(struct bh_tt_thread *th, unsigned regs)
 void tt_dp_unpacker_flip(struct bh_tt_thread *th, unsigned u, unsigned fmt)
 {
 	struct tt_dp *dp = th->tx->dp;
-	pthread_mutex_lock(&th->tx->lock);
+	bh_lock(&th->tx->lock);
 	unsigned b = ld8(&dp->unpacker_bank[u]);
 	atomic_store_explicit(u ? &dp->implied_srcb[b] : &dp->implied_srca[b], (uint8_t)fmt, memory_order_relaxed);
 	st8(u ? &dp->srcb_client[b] : &dp->srca_client[b], TT_SRC_MATRIX_UNIT);
 	st8(&dp->unpacker_bank[u], (uint8_t)(b ^ 1));
-	pthread_mutex_unlock(&th->tx->lock);
+	bh_unlock(&th->tx->lock);
 	dp->unpacker_src_row[u][th->id] = (uint8_t)((tt_dp_tcfg(th, u ? BH_DP_TCFG_SRCB_SET : BH_DP_TCFG_SRCA_SET) & 3) << 4);
 	dp_wake_all(th->tx);
 }
@@ -281,7 +280,7 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
 	if (tt_bits(w, 0, 0)) {   /* Reset */
-		pthread_mutex_lock(&th->tx->lock);
+		bh_lock(&th->tx->lock);
 		st8(&dp->matrix_srca_bank, 0);
 		st8(&dp->matrix_srcb_bank, 0);
 		for (unsigned b = 0; b < 2; b++) {
@@ -291,7 +290,7 @@ static enum tt_result dp_cleardvalid(struct bh_tt_thread *th, uint32_t w)
 			st8(&dp->implied_srca[b], 0);   /* Blackhole: both implied formats 0 (CLEARDVALID.md) */
 			st8(&dp->implied_srcb[b], 0);
 		}
-		pthread_mutex_unlock(&th->tx->lock);
+		bh_unlock(&th->tx->lock);
 		dp_wake_all(th->tx);
 		return TT_OK;
 	}
@@ -665,13 +664,6 @@ static inline __attribute__((always_inline)) mm_v4f mm_fid(tt_v4u b, bool rest, 
 	return rest ? (mm_v4f)b - (mm_v4f)(b & rest_mask) : (mm_v4f)(b & hi_mask);
 }
 
-/* Four Src cells with the fidelity phase's bits (SrcA: a, else SrcB). */
-static inline __attribute__((always_inline)) mm_v4f mm_src4(_Atomic uint32_t *c, bool a, unsigned phase)
-{
-	tt_v4u b = mm_src_bits(c, false);
-	return a ? mm_fid(b, phase & 1, 0xFFF80000u, 0xFFF83FFFu) : mm_fid(b, phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
-}
-
 /* Eight Dst elements of row from column col (a multiple of 8) as read_dst reads them (BF16
  * style), as two vectors: the Dst32 halves (or a Dst16 element and zero) interleaved sixteen bits
  * at a time are the FP32 words. */
@@ -851,44 +843,95 @@ static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp
 		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
-/* MVMUL's rows for the BF16/TF32 styles (see mm_v4f): each row's sixteen sums in registers, two
- * rows at a time. rows and step as in fpu_mvmul. */
-static void mvmul_float4(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
-			 unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
+/* Eight lanes (two SSE2 vectors, one AVX2 vector): MVMUL's operand rows of 16 as two halves. */
+typedef float mm_v8f __attribute__((vector_size(32)));
+typedef uint32_t mm_v8u __attribute__((vector_size(32)));
+typedef uint64_t mm_v4q __attribute__((vector_size(32)));
+
+/* Eight Src cells (c[0..7], c at a multiple of eight columns) with the fidelity phase's bits of
+ * SrcA (a) or SrcB (SrcAFidelityBits / SrcBFidelityBits: fid_a / fid_b) on eight lanes. */
+static inline __attribute__((always_inline)) void mm_src8(_Atomic uint32_t *c, bool a, unsigned phase, mm_v8f *out)
 {
-	mm_v4f ma[16][4];
+	mm_v8u b = (mm_v8u)(mm_v4q){ tt_ld64(c), tt_ld64(c + 2), tt_ld64(c + 4), tt_ld64(c + 6) } << 13;
+	b &= (mm_v8u)((b & 0x7F800000u) != 0) | 0x80000000u;   /* mm_flush */
+	uint32_t hi_mask = a ? 0xFFF80000u : 0xFFFE0000u, rest_mask = a ? 0xFFF83FFFu : 0xFFFE1FFFu;
+	*out = (a ? phase & 1 : phase & 2) ? (mm_v8f)b - (mm_v8f)(b & rest_mask) : (mm_v8f)(b & hi_mask);
+}
+
+static inline __attribute__((always_inline)) mm_v4f mm_half(const mm_v8f *x, unsigned h)
+{
+	return h ? __builtin_shufflevector(*x, *x, 4, 5, 6, 7) : __builtin_shufflevector(*x, *x, 0, 1, 2, 3);
+}
+
+/* MVMUL's rows for the BF16/TF32 styles: each row's sixteen sums in two eight-lane vectors, two
+ * rows at a time, each lane's operations those of the scalar path in its order (see mm_v4f).
+ * rows and step as in fpu_mvmul. Inlined into an AVX2 and a baseline version (mvmul_float). */
+static inline __attribute__((always_inline)) void mvmul_float8(struct tt_dp *dp, unsigned ab, unsigned bb,
+							       unsigned arow, unsigned brow, unsigned drow, unsigned rows,
+							       unsigned istep, bool bstep, bool dst32, unsigned phase)
+{
+	mm_v8f ma[16][2];
 	float mb[8][16];
 	for (unsigned k = 0; k < 16; k++)
-		for (unsigned q = 0; q < 4; q++)
-			ma[k][q] = mm_src4(&dp->srca[ab][(arow + k) & 0x3F][4 * q], true, phase);
+		for (unsigned h = 0; h < 2; h++)
+			mm_src8(&dp->srca[ab][(arow + k) & 0x3F][8 * h], true, phase, &ma[k][h]);
 	for (unsigned i = 0; i < rows; i += istep)
-		for (unsigned q = 0; q < 4; q++) {
-			mm_v4f v = mm_src4(&dp->srcb[bb][(brow + i * bstep) & 0x3F][4 * q], false, phase);
-			memcpy(&mb[i][4 * q], &v, sizeof v);
+		for (unsigned h = 0; h < 2; h++) {
+			mm_v8f v;
+			mm_src8(&dp->srcb[bb][(brow + i * bstep) & 0x3F][8 * h], false, phase, &v);
+			memcpy(&mb[i][8 * h], &v, sizeof v);
 		}
-	/* Two rows at a time, eight sums in registers (rows / istep is 8 or 4). */
+	/* Two rows at a time, four vectors of sums in registers (rows / istep is 8 or 4). */
 	for (unsigned i = 0; i < rows; i += 2 * istep) {
 		unsigned i2 = i + istep < rows ? i + istep : i;
-		mm_v4f x[2][4] = { { { 0 } } };
+		mm_v8f x[2][2] = { { { 0 } } };
 		for (unsigned k = 0; k < 16; k++) {
-#pragma GCC unroll 4
-			for (unsigned q = 0; q < 4; q++) {
-				x[0][q] += mb[i][k] * ma[k][q];   /* the scalar in every lane */
-				x[1][q] += mb[i2][k] * ma[k][q];
+			for (unsigned h = 0; h < 2; h++) {
+				x[0][h] += mb[i][k] * ma[k][h];   /* the scalar in every lane */
+				x[1][h] += mb[i2][k] * ma[k][h];
 			}
 		}
-		for (unsigned h = 0; h < (i2 != i ? 2u : 1u); h++) {
-			unsigned row = drow + (h ? i2 : i);
-			for (unsigned q = 0; q < 4; q += 2) {
+		for (unsigned r = 0; r < (i2 != i ? 2u : 1u); r++) {
+			unsigned row = drow + (r ? i2 : i);
+			for (unsigned h = 0; h < 2; h++) {
 				mm_v4f d[2];
-				mm_dst_read8(dp, row, 4 * q, dst32, d);
-				d[0] = x[h][q] + d[0];
-				d[1] = x[h][q + 1] + d[1];
-				mm_dst_write8(dp, row, 4 * q, dst32, d);
+				mm_dst_read8(dp, row, 8 * h, dst32, d);
+				d[0] = mm_half(&x[r][h], 0) + d[0];
+				d[1] = mm_half(&x[r][h], 1) + d[1];
+				mm_dst_write8(dp, row, 8 * h, dst32, d);
 			}
 			mm_dst_define_row(dp, row, dst32);
 		}
 	}
+}
+
+__attribute__((target("avx2"))) static void mvmul_float_avx2(struct tt_dp *dp, unsigned ab, unsigned bb,
+							    unsigned arow, unsigned brow, unsigned drow,
+							    unsigned rows, unsigned istep, bool bstep, bool dst32,
+							    unsigned phase)
+{
+	mvmul_float8(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
+}
+
+static void mvmul_float_base(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
+			     unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
+{
+	mvmul_float8(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
+}
+
+/* Which path fpu_mvmul takes for the BF16/TF32 styles (TT_MVMUL_AUTO: AVX2 when the host has it). */
+_Atomic int tt_mvmul_path = TT_MVMUL_AUTO;
+
+static void mvmul_float(struct tt_dp *dp, unsigned ab, unsigned bb, unsigned arow, unsigned brow, unsigned drow,
+			unsigned rows, unsigned istep, bool bstep, bool dst32, unsigned phase)
+{
+	int path = atomic_load_explicit(&tt_mvmul_path, memory_order_relaxed);
+	if (path == TT_MVMUL_AUTO)
+		path = __builtin_cpu_supports("avx2") ? TT_MVMUL_AVX2 : TT_MVMUL_BASE;
+	if (path == TT_MVMUL_AVX2)
+		mvmul_float_avx2(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
+	else
+		mvmul_float_base(dp, ab, bb, arow, brow, drow, rows, istep, bstep, dst32, phase);
 }
 
 /* MVMUL (MVMUL.md): Dst[8x16] += SrcB[8x16] @ SrcA[16x16] for one fidelity phase. GAPOOL
@@ -911,8 +954,9 @@ static enum tt_result fpu_mvmul(struct bh_tt_thread *th, uint32_t w)
 	unsigned arow = th->rwc.srca & 0x38, brow = th->rwc.srcb & (bcast_row ? 0x3F : 0x38);
 	unsigned drow = dst_base_row(th, w) & (0x400 - rows), phase = fidelity_phase(th);
 	unsigned ab = ld8(&dp->matrix_srca_bank), bb = ld8(&dp->matrix_srcb_bank);
-	if (s == STYLE_BF16 || s == STYLE_TF32) {
-		mvmul_float4(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, phase);
+	bool vec = atomic_load_explicit(&tt_mvmul_path, memory_order_relaxed) != TT_MVMUL_SCALAR;
+	if (vec && (s == STYLE_BF16 || s == STYLE_TF32)) {
+		mvmul_float(dp, ab, bb, arow, brow, drow, rows, bcast_row ? 2 : 1, !bcast_row, dst32, phase);
 		matrix_flip(th, tt_bits(w, 23, 22));
 		return apply_addr_mod(th, w, gapool ? tt_bits(w, 17, 15) : tt_bits(w, 16, 14));
 	}
@@ -1276,7 +1320,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 		if (r != TT_OK)
 			return r;
 	}
-	pthread_mutex_lock(&dp->fpu_lock);
+	bh_lock(&dp->fpu_lock);
 	enum tt_result r;
 	switch (op) {
 	case TT_OP_ELWADD: case TT_OP_ELWSUB: case TT_OP_ELWMUL: r = fpu_elw(th, w); break;
@@ -1295,7 +1339,7 @@ static enum tt_result fpu_execute(struct bh_tt_thread *th, uint32_t w)
 	case TT_OP_INCRWC: r = dp_incrwc(th, w); break;
 	default: r = dp_cleardvalid(th, w); break;
 	}
-	pthread_mutex_unlock(&dp->fpu_lock);
+	bh_unlock(&dp->fpu_lock);
 	return r;
 }
 

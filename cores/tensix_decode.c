@@ -17,16 +17,11 @@ TT_INSNS(TT_X_FIELDS, TT_X_F)
 	[op] = { #name, TT_U_##unit, TT_P_##plane, TT_E_##ex, TT_LAYOUT_##layout, 0 fields, tt_fields_##name },
 #define TT_LAYOUT_FIELDS true
 #define TT_LAYOUT_UNKNOWN false
-static const struct tt_opinfo tt_ops[256] = { TT_INSNS(TT_X_INFO, TT_X_MASK) };
+const struct tt_opinfo tt_ops[256] = { TT_INSNS(TT_X_INFO, TT_X_MASK) };
 #undef TT_X_INFO
 #undef TT_X_MASK
 
-const struct tt_opinfo *tt_opinfo(unsigned opcode)
-{
-	return opcode < 256 && tt_ops[opcode].name ? &tt_ops[opcode] : NULL;
-}
-
-bool tt_decode_check(uint32_t w, char *why, size_t n)
+bool tt_decode_reject(uint32_t w, char *why, size_t n)
 {
 	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
 	if (!oi) {

@@ -195,6 +195,12 @@ static inline __attribute__((always_inline)) tt_v4u tt_v4_round_bf16(tt_v4u b)
 	       (normal & ((b & 0x80000000u) | (((b & 0x7FFFFFFFu) + 0x8000u) & 0xFFFF0000u)));
 }
 
+/* MVMUL's path for the BF16/TF32 styles: host vectors (AVX2 when the host has it, or the
+ * baseline ISA's), or per element as the other styles (the reference the vector paths must equal;
+ * tests choose). */
+enum { TT_MVMUL_AUTO, TT_MVMUL_AVX2, TT_MVMUL_BASE, TT_MVMUL_SCALAR };
+extern _Atomic int tt_mvmul_path;
+
 /* Whether ZEROACC left the element Undefined (no write since). */
 bool tt_dst_undefined(struct tt_dp *dp, unsigned row, unsigned col, bool dst32);
 

@@ -43,34 +43,38 @@ static bool gate_blocks(uint32_t block, enum tt_unit u)
 }
 
 /* SEMWAIT: semaphores are read seq_cst (pairs with the CAS of the writer, sync/tensix_sem.c). */
-static bool sem_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+static bool sem_wait_holds(struct bh_tt_thread *th, bool describe)
 {
 	const struct tt_latch *l = &th->latch;
 	uint64_t st = atomic_load_explicit(&th->tx->tile->sem.state, memory_order_seq_cst);
 	int b = bh_sem_wait_blocker(st, l->sem_mask, l->cond);
-	th->sem_blocker = b;   /* what the description below says, for tt_gate_wake */
+	th->sem_blocker = b;   /* what the description says, for tt_gate_wake */
 	if (b < 0)
 		return false;
-	unsigned k = (unsigned)b & 7, v = (unsigned)b >> 4 & 15, m = (unsigned)b >> 8 & 15;
-	if (!what)
-		return true;
-	if ((l->cond & 1) && v == 0)
+	if (describe)
+		th->wait_desc = (struct tt_wait_desc){ .kind = TT_WD_SEM, .blocker = b, .cond = l->cond };
+	return true;
+}
+
+static void sem_wait_text(const struct tt_wait_desc *d, char *what, size_t n)
+{
+	unsigned k = (unsigned)d->blocker & 7, v = (unsigned)d->blocker >> 4 & 15, m = (unsigned)d->blocker >> 8 & 15;
+	if ((d->cond & 1) && v == 0)
 		snprintf(what, n, "SEMWAIT until semaphore %u is non-zero (value 0, max %u)", k, m);
 	else
 		snprintf(what, n, "SEMWAIT until semaphore %u is below its max (value %u, max %u)", k, v, m);
-	return true;
 }
 
 /* STALLWAIT (STALLWAIT.md): units finish each instruction before the next one reaches the gate,
  * so C0-C4 and C9-C12 are met whenever the gate looks; C5-C8 compare SrcA/SrcB ownership. */
-static bool stall_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+static bool stall_wait_holds(struct bh_tt_thread *th, bool describe)
 {
-	return tt_dp_stall_holds(th, th->latch.cond, what, n);
+	return tt_dp_stall_holds(th, th->latch.cond, describe);
 }
 
 /* STREAMWAIT (STREAMWAIT.md): keep waiting while the selected register of the stream named by
  * ThreadConfig STREAM_ID_SYNC_SEC[StreamSelect] is below TargetValue. */
-static bool stream_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
+static bool stream_wait_holds(struct bh_tt_thread *th, bool describe)
 {
 	const struct tt_latch *l = &th->latch;
 	unsigned s = atomic_load_explicit(&th->thread_cfg[TT_TCFG_STREAM_ID_SYNC + l->stream_select],
@@ -78,20 +82,38 @@ static bool stream_wait_holds(struct bh_tt_thread *th, char *what, size_t n)
 	uint32_t v = l->cond ? bh_stream_num_msgs_received(th->tx->tile, s) : bh_stream_curr_phase(th->tx->tile, s);
 	if (v >= l->target)
 		return false;
-	if (what)
-		snprintf(what, n, "STREAMWAIT until stream %u %s (%u) reaches %u", s,
-		 l->cond ? "NUM_MSGS_RECEIVED (reg 259; bhemu models no overlay messages, so it stays 0)"
-			 : "CURR_PHASE (reg 29)", v, l->target);
+	if (describe)
+		th->wait_desc = (struct tt_wait_desc){ .kind = TT_WD_STREAM, .cond = l->cond, .stream = s, .value = v,
+						       .target = l->target };
 	return true;
 }
 
-/* Does the latched wait still hold? what: why, for reports (NULL: not described). */
-static bool latch_holds(struct bh_tt_thread *th, char *what, size_t n)
+static void stream_wait_text(const struct tt_wait_desc *d, char *what, size_t n)
+{
+	snprintf(what, n, "STREAMWAIT until stream %u %s (%u) reaches %u", d->stream,
+		 d->cond ? "NUM_MSGS_RECEIVED (reg 259; bhemu models no overlay messages, so it stays 0)"
+			 : "CURR_PHASE (reg 29)", d->value, d->target);
+}
+
+/* Does the latched wait still hold? describe: keep why in th->wait_desc, for reports. */
+static bool latch_holds(struct bh_tt_thread *th, bool describe)
 {
 	switch (th->latch.kind) {
-	case TT_WAIT_SEM: return sem_wait_holds(th, what, n);
-	case TT_WAIT_STREAM: return stream_wait_holds(th, what, n);
-	default: return stall_wait_holds(th, what, n);
+	case TT_WAIT_SEM: return sem_wait_holds(th, describe);
+	case TT_WAIT_STREAM: return stream_wait_holds(th, describe);
+	default: return stall_wait_holds(th, describe);
+	}
+}
+
+void tt_wait_text(const struct bh_tt_thread *th, char *buf, size_t n)
+{
+	const struct tt_wait_desc *d = &th->wait_desc;
+	switch (d->kind) {
+	case TT_WD_TEXT: snprintf(buf, n, "%s", th->wait_what); break;
+	case TT_WD_SEM: sem_wait_text(d, buf, n); break;
+	case TT_WD_STREAM: stream_wait_text(d, buf, n); break;
+	case TT_WD_SRC: tt_dp_src_text(d, buf, n); break;
+	default: snprintf(buf, n, "%s", ""); break;
 	}
 }
 
@@ -141,7 +163,6 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 {
 	const struct tt_opinfo *oi = tt_opinfo(tt_opcode_of(w));
 	struct bh_tensix *tx = th->tx;
-	char what[192];
 	atomic_fetch_add_explicit(&th->waiter.progress, 1, memory_order_relaxed);
 	if (tt_abandoned(th))   /* T_i entered reset (or shutdown) during an expansion */
 		return TT_ABORT;
@@ -153,21 +174,21 @@ static enum tt_result tt_gate(struct bh_tt_thread *th, uint32_t w)
 	}
 	tt_stage(th, TT_STAGE_GATE, w);
 	while (th->latch.active && gate_blocks(th->latch.block, oi->unit)) {
-		if (!latch_holds(th, NULL, 0)) {   /* described only when the thread parks */
+		if (!latch_holds(th, false)) {   /* described only when the thread parks */
 			th->latch.active = false;
 			tt_publish_latch(th);
 			break;
 		}
-		pthread_mutex_lock(&tx->lock);
+		bh_lock(&tx->lock);
 		latch_watch(th, 1);
 		bool abandoned = tt_abandoned(th);
-		if (!abandoned && latch_holds(th, th->on_trisc ? NULL : what, sizeof what)) {   /* re-check after registering */
+		if (!abandoned && latch_holds(th, !th->on_trisc)) {   /* re-check after registering */
 			th->cur_word = w;
-			tt_wait_locked(th, what);
+			tt_wait_locked(th, NULL);
 			abandoned = tt_abandoned(th);
 		}
 		latch_watch(th, -1);
-		pthread_mutex_unlock(&tx->lock);
+		bh_unlock(&tx->lock);
 		if (abandoned) {
 			tt_stage(th, 0, 0);
 			return TT_ABORT;
@@ -303,7 +324,7 @@ static enum tt_result tt_mutex(struct bh_tt_thread *th, uint32_t w, bool get)
 	if (m == 1 || m >= BH_TT_MUTEXES)
 		return tt_fault(th, BH_FAULT_BAD_VALUE, w,
 				"mutex %u does not exist (0, 2, 3, 4); silicon would make the thread wait forever", m);
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	enum tt_result r = TT_OK;
 	if (!get) {
 		if (tx->mutex_owner[m] == (int8_t)id)   /* releases only if own */
@@ -326,7 +347,7 @@ static enum tt_result tt_mutex(struct bh_tt_thread *th, uint32_t w, bool get)
 		else if (tx->mutex_owner[m] == (int8_t)id)
 			mutex_release(tx, m, id);    /* handed over while being abandoned */
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return r;
 }
 
@@ -418,10 +439,10 @@ static enum tt_result tt_reg_access(struct bh_tt_thread *th, uint32_t w, bool st
 	if (acc != BH_ACC_OK) {
 		enum tt_result res = tt_fault(th, f.kind, w, "%s GPR %u %s 0x%08x (%s): %s", name, r, store ? "->" : "<-",
 					      addr, f.region, f.detail);
-		pthread_mutex_lock(&th->tx->lock);
+		bh_lock(&th->tx->lock);
 		th->fault.check = f.check;   /* a check's finding stays one, with its other party */
 		memcpy(th->fault.other, f.other, sizeof f.other);
-		pthread_mutex_unlock(&th->tx->lock);
+		bh_unlock(&th->tx->lock);
 		return res;
 	}
 	if (!store)
@@ -756,7 +777,7 @@ static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *oth
 {
 	struct bh_tensix *tx = th->tx;
 	int found = -1;
-	pthread_mutex_lock(&tx->lock);
+	bh_lock(&tx->lock);
 	for (unsigned i = 0; i < BH_TT_THREADS && found < 0; i++) {
 		const struct bh_tt_thread *o = &tx->th[i];
 		unsigned held = o->wait_sems & mask;
@@ -765,8 +786,13 @@ static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *oth
 			continue;
 		if (held) {
 			found = __builtin_ctz(held);
-			snprintf(other, n, "Tensix thread %u held at its Wait Gate by %s (the held word pushed by %s at pc "
-				 "0x%08x)", i, o->wait_what, bh_core_kind_name((enum bh_core_kind)o->cur.pusher), o->cur.pc);
+			size_t len = (size_t)snprintf(other, n, "Tensix thread %u held at its Wait Gate by ", i);
+			if (len < n) {
+				tt_wait_text(o, other + len, n - len);
+				len += strlen(other + len);
+				snprintf(other + len, n - len, " (the held word pushed by %s at pc 0x%08x)",
+					 bh_core_kind_name((enum bh_core_kind)o->cur.pusher), o->cur.pc);
+			}
 		} else {
 			char dis[64];
 			found = __builtin_ctz(latched);
@@ -775,7 +801,7 @@ static int sem_waited_by_other(struct bh_tt_thread *th, unsigned mask, char *oth
 				 dis);
 		}
 	}
-	pthread_mutex_unlock(&tx->lock);
+	bh_unlock(&tx->lock);
 	return found;
 }
 

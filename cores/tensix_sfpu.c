@@ -327,17 +327,18 @@ static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
 #endif
 }
 
+/* The lanes from l of a host vector's width: a ^ na, b, c ^ nc (in A, na, B, C, nc, l). */
+#define MAD_OPERANDS(a, b, c) \
+	(memcpy(&(a), A + l, sizeof(a)), memcpy(&(b), B + l, sizeof(b)), memcpy(&(c), C + l, sizeof(c)), (a) ^= na, \
+	 (c) ^= nc)
+
 /* Four lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
  * host path declines. */
 static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *A, uint32_t na, const uint32_t *B,
 								 const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
 {
 	mad_v4u a, b, c;
-	memcpy(&a, A + l, sizeof a);
-	memcpy(&b, B + l, sizeof b);
-	memcpy(&c, C + l, sizeof c);
-	a ^= na;
-	c ^= nc;
+	MAD_OPERANDS(a, b, c);
 	mad_v4u ec = c >> 23 & 0xFF, cz = (mad_v4u)(ec == 0);
 	c &= ~cz | 0x80000000u;   /* a zero or denormal addend: zero of its sign */
 	mad_v4d pd = __builtin_convertvector((mad_v4f)a, mad_v4d) * __builtin_convertvector((mad_v4f)b, mad_v4d);
@@ -360,6 +361,112 @@ static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *
 	return (~mad_bits(ok) & 0xFu) << l;
 }
 
+typedef int32_t mad_v8i __attribute__((vector_size(32)));
+typedef uint64_t mad_v4q __attribute__((vector_size(32)));
+typedef float mad_v8f __attribute__((vector_size(32)));
+
+/* Per lane: m ? x : y (m all ones or zero); v >> s for shift counts 0-255, 0 from 32 on (no host
+ * shift by the lane width or more). */
+#define MAD_SEL(m, x, y) (((m) & (x)) | (~(m) & (y)))
+#define MAD_SHR(v, s) (((v) >> ((s) & 31)) & (mad_v8u)((s) < 32))
+
+/* sfpu_mad's inline path (finite operands; a zero product or a product exponent of 0-254) on
+ * eight lanes from l, the same integer steps lane by lane (mad_product, mad_align, mad_sum);
+ * results in r, and a bit (l + k) for each lane k that needs sfpu_mad_special. */
+static inline __attribute__((always_inline)) uint32_t mad_model8(const uint32_t *A, uint32_t na, const uint32_t *B,
+								  const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
+{
+	mad_v8u a, b, c;
+	MAD_OPERANDS(a, b, c);
+	const mad_v8u sgn = (mad_v8u){ 0 } + 0x80000000u, m23 = (mad_v8u){ 0 } + 0x7FFFFFu, one = (mad_v8u){ 0 } + 1;
+	mad_v8u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, ec = c >> 23 & 0xFF;
+	mad_v8i p_exp = (mad_v8i)(ea + eb) - 127;
+	mad_v8u zero_p = (mad_v8u)(ea == 0) | (mad_v8u)(eb == 0);
+	mad_v8u special = (mad_v8u)(ea == 255) | (mad_v8u)(eb == 255) | (mad_v8u)(ec == 255) |
+			  (~zero_p & ((mad_v8u)(p_exp < 0) | (mad_v8u)(p_exp > 254)));
+	mad_v8u p_sign = (a ^ b) & sgn, z_sign = c & sgn;
+	/* mad_product: the 48-bit products of the even and the odd lanes, 26 fraction bits kept with
+	 * a sticky bit of the 20 below (below 2^28: each fits its 32-bit lane). */
+	mad_v8u sa = (a & m23) | 0x800000u, sb = (b & m23) | 0x800000u;
+	mad_v4q lo32 = (mad_v4q){ 0 } + 0xFFFFFFFFu;
+	mad_v4q fe = ((mad_v4q)sa & lo32) * ((mad_v4q)sb & lo32), fo = ((mad_v4q)sa >> 32) * ((mad_v4q)sb >> 32);
+	mad_v4q pe = fe >> 20 | (mad_v4q)((fe & 0xFFFFFu) != 0) >> 63;
+	mad_v4q po = fo >> 20 | (mad_v4q)((fo & 0xFFFFFu) != 0) >> 63;
+	mad_v8u p = (mad_v8u)(pe | po << 32);
+	mad_v8u zs = ((c & m23) | 0x800000u) << 3 & ~(mad_v8u)(ec == 0);
+	/* mad_sum: align the smaller (mad_align: the lost bits into bit 0 when something is left). */
+	mad_v8i d = p_exp - (mad_v8i)ec;
+	mad_v8u ge = (mad_v8u)(d >= 0), dz = (mad_v8u)d, dp = (mad_v8u)(0 - d);
+	dz &= ge, dp &= ~ge;   /* below 512 */
+	mad_v8u zr = MAD_SHR(zs, dz), pr = MAD_SHR(p, dp);
+	zr |= (mad_v8u)(zr != 0) & (mad_v8u)((zr << (dz & 31)) != zs) & (mad_v8u)(dz < 32) & one;
+	pr |= (mad_v8u)(pr != 0) & (mad_v8u)((pr << (dp & 31)) != p) & (mad_v8u)(dp < 32) & one;
+	mad_v8i e = (mad_v8i)((ge & (mad_v8u)p_exp) | (~ge & ec));
+	mad_v8i sum = (mad_v8i)pr + (mad_v8i)MAD_SEL((mad_v8u)(p_sign == z_sign), zr, 0 - zr);
+	mad_v8u neg = (mad_v8u)(sum < 0);
+	mad_v8u sign = (neg & z_sign) | (~neg & p_sign);
+	mad_v8u rr = MAD_SEL(neg, (mad_v8u)-sum, (mad_v8u)sum);
+	mad_v8u rzero = (mad_v8u)(rr == 0);
+	/* The leading one's position: rr below 2^29, exact in single once bits below the top 21 of a
+	 * value from 2^24 up are cleared. */
+	mad_v8u rx = rr & ~((mad_v8u)(rr >= 0x1000000u) & 0xFFu);
+	mad_v8u msb = ((mad_v8u)__builtin_convertvector((mad_v8i)rx, mad_v8f) >> 23) - 127;
+	mad_v8i n = (mad_v8i)msb - 26;
+	e += n;
+	mad_v8u ovf = (mad_v8u)(e >= 255), unf = (mad_v8u)(e <= 0);
+	n += (mad_v8i)(unf & one);
+	e = (mad_v8i)((mad_v8u)e & ~unf);
+	mad_v8u npos = (mad_v8u)(n > 0), sh = MAD_SEL(npos, (mad_v8u)n, (mad_v8u)-n) & 31;
+	mad_v8u rs = (rr >> sh) | ((mad_v8u)((rr & ((mad_v8u)n | 1)) != 0) & one);
+	rr = MAD_SEL(npos, rs, rr << sh);
+	mad_v8u out = ((mad_v8u)e << 23) + (rr >> 3 & m23);
+	out += (mad_v8u)(((rr & 7) + (out & 1)) > 4) & one;
+	out &= (mad_v8u)((out >> 23) != 0);
+	mad_v8u res = MAD_SEL(rzero, z_sign & p_sign, MAD_SEL(ovf, sign | 0x7F800000u, sign | out));
+	/* A zero product leaves the addend (a zero one with the signs' AND). */
+	mad_v8u addend = MAD_SEL((mad_v8u)(ec != 0), c, c & (a ^ b) & sgn);
+	res = MAD_SEL(zero_p, addend, res);
+	memcpy(r + l, &res, sizeof res);
+	return (mad_bits(__builtin_shufflevector(special, special, 0, 1, 2, 3)) |
+		mad_bits(__builtin_shufflevector(special, special, 4, 5, 6, 7)) << 4) << l;
+}
+
+/* The lanes of slow (bit = lane) by the model, eight at a time on AVX2; specials lane by lane. */
+__attribute__((target("avx2"))) static void mad_model_lanes_avx2(const uint32_t *A, uint32_t na, const uint32_t *B,
+								  const uint32_t *C, uint32_t nc, uint32_t *r, uint32_t slow)
+{
+	uint32_t v[TT_SFPU_LANES];
+	for (unsigned l = 0; l < TT_SFPU_LANES; l += 8) {
+		uint32_t lanes = slow & 0xFFu << l;
+		if (!lanes)
+			continue;
+		uint32_t special = mad_model8(A, na, B, C, nc, v, l);
+		for (; lanes; lanes &= lanes - 1) {
+			unsigned k = (unsigned)__builtin_ctz(lanes);
+			r[k] = special >> k & 1 ? sfpu_mad_special(A[k] ^ na, B[k], C[k] ^ nc) : v[k];
+		}
+	}
+}
+
+/* Which path the lanes the host path declines take (TT_MAD_AUTO: AVX2 when the host has it). */
+_Atomic int tt_mad_path = TT_MAD_AUTO;
+
+static void mad_model_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
+			    uint32_t *r, uint32_t slow)
+{
+	int path = atomic_load_explicit(&tt_mad_path, memory_order_relaxed);
+	if (path == TT_MAD_AUTO)
+		path = __builtin_cpu_supports("avx2") ? TT_MAD_AVX2 : TT_MAD_SCALAR;
+	if (path == TT_MAD_AVX2) {
+		mad_model_lanes_avx2(A, na, B, C, nc, r, slow);
+		return;
+	}
+	for (; slow; slow &= slow - 1) {
+		unsigned l = (unsigned)__builtin_ctz(slow);
+		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+	}
+}
+
 void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
 		       uint32_t r[TT_SFPU_LANES])
 {
@@ -368,16 +475,13 @@ void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const 
 	 * without the host path's trial. */
 	uint32_t slow = mad_host4(A, na, B, C, nc, r, 0);
 	if (slow == 0xF) {
-		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
+		mad_model_lanes(A, na, B, C, nc, r, ALL_LANES);
 		return;
 	}
 	for (unsigned l = 4; l < TT_SFPU_LANES; l += 4)
 		slow |= mad_host4(A, na, B, C, nc, r, l);
-	for (; slow; slow &= slow - 1) {
-		unsigned l = (unsigned)__builtin_ctz(slow);
-		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
-	}
+	if (slow)
+		mad_model_lanes(A, na, B, C, nc, r, slow);
 }
 
 static int32_t sext12(uint32_t v)

@@ -625,9 +625,9 @@ static enum tt_result unpacr_nop(struct bh_tt_thread *th, uint32_t w)
 enum tt_result tt_dp_unpack(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
-	pthread_mutex_lock(&dp->unpack_lock);
+	bh_lock(&dp->unpack_lock);
 	enum tt_result r = tt_opcode_of(w) == TT_OP_UNPACR ? unpacr(th, w) : unpacr_nop(th, w);
-	pthread_mutex_unlock(&dp->unpack_lock);
+	bh_unlock(&dp->unpack_lock);
 	return r;
 }
 
@@ -1239,9 +1239,9 @@ static enum tt_result pacr(struct bh_tt_thread *th, uint32_t w)
 enum tt_result tt_dp_pack(struct bh_tt_thread *th, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
-	pthread_mutex_lock(&dp->pack_lock);
+	bh_lock(&dp->pack_lock);
 	enum tt_result r = pacr(th, w);
-	pthread_mutex_unlock(&dp->pack_lock);
+	bh_unlock(&dp->pack_lock);
 	return r;
 }
 

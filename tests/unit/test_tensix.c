@@ -1100,10 +1100,10 @@ Test(tensix_stress, three_threads_hand_a_semaphore_token_around)
 static bool thread_faulted_core_state(struct bh_tile *t, unsigned i, enum bh_core_kind k, enum bh_core_state *st)
 {
 	pthread_mutex_lock(&t->lock);
-	pthread_mutex_lock(&t->tensix->lock);
+	bh_lock(&t->tensix->lock);
 	bool faulted = t->tensix->th[i].faulted;
 	*st = t->core[k]->state;
-	pthread_mutex_unlock(&t->tensix->lock);
+	bh_unlock(&t->tensix->lock);
 	pthread_mutex_unlock(&t->lock);
 	return faulted;
 }

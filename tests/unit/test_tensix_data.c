@@ -369,6 +369,87 @@ Test(tensix_data, mvmul_sums_each_column_in_k_order_in_binary32)
 	bh_device_close(dev);
 }
 
+/* The vector paths of MVMUL (AVX2 where the host has it, and the baseline ISA's) leave every Dst
+ * bit as the per-element path does: four fidelity phases over Src cells of many kinds (zero
+ * exponents with and without mantissa, both signs, the smallest normals, all-ones mantissas,
+ * exponents up to 0xBC, pseudo-random ones; SrcB rows of denormals onto zero Dst rows, where
+ * products of denormals that were not flushed would show) accumulated onto pseudo-random Dst contents, in a
+ * 16-bit and a 32-bit Dst, with and without the SrcB row broadcast, in the BF16 and TF32 styles.
+ * Exponents stay where no sum overflows: a NaN (infinity minus infinity) has the host's sign,
+ * which the paths need not share, and the unit's model has no NaN (tensix_data.c). */
+static uint32_t mvmul_tame(uint32_t cell)
+{
+	return (cell >> 10 & 0xFF) > 0xBC ? cell - (0x40u << 10) : cell;   /* exponent (bits 17:10) at most 0xBC */
+}
+
+static void mvmul_edge_run(int path, bool dst32, bool bcast, unsigned fmt, uint16_t out[32][16])
+{
+	static const uint32_t edge[] = { 0x00000, 0x40000, 0x003FF, 0x403FF, 0x2F000, 0x6F3FF, 0x00400, 0x40400,
+					 0x2F3FF, 0x6F000, 0x1FC00, 0x5FC01, 0x20000, 0x1FFFF, 0x203FF, 0x60001 };
+	atomic_store(&tt_mvmul_path, path);
+	struct bh_device *dev = dp_open();
+	set_alu(dev, fmt << 17 | (dst32 ? BH_DP_ALU_FP32 : 0));
+	uint32_t seed = 77;
+	for (unsigned r = 0; r < 16; r++)
+		for (unsigned j = 0; j < 16; j++)
+			for (unsigned b = 0; b < 2; b++) {
+				seed = seed * 1103515245u + 12345u;
+				uint32_t cell = mvmul_tame(seed >> 8 & 0x7FFFF);
+				if ((r + j + b) % 3 == 0)
+					cell = edge[(r * 5 + j + b * 7) % N(edge)];
+				if (b && (r == 0 || r == 3))
+					cell = (cell & 0x403FF) | 1;   /* SrcB rows 0 and 3: denormals (read as zeros) */
+				put_src(dev, b, 0, r, j, cell);   /* the cell: sign 18, exponent 17:10, mantissa 9:0 */
+			}
+	for (unsigned r = 0; r < 32; r++)
+		for (unsigned j = 0; j < 16; j++) {
+			seed = seed * 1103515245u + 12345u;
+			uint16_t v = (uint16_t)(seed >> 12);
+			if ((v & 0xFF) > 0xBC)
+				v -= 0x40;   /* the BF16 layout's exponent is bits 7:0 */
+			if (r % 8 == 0 || r % 8 == 3)
+				v = 0;   /* where the products of SrcB rows 0 and 3 land (both halves of a 32-bit Dst) */
+			tt_dst16_write(dp_of(dev), r, j, v);
+		}
+	uint32_t w[8];
+	unsigned n = 0;
+	w[n++] = SETC16(BH_DP_TCFG_ADDR_MOD_DST + 1, 1u << 13);   /* fidelity + 1 */
+	w[n++] = SETDVALID(3);
+	for (unsigned k = 0; k < 4; k++)
+		w[n++] = MVMUL(0, 1, 0) | (uint32_t)bcast << 19;
+	run_pushes(dev, BH_CORE_TRISC1, w, n);
+	for (unsigned r = 0; r < 32; r++)
+		for (unsigned j = 0; j < 16; j++)
+			out[r][j] = tt_dst16_read(dp_of(dev), r, j);
+	bh_device_close(dev);
+}
+
+Test(tensix_data, mvmul_vector_paths_give_the_per_element_paths_bits)
+{
+	int paths[] = { TT_MVMUL_BASE, TT_MVMUL_AVX2 };
+	for (unsigned f = 0; f < 2; f++)
+		for (unsigned v = 0; v < 4; v++) {
+			bool dst32 = v & 1, bcast = v & 2;
+			unsigned fmt = f ? TT_FMT_TF32 : TT_FMT_BF16;
+			static uint16_t want[32][16], got[32][16];
+			mvmul_edge_run(TT_MVMUL_SCALAR, dst32, bcast, fmt, want);
+			unsigned changed = 0;
+			for (unsigned r = 0; r < 8; r++)
+				for (unsigned j = 0; j < 16; j++)
+					changed += want[r][j] != 0;
+			cr_assert_gt(changed, 64, "the product rows must be written");
+			for (unsigned p = 0; p < N(paths); p++) {
+				if (paths[p] == TT_MVMUL_AVX2 && !__builtin_cpu_supports("avx2"))
+					continue;
+				mvmul_edge_run(paths[p], dst32, bcast, fmt, got);
+				for (unsigned r = 0; r < 32; r++)
+					for (unsigned j = 0; j < 16; j++)
+						cr_expect_eq(got[r][j], want[r][j], "path %d fmt %u dst32 %d bcast %d: Dst[%u][%u] 0x%04x want 0x%04x",
+							     paths[p], fmt, dst32, bcast, r, j, got[r][j], want[r][j]);
+			}
+		}
+}
+
 /* ----------------------------------------------------------------- pooling and transposes */
 
 #define GPOOL(op, flip, dim, am, argmax, dst) \
