@@ -247,7 +247,9 @@ Test(tensix_sfpu, mad_rounds_to_nearest_even_is_fused_flushes_denormals_and_cano
  * products (a power-of-two or short-mantissa factor) added to addends of nearby exponents
  * (cancellation, a power of two minus a little), sums that land on a rounding tie, zero and
  * denormal addends with products near underflow and overflow, results at the normal/denormal
- * boundary, exact products about the unit's underflow, and every special (zero, denormal, infinity, NaN) in every slot; both negate bits. */
+ * boundary, exact products about the unit's underflow, inexact products about the smallest normal, and
+ * every special (zero, denormal, infinity, NaN) in every slot; both negate bits; and lanes of
+ * different generators side by side (groups the host path takes in part). */
 static uint64_t mad_rng = 0x9E3779B97F4A7C15ull;
 static uint32_t mad_rand(void)
 {
@@ -310,6 +312,20 @@ static void mad_operands(unsigned g, uint32_t *a, uint32_t *b, uint32_t *c)
 		*b = mad_fp(r >> 1 & 1, 100 + mad_rand() % 56, mad_rand());
 		*c = mad_fp(r >> 2 & 1, (*a >> 23 & 0xFF) + (*b >> 23 & 0xFF) - 127 + (int)(mad_rand() % 9) - 4, mad_rand());
 		break;
+	case 7: {   /* inexact products about the smallest normal (the unit's product exponent 0-2)
+		   * with tiny addends: results that round up to normal or are flushed */
+		*a = mad_fp(r & 1, 1 + mad_rand() % 126, mad_rand());
+		*b = mad_fp(r >> 1 & 1, 127 - (*a >> 23 & 0xFF) + mad_rand() % 3, mad_rand());
+		*c = mad_fp(r >> 2 & 1, mad_rand() % 3, mad_rand());
+		if (r >> 8 & 1) {   /* a negative product and an addend that sum to within a few
+				     * 2^-149 of the smallest normal 2^-126 */
+			*a |= 0x80000000u;
+			*b &= 0x7FFFFFFFu;
+			double want = 0x1p-126 + (double)((int)(mad_rand() % 9) - 4) * 0x1p-150;
+			*c = b_of((float)(want - (double)f_of(*a) * f_of(*b)));
+		}
+		break;
+	}
 	default:   /* a special in one slot or more */
 		*b = mad_fp(r >> 1 & 1, 127 + (int)(mad_rand() % 9) - 4, mad_rand());
 		*c = mad_fp(r >> 2 & 1, ea, mad_rand());
@@ -327,23 +343,29 @@ static void mad_operands(unsigned g, uint32_t *a, uint32_t *b, uint32_t *c)
  * a time (tt_mad_path): both paths give the model's bits. */
 Test(tensix_sfpu, mad_host_path_gives_the_bit_models_result)
 {
-	enum { GENS = 8, ROUNDS = 24000 };
+	enum { GENS = 9, ROUNDS = 36000 };
 	unsigned host_like[GENS] = { 0 }, lanes[GENS] = { 0 };
 	for (unsigned round = 0; round < 2 * ROUNDS; round++) {
 		atomic_store(&tt_mad_path, round < ROUNDS ? TT_MAD_SCALAR : TT_MAD_AVX2);
 		if (round == ROUNDS && !__builtin_cpu_supports("avx2"))
 			break;
+		/* Two rounds in three give every lane the same generator, the third one a generator per
+		 * lane: groups of eight lanes that the host path takes in part. */
 		unsigned g = round % GENS;
+		bool mixed = round / GENS % 3 == 2;
 		uint32_t a[TT_SFPU_LANES], b[TT_SFPU_LANES], c[TT_SFPU_LANES], r[TT_SFPU_LANES];
-		uint32_t na = round / GENS % 2 ? 0x80000000u : 0, nc = round / GENS / 2 % 2 ? 0x80000000u : 0;
+		uint32_t na = round / GENS / 3 % 2 ? 0x80000000u : 0, nc = round / GENS / 6 % 2 ? 0x80000000u : 0;
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			mad_operands(g, &a[l], &b[l], &c[l]);
+			mad_operands(mixed ? (g + l * 5 + l / 8) % GENS : g, &a[l], &b[l], &c[l]);
 		tt_sfpu_mad_lanes(a, na, b, c, nc, r);
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 			uint32_t want = tt_sfpu_mad_ref(a[l] ^ na, b[l], c[l] ^ nc);
 			if (r[l] != want)
-				cr_assert_fail("path %d generator %u: (0x%08x ^ 0x%08x) * 0x%08x + (0x%08x ^ 0x%08x) = 0x%08x, the "
-					       "model 0x%08x", atomic_load(&tt_mad_path), g, a[l], na, b[l], c[l], nc, r[l], want);
+				cr_assert_fail("path %d generator %u%s, lane %u: (0x%08x ^ 0x%08x) * 0x%08x + (0x%08x ^ 0x%08x) = "
+					       "0x%08x, the model 0x%08x", atomic_load(&tt_mad_path), g, mixed ? " (mixed)" : "",
+					       l, a[l], na, b[l], c[l], nc, r[l], want);
+			if (mixed)
+				continue;
 			/* How often the model's result is the host's rounded arithmetic: the host path's domain. */
 			float fa = f_of(a[l] ^ na), fb = f_of(b[l]), fc = f_of(c[l] ^ nc);
 			float host = (c[l] >> 23 & 0xFF) == 0 ? (float)((double)fa * fb) : (float)((double)fa * fb) + fc;
