@@ -76,8 +76,8 @@ struct bh_code_row {
 static inline bool bh_code_fetch_word(struct bh_tile *t, const struct bh_code_row *r, unsigned k, uint32_t pc,
 				      struct bh_fault *f)
 {
-	uint32_t bit = 1u << (pc >> 2 & 31);
-	_Atomic uint32_t *e = &r->exec[pc >> 7];
+	uint32_t w = pc >> 2, bit = 1u << (w & 31);
+	_Atomic uint32_t *e = &r->exec[w / 32];
 	if (!(atomic_load_explicit(e, memory_order_relaxed) & bit))
 		atomic_fetch_or_explicit(e, bit, memory_order_seq_cst);
 	/* Only code-written judges stores into executed words (atomic-into-code looks at the map at
