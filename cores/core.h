@@ -126,7 +126,7 @@ struct bh_core {
 		uint64_t instret, flagged;
 	} ttsync;
 	bool monitoring;                /* running the monitor variant of the interpreter */
-	bool tt_deferred;               /* a TRISC whose Tensix thread holds pushes it executes itself (owner) */
+	bool tt_deferred;               /* it pushed Tensix words it executes itself (bh_tensix_drain; owner) */
 	bool load_checks;               /* a check judges loads (BH_CHECKS_LOADS): loads look at their page */
 	uint8_t jit_mode;               /* enum rv_jit_mode (cores/rv32_jit.h), owner thread */
 	struct rv_jit *jit;             /* block compiler state, created on first compile */

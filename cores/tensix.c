@@ -537,8 +537,8 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		return false;
 	struct bh_tt_thread *th = &tx->th[thread];
 	bh_lock(&tx->lock);
-	if (th->count > BH_TT_FIFO_ACCEPT && th->deferred && !brisc) {
-		/* Full of words the pusher itself is to execute: it does so first. */
+	if (th->count > BH_TT_FIFO_ACCEPT && th->deferred) {
+		/* Full of words a pusher is to execute: this one does so first. */
 		bh_unlock(&tx->lock);
 		bh_tensix_drain(t->core[a->who]);
 		bh_lock(&tx->lock);
@@ -567,14 +567,17 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 		atomic_fetch_or_explicit(&t->pcbuf.tt_open[thread], open, memory_order_relaxed);
 	if (!brisc && is_mop(w))
 		atomic_fetch_add_explicit(&t->pcbuf.mop_busy[thread], 1, memory_order_seq_cst);
-	if (th->count == 1 && !th->in_flight && !brisc)
-		th->deferred = tt_defer_on(t);   /* the executor is idle: the TRISC may take over */
-	if (th->deferred && !brisc) {
-		t->core[a->who]->tt_deferred = true;   /* the TRISC executes it later (bh_tensix_drain) */
+	if (th->count == 1 && !th->in_flight)
+		th->deferred = tt_defer_on(t);   /* the executor is idle: the pusher may take over */
+	if (th->deferred) {
+		/* The pusher executes it later (bh_tensix_drain): a TRISC its own thread's words, BRISC
+		 * those it pushed into any idle thread (its boot SEMINITs: silicon executes them within
+		 * cycles, long before any kernel's SEMWAIT, which a starved executor thread would not). */
+		t->core[a->who]->tt_deferred = true;
 	} else {
-		/* BRISC's pushes are the executor's (the TRISC may be held in reset). Work for an idle
-		 * executor: it counts as running from now on (deadlock monitor). One held at the gate
-		 * (or in a unit's wait) waits for something else: a new word changes nothing for it. */
+		/* Work for an idle executor: it counts as running from now on (deadlock monitor). One
+		 * held at the gate (or in a unit's wait) waits for something else: a new word changes
+		 * nothing for it. */
 		th->deferred = false;
 		if (atomic_load_explicit(&th->waiter.park_state, memory_order_relaxed) != BH_PARK_GATE) {
 			atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
@@ -585,13 +588,12 @@ bool bh_tensix_push_write(struct bh_access *a, uint32_t w)
 	return true;
 }
 
-bool bh_tensix_drain(struct bh_core *c)
+/* Deferred words of Tensix thread th, in order, on the calling core's thread (any pusher that
+ * deferred into it: two never execute at once, in_flight). */
+static bool tt_drain_thread(struct bh_tile *t, struct bh_tt_thread *th)
 {
-	struct bh_tile *t = c->tile;
 	struct bh_tensix *tx = t->tensix;
-	struct bh_tt_thread *th = &tx->th[c->kind - BH_TRISC0];
 	bool ran = false;
-	c->tt_deferred = false;
 	bh_lock(&tx->lock);
 	while (th->count && th->deferred && !th->in_flight && !th->faulted && !tx->shutdown) {
 		struct tt_entry e = tt_take_locked(th);
@@ -619,7 +621,7 @@ bool bh_tensix_drain(struct bh_core *c)
 		bh_lock(&tx->lock);
 	}
 	if (th->count && th->deferred && !th->in_flight && !tx->shutdown) {
-		/* What the TRISC could not execute: the executor takes the FIFO until it is empty. */
+		/* What the pusher could not execute: the executor takes the FIFO until it is empty. */
 		th->deferred = false;
 		atomic_fetch_add_explicit(&th->handovers, 1, memory_order_relaxed);
 		atomic_store_explicit(&th->waiter.park_state, BH_PARK_NONE, memory_order_release);
@@ -628,6 +630,19 @@ bool bh_tensix_drain(struct bh_core *c)
 	bh_unlock(&tx->lock);
 	if (ran)
 		bh_waitq_wake(t, &th->push_waiters);   /* BRISC's pushes may wait for a slot */
+	return ran;
+}
+
+bool bh_tensix_drain(struct bh_core *c)
+{
+	struct bh_tile *t = c->tile;
+	struct bh_tensix *tx = t->tensix;
+	c->tt_deferred = false;
+	if (c->kind != BH_BRISC)
+		return tt_drain_thread(t, &tx->th[c->kind - BH_TRISC0]);
+	bool ran = false;
+	for (unsigned i = 0; i < BH_TT_THREADS; i++)
+		ran |= tt_drain_thread(t, &tx->th[i]);
 	return ran;
 }
 

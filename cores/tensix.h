@@ -278,9 +278,9 @@ struct bh_tt_thread {
 	bool faulted;             /* stopped by a fault until T_i enters reset; set with tile->lock held
 				   * too, together with the pushing core's fault (tt_deliver_fault) */
 	bool in_flight;           /* cur is being processed (by the executor or, deferred, the TRISC) */
-	/* Deferred execution (bh_chip.tensix_deferred): the TRISC executes the FIFO itself while
-	 * the executor sleeps; false while the executor owns the FIFO (a word the TRISC could not
-	 * execute, or BRISC's pushes), until the executor has emptied it. */
+	/* Deferred execution (bh_chip.tensix_deferred): the pushers (the TRISC, BRISC) execute
+	 * the FIFO themselves while the executor sleeps; false while the executor owns the FIFO (a
+	 * word a pusher could not execute), until the executor has emptied it. */
 	bool deferred;
 	struct tt_entry cur;      /* FIFO word being processed (for reports and faults) */
 	uint32_t cur_word;        /* instruction at the gate or executing (after expansion) */
@@ -309,7 +309,7 @@ struct bh_tt_thread {
 
 	/* Executor-private (of whichever thread holds in_flight). */
 	unsigned run_epoch;       /* epoch of the FIFO word being processed */
-	bool on_trisc;            /* the TRISC's thread executes cur: a wait gives it back (tt_wait_locked) */
+	bool on_trisc;            /* a pusher's thread executes cur: a wait gives it back (tt_wait_locked) */
 	bool gave_back;           /* ... and one did */
 	uint32_t done, skip;      /* words of cur executed so far; of those, still to pass over (resume) */
 	unsigned tt_open;         /* units (BH_TT_OPEN_*) with a PACR/UNPACR that no STALLWAIT holding
@@ -369,11 +369,12 @@ void bh_tensix_reset_edge(struct bh_tile *tile, enum bh_core_kind k, bool enteri
  * check, as with a Tensix fault; one that exited or hit its limit becomes FAULTED. */
 void bh_core_async_fault(struct bh_tile *t, unsigned who, const struct bh_fault *f);
 bool bh_tensix_take_fault(struct bh_core *core);
-/* Deferred execution (bh_chip.tensix_deferred): TRISC core's own thread executes the words it
- * pushed that wait in its Tensix thread's FIFO, in order, while the executor is idle; a word it
- * cannot execute (or one that would wait) and everything after it go to the executor. Called
- * with no lock held: after the TRISC's device accesses, before it parks, at the end of a
- * quantum and when it stops (rv32_run). True when it executed any. */
+/* Deferred execution (bh_chip.tensix_deferred): the pushing core's own thread executes the
+ * words waiting in a Tensix thread's FIFO it pushed into while the executor was idle (a TRISC:
+ * its own thread; BRISC: any of the three), in order; a word it cannot execute (or one that
+ * would wait) and everything after it go to the executor. Called with no lock held: after the
+ * core's device accesses, before it parks, at the end of a quantum and when it stops (rv32_run).
+ * True when it executed any. */
 bool bh_tensix_drain(struct bh_core *core);
 /* TT_ST_* bits of the instructions that TRISC `thread` pushed and that are still queued in
  * Tensix thread `thread`'s frontend (FIFO, expanders, Wait Gate), plus with `backend` those

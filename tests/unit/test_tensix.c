@@ -863,6 +863,41 @@ Test(tensix_deferred, a_word_that_would_wait_goes_to_the_executor_with_what_foll
 	bh_device_close(dev);
 }
 
+/* BRISC's pushes into idle threads (its boot SEMINITs) execute on BRISC's own thread before it
+ * parks, as on silicon within cycles, so no kernel released later can run ahead of them; a word
+ * that would wait (the SEMPOST behind a SEMWAIT's latch) goes to that thread's executor with what
+ * follows, as a TRISC's does. */
+Test(tensix_deferred, brisc_executes_its_pushes_into_idle_threads_before_it_parks)
+{
+	struct bh_device *dev = t_open_tensix(BH_TENSIX_DEFERRED);
+	struct prog p = { 0 };
+	emit_push(&p, SEMINIT(1u << 5, 15, 3));                                  /* thread 0 */
+	emit_store_word(&p, PUSH + 2 * BH_TT_PUSH_STRIDE, SEMINIT(1u << 4 | 1u << 6, 15, 0));
+	emit_store_word(&p, PUSH + 2 * BH_TT_PUSH_STRIDE, SEMWAIT(0x2, 1u << 4, 1));
+	emit_store_word(&p, PUSH + 2 * BH_TT_PUSH_STRIDE, SEMPOST(1u << 6));
+	emit_store_word(&p, PROGRESS, 1);
+	emit_wait_nonzero(&p, GATE, A2);
+	emit_exit_with(&p, 0);
+	start_core(dev, BH_CORE_BRISC, &p);
+	wait_l1(dev, PROGRESS, 1);
+	wait_sem(dev, 5, 3);
+	wait_report_has(dev, "tensix2: waits at the Wait Gate with SEMPOST");
+	struct bh_tensix_stats st;
+	bh_device_tensix_stats(dev, &st);
+	cr_expect_eq(st.by_trisc, 3, "the SEMINITs and the SEMWAIT (it latches) executed on BRISC's thread");
+	cr_expect_eq(st.handovers, 1, "the SEMPOST held by the latch went to thread 2's executor");
+	cr_expect_eq(bh_sem_value(tile0(dev), 6), 0);
+	bh_sem_post(tile0(dev), 1u << 4);
+	wait_sem(dev, 6, 1);
+	wait_thread_idle(tile0(dev), 2);
+	bh_device_tensix_stats(dev, &st);
+	cr_expect_eq(st.by_trisc, 3);
+	cr_expect_eq(st.by_executor, 1, "the executor ran the SEMPOST");
+	set_l1(dev, GATE, 1);
+	expect_exit(dev, 0, BH_CORE_BRISC, 0);
+	bh_device_close(dev);
+}
+
 /* ------------------------------------------------------------- status registers and CSRs */
 
 #define INSTRN_BUF_STATUS 0xFFB120A8u
