@@ -48,6 +48,15 @@ const void *rv32_remark_handler(unsigned variant)
 	return atomic_load_explicit(&rv_remark_handler[variant], memory_order_relaxed);
 }
 
+/* The compiled entries go (only where the block compiler set some since they last went: a launch
+ * arms every page its firmware runs, and most were never compiled). */
+static void rv_page_jit_clear(struct rv_page *pg)
+{
+	if (pg->jit && pg->jit_dirty && pg->lo <= pg->hi)
+		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
+	pg->jit_dirty = false;
+}
+
 void rv32_page_reset(struct rv_page *pg)
 {
 	const void *dec = atomic_load_explicit(&rv_decode_handler[pg->variant], memory_order_relaxed);
@@ -57,8 +66,7 @@ void rv32_page_reset(struct rv_page *pg)
 	}
 	pg->insn[RV_PAGE_INSNS].h = atomic_load_explicit(&rv_page_end_handler[pg->variant], memory_order_relaxed);
 	pg->insn[RV_PAGE_INSNS].op = RV_OP_page_end;
-	if (pg->jit && pg->lo <= pg->hi)
-		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
+	rv_page_jit_clear(pg);
 	pg->lo = RV_PAGE_INSNS;
 	pg->hi = 0;
 	memset(pg->live, 0, sizeof pg->live);
@@ -73,6 +81,7 @@ static struct rv_page *rv_page_alloc(struct bh_core *c, uint32_t pc, unsigned va
 	pg->base = pc & ~((1u << BH_L1_PAGE_SHIFT) - 1);
 	pg->variant = variant;
 	pg->jit = NULL;
+	pg->jit_dirty = false;
 	pg->rewritten = false;
 	pg->dropped_at = 0;
 	pg->lo = 0;                   /* a new page: every slot */
@@ -148,8 +157,7 @@ void rv32_page_arm(const struct bh_core *c, struct rv_page *pg)
 			pg->insn[w * 64 + (unsigned)__builtin_ctzll(bits)].h = remark;
 		pg->live[w] = 0;
 	}
-	if (pg->jit && pg->lo <= pg->hi)
-		memset(&pg->jit[pg->lo], 0, (size_t)(pg->hi - pg->lo + 1) * sizeof *pg->jit);
+	rv_page_jit_clear(pg);
 }
 
 void rv32_invalidate_decoded(struct bh_core *c)

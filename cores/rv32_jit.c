@@ -1343,6 +1343,7 @@ bool rv32_jit_compile(struct bh_core *c, struct rv_page *pg, unsigned s0, const 
 		if (!pg->jit)
 			return false;
 	}
+	pg->jit_dirty = true;   /* every entry is set below (rv_page_jit_clear) */
 
 	struct jit_scratch *scr = malloc(sizeof *scr);
 	if (!scr)

@@ -31,6 +31,7 @@ struct rv_page {
 	 * reset: all that an I-cache invalidate must set back to op_remark (rv32_page_arm). */
 	uint64_t live[RV_PAGE_INSNS / 64];
 	bool rewritten;                           /* its code was overwritten at least once */
+	bool jit_dirty;                           /* jit holds entries since it was last cleared */
 	uint64_t dropped_at;                      /* the core's instret when it last was */
 };
 
