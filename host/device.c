@@ -648,14 +648,15 @@ int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, ui
 		return BH_ERR_ARG;
 	struct bh_tile *t = c->tile;
 	bh_device_host_acted(dev);
+	/* Assert then release that core's reset bit: a running core restarts at pc. The pc is set
+	 * while the core is held (entering reset drops one an earlier release left unused). */
+	unsigned bit = 1u << bh_soft_reset_bit((enum bh_core_kind)core);
+	uint32_t v = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
+	bh_tile_soft_reset_write(t, v | bit, BH_REQ_HOST);
 	pthread_mutex_lock(&t->lock);
 	c->start_pc = pc;
 	c->start_pc_valid = true;
-	uint32_t v = atomic_load_explicit(&t->soft_reset, memory_order_relaxed);
 	pthread_mutex_unlock(&t->lock);
-	/* Assert then release that core's reset bit: a running core restarts at pc. */
-	unsigned bit = 1u << bh_soft_reset_bit((enum bh_core_kind)core);
-	bh_tile_soft_reset_write(t, v | bit, BH_REQ_HOST);
 	bh_tile_soft_reset_write(t, v & ~bit, BH_REQ_HOST);
 	return BH_OK;
 }

@@ -156,7 +156,11 @@ void bh_tile_soft_reset_write(struct bh_tile *t, uint32_t value, unsigned who)
 		bool was = old >> bit & 1, now = value >> bit & 1;
 		c->held = now;
 		if (now && !was) {
-			/* Entering reset abandons whatever the core was doing, parked or not. */
+			/* Entering reset abandons whatever the core was doing, parked or not. A release
+			 * its thread had not yet picked up is over too: the core started and is held
+			 * again, so the next release starts it at its reset pc, not at a host start's. */
+			c->restart = false;
+			c->start_pc_valid = false;
 			tile_record_reset_cause(t, c, value, who);
 			atomic_store_explicit(&c->waiter.park_state, BH_PARK_IDLE, memory_order_release);
 			atomic_fetch_or_explicit(&c->events, BH_EV_STOP, memory_order_release);

@@ -278,7 +278,10 @@ int bh_core_symbol_lookup(struct bh_device *dev, unsigned tile, enum bh_core_id 
 void bh_core_enable_host_calls(struct bh_device *dev, unsigned tile, enum bh_core_id core, bool on);
 /* Stop the core with BH_RUN_LIMIT after this many instructions (0 = no limit). */
 void bh_core_set_max_instructions(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint64_t n);
-/* Release the core from reset with its first instruction at pc (instead of its reset pc). */
+/* Release the core from reset with its first instruction at pc (instead of its reset pc): its
+ * SOFT_RESET_0 bit is asserted, then cleared. The pc is for this release only: a reset that
+ * comes before the core's thread picked the release up ends it too, and the next release starts
+ * the core at its reset pc. */
 int bh_core_start(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t pc);
 /* Wait until the core leaves BH_RUN_RUNNING or timeout_ms passes (negative: forever; under
  * serial scheduling virtual time, so that what the caller sees after it replays).
