@@ -631,6 +631,32 @@ static int mem_store_general(struct bh_core *c, uint32_t addr, unsigned size, ui
 	return mem_store_point(c, addr, size, val);
 }
 
+/* A device lane: a core's 4-byte store that the caller found in a region served by `wr`, with
+ * nothing else due (no store queue, no scheduling point, no deferred Tensix words), reaches the
+ * device directly: what mem_store_device and the decode (fabric/mmio.c) would do for it, in the
+ * same order, when the decode would find that region and admit the store; anything else (a
+ * requester the region refuses, a misaligned store, the provoked late access) takes the general
+ * path. */
+__attribute__((noinline))
+static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_dev_write_fn wr)
+{
+	struct bh_tile *t = c->tile;
+	const struct bh_region *r = bh_mmio_region(t, addr);
+	if (!r || r->write != wr || !(r->write_mask & BH_REQ_BIT(c->kind)) || !(r->widths & 16) || (addr & 3) ||
+	    t->chip->provoke.mmio)
+		return mem_store_device(c, addr, 4, val);
+	c->block_seq = bh_park_seq(&c->waiter);
+	c->fault.pc = c->pc;
+	struct bh_access a = { .dev = r->state ? r->state(t) : t, .tile = t, .who = c->kind, .addr = addr,
+			       .off = addr - r->base, .size = 4, .region = r, .fault = &c->fault,
+			       .wait_what = c->wait_what, .wait_len = sizeof c->wait_what };
+	if (!wr(&a, val))
+		return bh_access_result(&a, false, true);
+	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
+		return BH_ACC_BLOCKED;   /* as mem_store_device */
+	return BH_ACC_OK;
+}
+
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
 	/* The plain NIU register with nothing else to do (no store queue, no scheduling point to
@@ -643,6 +669,10 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 		 * own lane, fabric/niu.h) without a second try here. */
 		return mem_store_device(c, addr, size, val);
 	}
+	/* A stream register (TRISC0 zeroes both counters of every CB stream at each launch). */
+	if (addr - BH_STREAM_BASE < BH_STREAM_COUNT * BH_STREAM_STRIDE && size == 4 &&
+	    !(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred)
+		return mem_store_direct(c, addr, val, bh_stream_mmio_write);
 	return mem_store_general(c, addr, size, val);
 }
 
