@@ -256,12 +256,12 @@ void bh_code_invalidated(struct bh_tile *t, unsigned core_mask)
 			while (pages) {
 				unsigned p = pw * 32 + (unsigned)__builtin_ctz(pages);
 				pages &= pages - 1;
-				for (unsigned i = 0; i < (1u << (BH_L1_PAGE_SHIFT - 2)) / 32; i++) {
-					unsigned wi = (p << (BH_L1_PAGE_SHIFT - 2)) / 32 + i;
-					atomic_store_explicit(&m->exec[k][wi], 0, memory_order_relaxed);
-					if (m->stale_on)   /* only code-written makes words stale */
-						atomic_store_explicit(&m->stale[k][wi], 0, memory_order_relaxed);
-				}
+				unsigned w0 = (p << (BH_L1_PAGE_SHIFT - 2)) / 32, nw = (1u << (BH_L1_PAGE_SHIFT - 2)) / 32;
+				for (unsigned i = 0; i < nw; i++)
+					atomic_store_explicit(&m->exec[k][w0 + i], 0, memory_order_relaxed);
+				if (m->stale_on)   /* only code-written makes words stale */
+					for (unsigned i = 0; i < nw; i++)
+						atomic_store_explicit(&m->stale[k][w0 + i], 0, memory_order_relaxed);
 			}
 		}
 	}
