@@ -631,8 +631,35 @@ static int mem_store_general(struct bh_core *c, uint32_t addr, unsigned size, ui
 	return mem_store_point(c, addr, size, val);
 }
 
+/* The Tensix push lane: a BRISC's or TRISC's 4-byte store to an instruction-push window, with
+ * nothing else due (the caller saw no store queue and no scheduling point), reaches the push
+ * directly: what mem_store_device and the decode (fabric/mmio.c) would do for it, in the same
+ * order, when the decode would find the push region and admit the store; anything else (NCRISC,
+ * a misaligned or narrow store, the provoked late access) takes the general path. */
+__attribute__((noinline))
+static int tt_push_store(struct bh_core *c, uint32_t addr, uint32_t val)
+{
+	struct bh_tile *t = c->tile;
+	const struct bh_region *r = bh_mmio_region(t, addr);
+	if (!r || r->write != bh_tensix_push_write || !(r->write_mask & BH_REQ_BIT(c->kind)) || (addr & 3) ||
+	    t->chip->provoke.mmio)
+		return mem_store_device(c, addr, 4, val);
+	c->block_seq = bh_park_seq(&c->waiter);
+	c->fault.pc = c->pc;
+	struct bh_access a = { .dev = r->state(t), .tile = t, .who = c->kind, .addr = addr, .off = addr - r->base,
+			       .size = 4, .region = r, .fault = &c->fault, .wait_what = c->wait_what,
+			       .wait_len = sizeof c->wait_what };
+	int res = bh_access_result(&a, bh_tensix_push_write(&a, val), true);
+	if (res == BH_ACC_OK && (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP))
+		return BH_ACC_BLOCKED;   /* as mem_store_device */
+	return res;
+}
+
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
+	if (addr - BH_TT_PUSH_BASE < BH_TT_PUSH_SPAN && size == 4 &&
+	    !(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active())
+		return tt_push_store(c, addr, val);
 	/* The plain NIU register with nothing else to do (no store queue, no scheduling point to
 	 * take, no deferred Tensix words, no watched register): stored without a call. */
 	if (!(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred &&
