@@ -127,17 +127,41 @@ static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
 	return r;
 }
 
+/* Lanes 4 q .. 4 q + 3 of a lane mask (bit = lane) as a host vector: all ones where set. */
+static inline __attribute__((always_inline)) tt_v4u lanes4(uint32_t mask, unsigned q)
+{
+	return (tt_v4u)(((tt_v4u){ 1, 2, 4, 8 } << (4 * q) & mask) != 0);
+}
+
+/* The lanes of a host vector of all-ones / zero lanes (lanes4's inverse) as mask bits 4 q .. */
+static inline __attribute__((always_inline)) uint32_t mask_of4(tt_v4u m, unsigned q)
+{
+	tt_v4u b = m & ((tt_v4u){ 1, 2, 4, 8 } << (4 * q));
+	return b[0] | b[1] | b[2] | b[3];
+}
+
+static inline __attribute__((always_inline)) tt_v4u ld4(const uint32_t *p)
+{
+	tt_v4u v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline __attribute__((always_inline)) void st4(uint32_t *p, tt_v4u v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
 /* prng_advance on the lanes of mask (r: every lane's state before, whether it advanced or not),
- * all lanes at once. */
+ * four lanes at a time on host vectors. */
 static void prng_advance_lanes(struct tt_sfpu *s, uint32_t mask, uint32_t r[TT_SFPU_LANES])
 {
-	uint32_t next[TT_SFPU_LANES];
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
-		r[l] = s->prng[l];
-		next[l] = prng_step(r[l]);
+	for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+		tt_v4u x = ld4(&s->prng[4 * q]), m = lanes4(mask, q);
+		tt_v4u next = ~(x ^ x >> 1 ^ x >> 21 ^ x >> 31) << 31 | x >> 1;   /* prng_step */
+		st4(&r[4 * q], x);
+		st4(&s->prng[4 * q], (next & m) | (x & ~m));
 	}
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-		s->prng[l] = mask >> l & 1 ? next[l] : r[l];
 }
 
 /* Reseeding as ttsim's Blackhole model does it (the documentation says only that the value
@@ -638,6 +662,62 @@ static uint16_t to_fp16(uint32_t x)
 	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
 }
 
+/* The lanes' Dst data without a column exchange: lane 8 i + k at row (addr & ~3) + i, column
+ * 2 k + bit 1 of addr (lane_col with odd 0); wide: the 32-bit view's two halves. */
+static void dst_gather(struct tt_dp *dp, unsigned addr, bool wide, uint32_t raw[TT_SFPU_LANES])
+{
+	unsigned p = addr >> 1 & 1;
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned row = ((addr & ~3u) + i) & 0x3FF;
+		if (wide) {
+			unsigned r = tt_dst32_adj(row);
+			const _Atomic uint16_t *hi = dp->dst[r] + p, *lo = dp->dst[r + 8] + p;
+			for (unsigned k = 0; k < 8; k++)
+				raw[8 * i + k] = (uint32_t)atomic_load_explicit(&hi[2 * k], memory_order_relaxed) << 16 |
+						 atomic_load_explicit(&lo[2 * k], memory_order_relaxed);
+		} else {
+			const _Atomic uint16_t *d = dp->dst[row] + p;
+			for (unsigned k = 0; k < 8; k++)
+				raw[8 * i + k] = atomic_load_explicit(&d[2 * k], memory_order_relaxed);
+		}
+	}
+}
+
+/* The enabled lanes (mask) of v into Dst without a column exchange (dst_gather's places): the
+ * elements, then each row's written columns defined. */
+static void dst_scatter(struct tt_dp *dp, unsigned addr, bool wide, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
+{
+	unsigned p = addr >> 1 & 1;
+	for (unsigned i = 0; i < 4; i++, mask >>= 8) {
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		uint32_t m = mask & 0xFF, cols = 0;
+		_Atomic uint16_t *d = dp->dst[r] + p, *lo = dp->dst[(r + 8) & 0x3FF] + p;   /* lo: wide only */
+		const uint32_t *x = v + 8 * i;
+		if (!m)
+			continue;
+		if (m == 0xFF) {
+			cols = 0x5555u << p;
+			for (unsigned k = 0; k < 8; k++)
+				atomic_store_explicit(&d[2 * k], (uint16_t)(wide ? x[k] >> 16 : x[k]), memory_order_relaxed);
+			if (wide)
+				for (unsigned k = 0; k < 8; k++)
+					atomic_store_explicit(&lo[2 * k], (uint16_t)x[k], memory_order_relaxed);
+		} else {
+			for (unsigned k = 0; k < 8; k++) {
+				if (!(m >> k & 1))
+					continue;
+				cols |= 1u << (2 * k + p);
+				atomic_store_explicit(&d[2 * k], (uint16_t)(wide ? x[k] >> 16 : x[k]), memory_order_relaxed);
+				if (wide)
+					atomic_store_explicit(&lo[2 * k], (uint16_t)x[k], memory_order_relaxed);
+			}
+		}
+		tt_dst_define_cols(dp, r, cols);
+		if (wide)
+			tt_dst_define_cols(dp, r + 8, cols);
+	}
+}
+
 static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
@@ -656,14 +736,17 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	const uint32_t *old = s->lreg[vd];
 	/* Every lane's datum first (a read has no side effect), then the format's conversion. */
 	bool wide = mod0_dst32(mod0);
-	for (unsigned i = 0; i < 4; i++) {   /* lanes 8 i .. 8 i + 7 read row (addr & ~3) + i (lane_col) */
-		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
-		for (unsigned k = 0; k < 8; k++) {
-			unsigned col = lane_col(addr, odd, k);
-			uint32_t hi = atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed);
-			raw[8 * i + k] = wide ? hi << 16 | atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed) : hi;
+	if (!odd)
+		dst_gather(dp, addr, wide, raw);
+	else
+		for (unsigned i = 0; i < 4; i++) {   /* lanes 8 i .. 8 i + 7 read row (addr & ~3) + i (lane_col) */
+			unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+			for (unsigned k = 0; k < 8; k++) {
+				unsigned col = lane_col(addr, odd, k);
+				uint32_t hi = atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed);
+				raw[8 * i + k] = wide ? hi << 16 | atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed) : hi;
+			}
 		}
-	}
 	switch (mod0) {
 	case MOD0_FP16:
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
@@ -763,6 +846,10 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 		break;
 	}
 	bool wide = mod0_dst32(mod0) || mod0 == MOD0_HI16 || mod0 == MOD0_LO16;
+	if (!odd) {
+		dst_scatter(dp, addr, wide, mask, v);
+		return;
+	}
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
 		uint32_t cols = 0;
@@ -1347,28 +1434,24 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
 	uint32_t mask = enabled(s), out[TT_SFPU_LANES], away = 0, prng[TT_SFPU_LANES];   /* away: lanes toward zero rounded up */
 	prng_advance_lanes(s, mask, prng);
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+	if (flavour <= 1) {   /* the float forms, four lanes at a time on host vectors */
+		unsigned drop = flavour ? 16 : 13;
+		uint32_t fixed = rnd == 0 ? 0x400000u : 0x7FFFFFu, up_lanes = 0;
+		for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+			tt_v4u x = ld4(&s->lreg[vc][4 * q]), e = x >> 23 & 0xFF, lost = x & ((1u << drop) - 1);
+			tt_v4u thr = (rnd == 1 ? ld4(&prng[4 * q]) & 0x7FFFFFu : (tt_v4u){ fixed, fixed, fixed, fixed }) >> (23 - drop);
+			tt_v4u up = (tt_v4u)(lost >= thr), finite = (tt_v4u)(e != 0) & (tt_v4u)(e != 255);
+			tt_v4u v = (finite & (x - lost + (up & (1u << drop)))) | ((tt_v4u)(e == 255) & (x & 0xFF800000u));
+			st4(&out[4 * q], v);   /* a zero exponent: 0 */
+			up_lanes |= mask_of4(up & finite, q);
+		}
+		away = rnd == 2 ? up_lanes & mask : 0;
+	}
+	for (unsigned l = 0; flavour > 1 && l < TT_SFPU_LANES; l++) {   /* the integer forms */
 		if (!(mask >> l & 1))
 			continue;
 		uint32_t thr = rnd == 1 ? prng[l] & 0x7FFFFFu : rnd == 0 ? 0x400000u : 0x7FFFFFu;
 		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
-		if (flavour <= 1) {
-			if (e == 0) {
-				x = 0;
-			} else if (e == 255) {
-				x &= 0xFF800000u;
-			} else {
-				unsigned drop = flavour ? 16 : 13;
-				uint32_t lost = x & ((1u << drop) - 1);
-				x -= lost;
-				if (lost >= thr >> (23 - drop)) {
-					x += 1u << drop;
-					away |= (uint32_t)(rnd == 2) << l;
-				}
-			}
-			out[l] = x;
-			continue;
-		}
 		bool keep_sign = flavour & 1, up = false;
 		uint32_t sign = keep_sign ? x & 0x80000000u : 0;
 		uint64_t mag;   /* with 23 fraction bits until rounded */
