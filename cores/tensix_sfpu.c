@@ -520,6 +520,13 @@ static int64_t sm_key(uint32_t x)
 	return x >> 31 ? -m - 1 : m;
 }
 
+/* sm_key of four lanes, in 32 bits (-m - 1 is ~m). */
+typedef int32_t tt_v4i __attribute__((vector_size(16)));
+static inline __attribute__((always_inline)) tt_v4i sm_key4(tt_v4u x)
+{
+	return (tt_v4i)((x & 0x7FFFFFFFu) ^ (tt_v4u)((tt_v4i)x >> 31));
+}
+
 /* Set LaneFlags of the lanes in mask from cond (bit = lane). */
 static void set_flags(struct tt_sfpu *s, uint32_t mask, uint32_t cond)
 {
@@ -1330,6 +1337,27 @@ static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	if (mod1 > 9)
 		return sfpu_bad_mode(th, w, mod1, "0 swap, 1-9 min/max");
 	uint32_t mask = enabled(s), invert = lanes_with(s, LC_EXCHANGE_SRCB_SRCC), index = lanes_with(s, LC_DEST_INDEX);
+	if (!index) {   /* four lanes at a time on host vectors: which lanes swap, then the swap */
+		uint32_t swap = mask;
+		if (mod1) {
+			uint32_t c_smaller = 0, min = 0;
+			for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+				tt_v4u c = ld4(&s->lreg[vc][4 * q]), d = ld4(&s->lreg[vd][4 * q]);
+				c_smaller |= mask_of4((tt_v4u)(sm_key4(c) < sm_key4(d)), q);
+			}
+			for (unsigned row = 0; row < 4; row++)
+				min |= (uint32_t)(min_rows[mod1] >> row & 1) * (0xFFu << 8 * row);
+			swap &= ~(c_smaller ^ min) ^ invert;
+		}
+		for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+			tt_v4u c = ld4(&s->lreg[vc][4 * q]), d = ld4(&s->lreg[vd][4 * q]), m = lanes4(swap, q);
+			if (vc < 8)
+				st4(&s->lreg[vc][4 * q], (d & m) | (c & ~m));
+			if (vd < 8 && !s->to16)
+				st4(&s->lreg[vd][4 * q], (c & m) | (d & ~m));
+		}
+		return TT_OK;
+	}
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;

@@ -700,6 +700,52 @@ Test(tensix_sfpu, swap_subvector_modes_choose_min_or_max_per_row)
 	bh_device_close(dev);
 }
 
+/* SFPSWAP on random values (signed zeros, NaN patterns, equal pairs), modes 0-9, predication and
+ * LaneConfig's EXCHANGE_SRCB_SRCC on random lanes, VC == VD and a read-only VC: each enabled lane
+ * swaps when mode 0, else when it leaves VD with the minimum (sign-magnitude order, -0 below +0)
+ * in the rows the mode gives the minimum to VD and the maximum elsewhere, the exchange bit
+ * inverting that; the writable one of the two LRegs takes the other's value. */
+Test(tensix_sfpu, swap_modes_on_random_lanes_follow_the_sign_magnitude_order)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const uint8_t vd_min_rows[10] = { 0, 0xF, 0x3, 0x5, 0x9, 0x1, 0x2, 0x4, 0x8, 0x0 };   /* SFPSWAP.md */
+	static const uint32_t edge[] = { 0, 0x80000000u, 0x7FC00000u, 0xFFC00000u, 0x3F800000u, 0xBF800000u };
+	uint32_t seed = 0x1234567u;
+	for (unsigned round = 0; round < 120; round++) {
+		unsigned mod1 = round % 10, vc = round % 7 == 3 ? 9 : 1, vd = round % 11 == 5 ? 1 : 2;   /* LReg 9: read-only */
+		uint32_t mask = round % 3 ? next_rand(&seed) : 0xFFFFFFFFu, invert = round % 4 == 1 ? next_rand(&seed) : 0;
+		uint32_t c[TT_SFPU_LANES], d[TT_SFPU_LANES];
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t r = next_rand(&seed);
+			s->lreg[1][l] = r % 4 == 0 ? edge[r / 4 % N(edge)] : next_rand(&seed);
+			s->lreg[2][l] = r % 8 == 1 ? s->lreg[1][l] : r % 4 == 2 ? edge[r / 8 % N(edge)] : next_rand(&seed);
+			s->lane_config[l] = (invert >> l & 1) * 0x100u;   /* EXCHANGE_SRCB_SRCC */
+			c[l] = s->lreg[vc][l];
+			d[l] = s->lreg[vd][l];
+		}
+		s->lc_any = invert ? 0x100u : 0;
+		s->use_flags = 0xFFFFFFFFu;
+		s->flags = mask;
+		const uint32_t w[] = { SFPI(OP_SWAP, 0, vc, vd, mod1) };
+		run(dev, w, N(w));
+		s->use_flags = 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			int64_t kc = c[l] >> 31 ? -(int64_t)(c[l] & 0x7FFFFFFFu) - 1 : c[l];
+			int64_t kd = d[l] >> 31 ? -(int64_t)(d[l] & 0x7FFFFFFFu) - 1 : d[l];
+			bool vd_gets_min = vd_min_rows[mod1] >> (l / 8) & 1;
+			bool swap = mod1 == 0 || (vd_gets_min ? kc < kd : !(kc < kd));
+			swap = (mask >> l & 1) && (mod1 == 0 ? swap : swap != (bool)(invert >> l & 1));
+			uint32_t want_d = swap ? c[l] : d[l], want_c = vc < 8 && swap ? d[l] : c[l];
+			if (vc == vd)
+				want_c = want_d;
+			cr_expect_eq(s->lreg[vd][l], want_d, "round %u (mode %u) lane %u VD", round, mod1, l);
+			cr_expect_eq(s->lreg[vc][l], want_c, "round %u (mode %u) lane %u VC", round, mod1, l);
+		}
+	}
+	bh_device_close(dev);
+}
+
 /* SFP_STOCH_RND's integer forms: FP32 to INT8 (clamped, ties away), UINT16 (sign dropped), |x| <
  * 0.5 to 0; sign-magnitude >> Imm5 to INT8 with rounding. */
 Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
