@@ -331,14 +331,16 @@ uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c)
 typedef uint32_t mad_v4u __attribute__((vector_size(16)));
 typedef int32_t mad_v4i __attribute__((vector_size(16)));
 typedef float mad_v4f __attribute__((vector_size(16)));
-typedef double mad_v4d __attribute__((vector_size(32)));
 typedef uint32_t mad_v8u __attribute__((vector_size(32)));
+typedef int32_t mad_v8i __attribute__((vector_size(32)));
+typedef float mad_v8f __attribute__((vector_size(32)));
+typedef double mad_v8d __attribute__((vector_size(64)));
+typedef uint32_t mad_v16u __attribute__((vector_size(64)));
 
-static inline __attribute__((always_inline)) mad_v4u mad_in(mad_v4u e, uint32_t lo, uint32_t hi)
-{
-	/* One signed compare: e + (INT32_MAX - hi) leaves the positive range exactly when e > hi. */
-	return (mad_v4u)((mad_v4i)(e + (0x7FFFFFFFu - hi)) > (int32_t)(0x7FFFFFFFu - hi + lo - 1));
-}
+/* Lanes of e in [lo, hi], as a macro (an eight-lane vector is an AVX register: no function takes
+ * or returns one, for the baseline ABI): one signed compare, e + (INT32_MAX - hi) leaves the
+ * positive range exactly when e > hi. */
+#define MAD_IN(e, lo, hi) ((mad_v8u)((mad_v8i)((e) + (0x7FFFFFFFu - (hi))) > (int32_t)(0x7FFFFFFFu - (hi) + (lo) - 1)))
 
 /* Bit k for each lane k whose mask is all ones (masks are all ones or zero). */
 static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
@@ -351,43 +353,45 @@ static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
 #endif
 }
 
+/* mad_bits of an eight-lane mask m (a variable). */
+#define MAD_BITS8(m) \
+	(mad_bits(__builtin_shufflevector(m, m, 0, 1, 2, 3)) | mad_bits(__builtin_shufflevector(m, m, 4, 5, 6, 7)) << 4)
+
 /* The lanes from l of a host vector's width: a ^ na, b, c ^ nc (in A, na, B, C, nc, l). */
 #define MAD_OPERANDS(a, b, c) \
 	(memcpy(&(a), A + l, sizeof(a)), memcpy(&(b), B + l, sizeof(b)), memcpy(&(c), C + l, sizeof(c)), (a) ^= na, \
 	 (c) ^= nc)
 
-/* Four lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
+/* Eight lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
  * host path declines. */
-static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *A, uint32_t na, const uint32_t *B,
+static inline __attribute__((always_inline)) uint32_t mad_host8(const uint32_t *A, uint32_t na, const uint32_t *B,
 								 const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
 {
-	mad_v4u a, b, c;
+	mad_v8u a, b, c;
 	MAD_OPERANDS(a, b, c);
-	mad_v4u ec = c >> 23 & 0xFF, cz = (mad_v4u)(ec == 0);
+	mad_v8u ec = c >> 23 & 0xFF, cz = (mad_v8u)(ec == 0);
 	c &= ~cz | 0x80000000u;   /* a zero or denormal addend: zero of its sign */
-	mad_v4d pd = __builtin_convertvector((mad_v4f)a, mad_v4d) * __builtin_convertvector((mad_v4f)b, mad_v4d);
-	mad_v4f pf = __builtin_convertvector(pd, mad_v4f);
+	mad_v8d pd = __builtin_convertvector((mad_v8f)a, mad_v8d) * __builtin_convertvector((mad_v8f)b, mad_v8d);
+	mad_v8f pf = __builtin_convertvector(pd, mad_v8f);
 	/* Exact in single (pf normal): the double's low 29 fraction bits, in its low word, are zero. */
-	mad_v8u pw = (mad_v8u)pd;
-	mad_v4u exact = (mad_v4u)((__builtin_shufflevector(pw, pw, 0, 2, 4, 6) & 0x1FFFFFFFu) == 0);
-	mad_v4f sum = pf + (mad_v4f)c;
+	mad_v16u pw = (mad_v16u)pd;
+	mad_v8u exact = (mad_v8u)((__builtin_shufflevector(pw, pw, 0, 2, 4, 6, 8, 10, 12, 14) & 0x1FFFFFFFu) == 0);
+	mad_v8f sum = pf + (mad_v8f)c;
 	/* An exact product's exact cancellation: +0 from both (the unit: the signs' AND, which differ). */
-	mad_v4u sum_ok = mad_in((mad_v4u)sum >> 23 & 0xFF, 2, 254) | ((mad_v4u)((mad_v4u)sum == 0) & exact);
-	mad_v4u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, c_finite = (mad_v4u)(ec != 255);
-	mad_v4u ok = mad_in(ea, 1, 254) & mad_in(eb, 1, 254) & c_finite & (cz | exact) &
-		     mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
+	mad_v8u sum_ok = MAD_IN((mad_v8u)sum >> 23 & 0xFF, 2, 254) | ((mad_v8u)((mad_v8u)sum == 0) & exact);
+	mad_v8u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, c_finite = (mad_v8u)(ec != 255);
+	mad_v8u ok = MAD_IN(ea, 1, 254) & MAD_IN(eb, 1, 254) & c_finite & (cz | exact) &
+		     MAD_IN((mad_v8u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
 	/* A zero (or denormal) factor: the addend, a zero one with the signs' AND (as sfpu_mad). */
-	mad_v4u zp = ((mad_v4u)(ea == 0) | (mad_v4u)(eb == 0)) & (mad_v4u)(ea != 255) & (mad_v4u)(eb != 255) & c_finite;
-	mad_v4u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
-	mad_v4u res = (zp & addend) | (~zp & (mad_v4u)sum);
+	mad_v8u zp = ((mad_v8u)(ea == 0) | (mad_v8u)(eb == 0)) & (mad_v8u)(ea != 255) & (mad_v8u)(eb != 255) & c_finite;
+	mad_v8u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
+	mad_v8u res = (zp & addend) | (~zp & (mad_v8u)sum);
 	ok |= zp;
 	memcpy(r + l, &res, sizeof res);
-	return (~mad_bits(ok) & 0xFu) << l;
+	return (~MAD_BITS8(ok) & 0xFFu) << l;
 }
 
-typedef int32_t mad_v8i __attribute__((vector_size(32)));
 typedef uint64_t mad_v4q __attribute__((vector_size(32)));
-typedef float mad_v8f __attribute__((vector_size(32)));
 
 /* Per lane: m ? x : y (m all ones or zero); v >> s for shift counts 0-255, 0 from 32 on (no host
  * shift by the lane width or more). */
@@ -451,8 +455,7 @@ static inline __attribute__((always_inline)) uint32_t mad_model8(const uint32_t 
 	mad_v8u addend = MAD_SEL((mad_v8u)(ec != 0), c, c & (a ^ b) & sgn);
 	res = MAD_SEL(zero_p, addend, res);
 	memcpy(r + l, &res, sizeof res);
-	return (mad_bits(__builtin_shufflevector(special, special, 0, 1, 2, 3)) |
-		mad_bits(__builtin_shufflevector(special, special, 4, 5, 6, 7)) << 4) << l;
+	return MAD_BITS8(special) << l;
 }
 
 /* The lanes of slow (bit = lane) by the model, eight at a time on AVX2; specials lane by lane. */
@@ -472,40 +475,53 @@ __attribute__((target("avx2"))) static void mad_model_lanes_avx2(const uint32_t 
 	}
 }
 
-/* Which path the lanes the host path declines take (TT_MAD_AUTO: AVX2 when the host has it). */
+/* Which path tt_sfpu_mad_lanes takes (TT_MAD_AUTO: AVX2 when the host has it). */
 _Atomic int tt_mad_path = TT_MAD_AUTO;
 
-static void mad_model_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
-			    uint32_t *r, uint32_t slow)
+/* The host path on every lane, the model on those it declines (avx2: both on AVX2; else the
+ * baseline ISA's host path and the model lane by lane). */
+static inline __attribute__((always_inline)) void mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B,
+							      const uint32_t *C, uint32_t nc, uint32_t *r, bool avx2)
 {
-	int path = atomic_load_explicit(&tt_mad_path, memory_order_relaxed);
-	if (path == TT_MAD_AUTO)
-		path = __builtin_cpu_supports("avx2") ? TT_MAD_AVX2 : TT_MAD_SCALAR;
-	if (path == TT_MAD_AVX2) {
+	/* Lanes of one instruction tend to be alike: when the first eight all need the model, so
+	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
+	 * without the host path's trial. */
+	uint32_t slow = mad_host8(A, na, B, C, nc, r, 0);
+	if (slow != 0xFF)
+		for (unsigned l = 8; l < TT_SFPU_LANES; l += 8)
+			slow |= mad_host8(A, na, B, C, nc, r, l);
+	else
+		slow = ALL_LANES;
+	if (slow && avx2)
 		mad_model_lanes_avx2(A, na, B, C, nc, r, slow);
-		return;
-	}
-	for (; slow; slow &= slow - 1) {
+	for (; slow && !avx2; slow &= slow - 1) {
 		unsigned l = (unsigned)__builtin_ctz(slow);
 		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
 	}
 }
 
+__attribute__((target("avx2"))) static void mad_lanes_avx2(const uint32_t *A, uint32_t na, const uint32_t *B,
+							    const uint32_t *C, uint32_t nc, uint32_t *r)
+{
+	mad_lanes(A, na, B, C, nc, r, true);
+}
+
+static void mad_lanes_base(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
+			   uint32_t *r)
+{
+	mad_lanes(A, na, B, C, nc, r, false);
+}
+
 void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
 		       uint32_t r[TT_SFPU_LANES])
 {
-	/* Lanes of one instruction tend to be alike: when the first four all need the model, so
-	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
-	 * without the host path's trial. */
-	uint32_t slow = mad_host4(A, na, B, C, nc, r, 0);
-	if (slow == 0xF) {
-		mad_model_lanes(A, na, B, C, nc, r, ALL_LANES);
-		return;
-	}
-	for (unsigned l = 4; l < TT_SFPU_LANES; l += 4)
-		slow |= mad_host4(A, na, B, C, nc, r, l);
-	if (slow)
-		mad_model_lanes(A, na, B, C, nc, r, slow);
+	int path = atomic_load_explicit(&tt_mad_path, memory_order_relaxed);
+	if (path == TT_MAD_AUTO)
+		path = __builtin_cpu_supports("avx2") ? TT_MAD_AVX2 : TT_MAD_SCALAR;
+	if (path == TT_MAD_AVX2)
+		mad_lanes_avx2(A, na, B, C, nc, r);
+	else
+		mad_lanes_base(A, na, B, C, nc, r);
 }
 
 static int32_t sext12(uint32_t v)
