@@ -1163,13 +1163,21 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 			out[l] = simple_lane(s, o, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask); \
 		break
 	switch (op) {
+	case TT_OP_SFPMOV:
+		if (mod1 == 8) {   /* FROM_SPECIAL: per lane */
+			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+				out[l] = simple_lane(s, TT_OP_SFPMOV, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask);
+			break;
+		}
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)   /* a move (or negation): host vectors */
+			out[l] = C[l] ^ (mod1 & 1) << 31;
+		break;
 	SIMPLE_LOOP(TT_OP_SFPIADD);
 	SIMPLE_LOOP(TT_OP_SFPSHFT);
 	SIMPLE_LOOP(TT_OP_SFPAND);
 	SIMPLE_LOOP(TT_OP_SFPOR);
 	SIMPLE_LOOP(TT_OP_SFPXOR);
 	SIMPLE_LOOP(TT_OP_SFPNOT);
-	SIMPLE_LOOP(TT_OP_SFPMOV);
 	SIMPLE_LOOP(TT_OP_SFPABS);
 	SIMPLE_LOOP(TT_OP_SFPLZ);
 	SIMPLE_LOOP(TT_OP_SFPEXEXP);

@@ -746,6 +746,30 @@ Test(tensix_sfpu, swap_modes_on_random_lanes_follow_the_sign_magnitude_order)
 	bh_device_close(dev);
 }
 
+/* SFPMOV (SFPMOV.md): mode 0 copies VC into the enabled lanes of VD, 1 with the sign bit flipped
+ * (of zeros and NaNs too), 2 into every lane whatever the predication. */
+Test(tensix_sfpu, mov_copies_negates_or_copies_into_every_lane)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		s->lreg[0][l] = l % 3 == 0 ? 0 : l % 3 == 1 ? 0xFFC00001u + l : 0x3F800000u + l;
+		s->lreg[1][l] = s->lreg[2][l] = s->lreg[3][l] = 0xA0000000u | l;
+	}
+	s->use_flags = 0xFFFFFFFFu;
+	s->flags = 0x0F0F00FFu;
+	const uint32_t w[] = { SFPI(OP_MOV, 0, 0, 1, 0), SFPI(OP_MOV, 0, 0, 2, 1), SFPI(OP_MOV, 0, 0, 3, 2) };
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		bool on = 0x0F0F00FFu >> l & 1;
+		uint32_t x = s->lreg[0][l];
+		cr_expect_eq(lreg(dev, 1, l), on ? x : 0xA0000000u | l, "lane %u: move", l);
+		cr_expect_eq(lreg(dev, 2, l), on ? x ^ 0x80000000u : 0xA0000000u | l, "lane %u: negate", l);
+		cr_expect_eq(lreg(dev, 3, l), x, "lane %u: every lane", l);
+	}
+	bh_device_close(dev);
+}
+
 /* SFP_STOCH_RND's integer forms: FP32 to INT8 (clamped, ties away), UINT16 (sign dropped), |x| <
  * 0.5 to 0; sign-magnitude >> Imm5 to INT8 with rounding. */
 Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
