@@ -646,13 +646,14 @@ static int tt_push_store(struct bh_core *c, uint32_t addr, uint32_t val)
 		return mem_store_device(c, addr, 4, val);
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;
-	struct bh_access a = { .dev = r->state(t), .tile = t, .who = c->kind, .addr = addr, .off = addr - r->base,
+	struct bh_access a = { .dev = t->tensix, .tile = t, .who = c->kind, .addr = addr, .off = addr - r->base,
 			       .size = 4, .region = r, .fault = &c->fault, .wait_what = c->wait_what,
-			       .wait_len = sizeof c->wait_what };
-	int res = bh_access_result(&a, bh_tensix_push_write(&a, val), true);
-	if (res == BH_ACC_OK && (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP))
+			       .wait_len = sizeof c->wait_what };   /* dev: the push regions' state (tile/decode.c) */
+	if (!bh_tensix_push_write(&a, val))
+		return bh_access_result(&a, false, true);
+	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
 		return BH_ACC_BLOCKED;   /* as mem_store_device */
-	return res;
+	return BH_ACC_OK;
 }
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
