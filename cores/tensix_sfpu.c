@@ -685,24 +685,30 @@ static uint16_t to_fp16(uint32_t x)
 	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
 }
 
+/* The even (p 0) or odd (p 1) columns of Dst row r, eight 16-bit cells read as four 8-byte words. */
+static inline __attribute__((always_inline)) tt_v8h dst_row_cols(struct tt_dp *dp, unsigned r, unsigned p)
+{
+	tt_v8h a = tt_v8h_of(tt_ld64(&dp->dst[r][0]), tt_ld64(&dp->dst[r][4]));
+	tt_v8h b = tt_v8h_of(tt_ld64(&dp->dst[r][8]), tt_ld64(&dp->dst[r][12]));
+	return p ? __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15) : __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+}
+
 /* The lanes' Dst data without a column exchange: lane 8 i + k at row (addr & ~3) + i, column
  * 2 k + bit 1 of addr (lane_col with odd 0); wide: the 32-bit view's two halves. */
 static void dst_gather(struct tt_dp *dp, unsigned addr, bool wide, uint32_t raw[TT_SFPU_LANES])
 {
 	unsigned p = addr >> 1 & 1;
 	for (unsigned i = 0; i < 4; i++) {
-		unsigned row = ((addr & ~3u) + i) & 0x3FF;
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		tt_v8h cells = dst_row_cols(dp, r, p);
+		tt_v4u v0 = tt_widen16(tt_v8h_word(cells, 0)), v1 = tt_widen16(tt_v8h_word(cells, 1));
 		if (wide) {
-			unsigned r = tt_dst32_adj(row);
-			const _Atomic uint16_t *hi = dp->dst[r] + p, *lo = dp->dst[r + 8] + p;
-			for (unsigned k = 0; k < 8; k++)
-				raw[8 * i + k] = (uint32_t)atomic_load_explicit(&hi[2 * k], memory_order_relaxed) << 16 |
-						 atomic_load_explicit(&lo[2 * k], memory_order_relaxed);
-		} else {
-			const _Atomic uint16_t *d = dp->dst[row] + p;
-			for (unsigned k = 0; k < 8; k++)
-				raw[8 * i + k] = atomic_load_explicit(&d[2 * k], memory_order_relaxed);
+			tt_v8h low = dst_row_cols(dp, r + 8, p);
+			v0 = v0 << 16 | tt_widen16(tt_v8h_word(low, 0));
+			v1 = v1 << 16 | tt_widen16(tt_v8h_word(low, 1));
 		}
+		st4(&raw[8 * i], v0);
+		st4(&raw[8 * i + 4], v1);
 	}
 }
 
