@@ -468,6 +468,10 @@ __attribute__((target("avx2"))) static void mad_model_lanes_avx2(const uint32_t 
 		if (!lanes)
 			continue;
 		uint32_t special = mad_model8(A, na, B, C, nc, v, l);
+		if (lanes == 0xFFu << l) {   /* the whole group: its eight results at once, then the specials */
+			memcpy(r + l, v + l, 8 * sizeof *r);
+			lanes &= special;
+		}
 		for (; lanes; lanes &= lanes - 1) {
 			unsigned k = (unsigned)__builtin_ctz(lanes);
 			r[k] = special >> k & 1 ? sfpu_mad_special(A[k] ^ na, B[k], C[k] ^ nc) : v[k];
