@@ -1029,11 +1029,12 @@ static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 
 /* One lanewise result per enabled lane of the simple operations that write VD only. */
 /* src_b: the second source of the operations that read VD (VD, or what SFPLOADMACRO chose). */
-/* One lane of sfpu_simple (VD's value; cc/cc_mask: the flags it sets). Inlined with a constant op
+/* One lane of sfpu_simple (VD's value; *flag: ALL_LANES or 0, the flag it sets when the operation
+ * sets flags, which sfpu_simple decides). Inlined with a constant op
  * into a loop per operation, so that the lane loop has no switch. */
 static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu *s, unsigned op, unsigned mod1,
 								   unsigned vc, uint32_t imm12, uint32_t mask, unsigned l,
-								   uint32_t c, uint32_t d, uint32_t *cc, uint32_t *cc_mask)
+								   uint32_t c, uint32_t d, uint32_t *flag)
 {
 	uint32_t r = 0;
 	switch (op) {
@@ -1044,8 +1045,7 @@ static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu
 			r = mod1 & 2 ? c - d : c + d;
 		if (!(mod1 & 4) || (mod1 & 8)) {
 			bool lt0 = (int32_t)r < 0;
-			*cc |= (uint32_t)(mod1 & 8 ? !lt0 : lt0) << l;
-			*cc_mask = ALL_LANES;
+			*flag = (mod1 & 8 ? !lt0 : lt0) ? ALL_LANES : 0;
 		}
 		break;
 	}
@@ -1081,16 +1081,14 @@ static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu
 		uint32_t x = mod1 & 4 ? c & 0x7FFFFFFFu : c;
 		r = x ? (uint32_t)__builtin_clz(x) : 32;
 		if (mod1 & 2) {
-			*cc |= (uint32_t)((x != 0) != ((mod1 & 8) != 0)) << l;
-			*cc_mask = ALL_LANES;
+			*flag = (x != 0) != ((mod1 & 8) != 0) ? ALL_LANES : 0;
 		}
 		break;
 	}
 	case TT_OP_SFPEXEXP: {  /* SFPEXEXP.md */
 		r = (c >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127);
 		if (mod1 & 2) {
-			*cc |= (uint32_t)(((int32_t)r < 0) != ((mod1 & 8) != 0)) << l;
-			*cc_mask = ALL_LANES;
+			*flag = ((int32_t)r < 0) != ((mod1 & 8) != 0) ? ALL_LANES : 0;
 		}
 		break;
 	}
@@ -1139,7 +1137,7 @@ static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu
 static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src_b)
 {
 	unsigned op = tt_opcode_of(w), mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
-	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], cc = 0, cc_mask = 0;
+	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], flag[TT_SFPU_LANES] = { 0 };
 	const uint32_t *C = s->lreg[vc], *D = s->lreg[src_b];
 	switch (op) {
 	case TT_OP_SFPIADD:
@@ -1170,13 +1168,13 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 #define SIMPLE_LOOP(o) \
 	case o: \
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++) \
-			out[l] = simple_lane(s, o, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask); \
+			out[l] = simple_lane(s, o, mod1, vc, imm12, mask, l, C[l], D[l], &flag[l]); \
 		break
 	switch (op) {
 	case TT_OP_SFPMOV:
 		if (mod1 == 8) {   /* FROM_SPECIAL: per lane */
 			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-				out[l] = simple_lane(s, TT_OP_SFPMOV, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask);
+				out[l] = simple_lane(s, TT_OP_SFPMOV, mod1, vc, imm12, mask, l, C[l], D[l], &flag[l]);
 			break;
 		}
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)   /* a move (or negation): host vectors */
@@ -1198,14 +1196,20 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 	SIMPLE_LOOP(TT_OP_SFPDIVP2);
 	default:   /* SFPCAST */
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			out[l] = simple_lane(s, op, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask);
+			out[l] = simple_lane(s, op, mod1, vc, imm12, mask, l, C[l], D[l], &flag[l]);
 		break;
 	}
 #undef SIMPLE_LOOP
 	/* Flags of the enabled lanes, from the result computed for VD < 8 (the models set them only
-	 * then). */
-	if (cc_mask && vd < 8)
+	 * then): SFPIADD unless bit 2 alone (of 2 and 3) says not, SFPLZ and SFPEXEXP with bit 1. */
+	bool sets = op == TT_OP_SFPIADD ? !(mod1 & 4) || (mod1 & 8)
+				       : (op == TT_OP_SFPLZ || op == TT_OP_SFPEXEXP) && (mod1 & 2);
+	if (sets && vd < 8) {
+		uint32_t cc = 0;
+		for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++)
+			cc |= mask_of4(ld4(&flag[4 * q]), q);
 		set_flags(s, mask, cc);
+	}
 	write_lanes(s, vd, mask, out);
 	return TT_OK;
 }

@@ -770,6 +770,55 @@ Test(tensix_sfpu, mov_copies_negates_or_copies_into_every_lane)
 	bh_device_close(dev);
 }
 
+/* The simple operations that set LaneFlags (SFPIADD.md, SFPLZ.md, SFPEXEXP.md), on random lanes
+ * under predication: the enabled lanes' flags become the condition (inverted by bit 3), the
+ * disabled lanes' stay; SFPIADD with bit 2 alone and SFPEXEXP without bit 1 leave the flags. */
+Test(tensix_sfpu, iadd_lz_exexp_set_the_enabled_lanes_flags)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const struct { unsigned op, imm, mod1; } cases[] = {
+		{ OP_IADD, 0x800, 1 }, { OP_IADD, 5, 1 | 8 }, { OP_IADD, 0, 0 }, { OP_IADD, 5, 1 | 4 },
+		{ OP_LZ, 0, 2 }, { OP_LZ, 0, 2 | 4 | 8 }, { OP_EXEXP, 0, 2 }, { OP_EXEXP, 0, 2 | 8 }, { OP_EXEXP, 0, 0 },
+	};
+	uint32_t seed = 0xC0FFEEu;
+	for (unsigned round = 0; round < 4 * N(cases); round++) {
+		unsigned k = round % N(cases), op = cases[k].op, mod1 = cases[k].mod1;
+		uint32_t flags = next_rand(&seed), x[TT_SFPU_LANES], y[TT_SFPU_LANES];
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t r = next_rand(&seed);
+			s->lreg[0][l] = x[l] = r % 5 == 0 ? 0 : r % 5 == 1 ? 0x80000000u : r % 5 == 2 ? 2000 + r % 100 : next_rand(&seed);
+			s->lreg[1][l] = y[l] = next_rand(&seed);
+		}
+		s->use_flags = 0xFFFFFFFFu;
+		s->flags = flags;
+		const uint32_t w[] = { SFPI(op, cases[k].imm, 0, 1, mod1) };
+		run(dev, w, N(w));
+		uint32_t want = flags;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			bool cond, sets;
+			if (op == OP_IADD) {
+				uint32_t r = mod1 & 1 ? x[l] + (uint32_t)((int32_t)(cases[k].imm << 20) >> 20)
+						      : mod1 & 2 ? x[l] - y[l] : x[l] + y[l];
+				cond = (int32_t)r < 0;
+				sets = !(mod1 & 4) || (mod1 & 8);
+			} else if (op == OP_LZ) {
+				cond = (mod1 & 4 ? x[l] & 0x7FFFFFFFu : x[l]) != 0;
+				sets = mod1 & 2;
+			} else {
+				cond = (int32_t)((x[l] >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127)) < 0;
+				sets = mod1 & 2;
+			}
+			if (sets && (flags >> l & 1) && cond == (bool)(mod1 & 8))
+				want &= ~(1u << l);
+		}
+		cr_expect_eq(s->flags, want, "round %u (op 0x%02x mod1 %u): flags 0x%08x, want 0x%08x", round, op, mod1, s->flags,
+			     want);
+		s->use_flags = 0;
+	}
+	bh_device_close(dev);
+}
+
 /* SFP_STOCH_RND's integer forms: FP32 to INT8 (clamped, ties away), UINT16 (sign dropped), |x| <
  * 0.5 to 0; sign-magnitude >> Imm5 to INT8 with rounding. */
 Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
