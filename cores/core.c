@@ -631,12 +631,13 @@ static int mem_store_general(struct bh_core *c, uint32_t addr, unsigned size, ui
 	return mem_store_point(c, addr, size, val);
 }
 
-/* A device lane: a core's 4-byte store that the caller found in a region served by `wr`, with
- * nothing else due (no store queue, no scheduling point, no deferred Tensix words), reaches the
- * device directly: what mem_store_device and the decode (fabric/mmio.c) would do for it, in the
- * same order, when the decode would find that region and admit the store; anything else (a
- * requester the region refuses, a misaligned store, the provoked late access) takes the general
- * path. */
+/* A device lane: a core's 4-byte store that the caller found in a region served by `wr` (a Tensix
+ * push window, a stream register), with nothing else due (no store queue, no scheduling point;
+ * deferred Tensix words only before a push, which leaves them queued as mem_store_device does),
+ * reaches the device directly: what mem_store_device and the decode (fabric/mmio.c) would do for
+ * it, in the same order, when the decode would find that region and admit the store; anything
+ * else (a requester the region refuses, a narrow or misaligned store, the provoked late access)
+ * takes the general path. */
 __attribute__((noinline))
 static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_dev_write_fn wr)
 {
@@ -659,6 +660,10 @@ static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_d
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
+	/* A Tensix push (its deferred words stay queued behind it). */
+	if (addr - BH_TT_PUSH_BASE < BH_TT_PUSH_SPAN && size == 4 &&
+	    !(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active())
+		return mem_store_direct(c, addr, val, bh_tensix_push_write);
 	/* The plain NIU register with nothing else to do (no store queue, no scheduling point to
 	 * take, no deferred Tensix words, no watched register): stored without a call. */
 	if (!(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred &&

@@ -127,17 +127,41 @@ static uint32_t prng_advance(struct tt_sfpu *s, unsigned lane)
 	return r;
 }
 
+/* Lanes 4 q .. 4 q + 3 of a lane mask (bit = lane) as a host vector: all ones where set. */
+static inline __attribute__((always_inline)) tt_v4u lanes4(uint32_t mask, unsigned q)
+{
+	return (tt_v4u)(((tt_v4u){ 1, 2, 4, 8 } << (4 * q) & mask) != 0);
+}
+
+/* The lanes of a host vector of all-ones / zero lanes (lanes4's inverse) as mask bits 4 q .. */
+static inline __attribute__((always_inline)) uint32_t mask_of4(tt_v4u m, unsigned q)
+{
+	tt_v4u b = m & ((tt_v4u){ 1, 2, 4, 8 } << (4 * q));
+	return b[0] | b[1] | b[2] | b[3];
+}
+
+static inline __attribute__((always_inline)) tt_v4u ld4(const uint32_t *p)
+{
+	tt_v4u v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline __attribute__((always_inline)) void st4(uint32_t *p, tt_v4u v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
 /* prng_advance on the lanes of mask (r: every lane's state before, whether it advanced or not),
- * all lanes at once. */
+ * four lanes at a time on host vectors. */
 static void prng_advance_lanes(struct tt_sfpu *s, uint32_t mask, uint32_t r[TT_SFPU_LANES])
 {
-	uint32_t next[TT_SFPU_LANES];
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
-		r[l] = s->prng[l];
-		next[l] = prng_step(r[l]);
+	for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+		tt_v4u x = ld4(&s->prng[4 * q]), m = lanes4(mask, q);
+		tt_v4u next = ~(x ^ x >> 1 ^ x >> 21 ^ x >> 31) << 31 | x >> 1;   /* prng_step */
+		st4(&r[4 * q], x);
+		st4(&s->prng[4 * q], (next & m) | (x & ~m));
 	}
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-		s->prng[l] = mask >> l & 1 ? next[l] : r[l];
 }
 
 /* Reseeding as ttsim's Blackhole model does it (the documentation says only that the value
@@ -307,14 +331,16 @@ uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c)
 typedef uint32_t mad_v4u __attribute__((vector_size(16)));
 typedef int32_t mad_v4i __attribute__((vector_size(16)));
 typedef float mad_v4f __attribute__((vector_size(16)));
-typedef double mad_v4d __attribute__((vector_size(32)));
 typedef uint32_t mad_v8u __attribute__((vector_size(32)));
+typedef int32_t mad_v8i __attribute__((vector_size(32)));
+typedef float mad_v8f __attribute__((vector_size(32)));
+typedef double mad_v8d __attribute__((vector_size(64)));
+typedef uint32_t mad_v16u __attribute__((vector_size(64)));
 
-static inline __attribute__((always_inline)) mad_v4u mad_in(mad_v4u e, uint32_t lo, uint32_t hi)
-{
-	/* One signed compare: e + (INT32_MAX - hi) leaves the positive range exactly when e > hi. */
-	return (mad_v4u)((mad_v4i)(e + (0x7FFFFFFFu - hi)) > (int32_t)(0x7FFFFFFFu - hi + lo - 1));
-}
+/* Lanes of e in [lo, hi], as a macro (an eight-lane vector is an AVX register: no function takes
+ * or returns one, for the baseline ABI): one signed compare, e + (INT32_MAX - hi) leaves the
+ * positive range exactly when e > hi. */
+#define MAD_IN(e, lo, hi) ((mad_v8u)((mad_v8i)((e) + (0x7FFFFFFFu - (hi))) > (int32_t)(0x7FFFFFFFu - (hi) + (lo) - 1)))
 
 /* Bit k for each lane k whose mask is all ones (masks are all ones or zero). */
 static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
@@ -327,43 +353,45 @@ static inline __attribute__((always_inline)) uint32_t mad_bits(mad_v4u m)
 #endif
 }
 
+/* mad_bits of an eight-lane mask m (a variable). */
+#define MAD_BITS8(m) \
+	(mad_bits(__builtin_shufflevector(m, m, 0, 1, 2, 3)) | mad_bits(__builtin_shufflevector(m, m, 4, 5, 6, 7)) << 4)
+
 /* The lanes from l of a host vector's width: a ^ na, b, c ^ nc (in A, na, B, C, nc, l). */
 #define MAD_OPERANDS(a, b, c) \
 	(memcpy(&(a), A + l, sizeof(a)), memcpy(&(b), B + l, sizeof(b)), memcpy(&(c), C + l, sizeof(c)), (a) ^= na, \
 	 (c) ^= nc)
 
-/* Four lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
+/* Eight lanes from l on the host path: their results in r, and a bit (l + k) for each lane k the
  * host path declines. */
-static inline __attribute__((always_inline)) uint32_t mad_host4(const uint32_t *A, uint32_t na, const uint32_t *B,
+static inline __attribute__((always_inline)) uint32_t mad_host8(const uint32_t *A, uint32_t na, const uint32_t *B,
 								 const uint32_t *C, uint32_t nc, uint32_t *r, unsigned l)
 {
-	mad_v4u a, b, c;
+	mad_v8u a, b, c;
 	MAD_OPERANDS(a, b, c);
-	mad_v4u ec = c >> 23 & 0xFF, cz = (mad_v4u)(ec == 0);
+	mad_v8u ec = c >> 23 & 0xFF, cz = (mad_v8u)(ec == 0);
 	c &= ~cz | 0x80000000u;   /* a zero or denormal addend: zero of its sign */
-	mad_v4d pd = __builtin_convertvector((mad_v4f)a, mad_v4d) * __builtin_convertvector((mad_v4f)b, mad_v4d);
-	mad_v4f pf = __builtin_convertvector(pd, mad_v4f);
+	mad_v8d pd = __builtin_convertvector((mad_v8f)a, mad_v8d) * __builtin_convertvector((mad_v8f)b, mad_v8d);
+	mad_v8f pf = __builtin_convertvector(pd, mad_v8f);
 	/* Exact in single (pf normal): the double's low 29 fraction bits, in its low word, are zero. */
-	mad_v8u pw = (mad_v8u)pd;
-	mad_v4u exact = (mad_v4u)((__builtin_shufflevector(pw, pw, 0, 2, 4, 6) & 0x1FFFFFFFu) == 0);
-	mad_v4f sum = pf + (mad_v4f)c;
+	mad_v16u pw = (mad_v16u)pd;
+	mad_v8u exact = (mad_v8u)((__builtin_shufflevector(pw, pw, 0, 2, 4, 6, 8, 10, 12, 14) & 0x1FFFFFFFu) == 0);
+	mad_v8f sum = pf + (mad_v8f)c;
 	/* An exact product's exact cancellation: +0 from both (the unit: the signs' AND, which differ). */
-	mad_v4u sum_ok = mad_in((mad_v4u)sum >> 23 & 0xFF, 2, 254) | ((mad_v4u)((mad_v4u)sum == 0) & exact);
-	mad_v4u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, c_finite = (mad_v4u)(ec != 255);
-	mad_v4u ok = mad_in(ea, 1, 254) & mad_in(eb, 1, 254) & c_finite & (cz | exact) &
-		     mad_in((mad_v4u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
+	mad_v8u sum_ok = MAD_IN((mad_v8u)sum >> 23 & 0xFF, 2, 254) | ((mad_v8u)((mad_v8u)sum == 0) & exact);
+	mad_v8u ea = a >> 23 & 0xFF, eb = b >> 23 & 0xFF, c_finite = (mad_v8u)(ec != 255);
+	mad_v8u ok = MAD_IN(ea, 1, 254) & MAD_IN(eb, 1, 254) & c_finite & (cz | exact) &
+		     MAD_IN((mad_v8u)pf >> 23 & 0xFF, 3, 253) & sum_ok;
 	/* A zero (or denormal) factor: the addend, a zero one with the signs' AND (as sfpu_mad). */
-	mad_v4u zp = ((mad_v4u)(ea == 0) | (mad_v4u)(eb == 0)) & (mad_v4u)(ea != 255) & (mad_v4u)(eb != 255) & c_finite;
-	mad_v4u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
-	mad_v4u res = (zp & addend) | (~zp & (mad_v4u)sum);
+	mad_v8u zp = ((mad_v8u)(ea == 0) | (mad_v8u)(eb == 0)) & (mad_v8u)(ea != 255) & (mad_v8u)(eb != 255) & c_finite;
+	mad_v8u addend = (cz & c & (a ^ b)) | (~cz & c);   /* c: its sign alone when cz */
+	mad_v8u res = (zp & addend) | (~zp & (mad_v8u)sum);
 	ok |= zp;
 	memcpy(r + l, &res, sizeof res);
-	return (~mad_bits(ok) & 0xFu) << l;
+	return (~MAD_BITS8(ok) & 0xFFu) << l;
 }
 
-typedef int32_t mad_v8i __attribute__((vector_size(32)));
 typedef uint64_t mad_v4q __attribute__((vector_size(32)));
-typedef float mad_v8f __attribute__((vector_size(32)));
 
 /* Per lane: m ? x : y (m all ones or zero); v >> s for shift counts 0-255, 0 from 32 on (no host
  * shift by the lane width or more). */
@@ -427,8 +455,7 @@ static inline __attribute__((always_inline)) uint32_t mad_model8(const uint32_t 
 	mad_v8u addend = MAD_SEL((mad_v8u)(ec != 0), c, c & (a ^ b) & sgn);
 	res = MAD_SEL(zero_p, addend, res);
 	memcpy(r + l, &res, sizeof res);
-	return (mad_bits(__builtin_shufflevector(special, special, 0, 1, 2, 3)) |
-		mad_bits(__builtin_shufflevector(special, special, 4, 5, 6, 7)) << 4) << l;
+	return MAD_BITS8(special) << l;
 }
 
 /* The lanes of slow (bit = lane) by the model, eight at a time on AVX2; specials lane by lane. */
@@ -441,6 +468,10 @@ __attribute__((target("avx2"))) static void mad_model_lanes_avx2(const uint32_t 
 		if (!lanes)
 			continue;
 		uint32_t special = mad_model8(A, na, B, C, nc, v, l);
+		if (lanes == 0xFFu << l) {   /* the whole group: its eight results at once, then the specials */
+			memcpy(r + l, v + l, 8 * sizeof *r);
+			lanes &= special;
+		}
 		for (; lanes; lanes &= lanes - 1) {
 			unsigned k = (unsigned)__builtin_ctz(lanes);
 			r[k] = special >> k & 1 ? sfpu_mad_special(A[k] ^ na, B[k], C[k] ^ nc) : v[k];
@@ -448,40 +479,53 @@ __attribute__((target("avx2"))) static void mad_model_lanes_avx2(const uint32_t 
 	}
 }
 
-/* Which path the lanes the host path declines take (TT_MAD_AUTO: AVX2 when the host has it). */
+/* Which path tt_sfpu_mad_lanes takes (TT_MAD_AUTO: AVX2 when the host has it). */
 _Atomic int tt_mad_path = TT_MAD_AUTO;
 
-static void mad_model_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
-			    uint32_t *r, uint32_t slow)
+/* The host path on every lane, the model on those it declines (avx2: both on AVX2; else the
+ * baseline ISA's host path and the model lane by lane). */
+static inline __attribute__((always_inline)) void mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B,
+							      const uint32_t *C, uint32_t nc, uint32_t *r, bool avx2)
 {
-	int path = atomic_load_explicit(&tt_mad_path, memory_order_relaxed);
-	if (path == TT_MAD_AUTO)
-		path = __builtin_cpu_supports("avx2") ? TT_MAD_AVX2 : TT_MAD_SCALAR;
-	if (path == TT_MAD_AVX2) {
+	/* Lanes of one instruction tend to be alike: when the first eight all need the model, so
+	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
+	 * without the host path's trial. */
+	uint32_t slow = mad_host8(A, na, B, C, nc, r, 0);
+	if (slow != 0xFF)
+		for (unsigned l = 8; l < TT_SFPU_LANES; l += 8)
+			slow |= mad_host8(A, na, B, C, nc, r, l);
+	else
+		slow = ALL_LANES;
+	if (slow && avx2)
 		mad_model_lanes_avx2(A, na, B, C, nc, r, slow);
-		return;
-	}
-	for (; slow; slow &= slow - 1) {
+	for (; slow && !avx2; slow &= slow - 1) {
 		unsigned l = (unsigned)__builtin_ctz(slow);
 		r[l] = sfpu_mad(A[l] ^ na, B[l], C[l] ^ nc);
 	}
 }
 
+__attribute__((target("avx2"))) static void mad_lanes_avx2(const uint32_t *A, uint32_t na, const uint32_t *B,
+							    const uint32_t *C, uint32_t nc, uint32_t *r)
+{
+	mad_lanes(A, na, B, C, nc, r, true);
+}
+
+static void mad_lanes_base(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
+			   uint32_t *r)
+{
+	mad_lanes(A, na, B, C, nc, r, false);
+}
+
 void tt_sfpu_mad_lanes(const uint32_t *A, uint32_t na, const uint32_t *B, const uint32_t *C, uint32_t nc,
 		       uint32_t r[TT_SFPU_LANES])
 {
-	/* Lanes of one instruction tend to be alike: when the first four all need the model, so
-	 * does the rest, most likely (an inexact product with an addend), and the lanes go to it
-	 * without the host path's trial. */
-	uint32_t slow = mad_host4(A, na, B, C, nc, r, 0);
-	if (slow == 0xF) {
-		mad_model_lanes(A, na, B, C, nc, r, ALL_LANES);
-		return;
-	}
-	for (unsigned l = 4; l < TT_SFPU_LANES; l += 4)
-		slow |= mad_host4(A, na, B, C, nc, r, l);
-	if (slow)
-		mad_model_lanes(A, na, B, C, nc, r, slow);
+	int path = atomic_load_explicit(&tt_mad_path, memory_order_relaxed);
+	if (path == TT_MAD_AUTO)
+		path = __builtin_cpu_supports("avx2") ? TT_MAD_AVX2 : TT_MAD_SCALAR;
+	if (path == TT_MAD_AVX2)
+		mad_lanes_avx2(A, na, B, C, nc, r);
+	else
+		mad_lanes_base(A, na, B, C, nc, r);
 }
 
 static int32_t sext12(uint32_t v)
@@ -494,6 +538,13 @@ static int64_t sm_key(uint32_t x)
 {
 	int64_t m = x & 0x7FFFFFFFu;
 	return x >> 31 ? -m - 1 : m;
+}
+
+/* sm_key of four lanes, in 32 bits (-m - 1 is ~m). */
+typedef int32_t tt_v4i __attribute__((vector_size(16)));
+static inline __attribute__((always_inline)) tt_v4i sm_key4(tt_v4u x)
+{
+	return (tt_v4i)((x & 0x7FFFFFFFu) ^ (tt_v4u)((tt_v4i)x >> 31));
 }
 
 /* Set LaneFlags of the lanes in mask from cond (bit = lane). */
@@ -638,6 +689,68 @@ static uint16_t to_fp16(uint32_t x)
 	return (uint16_t)(sign << 15 | (uint32_t)exp << 10 | man >> 13);
 }
 
+/* The even (p 0) or odd (p 1) columns of Dst row r, eight 16-bit cells read as four 8-byte words. */
+static inline __attribute__((always_inline)) tt_v8h dst_row_cols(struct tt_dp *dp, unsigned r, unsigned p)
+{
+	tt_v8h a = tt_v8h_of(tt_ld64(&dp->dst[r][0]), tt_ld64(&dp->dst[r][4]));
+	tt_v8h b = tt_v8h_of(tt_ld64(&dp->dst[r][8]), tt_ld64(&dp->dst[r][12]));
+	return p ? __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15) : __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+}
+
+/* The lanes' Dst data without a column exchange: lane 8 i + k at row (addr & ~3) + i, column
+ * 2 k + bit 1 of addr (lane_col with odd 0); wide: the 32-bit view's two halves. */
+static void dst_gather(struct tt_dp *dp, unsigned addr, bool wide, uint32_t raw[TT_SFPU_LANES])
+{
+	unsigned p = addr >> 1 & 1;
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		tt_v8h cells = dst_row_cols(dp, r, p);
+		tt_v4u v0 = tt_widen16(tt_v8h_word(cells, 0)), v1 = tt_widen16(tt_v8h_word(cells, 1));
+		if (wide) {
+			tt_v8h low = dst_row_cols(dp, r + 8, p);
+			v0 = v0 << 16 | tt_widen16(tt_v8h_word(low, 0));
+			v1 = v1 << 16 | tt_widen16(tt_v8h_word(low, 1));
+		}
+		st4(&raw[8 * i], v0);
+		st4(&raw[8 * i + 4], v1);
+	}
+}
+
+/* The enabled lanes (mask) of v into Dst without a column exchange (dst_gather's places): the
+ * elements, then each row's written columns defined. */
+static void dst_scatter(struct tt_dp *dp, unsigned addr, bool wide, uint32_t mask, const uint32_t v[TT_SFPU_LANES])
+{
+	unsigned p = addr >> 1 & 1;
+	for (unsigned i = 0; i < 4; i++, mask >>= 8) {
+		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+		uint32_t m = mask & 0xFF, cols = 0;
+		_Atomic uint16_t *d = dp->dst[r] + p, *lo = dp->dst[(r + 8) & 0x3FF] + p;   /* lo: wide only */
+		const uint32_t *x = v + 8 * i;
+		if (!m)
+			continue;
+		if (m == 0xFF) {
+			cols = 0x5555u << p;
+			for (unsigned k = 0; k < 8; k++)
+				atomic_store_explicit(&d[2 * k], (uint16_t)(wide ? x[k] >> 16 : x[k]), memory_order_relaxed);
+			if (wide)
+				for (unsigned k = 0; k < 8; k++)
+					atomic_store_explicit(&lo[2 * k], (uint16_t)x[k], memory_order_relaxed);
+		} else {
+			for (unsigned k = 0; k < 8; k++) {
+				if (!(m >> k & 1))
+					continue;
+				cols |= 1u << (2 * k + p);
+				atomic_store_explicit(&d[2 * k], (uint16_t)(wide ? x[k] >> 16 : x[k]), memory_order_relaxed);
+				if (wide)
+					atomic_store_explicit(&lo[2 * k], (uint16_t)x[k], memory_order_relaxed);
+			}
+		}
+		tt_dst_define_cols(dp, r, cols);
+		if (wide)
+			tt_dst_define_cols(dp, r + 8, cols);
+	}
+}
+
 static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w)
 {
 	struct tt_dp *dp = th->tx->dp;
@@ -656,14 +769,17 @@ static enum tt_result sfpu_load(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	const uint32_t *old = s->lreg[vd];
 	/* Every lane's datum first (a read has no side effect), then the format's conversion. */
 	bool wide = mod0_dst32(mod0);
-	for (unsigned i = 0; i < 4; i++) {   /* lanes 8 i .. 8 i + 7 read row (addr & ~3) + i (lane_col) */
-		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
-		for (unsigned k = 0; k < 8; k++) {
-			unsigned col = lane_col(addr, odd, k);
-			uint32_t hi = atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed);
-			raw[8 * i + k] = wide ? hi << 16 | atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed) : hi;
+	if (!odd)
+		dst_gather(dp, addr, wide, raw);
+	else
+		for (unsigned i = 0; i < 4; i++) {   /* lanes 8 i .. 8 i + 7 read row (addr & ~3) + i (lane_col) */
+			unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
+			for (unsigned k = 0; k < 8; k++) {
+				unsigned col = lane_col(addr, odd, k);
+				uint32_t hi = atomic_load_explicit(&dp->dst[r][col], memory_order_relaxed);
+				raw[8 * i + k] = wide ? hi << 16 | atomic_load_explicit(&dp->dst[r + 8][col], memory_order_relaxed) : hi;
+			}
 		}
-	}
 	switch (mod0) {
 	case MOD0_FP16:
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
@@ -763,6 +879,10 @@ static void store_lanes(struct tt_dp *dp, struct tt_sfpu *s, unsigned vd, unsign
 		break;
 	}
 	bool wide = mod0_dst32(mod0) || mod0 == MOD0_HI16 || mod0 == MOD0_LO16;
+	if (!odd) {
+		dst_scatter(dp, addr, wide, mask, v);
+		return;
+	}
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned row = ((addr & ~3u) + i) & 0x3FF, r = wide ? tt_dst32_adj(row) : row;
 		uint32_t cols = 0;
@@ -909,11 +1029,12 @@ static enum tt_result sfpu_mul24(struct bh_tt_thread *th, struct tt_sfpu *s, uin
 
 /* One lanewise result per enabled lane of the simple operations that write VD only. */
 /* src_b: the second source of the operations that read VD (VD, or what SFPLOADMACRO chose). */
-/* One lane of sfpu_simple (VD's value; cc/cc_mask: the flags it sets). Inlined with a constant op
+/* One lane of sfpu_simple (VD's value; *flag: ALL_LANES or 0, the flag it sets when the operation
+ * sets flags, which sfpu_simple decides). Inlined with a constant op
  * into a loop per operation, so that the lane loop has no switch. */
 static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu *s, unsigned op, unsigned mod1,
 								   unsigned vc, uint32_t imm12, uint32_t mask, unsigned l,
-								   uint32_t c, uint32_t d, uint32_t *cc, uint32_t *cc_mask)
+								   uint32_t c, uint32_t d, uint32_t *flag)
 {
 	uint32_t r = 0;
 	switch (op) {
@@ -924,8 +1045,7 @@ static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu
 			r = mod1 & 2 ? c - d : c + d;
 		if (!(mod1 & 4) || (mod1 & 8)) {
 			bool lt0 = (int32_t)r < 0;
-			*cc |= (uint32_t)(mod1 & 8 ? !lt0 : lt0) << l;
-			*cc_mask = ALL_LANES;
+			*flag = (mod1 & 8 ? !lt0 : lt0) ? ALL_LANES : 0;
 		}
 		break;
 	}
@@ -961,16 +1081,14 @@ static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu
 		uint32_t x = mod1 & 4 ? c & 0x7FFFFFFFu : c;
 		r = x ? (uint32_t)__builtin_clz(x) : 32;
 		if (mod1 & 2) {
-			*cc |= (uint32_t)((x != 0) != ((mod1 & 8) != 0)) << l;
-			*cc_mask = ALL_LANES;
+			*flag = (x != 0) != ((mod1 & 8) != 0) ? ALL_LANES : 0;
 		}
 		break;
 	}
 	case TT_OP_SFPEXEXP: {  /* SFPEXEXP.md */
 		r = (c >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127);
 		if (mod1 & 2) {
-			*cc |= (uint32_t)(((int32_t)r < 0) != ((mod1 & 8) != 0)) << l;
-			*cc_mask = ALL_LANES;
+			*flag = ((int32_t)r < 0) != ((mod1 & 8) != 0) ? ALL_LANES : 0;
 		}
 		break;
 	}
@@ -1019,7 +1137,7 @@ static inline __attribute__((always_inline)) uint32_t simple_lane(struct tt_sfpu
 static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, uint32_t w, unsigned src_b)
 {
 	unsigned op = tt_opcode_of(w), mod1 = tt_bits(w, 3, 0), vd = tt_bits(w, 7, 4), vc = tt_bits(w, 11, 8);
-	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], cc = 0, cc_mask = 0;
+	uint32_t imm12 = tt_bits(w, 23, 12), mask = enabled(s), out[TT_SFPU_LANES], flag[TT_SFPU_LANES] = { 0 };
 	const uint32_t *C = s->lreg[vc], *D = s->lreg[src_b];
 	switch (op) {
 	case TT_OP_SFPIADD:
@@ -1050,16 +1168,24 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 #define SIMPLE_LOOP(o) \
 	case o: \
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++) \
-			out[l] = simple_lane(s, o, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask); \
+			out[l] = simple_lane(s, o, mod1, vc, imm12, mask, l, C[l], D[l], &flag[l]); \
 		break
 	switch (op) {
+	case TT_OP_SFPMOV:
+		if (mod1 == 8) {   /* FROM_SPECIAL: per lane */
+			for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+				out[l] = simple_lane(s, TT_OP_SFPMOV, mod1, vc, imm12, mask, l, C[l], D[l], &flag[l]);
+			break;
+		}
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++)   /* a move (or negation): host vectors */
+			out[l] = C[l] ^ (mod1 & 1) << 31;
+		break;
 	SIMPLE_LOOP(TT_OP_SFPIADD);
 	SIMPLE_LOOP(TT_OP_SFPSHFT);
 	SIMPLE_LOOP(TT_OP_SFPAND);
 	SIMPLE_LOOP(TT_OP_SFPOR);
 	SIMPLE_LOOP(TT_OP_SFPXOR);
 	SIMPLE_LOOP(TT_OP_SFPNOT);
-	SIMPLE_LOOP(TT_OP_SFPMOV);
 	SIMPLE_LOOP(TT_OP_SFPABS);
 	SIMPLE_LOOP(TT_OP_SFPLZ);
 	SIMPLE_LOOP(TT_OP_SFPEXEXP);
@@ -1070,14 +1196,20 @@ static enum tt_result sfpu_simple(struct bh_tt_thread *th, struct tt_sfpu *s, ui
 	SIMPLE_LOOP(TT_OP_SFPDIVP2);
 	default:   /* SFPCAST */
 		for (unsigned l = 0; l < TT_SFPU_LANES; l++)
-			out[l] = simple_lane(s, op, mod1, vc, imm12, mask, l, C[l], D[l], &cc, &cc_mask);
+			out[l] = simple_lane(s, op, mod1, vc, imm12, mask, l, C[l], D[l], &flag[l]);
 		break;
 	}
 #undef SIMPLE_LOOP
 	/* Flags of the enabled lanes, from the result computed for VD < 8 (the models set them only
-	 * then). */
-	if (cc_mask && vd < 8)
+	 * then): SFPIADD unless bit 2 alone (of 2 and 3) says not, SFPLZ and SFPEXEXP with bit 1. */
+	bool sets = op == TT_OP_SFPIADD ? !(mod1 & 4) || (mod1 & 8)
+				       : (op == TT_OP_SFPLZ || op == TT_OP_SFPEXEXP) && (mod1 & 2);
+	if (sets && vd < 8) {
+		uint32_t cc = 0;
+		for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++)
+			cc |= mask_of4(ld4(&flag[4 * q]), q);
 		set_flags(s, mask, cc);
+	}
 	write_lanes(s, vd, mask, out);
 	return TT_OK;
 }
@@ -1243,6 +1375,27 @@ static enum tt_result sfpu_swap(struct bh_tt_thread *th, struct tt_sfpu *s, uint
 	if (mod1 > 9)
 		return sfpu_bad_mode(th, w, mod1, "0 swap, 1-9 min/max");
 	uint32_t mask = enabled(s), invert = lanes_with(s, LC_EXCHANGE_SRCB_SRCC), index = lanes_with(s, LC_DEST_INDEX);
+	if (!index) {   /* four lanes at a time on host vectors: which lanes swap, then the swap */
+		uint32_t swap = mask;
+		if (mod1) {
+			uint32_t c_smaller = 0, min = 0;
+			for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+				tt_v4u c = ld4(&s->lreg[vc][4 * q]), d = ld4(&s->lreg[vd][4 * q]);
+				c_smaller |= mask_of4((tt_v4u)(sm_key4(c) < sm_key4(d)), q);
+			}
+			for (unsigned row = 0; row < 4; row++)
+				min |= (uint32_t)(min_rows[mod1] >> row & 1) * (0xFFu << 8 * row);
+			swap &= ~(c_smaller ^ min) ^ invert;
+		}
+		for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+			tt_v4u c = ld4(&s->lreg[vc][4 * q]), d = ld4(&s->lreg[vd][4 * q]), m = lanes4(swap, q);
+			if (vc < 8)
+				st4(&s->lreg[vc][4 * q], (d & m) | (c & ~m));
+			if (vd < 8 && !s->to16)
+				st4(&s->lreg[vd][4 * q], (c & m) | (d & ~m));
+		}
+		return TT_OK;
+	}
 	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
@@ -1347,28 +1500,24 @@ static enum tt_result sfpu_stochrnd(struct bh_tt_thread *th, struct tt_sfpu *s, 
 	static const uint32_t max_mag[8] = { 0, 0, 255, 127, 255, 127, 65535, 32767 };
 	uint32_t mask = enabled(s), out[TT_SFPU_LANES], away = 0, prng[TT_SFPU_LANES];   /* away: lanes toward zero rounded up */
 	prng_advance_lanes(s, mask, prng);
-	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+	if (flavour <= 1) {   /* the float forms, four lanes at a time on host vectors */
+		unsigned drop = flavour ? 16 : 13;
+		uint32_t fixed = rnd == 0 ? 0x400000u : 0x7FFFFFu, up_lanes = 0;
+		for (unsigned q = 0; q < TT_SFPU_LANES / 4; q++) {
+			tt_v4u x = ld4(&s->lreg[vc][4 * q]), e = x >> 23 & 0xFF, lost = x & ((1u << drop) - 1);
+			tt_v4u thr = (rnd == 1 ? ld4(&prng[4 * q]) & 0x7FFFFFu : (tt_v4u){ fixed, fixed, fixed, fixed }) >> (23 - drop);
+			tt_v4u up = (tt_v4u)(lost >= thr), finite = (tt_v4u)(e != 0) & (tt_v4u)(e != 255);
+			tt_v4u v = (finite & (x - lost + (up & (1u << drop)))) | ((tt_v4u)(e == 255) & (x & 0xFF800000u));
+			st4(&out[4 * q], v);   /* a zero exponent: 0 */
+			up_lanes |= mask_of4(up & finite, q);
+		}
+		away = rnd == 2 ? up_lanes & mask : 0;
+	}
+	for (unsigned l = 0; flavour > 1 && l < TT_SFPU_LANES; l++) {   /* the integer forms */
 		if (!(mask >> l & 1))
 			continue;
 		uint32_t thr = rnd == 1 ? prng[l] & 0x7FFFFFu : rnd == 0 ? 0x400000u : 0x7FFFFFu;
 		uint32_t x = s->lreg[vc][l], e = x >> 23 & 0xFF;
-		if (flavour <= 1) {
-			if (e == 0) {
-				x = 0;
-			} else if (e == 255) {
-				x &= 0xFF800000u;
-			} else {
-				unsigned drop = flavour ? 16 : 13;
-				uint32_t lost = x & ((1u << drop) - 1);
-				x -= lost;
-				if (lost >= thr >> (23 - drop)) {
-					x += 1u << drop;
-					away |= (uint32_t)(rnd == 2) << l;
-				}
-			}
-			out[l] = x;
-			continue;
-		}
 		bool keep_sign = flavour & 1, up = false;
 		uint32_t sign = keep_sign ? x & 0x80000000u : 0;
 		uint64_t mag;   /* with 23 fraction bits until rounded */

@@ -61,8 +61,9 @@ void tt_sfpu_seed(struct tt_dp *dp, uint32_t seed);
 uint32_t tt_sfpu_mad_ref(uint32_t a, uint32_t b, uint32_t c);
 void tt_sfpu_mad_lanes(const uint32_t *a, uint32_t na, const uint32_t *b, const uint32_t *c, uint32_t nc,
 		       uint32_t r[TT_SFPU_LANES]);
-/* The path of the lanes tt_sfpu_mad_lanes gives the model: the model's integer steps on eight
- * lanes at once (AVX2, when the host has it) or lane by lane (tests choose). */
+/* tt_sfpu_mad_lanes's path: the host path and the model's integer steps on eight lanes at once
+ * compiled for AVX2 (when the host has it), or the baseline ISA's host path and the model lane by
+ * lane (tests choose). */
 enum { TT_MAD_AUTO, TT_MAD_AVX2, TT_MAD_SCALAR };
 extern _Atomic int tt_mad_path;
 

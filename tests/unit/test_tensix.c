@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cores/tensix.h"
+#include "fabric/mmio.h"
 #include "host/device.h"
 #include "sync/pcbuf.h"
 #include "sync/streams.h"
@@ -637,6 +638,64 @@ Test(tensix, trisc_store_to_another_threads_aperture_faults)
 	struct bh_device *dev = t_open();
 	expect_access_faults(dev, BH_CORE_TRISC0, true, 0xFFE50000, "access not allowed",
 			     "on silicon a TRISC store to thread 1's aperture hangs the core");
+	bh_device_close(dev);
+}
+
+/* A core's store to the push windows (cores/core.c's push lane takes 4-byte ones past the general
+ * decode): every store the decode refuses, or whose word the push refuses, faults with the
+ * decode's own verdict, word for word: the kind and text bh_mmio_access gives for the same
+ * access, at the store's pc. */
+Test(tensix, push_stores_fault_with_the_decodes_verdict_word_for_word)
+{
+	static const struct { enum bh_core_id core; uint32_t width, addr, word; } cases[] = {
+		{ BH_CORE_NCRISC, W_W, PUSH, TT_NOP },                /* no push path on NCRISC */
+		{ BH_CORE_TRISC0, W_H, PUSH, TT_NOP },                /* 32-bit stores only */
+		{ BH_CORE_TRISC1, W_B, PUSH + 1, TT_NOP },
+		{ BH_CORE_TRISC0, W_W, PUSH + 2, TT_NOP },            /* misaligned */
+		{ BH_CORE_TRISC1, W_W, PUSH + 0x20004, TT_NOP },      /* thread 2's window */
+		{ BH_CORE_TRISC2, W_W, PUSH + 8, 0xA3100009 },        /* a reserved bit set */
+		{ BH_CORE_BRISC, W_W, PUSH + 0x10004, MOP(0, 0, 0) }, /* BRISC's pushes skip the expander */
+	};
+	static const unsigned bytes[] = { [W_B] = 1, [W_H] = 2, [W_W] = 4 };
+	for (size_t k = 0; k < N(cases); k++) {
+		struct bh_device *dev = t_open();
+		enum bh_core_id core = cases[k].core;
+		uint32_t v = cases[k].word;
+		char wait[128];
+		struct bh_fault f = { 0 };
+		cr_assert_eq(bh_mmio_access(tile0(dev), (unsigned)core, cases[k].addr, bytes[cases[k].width], true, &v, &f,
+					    wait, sizeof wait), BH_ACC_FAULT, "case %zu", k);
+		struct bh_core_result *r = result_new();
+		struct prog p = { 0 };
+		emit_li(&p, S0, cases[k].addr);
+		emit_li(&p, T1, cases[k].word);
+		uint32_t pc = core_code_at[core] + (uint32_t)prog_here(&p);
+		emit(&p, store(cases[k].width, T1, 0, S0));
+		emit_exit_with(&p, 0);
+		run_prog(dev, core, core_code_at[core], &p, r);
+		expect_fault(r, core, pc, bh_fault_kind_name(f.kind), f.detail);
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
+/* Any word of a push window pushes (not only its base): TRISC2 at +8 of its own, BRISC at +4 of
+ * thread 1's. */
+Test(tensix, a_store_anywhere_in_a_push_window_pushes)
+{
+	struct bh_device *dev = t_open();
+	struct prog b = { 0 };
+	emit_store_word(&b, PUSH + 0x10004, SEMINIT(1u << 3, 9, 4));
+	emit_exit_with(&b, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+	wait_sem(dev, 3, 4);
+	struct prog t = { 0 };
+	emit_store_word(&t, PUSH + 8, SEMINIT(1u << 5, 7, 6));
+	emit_tensix_sync(&t);
+	emit_exit_with(&t, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_TRISC2, &t), 0);
+	wait_sem(dev, 5, 6);
+	cr_expect_eq(bh_sem_max(tile0(dev), 5), 7);
 	bh_device_close(dev);
 }
 

@@ -194,6 +194,70 @@ Test(tensix_sfpu, store_defines_only_written_cells_and_hi16_lo16_pick_their_dst_
 	bh_device_close(dev);
 }
 
+/* A fixed-seed generator for the randomised tests (xorshift32). */
+static uint32_t next_rand(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* Random Dst contents, addresses (even or odd columns, any row group, the 32-bit view's rows) and
+ * predication: INT32 and UINT16 loads give each enabled lane its cell (lane 8 i + k: row
+ * (addr & ~3) + i, column 2 k + bit 1 of addr) and leave the others' LReg; the stores write
+ * exactly the enabled lanes' cells and no other cell of Dst. */
+Test(tensix_sfpu, load_and_store_move_exactly_the_enabled_lanes_cells_at_random_places)
+{
+	struct bh_device *dev = t_open();
+	struct tt_dp *dp = dp_of(dev);
+	struct tt_sfpu *s = sfpu_of(dev);
+	static uint16_t want[TT_DST_ROWS][16];
+	uint32_t seed = 0x2545F491u;
+	for (unsigned r = 0; r < TT_DST_ROWS; r++)
+		for (unsigned c = 0; c < 16; c++)
+			atomic_store(&dp->dst[r][c], want[r][c] = (uint16_t)next_rand(&seed));
+	for (unsigned round = 0; round < 64; round++) {
+		bool wide = round & 1;
+		unsigned addr = next_rand(&seed) & 0x3FF, mod0 = wide ? 4 : 6;   /* INT32 / UINT16 */
+		uint32_t mask = round % 4 < 2 ? next_rand(&seed) : 0xFFFFFFFFu;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			s->lreg[2][l] = 0xA5A50000u | l;
+			s->lreg[3][l] = next_rand(&seed);
+		}
+		s->use_flags = 0xFFFFFFFFu;
+		s->flags = mask;
+		const uint32_t w[] = { SFPLOAD(2, mod0, 0, addr), SFPSTORE(3, mod0, 0, addr) };
+		run(dev, w, N(w));
+		s->use_flags = 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			unsigned row = (addr & ~3u) + l / 8, col = (l & 7) * 2 + (addr >> 1 & 1);
+			bool on = mask >> l & 1;
+			uint32_t cell = wide ? tt_dst_to_fp32((uint32_t)want[tt_dst32_adj(row)][col] << 16 |
+							      want[tt_dst32_adj(row) + 8][col])
+					     : want[row][col];
+			cr_expect_eq(lreg(dev, 2, l), on ? cell : 0xA5A50000u | l, "round %u lane %u", round, l);
+			if (!on)
+				continue;
+			uint32_t x = s->lreg[3][l];
+			if (wide) {
+				uint32_t d = tt_dst_from_fp32(x);
+				want[tt_dst32_adj(row)][col] = (uint16_t)(d >> 16);
+				want[tt_dst32_adj(row) + 8][col] = (uint16_t)d;
+			} else {
+				want[row][col] = (uint16_t)x;
+			}
+		}
+		unsigned wrong = 0;
+		for (unsigned r = 0; r < TT_DST_ROWS; r++)
+			for (unsigned c = 0; c < 16; c++)
+				wrong += atomic_load(&dp->dst[r][c]) != want[r][c];
+		cr_expect_eq(wrong, 0, "round %u (addr 0x%03x, %s, mask 0x%08x): %u cells differ", round, addr,
+			     wide ? "INT32" : "UINT16", mask, wrong);
+	}
+	bh_device_close(dev);
+}
+
 /* MOD0_FMT_SRCB: FP32 with SFPU_Fp32_enabled, else BF16 or FP16 by the SrcB format, for which
  * Blackhole's ThreadConfig SFPU_DEST_FMT (Enable bit 0, Base 4:1) stands in when enabled. */
 Test(tensix_sfpu, srcb_mode_follows_the_srcb_format_or_sfpu_dest_fmt)
@@ -636,6 +700,125 @@ Test(tensix_sfpu, swap_subvector_modes_choose_min_or_max_per_row)
 	bh_device_close(dev);
 }
 
+/* SFPSWAP on random values (signed zeros, NaN patterns, equal pairs), modes 0-9, predication and
+ * LaneConfig's EXCHANGE_SRCB_SRCC on random lanes, VC == VD and a read-only VC: each enabled lane
+ * swaps when mode 0, else when it leaves VD with the minimum (sign-magnitude order, -0 below +0)
+ * in the rows the mode gives the minimum to VD and the maximum elsewhere, the exchange bit
+ * inverting that; the writable one of the two LRegs takes the other's value. */
+Test(tensix_sfpu, swap_modes_on_random_lanes_follow_the_sign_magnitude_order)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const uint8_t vd_min_rows[10] = { 0, 0xF, 0x3, 0x5, 0x9, 0x1, 0x2, 0x4, 0x8, 0x0 };   /* SFPSWAP.md */
+	static const uint32_t edge[] = { 0, 0x80000000u, 0x7FC00000u, 0xFFC00000u, 0x3F800000u, 0xBF800000u };
+	uint32_t seed = 0x1234567u;
+	for (unsigned round = 0; round < 120; round++) {
+		unsigned mod1 = round % 10, vc = round % 7 == 3 ? 9 : 1, vd = round % 11 == 5 ? 1 : 2;   /* LReg 9: read-only */
+		uint32_t mask = round % 3 ? next_rand(&seed) : 0xFFFFFFFFu, invert = round % 4 == 1 ? next_rand(&seed) : 0;
+		uint32_t c[TT_SFPU_LANES], d[TT_SFPU_LANES];
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t r = next_rand(&seed);
+			s->lreg[1][l] = r % 4 == 0 ? edge[r / 4 % N(edge)] : next_rand(&seed);
+			s->lreg[2][l] = r % 8 == 1 ? s->lreg[1][l] : r % 4 == 2 ? edge[r / 8 % N(edge)] : next_rand(&seed);
+			s->lane_config[l] = (invert >> l & 1) * 0x100u;   /* EXCHANGE_SRCB_SRCC */
+			c[l] = s->lreg[vc][l];
+			d[l] = s->lreg[vd][l];
+		}
+		s->lc_any = invert ? 0x100u : 0;
+		s->use_flags = 0xFFFFFFFFu;
+		s->flags = mask;
+		const uint32_t w[] = { SFPI(OP_SWAP, 0, vc, vd, mod1) };
+		run(dev, w, N(w));
+		s->use_flags = 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			int64_t kc = c[l] >> 31 ? -(int64_t)(c[l] & 0x7FFFFFFFu) - 1 : c[l];
+			int64_t kd = d[l] >> 31 ? -(int64_t)(d[l] & 0x7FFFFFFFu) - 1 : d[l];
+			bool vd_gets_min = vd_min_rows[mod1] >> (l / 8) & 1;
+			bool swap = mod1 == 0 || (vd_gets_min ? kc < kd : !(kc < kd));
+			swap = (mask >> l & 1) && (mod1 == 0 ? swap : swap != (bool)(invert >> l & 1));
+			uint32_t want_d = swap ? c[l] : d[l], want_c = vc < 8 && swap ? d[l] : c[l];
+			if (vc == vd)
+				want_c = want_d;
+			cr_expect_eq(s->lreg[vd][l], want_d, "round %u (mode %u) lane %u VD", round, mod1, l);
+			cr_expect_eq(s->lreg[vc][l], want_c, "round %u (mode %u) lane %u VC", round, mod1, l);
+		}
+	}
+	bh_device_close(dev);
+}
+
+/* SFPMOV (SFPMOV.md): mode 0 copies VC into the enabled lanes of VD, 1 with the sign bit flipped
+ * (of zeros and NaNs too), 2 into every lane whatever the predication. */
+Test(tensix_sfpu, mov_copies_negates_or_copies_into_every_lane)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		s->lreg[0][l] = l % 3 == 0 ? 0 : l % 3 == 1 ? 0xFFC00001u + l : 0x3F800000u + l;
+		s->lreg[1][l] = s->lreg[2][l] = s->lreg[3][l] = 0xA0000000u | l;
+	}
+	s->use_flags = 0xFFFFFFFFu;
+	s->flags = 0x0F0F00FFu;
+	const uint32_t w[] = { SFPI(OP_MOV, 0, 0, 1, 0), SFPI(OP_MOV, 0, 0, 2, 1), SFPI(OP_MOV, 0, 0, 3, 2) };
+	run(dev, w, N(w));
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+		bool on = 0x0F0F00FFu >> l & 1;
+		uint32_t x = s->lreg[0][l];
+		cr_expect_eq(lreg(dev, 1, l), on ? x : 0xA0000000u | l, "lane %u: move", l);
+		cr_expect_eq(lreg(dev, 2, l), on ? x ^ 0x80000000u : 0xA0000000u | l, "lane %u: negate", l);
+		cr_expect_eq(lreg(dev, 3, l), x, "lane %u: every lane", l);
+	}
+	bh_device_close(dev);
+}
+
+/* The simple operations that set LaneFlags (SFPIADD.md, SFPLZ.md, SFPEXEXP.md), on random lanes
+ * under predication: the enabled lanes' flags become the condition (inverted by bit 3), the
+ * disabled lanes' stay; SFPIADD with bit 2 alone and SFPEXEXP without bit 1 leave the flags. */
+Test(tensix_sfpu, iadd_lz_exexp_set_the_enabled_lanes_flags)
+{
+	struct bh_device *dev = t_open();
+	struct tt_sfpu *s = sfpu_of(dev);
+	static const struct { unsigned op, imm, mod1; } cases[] = {
+		{ OP_IADD, 0x800, 1 }, { OP_IADD, 5, 1 | 8 }, { OP_IADD, 0, 0 }, { OP_IADD, 5, 1 | 4 },
+		{ OP_LZ, 0, 2 }, { OP_LZ, 0, 2 | 4 | 8 }, { OP_EXEXP, 0, 2 }, { OP_EXEXP, 0, 2 | 8 }, { OP_EXEXP, 0, 0 },
+	};
+	uint32_t seed = 0xC0FFEEu;
+	for (unsigned round = 0; round < 4 * N(cases); round++) {
+		unsigned k = round % N(cases), op = cases[k].op, mod1 = cases[k].mod1;
+		uint32_t flags = next_rand(&seed), x[TT_SFPU_LANES], y[TT_SFPU_LANES];
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t r = next_rand(&seed);
+			s->lreg[0][l] = x[l] = r % 5 == 0 ? 0 : r % 5 == 1 ? 0x80000000u : r % 5 == 2 ? 2000 + r % 100 : next_rand(&seed);
+			s->lreg[1][l] = y[l] = next_rand(&seed);
+		}
+		s->use_flags = 0xFFFFFFFFu;
+		s->flags = flags;
+		const uint32_t w[] = { SFPI(op, cases[k].imm, 0, 1, mod1) };
+		run(dev, w, N(w));
+		uint32_t want = flags;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			bool cond, sets;
+			if (op == OP_IADD) {
+				uint32_t r = mod1 & 1 ? x[l] + (uint32_t)((int32_t)(cases[k].imm << 20) >> 20)
+						      : mod1 & 2 ? x[l] - y[l] : x[l] + y[l];
+				cond = (int32_t)r < 0;
+				sets = !(mod1 & 4) || (mod1 & 8);
+			} else if (op == OP_LZ) {
+				cond = (mod1 & 4 ? x[l] & 0x7FFFFFFFu : x[l]) != 0;
+				sets = mod1 & 2;
+			} else {
+				cond = (int32_t)((x[l] >> 23 & 0xFF) - (mod1 & 1 ? 0 : 127)) < 0;
+				sets = mod1 & 2;
+			}
+			if (sets && (flags >> l & 1) && cond == (bool)(mod1 & 8))
+				want &= ~(1u << l);
+		}
+		cr_expect_eq(s->flags, want, "round %u (op 0x%02x mod1 %u): flags 0x%08x, want 0x%08x", round, op, mod1, s->flags,
+			     want);
+		s->use_flags = 0;
+	}
+	bh_device_close(dev);
+}
+
 /* SFP_STOCH_RND's integer forms: FP32 to INT8 (clamped, ties away), UINT16 (sign dropped), |x| <
  * 0.5 to 0; sign-magnitude >> Imm5 to INT8 with rounding. */
 Test(tensix_sfpu, stochrnd_integer_forms_round_and_clamp)
@@ -840,6 +1023,78 @@ static uint32_t prng_after(uint32_t x, unsigned steps)
 	while (steps--)
 		x = (uint32_t)~__builtin_popcount(x & 0x80200003u) << 31 | x >> 1;
 	return x;
+}
+
+/* SFPSTOCHRND's float forms (FP16A and BF16 precision) on random values, PRNG states and
+ * predication, in the three rounding modes, against the documented rule lane by lane: a zero
+ * exponent gives 0, 255 keeps sign, exponent and the mantissa's top bit... of an infinity or NaN
+ * (0xFF800000 of it), else the 13 or 16 discarded bits round up when they reach the threshold
+ * (0x400000, the PRNG's low 23 bits, 0x7FFFFF) shifted to their width. Only enabled lanes write
+ * and advance their PRNG; rounding toward zero that rounds away is reported per instruction. */
+Test(tensix_sfpu, stochrnd_float_forms_follow_the_rule_on_every_lane)
+{
+	uint32_t seed = 0x9E3779B9u;
+	unsigned reported = 0;
+	struct bh_device *dev = NULL;
+	for (unsigned round = 0; round < 96; round++) {
+		unsigned rnd = round % 3, flavour = round / 3 % 2, drop = flavour ? 16 : 13;
+		uint32_t mask = round % 4 ? next_rand(&seed) : 0xFFFFFFFFu, before[TT_SFPU_LANES], x[TT_SFPU_LANES];
+		bool away = false;
+		if (!dev || rnd == 2) {   /* a finding is logged once per site: a device of its own */
+			if (dev)
+				bh_device_close(dev);
+			dev = t_open_checks(BH_CHECK_BIT(BH_CHECK_SFPU_ERRATUM), BH_CHECK_LOG);
+		}
+		struct tt_sfpu *s = sfpu_of(dev);
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			uint32_t v = next_rand(&seed);
+			/* Every fourth round in each mode without all-ones discards (nothing rounds away). */
+			switch (next_rand(&seed) % (round / 6 % 4 == 3 ? 5 : 6)) {
+			case 0: v &= 0x807FFFFFu; break;                              /* zero exponent */
+			case 1: v |= 0x7F800000u; break;                              /* 255 */
+			case 2: v = (v & ~((1u << drop) - 1)) | 1u << (drop - 1); break; /* a tie */
+			case 5: v |= (1u << drop) - 1; break;                         /* all discarded bits set */
+			default: break;
+			}
+			s->lreg[0][l] = x[l] = v;
+			s->lreg[4][l] = 0x5A5A0000u | l;
+			s->prng[l] = before[l] = next_rand(&seed);
+		}
+		s->use_flags = 0xFFFFFFFFu;
+		s->flags = mask;
+		const uint32_t w[] = { SFPSTOCH(rnd, 0, 4, flavour) };
+		run(dev, w, N(w));
+		s->use_flags = 0;
+		for (unsigned l = 0; l < TT_SFPU_LANES; l++) {
+			bool on = mask >> l & 1;
+			uint32_t e = x[l] >> 23 & 0xFF, lost = x[l] & ((1u << drop) - 1);
+			uint32_t thr = (rnd == 1 ? before[l] & 0x7FFFFFu : rnd == 0 ? 0x400000u : 0x7FFFFFu) >> (23 - drop);
+			uint32_t want = e == 0 ? 0 : e == 255 ? x[l] & 0xFF800000u : x[l] - lost + (lost >= thr ? 1u << drop : 0);
+			away |= on && rnd == 2 && e != 0 && e != 255 && lost >= thr;
+			cr_expect_eq(lreg(dev, 4, l), on ? want : 0x5A5A0000u | l, "round %u lane %u: 0x%08x", round, l, x[l]);
+			cr_expect_eq(s->prng[l], on ? prng_after(before[l], 1) : before[l], "round %u lane %u PRNG", round, l);
+		}
+		reported += away;
+		if (rnd == 2)
+			cr_expect_eq(bh_device_findings(dev, NULL, 0), away, "round %u: a rounding away reported iff one happened",
+				     round);
+	}
+	bh_device_close(dev);
+	cr_expect(reported > 0 && reported < 32, "rounds with a rounding away: %u of 32", reported);
+	/* All-ones discards only in disabled lanes, under a zero exponent and under 255: none rounds
+	 * away, none is reported. */
+	dev = t_open_checks(BH_CHECK_BIT(BH_CHECK_SFPU_ERRATUM), BH_CHECK_LOG);
+	struct tt_sfpu *s = sfpu_of(dev);
+	for (unsigned l = 0; l < TT_SFPU_LANES; l++)
+		s->lreg[0][l] = l % 4 == 0 ? 0x3F80FFFFu : l % 4 == 1 ? 0x007FFFFFu : l % 4 == 2 ? 0xFFFFFFFFu : 0x3F800000u;
+	s->use_flags = 0xFFFFFFFFu;
+	s->flags = 0xEEEEEEEEu;   /* lanes 4 k off */
+	const uint32_t w[] = { SFPSTOCH(2, 0, 4, 1) };
+	run(dev, w, N(w));
+	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
+	cr_expect_eq(lreg(dev, 4, 1), 0);
+	cr_expect_eq(lreg(dev, 4, 2), 0xFF800000u);
+	bh_device_close(dev);
 }
 
 /* Out of reset every lane's state is 0: SFPMOV FROM_SPECIAL 9 returns 0, 0x80000000, 0x40000000
