@@ -481,12 +481,7 @@ Test(checks, noc_shared_initiator_issue_after_another_core_wrote_into_the_transa
 	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
 	emit_exit_with(&i, 0);
 	struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &i);
-	char other[160], why[200];
-	snprintf(other, sizeof other, "  other: ncrisc, which wrote NOC_RET_ADDR_LO of this command buffer at pc 0x%08x\n",
-		 clobber);
-	snprintf(why, sizeof why, "  why: issue (CMD_CTRL) of NoC0 command buffer 0 by brisc, whose transaction (begun at "
-		 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
-	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
+	expect_shared_initiator(dev, res, pc, first, "NOC_RET_ADDR_LO", clobber);
 }
 
 /* while (CMD_CTRL != 0) on command buffer 0: where every issue begins. */

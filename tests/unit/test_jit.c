@@ -843,11 +843,6 @@ Test(jit, noc_shared_initiator_names_the_last_write_of_a_compiled_loop)
 		uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
 		emit_exit_with(&i, 0);
 		struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &i);
-		char other[160], why[200];
-		snprintf(other, sizeof other, "  other: ncrisc, which wrote NOC_RET_ADDR_MID of this command buffer at pc 0x%08x\n",
-			 last);
-		snprintf(why, sizeof why, "  why: issue (CMD_CTRL) of NoC0 command buffer 0 by brisc, whose transaction (begun at "
-			 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
-		expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
+		expect_shared_initiator(dev, res, pc, first, "NOC_RET_ADDR_MID", last);
 	}
 }

@@ -748,3 +748,13 @@ void expect_status(const struct cli_out *o, int status)
 	cr_expect_eq(o->status, status, "exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", o->status, status,
 		     o->out, o->err);
 }
+
+void expect_shared_initiator(struct bh_device *dev, struct bh_core_result *res, uint32_t pc, uint32_t first,
+			     const char *reg, uint32_t other_pc)
+{
+	char other[160], why[200];
+	snprintf(other, sizeof other, "  other: ncrisc, which wrote %s of this command buffer at pc 0x%08x\n", reg, other_pc);
+	snprintf(why, sizeof why, "  why: issue (CMD_CTRL) of NoC0 command buffer 0 by brisc, whose transaction (begun at "
+		 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
+	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
+}
