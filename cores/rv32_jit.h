@@ -58,6 +58,10 @@ struct rv_jit_ctx {
 	 * command buffer's bh_niu_programming. The lane reads what may change (a watched register,
 	 * deferred Tensix words, the busy flag, the programming record) at every store. */
 	struct bh_niu *niu_st;
+	/* The same for its loads (a CMD_CTRL poll, a counter read: emit_niu_load), and the NoC
+	 * engine's earliest event (NULL: synchronous NoC), which a counter read helps along. */
+	struct bh_niu *niu_ld;
+	const _Atomic uint64_t *noc_due;
 	const _Atomic uint32_t *reg_watches;
 	uint32_t niu_checks;
 	uint32_t niu_who, niu_who_off;

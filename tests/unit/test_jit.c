@@ -846,3 +846,33 @@ Test(jit, noc_shared_initiator_names_the_last_write_of_a_compiled_loop)
 		expect_shared_initiator(dev, res, pc, first, "NOC_RET_ADDR_MID", last);
 	}
 }
+
+/* A CMD_CTRL poll from compiled code reads 0 and begins the poller's transaction as interpreted
+ * (numbered by bh_niu_number, inline): brisc polls CMD_CTRL of command buffer 0 once, then in a
+ * compiled loop that makes progress (no poll loop: its loads stay inline); ncrisc writes
+ * NOC_RET_ADDR_LO; brisc's issue is flagged as a transaction begun at the loop's poll. */
+Test(jit, a_compiled_cmd_ctrl_poll_begins_the_transaction_it_names)
+{
+	for (unsigned m = 0; m < 2; m++) {
+		struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
+		struct prog b = { 0 };
+		emit_li(&b, S0, CMDBUF0(0));
+		emit_li(&b, S1, DATA);
+		emit(&b, lw(A0, N_CMD_CTRL, S0));
+		emit_li(&b, A1, 0);
+		emit_li(&b, T0, AT_LOOPS);
+		int32_t loop = prog_here(&b);
+		uint32_t first = core_code_at[BH_CORE_BRISC] + (uint32_t)loop;
+		emit(&b, lw(A0, N_CMD_CTRL, S0));
+		emit(&b, add(A1, A1, A0));
+		emit(&b, sw(T0, 0, S1));                      /* progress: not a poll loop */
+		emit(&b, addi(T0, T0, -1));
+		emit_branch(&b, BNE, T0, X0, loop);
+		emit(&b, addi(A0, A1, 0));                    /* exit(the sum of what CMD_CTRL read): 0 */
+		emit_exit(&b);
+		cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+		if (m)
+			cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+		expect_shared_after_ncrisc_write(dev, first, NOC_DST);
+	}
+}

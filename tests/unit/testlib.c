@@ -758,3 +758,14 @@ void expect_shared_initiator(struct bh_device *dev, struct bh_core_result *res, 
 		 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
 	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
 }
+
+void expect_shared_after_ncrisc_write(struct bh_device *dev, uint32_t first, uint32_t ret_lo)
+{
+	struct prog n = { 0 }, i = { 0 };
+	uint32_t other = emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, ret_lo);
+	emit_exit_with(&n, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
+	emit_exit_with(&i, 0);
+	expect_shared_initiator(dev, run_checked(dev, BH_CORE_BRISC, &i), pc, first, "NOC_RET_ADDR_LO", other);
+}
