@@ -92,6 +92,9 @@ enum rv_jit_mode rv32_jit_default_mode(void)
 #define JIT_REGION_MAX 256u              /* guest instructions per region */
 #define JIT_REGION_BYTES (JIT_REGION_MAX * 96u)   /* upper bound of one region's main code */
 #define JIT_COLD_BYTES (JIT_REGION_MAX * 192u)   /* exits and calls write the pinned registers back */
+#define JIT_NIU_LANE_BYTES 448u          /* at most one emit_niu_store / emit_niu_load (360, 422) */
+#define JIT_COLD_WORST 448u              /* at least the most cold code one instruction takes without them */
+#define JIT_FIX_WORST 12u                /* and the most fixups (a store: 10) */
 #define JIT_FIXUPS (JIT_REGION_MAX * 4u + 16u)
 /* A page that had its code overwritten this recently (instructions of this core) is left to the
  * interpreter: code that rewrites itself would otherwise be compiled again and again. */
@@ -607,6 +610,18 @@ static void jumps_land(struct jbuf *b, struct jit_jumps *j)
 		b->full = true;   /* never: the sequences below take fewer; refuse the region if so */
 }
 
+/* An NIU lane for the access in `slot` fits in the cold code and the fixups with the most any
+ * instruction takes without lanes (JIT_COLD_WORST, JIT_FIX_WORST: a store's, with eight pinned
+ * registers) still left for it and every later instruction of the region: a long region of
+ * loads and stores gets lanes only where they cannot make it run out of room, so no region the
+ * compiler took before is refused now. */
+static bool niu_lane_room(const struct jc *jc, unsigned slot)
+{
+	size_t left = (size_t)(jc->k.end - jc->k.p), remaining = jc->end - slot;
+	return left >= JIT_NIU_LANE_BYTES + remaining * JIT_COLD_WORST &&
+	       jc->nfix + 2 + remaining * JIT_FIX_WORST <= JIT_FIXUPS;
+}
+
 /* First checks of an NIU access at eax (word aligned, one of the four request initiators' windows
  * or the counters of either NoC, the lane `lane` of the context open, no deferred Tensix words),
  * jumping to `slow` when one fails: ecx = addr - NIU0 (bit 16 the NoC), rdx = the core. */
@@ -838,7 +853,7 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	/* Anything else (register windows, other cores' local RAM, ...): the interpreter's slow
 	 * load through a call, so a poll of a register stays in compiled code. */
 	uintptr_t slow_off = cold_here(jc);
-	if (in->op == RV_OP_lw)
+	if (in->op == RV_OP_lw && niu_lane_room(jc, slot))
 		emit_niu_load(jc, slot, pend, resume);
 	emit_slow_load(jc, slot, in, pend, resume);
 	if (ldm_fix < jc->nfix)
@@ -1028,7 +1043,7 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	/* Anything else (device registers, other cores' local RAM, misaligned or unmapped): the
 	 * interpreter's slow store through a call, so issuing a NoC request stays in compiled code. */
 	uintptr_t slow_off = cold_here(jc);
-	if (in->op == RV_OP_sw)
+	if (in->op == RV_OP_sw && niu_lane_room(jc, slot))
 		emit_niu_store(jc, slot, in, resume);
 	emit_slow_store(jc, slot, in, pend, resume);
 	uintptr_t exit_off = cold_here(jc);

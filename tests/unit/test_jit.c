@@ -876,3 +876,25 @@ Test(jit, a_compiled_cmd_ctrl_poll_begins_the_transaction_it_names)
 		expect_shared_after_ncrisc_write(dev, first, NOC_DST);
 	}
 }
+
+/* A region that is mostly loads and stores is still compiled: their NIU lanes (which take cold
+ * room and fixups per access) stop where a region's own cold code would run out of room,
+ * instead of the whole region being refused. A loop of 55 word copies in L1 (a region the
+ * compiler takes without lanes, near its limits) matches the interpreter, compiled. */
+Test(jit, a_region_of_many_loads_and_stores_is_compiled)
+{
+	struct prog p = { 0 };
+	emit_li(&p, S0, DATA);
+	emit_li(&p, A1, 0);
+	emit_li(&p, T0, 50);
+	int32_t loop = prog_here(&p);
+	for (int k = 0; k < 55; k++) {
+		emit(&p, lw(T1, 4 * k, S0));
+		emit(&p, add(T1, T1, A1));
+		emit(&p, sw(T1, 4 * k + 4, S0));
+	}
+	emit(&p, addi(A1, A1, 1));
+	emit_branch(&p, BNE, A1, T0, loop);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(same_in_every_mode(&p, 57, 0), 0);
+}
