@@ -93,8 +93,8 @@ enum rv_jit_mode rv32_jit_default_mode(void)
 #define JIT_REGION_BYTES (JIT_REGION_MAX * 96u)   /* upper bound of one region's main code */
 #define JIT_COLD_BYTES (JIT_REGION_MAX * 192u)   /* exits and calls write the pinned registers back */
 #define JIT_NIU_LANE_BYTES 448u          /* at most one emit_niu_store / emit_niu_load (360, 422) */
-#define JIT_COLD_WORST 448u              /* at least the most cold code one instruction takes without them */
-#define JIT_FIX_WORST 12u                /* and the most fixups (a store: 10) */
+#define JIT_COLD_WORST 448u              /* above the most cold code one instruction takes without them (321 seen) */
+#define JIT_FIX_WORST 12u                /* and the most fixups (10 seen: a store) */
 #define JIT_FIXUPS (JIT_REGION_MAX * 4u + 16u)
 /* A page that had its code overwritten this recently (instructions of this core) is left to the
  * interpreter: code that rewrites itself would otherwise be compiled again and again. */
@@ -610,9 +610,9 @@ static void jumps_land(struct jbuf *b, struct jit_jumps *j)
 		b->full = true;   /* never: the sequences below take fewer; refuse the region if so */
 }
 
-/* An NIU lane for the access in `slot` fits in the cold code and the fixups with the most any
- * instruction takes without lanes (JIT_COLD_WORST, JIT_FIX_WORST: a store's, with eight pinned
- * registers) still left for it and every later instruction of the region: a long region of
+/* An NIU lane for the access in `slot` fits in the cold code and the fixups with more than any
+ * instruction takes without lanes (JIT_COLD_WORST, JIT_FIX_WORST) still left for it and every
+ * later instruction of the region: a long region of
  * loads and stores gets lanes only where they cannot make it run out of room, so no region the
  * compiler took before is refused now. */
 static bool niu_lane_room(const struct jc *jc, unsigned slot)
