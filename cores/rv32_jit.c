@@ -7,7 +7,10 @@
  * branches are native jumps and its most used guest registers stay in host registers (pinned).
  *
  * What the code does inline: ALU ops, loads and stores that hit L1 or the core's own local
- * RAM, and jumps inside the region. Other loads (register windows) call the interpreter's slow
+ * RAM, jumps inside the region, and the NIU accesses of a NoC request that bh_mem_store_slow /
+ * bh_mem_load_slow serve without blocking, faulting or announcing (a plain command-buffer field
+ * store, a CMD_CTRL poll of an idle initiator, a counter read: emit_niu_store, emit_niu_load),
+ * with what noc-busy-reprogram and noc-shared-initiator record of them. Other loads (register windows) call the interpreter's slow
  * path (rv32_jit_load_slow), which also applies its poll suspicion; other stores call its slow
  * store (rv32_jit_store_slow) and leave only when that faulted or blocked; a fence is a barrier, or
  * where the interpreter would suspect a poll loop, a way out to its monitor variant. Everything
@@ -46,7 +49,11 @@
 #include "cores/core.h"
 #include "cores/rv32_jit.h"
 #include "cores/rv32_page.h"
+#include "fabric/chip.h"
+#include "fabric/niu.h"
+#include "fabric/noc.h"
 #include "fabric/tile.h"
+#include "sync/sched.h"
 #include "sync/watch.h"
 
 const void *const rv32_jit_none = &rv32_jit_none;
@@ -85,6 +92,9 @@ enum rv_jit_mode rv32_jit_default_mode(void)
 #define JIT_REGION_MAX 256u              /* guest instructions per region */
 #define JIT_REGION_BYTES (JIT_REGION_MAX * 96u)   /* upper bound of one region's main code */
 #define JIT_COLD_BYTES (JIT_REGION_MAX * 192u)   /* exits and calls write the pinned registers back */
+#define JIT_NIU_LANE_BYTES 448u          /* at most one emit_niu_store / emit_niu_load (360, 422) */
+#define JIT_COLD_WORST 448u              /* above the most cold code one instruction takes without them (321 seen) */
+#define JIT_FIX_WORST 12u                /* and the most fixups (10 seen: a store) */
 #define JIT_FIXUPS (JIT_REGION_MAX * 4u + 16u)
 /* A page that had its code overwritten this recently (instructions of this core) is left to the
  * interpreter: code that rewrites itself would otherwise be compiled again and again. */
@@ -99,7 +109,7 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 #define R_CTX RBP    /* struct rv_jit_ctx */
 
 /* x86 condition codes */
-enum { CC_B = 2, CC_AE = 3, CC_E = 4, CC_NE = 5, CC_A = 7, CC_L = 0xc, CC_GE = 0xd, CC_G = 0xf };
+enum { CC_B = 2, CC_AE = 3, CC_E = 4, CC_NE = 5, CC_BE = 6, CC_A = 7, CC_L = 0xc, CC_GE = 0xd, CC_G = 0xf };
 
 enum fix_kind { FIX_LABEL, FIX_COLD, FIX_ABS, FIX_EXIT };
 
@@ -548,6 +558,236 @@ static void emit_extend_eax(struct jbuf *b, unsigned op)
 	}
 }
 
+/* push / pop of a 64-bit register; a forward jmp rel32 to patch (jcc_land) */
+static void push_r(struct jbuf *b, int reg)
+{
+	if (reg & 8)
+		b1(b, 0x41);
+	b1(b, 0x50u + (unsigned)(reg & 7));
+}
+static void pop_r(struct jbuf *b, int reg)
+{
+	if (reg & 8)
+		b1(b, 0x41);
+	b1(b, 0x58u + (unsigned)(reg & 7));
+}
+static uint8_t *jmp_fwd(struct jbuf *b)
+{
+	b1(b, 0xe9);
+	uint8_t *rel = b->p;
+	b4(b, 0);
+	return rel;
+}
+/* test x[xr], imm in cold code before any call (its pinned register holds it) */
+static void test_x_live(struct jc *jc, struct jbuf *b, unsigned xr, uint32_t imm)
+{
+	int p = xr < 33 ? jc->pin[xr] : -1;
+	if (p < 0)
+		x_m(b, 0, false, 0xf7, 0, R_X, -1, XOFF(xr));
+	else
+		x_rr(b, false, 0xf7, 0, p);
+	b4(b, imm);
+}
+
+/* Forward jumps of one emitted sequence to one place (patched by jumps_land). */
+struct jit_jumps {
+	uint8_t *rel[16];
+	unsigned n;
+	bool over;
+};
+static void jumps_add(struct jit_jumps *j, uint8_t *rel)
+{
+	if (j->n < 16)
+		j->rel[j->n++] = rel;
+	else
+		j->over = true;
+}
+static void jumps_land(struct jbuf *b, struct jit_jumps *j)
+{
+	for (unsigned k = 0; k < j->n; k++)
+		jcc_land(b, j->rel[k]);
+	if (j->over)
+		b->full = true;   /* never: the sequences below take fewer; refuse the region if so */
+}
+
+/* An NIU lane for the access in `slot` fits in the cold code and the fixups with more than any
+ * instruction takes without lanes (JIT_COLD_WORST, JIT_FIX_WORST) still left for it and every
+ * later instruction of the region: a long region of
+ * loads and stores gets lanes only where they cannot make it run out of room, so no region the
+ * compiler took before is refused now. */
+static bool niu_lane_room(const struct jc *jc, unsigned slot)
+{
+	size_t left = (size_t)(jc->k.end - jc->k.p), remaining = jc->end - slot;
+	return left >= JIT_NIU_LANE_BYTES + remaining * JIT_COLD_WORST &&
+	       jc->nfix + 2 + remaining * JIT_FIX_WORST <= JIT_FIXUPS;
+}
+
+/* First checks of an NIU access at eax (word aligned, one of the four request initiators' windows
+ * or the counters of either NoC, the lane `lane` of the context open, no deferred Tensix words),
+ * jumping to `slow` when one fails: ecx = addr - NIU0 (bit 16 the NoC), rdx = the core. */
+static void emit_niu_enter(struct jbuf *k, int32_t lane, struct jit_jumps *slow)
+{
+	x_rr(k, false, 0x89, RAX, RCX);                                              /* mov ecx, eax */
+	op_ri(k, false, 0, RCX, 0u - BH_NIU_BASE(0));
+	x_rr(k, false, 0xf7, 0, RCX);                                                /* test ecx, imm */
+	b4(k, ~(0x10000u | 0x1ffcu));
+	jumps_add(slow, jcc_fwd(k, CC_NE));
+	x_m(k, 0, true, 0x83, 7, R_CTX, -1, lane);                                     /* cmp qword lane, 0 */
+	b1(k, 0);
+	jumps_add(slow, jcc_fwd(k, CC_E));
+	x_m(k, 0, true, 0x8b, RDX, R_CTX, -1, offsetof(struct rv_jit_ctx, core));
+	x_m(k, 0, false, 0x80, 7, RDX, -1, offsetof(struct bh_core, tt_deferred));      /* cmp byte, 0 */
+	b1(k, 0);
+	jumps_add(slow, jcc_fwd(k, CC_NE));
+}
+
+/* noc-shared-initiator's record of command buffer ecx of the NIU at rax (fabric/niu_check.h):
+ * r9 = the buffer's bh_niu_programming - its offset in the NIU (prog), rcx = the same for this
+ * core's part of it; then the jumps to `fresh` when the access needs a new number (the core has
+ * not begun a transaction, or another core took the last number: bh_niu_number). eax is lost. */
+static void emit_niu_record(struct jbuf *k, int32_t prog, struct jit_jumps *fresh)
+{
+	x_rr(k, false, 0x69, R9, RCX);                                                /* imul r9d, ecx, size */
+	b4(k, (uint32_t)sizeof(struct bh_niu_programming));
+	x_rr(k, true, 0x01, RAX, R9);
+	x_m(k, 0, false, 0x8b, RCX, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_who_off));
+	x_rr(k, true, 0x01, R9, RCX);
+	x_m(k, 0, false, 0x8b, RAX, RCX, -1, prog + (int32_t)offsetof(struct bh_niu_programming, core[0].first));
+	x_m(k, 0, false, 0x3b, RAX, R9, -1, prog + (int32_t)offsetof(struct bh_niu_programming, issued));
+	jumps_add(fresh, jcc_fwd(k, CC_BE));
+	x_m(k, 0, false, 0x8b, RAX, R9, -1, prog + (int32_t)offsetof(struct bh_niu_programming, last_who));
+	x_m(k, 0, false, 0x3b, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_who));
+	jumps_add(fresh, jcc_fwd(k, CC_NE));
+}
+
+/* rax = the NIU of the window at ecx (addr - NIU0, bit 16 the NoC) from ctx field `base`. */
+static void emit_niu_of(struct jbuf *k, int32_t base)
+{
+	x_rr(k, false, 0x89, RCX, RAX);
+	shift_ri(k, false, 5, RAX, 16);
+	x_rr(k, false, 0x69, RAX, RAX);                                               /* imul eax, eax, size */
+	b4(k, (uint32_t)sizeof(struct bh_niu));
+	x_m(k, 0, true, 0x03, RAX, R_CTX, -1, base);
+}
+
+/* Cold, first try of an lw whose address (eax) is neither L1 nor the own local RAM: what
+ * bh_mem_load_slow's NIU lane (bh_niu_core_load) does, without a call, for a CMD_CTRL poll of an
+ * initiator that is not busy (0, and, with noc-shared-initiator on, the poll numbered as the
+ * start of the core's transaction, bh_niu_number) and for a modelled counter's read (its two
+ * cells, 8 bits for the per-id ones) while no NoC event waits (nothing for the read to help
+ * along). Only when the lane is open (ctx->niu_ld), the core holds no deferred Tensix words and
+ * the load would not make it suspect a poll loop (bh_spin_suspect: the slow load then leaves
+ * for the monitor as before). Goes on at resume with the value in edx; anything else falls
+ * through to the slow load with eax and the pinned registers unchanged. */
+static void emit_niu_load(struct jc *jc, unsigned slot, unsigned pend, uint8_t *resume)
+{
+	struct jbuf *k = &jc->k;
+	struct jit_jumps slow = { .n = 0 }, popped = { .n = 0 };
+	const int32_t busy = (int32_t)offsetof(struct bh_niu, busy), prog = (int32_t)offsetof(struct bh_niu, prog);
+	const uint64_t modelled = 0xFFFFFFFFFCF7ull;   /* EXACT counters 0-15 and the per-id ones 16-47 */
+	_Static_assert(BH_NIU_MST_RD_DATA_WORD_RECEIVED == 3 && BH_NIU_MST_NONPOSTED_WR_DATA_WORD_SENT == 8 &&
+			       BH_NIU_MST_POSTED_WR_DATA_WORD_SENT == 9 && BH_NIU_MST_REQS_OUTSTANDING_ID0 == 16 &&
+			       BH_NIU_SLV_ATOMIC_RESP_SENT == 48,
+		       "the modelled counters' mask");
+
+	emit_niu_enter(k, offsetof(struct rv_jit_ctx, niu_ld), &slow);
+	x_m(k, 0, true, 0x8b, RDX, RDX, -1, offsetof(struct bh_core, spin.next_allowed));
+	push_r(k, RAX);
+	x_m(k, 0, true, 0x8d, RAX, R_IC, -1, (int32_t)pend);                           /* lea rax, [r13 + pend] */
+	x_rr(k, true, 0x3b, RAX, RDX);                                                /* cmp rax, rdx */
+	pop_r(k, RAX);
+	jumps_add(&slow, jcc_fwd(k, CC_AE));                                           /* a suspected poll */
+	/* edx = window offset - 0x200: a counter below 0x100 */
+	x_rr(k, false, 0x89, RCX, RDX);
+	op_ri(k, false, 4, RDX, 0xffffu);
+	op_ri(k, false, 5, RDX, BH_NIU_COUNTER_BASE);
+	op_ri(k, false, 7, RDX, 4u * BH_NIU_COUNTER_CELLS);
+	uint8_t *counter = jcc_fwd(k, CC_B);
+	x_rr(k, false, 0x89, RCX, RDX);
+	op_ri(k, false, 4, RDX, BH_NIU_CMD_BUF_STRIDE - 1);
+	op_ri(k, false, 7, RDX, BH_NIU_CMD_CTRL);
+	jumps_add(&slow, jcc_fwd(k, CC_NE));
+
+	/* CMD_CTRL of buffer (ecx >> 11) & 3. */
+	push_r(k, RAX);
+	push_r(k, R8);
+	push_r(k, R9);
+	emit_niu_of(k, offsetof(struct rv_jit_ctx, niu_ld));
+	shift_ri(k, false, 5, RCX, 11);
+	op_ri(k, false, 4, RCX, BH_NIU_CMD_BUFS - 1);                                  /* ecx = buf */
+	x_m(k, 0, false, 0x80, 7, RAX, RCX, busy);                                     /* cmp byte busy[buf], 0 */
+	b1(k, 0);
+	jumps_add(&popped, jcc_fwd(k, CC_NE));
+	x_m(k, 0, false, 0xf6, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_checks));  /* test byte, 2 */
+	b1(k, 2);
+	uint8_t *no_shared = jcc_fwd(k, CC_E);
+	/* bh_niu_number(poll): the number of the core's writes in a row, else a new one. */
+	struct jit_jumps fresh = { .n = 0 };
+	emit_niu_record(k, prog, &fresh);
+	x_m(k, 0, false, 0x8b, RAX, R9, -1, prog + (int32_t)offsetof(struct bh_niu_programming, seq));
+	uint8_t *have = jmp_fwd(k);
+	jumps_land(k, &fresh);
+	mov_eax_imm(k, 1);
+	x_m(k, 0xf0, false, 0x0fc1, RAX, R9, -1, prog + (int32_t)offsetof(struct bh_niu_programming, seq)); /* lock xadd */
+	op_ri(k, false, 0, RAX, 1);
+	x_m(k, 0, false, 0x8b, R8, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_who));
+	x_m(k, 0, false, 0x89, R8, R9, -1, prog + (int32_t)offsetof(struct bh_niu_programming, last_who));
+	jcc_land(k, have);
+	x_m(k, 0, false, 0x89, RAX, RCX, -1, prog + (int32_t)offsetof(struct bh_niu_programming, core[0].first));
+	x_m(k, 0, false, 0xc7, 0, RCX, -1, prog + (int32_t)offsetof(struct bh_niu_programming, core[0].first_pc));
+	b4(k, slot_pc(jc, slot));
+	jcc_land(k, no_shared);
+	x_rr(k, false, 0x31, RDX, RDX);                                               /* xor edx, edx: not busy */
+	pop_r(k, R9);
+	pop_r(k, R8);
+	op_ri(k, true, 0, RSP, 8);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	jumps_land(k, &popped);
+	pop_r(k, R9);
+	pop_r(k, R8);
+	pop_r(k, RAX);
+	uint8_t *to_slow = jmp_fwd(k);
+	jumps_add(&slow, to_slow);
+
+	/* A counter: edx its offset (4 * index) while no NoC event waits. */
+	jcc_land(k, counter);
+	x_m(k, 0, true, 0x83, 7, R_CTX, -1, offsetof(struct rv_jit_ctx, noc_due));      /* cmp qword noc_due, 0 */
+	b1(k, 0);
+	uint8_t *no_engine = jcc_fwd(k, CC_E);
+	push_r(k, RAX);
+	x_m(k, 0, true, 0x8b, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, noc_due));
+	x_m(k, 0, true, 0x83, 7, RAX, -1, 0);                                          /* cmp qword [rax], -1 */
+	b1(k, 0xff);
+	pop_r(k, RAX);
+	jumps_add(&slow, jcc_fwd(k, CC_NE));
+	jcc_land(k, no_engine);
+	push_r(k, RAX);
+	emit_niu_of(k, offsetof(struct rv_jit_ctx, niu_ld));
+	x_rr(k, false, 0x89, RDX, RCX);
+	shift_ri(k, false, 5, RCX, 2);                                                /* ecx = index */
+	push_r(k, R8);
+	x_rex(k, true, 0, -1, R8);                                                     /* mov r8, modelled */
+	b1(k, 0xb8);
+	b4(k, (uint32_t)modelled);
+	b4(k, (uint32_t)(modelled >> 32));
+	x_rr(k, true, 0x0fa3, RCX, R8);                                               /* bt r8, rcx */
+	pop_r(k, R8);
+	uint8_t *unmodelled = jcc_fwd(k, CC_AE);                                       /* jnc */
+	x_rr(k, true, 0x01, RDX, RAX);                                                /* rax = the NIU + 4 * index */
+	x_m(k, 0, false, 0x8b, RDX, RAX, -1, (int32_t)offsetof(struct bh_niu, counter_run));
+	x_m(k, 0, false, 0x03, RDX, RAX, -1, (int32_t)offsetof(struct bh_niu, counter));
+	x_rr(k, false, 0x83, 7, RCX);                                                 /* cmp ecx, 16 */
+	b1(k, BH_NIU_MST_REQS_OUTSTANDING_ID0);
+	uint8_t *wide = jcc_fwd(k, CC_B);
+	x_rr(k, false, 0x0fb6, RDX, RDX);                                             /* movzx edx, dl */
+	jcc_land(k, wide);
+	op_ri(k, true, 0, RSP, 8);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	jcc_land(k, unmodelled);
+	pop_r(k, RAX);
+	jumps_land(k, &slow);
+}
+
 /* Cold: the address (eax) is neither L1 nor the own local RAM. rv32_jit_load_slow does what the
  * interpreter's slow path does; on a fault or a blocked access the interpreter executes the load
  * again (nothing happened yet), and a load that makes the core suspect a poll loop leaves after
@@ -613,9 +853,121 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
 	/* Anything else (register windows, other cores' local RAM, ...): the interpreter's slow
 	 * load through a call, so a poll of a register stays in compiled code. */
 	uintptr_t slow_off = cold_here(jc);
+	if (in->op == RV_OP_lw && niu_lane_room(jc, slot))
+		emit_niu_load(jc, slot, pend, resume);
 	emit_slow_load(jc, slot, in, pend, resume);
 	if (ldm_fix < jc->nfix)
 		jc->fix[ldm_fix].val = slow_off;
+}
+
+/* Cold, first try of an sw whose address (eax) is neither L1 nor the own local RAM: what
+ * bh_mem_store_slow's first lane does (cores/core.c, fabric/niu_lane.h) for an aligned store to
+ * a command-buffer register whose store has no effect but its value, without a call. It stores
+ * the value into the register when the lane is open (ctx->niu_st, see rv_jit_ctx), no core of
+ * the tile watches a register, the core holds no deferred Tensix words, the register is a plain
+ * one (addresses, lengths, atomic data) or NOC_CTRL / NOC_PACKET_TAG with a value the NIU
+ * accepts, its CMD_CTRL is not busy when noc-busy-reprogram is on, and, when
+ * noc-shared-initiator is on, the store continues this core's transaction with nobody's write
+ * in between (bh_niu_number's case without a new number: the record takes its last write and
+ * pc); then it goes on at resume with eax and edx as the inline path leaves them. Anything else
+ * falls through to the slow store after it, with eax and the pinned registers unchanged, which
+ * does it (or reports the finding) as before. */
+static void emit_niu_store(struct jc *jc, unsigned slot, const struct rv_insn *in, uint8_t *resume)
+{
+	struct jbuf *k = &jc->k;
+	struct jit_jumps slow = { .n = 0 }, popped = { .n = 0 };
+	const int32_t cmdbuf = (int32_t)offsetof(struct bh_niu, cmdbuf), busy = (int32_t)offsetof(struct bh_niu, busy);
+	const int32_t prog = (int32_t)offsetof(struct bh_niu, prog);
+	_Static_assert(BH_NIU_BASE(1) - BH_NIU_BASE(0) == 0x10000u && BH_NIU_CMD_BUF_STRIDE == 0x800u &&
+			       BH_NIU_CMD_BUFS == 4u && BH_NIU_CMDBUF_CELLS * 4u == 68u,
+		       "the decode below");
+	_Static_assert(BH_NIU_PLAIN_CELLS == 0x73fu, "cells 0-5 and 8-10 plain: below 0x2c all but CTRL, PACKET_TAG");
+
+	/* ecx = addr - NIU0: only bit 16 (the NoC) and bits 12..2 (four buffers, word aligned). */
+	emit_niu_enter(k, offsetof(struct rv_jit_ctx, niu_st), &slow);
+	x_m(k, 0, true, 0x8b, RDX, R_CTX, -1, offsetof(struct rv_jit_ctx, reg_watches));
+	x_m(k, 0, false, 0x83, 7, RDX, -1, 0);                                        /* cmp dword [rdx], 0 */
+	b1(k, 0);
+	jumps_add(&slow, jcc_fwd(k, CC_NE));
+	/* edx = the register's offset in its buffer; the value as bh_niu_plain_value takes it. */
+	x_rr(k, false, 0x89, RCX, RDX);
+	op_ri(k, false, 4, RDX, BH_NIU_CMD_BUF_STRIDE - 1);
+	op_ri(k, false, 7, RDX, BH_NIU_CTRL);
+	uint8_t *not_ctrl = jcc_fwd(k, CC_NE);
+	test_x_live(jc, k, in->rs2, BH_NOC_CTRL_L1_ACC_AT_EN | BH_NOC_CTRL_RESERVED);
+	jumps_add(&slow, jcc_fwd(k, CC_NE));
+	ldx_live(jc, k, RDX, in->rs2);
+	op_ri(k, false, 4, RDX, BH_NOC_CTRL_TYPE_MASK);
+	op_ri(k, false, 7, RDX, 3);
+	jumps_add(&slow, jcc_fwd(k, CC_E));
+	b1(k, 0xba);                                                                  /* mov edx, CTRL */
+	b4(k, BH_NIU_CTRL);
+	uint8_t *ctrl_ok = jmp_fwd(k);
+	jcc_land(k, not_ctrl);
+	op_ri(k, false, 7, RDX, BH_NIU_PACKET_TAG);
+	uint8_t *not_tag = jcc_fwd(k, CC_NE);
+	test_x_live(jc, k, in->rs2, ~(0xFu << 10));
+	jumps_add(&slow, jcc_fwd(k, CC_NE));
+	uint8_t *tag_ok = jmp_fwd(k);
+	jcc_land(k, not_tag);
+	op_ri(k, false, 7, RDX, BH_NIU_BRCST_EXCLUDE);
+	jumps_add(&slow, jcc_fwd(k, CC_AE));
+	jcc_land(k, ctrl_ok);
+	jcc_land(k, tag_ok);
+
+	/* Three registers more: eax (the address, for the slow store) and two pinned ones. */
+	push_r(k, RAX);
+	push_r(k, R8);
+	push_r(k, R9);
+	x_rr(k, false, 0x89, RCX, RAX);
+	shift_ri(k, false, 5, RAX, 16);                                               /* eax = noc */
+	x_rr(k, false, 0x69, RAX, RAX);                                               /* imul eax, eax, size */
+	b4(k, (uint32_t)sizeof(struct bh_niu));
+	x_m(k, 0, true, 0x03, RAX, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_st));    /* rax = the NIU */
+	shift_ri(k, false, 5, RCX, 11);
+	op_ri(k, false, 4, RCX, BH_NIU_CMD_BUFS - 1);                                  /* ecx = buf */
+	x_m(k, 0, false, 0xf6, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_checks));  /* test byte, 1 */
+	b1(k, 1);
+	uint8_t *no_busy = jcc_fwd(k, CC_E);
+	x_m(k, 0, false, 0x80, 7, RAX, RCX, busy);                                     /* cmp byte busy[buf], 0 */
+	b1(k, 0);
+	jumps_add(&popped, jcc_fwd(k, CC_NE));
+	jcc_land(k, no_busy);
+	x_rr(k, false, 0x69, R8, RCX);                                                /* imul r8d, ecx, 68 */
+	b4(k, BH_NIU_CMDBUF_CELLS * 4u);
+	x_rr(k, true, 0x01, RDX, R8);                                                 /* add r8, rdx */
+	x_rr(k, true, 0x01, RAX, R8);                                                 /* add r8, rax: cell - cmdbuf */
+	x_m(k, 0, false, 0xf6, 0, R_CTX, -1, offsetof(struct rv_jit_ctx, niu_checks));  /* test byte, 2 */
+	b1(k, 2);
+	uint8_t *no_shared = jcc_fwd(k, CC_E);
+	/* begun and this core took the last number: the write shares it (else a new number: the
+	 * slow store takes it). */
+	emit_niu_record(k, prog, &popped);
+	x_m(k, 0, false, 0x8b, RAX, R9, -1, prog + (int32_t)offsetof(struct bh_niu_programming, seq));
+	x_m(k, 0, false, 0x89, RAX, RCX, -1, prog + (int32_t)offsetof(struct bh_niu_programming, core[0].last));
+	x_m(k, 0, false, 0xc7, 0, RCX, -1, prog + (int32_t)offsetof(struct bh_niu_programming, core[0].last_pc));
+	b4(k, slot_pc(jc, slot));
+	x_m(k, 0, false, 0x89, RDX, RCX, -1, prog + (int32_t)offsetof(struct bh_niu_programming, core[0].last_off));
+	jcc_land(k, no_shared);
+	/* The value (its pinned register may be one of the two pushed) into its register. */
+	int p = in->rs2 < 33 ? jc->pin[in->rs2] : -1;
+	if (p == R8 || p == R9)
+		x_m(k, 0, false, 0x8b, RAX, RSP, -1, p == R9 ? 0 : 8);
+	else
+		ldx_live(jc, k, RAX, in->rs2);
+	x_m(k, 0, false, 0x89, RAX, R8, -1, cmdbuf);
+	pop_r(k, R9);
+	pop_r(k, R8);
+	op_ri(k, true, 0, RSP, 8);                                                    /* drop the address */
+	ldx_live(jc, k, RDX, in->rs2);
+	if (!in->imm)
+		ldx_live(jc, k, RAX, in->rs1);
+	jmp_to(jc, k, FIX_ABS, (uintptr_t)resume);
+	jumps_land(k, &popped);
+	pop_r(k, R9);
+	pop_r(k, R8);
+	pop_r(k, RAX);
+	jumps_land(k, &slow);
 }
 
 /* Cold: a store whose address (eax) is neither L1 nor the own local RAM. rv32_jit_store_slow
@@ -691,6 +1043,8 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	/* Anything else (device registers, other cores' local RAM, misaligned or unmapped): the
 	 * interpreter's slow store through a call, so issuing a NoC request stays in compiled code. */
 	uintptr_t slow_off = cold_here(jc);
+	if (in->op == RV_OP_sw && niu_lane_room(jc, slot))
+		emit_niu_store(jc, slot, in, resume);
 	emit_slow_store(jc, slot, in, pend, resume);
 	uintptr_t exit_off = cold_here(jc);
 	emit_exit_at(jc, k, pend, slot, true);
@@ -1539,8 +1893,27 @@ static bool jit_compile_region(struct bh_core *c, struct rv_jit *j, struct rv_pa
 	return true;
 }
 
+/* What the NIU lane of compiled stores (emit_niu_store) takes as constant while the code runs:
+ * serial scheduling is an actor's from its start to its exit, provocation and the checks are
+ * set before any core runs, the lane's cores when the tile's region table is. */
+static void jit_niu_lane(struct bh_core *c, struct rv_jit_ctx *ctx)
+{
+	struct bh_tile *t = c->tile;
+	const struct bh_chip *ch = t->chip;
+	bool open = !bh_sched_active() && !(ch->provoke.mask & BH_PROVOKE_REORDER) && !ch->provoke.mmio;
+	ctx->niu_st = open && (t->niu_lane[1] >> c->kind & 1) ? t->niu : NULL;
+	ctx->niu_ld = open && (t->niu_lane[0] >> c->kind & 1) ? t->niu : NULL;
+	ctx->noc_due = ch->noc ? bh_noc_engine_earliest(ch->noc) : NULL;
+	ctx->reg_watches = &t->watch.reg_watches;
+	ctx->niu_checks = (uint32_t)bh_checks_on(&ch->checks, BH_CHECK_NOC_BUSY_REPROGRAM) |
+			  (uint32_t)bh_checks_on(&ch->checks, BH_CHECK_NOC_SHARED_INITIATOR) << 1;
+	ctx->niu_who = c->kind;
+	ctx->niu_who_off = (uint32_t)(c->kind * sizeof(t->niu[0].prog[0].core[0]));
+}
+
 enum rv_jit_exit rv32_jit_enter(struct bh_core *c, struct rv_jit_ctx *ctx, const void *entry)
 {
+	jit_niu_lane(c, ctx);
 	return c->jit->enter(ctx, entry);
 }
 

@@ -13,6 +13,7 @@
 struct bh_core;
 struct rv_page;
 struct rv_insn;
+struct bh_niu;
 
 enum rv_jit_mode {
 	RV_JIT_OFF = 0,
@@ -49,6 +50,21 @@ struct rv_jit_ctx {
 	const void *const *jit;
 	const void *jit_h;
 	uint64_t chained;   /* chained jumps taken (statistics) */
+	/* The NIU lane of compiled stores (rv32_jit.c), set by rv32_jit_enter from what stays
+	 * constant while the code runs: the tile's NIUs when this core's aligned NIU stores may
+	 * take the lane (no serial scheduling, no REORDER or MMIO provocation, the tile's region
+	 * table gives the windows to the NIU), else NULL; which NIU checks are on (bit 0
+	 * noc-busy-reprogram, bit 1 noc-shared-initiator); the core's kind and its part of a
+	 * command buffer's bh_niu_programming. The lane reads what may change (a watched register,
+	 * deferred Tensix words, the busy flag, the programming record) at every store. */
+	struct bh_niu *niu_st;
+	/* The same for its loads (a CMD_CTRL poll, a counter read: emit_niu_load), and the NoC
+	 * engine's earliest event (NULL: synchronous NoC), which a counter read helps along. */
+	struct bh_niu *niu_ld;
+	const _Atomic uint64_t *noc_due;
+	const _Atomic uint32_t *reg_watches;
+	uint32_t niu_checks;
+	uint32_t niu_who, niu_who_off;
 };
 
 /* Marks a slot where compiling was tried and refused (first instruction not compilable). */

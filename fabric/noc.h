@@ -157,6 +157,9 @@ void bh_noc_engine_flush(struct bh_noc_engine *e);
 void bh_noc_engine_nudge(struct bh_noc_engine *e);
 struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e);
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e);
+/* The word bh_noc_engine_help looks at first: UINT64_MAX while no event waits (it returns at
+ * once). Compiled code reads it to skip the call (cores/rv32_jit.c). */
+const _Atomic uint64_t *bh_noc_engine_earliest(const struct bh_noc_engine *e);
 /* Requests done in one step so far (a unicast write, read or atomic whose round trip fits in the
  * one-step window: fabric/noc_engine.c). */
 uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e);

@@ -832,6 +832,11 @@ struct bh_waiter *bh_noc_engine_waiter(struct bh_noc_engine *e)
 	return &e->waiter;
 }
 
+const _Atomic uint64_t *bh_noc_engine_earliest(const struct bh_noc_engine *e)
+{
+	return &e->earliest;
+}
+
 uint64_t bh_noc_engine_inflight(const struct bh_noc_engine *e)
 {
 	/* Finished first: a transaction counted there was submitted before, and is seen there too. */

@@ -471,22 +471,11 @@ static uint32_t emit_program_write(struct prog *p, enum bh_core_id core, uint32_
 Test(checks, noc_shared_initiator_issue_after_another_core_wrote_into_the_transaction_is_flagged)
 {
 	struct bh_device *dev = t_open();
-	struct prog b = { 0 }, n = { 0 }, i = { 0 };
+	struct prog b = { 0 };
 	uint32_t first = emit_program_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY);
 	emit_exit_with(&b, 0);
 	cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
-	uint32_t clobber = emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST + 64);
-	emit_exit_with(&n, 0);
-	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
-	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
-	emit_exit_with(&i, 0);
-	struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &i);
-	char other[160], why[200];
-	snprintf(other, sizeof other, "  other: ncrisc, which wrote NOC_RET_ADDR_LO of this command buffer at pc 0x%08x\n",
-		 clobber);
-	snprintf(why, sizeof why, "  why: issue (CMD_CTRL) of NoC0 command buffer 0 by brisc, whose transaction (begun at "
-		 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
-	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
+	expect_shared_after_ncrisc_write(dev, first, NOC_DST + 64);
 }
 
 /* while (CMD_CTRL != 0) on command buffer 0: where every issue begins. */

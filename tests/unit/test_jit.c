@@ -4,7 +4,9 @@
  * must actually run (region counts), including after its code arena filled up. Each program runs
  * with the compiler off, on (sampling) and eager (compiling at every jump through lookup). */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 
@@ -713,4 +715,186 @@ Test(jit, pcbuf_pops_from_compiled_code_lose_and_repeat_nothing)
 	cr_expect_gt(regions(dev, BH_CORE_TRISC0), 0);
 	free(r);
 	bh_device_close(dev);
+}
+
+/* ---- NIU command-buffer registers stored by compiled code (emit_niu_store) ---------------- */
+
+#define AT_CTRL (1u | 1u << 4 | 1u << 7 | 1u << 13)   /* atomic, response marked, static VC 1 */
+#define AT_INCR_WORD0 (1u << 12 | 31u << 2)             /* INCR_GET of the first word of a 16-byte block */
+#define AT_RESPS(noc) (0xFFB20200u + 0x10000u * (noc))  /* NIU_MST_ATOMIC_RESP_RECEIVED */
+#define AT_LOOPS 3000u
+
+/* brisc: AT_LOOPS atomics on its own tile's L1, i + 1 added to the word at DATA + 16 (i % 8),
+ * each programmed with one sw per field of command buffer buf of `noc` (TARG_LO/MID/HI, RET_LO/MID/HI,
+ * CTRL, AT_LEN_BE, AT_DATA, PACKET_TAG), issued and waited for at its counter; then register `reg` takes `value`
+ * and the loop goes on (a wrong CTRL or coordinate): a fault. Returns the pc of the loop's sw
+ * whose offset is `at`. */
+static uint32_t emit_atomic_loop(struct prog *p, unsigned noc, unsigned buf, unsigned reg, uint32_t value, unsigned at)
+{
+	static const struct {
+		unsigned off, rs2;
+	} fields[] = { { N_TARG_LO, A2 }, { N_TARG_MID, X0 }, { N_TARG_HI, A3 }, { N_RET_LO, A6 }, { N_RET_MID, X0 },
+		       { N_RET_HI, A7 }, { N_CTRL, A5 }, { N_LEN, A4 }, { 0x28, T1 }, { 0x18, X0 } };
+	uint32_t pc = 0;
+	emit_li(p, S0, CMDBUF0(buf) + 0x10000u * noc);
+	emit_li(p, S1, DATA);
+	emit_li(p, A1, 0);
+	emit_li(p, A3, TILE0_XY);
+	emit_li(p, A6, DATA + 0x100);   /* where the old values land */
+	emit_li(p, A7, TILE0_XY);
+	emit_li(p, A4, AT_INCR_WORD0);
+	emit_li(p, A5, AT_CTRL);
+	int32_t loop = prog_here(p);
+	emit(p, i_op(7, T0, A1, 7));           /* andi t0, a1, 7 */
+	emit(p, i_op(1, T0, T0, 4));           /* slli t0, t0, 4 */
+	emit(p, add(A2, S1, T0));
+	emit(p, addi(T1, A1, 1));
+	for (unsigned k = 0; k < N(fields); k++) {
+		if (fields[k].off == at)
+			pc = CODE + (uint32_t)prog_here(p);
+		emit(p, sw(fields[k].rs2, (int32_t)fields[k].off, S0));
+	}
+	emit_li(p, T2, 1);
+	if (at == N_CMD_CTRL)
+		pc = CODE + (uint32_t)prog_here(p);
+	emit(p, sw(T2, N_CMD_CTRL, S0));
+	emit(p, addi(A1, A1, 1));
+	emit_li(p, T0, AT_RESPS(noc));
+	int32_t wait = prog_here(p);
+	emit(p, lw(T2, 0, T0));
+	emit_branch(p, BNE, T2, A1, wait);
+	emit_li(p, T0, AT_LOOPS);
+	emit_branch(p, BNE, A1, T0, loop);
+	emit_li(p, reg, value);
+	emit_j(p, loop);
+	return pc;
+}
+
+/* The fields a compiled loop stores inline (on two NoCs and command buffers) issue the atomics
+ * the interpreter issues (same words, same counters), and a bad value stored later faults as it does interpreted: a NOC_CTRL with
+ * reserved bits at its own sw (a value the inline store leaves to the NIU), a coordinate of no
+ * tile at the CMD_CTRL that issues it. Same report, pc and instruction count. */
+Test(jit, niu_fields_stored_by_compiled_code_issue_and_fault_as_interpreted)
+{
+	static const struct {
+		unsigned noc, buf, reg, at;
+		uint32_t value;
+		const char *kind, *phrase;
+	} poisons[] = {
+		{ 0, 2, A5, N_CTRL, AT_CTRL | 1u << 10, "bad register value", "sets reserved bits" },
+		{ 1, 3, A3, N_CMD_CTRL, 63u << 6 | 63u, "unmapped address", "no endpoint there" },
+	};
+	for (unsigned v = 0; v < N(poisons); v++) {
+		struct prog p = { 0 };
+		uint32_t pc = emit_atomic_loop(&p, poisons[v].noc, poisons[v].buf, poisons[v].reg, poisons[v].value, poisons[v].at);
+		char report[2][sizeof ((struct bh_core_result *)0)->report];
+		uint64_t count[2];
+		for (unsigned m = 0; m < 2; m++) {
+			struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
+			struct bh_core_result *res = result_new();
+			run_prog(dev, BH_CORE_BRISC, CODE, &p, res);
+			expect_fault(res, BH_CORE_BRISC, pc, poisons[v].kind, poisons[v].phrase);
+			for (unsigned w = 0; w < 8; w++) {
+				uint32_t want = 0;
+				for (uint32_t i = w; i < AT_LOOPS; i += 8)
+					want += i + 1;
+				cr_expect_eq(l1_get(dev, DATA + 16 * w), want, "poison %u jit %u: word %u", v, m, w);
+			}
+			uint32_t resps;
+			cr_assert_eq(bh_reg_read(dev, 0, AT_RESPS(poisons[v].noc), &resps), BH_OK);
+			cr_expect_eq(resps, AT_LOOPS, "poison %u jit %u", v, m);
+			if (m)
+				cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+			memcpy(report[m], res->report, sizeof report[m]);
+			count[m] = res->instructions;
+			free(res);
+			bh_device_close(dev);
+		}
+		cr_expect_str_eq(report[1], report[0], "poison %u", v);
+		cr_expect_eq(count[1], count[0], "poison %u", v);
+	}
+}
+
+/* noc-shared-initiator from compiled code: brisc begins a transaction on command buffer 0;
+ * ncrisc writes NOC_RET_ADDR_LO once, then NOC_RET_ADDR_MID in a compiled loop (stores that
+ * continue its own writes: the inline path's case); brisc's issue is flagged naming ncrisc's
+ * last write, the loop's register and pc, as interpreted. */
+Test(jit, noc_shared_initiator_names_the_last_write_of_a_compiled_loop)
+{
+	for (unsigned m = 0; m < 2; m++) {
+		struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
+		struct prog b = { 0 }, n = { 0 }, i = { 0 };
+		uint32_t first = emit_program_noc_write(&b, BH_CORE_BRISC, CTRL_WRITE_POSTED, TILE0_XY, NOC_DST, 64);
+		emit_exit_with(&b, 0);
+		cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+		emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, NOC_DST);
+		emit_li(&n, S0, CMDBUF0(0));
+		emit_li(&n, A1, 0);
+		emit_li(&n, T0, AT_LOOPS);
+		int32_t loop = prog_here(&n);
+		uint32_t last = core_code_at[BH_CORE_NCRISC] + (uint32_t)loop;
+		emit(&n, sw(A1, N_RET_MID, S0));
+		emit(&n, addi(A1, A1, 1));
+		emit_branch(&n, BNE, A1, T0, loop);
+		emit_exit_with(&n, 0);
+		cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+		if (m)
+			cr_expect_gt(regions(dev, BH_CORE_NCRISC), 0);
+		uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
+		emit_exit_with(&i, 0);
+		struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &i);
+		expect_shared_initiator(dev, res, pc, first, "NOC_RET_ADDR_MID", last);
+	}
+}
+
+/* A CMD_CTRL poll from compiled code reads 0 and begins the poller's transaction as interpreted
+ * (numbered by bh_niu_number, inline): brisc polls CMD_CTRL of command buffer 0 once, then in a
+ * compiled loop that makes progress (no poll loop: its loads stay inline); ncrisc writes
+ * NOC_RET_ADDR_LO; brisc's issue is flagged as a transaction begun at the loop's poll. */
+Test(jit, a_compiled_cmd_ctrl_poll_begins_the_transaction_it_names)
+{
+	for (unsigned m = 0; m < 2; m++) {
+		struct bh_device *dev = open_jit(m ? BH_JIT_EAGER : BH_JIT_OFF);
+		struct prog b = { 0 };
+		emit_li(&b, S0, CMDBUF0(0));
+		emit_li(&b, S1, DATA);
+		emit(&b, lw(A0, N_CMD_CTRL, S0));
+		emit_li(&b, A1, 0);
+		emit_li(&b, T0, AT_LOOPS);
+		int32_t loop = prog_here(&b);
+		uint32_t first = core_code_at[BH_CORE_BRISC] + (uint32_t)loop;
+		emit(&b, lw(A0, N_CMD_CTRL, S0));
+		emit(&b, add(A1, A1, A0));
+		emit(&b, sw(T0, 0, S1));                      /* progress: not a poll loop */
+		emit(&b, addi(T0, T0, -1));
+		emit_branch(&b, BNE, T0, X0, loop);
+		emit(&b, addi(A0, A1, 0));                    /* exit(the sum of what CMD_CTRL read): 0 */
+		emit_exit(&b);
+		cr_expect_eq(run_core(dev, BH_CORE_BRISC, &b), 0);
+		if (m)
+			cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
+		expect_shared_after_ncrisc_write(dev, first, NOC_DST);
+	}
+}
+
+/* A region that is mostly loads and stores is still compiled: their NIU lanes (which take cold
+ * room and fixups per access) stop where a region's own cold code would run out of room,
+ * instead of the whole region being refused. A loop of 55 word copies in L1 (a region the
+ * compiler takes without lanes, near its limits) matches the interpreter, compiled. */
+Test(jit, a_region_of_many_loads_and_stores_is_compiled)
+{
+	struct prog p = { 0 };
+	emit_li(&p, S0, DATA);
+	emit_li(&p, A1, 0);
+	emit_li(&p, T0, 50);
+	int32_t loop = prog_here(&p);
+	for (int k = 0; k < 55; k++) {
+		emit(&p, lw(T1, 4 * k, S0));
+		emit(&p, add(T1, T1, A1));
+		emit(&p, sw(T1, 4 * k + 4, S0));
+	}
+	emit(&p, addi(A1, A1, 1));
+	emit_branch(&p, BNE, A1, T0, loop);
+	emit_exit_with(&p, 0);
+	cr_expect_eq(same_in_every_mode(&p, 57, 0), 0);
 }

@@ -547,6 +547,56 @@ Test(niu_regs, core_reads_of_cmd_ctrl_and_counters_are_the_counters)
 	bh_device_close(dev);
 }
 
+/* The same reads from a compiled loop (cores/rv32_jit.c reads the counters inline) and
+ * interpreted: brisc issues 300 non-posted multicasts to two tiles, one at a time, each waited
+ * for at WR_ACK_RECEIVED, and reads the 8-bit REQS_OUTSTANDING_ID(0) after each (+1 at the
+ * issue, -1 per acknowledgement): 255, 254, ... 0, then 255 again, as the host reads at the end.
+ * (noc-trid-overflow, which the id's wrap would trip, is off.) */
+Test(niu_regs, counters_read_by_a_compiled_loop_move_as_interpreted_with_the_8_bit_wrap)
+{
+	enum { ROUNDS = 300 };
+	const uint32_t out = DST + 0x1000;
+	for (unsigned m = 0; m < 2; m++) {
+		struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = 3, .grid_rows = 1, .deadlock_ms = -1,
+						.jit = m ? BH_JIT_EAGER : BH_JIT_OFF,
+						.checks = BH_CHECKS_EXACT | (BH_CHECKS_DEFAULT & ~BH_CHECK_BIT(BH_CHECK_NOC_TRID_OVERFLOW)) };
+		struct bh_device *dev;
+		cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+		bh_core_enable_host_calls(dev, 0, BH_CORE_BRISC, true);
+		struct prog p = { 0 };
+		emit_noc_init(&p, 0);
+		emit_li(&p, A2, 0);                 /* acknowledgements so far */
+		emit_li(&p, A3, out);
+		emit_li(&p, A4, 0);
+		emit_li(&p, A5, ROUNDS);
+		int32_t loop = prog_here(&p);
+		emit_write(&p, 0, CTRL_MCAST, SRC, RECT(2, 2, 3, 2), 0, DST, 64);
+		emit(&p, addi(A2, A2, 2));
+		emit_li(&p, T0, CTR(0, WR_ACK_RECEIVED));
+		int32_t wait = prog_here(&p);
+		emit(&p, lw(T1, 0, T0));
+		emit_branch(&p, BNE, T1, A2, wait);
+		emit_li(&p, T0, CTR(0, OUTSTANDING(0)));
+		emit(&p, lw(T1, 0, T0));
+		emit(&p, sw(T1, 0, A3));
+		emit(&p, addi(A3, A3, 4));
+		emit(&p, addi(A4, A4, 1));
+		emit_branch(&p, BNE, A4, A5, loop);
+		emit_exit_with(&p, 0);
+		run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+		for (unsigned i = 0; i < ROUNDS; i++)
+			cr_expect_eq(l1_word(dev, 0, out + 4 * i), (255u - i) & 0xFF, "jit %u round %u", m, i);
+		cr_expect_eq(ctr(dev, 0, 0, OUTSTANDING(0)), (256u - ROUNDS) & 0xFF, "jit %u", m);
+		cr_expect_eq(ctr(dev, 0, 0, WR_ACK_RECEIVED), 2 * ROUNDS, "jit %u", m);
+		if (m) {
+			struct bh_jit_stats st;
+			bh_core_jit_stats(dev, 0, BH_CORE_BRISC, &st);
+			cr_expect_gt(st.regions, 0);
+		}
+		bh_device_close(dev);
+	}
+}
+
 /* A core parked polling a command-buffer register (a watched register) is woken by another
  * core's store of that register: the stores' short path (fabric/niu_lane.h) leaves a watched
  * register to the path that announces it. */

@@ -748,3 +748,24 @@ void expect_status(const struct cli_out *o, int status)
 	cr_expect_eq(o->status, status, "exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", o->status, status,
 		     o->out, o->err);
 }
+
+void expect_shared_initiator(struct bh_device *dev, struct bh_core_result *res, uint32_t pc, uint32_t first,
+			     const char *reg, uint32_t other_pc)
+{
+	char other[160], why[200];
+	snprintf(other, sizeof other, "  other: ncrisc, which wrote %s of this command buffer at pc 0x%08x\n", reg, other_pc);
+	snprintf(why, sizeof why, "  why: issue (CMD_CTRL) of NoC0 command buffer 0 by brisc, whose transaction (begun at "
+		 "pc 0x%08x) another core wrote into (one owner per command buffer)", first);
+	expect_check(dev, res, BH_CORE_BRISC, "noc-shared-initiator", pc, other, why);
+}
+
+void expect_shared_after_ncrisc_write(struct bh_device *dev, uint32_t first, uint32_t ret_lo)
+{
+	struct prog n = { 0 }, i = { 0 };
+	uint32_t other = emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(0) + N_RET_LO, ret_lo);
+	emit_exit_with(&n, 0);
+	cr_expect_eq(run_core(dev, BH_CORE_NCRISC, &n), 0);
+	uint32_t pc = emit_issue(&i, BH_CORE_BRISC);
+	emit_exit_with(&i, 0);
+	expect_shared_initiator(dev, run_checked(dev, BH_CORE_BRISC, &i), pc, first, "NOC_RET_ADDR_LO", other);
+}

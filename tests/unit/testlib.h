@@ -280,6 +280,14 @@ enum { N_TARG_LO = 0x00, N_TARG_MID = 0x04, N_TARG_HI = 0x08, N_RET_LO = 0x0C, N
  * command buffer 0; returns the pc of its first store for a program of `core`. */
 uint32_t emit_program_noc_write(struct prog *p, enum bh_core_id core, uint32_t ctrl, uint32_t hi, uint32_t dst,
 				uint32_t len);
+/* brisc stopped by noc-shared-initiator at its CMD_CTRL (pc) of NoC0 command buffer 0, its
+ * transaction begun at `first`, naming ncrisc's write of register `reg` at other_pc; then as
+ * expect_check. */
+void expect_shared_initiator(struct bh_device *dev, struct bh_core_result *res, uint32_t pc, uint32_t first,
+			     const char *reg, uint32_t other_pc);
+/* ncrisc writes ret_lo to NOC_RET_ADDR_LO of NoC0 command buffer 0, then brisc issues on it: brisc
+ * is stopped by noc-shared-initiator as expect_shared_initiator says (the device is closed). */
+void expect_shared_after_ncrisc_write(struct bh_device *dev, uint32_t first, uint32_t ret_lo);
 /* NOC_CMD_CTRL = 1 on command buffer 0; returns the store's pc for `core`. */
 uint32_t emit_issue(struct prog *p, enum bh_core_id core);
 #define NOC0_WR_ACKS 0xFFB20204u    /* NoC0 NIU_MST_WR_ACK_RECEIVED: the write barrier's counter */
