@@ -660,14 +660,17 @@ static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_d
 
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
+	/* The lanes below take a store with no store queue and no scheduling point due. */
+	if ((c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) || bh_sched_active())
+		return mem_store_general(c, addr, size, val);
 	/* A Tensix push (its deferred words stay queued behind it). */
-	if (addr - BH_TT_PUSH_BASE < BH_TT_PUSH_SPAN && size == 4 &&
-	    !(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active())
+	if (addr - BH_TT_PUSH_BASE < BH_TT_PUSH_SPAN && size == 4)
 		return mem_store_direct(c, addr, val, bh_tensix_push_write);
-	/* The plain NIU register with nothing else to do (no store queue, no scheduling point to
-	 * take, no deferred Tensix words, no watched register): stored without a call. */
-	if (!(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred &&
-	    bh_niu_lane(addr, size)) {
+	/* Other device stores execute deferred Tensix words after them (mem_store_device). */
+	if (c->tt_deferred)
+		return mem_store_point(c, addr, size, val);
+	/* The plain NIU register (no watched register): stored without a call. */
+	if (bh_niu_lane(addr, size)) {
 		if (bh_niu_store_plain_leaf(c->tile, c->kind, addr, val, c->pc))
 			return BH_ACC_OK;
 		/* CMD_CTRL (a request's issue), a finding, a watched register: the device (the NIU's
@@ -675,10 +678,9 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 		return mem_store_device(c, addr, size, val);
 	}
 	/* A stream register (TRISC0 zeroes both counters of every CB stream at each launch). */
-	if (addr - BH_STREAM_BASE < BH_STREAM_COUNT * BH_STREAM_STRIDE && size == 4 &&
-	    !(c->tile->chip->provoke.mask & BH_PROVOKE_REORDER) && !bh_sched_active() && !c->tt_deferred)
+	if (addr - BH_STREAM_BASE < BH_STREAM_COUNT * BH_STREAM_STRIDE && size == 4)
 		return mem_store_direct(c, addr, val, bh_stream_mmio_write);
-	return mem_store_general(c, addr, size, val);
+	return mem_store_point(c, addr, size, val);
 }
 
 void bh_l0_flush(struct bh_core *c)
