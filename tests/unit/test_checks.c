@@ -417,7 +417,7 @@ Test(checks, lost_target_counter_skipping_the_awaited_value_stops_the_waiter)
 	set_l1(dev, COUNTER, 3);
 	uint32_t branch = start_counter_wait(dev, false);
 	set_l1(dev, COUNTER, 5);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, res), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, res), BH_OK);
 	char pc[64];
 	snprintf(pc, sizeof pc, "  pc 0x%08x: fed79ee3  bne a5,a3,0x%x\n", branch, branch - 4);
 	char why[400];

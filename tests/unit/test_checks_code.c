@@ -44,7 +44,7 @@ static void start_caller(struct bh_device *dev, bool invalidate)
 static struct bh_core_result *wait_result(struct bh_device *dev, enum bh_core_id core)
 {
 	struct bh_core_result *res = result_new();
-	cr_assert_eq(bh_core_wait(dev, 0, core, 5000, res), BH_OK, "%s did not stop", core_names[core]);
+	cr_assert_eq(bh_core_wait(dev, 0, core, T_STOP_MS, res), BH_OK, "%s did not stop", core_names[core]);
 	return res;
 }
 

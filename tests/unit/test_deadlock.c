@@ -37,7 +37,7 @@ Test(deadlock, two_cores_waiting_on_each_other_are_reported_with_their_words)
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_NCRISC, CODE_B), BH_OK);
 	struct bh_core_result *res = result_new();
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, res), BH_ERR_DEADLOCK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, res), BH_ERR_DEADLOCK);
 	cr_assert(bh_device_deadlocked(dev));
 	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
 	assert_has(report, "brisc : polling in the loop at 0x00001008");
@@ -72,7 +72,7 @@ Test(deadlock, a_poll_loop_with_a_silent_store_is_reported_with_the_stored_word)
 	prog_put(dev, 0, CODE_A, &a);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
 	struct bh_core_result *res = result_new();
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, res), BH_ERR_DEADLOCK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, res), BH_ERR_DEADLOCK);
 	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
 	assert_has(report, "keeps storing 0 (0x0, 4 bytes) to L1 0x00008004, which holds it");
 	assert_has(report, "waits on L1 0x00008000 = 0 (0x0, 4 bytes)");
@@ -98,7 +98,7 @@ Test(deadlock, a_core_waiting_on_the_wall_clock_is_not_deadlocked)
 	prog_put(dev, 0, CODE_A, &p);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC2, CODE_A), BH_OK);
 	struct bh_core_result *res = result_new();
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC2, 10000, res), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC2, T_STOP_MS, res), BH_OK);
 	cr_expect_eq(res->status, BH_RUN_EXITED);
 	cr_expect_eq(res->exit_status, 4);
 	free(res);
@@ -120,7 +120,7 @@ Test(deadlock, report_names_running_exited_and_never_started_cores_correctly)
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, CODE_A), BH_OK);
 	/* Its pc is published with its count: wait until it has run (a loaded host may not
 	 * schedule the thread for a while). */
-	for (int ms = 0; ms < 5000 && !bh_core_instructions(dev, 0, BH_CORE_BRISC); ms++)
+	for (int ms = 0; ms < T_STOP_MS && !bh_core_instructions(dev, 0, BH_CORE_BRISC); ms++)
 		sleep_ms(1);
 	cr_assert_eq(bh_device_report(dev, report, sizeof report), BH_OK);
 	assert_has(report, "brisc : running, near pc 0x0000100");

@@ -81,7 +81,7 @@ Test(lifecycle, stopped_cores_use_no_cpu)
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
 	struct bh_core_result *r = result_new();
 	for (unsigned c = 0; c < 3; c++)
-		cr_assert_eq(bh_core_wait(dev, 0, all_cores[c], 5000, r), BH_OK);
+		cr_assert_eq(bh_core_wait(dev, 0, all_cores[c], T_STOP_MS, r), BH_OK);
 	free(r);
 	sleep_ms(50);
 	double used = cpu_used_while_sleeping(300, NULL);
@@ -134,7 +134,7 @@ Test(lifecycle, host_reset_bit_stops_a_spinning_core_and_it_restarts, .timeout =
 		uint32_t v = 0;
 		cr_assert_eq(bh_reg_read(dev, 0, SOFT_RESET_0, &v), BH_OK);
 		cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, v | reset_bit(all_cores[c])), BH_OK);
-		cr_assert_eq(bh_core_wait(dev, 0, all_cores[c], 5000, r), BH_OK, "%s did not stop",
+		cr_assert_eq(bh_core_wait(dev, 0, all_cores[c], T_STOP_MS, r), BH_OK, "%s did not stop",
 			     bh_core_name(all_cores[c]));
 		cr_expect_eq(r->status, BH_RUN_IN_RESET, "%s: status %d", bh_core_name(all_cores[c]), r->status);
 		cr_expect_gt(r->instructions, 0);
@@ -161,7 +161,7 @@ static void start_reset_release_restarts_at_0(struct bh_device *dev, unsigned se
 	start_self_loop(dev, 0, BH_CORE_BRISC, 0x1000);
 	sleep_ms(settle);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_IN_RESET);
 	put_exit(dev, 0, 7);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47000), BH_OK);
@@ -207,7 +207,7 @@ Test(lifecycle, core_resetting_itself_stops_at_that_store, .timeout = 60)
 	emit_j(&p, loop);
 	prog_put(dev, 0, 0x10000, &p);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x10000), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 10000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_IN_RESET, "status %d", r->status);
 	cr_expect_eq(r->instructions, before, "stopped after %llu instructions, the store is instruction %u",
 		     (unsigned long long)r->instructions, before + 1);
@@ -247,7 +247,7 @@ Test(lifecycle, core_reset_by_another_core_names_it, .timeout = 60)
 	prog_put(dev, 0, 0x10000, &p);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x10000), BH_OK);
 	expect_exit(dev, 0, BH_CORE_BRISC, 0);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_NCRISC, 10000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_NCRISC, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_IN_RESET, "status %d", r->status);
 	cr_expect_gt(r->instructions, 0);
 	cr_expect_eq(r->reset_by, BH_CORE_BRISC);
@@ -259,7 +259,7 @@ Test(lifecycle, core_reset_by_another_core_names_it, .timeout = 60)
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
 	start_self_loop(dev, 0, BH_CORE_TRISC0, 0x2000);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, 0x47800), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 10000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, T_STOP_MS, r), BH_OK);
 	cr_expect_eq(r->status, BH_RUN_IN_RESET);
 	cr_expect_eq(r->reset_by, -1, "the host is not a core");
 	free(r);
@@ -290,7 +290,7 @@ Test(lifecycle, fault_on_one_core_leaves_the_others_running)
 	prog_put(dev, 0, 0x10000, &p);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x10000), BH_OK);
 	struct bh_core_result *r = result_new();
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, r), BH_OK);
 	cr_expect_eq(r->status, BH_RUN_FAULTED);
 	sleep_ms(10);
 	for (unsigned c = 1; c < 5; c++)
@@ -309,7 +309,7 @@ Test(lifecycle, max_instructions_stops_an_infinite_loop)
 	for (unsigned k = 0; k < 4; k++) {
 		bh_core_set_max_instructions(dev, 0, BH_CORE_NCRISC, limits[k]);
 		start_self_loop(dev, 0, BH_CORE_NCRISC, 0x1000);
-		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_NCRISC, 10000, r), BH_OK);
+		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_NCRISC, T_STOP_MS, r), BH_OK);
 		cr_expect_eq(r->status, BH_RUN_LIMIT, "limit %llu: status %d", (unsigned long long)limits[k], r->status);
 		cr_expect_geq(r->instructions, limits[k], "limit %llu: %llu instructions", (unsigned long long)limits[k],
 			      (unsigned long long)r->instructions);

@@ -346,7 +346,7 @@ Test(mailbox, entering_reset_discards_what_the_core_wrote)
 	uint32_t v = 0;
 	cr_assert_eq(bh_reg_read(dev, 0, SOFT_RESET_0, &v), BH_OK);
 	cr_assert_eq(bh_reg_write(dev, 0, SOFT_RESET_0, v | reset_bit(BH_CORE_BRISC)), BH_OK);
-	for (int ms = 0; ms < 5000 && core_status(dev, 0, BH_CORE_BRISC) != BH_RUN_IN_RESET; ms++)
+	for (int ms = 0; ms < T_STOP_MS && core_status(dev, 0, BH_CORE_BRISC) != BH_RUN_IN_RESET; ms++)
 		sleep_ms(1);
 	cr_expect_eq(core_status(dev, 0, BH_CORE_BRISC), BH_RUN_IN_RESET);
 

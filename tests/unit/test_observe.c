@@ -65,7 +65,7 @@ Test(observe, a_core_reports_running_parked_woken_and_stopped_in_order)
 	start_parked_poller(dev, BH_CORE_NCRISC, CODE, FLAG);
 	set_l1(dev, FLAG, 3);
 	expect_exit(dev, 0, BH_CORE_NCRISC, 3);
-	for (int ms = 0; ms < 5000 && recorded(&r) < 4; ms++)
+	for (int ms = 0; ms < T_STOP_MS && recorded(&r) < 4; ms++)
 		sleep_ms(1);
 	cr_assert_eq(bh_device_unobserve(dev, id), BH_OK);
 	cr_assert_eq(r.n, 4, "%u events", r.n);
@@ -146,7 +146,7 @@ Test(observe, a_woken_core_exits_without_a_page_fault)
 	for (unsigned c = 0; c < 5; c++) {
 		expect_exit(dev, 0, all_cores[c], 0);
 		/* The stop is announced to observers after the state change bh_core_wait sees. */
-		for (int ms = 0; ms < 5000 && atomic_load(&m.stopped[c]) < 0; ms++)
+		for (int ms = 0; ms < T_STOP_MS && atomic_load(&m.stopped[c]) < 0; ms++)
 			sleep_ms(1);
 	}
 	cr_assert_eq(bh_device_unobserve(dev, id), BH_OK);

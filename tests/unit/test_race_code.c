@@ -48,7 +48,7 @@ static void set_signal(struct bh_device *dev, uint8_t sig)
 static void wait_word(struct bh_device *dev, uint32_t addr, uint32_t mask, uint32_t value)
 {
 	uint32_t v = ~value;
-	for (int ms = 0; ms < 5000 && (v & mask) != value; ms++) {
+	for (int ms = 0; ms < T_STOP_MS && (v & mask) != value; ms++) {
 		cr_assert_eq(bh_l1_read(dev, 0, addr, &v, 4), BH_OK);
 		if ((v & mask) != value)
 			sleep_ms(1);

@@ -12,7 +12,7 @@
 #define SOFT_RESET_0_ADDR	0xFFB121B0u
 #define SOFT_RESET_ALL_HELD	0x47800u
 #define SOFT_RESET_RUN_BRISC	0x47000u
-#define POLL_TIMEOUT_MS		5000
+#define POLL_TIMEOUT_MS		T_STOP_MS
 
 static const char *const fw_names[5] = { "brisc", "ncrisc", "trisc0", "trisc1", "trisc2" };
 static const uint32_t fw_scratch[5] = { FW_BRISC_SCRATCH, FW_NCRISC_SCRATCH, FW_TRISC0_SCRATCH,

@@ -274,7 +274,7 @@ static struct bh_core_result *run_elf_to_fault(enum bh_core_id core, const char 
 	cr_assert_eq(bh_load_elf(dev, 0, core, path, NULL, &entry, err, sizeof err), BH_OK, "%s", err);
 	cr_assert_eq(entry, TEXT);
 	cr_assert_eq(bh_core_start(dev, 0, core, entry), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 0, core, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, core, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_FAULTED, "status %d", r->status);
 	bh_device_close(dev);
 	return r;
@@ -310,7 +310,7 @@ Test(report, device_report_gives_the_fault_of_a_faulted_core, .init = scratch_in
 	uint32_t entry = 0;
 	cr_assert_eq(bh_load_elf(dev, 0, BH_CORE_TRISC1, elf, NULL, &entry, err, sizeof err), BH_OK, "%s", err);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC1, entry), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC1, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC1, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_FAULTED, "status %d", r->status);
 	static char buf[16384];
 	cr_assert_eq(bh_device_report(dev, buf, sizeof buf), BH_OK);
@@ -364,7 +364,7 @@ Test(report, symbols_come_from_the_elf_loaded_for_that_core, .init = scratch_ini
 	cr_assert_eq(bh_load_elf(dev, 0, BH_CORE_BRISC, elf, NULL, NULL, err, sizeof err), BH_OK, "%s", err);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, TEXT), BH_OK);
 	struct bh_core_result *r = calloc(1, sizeof *r);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_FAULTED);
 	assert_has(r->report, "pc 0x00001010:");
 	cr_expect_null(strstr(r->report, "bad_access"), "trisc0 has no ELF but got:\n%s", r->report);
@@ -397,7 +397,7 @@ Test(report, guest_elf_from_the_cross_compiler_names_main)
 	cr_assert_eq(bh_l1_write(dev, 0, main_addr, &ebreak, 4), BH_OK);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, entry), BH_OK);
 	struct bh_core_result *r = calloc(1, sizeof *r);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_FAULTED, "%s: status %d", elf, r->status);
 	char want[64];
 	snprintf(want, sizeof want, "pc 0x%08x <main>", main_addr);

@@ -1012,7 +1012,7 @@ Test(tensix, instrn_buf_status_reports_each_threads_fifo_not_full_and_empty)
 	wait_report_has(dev, "tensix0: waits at the Wait Gate with SEMPOST");
 	set_l1(dev, GATE, 1);
 	uint32_t v = 1;
-	for (int ms = 0; ms < 5000 && (v & 1); ms++) {   /* the host reads it too */
+	for (int ms = 0; ms < T_STOP_MS && (v & 1); ms++) {   /* the host reads it too */
 		cr_assert_eq(bh_reg_read(dev, 0, INSTRN_BUF_STATUS, &v), BH_OK);
 		if (v & 1)
 			sleep_ms(1);
@@ -1218,18 +1218,18 @@ Test(tensix_stress, fault_racing_the_pushing_cores_exit_is_never_lost)
 	unsigned exited_first = 0;
 	for (unsigned n = 0; n < ROUNDS; n++) {
 		start_core(dev, BH_CORE_TRISC0, &p);
-		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 10000, r), BH_OK, "round %u", n);
+		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, T_STOP_MS, r), BH_OK, "round %u", n);
 		exited_first += r->status == BH_RUN_EXITED;
 		enum bh_core_state st = BH_CORE_RUNNING;
 		int ms = 0;
 		while (!thread_faulted_core_state(t, 0, BH_TRISC0, &st)) {
 			cr_assert(st == BH_CORE_RUNNING || st == BH_CORE_EXITED, "round %u: state %d before the fault", n, st);
-			cr_assert_lt(ms++, 5000, "round %u: the Tensix thread never faulted", n);
+			cr_assert_lt(ms++, T_STOP_MS, "round %u: the Tensix thread never faulted", n);
 			sleep_ms(1);
 		}
 		cr_assert(st == BH_CORE_RUNNING || st == BH_CORE_FAULTED,
 			  "round %u: tensix0 faulted but trisc0 looks clean (state %d)", n, st);
-		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 10000, r), BH_OK);
+		cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, T_STOP_MS, r), BH_OK);
 		expect_fault(r, BH_CORE_TRISC0, pc, "bad register value", "mutex 1 does not exist");
 	}
 	cr_log_info("%u of %u rounds: the core exited before the thread faulted", exited_first, ROUNDS);

@@ -201,9 +201,9 @@ Test(tile_ldm, fast_window_is_private_and_slow_window_reaches_the_other_core)
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_BRISC, 0x1000), BH_OK);
 	cr_assert_eq(bh_core_start(dev, 0, BH_CORE_TRISC0, 0x3000), BH_OK);
 	struct bh_core_result *r = result_new();
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_BRISC, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_EXITED, "%s", r->report);
-	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 0, BH_CORE_TRISC0, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_EXITED, "%s", r->report);
 
 	uint32_t v[10];

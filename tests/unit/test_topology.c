@@ -296,7 +296,7 @@ Test(device_topology, fault_and_device_reports_name_tiles_by_translated_coordina
 	const uint32_t illegal = 0, loop = INSN_SELF_LOOP;
 	cr_assert_eq(bh_l1_write(dev, 1, 0x1000, &illegal, 4), BH_OK);
 	cr_assert_eq(bh_core_start(dev, 1, BH_CORE_BRISC, 0x1000), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 1, BH_CORE_BRISC, 5000, r), BH_OK);
+	cr_assert_eq(bh_core_wait(dev, 1, BH_CORE_BRISC, T_STOP_MS, r), BH_OK);
 	cr_assert_eq(r->status, BH_RUN_FAULTED);
 	assert_has(r->report, "tile 1 (2,2)");
 	cr_assert_eq(bh_l1_write(dev, 15, 0x1000, &loop, 4), BH_OK);

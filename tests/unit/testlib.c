@@ -344,7 +344,7 @@ void t_run(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const uin
 {
 	l1_put(dev, addr, words, n);
 	cr_assert_eq(bh_core_start(dev, 0, core, addr), BH_OK);
-	cr_assert_eq(bh_core_wait(dev, 0, core, 5000, res), BH_OK, "core did not stop within 5 s");
+	cr_assert_eq(bh_core_wait(dev, 0, core, T_STOP_MS, res), BH_OK, "core did not stop within %d ms", T_STOP_MS);
 }
 
 void run_prog(struct bh_device *dev, enum bh_core_id core, uint32_t addr, const struct prog *p,
@@ -365,7 +365,7 @@ uint32_t run_to_exit(struct bh_device *dev, enum bh_core_id core, uint32_t addr,
 void expect_exit(struct bh_device *dev, unsigned tile, enum bh_core_id core, uint32_t status)
 {
 	struct bh_core_result *r = result_new();
-	cr_assert_eq(bh_core_wait(dev, tile, core, 10000, r), BH_OK, "tile %u %s did not stop", tile,
+	cr_assert_eq(bh_core_wait(dev, tile, core, T_STOP_MS, r), BH_OK, "tile %u %s did not stop", tile,
 		     core_names[core]);
 	cr_assert_eq(r->status, BH_RUN_EXITED, "tile %u %s: status %d\n%s", tile, core_names[core], r->status,
 		     r->report);
@@ -399,12 +399,12 @@ void set_l1(struct bh_device *dev, uint32_t addr, uint32_t value)
 
 void wait_l1(struct bh_device *dev, uint32_t addr, uint32_t value)
 {
-	for (int ms = 0; ms < 5000; ms++) {
+	for (int ms = 0; ms < T_STOP_MS; ms++) {
 		if (l1_get(dev, addr) == value)
 			return;
 		sleep_ms(1);
 	}
-	cr_assert(false, "L1[0x%x] = 0x%x, expected 0x%x within 5 s", addr, l1_get(dev, addr), value);
+	cr_assert(false, "L1[0x%x] = 0x%x, expected 0x%x within %d ms", addr, l1_get(dev, addr), value, T_STOP_MS);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -464,16 +464,16 @@ void start_parked_poller(struct bh_device *dev, enum bh_core_id core, uint32_t c
 void wait_parked(struct bh_device *dev, unsigned tile, enum bh_core_id core)
 {
 	struct bh_core *c = dev->tiles[tile]->core[core];
-	for (int ms = 0; ms < 5000 && !atomic_load(&c->waiter.parks); ms++)
+	for (int ms = 0; ms < T_STOP_MS && !atomic_load(&c->waiter.parks); ms++)
 		sleep_ms(1);
-	cr_assert_gt(atomic_load(&c->waiter.parks), 0, "tile %u %s never parked within 5 s", tile, core_names[core]);
+	cr_assert_gt(atomic_load(&c->waiter.parks), 0, "tile %u %s never parked within %d ms", tile, core_names[core], T_STOP_MS);
 }
 
 void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
 {
 	struct bh_core *c = dev->tiles[0]->core[core];
 	char seen[sizeof c->wait_what] = "";
-	for (int ms = 0; ms < 5000; ms++) {
+	for (int ms = 0; ms < T_STOP_MS; ms++) {
 		if (atomic_load_explicit(&c->waiter.sleeping, memory_order_seq_cst)) {
 			memcpy(seen, c->wait_what, sizeof seen);
 			seen[sizeof seen - 1] = 0;
@@ -482,7 +482,7 @@ void wait_blocked(struct bh_device *dev, enum bh_core_id core, const char *what)
 		}
 		sleep_ms(1);
 	}
-	cr_assert(false, "%s did not block on \"%s\" within 5 s (last: \"%s\")", core_names[core], what, seen);
+	cr_assert(false, "%s did not block on \"%s\" within %d ms (last: \"%s\")", core_names[core], what, T_STOP_MS, seen);
 }
 
 uint32_t pc_snapshot(struct bh_device *dev, enum bh_core_id core)
@@ -548,7 +548,7 @@ void assert_has(const char *text, const char *needle)
 void wait_report_has(struct bh_device *dev, const char *needle)
 {
 	static char rep[16384];
-	for (int ms = 0; ms < 5000; ms++) {
+	for (int ms = 0; ms < T_STOP_MS; ms++) {
 		bh_device_report(dev, rep, sizeof rep);
 		if (strstr(rep, needle))
 			return;
@@ -560,9 +560,9 @@ void wait_report_has(struct bh_device *dev, const char *needle)
 const char *wait_deadlock_report(struct bh_device *dev)
 {
 	static char rep[16384];
-	for (int ms = 0; ms < 10000 && !bh_device_deadlocked(dev); ms++)
+	for (int ms = 0; ms < T_STOP_MS && !bh_device_deadlocked(dev); ms++)
 		sleep_ms(1);
-	cr_assert(bh_device_deadlocked(dev), "no deadlock within 10 s");
+	cr_assert(bh_device_deadlocked(dev), "no deadlock within %d ms", T_STOP_MS);
 	bh_device_report(dev, rep, sizeof rep);
 	return rep;
 }

@@ -148,6 +148,10 @@ struct bh_device *t_open(void);
  * misuse that a check reports (a semaphore posted past its max, ...) use T_CHECKS_OFF. */
 struct bh_device *t_open_checks(uint32_t checks, enum bh_check_mode mode);
 #define T_CHECKS_OFF BH_CHECKS_EXACT
+/* How long a test waits for a core that must stop: generous, only to detect a hang (the suite runs
+ * under TSan on a loaded 2-core machine, where a few million interpreted instructions can take
+ * seconds). */
+#define T_STOP_MS 60000
 /* Any configuration, host calls enabled on every core of every tile. */
 struct bh_device *t_open_cfg(const struct bh_device_config *cfg);
 /* A zeroed result on the heap. */
