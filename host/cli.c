@@ -24,7 +24,7 @@ enum {
 	EXIT_HOST = 1,     /* host failure (out of memory, threads) */
 	EXIT_DEADLOCK = 5, /* every running core waits and nothing can wake one: report on stderr */
 	EXIT_TIMEOUT = 6,  /* --timeout passed (a livelock, or just slow): report on stderr */
-	EXIT_RESET = 7,    /* a core put cores of its tile in reset (SOFT_RESET_0): who and where on stderr */
+	EXIT_RESET = 7,    /* the run ended with cores a core put in reset (SOFT_RESET_0): who and where on stderr */
 	EXIT_CHECK = 8,    /* a check (--check) stopped a core: its finding on stderr */
 };
 
@@ -185,8 +185,9 @@ static void usage(FILE *f)
 		"  4 --max-instructions reached; 5 deadlock: every running core polls or waits\n"
 		"  with nothing left to wake it (report on stderr: per core the loop, the words it\n"
 		"  waits on by name and value, or the blocked device access); 6 --timeout reached;\n"
-		"  7 a core stored SOFT_RESET_0 and put cores of its tile in reset (on stderr: which\n"
-		"  core put which cores in reset, the value, pc and instruction count of the store);\n"
+		"  7 the run ended with cores that a core of their tile put in reset (SOFT_RESET_0)\n"
+		"  and no core left running to release them (on stderr: which core put which cores\n"
+		"  in reset, the value, pc and instruction count of the store);\n"
 		"  8 a check stopped a core and no core faulted otherwise (the finding on stderr:\n"
 		"  'check NAME: on tile ...', pc, symbol, the other party, why).\n"
 		"  Waiting cores park their threads (no host CPU); with --max-instructions they\n"
@@ -797,21 +798,24 @@ static int run_load(struct run *r)
 	return 0;
 }
 
-/* A core of the tile stored SOFT_RESET_0 and put this one in reset: it will not run on. */
+/* A core of the tile stored SOFT_RESET_0 and put this one in reset. While a core of the run still
+ * runs, this one may be released again (races.md #1's fix: hold a core, load its new firmware,
+ * release it), so only the end of the run makes it final. */
 static bool reset_by_core(const struct bh_core_result *res)
 {
 	return res->status == BH_RUN_IN_RESET && res->reset_by >= 0;
 }
 
-static bool core_stopped_run(const struct bh_core_result *res)
+/* A fault or the instruction limit ends the run at once. */
+static bool core_ended_run(const struct bh_core_result *res)
 {
-	return res->status == BH_RUN_FAULTED || res->status == BH_RUN_LIMIT || reset_by_core(res);
+	return res->status == BH_RUN_FAULTED || res->status == BH_RUN_LIMIT;
 }
 
-/* Waits until every core has left BH_RUN_RUNNING or one of them faulted or hit its limit.
- * bh_core_wait watches one core, so a fault elsewhere is seen within RUN_POLL_MS. Returns
- * BH_OK, or the error that ended bh_core_wait (the cores still running then stay so). A core
- * that has exited stays so: it is not asked again. */
+/* Waits until every core has left BH_RUN_RUNNING (exited, or held in reset by a core with no core
+ * left to release it) or one of them faulted or hit its limit. bh_core_wait watches one core, so a
+ * fault elsewhere is seen within RUN_POLL_MS. Returns BH_OK, or the error that ended bh_core_wait
+ * (the cores still running then stay so). A core that has exited stays so: it is not asked again. */
 #define RUN_POLL_MS 20
 static int run_wait(struct run *r)
 {
@@ -823,7 +827,7 @@ static int run_wait(struct run *r)
 			if (r->res[s].status == BH_RUN_EXITED)
 				continue;
 			bh_core_result(r->dev, slot_tile(r, s), slot_core(r, s), &r->res[s]);
-			if (core_stopped_run(&r->res[s]))
+			if (core_ended_run(&r->res[s]))
 				return BH_OK;
 			if (r->res[s].status == BH_RUN_RUNNING && running < 0)
 				running = (int)s;
@@ -844,10 +848,11 @@ static int run_wait(struct run *r)
 			bool stopped = false;
 			for (unsigned k = 0; k < r->nslots; k++) {
 				bh_core_result(r->dev, slot_tile(r, k), slot_core(r, k), &r->res[k]);
-				stopped |= core_stopped_run(&r->res[k]);
+				stopped |= core_ended_run(&r->res[k]) || reset_by_core(&r->res[k]);
 			}
-			/* A core that faulted (or hit its limit) ended the run; the others waiting on it
-			 * since is what follows (serial scheduling sees that deadlock at once). */
+			/* A core that faulted (or hit its limit) ended the run, or one is held in reset;
+			 * the others waiting on it since is what follows (serial scheduling sees that
+			 * deadlock at once). */
 			return rc == BH_ERR_DEADLOCK && stopped ? BH_OK : rc;
 		}
 	}

@@ -614,6 +614,66 @@ Test(cli, stats_prints_instructions_seconds_and_mips, .init = scratch_init, .fin
 	free(o);
 }
 
+/* BRISC waits until NCRISC runs, holds it in reset for 100 ms of wall clock (five of the run's
+ * polls), points its reset pc at exit(0) and releases it (races.md #1's fix), then exits 0:
+ * NCRISC runs on, so the run is not over while it is held, and ends with both exited 0. */
+Test(cli, a_core_held_in_reset_and_released_again_by_another_runs_on, .init = scratch_init, .fini = scratch_fini)
+{
+	enum { HOLD_TICKS = 135000000, FLAG = 0x20000 };   /* 100 ms at 1.35 GHz (WALL_CLOCK_0) */
+	struct prog p = { 0 };
+	emit_li(&p, T0, FLAG);
+	int32_t wait = prog_here(&p);
+	emit(&p, lw(T1, 0, T0));
+	emit_branch(&p, BEQ, T1, X0, wait);       /* NCRISC is running */
+	emit_li(&p, T0, SOFT_RESET_0);
+	emit(&p, lw(T1, 0, T0));
+	emit_li(&p, T2, 1u << 18);                /* NCRISC */
+	emit(&p, r_op(0x00, 6, T1, T1, T2));      /* or */
+	emit(&p, sw(T1, 0, T0));
+	emit_li(&p, S0, 0xFFB121F0u);             /* WALL_CLOCK_0 */
+	emit(&p, lw(S1, 0, S0));
+	emit_li(&p, A3, HOLD_TICKS);
+	int32_t hold = prog_here(&p);
+	emit(&p, lw(T2, 0, S0));
+	emit(&p, sub(T2, T2, S1));
+	emit_branch(&p, BLTU, T2, A3, hold);
+	uint32_t fix_at = (uint32_t)p.n;          /* li below: two words each */
+	emit_li(&p, T0, 0xFFB12238u);             /* NCRISC_RESET_PC */
+	emit_li(&p, T1, 0);                       /* patched: TEXT + 4 * exit_at */
+	emit(&p, sw(T1, 0, T0));
+	emit_li(&p, T1, 1);
+	emit(&p, sw(T1, 4, T0));                  /* NCRISC_RESET_PC_OVERRIDE */
+	emit_li(&p, T0, SOFT_RESET_0);
+	emit(&p, lw(T1, 0, T0));
+	emit_li(&p, T2, ~(1u << 18));
+	emit(&p, r_op(0x00, 7, T1, T1, T2));      /* and */
+	emit(&p, sw(T1, 0, T0));                  /* released */
+	emit_exit_with(&p, 0);
+	uint32_t ncrisc_at = (uint32_t)p.n;
+	emit_li(&p, T0, FLAG);
+	emit_li(&p, T1, 1);
+	emit(&p, sw(T1, 0, T0));
+	emit(&p, INSN_SELF_LOOP);                 /* NCRISC until it is held */
+	uint32_t exit_at = (uint32_t)p.n;
+	emit_exit_with(&p, 0);                    /* NCRISC after its release */
+	struct prog fix = { 0 };
+	emit_li(&fix, T1, TEXT + 4 * exit_at);
+	p.w[fix_at + 2] = fix.w[0];
+	p.w[fix_at + 3] = fix.w[1];
+	struct relf e = {
+		.entry = TEXT, .nseg = 1, .nsym = 2,
+		.seg = { { TEXT, p.w, p.n } },
+		.sym = { { "main", TEXT, ncrisc_at * 4, STT_FUNC, 0 },
+			 { "_start_ncrisc", TEXT + ncrisc_at * 4, (p.n - ncrisc_at) * 4, STT_FUNC, 0 } },
+	};
+	const char *elf = scratch_path("hold.elf");
+	relf_write(elf, &e);
+	struct cli_out *o = CLI_RUN("run", "--board", "grid:1x1", "--cores", "brisc,ncrisc", elf);
+	expect_status(o, 0);
+	cr_expect(strstr(o->err, "put in reset") == NULL, "stderr:\n%s", o->err);
+	free(o);
+}
+
 /* ------------------------------------------------------------ every option of every command */
 
 /* Stores 0x47800 (every core in reset) to SOFT_RESET_0 at reset_store, then would loop forever. */
