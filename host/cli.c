@@ -823,15 +823,19 @@ static int run_wait(struct run *r)
 	double deadline = plan->timeout > 0 ? r->t0 + plan->timeout : 0;
 	for (;;) {
 		int running = -1;
+		bool ended = false;
+		/* Every core is asked, also after one that ended the run: what the report says of each
+		 * is its state at that point. */
 		for (unsigned s = 0; s < r->nslots; s++) {
 			if (r->res[s].status == BH_RUN_EXITED)
 				continue;
 			bh_core_result(r->dev, slot_tile(r, s), slot_core(r, s), &r->res[s]);
-			if (core_ended_run(&r->res[s]))
-				return BH_OK;
+			ended |= core_ended_run(&r->res[s]);
 			if (r->res[s].status == BH_RUN_RUNNING && running < 0)
 				running = (int)s;
 		}
+		if (ended)
+			return BH_OK;
 		if (running < 0)
 			return BH_OK;
 		int ms = r->nslots == 1 ? -1 : RUN_POLL_MS;
@@ -1165,6 +1169,8 @@ static int run_prepare(struct run *r)
 	r->res = calloc(r->nslots, sizeof *r->res);
 	if (!r->res)
 		return EXIT_HOST;
+	for (unsigned s = 0; s < r->nslots; s++)
+		r->res[s].reset_by = -1;   /* not asked yet: in reset by nobody */
 	if (run_write_grid_info(r) != 0)
 		return EXIT_HOST;
 	if (run_load(r) != 0)
