@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test bench_report_render: scripts/bench-report --render-only on the fixture runs of
-# bench/report_fixture (two recorded runs: cores, launch and noc JSON, then noc again with another
-# write rate) must write report.md with the expected rows, scaling, history and the PNGs, and
-# --publish must copy them.
+# bench/report_fixture (two recorded runs: cores, launch, noc and sync JSON, then noc and sync again
+# with other rates, and tensix, whose CB row has sync's key) must write report.md with the
+# expected rows, scaling, history and the PNGs, and --publish must copy them.
 #
 #   test_bench_report.sh SOURCE_DIR WORK_DIR
 set -uo pipefail
@@ -30,6 +30,9 @@ expect "| 4 | 7200 | 8000 | 0.9 | 0.875-0.925 | 0.92 | 3.9 | 3.95 |"
 expect "| noc: NoC write L1->L1, 8 x 16 KiB | 0.25 | 0.5 |"
 expect "| launch: slow-dispatch launches, 700 cores | 0.2 | - |"
 expect "| cores: geometric mean | 0.5 | - |"
+# Two benches with a row of the same key (cb_pingpong_1): each keeps its own history.
+expect "| sync: cb pingpong, 1-page CB | 0.1 | 0.2 |"
+expect "| tensix: cb pingpong, 1-page CB | - | 0.4 |"
 # The latest run has no launch or cores JSON: their rows are not in the latest table.
 if grep -q "^| launch |" "$work/report.md"; then
 	echo "test_bench_report: the latest run's table has launch rows (the latest run has no launch.json)"
