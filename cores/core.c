@@ -548,6 +548,26 @@ static inline __attribute__((always_inline)) int core_device_access(struct bh_co
 
 /* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
  * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
+/* The load side of the device lane (mem_store_direct below): a core's 4-byte load from a region
+ * served by `rd`, after bh_mem_load_slow's scheduling point and with block_seq and fault.pc set,
+ * reaches the device directly when the decode (fabric/mmio.c) would find that region and admit
+ * the load, with the same bh_access; MEM_LANE_GENERAL otherwise (a requester the region refuses,
+ * a misaligned load, the provoked late access), for the general path. */
+#define MEM_LANE_GENERAL (-1)
+static inline __attribute__((always_inline)) int mem_load_direct(struct bh_core *c, uint32_t addr, uint32_t *val,
+								 bh_dev_read_fn rd)
+{
+	struct bh_tile *t = c->tile;
+	const struct bh_region *r = bh_mmio_region(t, addr);
+	if (!r || r->read != rd || !(r->read_mask & BH_REQ_BIT(c->kind)) || !(r->widths & 16) || (addr & 3) ||
+	    t->chip->provoke.mmio)
+		return MEM_LANE_GENERAL;
+	struct bh_access a = { .dev = r->state ? r->state(t) : t, .tile = t, .who = c->kind, .addr = addr,
+			       .off = addr - r->base, .size = 4, .region = r, .fault = &c->fault,
+			       .wait_what = c->wait_what, .wait_len = sizeof c->wait_what };
+	return rd(&a, val) ? BH_ACC_OK : bh_access_result(&a, false, false);
+}
+
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
 	/* A load sees the core's own older stores to its bytes (REORDER). */
@@ -567,7 +587,11 @@ int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *
 	    (addr - PCBUF_RANGE_BASE < PCBUF_RANGE_SIZE || addr - MAILBOX_RANGE_BASE < MAILBOX_RANGE_SIZE) &&
 	    bh_checks_on(&c->tile->chip->checks, BH_CHECK_TTSYNC_LOAD) && ttsync_load_check(c, addr))
 		return BH_ACC_FAULT;
-	int r = core_device_access(c, addr, size, false, val);
+	/* A stream register (a CB's counters: every cb_wait_front and cb_reserve_back polls one). */
+	int r = addr - BH_STREAM_BASE < BH_STREAM_COUNT * BH_STREAM_STRIDE && size == 4
+			? mem_load_direct(c, addr, val, bh_stream_mmio_read) : MEM_LANE_GENERAL;
+	if (r == MEM_LANE_GENERAL)
+		r = core_device_access(c, addr, size, false, val);
 	if (c->tt_deferred && r == BH_ACC_OK)
 		bh_tensix_drain(c);   /* after the access: it saw them pending */
 	/* About to park on a device: what it waits for may need its held stores (REORDER). */

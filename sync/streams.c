@@ -113,14 +113,17 @@ static const struct stream_reg stream_regs[SR_COUNT] = {
 #undef X
 };
 
-static const struct stream_reg *stream_reg_find(unsigned r)
-{
-	switch (r) {
-#define X(idx, name, rw, bits) case idx: return &stream_regs[SR_##name];
+/* Register index -> its entry + 1 (0: not modelled): one load on every access. */
+static const uint8_t stream_reg_slot[BH_STREAM_REG_COUNT] = {
+#define X(idx, name, rw, bits) [idx] = SR_##name + 1,
 	BH_STREAM_REGS(X)
 #undef X
-	default: return NULL;
-	}
+};
+
+static const struct stream_reg *stream_reg_find(unsigned r)
+{
+	unsigned k = r < BH_STREAM_REG_COUNT ? stream_reg_slot[r] : 0;
+	return k ? &stream_regs[k - 1] : NULL;
 }
 
 static uint32_t stream_reg_mask(const struct stream_reg *reg)
@@ -397,7 +400,8 @@ static void cb_suspect_judge(struct bh_access *a, struct bh_streams *st, unsigne
  * of 0 is not judged: it is what the reset leaves. True when the access may go on. TRISC0's own
  * accesses (the reset itself, its pops) are not judged; nor are the host's and the NoC's (the host
  * never writes the counters; remote CBs are not modelled). */
-static bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb, bool read, uint32_t old, uint32_t v)
+static inline __attribute__((always_inline)) bool cb_reset_window(struct bh_access *a, struct bh_streams *st, int cb,
+								    bool read, uint32_t old, uint32_t v)
 {
 	uint32_t flag = atomic_load_explicit(&st->cb_reset_flag, memory_order_relaxed);
 	if (!flag || a->who == BH_TRISC0 || (read && !old) || !cb_check_on(a, BH_CHECK_CB_RESET_WINDOW) ||
@@ -454,11 +458,10 @@ static bool cb_publish_early(struct bh_access *a, int cb, bool push, uint32_t ol
 
 /* pop: reg 8 moves by n = (u16)(new - old); legal while n <= (u16)(received - old). */
 /* Observers of BH_EVENT_CB: the counters of CB cbi (stream s) after a push or a pop. */
-static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned s, int cbi)
+__attribute__((noinline))
+static void stream_trace_cb_emit(struct bh_access *a, struct bh_streams *st, unsigned s, int cbi)
 {
 	struct bh_hooks *h = &a->tile->chip->hooks;
-	if (cbi < 0 || !bh_hooks_want(h, BH_EVENT_CB))
-		return;
 	/* Time and counters under one lock: a writer preempted between reading the two could
 	 * otherwise record a later counter under an earlier time than another writer's sample. */
 	pthread_mutex_lock(&st->trace_lock);
@@ -471,6 +474,12 @@ static void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned
 				    .core = a->who < BH_CORES_PER_TILE ? (enum bh_core_id)a->who : BH_CORE_NONE,
 				    .addr = (uint32_t)cbi, .value = { rcv & 0xFFFF, acked & 0xFFFF, (uint16_t)(rcv - acked) } };
 	bh_hooks_emit_any(h, &ev);
+}
+
+static inline void stream_trace_cb(struct bh_access *a, struct bh_streams *st, unsigned s, int cbi)
+{
+	if (cbi >= 0 && bh_hooks_want(&a->tile->chip->hooks, BH_EVENT_CB))
+		stream_trace_cb_emit(a, st, s, cbi);
 }
 
 static bool stream_write_acked(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t v)
@@ -610,31 +619,42 @@ static void phase_write(struct bh_access *a, struct bh_stream *sp, unsigned s, b
 	bh_tensix_gate_wake(a->tile, &a->tile->streams->gate_waiters, BH_GATE_WAKE_ALL);
 }
 
+/* The reads of a CB's two counters (every cb_wait_front and cb_reserve_back polls one). */
+static bool stream_read_acked(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t *val)
+{
+	int cb;
+	*val = atomic_load_explicit(&st->s[s].acked, memory_order_seq_cst);
+	return !*val || (cb = stream_cb(st, s)) < 0 || cb_reset_window(a, st, cb, true, *val, *val);
+}
+
+static bool stream_read_received(struct bh_access *a, struct bh_streams *st, unsigned s, uint32_t *val)
+{
+	*val = (uint32_t)atomic_load_explicit(&st->s[s].size_avail, memory_order_seq_cst) & MASK17;
+	int cb = stream_cb(st, s);
+	if (cb < 0)
+		return true;
+	if (*val && !cb_reset_window(a, st, cb, true, *val, *val))
+		return false;
+	if (cb_check_on(a, BH_CHECK_CB_POP_UNWAITED))   /* what this core has seen published */
+		atomic_store_explicit(&st->cb[cb].seen_rcv[a->who], *val, memory_order_relaxed);
+	return true;
+}
+
 bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 {
-	unsigned s, r;
+	/* The two counters first: readable registers, which stream_decode admits. */
+	unsigned s = a->off / BH_STREAM_STRIDE, r = a->off % BH_STREAM_STRIDE / 4;
+	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_SIZE)
+		return stream_read_received(a, a->dev, s, val);
+	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_START)
+		return stream_read_acked(a, a->dev, s, val);
 	if (!stream_decode(a, false, &s, &r))
 		return false;
 	struct bh_streams *st = a->dev;
 	struct bh_stream *sp = &st->s[s];
-	int cb;
 	switch (r) {
 	case BH_STREAM_REG_REMOTE_SRC:
 		*val = atomic_load_explicit(&sp->remote_src, memory_order_seq_cst);
-		break;
-	case BH_STREAM_REG_REMOTE_DEST_BUF_START:
-		*val = atomic_load_explicit(&sp->acked, memory_order_seq_cst);
-		if (*val && (cb = stream_cb(st, s)) >= 0 && !cb_reset_window(a, st, cb, true, *val, *val))
-			return false;
-		break;
-	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE:
-		*val = (uint32_t)atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) & MASK17;
-		if ((cb = stream_cb(st, s)) < 0)
-			break;
-		if (*val && !cb_reset_window(a, st, cb, true, *val, *val))
-			return false;
-		if (cb_check_on(a, BH_CHECK_CB_POP_UNWAITED))   /* what this core has seen published */
-			atomic_store_explicit(&st->cb[cb].seen_rcv[a->who], *val, memory_order_relaxed);
 		break;
 	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
 		*val = atomic_load_explicit(&sp->phase_auto_cfg, memory_order_seq_cst);
@@ -649,14 +669,20 @@ bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 		*val = (uint32_t)(atomic_load_explicit(&sp->size_avail, memory_order_seq_cst) >> 32) & MASK17;
 		break;
 	default:
-		break;   /* write-only registers were refused by stream_decode */
+		break;   /* write-only registers were refused by stream_decode, the counters taken above */
 	}
 	return true;
 }
 
 bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 {
-	unsigned s, r;
+	/* The two counters first (a CB's push and pop): writable registers, which stream_decode
+	 * admits. */
+	unsigned s = a->off / BH_STREAM_STRIDE, r = a->off % BH_STREAM_STRIDE / 4;
+	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_SIZE)
+		return stream_write_received(a, a->dev, s, val & stream_reg_mask(&stream_regs[SR_REMOTE_DEST_BUF_SIZE]));
+	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_START)
+		return stream_write_acked(a, a->dev, s, val & stream_reg_mask(&stream_regs[SR_REMOTE_DEST_BUF_START]));
 	const struct stream_reg *reg = stream_decode(a, true, &s, &r);
 	if (!reg)
 		return false;
@@ -667,10 +693,6 @@ bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 	case BH_STREAM_REG_REMOTE_SRC:
 		atomic_store_explicit(&sp->remote_src, v, memory_order_seq_cst);
 		break;
-	case BH_STREAM_REG_REMOTE_DEST_BUF_START:
-		return stream_write_acked(a, st, s, v);
-	case BH_STREAM_REG_REMOTE_DEST_BUF_SIZE:
-		return stream_write_received(a, st, s, v);
 	case BH_STREAM_REG_PHASE_AUTO_CFG_PTR:
 		/* The "sync register" of get_sync_register_ptr(). On Wormhole a base register is added
 		 * on write and subtracted on read; unverified for Blackhole and unused by p100a
@@ -689,7 +711,7 @@ bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 		stream_space_add(a->tile, sp, s, v >> 6);
 		return true;
 	default:
-		break;   /* read-only registers were refused by stream_decode */
+		break;   /* read-only registers were refused by stream_decode, the counters taken above */
 	}
 	bh_tile_mmio_written(a->tile, a->addr);
 	return true;

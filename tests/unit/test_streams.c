@@ -338,6 +338,69 @@ Test(stream_access, every_core_kind_reads_and_writes_stream_registers)
 	bh_device_close(dev);
 }
 
+/* Core loads and stores of stream registers take the device lane (cores/core.c) where the decode
+ * would admit them: each gets the decode's verdict word for word (the value a load returns, the
+ * fault a refused access raises, at its pc), whatever its width, alignment, register or core. */
+Test(stream_access, core_accesses_get_the_decodes_verdict_word_for_word)
+{
+	static const struct { enum bh_core_id core; bool store; uint32_t width, addr; } cases[] = {
+		{ BH_CORE_TRISC0, false, W_W, SADDR(CB_STREAM(3), REG_RECEIVED) },
+		{ BH_CORE_NCRISC, false, W_W, SADDR(CB_STREAM(3), REG_ACKED) },
+		{ BH_CORE_BRISC, false, W_W, SADDR(48, REG_AVAIL) },
+		{ BH_CORE_TRISC1, false, W_W, SADDR(PLAIN_STREAM, REG_SYNC) },
+		{ BH_CORE_BRISC, false, W_W, SADDR(48, REG_AVAIL_UPDATE) },   /* write-only */
+		{ BH_CORE_TRISC2, false, W_W, SADDR(8, 9) },                  /* not modelled */
+		{ BH_CORE_BRISC, false, W_H, SADDR(CB_STREAM(3), REG_RECEIVED) },
+		{ BH_CORE_NCRISC, false, W_B, SADDR(CB_STREAM(3), REG_ACKED) + 1 },
+		{ BH_CORE_TRISC0, false, W_W, SADDR(CB_STREAM(3), REG_RECEIVED) + 2 },   /* misaligned */
+		{ BH_CORE_TRISC0, true, W_W, SADDR(51, REG_AVAIL) },          /* read-only */
+		{ BH_CORE_BRISC, true, W_W, SADDR(8, 11) },                   /* not modelled */
+		{ BH_CORE_TRISC2, true, W_H, SADDR(CB_STREAM(3), REG_RECEIVED) },
+		{ BH_CORE_NCRISC, true, W_B, SADDR(CB_STREAM(3), REG_ACKED) + 3 },
+		{ BH_CORE_TRISC1, true, W_W, SADDR(CB_STREAM(3), REG_ACKED) + 2 },       /* misaligned */
+	};
+	static const unsigned bytes[] = { [W_B] = 1, [W_H] = 2, [W_W] = 4 };
+	for (size_t k = 0; k < N(cases); k++) {
+		struct bh_device *dev = t_open();
+		host_wr(dev, CB_STREAM(3), REG_RECEIVED, 0x15);
+		host_wr(dev, CB_STREAM(3), REG_ACKED, 0x11);
+		host_wr(dev, 48, REG_AVAIL_UPDATE, 7u << 6);
+		host_wr(dev, PLAIN_STREAM, REG_SYNC, 0x1234);
+		enum bh_core_id core = cases[k].core;
+		uint32_t v = 0x21;
+		char wait[128];
+		struct bh_fault f = { 0 };
+		int want = bh_mmio_access(tile0(dev), (unsigned)core, cases[k].addr, bytes[cases[k].width], cases[k].store,
+					  &v, &f, wait, sizeof wait);
+		bh_device_close(dev);
+		dev = t_open();
+		host_wr(dev, CB_STREAM(3), REG_RECEIVED, 0x15);
+		host_wr(dev, CB_STREAM(3), REG_ACKED, 0x11);
+		host_wr(dev, 48, REG_AVAIL_UPDATE, 7u << 6);
+		host_wr(dev, PLAIN_STREAM, REG_SYNC, 0x1234);
+		struct prog p = { 0 };
+		emit_li(&p, T0, cases[k].addr);
+		emit_li(&p, T1, 0x21);
+		int32_t at = prog_here(&p);
+		emit(&p, cases[k].store ? store(cases[k].width, T1, 0, T0) : load(cases[k].width, A0, 0, T0));
+		if (cases[k].store)
+			emit_li(&p, A0, 0);
+		emit_exit(&p);
+		struct bh_core_result *r = result_new();
+		run_prog(dev, core, AT, &p, r);
+		if (want == BH_ACC_OK) {
+			cr_expect_eq(r->status, BH_RUN_EXITED, "case %zu: %s", k, r->report);
+			cr_expect_eq((uint32_t)r->exit_status, cases[k].store ? 0 : v, "case %zu: 0x%x, the decode 0x%x", k,
+				     (uint32_t)r->exit_status, v);
+		} else {
+			cr_assert_eq(want, BH_ACC_FAULT, "case %zu", k);
+			expect_fault(r, core, AT + (uint32_t)at, bh_fault_kind_name(f.kind), f.detail);
+		}
+		free(r);
+		bh_device_close(dev);
+	}
+}
+
 Test(stream_access, host_register_access_goes_through_the_same_handlers)
 {
 	struct bh_device *dev = t_open();
