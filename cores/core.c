@@ -546,8 +546,6 @@ static inline __attribute__((always_inline)) int core_device_access(struct bh_co
 	return r;
 }
 
-/* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
- * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 /* The load side of the device lane (mem_store_direct below): a core's 4-byte load from a region
  * served by `rd`, after bh_mem_load_slow's scheduling point and with block_seq and fault.pc set,
  * reaches the device directly when the decode (fabric/mmio.c) would find that region and admit
@@ -568,6 +566,8 @@ static inline __attribute__((always_inline)) int mem_load_direct(struct bh_core 
 	return rd(&a, val) ? BH_ACC_OK : bh_access_result(&a, false, false);
 }
 
+/* Slow-path accesses read wake_seq first, so that a device that blocks the core (and registers
+ * it as a waiter) cannot miss the wake-up that arrives before the core sleeps. */
 int bh_mem_load_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t *val)
 {
 	/* A load sees the core's own older stores to its bytes (REORDER). */
