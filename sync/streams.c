@@ -640,14 +640,11 @@ static bool stream_read_received(struct bh_access *a, struct bh_streams *st, uns
 	return true;
 }
 
-bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
+/* Every other register: the decode, then its value. */
+__attribute__((noinline))
+static bool stream_read_other(struct bh_access *a, uint32_t *val)
 {
-	/* The two counters first: readable registers, which stream_decode admits. */
-	unsigned s = a->off / BH_STREAM_STRIDE, r = a->off % BH_STREAM_STRIDE / 4;
-	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_SIZE)
-		return stream_read_received(a, a->dev, s, val);
-	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_START)
-		return stream_read_acked(a, a->dev, s, val);
+	unsigned s, r;
 	if (!stream_decode(a, false, &s, &r))
 		return false;
 	struct bh_streams *st = a->dev;
@@ -674,15 +671,22 @@ bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 	return true;
 }
 
-bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
+bool bh_stream_mmio_read(struct bh_access *a, uint32_t *val)
 {
-	/* The two counters first (a CB's push and pop): writable registers, which stream_decode
-	 * admits. */
+	/* The two counters first: readable registers, which stream_decode admits. */
 	unsigned s = a->off / BH_STREAM_STRIDE, r = a->off % BH_STREAM_STRIDE / 4;
 	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_SIZE)
-		return stream_write_received(a, a->dev, s, val & stream_reg_mask(&stream_regs[SR_REMOTE_DEST_BUF_SIZE]));
+		return stream_read_received(a, a->dev, s, val);
 	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_START)
-		return stream_write_acked(a, a->dev, s, val & stream_reg_mask(&stream_regs[SR_REMOTE_DEST_BUF_START]));
+		return stream_read_acked(a, a->dev, s, val);
+	return stream_read_other(a, val);
+}
+
+/* Every other register: the decode, then its effect. */
+__attribute__((noinline))
+static bool stream_write_other(struct bh_access *a, uint32_t val)
+{
+	unsigned s, r;
 	const struct stream_reg *reg = stream_decode(a, true, &s, &r);
 	if (!reg)
 		return false;
@@ -715,6 +719,18 @@ bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
 	}
 	bh_tile_mmio_written(a->tile, a->addr);
 	return true;
+}
+
+bool bh_stream_mmio_write(struct bh_access *a, uint32_t val)
+{
+	/* The two counters first (a CB's push and pop): writable registers, which stream_decode
+	 * admits. */
+	unsigned s = a->off / BH_STREAM_STRIDE, r = a->off % BH_STREAM_STRIDE / 4;
+	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_SIZE)
+		return stream_write_received(a, a->dev, s, val & stream_reg_mask(&stream_regs[SR_REMOTE_DEST_BUF_SIZE]));
+	if (r == BH_STREAM_REG_REMOTE_DEST_BUF_START)
+		return stream_write_acked(a, a->dev, s, val & stream_reg_mask(&stream_regs[SR_REMOTE_DEST_BUF_START]));
+	return stream_write_other(a, val);
 }
 
 /* ---------------------------------------------------------------------------------------------
