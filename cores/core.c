@@ -552,6 +552,26 @@ static inline __attribute__((always_inline)) int core_device_access(struct bh_co
  * the load, with the same bh_access; MEM_LANE_GENERAL otherwise (a requester the region refuses,
  * a misaligned load, the provoked late access), for the general path. */
 #define MEM_LANE_GENERAL (-1)
+
+/* The lanes' access of core c to region r: what the decode builds for it, field by field (an
+ * initializer would also zero the padding, on every access of the lanes). */
+static inline __attribute__((always_inline)) void lane_access(struct bh_access *a, struct bh_core *c,
+							       const struct bh_region *r, uint32_t addr)
+{
+	_Static_assert(sizeof(struct bh_access) == 72, "struct bh_access changed: set its new fields here");
+	a->dev = r->state ? r->state(c->tile) : c->tile;
+	a->tile = c->tile;
+	a->who = c->kind;
+	a->addr = addr;
+	a->off = addr - r->base;
+	a->size = 4;
+	a->region = r;
+	a->fault = &c->fault;
+	a->blocked = false;
+	a->wait_what = c->wait_what;
+	a->wait_len = sizeof c->wait_what;
+	a->tensix = 0;
+}
 static inline __attribute__((always_inline)) int mem_load_direct(struct bh_core *c, uint32_t addr, uint32_t *val,
 								 bh_dev_read_fn rd)
 {
@@ -560,9 +580,8 @@ static inline __attribute__((always_inline)) int mem_load_direct(struct bh_core 
 	if (!r || r->read != rd || !(r->read_mask & BH_REQ_BIT(c->kind)) || !(r->widths & 16) || (addr & 3) ||
 	    t->chip->provoke.mmio)
 		return MEM_LANE_GENERAL;
-	struct bh_access a = { .dev = r->state ? r->state(t) : t, .tile = t, .who = c->kind, .addr = addr,
-			       .off = addr - r->base, .size = 4, .region = r, .fault = &c->fault,
-			       .wait_what = c->wait_what, .wait_len = sizeof c->wait_what };
+	struct bh_access a;
+	lane_access(&a, c, r, addr);
 	return rd(&a, val) ? BH_ACC_OK : bh_access_result(&a, false, false);
 }
 
@@ -672,9 +691,8 @@ static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_d
 		return mem_store_device(c, addr, 4, val);
 	c->block_seq = bh_park_seq(&c->waiter);
 	c->fault.pc = c->pc;
-	struct bh_access a = { .dev = r->state ? r->state(t) : t, .tile = t, .who = c->kind, .addr = addr,
-			       .off = addr - r->base, .size = 4, .region = r, .fault = &c->fault,
-			       .wait_what = c->wait_what, .wait_len = sizeof c->wait_what };
+	struct bh_access a;
+	lane_access(&a, c, r, addr);
 	if (!wr(&a, val))
 		return bh_access_result(&a, false, true);
 	if (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
