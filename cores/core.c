@@ -673,8 +673,15 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 	if (bh_niu_lane(addr, size)) {
 		if (bh_niu_store_plain_leaf(c->tile, c->kind, addr, val, c->pc))
 			return BH_ACC_OK;
-		/* CMD_CTRL (a request's issue), a finding, a watched register: the device (the NIU's
-		 * own lane, fabric/niu.h) without a second try here. */
+		/* An atomic's issue done in one step (it never blocks): mem_store_device's work around
+		 * it. */
+		c->fault.pc = c->pc;
+		int r = bh_niu_core_issue(c->tile, c->kind, addr, val, &c->fault);
+		if (r != BH_NIU_LANE_GENERAL)
+			return r == BH_ACC_OK && (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP)
+				       ? BH_ACC_BLOCKED : r;
+		/* Other CMD_CTRL stores, a finding, a watched register: the device (the NIU's own lane,
+		 * fabric/niu.h) without a second try here. */
 		return mem_store_device(c, addr, size, val);
 	}
 	/* A stream register (TRISC0 zeroes both counters of every CB stream at each launch). */

@@ -371,9 +371,14 @@ static bool atomic_round_trip_fits(const struct bh_noc_latency *lat)
  * store and the barrier: a program that reads an atomic's result without its barrier is not
  * caught with such latencies (`slow` keeps every atomic in flight). Transactions finished are
  * read before those submitted (bh_noc_engine_inflight): equal, every flight's effects are seen. */
+bool bh_noc_at_issue_fits(const struct bh_noc_engine *e, const struct bh_noc_txn *x)
+{
+	return x->op == BH_NOC_OP_ATOMIC && !x->mcast && e->at_issue_fits && !bh_noc_engine_inflight(e);
+}
+
 bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x)
 {
-	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !e->at_issue_fits || bh_noc_engine_inflight(e))
+	if (!bh_noc_at_issue_fits(e, x))
 		return false;
 	atomic_fetch_add_explicit(&x->init->niu[x->noc].at_issue, 1, memory_order_relaxed);
 	return true;
@@ -851,11 +856,8 @@ uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
 
 uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e)
 {
-	uint64_t n = 0;
-	for (unsigned t = 0; t < e->chip->topo.ntiles; t++)
-		for (unsigned noc = 0; noc < 2; noc++)
-			n += atomic_load_explicit(&e->chip->tiles[t]->niu[noc].at_issue, memory_order_relaxed);
-	return n;
+	return bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, at_issue)) +
+	       bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, one_step));
 }
 
 /* ---------------------------------------------------------------------------------- latency */
