@@ -1007,16 +1007,32 @@ bool bh_noc_atomic_quick(struct bh_tile *t, unsigned noc, unsigned buf, struct b
 	if ((open && open != key) || bh_hooks_want(h, BH_EVENT_NOC_ISSUE) || bh_hooks_want(h, BH_EVENT_NOC_LAND))
 		return false;
 	*link = ctrl & BH_NOC_CTRL_VC_LINKED ? key : 0;
-	*x = (struct bh_noc_txn){ .chip = chip, .init = t, .who = BH_CORES_PER_TILE, .noc = (uint8_t)noc,
-				  .buf = (uint8_t)buf,
-				  .id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(bh_niu_cmdbuf_get(n, buf, BH_NIU_PACKET_TAG)),
-				  .op = BH_NOC_OP_ATOMIC, .resp = resp,
-				  .src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE, .vc_static = ctrl & BH_NOC_CTRL_VC_STATIC,
-				  .vc = (uint8_t)(ctrl >> 13 & 7), .len = 4, .packets = 1, .at = at,
-				  .data = bh_niu_cmdbuf_get(n, buf, BH_NIU_AT_DATA),
-				  .dst = { .kind = BH_NOC_SIDE_L1, .tile = dst, .addr = lo },
-				  .ret = { .kind = BH_NOC_SIDE_L1, .tile = resp ? t : NULL, .addr = resp ? ret_lo : 0 },
-				  .ack = resp ? t : NULL };
+	/* Field by field (what bh_noc_issue builds for it): no block zeroing of the whole record. */
+	x->chip = chip;
+	x->init = t;
+	x->noc = (uint8_t)noc;
+	x->buf = (uint8_t)buf;
+	x->id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(bh_niu_cmdbuf_get(n, buf, BH_NIU_PACKET_TAG));
+	x->op = BH_NOC_OP_ATOMIC;
+	x->who = BH_CORES_PER_TILE;
+	x->pc = 0;
+	x->resp = resp;
+	x->mcast = false;
+	x->src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE;
+	x->vc_static = ctrl & BH_NOC_CTRL_VC_STATIC;
+	x->vc = (uint8_t)(ctrl >> 13 & 7);
+	x->len = 4;
+	x->packets = 1;
+	x->be = 0;
+	x->data = bh_niu_cmdbuf_get(n, buf, BH_NIU_AT_DATA);
+	x->at = at;
+	x->src = (struct bh_noc_side){ .kind = BH_NOC_SIDE_L1 };
+	x->dst = (struct bh_noc_side){ .kind = BH_NOC_SIDE_L1, .tile = dst, .addr = lo };
+	x->ret = (struct bh_noc_side){ .kind = BH_NOC_SIDE_L1, .tile = resp ? t : NULL, .addr = resp ? ret_lo : 0 };
+	x->ack = resp ? t : NULL;
+	x->span_x = x->span_y = 0;
+	x->trace_id = 0;
+	x->by_runner = false;
 	return true;
 }
 
@@ -1026,14 +1042,17 @@ bool bh_noc_atomic_now(const struct bh_noc_txn *x, uint64_t link, struct bh_faul
 	atomic_fetch_add_explicit(&n->one_step, 1, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, link, memory_order_relaxed);
 	/* REQS_OUTSTANDING_ID would rise here and drop with the response: on this one NIU (the
-	 * response returns to it) nothing reads it in between. */
-	noc_accepted(x, true);
+	 * response returns to it) nothing reads it in between. Then what noc_accepted moves. */
+	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
+	if (x->resp)
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_NONPOSTED_ATOMIC_STARTED, 1);
+	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_ATOMIC_SENT : BH_NIU_MST_POSTED_ATOMIC_SENT, 1);
 	uint32_t old = noc_atomic_apply(x, x->dst.tile);
 	if (!noc_atomic_into_code(x, x->dst.tile, f))
 		return false;
 	if (x->resp) {
 		noc_atomic_result(x, old);
-		noc_count(x, x->ack, BH_NIU_MST_ATOMIC_RESP_RECEIVED, 1);
+		bh_niu_count(x->ack, x->noc, BH_NIU_MST_ATOMIC_RESP_RECEIVED, 1);
 	}
 	return true;
 }

@@ -1878,6 +1878,7 @@ static void run_mix(struct bh_device *dev, bool observed, struct mix_state *out)
 	int32_t round = prog_here(&p);
 	for (unsigned k = 0; k < MIX_N; k++) {
 		const struct mix_atomic *m = &mix[k];
+		emit_wait_ready(&p, m->noc, BUF_AT);
 		emit_reg(&p, m->noc, BUF_AT, PACKET_TAG, m->id << 10);
 		emit_atomic(&p, m->noc, m->ctrl, tile_xy(dev, m->tile), m->addr, m->at, m->data);
 		resps[m->noc] += MIX_ROUNDS * ((m->ctrl & C_RESP) != 0);
@@ -1964,9 +1965,17 @@ static void expect_mix_as_general(struct bh_device *(*open)(void))
 	cr_expect_eq(fast.block[1][15], 0xAAAA2222u);
 }
 
+/* Two tiles on the synchronous NoC, whatever BHEMU_NOC says. */
 static struct bh_device *open_sync_pair(void)
 {
-	return open_row(2);
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = 2, .grid_rows = 1, .deadlock_ms = -1,
+					.noc = BH_NOC_SYNC };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	for (unsigned t = 0; t < 2; t++)
+		for (int c = 0; c < 5; c++)
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
+	return dev;
 }
 
 static struct bh_device *open_async_pair(void)
@@ -1989,7 +1998,7 @@ Test(noc_async, an_atomic_done_at_issue_in_one_step_leaves_words_result_and_coun
  * tile 0's NCRISC parked polling NoC0's ATOMIC_RESP_RECEIVED (its counter announce), both wake. */
 Test(noc_atomic, an_atomic_in_one_step_wakes_the_parked_pollers_of_its_word_and_of_its_counter, .timeout = 60)
 {
-	struct bh_device *dev = open_row(2);
+	struct bh_device *dev = open_sync_pair();
 	l1_set_word(dev, 1, SRC, 0);
 	struct prog w = { 0 };
 	emit_wait_nonzero(&w, SRC, T0);
