@@ -615,6 +615,10 @@ int bh_niu_core_issue(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t v
 	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE;
 	if (buf >= BH_NIU_CMD_BUFS || off % BH_NIU_CMD_BUF_STRIDE != BH_NIU_CMD_CTRL)
 		return BH_NIU_LANE_GENERAL;
+	/* Not a unicast atomic (most requests: writes, reads): at once, without the frame of one. */
+	uint32_t ctrl = bh_niu_cmdbuf_get(&t->niu[noc], buf, BH_NIU_CTRL);
+	if ((ctrl & (BH_NOC_CTRL_TYPE_MASK | BH_NOC_CTRL_BRCST_PACKET)) != BH_NOC_CTRL_AT)
+		return BH_NIU_LANE_GENERAL;
 	return niu_atomic_now(t, who, noc, buf, f);
 }
 
