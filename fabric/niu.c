@@ -34,16 +34,18 @@ void bh_niu_init(struct bh_niu *n, unsigned noc)
 		atomic_store_explicit(&n->busy[b], 0, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, 0, memory_order_relaxed);
 	atomic_store_explicit(&n->at_issue, 0, memory_order_relaxed);
-	atomic_store_explicit(&n->one_step, 0, memory_order_relaxed);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		atomic_store_explicit(&n->one_step[k], 0, memory_order_relaxed);
 }
 
-uint64_t bh_niu_stat_sum(const struct bh_chip *chip, size_t field)
+uint64_t bh_niu_stat_sum(const struct bh_chip *chip, size_t field, unsigned cells)
 {
 	uint64_t sum = 0;
 	for (unsigned t = 0; t < chip->topo.ntiles; t++)
 		for (unsigned noc = 0; noc < 2; noc++)
-			sum += atomic_load_explicit((_Atomic uint64_t *)((char *)&chip->tiles[t]->niu[noc] + field),
-						    memory_order_relaxed);
+			for (unsigned k = 0; k < cells; k++)
+				sum += atomic_load_explicit((_Atomic uint64_t *)((char *)&chip->tiles[t]->niu[noc] + field) + k,
+							    memory_order_relaxed);
 	return sum;
 }
 

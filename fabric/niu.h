@@ -176,14 +176,16 @@ struct bh_niu {
 	/* Atomics this NIU completed at their CMD_CTRL store (bh_noc_at_issue; statistics, kept
 	 * per NIU so that cores of different tiles do not share the line). */
 	_Alignas(64) _Atomic uint64_t at_issue;
-	/* Atomics a core's CMD_CTRL store did in one step (bh_noc_atomic_now; statistics). */
-	_Atomic uint64_t one_step;
+	/* Atomics each core's CMD_CTRL store did in one step (bh_noc_atomic_now; statistics): a cell
+	 * per core, moved by that core alone with a load and a store (no locked instruction). */
+	_Atomic uint64_t one_step[BH_CORES_PER_TILE];
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
 struct bh_chip;
-/* The sum over every NIU of the chip of the statistic at offset `field` (at_issue, one_step). */
-uint64_t bh_niu_stat_sum(const struct bh_chip *chip, size_t field);
+/* The sum over every NIU of the chip of the statistic at offset `field`, `cells` counters there
+ * (at_issue 1, one_step BH_CORES_PER_TILE). */
+uint64_t bh_niu_stat_sum(const struct bh_chip *chip, size_t field, unsigned cells);
 
 /* CMD_CTRL of command buffer buf reads busy: its last request is still being issued
  * (asynchronous NoC only). */

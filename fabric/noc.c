@@ -1039,7 +1039,8 @@ bool bh_noc_atomic_quick(struct bh_tile *t, unsigned noc, unsigned buf, struct b
 bool bh_noc_atomic_now(const struct bh_noc_txn *x, uint64_t link, struct bh_fault *f)
 {
 	struct bh_niu *n = &x->init->niu[x->noc];
-	atomic_fetch_add_explicit(&n->one_step, 1, memory_order_relaxed);
+	_Atomic uint64_t *done = &n->one_step[x->who];   /* this core's cell: it alone moves it */
+	atomic_store_explicit(done, atomic_load_explicit(done, memory_order_relaxed) + 1, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, link, memory_order_relaxed);
 	/* REQS_OUTSTANDING_ID would rise here and drop with the response: on this one NIU (the
 	 * response returns to it) nothing reads it in between. Then what noc_accepted moves. */
@@ -1059,5 +1060,5 @@ bool bh_noc_atomic_now(const struct bh_noc_txn *x, uint64_t link, struct bh_faul
 
 uint64_t bh_noc_one_step_atomics(const struct bh_chip *chip)
 {
-	return bh_niu_stat_sum(chip, offsetof(struct bh_niu, one_step));
+	return bh_niu_stat_sum(chip, offsetof(struct bh_niu, one_step), BH_CORES_PER_TILE);
 }

@@ -118,7 +118,8 @@ void bh_noc_responded(const struct bh_noc_txn *txn, uint32_t old);
  * nothing done, otherwise. *link is what NIU `linked` becomes. now then does what bh_noc_issue
  * and bh_noc_complete do for it, in their order (the counters as noc.md 3.4 moves them, the
  * atomic, its page check, atomic-into-code, the result and its counter); REQS_OUTSTANDING_ID,
- * up and down again on the same NIU, is not moved. False: *f (atomic-into-code stops). */
+ * up and down again on the same NIU, is not moved; x->who must be a core (on its thread). False:
+ * *f (atomic-into-code stops). */
 bool bh_noc_atomic_quick(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, uint64_t *link);
 bool bh_noc_atomic_now(const struct bh_noc_txn *x, uint64_t link, struct bh_fault *f);
 /* Atomics done by bh_noc_atomic_now on the chip's tiles so far (tests, statistics). */

@@ -856,8 +856,8 @@ uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
 
 uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e)
 {
-	return bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, at_issue)) +
-	       bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, one_step));
+	return bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, at_issue), 1) +
+	       bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, one_step), BH_CORES_PER_TILE);
 }
 
 /* ---------------------------------------------------------------------------------- latency */
