@@ -658,6 +658,11 @@ static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_d
 	return BH_ACC_OK;
 }
 
+int bh_mem_store_device(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	return mem_store_device(c, addr, size, val);
+}
+
 int bh_mem_store_issue(struct bh_core *c, uint32_t addr, uint32_t val)
 {
 	c->fault.pc = c->pc;

@@ -977,7 +977,8 @@ static void emit_niu_store(struct jc *jc, unsigned slot, const struct rv_insn *i
 
 /* A compiled sw to a CMD_CTRL with the NIU lane open (emit_niu_store: serial scheduling, REORDER
  * and MMIO provocation off, no deferred Tensix words): the atomic it issues done in one step
- * (bh_mem_store_issue), else what rv32_jit_store_slow does; the same results. */
+ * (bh_mem_store_issue), else the device store bh_mem_store_slow would reach after its lanes (not
+ * trying them twice); the results as rv32_jit_store_slow gives them. */
 static uint32_t rv32_jit_niu_issue(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,
 				   uint64_t icount)
 {
@@ -985,7 +986,7 @@ static uint32_t rv32_jit_niu_issue(struct bh_core *c, uint32_t addr, uint32_t va
 	c->pc = pc;
 	int r = bh_mem_store_issue(c, addr, val);
 	if (r == BH_NIU_LANE_GENERAL)
-		return rv32_jit_store_slow(c, addr, val, size, pc, icount);
+		r = bh_mem_store_device(c, addr, size, val);
 	return r == BH_ACC_OK ? 0 : r == BH_ACC_BLOCKED ? RV_JIT_EXIT_BLOCKED : RV_JIT_EXIT_FAULT;
 }
 
