@@ -299,16 +299,12 @@ static struct noc_flight *flight_get(struct bh_noc_engine *e, unsigned nrecv)
 	}
 	/* Field by field: a block zeroing of the whole record (the transaction's 200-odd bytes, which
 	 * the caller overwrites) was a microcoded string store on every request. */
-	fl->who = 0;
-	fl->pc = 0;
+	fl->who = fl->pc = fl->nspans = fl->old[0] = 0;
 	atomic_store_explicit(&fl->pending, 0, memory_order_relaxed);
-	fl->failed = false;
-	fl->one_step = false;
+	fl->failed = fl->one_step = false;
 	fl->snap = NULL;
 	fl->spans = NULL;
-	fl->nspans = 0;
 	fl->next_free = NULL;
-	fl->old[0] = 0;
 	return fl;
 }
 
