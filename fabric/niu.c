@@ -599,8 +599,10 @@ static int niu_atomic_now(struct bh_tile *t, unsigned who, unsigned noc, unsigne
 	struct bh_noc_engine *e = t->chip->noc;
 	struct bh_noc_txn x;
 	uint64_t link;
-	if (!bh_noc_atomic_quick(t, noc, buf, &x, &link) ||
-	    !bh_niu_check_issue_quiet(t, n, who, buf, x.resp ? (int)x.id : -1) || (e && !bh_noc_at_issue_fits(e, &x)))
+	/* The engine first: with requests in flight (a write before its semaphore's increment) the
+	 * atomic goes in flight too, and nothing else needs to be looked at. */
+	if ((e && !bh_noc_at_issue_open(e)) || !bh_noc_atomic_quick(t, noc, buf, &x, &link) ||
+	    !bh_niu_check_issue_quiet(t, n, who, buf, x.resp ? (int)x.id : -1))
 		return BH_NIU_LANE_GENERAL;
 	x.who = (uint8_t)who;
 	x.pc = f->pc;
@@ -637,11 +639,6 @@ int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool stor
 	if (store ? !cmd_ctrl && bh_niu_store_plain(t, who, addr, *val, f->pc)
 		  : bh_niu_core_load(t, who, addr, f->pc, val))
 		return BH_ACC_OK;
-	if (store && cmd_ctrl && *val == 1) {
-		int r = niu_atomic_now(t, who, noc, buf, f);
-		if (r != BH_NIU_LANE_GENERAL)
-			return r;
-	}
 	const struct bh_region *r = &t->regions[t->region_index[(addr - BH_MMIO_INDEX_BASE) >> 12] - 1];
 	struct bh_access a = { .dev = n, .tile = t, .who = who, .addr = addr, .off = off, .size = 4,
 			       .region = r, .fault = f, .wait_what = wait_what, .wait_len = wait_len };

@@ -246,10 +246,11 @@ static inline bool bh_niu_lane(uint32_t addr, unsigned size)
 void bh_niu_lane_init(struct bh_tile *t);
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
 		       struct bh_fault *f, char *wait_what, unsigned wait_len);
-/* The lane's issue alone, for core who's store of val at addr (bh_niu_lane(addr, 4)), f->pc its
- * pc: a CMD_CTRL store of 1 that issues an atomic done in one step (bh_noc_atomic_now), as
- * bh_niu_core_access would do it: BH_ACC_OK, or BH_ACC_FAULT with *f (atomic-into-code stops the
- * core). Anything else BH_NIU_LANE_GENERAL, nothing done. It never blocks. */
+/* The lane's issue, for core who's store of val at addr (bh_niu_lane(addr, 4)), f->pc its pc,
+ * tried before bh_niu_core_access: a CMD_CTRL store of 1 that issues an atomic done in one step
+ * (bh_noc_atomic_now) with the effects bh_niu_core_access's general issue would have:
+ * BH_ACC_OK, or BH_ACC_FAULT with *f (atomic-into-code stops the core). Anything else
+ * BH_NIU_LANE_GENERAL, nothing done (bh_niu_core_access then issues it). It never blocks. */
 int bh_niu_core_issue(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t val, struct bh_fault *f);
 /* The load half of that lane alone, for a core's load at pc (bh_niu_lane(addr, 4)): a CMD_CTRL
  * poll or a modelled counter's read, served (true), else false, nothing done. It never blocks,

@@ -154,8 +154,9 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e);
  * synchronous NoC): a unicast atomic whose round trip always fits in a barrier's look-ahead,
  * issued while nothing is in flight on the chip (fabric/noc_engine.c). */
 bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x);
-/* The same test alone (nothing counted). */
-bool bh_noc_at_issue_fits(const struct bh_noc_engine *e, const struct bh_noc_txn *x);
+/* Whether a unicast atomic issued now would complete at its store (bh_noc_at_issue's test of the
+ * engine alone; nothing counted). */
+bool bh_noc_at_issue_open(const struct bh_noc_engine *e);
 /* Put an issued transaction in flight for requester `who` (enum bh_core_kind). False: *f. */
 bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned who, struct bh_fault *f);
 /* Run what is due now on the calling thread, unless someone already runs the engine: a core

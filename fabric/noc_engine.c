@@ -375,14 +375,14 @@ static bool atomic_round_trip_fits(const struct bh_noc_latency *lat)
  * store and the barrier: a program that reads an atomic's result without its barrier is not
  * caught with such latencies (`slow` keeps every atomic in flight). Transactions finished are
  * read before those submitted (bh_noc_engine_inflight): equal, every flight's effects are seen. */
-bool bh_noc_at_issue_fits(const struct bh_noc_engine *e, const struct bh_noc_txn *x)
+bool bh_noc_at_issue_open(const struct bh_noc_engine *e)
 {
-	return x->op == BH_NOC_OP_ATOMIC && !x->mcast && e->at_issue_fits && !bh_noc_engine_inflight(e);
+	return e->at_issue_fits && !bh_noc_engine_inflight(e);
 }
 
 bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x)
 {
-	if (!bh_noc_at_issue_fits(e, x))
+	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !bh_noc_at_issue_open(e))
 		return false;
 	atomic_fetch_add_explicit(&x->init->niu[x->noc].at_issue, 1, memory_order_relaxed);
 	return true;
