@@ -700,6 +700,21 @@ static int mem_store_direct(struct bh_core *c, uint32_t addr, uint32_t val, bh_d
 	return BH_ACC_OK;
 }
 
+int bh_mem_store_device(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
+{
+	return mem_store_device(c, addr, size, val);
+}
+
+int bh_mem_store_issue(struct bh_core *c, uint32_t addr, uint32_t val)
+{
+	c->fault.pc = c->pc;
+	int r = bh_niu_core_issue(c->tile, c->kind, addr, val, &c->fault);
+	/* As mem_store_device: a stop that came meanwhile is taken at the store. */
+	if (r == BH_ACC_OK && (atomic_load_explicit(&c->events, memory_order_acquire) & BH_EV_STOP))
+		return BH_ACC_BLOCKED;
+	return r;
+}
+
 int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t val)
 {
 	/* The lanes below take a store with no store queue and no scheduling point due. */
@@ -715,8 +730,11 @@ int bh_mem_store_slow(struct bh_core *c, uint32_t addr, unsigned size, uint32_t 
 	if (bh_niu_lane(addr, size)) {
 		if (bh_niu_store_plain_leaf(c->tile, c->kind, addr, val, c->pc))
 			return BH_ACC_OK;
-		/* CMD_CTRL (a request's issue), a finding, a watched register: the device (the NIU's
-		 * own lane, fabric/niu.h) without a second try here. */
+		int r = bh_mem_store_issue(c, addr, val);
+		if (r != BH_NIU_LANE_GENERAL)
+			return r;
+		/* Other CMD_CTRL stores, a finding, a watched register: the device (the NIU's own lane,
+		 * fabric/niu.h) without a second try here. */
 		return mem_store_device(c, addr, size, val);
 	}
 	/* A stream register (TRISC0 zeroes both counters of every CB stream at each launch). */

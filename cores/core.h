@@ -216,6 +216,14 @@ bool bh_core_l1_stored(struct bh_core *c, uint32_t addr, unsigned size, bool amo
  * device registered the core as a waiter: park with bh_core_block(), then retry). */
 int bh_mem_load_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t *val);
 int bh_mem_store_slow(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
+/* The core's 4-byte store of val to an NIU window at addr (bh_niu_lane) when its device lanes may
+ * be taken (no store queue, no scheduling point, no deferred Tensix words, as bh_mem_store_slow
+ * finds first): a CMD_CTRL store issuing an atomic done in one step (bh_niu_core_issue), with what
+ * mem_store_device does around it. BH_NIU_LANE_GENERAL: not such a store, nothing done. */
+int bh_mem_store_issue(struct bh_core *core, uint32_t addr, uint32_t val);
+/* The device store of bh_mem_store_slow, its lanes not taken (the same conditions): for a caller
+ * that tried them already (compiled code's CMD_CTRL store). */
+int bh_mem_store_device(struct bh_core *core, uint32_t addr, unsigned size, uint32_t val);
 /* Sleep after a BLOCKED access. Returns true when the core must leave the interpreter. */
 bool bh_core_block(struct bh_core *core);
 /* cfg0 (riscv-cores.md 3) bits of the L0 data cache. */

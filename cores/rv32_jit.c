@@ -50,6 +50,7 @@
 #include "cores/rv32_jit.h"
 #include "cores/rv32_page.h"
 #include "fabric/chip.h"
+#include "fabric/mmio.h"
 #include "fabric/niu.h"
 #include "fabric/noc.h"
 #include "fabric/tile.h"
@@ -92,7 +93,8 @@ enum rv_jit_mode rv32_jit_default_mode(void)
 #define JIT_REGION_MAX 256u              /* guest instructions per region */
 #define JIT_REGION_BYTES (JIT_REGION_MAX * 96u)   /* upper bound of one region's main code */
 #define JIT_COLD_BYTES (JIT_REGION_MAX * 192u)   /* exits and calls write the pinned registers back */
-#define JIT_NIU_LANE_BYTES 448u          /* at most one emit_niu_store / emit_niu_load (360, 422) */
+#define JIT_NIU_LANE_BYTES 704u          /* at most one emit_niu_store with its issue's call (360 + 252)
+					    * or one emit_niu_load (422) */
 #define JIT_COLD_WORST 448u              /* above the most cold code one instruction takes without them (321 seen) */
 #define JIT_FIX_WORST 12u                /* and the most fixups (10 seen: a store) */
 #define JIT_FIXUPS (JIT_REGION_MAX * 4u + 16u)
@@ -619,7 +621,7 @@ static bool niu_lane_room(const struct jc *jc, unsigned slot)
 {
 	size_t left = (size_t)(jc->k.end - jc->k.p), remaining = jc->end - slot;
 	return left >= JIT_NIU_LANE_BYTES + remaining * JIT_COLD_WORST &&
-	       jc->nfix + 2 + remaining * JIT_FIX_WORST <= JIT_FIXUPS;
+	       jc->nfix + 5 + remaining * JIT_FIX_WORST <= JIT_FIXUPS;
 }
 
 /* First checks of an NIU access at eax (word aligned, one of the four request initiators' windows
@@ -872,7 +874,8 @@ static void emit_load(struct jc *jc, unsigned slot, const struct rv_insn *in, un
  * pc); then it goes on at resume with eax and edx as the inline path leaves them. Anything else
  * falls through to the slow store after it, with eax and the pinned registers unchanged, which
  * does it (or reports the finding) as before. */
-static void emit_niu_store(struct jc *jc, unsigned slot, const struct rv_insn *in, uint8_t *resume)
+static void emit_niu_store(struct jc *jc, unsigned slot, const struct rv_insn *in, uint8_t *resume,
+			   struct jit_jumps *issue)
 {
 	struct jbuf *k = &jc->k;
 	struct jit_jumps slow = { .n = 0 }, popped = { .n = 0 };
@@ -910,6 +913,8 @@ static void emit_niu_store(struct jc *jc, unsigned slot, const struct rv_insn *i
 	jumps_add(&slow, jcc_fwd(k, CC_NE));
 	uint8_t *tag_ok = jmp_fwd(k);
 	jcc_land(k, not_tag);
+	op_ri(k, false, 7, RDX, BH_NIU_CMD_CTRL);
+	jumps_add(issue, jcc_fwd(k, CC_E));                                            /* a request's issue */
 	op_ri(k, false, 7, RDX, BH_NIU_BRCST_EXCLUDE);
 	jumps_add(&slow, jcc_fwd(k, CC_AE));
 	jcc_land(k, ctrl_ok);
@@ -970,12 +975,28 @@ static void emit_niu_store(struct jc *jc, unsigned slot, const struct rv_insn *i
 	jumps_land(k, &slow);
 }
 
+/* A compiled sw to a CMD_CTRL with the NIU lane open (emit_niu_store: serial scheduling, REORDER
+ * and MMIO provocation off, no deferred Tensix words): the atomic it issues done in one step
+ * (bh_mem_store_issue), else the device store bh_mem_store_slow would reach after its lanes (not
+ * trying them twice); the results as rv32_jit_store_slow gives them. */
+static uint32_t rv32_jit_niu_issue(struct bh_core *c, uint32_t addr, uint32_t val, uint32_t size, uint32_t pc,
+				   uint64_t icount)
+{
+	c->instret = icount;
+	c->pc = pc;
+	int r = bh_mem_store_issue(c, addr, val);
+	if (r == BH_NIU_LANE_GENERAL)
+		r = bh_mem_store_device(c, addr, size, val);
+	return r == BH_ACC_OK ? 0 : r == BH_ACC_BLOCKED ? RV_JIT_EXIT_BLOCKED : RV_JIT_EXIT_FAULT;
+}
+
 /* Cold: a store whose address (eax) is neither L1 nor the own local RAM. rv32_jit_store_slow
  * does what the interpreter's slow path does; when the store faulted or blocked the code leaves
  * before it with the exit the function returned (the fault is filled in, the core registered as
  * a waiter), and the interpreter takes it as its own slow store would. After a store that went
  * through, eax and edx hold again what the inline path leaves in them. */
-static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend, uint8_t *resume)
+static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *in, unsigned pend, uint8_t *resume,
+			    uintptr_t fn)
 {
 	struct jbuf *k = &jc->k;
 	unsigned size = in->op == RV_OP_sw ? 4 : in->op == RV_OP_sh ? 2 : 1;
@@ -989,7 +1010,7 @@ static void emit_slow_store(struct jc *jc, unsigned slot, const struct rv_insn *
 	b1(k, 0xb8);
 	b4(k, slot_pc(jc, slot));
 	x_m(k, 0, true, 0x8d, R9, R_IC, -1, (int32_t)pend);                           /* lea r9, [r13 + pend] */
-	emit_call(k, (uintptr_t)&rv32_jit_store_slow);
+	emit_call(k, fn);
 	x_rr(k, false, 0x85, RAX, RAX);                                               /* test eax, eax */
 	unsigned failed = jc->nfix;
 	jcc_to(jc, k, CC_NE, FIX_COLD, 0);
@@ -1043,9 +1064,15 @@ static void emit_store(struct jc *jc, unsigned slot, const struct rv_insn *in, u
 	/* Anything else (device registers, other cores' local RAM, misaligned or unmapped): the
 	 * interpreter's slow store through a call, so issuing a NoC request stays in compiled code. */
 	uintptr_t slow_off = cold_here(jc);
+	struct jit_jumps issue = { .n = 0 };
 	if (in->op == RV_OP_sw && niu_lane_room(jc, slot))
-		emit_niu_store(jc, slot, in, resume);
-	emit_slow_store(jc, slot, in, pend, resume);
+		emit_niu_store(jc, slot, in, resume, &issue);
+	emit_slow_store(jc, slot, in, pend, resume, (uintptr_t)&rv32_jit_store_slow);
+	/* A CMD_CTRL store with the lane open: the same call to the issue's own entry. */
+	if (issue.n) {
+		jumps_land(k, &issue);
+		emit_slow_store(jc, slot, in, pend, resume, (uintptr_t)&rv32_jit_niu_issue);
+	}
 	uintptr_t exit_off = cold_here(jc);
 	emit_exit_at(jc, k, pend, slot, true);
 	if (page_fix < jc->nfix)

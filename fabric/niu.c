@@ -34,6 +34,19 @@ void bh_niu_init(struct bh_niu *n, unsigned noc)
 		atomic_store_explicit(&n->busy[b], 0, memory_order_relaxed);
 	atomic_store_explicit(&n->linked, 0, memory_order_relaxed);
 	atomic_store_explicit(&n->at_issue, 0, memory_order_relaxed);
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++)
+		atomic_store_explicit(&n->one_step[k], 0, memory_order_relaxed);
+}
+
+uint64_t bh_niu_stat_sum(const struct bh_chip *chip, size_t field, unsigned cells)
+{
+	uint64_t sum = 0;
+	for (unsigned t = 0; t < chip->topo.ntiles; t++)
+		for (unsigned noc = 0; noc < 2; noc++)
+			for (unsigned k = 0; k < cells; k++)
+				sum += atomic_load_explicit((_Atomic uint64_t *)((char *)&chip->tiles[t]->niu[noc] + field) + k,
+							    memory_order_relaxed);
+	return sum;
 }
 
 uint32_t bh_niu_node_id(const struct bh_tile *t, unsigned noc)
@@ -574,6 +587,43 @@ bool bh_niu_core_load(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t p
 		return false;
 	*val = niu_counter_value(t, n, idx);
 	return true;
+}
+
+/* Core who's CMD_CTRL store of 1 on initiator buf when it issues an atomic that completes at the
+ * store (the synchronous NoC, or bh_noc_at_issue) and that the general path would issue with no
+ * finding: the atomic in one step (bh_noc_atomic_now), what niu_cmd_ctrl does for it. Otherwise
+ * BH_NIU_LANE_GENERAL, nothing done. */
+static int niu_atomic_now(struct bh_tile *t, unsigned who, unsigned noc, unsigned buf, struct bh_fault *f)
+{
+	struct bh_niu *n = &t->niu[noc];
+	struct bh_noc_engine *e = t->chip->noc;
+	struct bh_noc_txn x;
+	uint64_t link;
+	/* The engine first: with requests in flight (a write before its semaphore's increment) the
+	 * atomic goes in flight too, and nothing else needs to be looked at. */
+	if ((e && !bh_noc_at_issue_open(e)) || !bh_noc_atomic_quick(t, noc, buf, &x, &link) ||
+	    !bh_niu_check_issue_quiet(t, n, who, buf, x.resp ? (int)x.id : -1))
+		return BH_NIU_LANE_GENERAL;
+	x.who = (uint8_t)who;
+	x.pc = f->pc;
+	bh_niu_check_issued_quiet(n, buf);
+	return bh_noc_atomic_now(&x, link, f) ? BH_ACC_OK : BH_ACC_FAULT;
+}
+
+int bh_niu_core_issue(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t val, struct bh_fault *f)
+{
+	if (!(t->niu_lane[1] >> who & 1) || __builtin_expect(t->chip->provoke.mmio, 0) || val != 1)
+		return BH_NIU_LANE_GENERAL;
+	unsigned noc = addr >= BH_NIU_BASE(1);
+	uint32_t off = addr - BH_NIU_BASE(noc);
+	unsigned buf = off / BH_NIU_CMD_BUF_STRIDE;
+	if (buf >= BH_NIU_CMD_BUFS || off % BH_NIU_CMD_BUF_STRIDE != BH_NIU_CMD_CTRL)
+		return BH_NIU_LANE_GENERAL;
+	/* Not a unicast atomic (most requests: writes, reads): at once, without the frame of one. */
+	uint32_t ctrl = bh_niu_cmdbuf_get(&t->niu[noc], buf, BH_NIU_CTRL);
+	if ((ctrl & (BH_NOC_CTRL_TYPE_MASK | BH_NOC_CTRL_BRCST_PACKET)) != BH_NOC_CTRL_AT)
+		return BH_NIU_LANE_GENERAL;
+	return niu_atomic_now(t, who, noc, buf, f);
 }
 
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,

@@ -176,9 +176,16 @@ struct bh_niu {
 	/* Atomics this NIU completed at their CMD_CTRL store (bh_noc_at_issue; statistics, kept
 	 * per NIU so that cores of different tiles do not share the line). */
 	_Alignas(64) _Atomic uint64_t at_issue;
+	/* Atomics each core's CMD_CTRL store did in one step (bh_noc_atomic_now; statistics): a cell
+	 * per core, moved by that core alone with a load and a store (no locked instruction). */
+	_Atomic uint64_t one_step[BH_CORES_PER_TILE];
 };
 
 void bh_niu_init(struct bh_niu *n, unsigned noc);
+struct bh_chip;
+/* The sum over every NIU of the chip of the statistic at offset `field`, `cells` counters there
+ * (at_issue 1, one_step BH_CORES_PER_TILE). */
+uint64_t bh_niu_stat_sum(const struct bh_chip *chip, size_t field, unsigned cells);
 
 /* CMD_CTRL of command buffer buf reads busy: its last request is still being issued
  * (asynchronous NoC only). */
@@ -239,6 +246,12 @@ static inline bool bh_niu_lane(uint32_t addr, unsigned size)
 void bh_niu_lane_init(struct bh_tile *t);
 int bh_niu_core_access(struct bh_tile *t, unsigned who, uint32_t addr, bool store, uint32_t *val,
 		       struct bh_fault *f, char *wait_what, unsigned wait_len);
+/* The lane's issue, for core who's store of val at addr (bh_niu_lane(addr, 4)), f->pc its pc,
+ * tried before bh_niu_core_access: a CMD_CTRL store of 1 that issues an atomic done in one step
+ * (bh_noc_atomic_now) with the effects bh_niu_core_access's general issue would have:
+ * BH_ACC_OK, or BH_ACC_FAULT with *f (atomic-into-code stops the core). Anything else
+ * BH_NIU_LANE_GENERAL, nothing done (bh_niu_core_access then issues it). It never blocks. */
+int bh_niu_core_issue(struct bh_tile *t, unsigned who, uint32_t addr, uint32_t val, struct bh_fault *f);
 /* The load half of that lane alone, for a core's load at pc (bh_niu_lane(addr, 4)): a CMD_CTRL
  * poll or a modelled counter's read, served (true), else false, nothing done. It never blocks,
  * never faults and judges nothing but the poll (noc-shared-initiator): a core's load path takes it

@@ -25,25 +25,31 @@ static const char *cmdbuf_reg_name(unsigned off)
 	}
 }
 
-/* noc-shared-initiator at the issuer's CMD_CTRL: the other core that wrote last after the
- * issuer's transaction began, if any. */
+/* noc-shared-initiator at core who's CMD_CTRL: the other core that wrote last after who's
+ * transaction began, or -1. */
+static inline int niu_shared_other(struct bh_niu_programming *pg, unsigned who)
+{
+	uint32_t issued = atomic_load_explicit(&pg->issued, memory_order_relaxed);
+	uint32_t mine = atomic_load_explicit(&pg->core[who].first, memory_order_relaxed);
+	if (mine <= issued)
+		return -1;   /* the issuer neither polled nor wrote: it issues what others preprogrammed */
+	int other = -1;
+	uint32_t latest = mine;
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
+		uint32_t last = atomic_load_explicit(&pg->core[k].last, memory_order_relaxed);
+		bool later = k != who && last > latest;
+		other = later ? (int)k : other;
+		latest = later ? last : latest;
+	}
+	return other;
+}
+
 __attribute__((noinline))
 static bool niu_check_shared(struct bh_access *a, struct bh_niu *n, unsigned buf)
 {
 	struct bh_niu_programming *pg = &n->prog[buf];
-	uint32_t issued = atomic_load_explicit(&pg->issued, memory_order_relaxed);
-	uint32_t mine = atomic_load_explicit(&pg->core[a->who].first, memory_order_relaxed);
-	if (mine <= issued)
-		return true;   /* the issuer neither polled nor wrote: it issues what others preprogrammed */
-	int other = -1;
-	uint32_t latest = mine;
-	for (unsigned k = 0; k < BH_CORES_PER_TILE; k++) {
-		uint32_t last = atomic_load_explicit(&pg->core[k].last, memory_order_relaxed);
-		if (k != a->who && last > latest) {
-			other = (int)k;
-			latest = last;
-		}
-	}
+	int other = niu_shared_other(pg, a->who);
 	if (other < 0)
 		return true;
 	char desc[160];
@@ -93,6 +99,25 @@ bool bh_niu_check_cmdbuf_write(struct bh_access *a, struct bh_niu *n, unsigned b
 	return true;
 }
 
+bool bh_niu_check_issue_quiet(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, int outstanding)
+{
+	uint32_t on = t->chip->checks.enabled;
+	if ((on >> BH_CHECK_NOC_BUSY_REPROGRAM & 1) && bh_niu_cmd_busy(n, buf))
+		return false;
+	if ((on >> BH_CHECK_NOC_SHARED_INITIATOR & 1) && niu_shared_other(&n->prog[buf], who) >= 0)
+		return false;
+	/* A request adding 1 takes the 8-bit counter past 255 from 255 (trid_passed_255). */
+	return !(on >> BH_CHECK_NOC_TRID_OVERFLOW & 1) || outstanding < 0 ||
+	       (bh_niu_counter_raw(n, BH_NIU_MST_REQS_OUTSTANDING_ID0 + (unsigned)outstanding) & 0xFF) != 0xFF;
+}
+
+void bh_niu_check_issued_quiet(struct bh_niu *n, unsigned buf)
+{
+	/* The transaction ended: every write so far belongs to it. */
+	struct bh_niu_programming *pg = &n->prog[buf];
+	atomic_store_explicit(&pg->issued, atomic_load_explicit(&pg->seq, memory_order_relaxed), memory_order_relaxed);
+}
+
 void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s)
 {
 	s->id = BH_NOC_PACKET_TAG_TXN_ID(bh_niu_cmdbuf_get(n, buf, BH_NIU_PACKET_TAG));
@@ -110,9 +135,7 @@ static bool trid_passed_255(struct bh_niu *n, unsigned i, uint32_t before, uint3
 
 bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, const struct bh_niu_trid_snap *s)
 {
-	/* The transaction ended: every write so far belongs to it. */
-	struct bh_niu_programming *pg = &n->prog[buf];
-	atomic_store_explicit(&pg->issued, atomic_load_explicit(&pg->seq, memory_order_relaxed), memory_order_relaxed);
+	bh_niu_check_issued_quiet(n, buf);
 	if (!niu_checks_on(a, BH_CHECK_NOC_TRID_OVERFLOW))
 		return true;
 	static const struct {

@@ -57,6 +57,13 @@ struct bh_niu_trid_snap {
 void bh_niu_check_trid_before(struct bh_niu *n, unsigned buf, struct bh_niu_trid_snap *s);
 bool bh_niu_check_issued(struct bh_access *a, struct bh_niu *n, unsigned buf, const struct bh_niu_trid_snap *s);
 
+/* For a unicast request issued by core who that moves only REQS_OUTSTANDING_ID(outstanding) by 1
+ * at its CMD_CTRL (-1: no counter), before anything moves: true when the checks of that store
+ * (noc-busy-reprogram, noc-shared-initiator, noc-trid-overflow) would find nothing; then
+ * check_issued_quiet ends the transaction's programming as check_issued does. */
+bool bh_niu_check_issue_quiet(const struct bh_tile *t, struct bh_niu *n, unsigned who, unsigned buf, int outstanding);
+void bh_niu_check_issued_quiet(struct bh_niu *n, unsigned buf);
+
 /* noc-mcast-order (races.md #27), at a CMD_CTRL store: a multicast whose rectangle is in the
  * other NoC's corner order (on NoC1, start < end in translated coordinates: NoC0 order). */
 bool bh_niu_check_mcast_order(struct bh_access *a, struct bh_niu *n, unsigned buf);

@@ -151,6 +151,14 @@ static bool noc_side_far(const struct bh_noc_side *s)
 	return s->kind == BH_NOC_SIDE_MEM || s->kind == BH_NOC_SIDE_HOST;
 }
 
+/* The Tensix tile at endpoint ep when len bytes at mid:lo are all in its L1, else NULL. */
+static inline struct bh_tile *noc_tensix_l1(const struct bh_chip *chip, struct bh_endpoint ep, uint32_t mid,
+					    uint32_t lo, uint32_t len)
+{
+	return ep.kind == BH_EP_TENSIX && !mid && lo < BH_L1_SIZE && len <= BH_L1_SIZE - lo ? chip->tiles[ep.index]
+											   : NULL;
+}
+
 /* Resolve the endpoint at translated (ex, ey) for a request of len bytes at mid:lo. */
 static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const char *verb, unsigned ex, unsigned ey,
 			uint32_t mid, uint32_t lo, uint32_t len, struct bh_noc_side *s)
@@ -158,9 +166,8 @@ static bool noc_resolve(const struct bh_noc_txn *x, struct bh_fault *f, const ch
 	struct bh_chip *chip = x->chip;
 	struct bh_endpoint ep = bh_topology_at(&chip->topo, ex, ey);
 	memset(s, 0, sizeof *s);
-	if (ep.kind == BH_EP_TENSIX && !mid && lo < BH_L1_SIZE && len <= BH_L1_SIZE - lo) {
+	if ((s->tile = noc_tensix_l1(chip, ep, mid, lo, len))) {
 		/* L1 of a Tensix tile, all of it there (noc_tensix_addr finds nothing to say) */
-		s->tile = chip->tiles[ep.index];
 		s->kind = BH_NOC_SIDE_L1;
 		s->addr = lo;
 		return true;
@@ -450,6 +457,11 @@ static bool noc_issue_write_inline(struct bh_noc_txn *x, struct bh_fault *f, con
 	return true;
 }
 
+static bool noc_at_modelled(unsigned op)
+{
+	return op == AT_INCR_GET || op == AT_SWAP_MASK || op == AT_CAS || op == AT_SWAP_IDX || op == AT_SWAP_IDX_HI;
+}
+
 static bool noc_issue_atomic(struct bh_noc_txn *x, struct bh_fault *f, const uint32_t *r)
 {
 	static const char *const unmodelled[16] = {
@@ -464,7 +476,7 @@ static bool noc_issue_atomic(struct bh_noc_txn *x, struct bh_fault *f, const uin
 	x->at = r[BH_NIU_AT_LEN_BE / 4];
 	x->data = r[BH_NIU_AT_DATA / 4];
 	unsigned op = x->at >> 12 & 0xF;
-	if (op != AT_INCR_GET && op != AT_SWAP_MASK && op != AT_CAS && op != AT_SWAP_IDX && op != AT_SWAP_IDX_HI)
+	if (!noc_at_modelled(op))
 		return noc_fault(x, f, BH_FAULT_NOT_MODELLED, "NOC_AT_LEN_BE 0x%08x: atomic opcode %u (%s) is not modelled "
 				 "(INCR_GET 1, SWAP 3/6/7, CAS 4 are)", x->at, op, unmodelled[op] ? unmodelled[op] : "reserved");
 	if (!noc_resolve_dest(x, f, targ_hi, r[BH_NIU_TARG_ADDR_MID / 4], lo, 4))
@@ -488,6 +500,13 @@ static bool noc_issue_atomic(struct bh_noc_txn *x, struct bh_fault *f, const uin
 	return true;
 }
 
+/* The destination a VC_LINKED transaction keeps (tile or rectangle, broadcast axis). */
+static uint64_t noc_link_key(bool mcast, uint32_t ctrl, uint32_t hi)
+{
+	return 1ull << 40 | (uint64_t)mcast << 32 | (uint64_t)!!(ctrl & BH_NOC_CTRL_BRCST_XY) << 33 |
+	       (hi & (mcast ? 0xFFFFFFu : 0xFFFu));
+}
+
 /* VC_LINKED: every request of a linked transaction goes to the same destination (tile or
  * rectangle, same broadcast axis); on silicon a mismatch locks the NoC up. */
 static bool noc_check_linked(struct bh_noc_txn *x, struct bh_fault *f, uint32_t ctrl, const uint32_t *r)
@@ -495,8 +514,7 @@ static bool noc_check_linked(struct bh_noc_txn *x, struct bh_fault *f, uint32_t 
 	struct bh_niu *n = &x->init->niu[x->noc];
 	uint32_t hi = x->op == BH_NOC_OP_WRITE || x->op == BH_NOC_OP_WRITE_BE ? r[BH_NIU_RET_ADDR_HI / 4]
 									       : r[BH_NIU_TARG_ADDR_HI / 4];
-	uint64_t key = 1ull << 40 | (uint64_t)x->mcast << 32 | (uint64_t)!!(ctrl & BH_NOC_CTRL_BRCST_XY) << 33 |
-		       (hi & (x->mcast ? 0xFFFFFFu : 0xFFFu));
+	uint64_t key = noc_link_key(x->mcast, ctrl, hi);
 	uint64_t open = atomic_load_explicit(&n->linked, memory_order_relaxed);
 	if (open && open != key)
 		return noc_fault(x, f, BH_FAULT_BAD_VALUE, "VC_LINKED transaction: this request goes to %s 0x%06x, the "
@@ -505,6 +523,35 @@ static bool noc_check_linked(struct bh_noc_txn *x, struct bh_fault *f, uint32_t 
 				 (unsigned)(key & 0xFFFFFF), open >> 32 & 1 ? "rectangle" : "tile", (unsigned)(open & 0xFFFFFF));
 	atomic_store_explicit(&n->linked, ctrl & BH_NOC_CTRL_VC_LINKED ? key : 0, memory_order_relaxed);
 	return true;
+}
+
+/* What every request of initiator buf starts from: its initiator, NOC_CTRL's bits and the
+ * transaction id of NOC_PACKET_TAG, everything else zero. Field by field: a compound literal
+ * zeroes the 200-odd bytes with a microcoded string store, at every request. */
+static void noc_txn_start(struct bh_noc_txn *x, struct bh_tile *t, unsigned noc, unsigned buf, uint32_t ctrl,
+			  uint32_t tag)
+{
+	x->chip = t->chip;
+	x->init = t;
+	x->noc = (uint8_t)noc;
+	x->buf = (uint8_t)buf;
+	x->id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(tag);
+	x->op = 0;
+	x->who = BH_CORES_PER_TILE;
+	x->pc = 0;
+	x->resp = ctrl & BH_NOC_CTRL_RESP_MARKED;
+	x->mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET;
+	x->src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE;
+	x->vc_static = ctrl & BH_NOC_CTRL_VC_STATIC;
+	x->vc = (uint8_t)(ctrl >> 13 & 7);
+	x->len = x->packets = 0;
+	x->be = 0;
+	x->data = x->at = 0;
+	x->src = x->dst = x->ret = (struct bh_noc_side){ .kind = BH_NOC_SIDE_L1 };
+	x->ack = NULL;
+	x->span_x = x->span_y = 0;
+	x->trace_id = 0;
+	x->by_runner = false;
 }
 
 bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, struct bh_fault *f)
@@ -516,12 +563,7 @@ bool bh_noc_issue(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_t
 	for (unsigned k = 0; k < sizeof r / sizeof r[0]; k++)
 		r[k] = bh_niu_cmdbuf_get(n, buf, 4 * k);
 	uint32_t ctrl = r[BH_NIU_CTRL / 4];
-	/* Everything else zero (inline, no library call). */
-	*x = (struct bh_noc_txn){ .chip = t->chip, .init = t, .who = BH_CORES_PER_TILE, .noc = (uint8_t)noc,
-				  .buf = (uint8_t)buf, .id = (uint8_t)BH_NOC_PACKET_TAG_TXN_ID(r[BH_NIU_PACKET_TAG / 4]),
-				  .resp = ctrl & BH_NOC_CTRL_RESP_MARKED, .mcast = ctrl & BH_NOC_CTRL_BRCST_PACKET,
-				  .src_include = ctrl & BH_NOC_CTRL_BRCST_SRC_INCLUDE,
-				  .vc_static = ctrl & BH_NOC_CTRL_VC_STATIC, .vc = (uint8_t)(ctrl >> 13 & 7) };
+	noc_txn_start(x, t, noc, buf, ctrl, r[BH_NIU_PACKET_TAG / 4]);
 	bool ok;
 	switch (ctrl & BH_NOC_CTRL_TYPE_MASK) {
 	case BH_NOC_CTRL_RD:
@@ -915,6 +957,13 @@ void bh_noc_source_read(const struct bh_noc_txn *x)
 		noc_count(x, x->init, BH_NIU_MST_WRITE_REQS_OUTGOING_ID0 + x->id, (uint32_t)-x->packets);
 }
 
+/* An atomic's result (the old word) lands at RET_ADDR. */
+static void noc_atomic_result(const struct bh_noc_txn *x, uint32_t old)
+{
+	__atomic_store_n((uint32_t *)noc_side_ptr(&x->ret, 0), old, __ATOMIC_RELAXED);
+	bh_tile_l1_written(x->ret.tile, x->ret.addr, 4);
+}
+
 void bh_noc_responded(const struct bh_noc_txn *x, uint32_t old)
 {
 	switch (x->op) {
@@ -931,8 +980,7 @@ void bh_noc_responded(const struct bh_noc_txn *x, uint32_t old)
 	default:
 		if (!x->resp)
 			break;
-		__atomic_store_n((uint32_t *)noc_side_ptr(&x->ret, 0), old, __ATOMIC_RELAXED);
-		bh_tile_l1_written(x->ret.tile, x->ret.addr, 4);
+		noc_atomic_result(x, old);
 		noc_responses(x, BH_NIU_MST_ATOMIC_RESP_RECEIVED, 1);
 		break;
 	}
@@ -956,4 +1004,71 @@ bool bh_noc_complete(struct bh_noc_txn *x, struct bh_fault *f)
 	if (!read)
 		bh_noc_source_read(x);
 	return true;
+}
+
+/* ------------------------------------------------------------------------ atomic in one step */
+
+bool bh_noc_atomic_quick(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, uint64_t *link)
+{
+	struct bh_chip *chip = t->chip;
+	struct bh_niu *n = &t->niu[noc];
+	uint32_t ctrl = bh_niu_cmdbuf_get(n, buf, BH_NIU_CTRL), at = bh_niu_cmdbuf_get(n, buf, BH_NIU_AT_LEN_BE);
+	if ((ctrl & (BH_NOC_CTRL_TYPE_MASK | BH_NOC_CTRL_BRCST_PACKET)) != BH_NOC_CTRL_AT || !noc_at_modelled(at >> 12 & 0xF))
+		return false;
+	uint32_t hi = bh_niu_cmdbuf_get(n, buf, BH_NIU_TARG_ADDR_HI), lo = bh_niu_cmdbuf_get(n, buf, BH_NIU_TARG_ADDR_LO);
+	struct bh_tile *dst = noc_tensix_l1(chip, bh_topology_at(&chip->topo, HI_X(hi), HI_Y(hi)),
+					    bh_niu_cmdbuf_get(n, buf, BH_NIU_TARG_ADDR_MID), lo, 4);
+	if (!dst || (lo & 3))
+		return false;
+	bool resp = ctrl & BH_NOC_CTRL_RESP_MARKED;
+	uint32_t ret_hi = bh_niu_cmdbuf_get(n, buf, BH_NIU_RET_ADDR_HI), ret_lo = bh_niu_cmdbuf_get(n, buf, BH_NIU_RET_ADDR_LO);
+	/* The response returns to the initiator itself (what the counters of one NIU can fold). */
+	if (resp && (noc_tensix_l1(chip, bh_topology_at(&chip->topo, HI_X(ret_hi), HI_Y(ret_hi)),
+				   bh_niu_cmdbuf_get(n, buf, BH_NIU_RET_ADDR_MID), ret_lo, 4) != t || (ret_lo & 3)))
+		return false;
+	uint64_t key = noc_link_key(false, ctrl, hi), open = atomic_load_explicit(&n->linked, memory_order_relaxed);
+	struct bh_hooks *h = &chip->hooks;
+	if ((open && open != key) || bh_hooks_want(h, BH_EVENT_NOC_ISSUE) || bh_hooks_want(h, BH_EVENT_NOC_LAND))
+		return false;
+	*link = ctrl & BH_NOC_CTRL_VC_LINKED ? key : 0;
+	noc_txn_start(x, t, noc, buf, ctrl, bh_niu_cmdbuf_get(n, buf, BH_NIU_PACKET_TAG));
+	x->op = BH_NOC_OP_ATOMIC;
+	x->len = 4;
+	x->packets = 1;
+	x->data = bh_niu_cmdbuf_get(n, buf, BH_NIU_AT_DATA);
+	x->at = at;
+	x->dst.tile = dst;
+	x->dst.addr = lo;
+	if (resp) {
+		x->ret.tile = x->ack = t;
+		x->ret.addr = ret_lo;
+	}
+	return true;
+}
+
+bool bh_noc_atomic_now(const struct bh_noc_txn *x, uint64_t link, struct bh_fault *f)
+{
+	struct bh_niu *n = &x->init->niu[x->noc];
+	_Atomic uint64_t *done = &n->one_step[x->who];   /* this core's cell: it alone moves it */
+	atomic_store_explicit(done, atomic_load_explicit(done, memory_order_relaxed) + 1, memory_order_relaxed);
+	atomic_store_explicit(&n->linked, link, memory_order_relaxed);
+	/* REQS_OUTSTANDING_ID would rise here and drop with the response: on this one NIU (the
+	 * response returns to it) nothing reads it in between. Then what noc_accepted moves. */
+	bh_niu_count(x->init, x->noc, BH_NIU_MST_CMD_ACCEPTED, 1);
+	if (x->resp)
+		bh_niu_count(x->init, x->noc, BH_NIU_MST_NONPOSTED_ATOMIC_STARTED, 1);
+	bh_niu_count(x->init, x->noc, x->resp ? BH_NIU_MST_NONPOSTED_ATOMIC_SENT : BH_NIU_MST_POSTED_ATOMIC_SENT, 1);
+	uint32_t old = noc_atomic_apply(x, x->dst.tile);
+	if (!noc_atomic_into_code(x, x->dst.tile, f))
+		return false;
+	if (x->resp) {
+		noc_atomic_result(x, old);
+		bh_niu_count(x->ack, x->noc, BH_NIU_MST_ATOMIC_RESP_RECEIVED, 1);
+	}
+	return true;
+}
+
+uint64_t bh_noc_one_step_atomics(const struct bh_chip *chip)
+{
+	return bh_niu_stat_sum(chip, offsetof(struct bh_niu, one_step), BH_CORES_PER_TILE);
 }

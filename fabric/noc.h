@@ -111,6 +111,19 @@ bool bh_noc_deliver(const struct bh_noc_txn *txn, const struct bh_noc_side *d, c
 		    uint32_t *old, struct bh_fault *f);
 void bh_noc_source_read(const struct bh_noc_txn *txn);
 void bh_noc_responded(const struct bh_noc_txn *txn, uint32_t old);
+/* An atomic in one step, for a core's CMD_CTRL store when the request needs nothing of the general
+ * issue: quick builds the transaction of initiator buf (x->who and x->pc left to the caller) when
+ * it is a unicast atomic that bh_noc_issue would accept without a fault, whose response (if any)
+ * returns to t, outside a VC_LINKED mismatch and with no observer of BH_EVENT_NOC_*; false,
+ * nothing done, otherwise. *link is what NIU `linked` becomes. now then does what bh_noc_issue
+ * and bh_noc_complete do for it, in their order (the counters as noc.md 3.4 moves them, the
+ * atomic, its page check, atomic-into-code, the result and its counter); REQS_OUTSTANDING_ID,
+ * up and down again on the same NIU, is not moved; x->who must be a core (on its thread). False:
+ * *f (atomic-into-code stops). */
+bool bh_noc_atomic_quick(struct bh_tile *t, unsigned noc, unsigned buf, struct bh_noc_txn *x, uint64_t *link);
+bool bh_noc_atomic_now(const struct bh_noc_txn *x, uint64_t link, struct bh_fault *f);
+/* Atomics done by bh_noc_atomic_now on the chip's tiles so far (tests, statistics). */
+uint64_t bh_noc_one_step_atomics(const struct bh_chip *chip);
 /* Whether a write from tile init on `noc` to hi (a tile, or a rectangle when mcast, without
  * BRCST_SRC_INCLUDE) would reach tile t: for checks made before anything moves. */
 bool bh_noc_write_reaches(struct bh_tile *init, unsigned noc, uint32_t hi, bool mcast, const struct bh_tile *t);
@@ -141,6 +154,9 @@ void bh_noc_engine_destroy(struct bh_noc_engine *e);
  * synchronous NoC): a unicast atomic whose round trip always fits in a barrier's look-ahead,
  * issued while nothing is in flight on the chip (fabric/noc_engine.c). */
 bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x);
+/* Whether a unicast atomic issued now would complete at its store (bh_noc_at_issue's test of the
+ * engine alone; nothing counted). */
+bool bh_noc_at_issue_open(const struct bh_noc_engine *e);
 /* Put an issued transaction in flight for requester `who` (enum bh_core_kind). False: *f. */
 bool bh_noc_submit(struct bh_noc_engine *e, const struct bh_noc_txn *x, unsigned who, struct bh_fault *f);
 /* Run what is due now on the calling thread, unless someone already runs the engine: a core
@@ -163,7 +179,8 @@ const _Atomic uint64_t *bh_noc_engine_earliest(const struct bh_noc_engine *e);
 /* Requests done in one step so far (a unicast write, read or atomic whose round trip fits in the
  * one-step window: fabric/noc_engine.c). */
 uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e);
-/* Atomics completed at their CMD_CTRL store (bh_noc_at_issue), for tests and statistics. */
+/* Atomics completed at their CMD_CTRL store (bh_noc_at_issue, or in one step: bh_noc_atomic_now),
+ * for tests and statistics. */
 uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e);
 /* "zero", "silicon", "slow", or "MIN:MAX" (ns). False: err says why. */
 bool bh_noc_latency_parse(const char *s, struct bh_noc_latency *out, char *err, size_t errlen);

@@ -277,8 +277,9 @@ static size_t pool_spans_at(void)
 	return (sizeof(struct noc_flight) + sizeof(uint32_t) + a - 1) / a * a;
 }
 
-/* A flight for a transaction with nrecv receivers, zeroed but for its rooms: from the pool when
- * one receiver (under e->lock), else allocated for it alone. NULL: out of memory. */
+/* A flight for a transaction with nrecv receivers, zeroed but for its rooms and its transaction
+ * (the caller sets x whole): from the pool when one receiver (under e->lock), else allocated for
+ * it alone. NULL: out of memory. */
 static struct noc_flight *flight_get(struct bh_noc_engine *e, unsigned nrecv)
 {
 	struct noc_flight *fl = NULL;
@@ -296,11 +297,14 @@ static struct noc_flight *flight_get(struct bh_noc_engine *e, unsigned nrecv)
 		fl->spans_room = (struct bh_inflight_span *)(m + at);
 		fl->snap_room = m + snap_at;
 	}
-	struct bh_inflight_span *spans_room = fl->spans_room;
-	uint8_t *snap_room = fl->snap_room;
-	memset(fl, 0, sizeof *fl + sizeof fl->old[0]);
-	fl->spans_room = spans_room;
-	fl->snap_room = snap_room;
+	/* Field by field: a block zeroing of the whole record (the transaction's 200-odd bytes, which
+	 * the caller overwrites) was a microcoded string store on every request. */
+	fl->who = fl->pc = fl->nspans = fl->old[0] = 0;
+	atomic_store_explicit(&fl->pending, 0, memory_order_relaxed);
+	fl->failed = fl->one_step = false;
+	fl->snap = NULL;
+	fl->spans = NULL;
+	fl->next_free = NULL;
 	return fl;
 }
 
@@ -371,9 +375,14 @@ static bool atomic_round_trip_fits(const struct bh_noc_latency *lat)
  * store and the barrier: a program that reads an atomic's result without its barrier is not
  * caught with such latencies (`slow` keeps every atomic in flight). Transactions finished are
  * read before those submitted (bh_noc_engine_inflight): equal, every flight's effects are seen. */
+bool bh_noc_at_issue_open(const struct bh_noc_engine *e)
+{
+	return e->at_issue_fits && !bh_noc_engine_inflight(e);
+}
+
 bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x)
 {
-	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !e->at_issue_fits || bh_noc_engine_inflight(e))
+	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !bh_noc_at_issue_open(e))
 		return false;
 	atomic_fetch_add_explicit(&x->init->niu[x->noc].at_issue, 1, memory_order_relaxed);
 	return true;
@@ -851,11 +860,8 @@ uint64_t bh_noc_engine_all_in_one(const struct bh_noc_engine *e)
 
 uint64_t bh_noc_engine_at_issue(const struct bh_noc_engine *e)
 {
-	uint64_t n = 0;
-	for (unsigned t = 0; t < e->chip->topo.ntiles; t++)
-		for (unsigned noc = 0; noc < 2; noc++)
-			n += atomic_load_explicit(&e->chip->tiles[t]->niu[noc].at_issue, memory_order_relaxed);
-	return n;
+	return bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, at_issue), 1) +
+	       bh_niu_stat_sum(e->chip, offsetof(struct bh_niu, one_step), BH_CORES_PER_TILE);
 }
 
 /* ---------------------------------------------------------------------------------- latency */

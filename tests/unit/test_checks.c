@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/noc.h"
+#include "host/device.h"
 #include "testlib.h"
 #include "tensix_testlib.h"
 
@@ -542,6 +544,39 @@ Test(checks, noc_trid_overflow_request_past_255_outstanding_stops_the_issuer)
 	struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .board = BH_BOARD_GRID, .grid_cols = 3, .grid_rows = 1 });
 	uint32_t pc;
 	struct bh_core_result *res = run_after_mcast(dev, false, &pc);
+	expect_check(dev, res, BH_CORE_BRISC, "noc-trid-overflow", pc, NULL,
+		     "  access: 4-byte store to 0xffb20040 in NoC0 NIU\n"
+		     "  why: this request adds 1 to NIU_MST_REQS_OUTSTANDING_ID(0) of NoC0, which holds 255: the 8-bit counter "
+		     "wraps past 255 (a non-posted multicast counts +1 but -1 per ack: clear it with "
+		     "NOC_CLEAR_OUTSTANDING_REQ_CNT)");
+}
+
+/* The same counter at 255, then a non-posted atomic with id 0 (which a core's CMD_CTRL store
+ * otherwise completes in one step, fabric/noc.c): left to the general issue, which reports the
+ * same finding at its store. */
+Test(checks, noc_trid_overflow_by_an_atomic_stops_the_issuer_as_the_general_issue_reports_it)
+{
+	struct bh_device *dev = t_open_cfg(&(struct bh_device_config){ .board = BH_BOARD_GRID, .grid_cols = 3, .grid_rows = 1 });
+	struct prog p = { 0 };
+	emit_program_write(&p, BH_CORE_BRISC, CTRL_MCAST_NONPOSTED, 2u << 18 | 2u << 12 | (2u << 6 | 3u));
+	emit_issue(&p, BH_CORE_BRISC);
+	emit_li(&p, T0, NOC0_WR_ACKS);
+	emit_li(&p, T2, 2);
+	int32_t acks = prog_here(&p);
+	emit(&p, lw(T1, 0, T0));
+	emit_branch(&p, BNE, T1, T2, acks);
+	/* noc_semaphore_inc of a word of this tile, result to L1 0x100, on the same buffer and id. */
+	static const uint32_t regs[][2] = {
+		{ N_CTRL, 0x2011u }, { N_TARG_LO, NOC_DST }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY },
+		{ N_RET_LO, 0x100 }, { N_RET_MID, 0 }, { N_RET_HI, TILE0_XY }, { N_LEN, 1u << 12 | 31u << 2 },
+		{ 0x28, 1 },
+	};
+	for (unsigned k = 0; k < sizeof regs / sizeof regs[0]; k++)
+		emit_store_word(&p, CMDBUF0(0) + regs[k][0], regs[k][1]);
+	uint32_t pc = emit_issue(&p, BH_CORE_BRISC);
+	emit_exit_with(&p, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_BRISC, &p);
+	cr_expect_eq(bh_noc_one_step_atomics(&dev->chip), 0, "left to the general issue");
 	expect_check(dev, res, BH_CORE_BRISC, "noc-trid-overflow", pc, NULL,
 		     "  access: 4-byte store to 0xffb20040 in NoC0 NIU\n"
 		     "  why: this request adds 1 to NIU_MST_REQS_OUTSTANDING_ID(0) of NoC0, which holds 255: the 8-bit counter "

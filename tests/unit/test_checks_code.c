@@ -4,10 +4,12 @@
  * BRISC owns them, and CB counters written while TRISC0 resets them. Each has a bug program
  * stopped with the exact report and a fixed twin that runs to its end with no finding. */
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "host/device.h"
 #include "sync/streams.h"
@@ -245,6 +247,55 @@ Test(checks_code, atomic_next_to_code_is_not_flagged)
 	expect_exit(dev, 0, BH_CORE_BRISC, 1);
 	cr_expect_eq(bh_device_findings(dev, NULL, 0), 0);
 	bh_device_close(dev);
+}
+
+static void count_event(void *arg, const struct bh_core_event *ev)
+{
+	(void)ev;
+	atomic_fetch_add((_Atomic unsigned *)arg, 1);
+}
+
+/* The same through the NoC: ncrisc's noc_semaphore_inc on FUNC (NoC0 command buffer 3, its own
+ * tile at (1,2), the result to L1 0x100). A core's CMD_CTRL store does such an atomic in one step
+ * (fabric/noc.c); with an observer of NoC issues it takes the general issue and completion. Either
+ * way: applied, then the same finding at the same store, with the same report. */
+static void expect_noc_atomic_into_code_stopped(bool observed)
+{
+	struct bh_device *dev = t_open();
+	_Atomic unsigned seen = 0;
+	uint64_t id;
+	if (observed)
+		cr_assert_eq(bh_device_observe_kinds(dev, 1u << BH_EVENT_NOC_ISSUE, count_event, &seen, &id), BH_OK);
+	put_func(dev, 1);
+	start_caller(dev, false);
+	static const uint32_t regs[][2] = {
+		{ N_CTRL, 0x2011u }, { N_TARG_LO, FUNC }, { N_TARG_MID, 0 }, { N_TARG_HI, TILE0_XY }, { N_RET_LO, 0x100 },
+		{ N_RET_MID, 0 }, { N_RET_HI, TILE0_XY }, { N_LEN, 1u << 12 | 31u << 2 }, { 0x28, 1 },
+	};
+	struct prog n = { 0 };
+	for (unsigned k = 0; k < sizeof regs / sizeof regs[0]; k++)
+		emit_store_word(&n, CMDBUF0(3) + regs[k][0], regs[k][1]);
+	uint32_t pc = emit_store_pc(&n, BH_CORE_NCRISC, CMDBUF0(3) + N_CMD_CTRL, 1);
+	emit_exit_with(&n, 0);
+	struct bh_core_result *res = run_checked(dev, BH_CORE_NCRISC, &n);
+	cr_expect_eq(bh_noc_one_step_atomics(&dev->chip), observed ? 0 : 1);
+	cr_expect_eq(atomic_load(&seen), observed ? 1 : 0);
+	uint32_t w = 0;
+	cr_assert_eq(bh_l1_read(dev, 0, FUNC, &w, 4), BH_OK);
+	cr_expect_eq(w, addi(A0, X0, 1) + 1, "the atomic applied: 0x%08x", w);
+	expect_check(dev, res, BH_CORE_NCRISC, "atomic-into-code", pc, "  other: brisc of (1,2) (running), which executed 0x00006000\n",
+		     "  why: NoC0 atomic on (1,2) 0x00006000 lands in code brisc ran since its last I-cache invalidate: a "
+		     "semaphore there aliases kernel text");
+}
+
+Test(checks_code, noc_atomic_into_code_in_one_step_stops_the_issuer_at_its_cmd_ctrl_store)
+{
+	expect_noc_atomic_into_code_stopped(false);
+}
+
+Test(checks_code, noc_atomic_into_code_through_the_general_issue_stops_the_issuer_the_same_way)
+{
+	expect_noc_atomic_into_code_stopped(true);
 }
 
 /* ------------------------------------------------------------------ #8 local RAM zeroing */

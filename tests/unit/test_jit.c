@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "cores/core.h"
+#include "fabric/noc.h"
 #include "fabric/tile.h"
 #include "host/device.h"
 #include "testlib.h"
@@ -803,6 +804,10 @@ Test(jit, niu_fields_stored_by_compiled_code_issue_and_fault_as_interpreted)
 			uint32_t resps;
 			cr_assert_eq(bh_reg_read(dev, 0, AT_RESPS(poisons[v].noc), &resps), BH_OK);
 			cr_expect_eq(resps, AT_LOOPS, "poison %u jit %u", v, m);
+			/* Each in one step at its CMD_CTRL store (compiled: through the issue's own entry); the
+			 * poisoned request through the general issue, which reports it. */
+			cr_expect_eq(bh_noc_one_step_atomics(&dev->chip), AT_LOOPS, "poison %u jit %u: %llu in one step", v, m,
+				     (unsigned long long)bh_noc_one_step_atomics(&dev->chip));
 			if (m)
 				cr_expect_gt(regions(dev, BH_CORE_BRISC), 0);
 			memcpy(report[m], res->report, sizeof report[m]);

@@ -1829,6 +1829,213 @@ Test(noc_async, one_step_requests_keep_the_static_vc_order_payload_before_semaph
 	}
 }
 
+/* ------------------------------------------------------------------- atomics in one step */
+
+/* An atomic of the mix below: on NoC noc with NOC_CTRL ctrl and transaction id id, on `tile`'s
+ * word at addr, NOC_AT_LEN_BE at, NOC_AT_DATA data. */
+struct mix_atomic {
+	unsigned noc, tile, id;
+	uint32_t ctrl, addr, at, data;
+};
+
+#define CTRL_ATOMIC_POSTED (CTRL_ATOMIC & ~C_RESP)
+#define MIX_BLOCK 0x50000u   /* 16 words the mix works on, in both tiles */
+
+/* Every modelled opcode (noc.md 6), posted and non-posted, both NoCs, transaction ids, VC_LINKED,
+ * on the other tile and on the issuer's own L1. */
+static const struct mix_atomic mix[] = {
+	{ 0, 1, 0, CTRL_ATOMIC, MIX_BLOCK + 0, 1u << 12 | 31u << 2 | 0, 1 },
+	{ 0, 1, 2, CTRL_ATOMIC, MIX_BLOCK + 8, 1u << 12 | 7u << 2 | 2, 1 },        /* 8 bits wide: 0xFF wraps */
+	{ 0, 1, 2, CTRL_ATOMIC, MIX_BLOCK + 16, 4u << 12 | 9u << 6 | 5u << 2 | 0, 0 },   /* CAS 5 -> 9 */
+	{ 0, 1, 0, CTRL_ATOMIC, MIX_BLOCK + 20, 4u << 12 | 9u << 6 | 5u << 2 | 1, 0 },   /* CAS, no match */
+	{ 1, 1, 7, CTRL_ATOMIC, MIX_BLOCK + 40, 6u << 12 | 2, 0xCAFEF00Du },              /* SWAP by index */
+	{ 1, 1, 7, CTRL_ATOMIC, MIX_BLOCK + 36, 7u << 12 | 1u << 2, 0xBEEFu },            /* SWAP, high index */
+	{ 0, 1, 1, CTRL_ATOMIC, MIX_BLOCK + 52, 3u << 12 | 0x86u << 2, 0xAAAABBBBu },     /* SWAP by halfword mask */
+	{ 0, 1, 5, CTRL_ATOMIC_POSTED, MIX_BLOCK + 12, 1u << 12 | 31u << 2 | 3, 3 },
+	{ 1, 0, 3, CTRL_ATOMIC, MIX_BLOCK + 4, 1u << 12 | 31u << 2 | 1, 0xFFFFFFFFu }, /* its own L1 */
+	{ 1, 1, 3, CTRL_ATOMIC | C_VC_LINKED, MIX_BLOCK + 0, 1u << 12 | 31u << 2 | 0, 2 },
+	{ 1, 1, 3, CTRL_ATOMIC, MIX_BLOCK + 0, 1u << 12 | 31u << 2 | 0, 4 },
+	{ 1, 0, 0, CTRL_ATOMIC_POSTED, MIX_BLOCK + 60, 1u << 12 | 31u << 2 | 3, 5 },
+};
+enum { MIX_ROUNDS = 3, MIX_N = sizeof mix / sizeof mix[0], MIX_CTRS = 2 * 48 };
+
+static void noop_event(void *arg, const struct bh_core_event *ev)
+{
+	(void)ev;
+	atomic_fetch_add((_Atomic unsigned *)arg, 1);
+}
+
+/* What a run of the mix leaves: both blocks, the last result, every readable counter of both NIUs
+ * (the flit counters 3, 8 and 9 fault by name when read). */
+struct mix_state {
+	uint32_t block[2][16], ret, ctr[MIX_CTRS];
+	uint64_t one_step;
+};
+
+/* Run the mix MIX_ROUNDS times on tile 0's BRISC, each atomic issued and left (no barrier in
+ * between), then a barrier on each NoC's atomic responses; `observed`: with an observer of NoC
+ * issues, which the one-step path leaves to the general issue. */
+static void run_mix(struct bh_device *dev, bool observed, struct mix_state *out)
+{
+	static const uint32_t init[16] = { 10, 20, 0x123456FFu, 4, 5, 0, 0, 0, 5, 7, 1, 2, 3, 4, 0x11111111u,
+					   0x22222222u };
+	_Atomic unsigned seen = 0;
+	uint64_t id = 0;
+	if (observed)
+		cr_assert_eq(bh_device_observe_kinds(dev, 1u << BH_EVENT_NOC_ISSUE, noop_event, &seen, &id), BH_OK);
+	for (unsigned t = 0; t < 2; t++)
+		cr_assert_eq(bh_l1_write(dev, t, MIX_BLOCK, init, sizeof init), BH_OK);
+	struct prog p = { 0 };
+	uint32_t resps[2] = { 0, 0 };
+	emit_noc_init(&p, 0);
+	emit_noc_init(&p, 1);
+	emit_li(&p, S0, MIX_ROUNDS);
+	int32_t round = prog_here(&p);
+	for (unsigned k = 0; k < MIX_N; k++) {
+		const struct mix_atomic *m = &mix[k];
+		emit_wait_ready(&p, m->noc, BUF_AT);
+		emit_reg(&p, m->noc, BUF_AT, PACKET_TAG, m->id << 10);
+		emit_atomic(&p, m->noc, m->ctrl, tile_xy(dev, m->tile), m->addr, m->at, m->data);
+		resps[m->noc] += MIX_ROUNDS * ((m->ctrl & C_RESP) != 0);
+	}
+	emit(&p, addi(S0, S0, -1));
+	emit_branch(&p, BNE, S0, X0, round);
+	for (unsigned noc = 0; noc < 2; noc++) {
+		emit_wait_counter(&p, noc, ATOMIC_RESP_RECEIVED, resps[noc]);
+		/* Counters 0-2, 4-7 and 10-47 into RES. */
+		static const unsigned from[] = { 0, 4, 10 }, n[] = { 3, 4, 38 };
+		for (unsigned r = 0; r < 3; r++) {
+			emit_li(&p, T0, CTR(noc, from[r]));
+			emit_li(&p, T2, RES + 4 * (48 * noc + from[r]));
+			emit_li(&p, S1, n[r]);
+			int32_t copy = prog_here(&p);
+			emit(&p, lw(T1, 0, T0));
+			emit(&p, sw(T1, 0, T2));
+			emit(&p, addi(T0, T0, 4));
+			emit(&p, addi(T2, T2, 4));
+			emit(&p, addi(S1, S1, -1));
+			emit_branch(&p, BNE, S1, X0, copy);
+		}
+	}
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	if (observed) {
+		bh_device_unobserve(dev, id);
+		cr_expect_eq(atomic_load(&seen), MIX_ROUNDS * MIX_N, "every issue observed");
+	}
+	memset(out, 0, sizeof *out);
+	for (unsigned t = 0; t < 2; t++)
+		cr_assert_eq(bh_l1_read(dev, t, MIX_BLOCK, out->block[t], sizeof out->block[t]), BH_OK);
+	out->ret = l1_word(dev, 0, ATOMIC_RET);
+	for (unsigned i = 0; i < MIX_CTRS; i++)
+		if (i % 48 != 3 && i % 48 != 8 && i % 48 != 9)
+			out->ctr[i] = l1_word(dev, 0, RES + 4 * i);
+	out->one_step = bh_noc_one_step_atomics(&dev->chip);
+}
+
+/* The one-step atomic against the general issue and completion, on one kind of NoC: the same
+ * words in both tiles, the same result, every counter the same (noc.md 3.4: CMD_ACCEPTED, the
+ * *_STARTED and *_SENT ones, ATOMIC_RESP_RECEIVED, REQS_OUTSTANDING_ID back to 0 on every id). */
+static void expect_mix_as_general(struct bh_device *(*open)(void))
+{
+	struct mix_state fast, general;
+	struct bh_device *dev = open();
+	run_mix(dev, false, &fast);
+	bh_device_close(dev);
+	dev = open();
+	run_mix(dev, true, &general);
+	bh_device_close(dev);
+	cr_expect_eq(fast.one_step, MIX_ROUNDS * MIX_N, "every atomic in one step: %llu",
+		     (unsigned long long)fast.one_step);
+	cr_expect_eq(general.one_step, 0, "observed: none in one step");
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned w = 0; w < 16; w++)
+			cr_expect_eq(fast.block[t][w], general.block[t][w], "tile %u word %u: 0x%08x, general 0x%08x", t, w,
+				     fast.block[t][w], general.block[t][w]);
+	cr_expect_eq(fast.ret, general.ret, "result 0x%08x, general 0x%08x", fast.ret, general.ret);
+	for (unsigned i = 0; i < MIX_CTRS; i++)
+		cr_expect_eq(fast.ctr[i], general.ctr[i], "NoC%u counter %u: %u, general %u", i / 48, i % 48, fast.ctr[i],
+			     general.ctr[i]);
+	/* And what noc.md 3.4 says they are: per round 5 non-posted and 1 posted on each NoC ... */
+	for (unsigned noc = 0; noc < 2; noc++) {
+		cr_expect_eq(fast.ctr[48 * noc + CMD_ACCEPTED], MIX_ROUNDS * 6u);
+		cr_expect_eq(fast.ctr[48 * noc + NONPOSTED_ATOMIC_SENT], MIX_ROUNDS * 5u);
+		cr_expect_eq(fast.ctr[48 * noc + NONPOSTED_ATOMIC_STARTED], MIX_ROUNDS * 5u);
+		cr_expect_eq(fast.ctr[48 * noc + ATOMIC_RESP_RECEIVED], MIX_ROUNDS * 5u);
+		cr_expect_eq(fast.ctr[48 * noc + POSTED_ATOMIC_SENT], MIX_ROUNDS * 1u);
+	}
+	for (unsigned id = 0; id < 16; id++)
+		cr_expect_eq(fast.ctr[OUTSTANDING(id)] | fast.ctr[48 + OUTSTANDING(id)], 0, "id %u outstanding", id);
+	/* ... and the words as noc.md 6 leaves them after three rounds. */
+	cr_expect_eq(fast.block[1][0], 10u + MIX_ROUNDS * 7u, "INCR_GET +1, linked +2, +4");
+	cr_expect_eq(fast.block[1][2], 0x12345602u, "8-bit increments wrap inside the low byte");
+	cr_expect_eq(fast.block[1][4], 9u, "CAS 5 -> 9");
+	cr_expect_eq(fast.block[1][5], 0u, "CAS without a match");
+	cr_expect_eq(fast.block[1][10], 0xCAFEF00Du);
+	cr_expect_eq(fast.block[1][9], 0xBEEFu);
+	cr_expect_eq(fast.block[1][3], 4u + MIX_ROUNDS * 3u, "posted INCR_GET at word 3");
+	cr_expect_eq(fast.block[0][1], 20u - MIX_ROUNDS, "its own L1: + 0xFFFFFFFF");
+	cr_expect_eq(fast.block[1][12], 0xAAAA0003u);
+	cr_expect_eq(fast.block[1][13], 0x0000BBBBu);
+	cr_expect_eq(fast.block[1][15], 0xAAAA2222u);
+}
+
+/* Two tiles on the synchronous NoC, whatever BHEMU_NOC says. */
+static struct bh_device *open_sync_pair(void)
+{
+	struct bh_device_config cfg = { .board = BH_BOARD_GRID, .grid_cols = 2, .grid_rows = 1, .deadlock_ms = -1,
+					.noc = BH_NOC_SYNC };
+	struct bh_device *dev;
+	cr_assert_eq(bh_device_open(&cfg, &dev), BH_OK);
+	for (unsigned t = 0; t < 2; t++)
+		for (int c = 0; c < 5; c++)
+			bh_core_enable_host_calls(dev, t, (enum bh_core_id)c, true);
+	return dev;
+}
+
+static struct bh_device *open_async_pair(void)
+{
+	return open_async(2, "1000:1000", 1, -1);
+}
+
+Test(noc_atomic, an_atomic_in_one_step_leaves_words_result_and_counters_as_the_general_issue)
+{
+	expect_mix_as_general(open_sync_pair);
+}
+
+Test(noc_async, an_atomic_done_at_issue_in_one_step_leaves_words_result_and_counters_as_the_general_issue,
+     .timeout = 60)
+{
+	expect_mix_as_general(open_async_pair);
+}
+
+/* The one-step atomic tells who waits: tile 1's BRISC parked polling the word it increments, and
+ * tile 0's NCRISC parked polling NoC0's ATOMIC_RESP_RECEIVED (its counter announce), both wake. */
+Test(noc_atomic, an_atomic_in_one_step_wakes_the_parked_pollers_of_its_word_and_of_its_counter, .timeout = 60)
+{
+	struct bh_device *dev = open_sync_pair();
+	l1_set_word(dev, 1, SRC, 0);
+	struct prog w = { 0 };
+	emit_wait_nonzero(&w, SRC, T0);
+	emit_exit_with(&w, 7);
+	start_on(dev, 1, BH_CORE_BRISC, &w);
+	struct prog c = { 0 };
+	emit_wait_counter(&c, 0, ATOMIC_RESP_RECEIVED, 1);
+	emit_exit_with(&c, 8);
+	start_on(dev, 0, BH_CORE_NCRISC, &c);
+	wait_parked(dev, 1, BH_CORE_BRISC);
+	wait_parked(dev, 0, BH_CORE_NCRISC);
+	struct prog p = { 0 };
+	emit_noc_init(&p, 0);
+	emit_sem_inc(&p, 0, tile_xy(dev, 1), SRC, 1);
+	emit_exit_with(&p, 0);
+	run_on(dev, 0, BH_CORE_BRISC, &p, 0);
+	cr_expect_eq(bh_noc_one_step_atomics(&dev->chip), 1);
+	expect_exit(dev, 1, BH_CORE_BRISC, 7);
+	expect_exit(dev, 0, BH_CORE_NCRISC, 8);
+	bh_device_close(dev);
+}
+
 Test(noc_async, bad_latency_specifications_are_refused_at_open)
 {
 	static const char *const bad[] = { "fast", "5:3", ":3", "3:", "-1:5", "1:2000000000", "" };
