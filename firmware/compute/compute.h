@@ -508,6 +508,13 @@ static inline void copy_tile(unsigned icb, unsigned itile, unsigned idst)
 	}
 }
 
+/* ADDR_MOD sections of matmul_tiles' MVMULs (mm_init; the other users of the math thread's
+ * sections are 0 to 2). */
+#define MM_AM_B8 3u
+#define MM_AM_A32_B8 4u
+#define MM_AM_NEXT_J 5u
+#define MM_AM_NEXT_I 6u
+
 /* matmul: Dst tile idst (FP32) += tile itile0 of in0 (M x K) @ tile itile1 of in1 (K x N),
  * with the fidelity phases of `fidelity`. Unpacker 0 puts in1 into SrcA, unpacker 1 in0 into
  * SrcB (MVMUL computes SrcB @ SrcA). */
@@ -519,6 +526,18 @@ static inline void mm_init(unsigned in0, unsigned in1, unsigned ocb, enum comput
 	} else if (compute_role == COMPUTE_MATH) {
 		compute_fidelity = fidelity;
 		compute_math_formats(COMPUTE_FMT_BF16, 1);
+		/* matmul_tiles' RWC steps, applied by its MVMULs (as tt-llk's matmul moves the RWCs
+		 * with ADDR_MODs instead of SETRWC/INCRWC per MVMUL); Dst never moves. */
+		static const uint16_t mm_am_ab[4] = {
+			8u << 8,                              /* MM_AM_B8: SrcB + 8 */
+			32u | 8u << 8,                        /* MM_AM_A32_B8: SrcA + 32, SrcB + 8 */
+			1u << 6 | 16u | 1u << 14,             /* MM_AM_NEXT_J: SrcA = CR + 16, SrcB = CR */
+			1u << 6 | 48u | 1u << 14 | 32u << 8,  /* MM_AM_NEXT_I: SrcA = CR - 16, SrcB = CR + 32 */
+		};
+		for (unsigned s = 0; s < 4; s++) {
+			tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + MM_AM_B8 + s, mm_am_ab[s]));
+			tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + MM_AM_B8 + s, 0));
+		}
 	} else {
 		compute_pack_config(compute_cbs[ocb].fmt, 1);
 	}
@@ -548,16 +567,20 @@ static inline void matmul_tiles(unsigned in0, unsigned in1, unsigned itile0, uns
 	if (compute_role != COMPUTE_MATH)
 		return;
 	/* Faces f(r, c) = 2r + c at Src rows 16 f. C(i,j) += A(i,k) @ B(k,j), eight rows at a time;
-	 * the fidelity loop outermost. */
+	 * the fidelity loop outermost. Each MVMUL reads SrcA at RWC 16 (2k + j) and SrcB at
+	 * 16 (2i + k) + 8h, and its ADDR_MOD moves them to the next MVMUL's: within an (i, j) the
+	 * plain increments, then from the counters' CR (16 j, 32 i) to the next (i, j)'s, and after
+	 * (1, 1) back to 0 (rows wrap at 64). */
+	compute_rwc_ab(0, 0);
 	for (unsigned p = 0; p <= compute_fidelity; p++) {
 		tt_push(TT_SETC16(TCFG_FIDELITY_BASE, p));
 		for (unsigned i = 0; i < 2; i++)
 			for (unsigned j = 0; j < 2; j++)
 				for (unsigned k = 0; k < 2; k++)
 					for (unsigned h = 0; h < 2; h++) {
-						compute_rwc_ab(16u * (2 * k + j), 16u * (2 * i + k) + 8u * h);
 						bool last = p == compute_fidelity && i == 1 && j == 1 && k == 1 && h == 1;
-						tt_push(TT_MVMUL(last ? 3u : 0u, 1, idst * 64u + 16u * (2 * i + j) + 8u * h));
+						unsigned am = !h ? MM_AM_B8 : !k ? MM_AM_A32_B8 : !j ? MM_AM_NEXT_J : MM_AM_NEXT_I;
+						tt_push(TT_MVMUL(last ? 3u : 0u, am, idst * 64u + 16u * (2 * i + j) + 8u * h));
 					}
 	}
 	tt_push(TT_SETC16(TCFG_FIDELITY_BASE, 0));
