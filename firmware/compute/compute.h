@@ -156,6 +156,7 @@ extern COMPUTE_LDM uint32_t compute_dst32;        /* fp32_dest_acc_en: Dst in it
 extern COMPUTE_LDM uint32_t compute_unpack_dst;   /* copy_tile unpacks straight into Dst */
 extern COMPUTE_LDM uint32_t compute_unp_base1;    /* UNP0_ADDR_BASE_REG_1 as last written */
 extern COMPUTE_LDM uint32_t compute_sfpu_mods;    /* SFPLOAD/SFPSTORE formats of the integer ops (below) */
+extern COMPUTE_LDM uint32_t compute_replay_mm;    /* 1 + the Dst tile whose MVMULs the replay buffer holds, or 0 */
 extern volatile uint32_t compute_sems_ready;
 struct compute_sfpu_seq;
 extern struct compute_sfpu_seq compute_sfpu_q;   /* the SFPU sequence being built (TRISC1) */
@@ -169,6 +170,7 @@ extern struct compute_sfpu_seq compute_sfpu_q;   /* the SFPU sequence being buil
 	COMPUTE_LDM uint32_t compute_unpack_dst; \
 	COMPUTE_LDM uint32_t compute_unp_base1; \
 	COMPUTE_LDM uint32_t compute_sfpu_mods; \
+	COMPUTE_LDM uint32_t compute_replay_mm; \
 	struct compute_sfpu_seq compute_sfpu_q; \
 	volatile uint32_t compute_sems_ready
 
@@ -202,6 +204,7 @@ static inline void compute_begin(enum compute_thread role)
 	compute_dst32 = 0;
 	compute_unp_base1 = 0;
 	compute_sfpu_mods = 4u | 4u << 4 | 2u << 8;   /* INT32 in and out, BF16 floats (compute_sfpu_formats) */
+	compute_replay_mm = 0;
 #ifdef KERNEL_PROCESSOR
 	/* Kernels: the reference firmware's BRISC initialised both semaphores at boot (value 0, max
 	 * 1; launch.md 2), and every launch leaves them at 0 again. Initialising them here would
@@ -570,18 +573,24 @@ static inline void matmul_tiles(unsigned in0, unsigned in1, unsigned itile0, uns
 	 * the fidelity loop outermost. Each MVMUL reads SrcA at RWC 16 (2k + j) and SrcB at
 	 * 16 (2i + k) + 8h, and its ADDR_MOD moves them to the next MVMUL's: within an (i, j) the
 	 * plain increments, then from the counters' CR (16 j, 32 i) to the next (i, j)'s, and after
-	 * (1, 1) back to 0 (rows wrap at 64). */
+	 * (1, 1) back to 0 (rows wrap at 64). A phase's first 15 MVMULs are the same words in every
+	 * phase: recorded in the replay buffer once for the Dst tile, played in the others; the 16th
+	 * is pushed, flipping both banks after the last phase. */
 	compute_rwc_ab(0, 0);
 	for (unsigned p = 0; p <= compute_fidelity; p++) {
 		tt_push(TT_SETC16(TCFG_FIDELITY_BASE, p));
-		for (unsigned i = 0; i < 2; i++)
-			for (unsigned j = 0; j < 2; j++)
-				for (unsigned k = 0; k < 2; k++)
-					for (unsigned h = 0; h < 2; h++) {
-						bool last = p == compute_fidelity && i == 1 && j == 1 && k == 1 && h == 1;
-						unsigned am = !h ? MM_AM_B8 : !k ? MM_AM_A32_B8 : !j ? MM_AM_NEXT_J : MM_AM_NEXT_I;
-						tt_push(TT_MVMUL(last ? 3u : 0u, am, idst * 64u + 16u * (2 * i + j) + 8u * h));
-					}
+		if (compute_replay_mm == idst + 1) {
+			tt_push(TT_REPLAY(0, 15, 0, 0));
+		} else {
+			tt_push(TT_REPLAY(0, 15, 1, 1));   /* record and execute */
+			for (unsigned m = 0; m < 15; m++) {
+				unsigned i = m >> 3, j = m >> 2 & 1, k = m >> 1 & 1, h = m & 1;
+				unsigned am = !h ? MM_AM_B8 : !k ? MM_AM_A32_B8 : !j ? MM_AM_NEXT_J : MM_AM_NEXT_I;
+				tt_push(TT_MVMUL(0, am, idst * 64u + 16u * (2 * i + j) + 8u * h));
+			}
+			compute_replay_mm = idst + 1;
+		}
+		tt_push(TT_MVMUL(p == compute_fidelity ? 3u : 0u, MM_AM_NEXT_I, idst * 64u + 16u * 3 + 8u));
 	}
 	tt_push(TT_SETC16(TCFG_FIDELITY_BASE, 0));
 	tt_push(TT_SETRWC(0, 0xF));
@@ -916,6 +925,7 @@ static inline void compute_sfpu_run(const struct compute_sfpu_seq *q)
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
 	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
 	unsigned rec = q->n < 32 ? q->n : 32;
+	compute_replay_mm = 0;
 	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
 	for (unsigned k = 0; k < rec; k++)
 		tt_push(q->w[k]);
