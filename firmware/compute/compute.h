@@ -692,7 +692,14 @@ static inline void pack_reconfig_l1_acc(uint32_t l1_acc_en)
 struct compute_sfpu_seq {
 	uint32_t w[COMPUTE_SFPU_MAX];
 	unsigned n;
+	unsigned pre;   /* w[0..pre): executed once before the steps (constants no step overwrites) */
 };
+
+static inline void sfpu_begin(struct compute_sfpu_seq *q)
+{
+	q->n = 0;
+	q->pre = 0;
+}
 
 static inline void sfpu_emit(struct compute_sfpu_seq *q, uint32_t w)
 {
@@ -855,20 +862,20 @@ enum compute_unary {
 /* The sequence of one step of operation op (param: the scalar's FP32 bits). */
 static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base, enum compute_unary op, uint32_t param)
 {
-	q->n = 0;
+	sfpu_begin(q);
+	if (op == UNARY_ADD || op == UNARY_SUB || op == UNARY_MUL || op == UNARY_LEAKY_RELU) {
+		sfpu_const(q, 1, param);   /* the scalar in LReg 1, once: the steps only read it */
+		q->pre = q->n;
+	}
 	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case UNARY_ADD: case UNARY_SUB:
-		sfpu_const(q, 1, param);
 		sfpu_emit(q, TT_SFPMAD(SFP_ONE, 0, 1, 0, op == UNARY_SUB ? SFP_MAD_NEG_C : 0));
 		break;
 	case UNARY_MUL:
-		sfpu_const(q, 1, param);
 		sfpu_emit(q, TT_SFPMAD(0, 1, SFP_ZERO, 0, 0));
 		break;
 	case UNARY_RELU: case UNARY_LEAKY_RELU:
-		if (op == UNARY_LEAKY_RELU)
-			sfpu_const(q, 1, param);
 		sfpu_emit(q, SFP_CC_ON);
 		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 0));            /* lanes with x < 0 (sign set) */
 		if (op == UNARY_RELU)
@@ -923,17 +930,20 @@ static inline void compute_sfpu_run(const struct compute_sfpu_seq *q)
 {
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + SFP_ADDR_MOD_NEXT, 0));
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
+	for (unsigned k = 0; k < q->pre; k++)
+		tt_push(q->w[k]);
 	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
-	unsigned rec = q->n < 32 ? q->n : 32;
+	const uint32_t *step = q->w + q->pre;
+	unsigned n = q->n - q->pre, rec = n < 32 ? n : 32;
 	compute_replay_mm = 0;
 	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
 	for (unsigned k = 0; k < rec; k++)
-		tt_push(q->w[k]);
+		tt_push(step[k]);
 	for (unsigned s = 0; s < 32; s++) {
 		if (s)
 			tt_push(TT_REPLAY(0, rec, 0, 0));
-		for (unsigned k = rec; k < q->n; k++)
-			tt_push(q->w[k]);
+		for (unsigned k = rec; k < n; k++)
+			tt_push(step[k]);
 	}
 	tt_push(TT_SETRWC(0, 0x4));   /* RWC Dst back to 0 */
 }
@@ -954,7 +964,7 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
 	struct compute_sfpu_seq *const q = &compute_sfpu_q;
 	if (compute_role != COMPUTE_MATH)
 		return;
-	q->n = 0;
+	sfpu_begin(q);
 	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, icond * 64u));
 	sfpu_emit(q, TT_SFPLOAD(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, itrue * 64u));
 	sfpu_emit(q, TT_SFPLOAD(2, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, ifalse * 64u));
@@ -1034,7 +1044,7 @@ static inline void compute_dst_widen(unsigned idst, uint32_t fmt)
 	bool i8 = COMPUTE_FMT_IS8(fmt);
 	for (unsigned a = 64; a;) {
 		a -= 2;
-		q->n = 0;
+		sfpu_begin(q);
 		sfpu_emit(q, TT_SFPLOAD(0, i8 ? SFP_MOD0_INT8 : SFP_MOD0_UINT16, SFP_ADDR_MOD_STAY, compute_dst16_row(idst) + a));
 		if (i8)
 			sfpu_sm_to_int(q);
@@ -1087,7 +1097,7 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 	unsigned out = 0, ild = compute_sfpu_mods & 15, ist = compute_sfpu_mods >> 4 & 15, fmod = compute_sfpu_mods >> 8 & 15;
 	if (op == TC_INT8_BF16 || op == TC_INT8_UINT16)
 		ild = SFP_MOD0_INT8;
-	q->n = 0;
+	sfpu_begin(q);
 	sfpu_emit(q, TT_SFPLOAD(0, float_in ? fmod : ild, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case INT_AND: case INT_OR: case INT_XOR:
