@@ -742,6 +742,40 @@ static inline __attribute__((always_inline)) void mm_dst_write_row(struct tt_dp 
 	}
 }
 
+/* Eight Dst elements of row from column col (a multiple of 8) as read_dst reads them (BF16
+ * style), as two four-lane vectors (ELW's path on the baseline ISA, where these beat whole rows):
+ * the Dst32 halves (or a Dst16 element and zero) interleaved sixteen bits at a time are the FP32
+ * words. */
+static inline __attribute__((always_inline)) void mm_dst_read8x4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
+							       mm_v4f out[2])
+{
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	tt_v8h hi = tt_v8_dst_to_bf16(tt_v8h_of(tt_ld64(&dp->dst[r][col]), tt_ld64(&dp->dst[r][col + 4]))), lo = { 0 };
+	if (dst32)
+		lo = tt_v8h_of(tt_ld64(&dp->dst[r + 8][col]), tt_ld64(&dp->dst[r + 8][col + 4]));
+	out[0] = (mm_v4f)mm_flush((tt_v4u)__builtin_shufflevector(lo, hi, 0, 8, 1, 9, 2, 10, 3, 11));
+	out[1] = (mm_v4f)mm_flush((tt_v4u)__builtin_shufflevector(lo, hi, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+
+/* Eight Dst elements written as write_dst writes them (BF16 style: FP32, or rounded to BF16 with
+ * ties away, NaN to infinity, denormals to +0: tt_fp32_round). Definedness is the caller's. */
+static inline __attribute__((always_inline)) void mm_dst_write8x4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
+								const mm_v4f x[2])
+{
+	tt_v4u b0 = mm_flush((tt_v4u)x[0]), b1 = mm_flush((tt_v4u)x[1]);
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	if (!dst32)
+		b0 = tt_v4_round_bf16(b0), b1 = tt_v4_round_bf16(b1);
+	tt_v8h hi = tt_v8_dst_from_bf16(__builtin_shufflevector((tt_v8h)b0, (tt_v8h)b1, 1, 3, 5, 7, 9, 11, 13, 15));
+	tt_st64(&dp->dst[r][col], tt_v8h_word(hi, 0));
+	tt_st64(&dp->dst[r][col + 4], tt_v8h_word(hi, 1));
+	if (dst32) {
+		tt_v8h lo = __builtin_shufflevector((tt_v8h)b0, (tt_v8h)b1, 0, 2, 4, 6, 8, 10, 12, 14);
+		tt_st64(&dp->dst[r + 8][col], tt_v8h_word(lo, 0));
+		tt_st64(&dp->dst[r + 8][col + 4], tt_v8h_word(lo, 1));
+	}
+}
+
 /* A Dst row written in all 16 columns is defined again (tt_dst_define per element). */
 static inline void mm_dst_define_row(struct tt_dp *dp, unsigned row, bool dst32)
 {
@@ -802,29 +836,29 @@ static void elw_float4(const struct elw_args *a, bool dst32)
 	for (unsigned i = 0; i < 8; i++) {
 		_Atomic uint32_t *ra = a->dp->srca[a->ab][a->arow + i];
 		_Atomic uint32_t *rb = a->dp->srcb[a->bb][(a->brow + (a->bcast_row ? 0 : i)) & 0x3F];
-		mm_v4f r[4];
-		for (unsigned q = 0; q < 4; q++) {
-			tt_v4u fa = mm_src_bits(&ra[4 * q], false), fb = mm_src_bits(&rb[a->bcast_col0 ? 0 : 4 * q], a->bcast_col0);
-			if (a->op == TT_OP_ELWMUL) {
-				r[q] = mm_fid(fa, a->phase & 1, 0xFFF80000u, 0xFFF83FFFu) *
-				       mm_fid(fb, a->phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
-			} else {
-				r[q] = a->op == TT_OP_ELWADD ? (mm_v4f)fa + (mm_v4f)fb : (mm_v4f)fa - (mm_v4f)fb;
-				if (a->phase & 1)
-					r[q] /= 32.f;
-				if (a->phase & 2)
-					r[q] /= 128.f;
+		for (unsigned q2 = 0; q2 < 4; q2 += 2) {
+			mm_v4f r[2], d[2];
+			for (unsigned h = 0; h < 2; h++) {
+				unsigned q = q2 + h;
+				tt_v4u fa = mm_src_bits(&ra[4 * q], false), fb = mm_src_bits(&rb[a->bcast_col0 ? 0 : 4 * q], a->bcast_col0);
+				if (a->op == TT_OP_ELWMUL) {
+					r[h] = mm_fid(fa, a->phase & 1, 0xFFF80000u, 0xFFF83FFFu) *
+					       mm_fid(fb, a->phase & 2, 0xFFFE0000u, 0xFFFE1FFFu);
+				} else {
+					r[h] = a->op == TT_OP_ELWADD ? (mm_v4f)fa + (mm_v4f)fb : (mm_v4f)fa - (mm_v4f)fb;
+					if (a->phase & 1)
+						r[h] /= 32.f;
+					if (a->phase & 2)
+						r[h] /= 128.f;
+				}
 			}
+			if (a->op == TT_OP_ELWMUL || a->add_dst) {
+				mm_dst_read8x4(a->dp, a->drow + i, 4 * q2, dst32, d);
+				r[0] += d[0];
+				r[1] += d[1];
+			}
+			mm_dst_write8x4(a->dp, a->drow + i, 4 * q2, dst32, r);
 		}
-		mm_v8f r8[2] = { __builtin_shufflevector(r[0], r[1], 0, 1, 2, 3, 4, 5, 6, 7),
-				 __builtin_shufflevector(r[2], r[3], 0, 1, 2, 3, 4, 5, 6, 7) };
-		if (a->op == TT_OP_ELWMUL || a->add_dst) {
-			mm_v8f d[2];
-			mm_dst_read_row(a->dp, a->drow + i, dst32, d);
-			r8[0] += d[0];
-			r8[1] += d[1];
-		}
-		mm_dst_write_row(a->dp, a->drow + i, dst32, r8);
 		mm_dst_define_row(a->dp, a->drow + i, dst32);
 	}
 }
