@@ -728,14 +728,18 @@ static inline uint32_t sfpu_bits(float f)
 #define SFP_CC_ON TT_SFPI(SFP_ENCC, 3, 0, 0, 10)
 #define SFP_CC_OFF TT_SFPI(SFP_ENCC, 0, 0, 0, 2)
 
-/* LReg 0 = exp(LReg 0); LReg 1-5 scratch. */
-static inline void sfpu_exp_body(struct compute_sfpu_seq *q)
+#define SFP_LOG2E 0x3FB8AA3Bu
+
+/* LReg 0 = exp(LReg 0); LReg 1-5 scratch (LReg 1 only read: log2(e), loaded here unless
+ * log2e_loaded). */
+static inline void sfpu_exp_body(struct compute_sfpu_seq *q, bool log2e_loaded)
 {
 	sfpu_constf(q, 3, 88.0f);
 	sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 3, 0, 1));                /* LReg0 = min(x, 88) */
 	sfpu_constf(q, 3, -87.0f);
 	sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 3, 1));                /* LReg0 = max(x, -87) */
-	sfpu_const(q, 1, 0x3FB8AA3Bu);                               /* log2(e) */
+	if (!log2e_loaded)
+		sfpu_const(q, 1, SFP_LOG2E);
 	sfpu_const(q, 2, 0x4B400000u);                               /* 1.5 * 2^23: rounds to an integer */
 	sfpu_emit(q, TT_SFPMAD(0, 1, 2, 3, 0));                      /* t = x log2e + 1.5 2^23 */
 	sfpu_emit(q, TT_SFPMAD(SFP_ONE, 3, 2, 4, SFP_MAD_NEG_C));    /* n = t - 1.5 2^23 */
@@ -794,7 +798,7 @@ static inline void sfpu_rsqrt_body(struct compute_sfpu_seq *q)
 static inline void sfpu_sigmoid_body(struct compute_sfpu_seq *q)
 {
 	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 0, 1));
-	sfpu_exp_body(q);
+	sfpu_exp_body(q, false);
 	sfpu_emit(q, TT_SFPMAD(SFP_ONE, 0, SFP_ONE, 0, 0));
 	sfpu_recip_body(q);
 }
@@ -863,8 +867,9 @@ enum compute_unary {
 static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base, enum compute_unary op, uint32_t param)
 {
 	sfpu_begin(q);
-	if (op == UNARY_ADD || op == UNARY_SUB || op == UNARY_MUL || op == UNARY_LEAKY_RELU) {
-		sfpu_const(q, 1, param);   /* the scalar in LReg 1, once: the steps only read it */
+	if (op == UNARY_ADD || op == UNARY_SUB || op == UNARY_MUL || op == UNARY_LEAKY_RELU || op == UNARY_EXP) {
+		/* the scalar (exp: log2(e)) in LReg 1, once: the steps only read it */
+		sfpu_const(q, 1, op == UNARY_EXP ? SFP_LOG2E : param);
 		q->pre = q->n;
 	}
 	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, base));
@@ -894,7 +899,7 @@ static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base,
 		sfpu_emit(q, TT_SFPLOADI(0, 0, 0));
 		sfpu_emit(q, SFP_CC_OFF);
 		break;
-	case UNARY_EXP: sfpu_exp_body(q); break;
+	case UNARY_EXP: sfpu_exp_body(q, true); break;
 	case UNARY_LOG: sfpu_log_body(q); break;
 	case UNARY_RECIP: sfpu_recip_body(q); break;
 	case UNARY_SQRT: case UNARY_RSQRT:
