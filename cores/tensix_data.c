@@ -635,7 +635,7 @@ typedef float mm_v4f __attribute__((vector_size(16)));
 /* fbits/bitsf on four lanes: denormals as signed zeros. */
 static inline __attribute__((always_inline)) tt_v4u mm_flush(tt_v4u b)
 {
-	return b & ((tt_v4u)((b & 0x7F800000u) != 0) | 0x80000000u);
+	return b & ~((tt_v4u)((b & 0x7F800000u) == 0) & 0x7FFFFFFFu);
 }
 
 /* The register files' rows are 16-byte aligned (struct tt_dp is page-aligned, bh_pages_alloc), so
@@ -664,10 +664,89 @@ static inline __attribute__((always_inline)) mm_v4f mm_fid(tt_v4u b, bool rest, 
 	return rest ? (mm_v4f)b - (mm_v4f)(b & rest_mask) : (mm_v4f)(b & hi_mask);
 }
 
+/* Eight lanes (two SSE2 vectors, one AVX2 vector): a half row of Dst, MVMUL's operand rows. */
+typedef float mm_v8f __attribute__((vector_size(32)));
+typedef uint32_t mm_v8u __attribute__((vector_size(32)));
+typedef uint64_t mm_v4q __attribute__((vector_size(32)));
+
+/* mm_flush on eight lanes. */
+static inline __attribute__((always_inline)) void mm_flush8(mm_v8u *b)
+{
+	*b &= ~((mm_v8u)((*b & 0x7F800000u) == 0) & 0x7FFFFFFFu);
+}
+
+/* A Dst row's sixteen 16-bit words (relaxed 8-byte loads and stores), and tt_v8_dst_to_bf16 /
+ * tt_v8_dst_from_bf16 on sixteen lanes. */
+typedef uint16_t mm_v16h __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) void mm_row_load(_Atomic uint16_t *p, mm_v16h *out)
+{
+	*out = (mm_v16h)(mm_v4q){ tt_ld64(p), tt_ld64(p + 4), tt_ld64(p + 8), tt_ld64(p + 12) };
+}
+
+static inline __attribute__((always_inline)) void mm_row_store(_Atomic uint16_t *p, const mm_v16h *v)
+{
+	mm_v4q q = (mm_v4q)*v;
+	tt_st64(p, q[0]);
+	tt_st64(p + 4, q[1]);
+	tt_st64(p + 8, q[2]);
+	tt_st64(p + 12, q[3]);
+}
+
+/* Dst's row (its sixteen elements) as read_dst reads them (BF16 style): the Dst32 halves (or a
+ * Dst16 element and zero) as the high and low sixteen bits of the FP32 words, columns 0-7 in
+ * out[0], 8-15 in out[1]. */
+static inline __attribute__((always_inline)) void mm_dst_read_row(struct tt_dp *dp, unsigned row, bool dst32,
+								  mm_v8f out[2])
+{
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	mm_v16h hi, lo = { 0 };
+	mm_row_load(dp->dst[r], &hi);
+	hi = (hi & 0x8000u) | (hi & 0xFFu) << 7 | (hi >> 8 & 0x7Fu);   /* tt_dst_to_bf16 */
+	if (dst32)
+		mm_row_load(dp->dst[r + 8], &lo);
+	mm_v8u b[2] = {
+		__builtin_convertvector(__builtin_shufflevector(hi, hi, 0, 1, 2, 3, 4, 5, 6, 7), mm_v8u) << 16 |
+			__builtin_convertvector(__builtin_shufflevector(lo, lo, 0, 1, 2, 3, 4, 5, 6, 7), mm_v8u),
+		__builtin_convertvector(__builtin_shufflevector(hi, hi, 8, 9, 10, 11, 12, 13, 14, 15), mm_v8u) << 16 |
+			__builtin_convertvector(__builtin_shufflevector(lo, lo, 8, 9, 10, 11, 12, 13, 14, 15), mm_v8u),
+	};
+	for (unsigned h = 0; h < 2; h++) {
+		mm_flush8(&b[h]);
+		out[h] = (mm_v8f)b[h];
+	}
+}
+
+/* Dst's row written as write_dst writes it (BF16 style: FP32, or rounded to BF16 with ties away,
+ * NaN to infinity, denormals to +0: tt_fp32_round), from x as mm_dst_read_row gives it.
+ * Definedness is the caller's. */
+static inline __attribute__((always_inline)) void mm_dst_write_row(struct tt_dp *dp, unsigned row, bool dst32,
+								   const mm_v8f x[2])
+{
+	mm_v8u b[2] = { (mm_v8u)x[0], (mm_v8u)x[1] };
+	for (unsigned h = 0; h < 2; h++) {
+		mm_flush8(&b[h]);
+		if (!dst32)
+			b[h] = __builtin_shufflevector(tt_v4_round_bf16(__builtin_shufflevector(b[h], b[h], 0, 1, 2, 3)),
+						       tt_v4_round_bf16(__builtin_shufflevector(b[h], b[h], 4, 5, 6, 7)),
+						       0, 1, 2, 3, 4, 5, 6, 7);
+	}
+	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
+	mm_v16h w0 = (mm_v16h)b[0], w1 = (mm_v16h)b[1];
+	mm_v16h hi = __builtin_shufflevector(w0, w1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+	hi = (hi & 0x8000u) | (hi & 0x7Fu) << 8 | (hi & 0x7F80u) >> 7;   /* tt_dst_from_bf16 */
+	mm_row_store(dp->dst[r], &hi);
+	if (dst32) {
+		mm_v16h lo = __builtin_shufflevector(w0, w1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+		mm_row_store(dp->dst[r + 8], &lo);
+	}
+}
+
 /* Eight Dst elements of row from column col (a multiple of 8) as read_dst reads them (BF16
- * style), as two vectors: the Dst32 halves (or a Dst16 element and zero) interleaved sixteen bits
- * at a time are the FP32 words. */
-static inline __attribute__((always_inline)) void mm_dst_read8(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
+ * style), as two four-lane vectors (ELW's path on the baseline ISA, where these beat whole rows):
+ * the Dst32 halves (or a Dst16 element and zero) interleaved sixteen bits at a time are the FP32
+ * words. */
+static inline __attribute__((always_inline)) void mm_dst_read8x4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
 							       mm_v4f out[2])
 {
 	unsigned r = dst32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
@@ -680,7 +759,7 @@ static inline __attribute__((always_inline)) void mm_dst_read8(struct tt_dp *dp,
 
 /* Eight Dst elements written as write_dst writes them (BF16 style: FP32, or rounded to BF16 with
  * ties away, NaN to infinity, denormals to +0: tt_fp32_round). Definedness is the caller's. */
-static inline __attribute__((always_inline)) void mm_dst_write8(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
+static inline __attribute__((always_inline)) void mm_dst_write8x4(struct tt_dp *dp, unsigned row, unsigned col, bool dst32,
 								const mm_v4f x[2])
 {
 	tt_v4u b0 = mm_flush((tt_v4u)x[0]), b1 = mm_flush((tt_v4u)x[1]);
@@ -774,11 +853,11 @@ static void elw_float4(const struct elw_args *a, bool dst32)
 				}
 			}
 			if (a->op == TT_OP_ELWMUL || a->add_dst) {
-				mm_dst_read8(a->dp, a->drow + i, 4 * q2, dst32, d);
+				mm_dst_read8x4(a->dp, a->drow + i, 4 * q2, dst32, d);
 				r[0] += d[0];
 				r[1] += d[1];
 			}
-			mm_dst_write8(a->dp, a->drow + i, 4 * q2, dst32, r);
+			mm_dst_write8x4(a->dp, a->drow + i, 4 * q2, dst32, r);
 		}
 		mm_dst_define_row(a->dp, a->drow + i, dst32);
 	}
@@ -843,24 +922,32 @@ static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp
 		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
-/* Eight lanes (two SSE2 vectors, one AVX2 vector): MVMUL's operand rows of 16 as two halves. */
-typedef float mm_v8f __attribute__((vector_size(32)));
-typedef uint32_t mm_v8u __attribute__((vector_size(32)));
-typedef uint64_t mm_v4q __attribute__((vector_size(32)));
 
 /* Eight Src cells (c[0..7], c at a multiple of eight columns) with the fidelity phase's bits of
  * SrcA (a) or SrcB (SrcAFidelityBits / SrcBFidelityBits: fid_a / fid_b) on eight lanes. */
-static inline __attribute__((always_inline)) void mm_src8(_Atomic uint32_t *c, bool a, unsigned phase, mm_v8f *out)
+static inline __attribute__((always_inline)) void mm_src8(_Atomic uint32_t *c, bool a, bool rest, mm_v8f *out)
 {
 	mm_v8u b = (mm_v8u)(mm_v4q){ tt_ld64(c), tt_ld64(c + 2), tt_ld64(c + 4), tt_ld64(c + 6) } << 13;
-	b &= (mm_v8u)((b & 0x7F800000u) != 0) | 0x80000000u;   /* mm_flush */
+	mm_flush8(&b);
 	uint32_t hi_mask = a ? 0xFFF80000u : 0xFFFE0000u, rest_mask = a ? 0xFFF83FFFu : 0xFFFE1FFFu;
-	*out = (a ? phase & 1 : phase & 2) ? (mm_v8f)b - (mm_v8f)(b & rest_mask) : (mm_v8f)(b & hi_mask);
+	*out = rest ? (mm_v8f)b - (mm_v8f)(b & rest_mask) : (mm_v8f)(b & hi_mask);
 }
 
-static inline __attribute__((always_inline)) mm_v4f mm_half(const mm_v8f *x, unsigned h)
+/* mm_src8 of rows row0 + i * step (of 64), i < n by istep, into out[i]; one loop per part of the
+ * fidelity phase (rest) so that the loops do not test it. */
+static inline __attribute__((always_inline)) void mm_src_rows(_Atomic uint32_t (*cells)[16], unsigned row0,
+							      unsigned step, unsigned n, unsigned istep, bool a,
+							      bool rest, mm_v8f out[][2])
 {
-	return h ? __builtin_shufflevector(*x, *x, 4, 5, 6, 7) : __builtin_shufflevector(*x, *x, 0, 1, 2, 3);
+	if (rest) {
+		for (unsigned i = 0; i < n; i += istep)
+			for (unsigned h = 0; h < 2; h++)
+				mm_src8(&cells[(row0 + i * step) & 0x3F][8 * h], a, true, &out[i][h]);
+	} else {
+		for (unsigned i = 0; i < n; i += istep)
+			for (unsigned h = 0; h < 2; h++)
+				mm_src8(&cells[(row0 + i * step) & 0x3F][8 * h], a, false, &out[i][h]);
+	}
 }
 
 /* MVMUL's rows for the BF16/TF32 styles: each row's sixteen sums in two eight-lane vectors, two
@@ -870,36 +957,26 @@ static inline __attribute__((always_inline)) void mvmul_float8(struct tt_dp *dp,
 							       unsigned arow, unsigned brow, unsigned drow, unsigned rows,
 							       unsigned istep, bool bstep, bool dst32, unsigned phase)
 {
-	mm_v8f ma[16][2];
-	float mb[8][16];
-	for (unsigned k = 0; k < 16; k++)
-		for (unsigned h = 0; h < 2; h++)
-			mm_src8(&dp->srca[ab][(arow + k) & 0x3F][8 * h], true, phase, &ma[k][h]);
-	for (unsigned i = 0; i < rows; i += istep)
-		for (unsigned h = 0; h < 2; h++) {
-			mm_v8f v;
-			mm_src8(&dp->srcb[bb][(brow + i * bstep) & 0x3F][8 * h], false, phase, &v);
-			memcpy(&mb[i][8 * h], &v, sizeof v);
-		}
+	mm_v8f ma[16][2], mb[8][2];
+	mm_src_rows(dp->srca[ab], arow, 1, 16, 1, true, phase & 1, ma);
+	mm_src_rows(dp->srcb[bb], brow, bstep, rows, istep, false, phase & 2, mb);
 	/* Two rows at a time, four vectors of sums in registers (rows / istep is 8 or 4). */
 	for (unsigned i = 0; i < rows; i += 2 * istep) {
 		unsigned i2 = i + istep < rows ? i + istep : i;
 		mm_v8f x[2][2] = { { { 0 } } };
 		for (unsigned k = 0; k < 16; k++) {
 			for (unsigned h = 0; h < 2; h++) {
-				x[0][h] += mb[i][k] * ma[k][h];   /* the scalar in every lane */
-				x[1][h] += mb[i2][k] * ma[k][h];
+				x[0][h] += mb[i][k / 8][k % 8] * ma[k][h];   /* the scalar in every lane */
+				x[1][h] += mb[i2][k / 8][k % 8] * ma[k][h];
 			}
 		}
 		for (unsigned r = 0; r < (i2 != i ? 2u : 1u); r++) {
 			unsigned row = drow + (r ? i2 : i);
-			for (unsigned h = 0; h < 2; h++) {
-				mm_v4f d[2];
-				mm_dst_read8(dp, row, 8 * h, dst32, d);
-				d[0] = mm_half(&x[r][h], 0) + d[0];
-				d[1] = mm_half(&x[r][h], 1) + d[1];
-				mm_dst_write8(dp, row, 8 * h, dst32, d);
-			}
+			mm_v8f d[2];
+			mm_dst_read_row(dp, row, dst32, d);
+			d[0] = x[r][0] + d[0];
+			d[1] = x[r][1] + d[1];
+			mm_dst_write_row(dp, row, dst32, d);
 			mm_dst_define_row(dp, row, dst32);
 		}
 	}

@@ -922,24 +922,26 @@ static inline __attribute__((always_inline)) void pack_row_with(const struct pac
 }
 
 /* pack_row_with's BF16 row (16 datums from a 16- or 32-bit Dst, rounded as pack_early rounds
- * them, not raw) on host vectors: four Dst elements and four BF16 datums an 8-byte word each. */
+ * them, not raw) on host vectors: eight BF16 datums a vector. From a 32-bit Dst, FP32 to BF16
+ * (tt_v4_round_bf16: ties away) on the halves: the high half's BF16 plus the low half's top bit,
+ * infinity for an infinite or NaN high half, +0 for a zero exponent (the magnitude's carry stops
+ * at 0x7F80, infinity, below the sign). */
 static void pack_row_bf16(const struct pack_fast *p, unsigned row, unsigned col0, uint32_t addr, bool read32)
 {
 	unsigned r = read32 ? tt_dst32_adj(row & 0x3FF) : row & 0x3FF;
-	if (!read32) {   /* eight BF16 datums a vector */
-		for (unsigned q = 0; q < 2; q++) {
-			_Atomic uint16_t *d = &p->dp->dst[r][col0 + 8 * q];
-			tt_v8h x = tt_v8_round_bf16(tt_v8_dst_to_bf16(tt_v8h_of(tt_ld64(d), tt_ld64(d + 4))));
-			tt_st64(p->tile->l1 + addr + 16 * q, tt_v8h_word(x, 0));
-			tt_st64(p->tile->l1 + addr + 16 * q + 8, tt_v8h_word(x, 1));
+	for (unsigned q = 0; q < 2; q++) {
+		_Atomic uint16_t *d = &p->dp->dst[r][col0 + 8 * q];
+		tt_v8h x = tt_v8_dst_to_bf16(tt_v8h_of(tt_ld64(d), tt_ld64(d + 4)));
+		if (read32) {
+			_Atomic uint16_t *l = &p->dp->dst[r + 8][col0 + 8 * q];
+			tt_v8h e = x & 0x7F80u, carry = tt_v8h_of(tt_ld64(l), tt_ld64(l + 4)) >> 15;
+			tt_v8h inf = (tt_v8h)(e == 0x7F80u), zero = (tt_v8h)(e == 0);
+			x = (inf & ((x & 0x8000u) | 0x7F80u)) | (~inf & ~zero & (x + carry));
+		} else {
+			x = tt_v8_round_bf16(x);
 		}
-		return;
-	}
-	for (unsigned q = 0; q < 4; q++) {
-		tt_v4u hi = tt_widen16(tt_ld64(&p->dp->dst[r][col0 + 4 * q])), lo = { 0 };
-		if (read32)
-			lo = tt_widen16(tt_ld64(&p->dp->dst[r + 8][col0 + 4 * q]));
-		tt_st64(p->tile->l1 + addr + 8 * q, tt_narrow16(tt_v4_round_bf16(tt_v4_dst_to_fp32(hi, lo)) >> 16));
+		tt_st64(p->tile->l1 + addr + 16 * q, tt_v8h_word(x, 0));
+		tt_st64(p->tile->l1 + addr + 16 * q + 8, tt_v8h_word(x, 1));
 	}
 }
 

@@ -156,6 +156,7 @@ extern COMPUTE_LDM uint32_t compute_dst32;        /* fp32_dest_acc_en: Dst in it
 extern COMPUTE_LDM uint32_t compute_unpack_dst;   /* copy_tile unpacks straight into Dst */
 extern COMPUTE_LDM uint32_t compute_unp_base1;    /* UNP0_ADDR_BASE_REG_1 as last written */
 extern COMPUTE_LDM uint32_t compute_sfpu_mods;    /* SFPLOAD/SFPSTORE formats of the integer ops (below) */
+extern COMPUTE_LDM uint32_t compute_replay_mm;    /* 1 + the Dst tile whose MVMULs the replay buffer holds, or 0 */
 extern volatile uint32_t compute_sems_ready;
 struct compute_sfpu_seq;
 extern struct compute_sfpu_seq compute_sfpu_q;   /* the SFPU sequence being built (TRISC1) */
@@ -169,6 +170,7 @@ extern struct compute_sfpu_seq compute_sfpu_q;   /* the SFPU sequence being buil
 	COMPUTE_LDM uint32_t compute_unpack_dst; \
 	COMPUTE_LDM uint32_t compute_unp_base1; \
 	COMPUTE_LDM uint32_t compute_sfpu_mods; \
+	COMPUTE_LDM uint32_t compute_replay_mm; \
 	struct compute_sfpu_seq compute_sfpu_q; \
 	volatile uint32_t compute_sems_ready
 
@@ -202,6 +204,7 @@ static inline void compute_begin(enum compute_thread role)
 	compute_dst32 = 0;
 	compute_unp_base1 = 0;
 	compute_sfpu_mods = 4u | 4u << 4 | 2u << 8;   /* INT32 in and out, BF16 floats (compute_sfpu_formats) */
+	compute_replay_mm = 0;
 #ifdef KERNEL_PROCESSOR
 	/* Kernels: the reference firmware's BRISC initialised both semaphores at boot (value 0, max
 	 * 1; launch.md 2), and every launch leaves them at 0 again. Initialising them here would
@@ -508,6 +511,13 @@ static inline void copy_tile(unsigned icb, unsigned itile, unsigned idst)
 	}
 }
 
+/* ADDR_MOD sections of matmul_tiles' MVMULs (mm_init; the other users of the math thread's
+ * sections are 0 to 2). */
+#define MM_AM_B8 3u
+#define MM_AM_A32_B8 4u
+#define MM_AM_NEXT_J 5u
+#define MM_AM_NEXT_I 6u
+
 /* matmul: Dst tile idst (FP32) += tile itile0 of in0 (M x K) @ tile itile1 of in1 (K x N),
  * with the fidelity phases of `fidelity`. Unpacker 0 puts in1 into SrcA, unpacker 1 in0 into
  * SrcB (MVMUL computes SrcB @ SrcA). */
@@ -519,6 +529,18 @@ static inline void mm_init(unsigned in0, unsigned in1, unsigned ocb, enum comput
 	} else if (compute_role == COMPUTE_MATH) {
 		compute_fidelity = fidelity;
 		compute_math_formats(COMPUTE_FMT_BF16, 1);
+		/* matmul_tiles' RWC steps, applied by its MVMULs (as tt-llk's matmul moves the RWCs
+		 * with ADDR_MODs instead of SETRWC/INCRWC per MVMUL); Dst never moves. */
+		static const uint16_t mm_am_ab[4] = {
+			8u << 8,                              /* MM_AM_B8: SrcB + 8 */
+			32u | 8u << 8,                        /* MM_AM_A32_B8: SrcA + 32, SrcB + 8 */
+			1u << 6 | 16u | 1u << 14,             /* MM_AM_NEXT_J: SrcA = CR + 16, SrcB = CR */
+			1u << 6 | 48u | 1u << 14 | 32u << 8,  /* MM_AM_NEXT_I: SrcA = CR - 16, SrcB = CR + 32 */
+		};
+		for (unsigned s = 0; s < 4; s++) {
+			tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + MM_AM_B8 + s, mm_am_ab[s]));
+			tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + MM_AM_B8 + s, 0));
+		}
 	} else {
 		compute_pack_config(compute_cbs[ocb].fmt, 1);
 	}
@@ -548,17 +570,27 @@ static inline void matmul_tiles(unsigned in0, unsigned in1, unsigned itile0, uns
 	if (compute_role != COMPUTE_MATH)
 		return;
 	/* Faces f(r, c) = 2r + c at Src rows 16 f. C(i,j) += A(i,k) @ B(k,j), eight rows at a time;
-	 * the fidelity loop outermost. */
+	 * the fidelity loop outermost. Each MVMUL reads SrcA at RWC 16 (2k + j) and SrcB at
+	 * 16 (2i + k) + 8h, and its ADDR_MOD moves them to the next MVMUL's: within an (i, j) the
+	 * plain increments, then from the counters' CR (16 j, 32 i) to the next (i, j)'s, and after
+	 * (1, 1) back to 0 (rows wrap at 64). A phase's first 15 MVMULs are the same words in every
+	 * phase: recorded in the replay buffer once for the Dst tile, played in the others; the 16th
+	 * is pushed, flipping both banks after the last phase. */
+	compute_rwc_ab(0, 0);
 	for (unsigned p = 0; p <= compute_fidelity; p++) {
 		tt_push(TT_SETC16(TCFG_FIDELITY_BASE, p));
-		for (unsigned i = 0; i < 2; i++)
-			for (unsigned j = 0; j < 2; j++)
-				for (unsigned k = 0; k < 2; k++)
-					for (unsigned h = 0; h < 2; h++) {
-						compute_rwc_ab(16u * (2 * k + j), 16u * (2 * i + k) + 8u * h);
-						bool last = p == compute_fidelity && i == 1 && j == 1 && k == 1 && h == 1;
-						tt_push(TT_MVMUL(last ? 3u : 0u, 1, idst * 64u + 16u * (2 * i + j) + 8u * h));
-					}
+		if (compute_replay_mm == idst + 1) {
+			tt_push(TT_REPLAY(0, 15, 0, 0));
+		} else {
+			tt_push(TT_REPLAY(0, 15, 1, 1));   /* record and execute */
+			for (unsigned m = 0; m < 15; m++) {
+				unsigned i = m >> 3, j = m >> 2 & 1, k = m >> 1 & 1, h = m & 1;
+				unsigned am = !h ? MM_AM_B8 : !k ? MM_AM_A32_B8 : !j ? MM_AM_NEXT_J : MM_AM_NEXT_I;
+				tt_push(TT_MVMUL(0, am, idst * 64u + 16u * (2 * i + j) + 8u * h));
+			}
+			compute_replay_mm = idst + 1;
+		}
+		tt_push(TT_MVMUL(p == compute_fidelity ? 3u : 0u, MM_AM_NEXT_I, idst * 64u + 16u * 3 + 8u));
 	}
 	tt_push(TT_SETC16(TCFG_FIDELITY_BASE, 0));
 	tt_push(TT_SETRWC(0, 0xF));
@@ -660,7 +692,14 @@ static inline void pack_reconfig_l1_acc(uint32_t l1_acc_en)
 struct compute_sfpu_seq {
 	uint32_t w[COMPUTE_SFPU_MAX];
 	unsigned n;
+	unsigned pre;   /* w[0..pre): executed once before the steps (constants no step overwrites) */
 };
+
+static inline void sfpu_begin(struct compute_sfpu_seq *q)
+{
+	q->n = 0;
+	q->pre = 0;
+}
 
 static inline void sfpu_emit(struct compute_sfpu_seq *q, uint32_t w)
 {
@@ -689,14 +728,18 @@ static inline uint32_t sfpu_bits(float f)
 #define SFP_CC_ON TT_SFPI(SFP_ENCC, 3, 0, 0, 10)
 #define SFP_CC_OFF TT_SFPI(SFP_ENCC, 0, 0, 0, 2)
 
-/* LReg 0 = exp(LReg 0); LReg 1-5 scratch. */
-static inline void sfpu_exp_body(struct compute_sfpu_seq *q)
+#define SFP_LOG2E 0x3FB8AA3Bu
+
+/* LReg 0 = exp(LReg 0); LReg 1-5 scratch (LReg 1 only read: log2(e), loaded here unless
+ * log2e_loaded). */
+static inline void sfpu_exp_body(struct compute_sfpu_seq *q, bool log2e_loaded)
 {
 	sfpu_constf(q, 3, 88.0f);
 	sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 3, 0, 1));                /* LReg0 = min(x, 88) */
 	sfpu_constf(q, 3, -87.0f);
 	sfpu_emit(q, TT_SFPI(SFP_SWAP, 0, 0, 3, 1));                /* LReg0 = max(x, -87) */
-	sfpu_const(q, 1, 0x3FB8AA3Bu);                               /* log2(e) */
+	if (!log2e_loaded)
+		sfpu_const(q, 1, SFP_LOG2E);
 	sfpu_const(q, 2, 0x4B400000u);                               /* 1.5 * 2^23: rounds to an integer */
 	sfpu_emit(q, TT_SFPMAD(0, 1, 2, 3, 0));                      /* t = x log2e + 1.5 2^23 */
 	sfpu_emit(q, TT_SFPMAD(SFP_ONE, 3, 2, 4, SFP_MAD_NEG_C));    /* n = t - 1.5 2^23 */
@@ -755,7 +798,7 @@ static inline void sfpu_rsqrt_body(struct compute_sfpu_seq *q)
 static inline void sfpu_sigmoid_body(struct compute_sfpu_seq *q)
 {
 	sfpu_emit(q, TT_SFPI(SFP_MOV, 0, 0, 0, 1));
-	sfpu_exp_body(q);
+	sfpu_exp_body(q, false);
 	sfpu_emit(q, TT_SFPMAD(SFP_ONE, 0, SFP_ONE, 0, 0));
 	sfpu_recip_body(q);
 }
@@ -823,20 +866,21 @@ enum compute_unary {
 /* The sequence of one step of operation op (param: the scalar's FP32 bits). */
 static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base, enum compute_unary op, uint32_t param)
 {
-	q->n = 0;
+	sfpu_begin(q);
+	if (op == UNARY_ADD || op == UNARY_SUB || op == UNARY_MUL || op == UNARY_LEAKY_RELU || op == UNARY_EXP) {
+		/* the scalar (exp: log2(e)) in LReg 1, once: the steps only read it */
+		sfpu_const(q, 1, op == UNARY_EXP ? SFP_LOG2E : param);
+		q->pre = q->n;
+	}
 	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case UNARY_ADD: case UNARY_SUB:
-		sfpu_const(q, 1, param);
 		sfpu_emit(q, TT_SFPMAD(SFP_ONE, 0, 1, 0, op == UNARY_SUB ? SFP_MAD_NEG_C : 0));
 		break;
 	case UNARY_MUL:
-		sfpu_const(q, 1, param);
 		sfpu_emit(q, TT_SFPMAD(0, 1, SFP_ZERO, 0, 0));
 		break;
 	case UNARY_RELU: case UNARY_LEAKY_RELU:
-		if (op == UNARY_LEAKY_RELU)
-			sfpu_const(q, 1, param);
 		sfpu_emit(q, SFP_CC_ON);
 		sfpu_emit(q, TT_SFPI(SFP_SETCC, 0, 0, 0, 0));            /* lanes with x < 0 (sign set) */
 		if (op == UNARY_RELU)
@@ -855,7 +899,7 @@ static inline void compute_sfpu_build(struct compute_sfpu_seq *q, unsigned base,
 		sfpu_emit(q, TT_SFPLOADI(0, 0, 0));
 		sfpu_emit(q, SFP_CC_OFF);
 		break;
-	case UNARY_EXP: sfpu_exp_body(q); break;
+	case UNARY_EXP: sfpu_exp_body(q, true); break;
 	case UNARY_LOG: sfpu_log_body(q); break;
 	case UNARY_RECIP: sfpu_recip_body(q); break;
 	case UNARY_SQRT: case UNARY_RSQRT:
@@ -891,16 +935,20 @@ static inline void compute_sfpu_run(const struct compute_sfpu_seq *q)
 {
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_AB + SFP_ADDR_MOD_NEXT, 0));
 	tt_push(TT_SETC16(TCFG_ADDR_MOD_DST + SFP_ADDR_MOD_NEXT, 2));
+	for (unsigned k = 0; k < q->pre; k++)
+		tt_push(q->w[k]);
 	/* The first (up to) 32 words of the step go through the replay buffer, the rest are pushed. */
-	unsigned rec = q->n < 32 ? q->n : 32;
+	const uint32_t *step = q->w + q->pre;
+	unsigned n = q->n - q->pre, rec = n < 32 ? n : 32;
+	compute_replay_mm = 0;
 	tt_push(TT_REPLAY(0, rec, 1, 1));   /* record and execute the first step's head */
 	for (unsigned k = 0; k < rec; k++)
-		tt_push(q->w[k]);
+		tt_push(step[k]);
 	for (unsigned s = 0; s < 32; s++) {
 		if (s)
 			tt_push(TT_REPLAY(0, rec, 0, 0));
-		for (unsigned k = rec; k < q->n; k++)
-			tt_push(q->w[k]);
+		for (unsigned k = rec; k < n; k++)
+			tt_push(step[k]);
 	}
 	tt_push(TT_SETRWC(0, 0x4));   /* RWC Dst back to 0 */
 }
@@ -921,7 +969,7 @@ static inline void where_tile(unsigned icond, unsigned itrue, unsigned ifalse)
 	struct compute_sfpu_seq *const q = &compute_sfpu_q;
 	if (compute_role != COMPUTE_MATH)
 		return;
-	q->n = 0;
+	sfpu_begin(q);
 	sfpu_emit(q, TT_SFPLOAD(0, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, icond * 64u));
 	sfpu_emit(q, TT_SFPLOAD(1, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, itrue * 64u));
 	sfpu_emit(q, TT_SFPLOAD(2, SFP_MOD0_FLOAT, SFP_ADDR_MOD_STAY, ifalse * 64u));
@@ -1001,7 +1049,7 @@ static inline void compute_dst_widen(unsigned idst, uint32_t fmt)
 	bool i8 = COMPUTE_FMT_IS8(fmt);
 	for (unsigned a = 64; a;) {
 		a -= 2;
-		q->n = 0;
+		sfpu_begin(q);
 		sfpu_emit(q, TT_SFPLOAD(0, i8 ? SFP_MOD0_INT8 : SFP_MOD0_UINT16, SFP_ADDR_MOD_STAY, compute_dst16_row(idst) + a));
 		if (i8)
 			sfpu_sm_to_int(q);
@@ -1054,7 +1102,7 @@ static inline void compute_sfpu_int_build(struct compute_sfpu_seq *q, unsigned b
 	unsigned out = 0, ild = compute_sfpu_mods & 15, ist = compute_sfpu_mods >> 4 & 15, fmod = compute_sfpu_mods >> 8 & 15;
 	if (op == TC_INT8_BF16 || op == TC_INT8_UINT16)
 		ild = SFP_MOD0_INT8;
-	q->n = 0;
+	sfpu_begin(q);
 	sfpu_emit(q, TT_SFPLOAD(0, float_in ? fmod : ild, SFP_ADDR_MOD_STAY, base));
 	switch (op) {
 	case INT_AND: case INT_OR: case INT_XOR:

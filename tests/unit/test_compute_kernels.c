@@ -150,6 +150,8 @@ static double hi_bits(double x, int keep)
 	return trunc(x / step) * step;
 }
 
+/* op 4, 5, or 38: HiFi4 into Dst tiles 0, 0, 1, 1, ..., every third tile (t % 3 == 2) then
+ * multiplied by kernel_param (2.0: exact) on the SFPU. */
 static void expect_matmul(uint32_t op)
 {
 	/* Values (1 + m/128) * sign: every mantissa bit in use; HiFi4 sums are exact in FP32. */
@@ -165,8 +167,10 @@ static void expect_matmul(uint32_t op)
 				double acc = 0;
 				for (unsigned k = 0; k < 32; k++) {
 					double a = f_of((uint32_t)in0[t][at(r, k)] << 16), b = f_of((uint32_t)in1[t][at(k, c)] << 16);
-					acc += op == 4 ? a * b : hi_bits(a, 6) * hi_bits(b, 4);
+					acc += op != 5 ? a * b : hi_bits(a, 6) * hi_bits(b, 4);
 				}
+				if (op == 38 && t % 3 == 2)
+					acc *= 2;
 				float want = bf16_round_away(acc), got = f_of((uint32_t)out[t][at(r, c)] << 16);
 				cr_assert_eq(got, want, "op %u tile %u C[%u][%u]: %a want %a", op, t, r, c, got, want);
 			}
@@ -180,6 +184,16 @@ Test(compute_kernels, matmul_tiles_hifi4_is_exact)
 Test(compute_kernels, matmul_tiles_lofi_uses_one_fidelity_phase)
 {
 	expect_matmul(5);
+}
+
+/* matmul_tiles records a phase's MVMULs in the replay buffer for its Dst tile and plays them in
+ * the other phases and in the next matmul into the same tile: into another Dst tile, or after
+ * an SFPU operation recorded its own sequence there, it must record again. */
+Test(compute_kernels, matmul_tiles_into_alternating_dst_tiles_between_sfpu_operations_is_exact)
+{
+	kernel_param = 0x40000000u;   /* 2.0f */
+	expect_matmul(38);
+	kernel_param = 0;
 }
 
 /* ---- matmul accumulated over K blocks in L1 (pack_reconfig_l1_acc) ---- */

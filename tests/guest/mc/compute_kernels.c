@@ -12,6 +12,9 @@
  *   OP_MM_L1ACC: out tile 0 = the sum over t of in0 tile t @ in1 tile t (HiFi4): a matmul per
  *   K block, packed (compute_out_fmt: Float16_b or Float32) with L1 accumulation from the second
  *   block on (pack_reconfig_l1_acc)
+ *   OP_MM_SFPU: matmul_tiles (HiFi4) of tile t into Dst tile (t / 2) % 2, then, for t % 3 == 2,
+ *   mul_unary_tile by compute_param on it (the SFPU's sequence goes through the replay buffer
+ *   the matmul uses too); packed from that Dst tile
  *   OP_DST32: copy_tile with a 32-bit Dst (fp32_dest_acc_en), in format compute_in_fmt, out
  *   compute_out_fmt (tiles of 32-bit formats are 4096 bytes: MAX_TILES / 2 of them fit)
  *   OP_DST32 + 1 + k: the same, then integer operation / typecast k (enum compute_int_unary)
@@ -25,6 +28,7 @@
 #include "multicore.h"
 
 #define MAX_TILES 32
+#define OP_MM_SFPU 38u
 #define OP_MM_L1ACC 39u
 #define OP_DST32 40u
 #define OP_DST16 80u
@@ -52,10 +56,27 @@ static int kernel(enum compute_thread role)
 {
 	const uint32_t n = compute_tiles, op = compute_op;
 	const uint32_t base = op >= OP_TYPECAST ? OP_TYPECAST : op >= OP_DST32F ? OP_DST32F : op >= OP_DST16 ? OP_DST16 : OP_DST32;
-	_Static_assert(6 + UNARY_COUNT < OP_MM_L1ACC, "operation numbers overlap");
-	if (op > 6 + UNARY_COUNT && op != OP_MM_L1ACC && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
+	_Static_assert(6 + UNARY_COUNT < OP_MM_SFPU, "operation numbers overlap");
+	if (op > 6 + UNARY_COUNT && op != OP_MM_SFPU && op != OP_MM_L1ACC && (op < OP_DST32 || op > base + INT_UNARY_COUNT))
 		return 2;
 	compute_begin(role);
+	if (op == OP_MM_SFPU) {
+		compute_fp32_dest_acc_en(true);   /* the SFPU keeps the matmul's FP32 Dst */
+		mm_init(0, 1, 16, HiFi4);
+		for (uint32_t t = 0; t < n; t++) {
+			uint32_t i = t % MAX_TILES, d = (t / 2) % 2;
+			tile_regs_acquire();
+			matmul_tiles(0, 1, i, i, d, 0);
+			if (t % 3 == 2)
+				compute_sfpu_unary(d, UNARY_MUL, compute_param);
+			tile_regs_commit();
+			tile_regs_wait();
+			pack_tile(d, 16, i);
+			tile_regs_release();
+		}
+		compute_end();
+		return 0;
+	}
 	if (op == OP_MM_L1ACC) {
 		mm_init(0, 1, 16, HiFi4);
 		for (uint32_t t = 0; t < n; t++) {
