@@ -546,13 +546,6 @@ static inline __attribute__((always_inline)) int core_device_access(struct bh_co
 	return r;
 }
 
-/* The load side of the device lane (mem_store_direct below): a core's 4-byte load from a region
- * served by `rd`, after bh_mem_load_slow's scheduling point and with block_seq and fault.pc set,
- * reaches the device directly when the decode (fabric/mmio.c) would find that region and admit
- * the load, with the same bh_access; MEM_LANE_GENERAL otherwise (a requester the region refuses,
- * a misaligned load, the provoked late access), for the general path. */
-#define MEM_LANE_GENERAL (-1)
-
 /* The lanes' access of core c to region r: what the decode builds for it, field by field (an
  * initializer would also zero the padding, on every access of the lanes). */
 static inline __attribute__((always_inline)) void lane_access(struct bh_access *a, struct bh_core *c,
@@ -572,6 +565,13 @@ static inline __attribute__((always_inline)) void lane_access(struct bh_access *
 	a->wait_len = sizeof c->wait_what;
 	a->tensix = 0;
 }
+
+/* The load side of the device lane (mem_store_direct below): a core's 4-byte load from a region
+ * served by `rd`, after bh_mem_load_slow's scheduling point and with block_seq and fault.pc set,
+ * reaches the device directly when the decode (fabric/mmio.c) would find that region and admit
+ * the load, with the same bh_access; MEM_LANE_GENERAL otherwise (a requester the region refuses,
+ * a misaligned load, the provoked late access), for the general path. */
+#define MEM_LANE_GENERAL (-1)
 static inline __attribute__((always_inline)) int mem_load_direct(struct bh_core *c, uint32_t addr, uint32_t *val,
 								 bh_dev_read_fn rd)
 {

@@ -922,7 +922,6 @@ static inline __attribute__((always_inline)) void mvmul_row_out(struct tt_dp *dp
 		write_dst(dp, row, j, dst32, s, x[j] + read_dst(dp, row, j, dst32, s));
 }
 
-
 /* Eight Src cells (c[0..7], c at a multiple of eight columns) with the fidelity phase's bits of
  * SrcA (a) or SrcB (SrcAFidelityBits / SrcBFidelityBits: fid_a / fid_b) on eight lanes. */
 static inline __attribute__((always_inline)) void mm_src8(_Atomic uint32_t *c, bool a, bool rest, mm_v8f *out)

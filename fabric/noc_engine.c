@@ -367,6 +367,11 @@ static bool atomic_round_trip_fits(const struct bh_noc_latency *lat)
 	return 2 * way + (uint64_t)lat->byte_ps * 4 / 1000 <= ONE_STEP_NS;
 }
 
+bool bh_noc_at_issue_open(const struct bh_noc_engine *e)
+{
+	return e->at_issue_fits && !bh_noc_engine_inflight(e);
+}
+
 /* A unicast atomic whose every possible round trip fits in ONE_STEP_NS, issued while nothing is
  * in flight on the chip, completes at its CMD_CTRL store, as on the synchronous NoC (the caller
  * completes it): it would be one event (all_in_one_ok) that the issuer's barrier runs at its
@@ -375,11 +380,6 @@ static bool atomic_round_trip_fits(const struct bh_noc_latency *lat)
  * store and the barrier: a program that reads an atomic's result without its barrier is not
  * caught with such latencies (`slow` keeps every atomic in flight). Transactions finished are
  * read before those submitted (bh_noc_engine_inflight): equal, every flight's effects are seen. */
-bool bh_noc_at_issue_open(const struct bh_noc_engine *e)
-{
-	return e->at_issue_fits && !bh_noc_engine_inflight(e);
-}
-
 bool bh_noc_at_issue(struct bh_noc_engine *e, const struct bh_noc_txn *x)
 {
 	if (x->op != BH_NOC_OP_ATOMIC || x->mcast || !bh_noc_at_issue_open(e))
